@@ -1,0 +1,69 @@
+//! The `loopy` command line: argument parsing and dispatch only.
+//!
+//! Exit codes, relied on by scripts and CI: 0 success, 1 a negative verdict where a command
+//! defines one (an illegal transformation, differing outputs), 2 bad input or usage.
+
+mod calc;
+
+use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+/// Programmable, formally verified loop transformations for C kernels.
+#[derive(Parser, Debug)]
+#[command(name = "loopy", version, about, long_about = None)]
+pub struct Cli {
+    /// When to colour diagnostics.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Exact integer set calculator (isl notation): emptiness, samples, points, images,
+    /// lexicographic extrema.
+    #[command(subcommand)]
+    Calc(calc::CalcCommand),
+}
+
+/// Options every command shares once parsed.
+pub struct Ctx {
+    pub color: bool,
+}
+
+/// Runs the CLI on the process arguments.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let ctx = Ctx {
+        color: match cli.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
+        },
+    };
+    let code = match cli.command {
+        Command::Calc(c) => calc::run(c, &ctx),
+    };
+    ExitCode::from(code)
+}

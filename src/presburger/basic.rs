@@ -1,0 +1,784 @@
+//! Conjunctions of affine constraints with parameters, dimensions and local variables.
+//!
+//! A [`Basic`] is the common representation behind basic sets and basic maps (as in isl, a
+//! map's input and output dimensions are simply consecutive dimensions). Columns are laid out
+//! as `[constant | parameters | dimensions | locals]`. Locals are existentially quantified;
+//! a local with a [`Div`] is known to equal `floor(num / den)` and its two defining
+//! inequalities are always present among the constraints, so the definition is only an
+//! annotation that printing, negation and code generation use.
+
+use super::int::{gcd_all, Int};
+use super::omega::{self, Problem, Row};
+
+/// `floor(num · (1, columns) / den)`, with `den > 0`. `num` has the full width of a row and
+/// only mentions columns before the local it defines.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Div {
+    pub num: Row,
+    pub den: Int,
+}
+
+/// A conjunction of equalities and inequalities.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Basic {
+    pub n_param: usize,
+    pub n_dim: usize,
+    pub divs: Vec<Option<Div>>,
+    pub eqs: Vec<Row>,
+    pub ineqs: Vec<Row>,
+}
+
+impl Basic {
+    /// No constraints at all.
+    pub fn universe(n_param: usize, n_dim: usize) -> Basic {
+        Basic {
+            n_param,
+            n_dim,
+            divs: vec![],
+            eqs: vec![],
+            ineqs: vec![],
+        }
+    }
+
+    /// A canonical empty conjunction (`1 = 0`... expressed as `-1 >= 0`).
+    pub fn empty(n_param: usize, n_dim: usize) -> Basic {
+        let mut b = Basic::universe(n_param, n_dim);
+        let mut r = b.zero_row();
+        r[0] = Int::from(-1);
+        b.ineqs.push(r);
+        b
+    }
+
+    pub fn n_div(&self) -> usize {
+        self.divs.len()
+    }
+
+    /// Number of entries in a row (constant included).
+    pub fn width(&self) -> usize {
+        1 + self.n_param + self.n_dim + self.divs.len()
+    }
+
+    pub fn col_param(&self, i: usize) -> usize {
+        1 + i
+    }
+
+    pub fn col_dim(&self, i: usize) -> usize {
+        1 + self.n_param + i
+    }
+
+    pub fn col_div(&self, i: usize) -> usize {
+        1 + self.n_param + self.n_dim + i
+    }
+
+    /// First column of the locals.
+    pub fn div_start(&self) -> usize {
+        1 + self.n_param + self.n_dim
+    }
+
+    pub fn zero_row(&self) -> Row {
+        vec![Int::ZERO; self.width()]
+    }
+
+    pub fn add_eq(&mut self, r: Row) {
+        debug_assert_eq!(r.len(), self.width());
+        self.eqs.push(r);
+    }
+
+    pub fn add_ineq(&mut self, r: Row) {
+        debug_assert_eq!(r.len(), self.width());
+        self.ineqs.push(r);
+    }
+
+    /// Adds an existentially quantified local with no known definition; returns its column.
+    pub fn add_local(&mut self) -> usize {
+        let col = self.width();
+        self.insert_cols(col, 1);
+        self.divs.push(None);
+        col
+    }
+
+    /// Adds `q = floor(num / den)` as a new local (reusing an identical existing one) and
+    /// returns its column. `num` must have the current width.
+    pub fn add_div(&mut self, mut num: Row, den: Int) -> usize {
+        assert!(den.is_positive());
+        debug_assert_eq!(num.len(), self.width());
+        let g = gcd_all(num.iter().chain(std::iter::once(&den)));
+        let den = if g.is_one() || g.is_zero() {
+            den
+        } else {
+            for v in num.iter_mut() {
+                *v = v.div_exact(&g);
+            }
+            den.div_exact(&g)
+        };
+        for (i, d) in self.divs.iter().enumerate() {
+            if let Some(d) = d {
+                if d.den == den && d.num[..num.len()] == num[..] {
+                    return self.col_div(i);
+                }
+            }
+        }
+        let col = self.add_local();
+        num.push(Int::ZERO);
+        let i = col - self.div_start();
+        self.divs[i] = Some(Div {
+            num: num.clone(),
+            den: den.clone(),
+        });
+        self.add_div_constraints(col);
+        col
+    }
+
+    /// The two inequalities `num - den·q >= 0` and `-num + den·q + den - 1 >= 0`.
+    pub fn div_constraints(&self, col: usize) -> Option<[Row; 2]> {
+        let d = self.divs[col - self.div_start()].as_ref()?;
+        let mut lo = d.num.clone();
+        lo.resize(self.width(), Int::ZERO);
+        lo[col] = -&d.den;
+        let mut hi: Row = lo.iter().map(|v| -v).collect();
+        hi[0] += &(&d.den - &Int::ONE);
+        Some([lo, hi])
+    }
+
+    fn add_div_constraints(&mut self, col: usize) {
+        if let Some([lo, hi]) = self.div_constraints(col) {
+            self.ineqs.push(lo);
+            self.ineqs.push(hi);
+        }
+    }
+
+    /// Is `r` one of the defining inequalities of a known local?
+    pub fn is_div_constraint(&self, r: &Row) -> bool {
+        (0..self.n_div()).any(|i| {
+            self.div_constraints(self.col_div(i))
+                .is_some_and(|[lo, hi]| *r == lo || *r == hi)
+        })
+    }
+
+    /// Inserts `n` zero columns before column `pos` in every row and definition.
+    pub fn insert_cols(&mut self, pos: usize, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let ins = |r: &mut Row| {
+            r.splice(pos..pos, std::iter::repeat_n(Int::ZERO, n));
+        };
+        self.eqs.iter_mut().for_each(ins);
+        self.ineqs.iter_mut().for_each(ins);
+        for d in self.divs.iter_mut().flatten() {
+            if d.num.len() > pos {
+                ins(&mut d.num);
+            } else {
+                d.num.resize(d.num.len() + n, Int::ZERO);
+            }
+        }
+    }
+
+    /// Inserts `n` dimensions before dimension `pos`.
+    pub fn insert_dims(&mut self, pos: usize, n: usize) {
+        let c = self.col_dim(pos);
+        self.insert_cols(c, n);
+        self.n_dim += n;
+    }
+
+    /// Inserts `n` parameters before parameter `pos`.
+    pub fn insert_params(&mut self, pos: usize, n: usize) {
+        let c = self.col_param(pos);
+        self.insert_cols(c, n);
+        self.n_param += n;
+    }
+
+    /// Reorders columns: new column `j` is old column `perm[j]` (`perm[0] == 0`).
+    /// Locals must stay after everything they are defined from; callers permute only
+    /// parameters and dimensions, or move dimensions to the end as new locals.
+    pub fn permute_cols(&mut self, perm: &[usize]) {
+        debug_assert_eq!(perm.len(), self.width());
+        let p = |r: &Row| -> Row { perm.iter().map(|&j| r[j].clone()).collect() };
+        self.eqs = self.eqs.iter().map(p).collect();
+        self.ineqs = self.ineqs.iter().map(p).collect();
+        for d in self.divs.iter_mut().flatten() {
+            let mut num = d.num.clone();
+            num.resize(perm.len(), Int::ZERO);
+            d.num = p(&num);
+        }
+    }
+
+    /// Projects out dimensions `[pos, pos + n)`: they become unknown locals (exact).
+    pub fn project_dims(&self, pos: usize, n: usize) -> Basic {
+        let mut b = self.clone();
+        if n == 0 {
+            return b;
+        }
+        let start = b.col_dim(pos);
+        let w = b.width();
+        let mut perm: Vec<usize> = (0..start).collect();
+        perm.extend(start + n..b.div_start());
+        let moved: Vec<usize> = (start..start + n).collect();
+        let old_divs: Vec<usize> = (b.div_start()..w).collect();
+        // Old locals keep their order; the projected dimensions go last so that no known
+        // local is defined in terms of a later one.
+        perm.extend(old_divs);
+        perm.extend(moved);
+        // Known divs that mention the moved dims now mention later columns: forget them.
+        let n_old_div = b.n_div();
+        for i in 0..n_old_div {
+            if let Some(d) = &b.divs[i] {
+                if d.num[start..(start + n).min(d.num.len())]
+                    .iter()
+                    .any(|v| !v.is_zero())
+                {
+                    b.divs[i] = None;
+                }
+            }
+        }
+        b.permute_cols(&perm);
+        b.n_dim -= n;
+        b.divs.extend(std::iter::repeat_n(None, n));
+        b
+    }
+
+    /// Conjunction with another conjunction over the same parameters and dimensions.
+    pub fn intersect(&self, other: &Basic) -> Basic {
+        assert_eq!(self.n_param, other.n_param);
+        assert_eq!(self.n_dim, other.n_dim);
+        let mut a = self.clone();
+        let shift = a.n_div();
+        let mut b = other.clone();
+        b.insert_cols(b.div_start(), shift);
+        a.insert_cols(a.width(), other.n_div());
+        for d in b.divs.iter_mut().flatten() {
+            d.num.resize(a.width(), Int::ZERO);
+        }
+        a.divs.extend(b.divs);
+        a.eqs.extend(b.eqs);
+        a.ineqs.extend(b.ineqs);
+        a
+    }
+
+    /// The constraint system over all columns (parameters, dimensions, locals).
+    pub fn to_problem(&self) -> Problem {
+        Problem {
+            n: self.width() - 1,
+            eqs: self.eqs.clone(),
+            ineqs: self.ineqs.clone(),
+        }
+    }
+
+    /// Exact integer emptiness over all parameter values.
+    pub fn is_empty(&self) -> bool {
+        !omega::is_feasible(&self.to_problem())
+    }
+
+    /// An integer point: values of parameters, dimensions and locals, in column order.
+    pub fn sample(&self) -> Option<Vec<Int>> {
+        omega::solve(&self.to_problem())
+    }
+
+    /// Fixes column `col` to `v`.
+    pub fn fix_col(&mut self, col: usize, v: &Int) {
+        let mut r = self.zero_row();
+        r[col] = Int::ONE;
+        r[0] = -v;
+        self.eqs.push(r);
+    }
+
+    /// Substitutes column `col := expr · (1, columns)` everywhere (`expr[col] == 0`).
+    fn substitute(&mut self, col: usize, expr: &Row) {
+        let sub = |r: &mut Row| {
+            if col < r.len() {
+                let c = std::mem::replace(&mut r[col], Int::ZERO);
+                if !c.is_zero() {
+                    for (v, e) in r.iter_mut().zip(expr) {
+                        if !e.is_zero() {
+                            *v += &(&c * e);
+                        }
+                    }
+                }
+            }
+        };
+        self.eqs.iter_mut().for_each(sub);
+        self.ineqs.iter_mut().for_each(sub);
+        // A definition that now mentions a later column is no longer well ordered.
+        for i in 0..self.divs.len() {
+            let own = self.col_div(i);
+            if let Some(d) = &mut self.divs[i] {
+                let mut num = d.num.clone();
+                num.resize(expr.len(), Int::ZERO);
+                sub(&mut num);
+                if num[own..].iter().any(|v| !v.is_zero()) {
+                    self.divs[i] = None;
+                } else {
+                    d.num = num;
+                }
+            }
+        }
+    }
+
+    /// Removes local `i`, which must no longer appear in any constraint.
+    fn remove_div(&mut self, i: usize) {
+        let col = self.col_div(i);
+        let rm = |r: &mut Row| {
+            if col < r.len() {
+                debug_assert!(r[col].is_zero());
+                r.remove(col);
+            }
+        };
+        self.eqs.iter_mut().for_each(rm);
+        self.ineqs.iter_mut().for_each(rm);
+        for d in self.divs.iter_mut().flatten() {
+            rm(&mut d.num);
+        }
+        self.divs.remove(i);
+    }
+
+    /// Moves local `i` to the last column. Only valid when no known local is defined
+    /// through it.
+    fn move_div_last(&mut self, i: usize) {
+        let col = self.col_div(i);
+        let w = self.width();
+        let mut perm: Vec<usize> = (0..w).filter(|&c| c != col).collect();
+        perm.push(col);
+        self.permute_cols(&perm);
+        let d = self.divs.remove(i);
+        self.divs.push(d);
+    }
+
+    /// Forgets the definition of every known local that is defined, directly or not,
+    /// through an unknown one.
+    fn forget_defs_on_unknown(&mut self) {
+        loop {
+            let unknown: Vec<usize> = (0..self.n_div())
+                .filter(|&j| self.divs[j].is_none())
+                .map(|j| self.col_div(j))
+                .collect();
+            let mut changed = false;
+            for j in 0..self.n_div() {
+                if let Some(d) = &self.divs[j] {
+                    if unknown
+                        .iter()
+                        .any(|&c| d.num.get(c).is_some_and(|v| !v.is_zero()))
+                    {
+                        self.divs[j] = None;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                return;
+            }
+        }
+    }
+
+    fn mentions(&self, col: usize) -> bool {
+        self.eqs
+            .iter()
+            .chain(&self.ineqs)
+            .any(|r| !r[col].is_zero())
+            || self
+                .divs
+                .iter()
+                .flatten()
+                .any(|d| d.num.get(col).is_some_and(|v| !v.is_zero()))
+    }
+
+    /// Normalises rows (gcd, tightening, duplicates). Returns `false` if found empty.
+    pub fn normalize(&mut self) -> bool {
+        let mut p = Problem {
+            n: self.width() - 1,
+            eqs: std::mem::take(&mut self.eqs),
+            ineqs: std::mem::take(&mut self.ineqs),
+        };
+        let ok = omega::normalize(&mut p);
+        self.eqs = p.eqs;
+        self.ineqs = p.ineqs;
+        ok
+    }
+
+    /// Eliminates locals where that is exact and cheap: by a unit-coefficient equality, or
+    /// by Fourier–Motzkin when one side of the local's bounds has unit coefficients.
+    /// Locals still needed by a known definition are kept.
+    pub fn eliminate_locals(&mut self) {
+        let mut i = self.n_div();
+        while i > 0 {
+            i -= 1;
+            let col = self.col_div(i);
+            let used_by_div = self
+                .divs
+                .iter()
+                .flatten()
+                .any(|d| d.num.get(col).is_some_and(|v| !v.is_zero()));
+            if used_by_div {
+                continue;
+            }
+            if let Some(e) = self.eqs.iter().position(|r| r[col] == 1 || r[col] == -1) {
+                let eq = self.eqs.swap_remove(e);
+                let s = eq[col].clone();
+                let mut expr: Row = eq.iter().map(|v| -(&s * v)).collect();
+                expr[col] = Int::ZERO;
+                self.substitute(col, &expr);
+                self.remove_div(i);
+                continue;
+            }
+            if self.eqs.iter().any(|r| !r[col].is_zero()) {
+                continue;
+            }
+            let lowers: Vec<&Row> = self.ineqs.iter().filter(|r| r[col].is_positive()).collect();
+            let uppers: Vec<&Row> = self.ineqs.iter().filter(|r| r[col].is_negative()).collect();
+            let exact = lowers.is_empty()
+                || uppers.is_empty()
+                || lowers.iter().all(|r| r[col].is_one())
+                || uppers.iter().all(|r| r[col] == -1);
+            // Avoid blowing up the constraint count for a nicer-looking result.
+            if !exact || lowers.len() * uppers.len() > lowers.len() + uppers.len() + 4 {
+                continue;
+            }
+            let mut out: Vec<Row> = Vec::new();
+            for l in &lowers {
+                for u in &uppers {
+                    let a = &l[col];
+                    let b = -&u[col];
+                    let mut row: Row = l
+                        .iter()
+                        .zip(u.iter())
+                        .map(|(x, y)| &(&b * x) + &(a * y))
+                        .collect();
+                    row[col] = Int::ZERO;
+                    out.push(row);
+                }
+            }
+            self.ineqs.retain(|r| r[col].is_zero());
+            self.ineqs.extend(out);
+            self.remove_div(i);
+        }
+        // Locals that are no longer mentioned anywhere can go.
+        let mut i = self.n_div();
+        while i > 0 {
+            i -= 1;
+            let col = self.col_div(i);
+            let known = self.divs[i].is_some();
+            let only_def = known && {
+                let defs = self.div_constraints(col).expect("known");
+                !self.eqs.iter().any(|r| !r[col].is_zero())
+                    && self
+                        .ineqs
+                        .iter()
+                        .filter(|r| !r[col].is_zero())
+                        .all(|r| defs.contains(r))
+            };
+            let used_by_div = self
+                .divs
+                .iter()
+                .flatten()
+                .any(|d| d.num.get(col).is_some_and(|v| !v.is_zero()));
+            if !used_by_div && (only_def || !self.mentions(col)) {
+                if only_def {
+                    let defs = self.div_constraints(col).expect("known");
+                    self.ineqs.retain(|r| !defs.contains(r));
+                }
+                self.remove_div(i);
+            }
+        }
+    }
+
+    /// Removes inequalities implied (over the integers) by the others.
+    pub fn remove_redundant(&mut self) {
+        let mut i = 0;
+        while i < self.ineqs.len() {
+            let r = self.ineqs[i].clone();
+            let mut p = self.to_problem();
+            p.ineqs.remove(i);
+            // ¬(r >= 0)  ⇔  -r - 1 >= 0
+            let mut neg: Row = r.iter().map(|v| -v).collect();
+            neg[0] -= &Int::ONE;
+            p.ineqs.push(neg);
+            if omega::is_feasible(&p) {
+                i += 1;
+            } else {
+                self.ineqs.remove(i);
+            }
+        }
+    }
+
+    /// Detects inequalities that hold with equality everywhere and turns them into
+    /// equalities (keeps printed results and later eliminations small).
+    pub fn detect_equalities(&mut self) {
+        let mut i = 0;
+        while i < self.ineqs.len() {
+            let r = self.ineqs[i].clone();
+            // r >= 1 infeasible  ⇒  r = 0 on the whole set
+            let mut p = self.to_problem();
+            let mut strict = r.clone();
+            strict[0] -= &Int::ONE;
+            p.ineqs.push(strict);
+            if !omega::is_feasible(&p) {
+                self.ineqs.remove(i);
+                self.eqs.push(r);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Full simplification. Returns `false` if the conjunction is empty.
+    pub fn simplify(&mut self) -> bool {
+        if !self.normalize() || self.is_empty() {
+            *self = Basic::empty(self.n_param, self.n_dim);
+            return false;
+        }
+        self.detect_equalities();
+        self.normalize();
+        self.eliminate_locals();
+        self.normalize();
+        self.remove_redundant();
+        self.eliminate_locals();
+        self.normalize();
+        self.sort_rows();
+        true
+    }
+
+    /// Deterministic row order: by last non-zero column, then lexicographically.
+    pub fn sort_rows(&mut self) {
+        let key = |r: &Row| -> (usize, Vec<Int>) {
+            let last = r.iter().rposition(|v| !v.is_zero()).unwrap_or(0);
+            (last, r.iter().rev().cloned().collect())
+        };
+        self.eqs.sort_by_cached_key(key);
+        self.ineqs.sort_by_cached_key(key);
+    }
+
+    /// Makes every local known, splitting into a union where exact projection needs it
+    /// (dark shadow and splinters). Needed before negation.
+    pub fn make_divs_known(&self) -> Vec<Basic> {
+        let mut b = self.clone();
+        if !b.normalize() {
+            return vec![];
+        }
+        b.eliminate_locals();
+        b.forget_defs_on_unknown();
+        let unknown_cols = |b: &Basic| -> Vec<usize> {
+            (0..b.n_div())
+                .filter(|&j| b.divs[j].is_none())
+                .map(|j| b.col_div(j))
+                .collect()
+        };
+        let unknown = unknown_cols(&b);
+        if unknown.is_empty() {
+            return vec![b];
+        }
+        if let Some(i) = (0..b.n_div()).find(|&i| b.divs[i].is_none() && !b.mentions(b.col_div(i)))
+        {
+            b.remove_div(i);
+            return b.make_divs_known();
+        }
+        // An equality on unknown locals: reduce it (unimodular changes among those locals)
+        // until one unknown is left; that one is then an exact quotient.
+        if let Some(e) = b
+            .eqs
+            .iter()
+            .position(|r| unknown.iter().any(|&c| !r[c].is_zero()))
+        {
+            loop {
+                let r = b.eqs[e].clone();
+                let involved: Vec<usize> = unknown
+                    .iter()
+                    .copied()
+                    .filter(|&c| !r[c].is_zero())
+                    .collect();
+                if involved.len() == 1 {
+                    break;
+                }
+                let s = *involved
+                    .iter()
+                    .min_by_key(|&&c| r[c].abs())
+                    .expect("non-empty");
+                let a = r[s].clone();
+                // x_s = t - Σ floor(a_c/a_s) x_c, with t reusing column s.
+                let factors: Vec<(usize, Int)> = involved
+                    .iter()
+                    .filter(|&&c| c != s)
+                    .map(|&c| (c, -r[c].div_floor(&a)))
+                    .collect();
+                for row in b.eqs.iter_mut().chain(b.ineqs.iter_mut()) {
+                    let cs = row[s].clone();
+                    if !cs.is_zero() {
+                        for (c, f) in &factors {
+                            row[*c] += &(&cs * f);
+                        }
+                    }
+                }
+            }
+            let r = b.eqs[e].clone();
+            let u = *unknown
+                .iter()
+                .find(|&&c| !r[c].is_zero())
+                .expect("one left");
+            let i = u - b.div_start();
+            if r[u] == 1 || r[u] == -1 {
+                let s = r[u].clone();
+                let mut expr: Row = r.iter().map(|v| -(&s * v)).collect();
+                expr[u] = Int::ZERO;
+                b.eqs.remove(e);
+                b.substitute(u, &expr);
+                b.remove_div(i);
+                return b.make_divs_known();
+            }
+            // c·q + rest = 0  ⇒  q = floor(-rest / c), exactly.
+            b.move_div_last(i);
+            let col = b.width() - 1;
+            let r = b.eqs[e].clone();
+            let c = r[col].clone();
+            let sign = if c.is_positive() {
+                Int::from(-1)
+            } else {
+                Int::ONE
+            };
+            let mut num: Row = r.iter().map(|v| &sign * v).collect();
+            num[col] = Int::ZERO;
+            let last = b.n_div() - 1;
+            b.divs[last] = Some(Div { num, den: c.abs() });
+            b.add_div_constraints(col);
+            return b.make_divs_known();
+        }
+        // Only inequalities mention the unknown local: exact projection (Pugh).
+        let i = *unknown.last().expect("non-empty") - b.div_start();
+        let col = b.col_div(i);
+        let lowers: Vec<Row> = b
+            .ineqs
+            .iter()
+            .filter(|r| r[col].is_positive())
+            .cloned()
+            .collect();
+        let uppers: Vec<Row> = b
+            .ineqs
+            .iter()
+            .filter(|r| r[col].is_negative())
+            .cloned()
+            .collect();
+        let rest: Vec<Row> = b
+            .ineqs
+            .iter()
+            .filter(|r| r[col].is_zero())
+            .cloned()
+            .collect();
+        let fm = |dark: bool| -> Basic {
+            let mut c = b.clone();
+            c.ineqs = rest.clone();
+            for l in &lowers {
+                for u in &uppers {
+                    let a = &l[col];
+                    let bb = -&u[col];
+                    let mut row: Row = l
+                        .iter()
+                        .zip(u)
+                        .map(|(x, y)| &(&bb * x) + &(a * y))
+                        .collect();
+                    row[col] = Int::ZERO;
+                    if dark {
+                        row[0] -= &(&(a - &Int::ONE) * &(&bb - &Int::ONE));
+                    }
+                    c.ineqs.push(row);
+                }
+            }
+            c.remove_div(i);
+            c
+        };
+        let exact = lowers.is_empty()
+            || uppers.is_empty()
+            || lowers.iter().all(|r| r[col].is_one())
+            || uppers.iter().all(|r| r[col] == -1);
+        if exact {
+            return fm(false).make_divs_known();
+        }
+        let mut out = fm(true).make_divs_known();
+        let m = uppers
+            .iter()
+            .map(|r| r[col].abs())
+            .max()
+            .expect("non-empty");
+        for l in &lowers {
+            let a = l[col].clone();
+            let top = (&(&(&m * &a) - &a) - &m).div_floor(&m);
+            let mut k = Int::ZERO;
+            while k <= top {
+                let mut s = b.clone();
+                let mut eq = l.clone();
+                eq[0] -= &k;
+                s.eqs.push(eq);
+                if !s.is_empty() {
+                    out.extend(s.make_divs_known());
+                }
+                k = &k + &Int::ONE;
+            }
+        }
+        out
+    }
+
+    /// Pieces whose union is `self \ other`, pairwise disjoint. `other` must have only known
+    /// locals (see [`Basic::make_divs_known`]).
+    pub fn subtract(&self, other: &Basic) -> Vec<Basic> {
+        debug_assert!(other.divs.iter().all(|d| d.is_some()));
+        // acc = self ∧ (other's locals with their definitions)
+        let mut defs_only = other.clone();
+        let constraints_eq = std::mem::take(&mut defs_only.eqs);
+        let all_ineqs = std::mem::take(&mut defs_only.ineqs);
+        for i in 0..defs_only.n_div() {
+            let col = defs_only.col_div(i);
+            defs_only.add_div_constraints(col);
+        }
+        let mut acc = self.intersect(&defs_only);
+        let shift = self.n_div();
+        let lift = |r: &Row| -> Row {
+            let mut out = r[..other.div_start()].to_vec();
+            out.extend(std::iter::repeat_n(Int::ZERO, shift));
+            out.extend(r[other.div_start()..].iter().cloned());
+            out
+        };
+        let mut pieces = vec![];
+        let mut negatable: Vec<(Row, bool)> =
+            constraints_eq.iter().map(|r| (lift(r), true)).collect();
+        negatable.extend(
+            all_ineqs
+                .iter()
+                .filter(|r| !other.is_div_constraint(r))
+                .map(|r| (lift(r), false)),
+        );
+        for (r, is_eq) in negatable {
+            let neg = |r: &Row| -> Row {
+                let mut n: Row = r.iter().map(|v| -v).collect();
+                n[0] -= &Int::ONE;
+                n
+            };
+            let mut p = acc.clone();
+            p.ineqs.push(neg(&r));
+            if !p.is_empty() {
+                pieces.push(p);
+            }
+            if is_eq {
+                let mut p = acc.clone();
+                let mut pos = r.clone();
+                pos[0] -= &Int::ONE;
+                p.ineqs.push(pos);
+                if !p.is_empty() {
+                    pieces.push(p);
+                }
+                acc.eqs.push(r);
+            } else {
+                acc.ineqs.push(r);
+            }
+            if acc.is_empty() {
+                break;
+            }
+        }
+        pieces
+    }
+
+    /// Does the conjunction admit exactly the given values for parameters and dimensions?
+    pub fn contains(&self, point: &[Int]) -> bool {
+        debug_assert_eq!(point.len(), self.n_param + self.n_dim);
+        let mut b = self.clone();
+        for (i, v) in point.iter().enumerate() {
+            b.fix_col(1 + i, v);
+        }
+        !b.is_empty()
+    }
+}

@@ -1,0 +1,20 @@
+//! The exact integer Presburger core: affine constraints over parameters, dimensions and
+//! existentially quantified locals; sets and maps as finite unions of conjunctions; the Omega
+//! test for emptiness with a witness; and isl's textual notation.
+//!
+//! Knows nothing of C or scripts.
+
+pub mod basic;
+pub mod int;
+pub mod omega;
+pub mod parse;
+pub mod print;
+pub mod set;
+pub mod space;
+
+pub use basic::{Basic, Div};
+pub use int::Int;
+pub use parse::{parse, parse_map, parse_set, ParseError, Parsed};
+pub use print::fmt_point;
+pub use set::{BoundError, Map, Point, Set};
+pub use space::{Space, Tuple};

@@ -1,0 +1,588 @@
+//! The Omega test: exact integer satisfiability of a conjunction of affine constraints,
+//! producing a witness point when one exists.
+//!
+//! Follows Pugh's Omega test (Pugh 1991; "uniform techniques", appendix 2): equalities are
+//! solved by substitution (after a unimodular change of variables that brings a coefficient
+//! down to ±1), variables are eliminated by exact Fourier–Motzkin when one side of their
+//! bounds has unit coefficients, and otherwise by the dark shadow followed, if that fails, by
+//! the splinters. Every step is recorded so that a solution of the reduced problem can be
+//! turned back into a solution of the original one: the returned point is always a real
+//! integer solution, never an approximation.
+//!
+//! Rows are `[c, a1, ..., an]` meaning `c + a·x = 0` (equalities) or `c + a·x >= 0`
+//! (inequalities).
+
+use super::int::{gcd_all, Int};
+use std::collections::HashMap;
+
+/// A row of a constraint system: constant first, then one coefficient per variable.
+pub type Row = Vec<Int>;
+
+/// A conjunction of integer constraints over `n` variables.
+#[derive(Clone, Debug, Default)]
+pub struct Problem {
+    pub n: usize,
+    pub eqs: Vec<Row>,
+    pub ineqs: Vec<Row>,
+}
+
+/// How to recover the value of one eliminated or substituted variable.
+enum Step {
+    /// `x_k = expr · (1, x)`, evaluated on the values of the later stage (where column `k`
+    /// may have been reused for a new variable).
+    Subst { k: usize, expr: Row },
+    /// `x_k` was eliminated by Fourier–Motzkin: any integer between the bounds works, and the
+    /// elimination guaranteed one exists.
+    Bounds {
+        k: usize,
+        lowers: Vec<Row>,
+        uppers: Vec<Row>,
+    },
+}
+
+/// Is there an integer point satisfying every constraint?
+pub fn is_feasible(p: &Problem) -> bool {
+    solve(p).is_some()
+}
+
+/// An integer point satisfying every constraint of `p`, or `None` when there is none.
+pub fn solve(p: &Problem) -> Option<Vec<Int>> {
+    let sol = solve_rec(p.clone())?;
+    debug_assert!(
+        satisfies(p, &sol),
+        "omega: witness does not satisfy the problem"
+    );
+    Some(sol)
+}
+
+/// Does `x` satisfy every constraint of `p`?
+pub fn satisfies(p: &Problem, x: &[Int]) -> bool {
+    p.eqs.iter().all(|r| eval(r, x).is_zero()) && p.ineqs.iter().all(|r| !eval(r, x).is_negative())
+}
+
+/// `r · (1, x)`.
+pub fn eval(r: &[Int], x: &[Int]) -> Int {
+    let mut v = r[0].clone();
+    for (a, xi) in r[1..].iter().zip(x) {
+        if !a.is_zero() && !xi.is_zero() {
+            v += &(a * xi);
+        }
+    }
+    v
+}
+
+/// Normalises a problem in place: gcd-divides and tightens every row, drops trivial rows,
+/// merges parallel inequalities and turns opposite pairs that pin a value into equalities.
+/// Returns `false` when a contradiction is found.
+pub fn normalize(p: &mut Problem) -> bool {
+    let mut eqs = Vec::with_capacity(p.eqs.len());
+    for mut r in std::mem::take(&mut p.eqs) {
+        let g = gcd_all(&r[1..]);
+        if g.is_zero() {
+            if !r[0].is_zero() {
+                return false;
+            }
+            continue;
+        }
+        if !r[0].mod_floor(&g).is_zero() {
+            return false;
+        }
+        if !g.is_one() {
+            for v in r.iter_mut() {
+                *v = v.div_exact(&g);
+            }
+        }
+        // Canonical sign: first non-zero coefficient positive.
+        if r[1..]
+            .iter()
+            .find(|v| !v.is_zero())
+            .is_some_and(|v| v.is_negative())
+        {
+            for v in r.iter_mut() {
+                *v = -&*v;
+            }
+        }
+        eqs.push(r);
+    }
+    // Parallel inequalities: keep the tightest; detect opposite pairs.
+    let mut best: HashMap<Vec<Int>, Int> = HashMap::new();
+    let mut order: Vec<Vec<Int>> = Vec::new();
+    for mut r in std::mem::take(&mut p.ineqs) {
+        let g = gcd_all(&r[1..]);
+        if g.is_zero() {
+            if r[0].is_negative() {
+                return false;
+            }
+            continue;
+        }
+        if !g.is_one() {
+            r[0] = r[0].div_floor(&g);
+            for v in r[1..].iter_mut() {
+                *v = v.div_exact(&g);
+            }
+        }
+        let c = r[0].clone();
+        let key = r.split_off(1);
+        match best.get_mut(&key) {
+            Some(old) => {
+                if c < *old {
+                    *old = c;
+                }
+            }
+            None => {
+                order.push(key.clone());
+                best.insert(key, c);
+            }
+        }
+    }
+    let mut ineqs = Vec::with_capacity(order.len());
+    let mut dropped = vec![false; order.len()];
+    let index: HashMap<&Vec<Int>, usize> = order.iter().enumerate().map(|(i, k)| (k, i)).collect();
+    for (i, key) in order.iter().enumerate() {
+        if dropped[i] {
+            continue;
+        }
+        let c = &best[key];
+        let neg: Vec<Int> = key.iter().map(|v| -v).collect();
+        if let Some(&j) = index.get(&neg) {
+            if j > i {
+                // c + a·x >= 0 and c' - a·x >= 0  ⇒  -c <= a·x <= c'
+                let c2 = &best[&neg];
+                let width = c + c2;
+                if width.is_negative() {
+                    return false;
+                }
+                if width.is_zero() {
+                    dropped[j] = true;
+                    let mut row = vec![c.clone()];
+                    row.extend(key.iter().cloned());
+                    eqs.push(row);
+                    continue;
+                }
+            }
+        }
+        let mut row = vec![c.clone()];
+        row.extend(key.iter().cloned());
+        ineqs.push(row);
+    }
+    p.eqs = eqs;
+    p.ineqs = ineqs;
+    true
+}
+
+/// Rational Fourier–Motzkin projection onto the variables in `keep` (1-based columns):
+/// the returned inequalities (and equalities written as two inequalities) hold for every
+/// integer point of `p`, and describe its rational projection (tightened by gcd, which is
+/// valid for integer points). Used for bounds, never for emptiness.
+pub fn project_rational(p: &Problem, keep: &[usize]) -> Vec<Row> {
+    let mut q = p.clone();
+    if !normalize(&mut q) {
+        let mut r = vec![Int::ZERO; p.n + 1];
+        r[0] = Int::from(-1);
+        return vec![r];
+    }
+    for k in 1..=p.n {
+        if keep.contains(&k) {
+            continue;
+        }
+        if let Some(e) = q.eqs.iter().position(|r| !r[k].is_zero()) {
+            let eq = q.eqs.swap_remove(e);
+            let a = eq[k].clone();
+            let sa = Int::from(a.signum() as i64);
+            let aa = a.abs();
+            for r in q.eqs.iter_mut().chain(q.ineqs.iter_mut()) {
+                let c = r[k].clone();
+                if !c.is_zero() {
+                    let f = &sa * &c;
+                    for (v, e) in r.iter_mut().zip(&eq) {
+                        *v = &(&aa * &*v) - &(&f * e);
+                    }
+                }
+            }
+        } else {
+            let (l, u, mut rest) = split_bounds(&q.ineqs, k);
+            rest.extend(combine(&l, &u, k, false));
+            q.ineqs = rest;
+        }
+        if !normalize(&mut q) {
+            let mut r = vec![Int::ZERO; p.n + 1];
+            r[0] = Int::from(-1);
+            return vec![r];
+        }
+    }
+    let mut out = q.ineqs;
+    for e in q.eqs {
+        out.push(e.iter().map(|v| -v).collect());
+        out.push(e);
+    }
+    out
+}
+
+/// Bounds on variable `k` (1-based) implied rationally by `p`: valid for every integer
+/// point, not necessarily attained.
+pub fn rational_bounds(p: &Problem, k: usize) -> (Option<Int>, Option<Int>) {
+    let (mut lo, mut hi): (Option<Int>, Option<Int>) = (None, None);
+    for r in project_rational(p, &[k]) {
+        let a = &r[k];
+        if a.is_positive() {
+            let v = (-&r[0]).div_ceil(a);
+            if lo.as_ref().is_none_or(|l| v > *l) {
+                lo = Some(v);
+            }
+        } else if a.is_negative() {
+            let v = r[0].div_floor(&-a);
+            if hi.as_ref().is_none_or(|h| v < *h) {
+                hi = Some(v);
+            }
+        }
+    }
+    (lo, hi)
+}
+
+fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
+    let mut steps: Vec<Step> = Vec::new();
+    loop {
+        if !normalize(&mut p) {
+            return None;
+        }
+        if !p.eqs.is_empty() {
+            eliminate_equality(&mut p, &mut steps);
+            continue;
+        }
+        if p.ineqs.is_empty() {
+            break;
+        }
+        let (k, exact) = choose_variable(&p);
+        let (lowers, uppers, rest) = split_bounds(&p.ineqs, k);
+        if exact || lowers.is_empty() || uppers.is_empty() {
+            let mut ineqs = rest;
+            ineqs.extend(combine(&lowers, &uppers, k, false));
+            p.ineqs = ineqs;
+            steps.push(Step::Bounds { k, lowers, uppers });
+            continue;
+        }
+        // Inexact elimination: dark shadow first.
+        let mut dark = Problem {
+            n: p.n,
+            eqs: vec![],
+            ineqs: rest.clone(),
+        };
+        dark.ineqs.extend(combine(&lowers, &uppers, k, true));
+        if let Some(mut sol) = solve_rec(dark) {
+            apply_step(
+                &Step::Bounds {
+                    k,
+                    lowers: lowers.clone(),
+                    uppers: uppers.clone(),
+                },
+                &mut sol,
+            );
+            return Some(reconstruct(&steps, sol));
+        }
+        // No integer point in the real shadow means none at all.
+        let mut real = Problem {
+            n: p.n,
+            eqs: vec![],
+            ineqs: rest,
+        };
+        real.ineqs.extend(combine(&lowers, &uppers, k, false));
+        solve_rec(real)?;
+        // Splinters: some integer point lies close to a lower (or upper) bound.
+        for eq_row in splinters(&lowers, &uppers, k) {
+            let mut q = p.clone();
+            q.eqs.push(eq_row);
+            if let Some(sol) = solve_rec(q) {
+                return Some(reconstruct(&steps, sol));
+            }
+        }
+        return None;
+    }
+    Some(reconstruct(&steps, vec![Int::ZERO; p.n]))
+}
+
+/// Eliminates one equality (or makes progress towards a unit coefficient in it).
+fn eliminate_equality(p: &mut Problem, steps: &mut Vec<Step>) {
+    // Prefer an equality with a unit coefficient; among its unit variables take the last
+    // one (callers put existential/local variables last, which keeps witnesses natural).
+    let mut pick: Option<(usize, usize)> = None;
+    for (e, r) in p.eqs.iter().enumerate() {
+        if let Some(k) = (1..=p.n).rev().find(|&k| r[k] == 1 || r[k] == -1) {
+            pick = Some((e, k));
+            break;
+        }
+    }
+    if let Some((e, k)) = pick {
+        let eq = p.eqs.swap_remove(e);
+        // a_k x_k + rest = 0 with a_k = ±1  ⇒  x_k = -a_k · rest
+        let s = eq[k].clone();
+        let mut expr: Row = eq.iter().map(|v| -(&s * v)).collect();
+        expr[k] = Int::ZERO;
+        for r in p.eqs.iter_mut().chain(p.ineqs.iter_mut()) {
+            substitute(r, k, &expr);
+        }
+        steps.push(Step::Subst { k, expr });
+        return;
+    }
+    // No unit coefficient: x_k = t - Σ floor(a_i/a_k) x_i - floor(c/a_k) with the smallest
+    // |a_k| reduces every coefficient of this equality modulo a_k (a unimodular change of
+    // variables, so integer points correspond one to one). Column k now holds t.
+    let r = &p.eqs[0];
+    let k = (1..=p.n)
+        .filter(|&k| !r[k].is_zero())
+        .min_by_key(|&k| r[k].abs())
+        .expect("normalised equality has a variable");
+    let ak = r[k].clone();
+    let mut expr: Row = vec![Int::ZERO; p.n + 1];
+    for i in 0..=p.n {
+        if i != k {
+            expr[i] = -r[i].div_floor(&ak);
+        }
+    }
+    expr[k] = Int::ONE;
+    for row in p.eqs.iter_mut().chain(p.ineqs.iter_mut()) {
+        substitute(row, k, &expr);
+    }
+    steps.push(Step::Subst { k, expr });
+}
+
+/// Replaces variable `k` in `row` by `expr · (1, x)` (`expr` may mention `k` itself, as the
+/// new variable that reuses the column).
+fn substitute(row: &mut Row, k: usize, expr: &Row) {
+    let c = std::mem::replace(&mut row[k], Int::ZERO);
+    if c.is_zero() {
+        return;
+    }
+    for (v, e) in row.iter_mut().zip(expr) {
+        if !e.is_zero() {
+            *v += &(&c * e);
+        }
+    }
+}
+
+/// Picks the variable to eliminate next and whether its elimination is exact.
+fn choose_variable(p: &Problem) -> (usize, bool) {
+    let mut best: Option<(usize, bool, u128)> = None;
+    for k in 1..=p.n {
+        let (mut nl, mut nu) = (0u128, 0u128);
+        let (mut unit_l, mut unit_u) = (true, true);
+        for r in &p.ineqs {
+            if r[k].is_positive() {
+                nl += 1;
+                unit_l &= r[k].is_one();
+            } else if r[k].is_negative() {
+                nu += 1;
+                unit_u &= r[k] == -1;
+            }
+        }
+        if nl + nu == 0 {
+            continue;
+        }
+        if nl == 0 || nu == 0 {
+            return (k, true);
+        }
+        let exact = unit_l || unit_u;
+        // Cost: number of new constraints; inexact eliminations are much more expensive.
+        let cost = nl * nu + if exact { 0 } else { 1 << 40 };
+        if best.as_ref().is_none_or(|b| cost < b.2) {
+            best = Some((k, exact, cost));
+        }
+    }
+    let (k, exact, _) = best.expect("choose_variable on a problem without variables");
+    (k, exact)
+}
+
+/// Splits inequalities into lower bounds on `x_k` (positive coefficient), upper bounds
+/// (negative coefficient) and the rest.
+fn split_bounds(ineqs: &[Row], k: usize) -> (Vec<Row>, Vec<Row>, Vec<Row>) {
+    let (mut l, mut u, mut rest) = (vec![], vec![], vec![]);
+    for r in ineqs {
+        if r[k].is_positive() {
+            l.push(r.clone());
+        } else if r[k].is_negative() {
+            u.push(r.clone());
+        } else {
+            rest.push(r.clone());
+        }
+    }
+    (l, u, rest)
+}
+
+/// Fourier–Motzkin combinations of every lower with every upper bound on `x_k`: the real
+/// shadow, or with `dark` the dark shadow `b·l + a·u >= (a-1)(b-1)`.
+fn combine(lowers: &[Row], uppers: &[Row], k: usize, dark: bool) -> Vec<Row> {
+    let mut out = Vec::with_capacity(lowers.len() * uppers.len());
+    for l in lowers {
+        let a = &l[k];
+        for u in uppers {
+            let b = -&u[k];
+            let mut row: Row = l.iter().zip(u).map(|(x, y)| &(&b * x) + &(a * y)).collect();
+            row[k] = Int::ZERO;
+            if dark {
+                let slack = &(a - &Int::ONE) * &(&b - &Int::ONE);
+                row[0] -= &slack;
+            }
+            out.push(row);
+        }
+    }
+    out
+}
+
+/// The splinter equalities (Pugh): if no integer point lies in the dark shadow, every
+/// integer point lies within a bounded distance of some lower bound (or, symmetrically,
+/// upper bound); take whichever side gives fewer cases.
+fn splinters(lowers: &[Row], uppers: &[Row], k: usize) -> Vec<Row> {
+    let side = |bounds: &[Row], others: &[Row]| -> Vec<Row> {
+        let m = others.iter().map(|r| r[k].abs()).max().expect("non-empty");
+        let mut out = vec![];
+        for r in bounds {
+            let a = r[k].abs();
+            // 0 <= i <= floor((m·a - a - m) / m)
+            let top = (&(&(&m * &a) - &a) - &m).div_floor(&m);
+            let mut i = Int::ZERO;
+            while i <= top {
+                let mut eq = r.clone();
+                eq[0] -= &i;
+                out.push(eq);
+                i = &i + &Int::ONE;
+            }
+        }
+        out
+    };
+    let count = |bounds: &[Row], others: &[Row]| -> Int {
+        let m = others.iter().map(|r| r[k].abs()).max().expect("non-empty");
+        let mut total = Int::ZERO;
+        for r in bounds {
+            let a = r[k].abs();
+            let top = (&(&(&m * &a) - &a) - &m).div_floor(&m);
+            if !top.is_negative() {
+                total += &(&top + &Int::ONE);
+            }
+        }
+        total
+    };
+    if count(lowers, uppers) <= count(uppers, lowers) {
+        side(lowers, uppers)
+    } else {
+        side(uppers, lowers)
+    }
+}
+
+fn apply_step(step: &Step, sol: &mut [Int]) {
+    match step {
+        Step::Subst { k, expr } => {
+            let v = eval(expr, sol);
+            sol[*k - 1] = v;
+        }
+        Step::Bounds { k, lowers, uppers } => {
+            let k = *k;
+            // a x + l >= 0  ⇒  x >= ceil(-l / a)
+            let lo = lowers
+                .iter()
+                .map(|r| {
+                    let mut rr = r.clone();
+                    let a = std::mem::replace(&mut rr[k], Int::ZERO);
+                    (-eval(&rr, sol)).div_ceil(&a)
+                })
+                .max();
+            let v = match lo {
+                Some(v) => v,
+                None => uppers
+                    .iter()
+                    .map(|r| {
+                        let mut rr = r.clone();
+                        let b = -std::mem::replace(&mut rr[k], Int::ZERO);
+                        eval(&rr, sol).div_floor(&b)
+                    })
+                    .min()
+                    .unwrap_or(Int::ZERO),
+            };
+            sol[k - 1] = v;
+        }
+    }
+}
+
+fn reconstruct(steps: &[Step], mut sol: Vec<Int>) -> Vec<Int> {
+    for s in steps.iter().rev() {
+        apply_step(s, &mut sol);
+    }
+    sol
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(v: &[i64]) -> Row {
+        v.iter().map(|&x| Int::from(x)).collect()
+    }
+
+    fn brute(p: &Problem, lo: i64, hi: i64) -> bool {
+        let mut x = vec![lo; p.n];
+        loop {
+            let xi: Vec<Int> = x.iter().map(|&v| Int::from(v)).collect();
+            if satisfies(p, &xi) {
+                return true;
+            }
+            let mut i = 0;
+            loop {
+                if i == p.n {
+                    return false;
+                }
+                x[i] += 1;
+                if x[i] <= hi {
+                    break;
+                }
+                x[i] = lo;
+                i += 1;
+            }
+        }
+    }
+
+    #[test]
+    fn rational_but_not_integer() {
+        // 1 <= 3x - 2y... : 2 <= 3x <= 4? no: 3x = 2 has no integer solution.
+        let p = Problem {
+            n: 1,
+            eqs: vec![],
+            ineqs: vec![row(&[-2, 3]), row(&[4, -3]), row(&[-1, 3])],
+        };
+        assert_eq!(solve(&p).is_some(), brute(&p, -5, 5));
+        // 27 <= 11x + 13y <= 45, -10 <= 7x - 9y <= 4 (Pugh's example has no integer point)
+        let p = Problem {
+            n: 2,
+            eqs: vec![],
+            ineqs: vec![
+                row(&[-27, 11, 13]),
+                row(&[45, -11, -13]),
+                row(&[10, 7, -9]),
+                row(&[4, -7, 9]),
+            ],
+        };
+        assert_eq!(solve(&p).is_some(), brute(&p, -20, 20));
+        assert!(solve(&p).is_none());
+    }
+
+    #[test]
+    fn equality_without_unit_coefficient() {
+        // 2x + 3y = 7, 0 <= x, y <= 10  → (2, 1)
+        let p = Problem {
+            n: 2,
+            eqs: vec![row(&[-7, 2, 3])],
+            ineqs: vec![
+                row(&[0, 1, 0]),
+                row(&[0, 0, 1]),
+                row(&[10, -1, 0]),
+                row(&[10, 0, -1]),
+            ],
+        };
+        let s = solve(&p).expect("feasible");
+        assert!(satisfies(&p, &s));
+        // 4x + 6y = 7 is infeasible (gcd)
+        let p = Problem {
+            n: 2,
+            eqs: vec![row(&[-7, 4, 6])],
+            ineqs: vec![],
+        };
+        assert!(solve(&p).is_none());
+    }
+}

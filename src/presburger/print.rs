@@ -1,0 +1,393 @@
+//! Printing in isl's notation: `[N] -> { [i, j] : 0 <= i < N and 0 <= j <= i }`.
+//!
+//! The printer aims for what a person would write: dimensions fixed by an equality are shown
+//! in the tuple (`{ [i, j] -> [j, i] }`), known floor divisions are written `floor((e)/d)`
+//! where they are used, a lower and an upper bound of the same term share one chained
+//! comparison, and only locals without a closed form appear under `exists`. Everything it
+//! prints parses back to the same set.
+
+use super::basic::Basic;
+use super::int::Int;
+use super::omega::Row;
+use super::set::{Map, Point, Set};
+use super::space::Space;
+use std::fmt::{self, Write};
+
+/// Formats `coeffs · (1, columns)` with the given column names (index 0 is the constant).
+fn fmt_affine(r: &[Int], names: &[String]) -> String {
+    let mut s = String::new();
+    for (k, c) in r.iter().enumerate().skip(1) {
+        if c.is_zero() {
+            continue;
+        }
+        let name = &names[k];
+        let neg = c.is_negative();
+        let a = c.abs();
+        if s.is_empty() {
+            if neg {
+                s.push('-');
+            }
+        } else {
+            s.push_str(if neg { " - " } else { " + " });
+        }
+        if !a.is_one() {
+            if name.starts_with("floor(") {
+                let _ = write!(s, "{a}*");
+            } else {
+                let _ = write!(s, "{a}");
+            }
+        }
+        s.push_str(name);
+    }
+    let c = &r[0];
+    if s.is_empty() {
+        return c.to_string();
+    }
+    if c.is_positive() {
+        let _ = write!(s, " + {c}");
+    } else if c.is_negative() {
+        let _ = write!(s, " - {}", c.abs());
+    }
+    s
+}
+
+/// Unique, parseable names for parameters and dimensions (duplicates get primes).
+fn unique_names(space: &Space) -> Vec<String> {
+    let mut used: Vec<String> = vec![];
+    let mut out = vec![String::new()];
+    for n in space.params.iter().chain(space.dim_names().iter()) {
+        let mut m = n.clone();
+        while used.contains(&m) {
+            m.push('\'');
+        }
+        used.push(m.clone());
+        out.push(m);
+    }
+    out
+}
+
+struct Part {
+    /// Text for each dimension position in the tuple(s).
+    tuple_dims: Vec<String>,
+    /// Names of unknown locals printed under `exists`.
+    exists: Vec<String>,
+    constraints: Vec<String>,
+}
+
+fn div_depends_on(b: &Basic, div: usize, col: usize) -> bool {
+    match &b.divs[div] {
+        None => true,
+        Some(d) => d.num.iter().enumerate().any(|(c, v)| {
+            !v.is_zero()
+                && (c == col
+                    || (c >= b.div_start()
+                        && c < b.width()
+                        && div_depends_on(b, c - b.div_start(), col)))
+        }),
+    }
+}
+
+fn format_part(space: &Space, b: &Basic) -> Part {
+    let mut b = b.clone();
+    let base = unique_names(space);
+    let np = b.n_param;
+    let nd = b.n_dim;
+    // Inline dimensions fixed by a unit equality over earlier columns.
+    let mut inline: Vec<Option<usize>> = vec![None; nd];
+    let mut inline_expr: Vec<Option<Row>> = vec![None; nd];
+    for d in 0..nd {
+        let c = b.col_dim(d);
+        let pick = b.eqs.iter().position(|r| {
+            (r[c] == 1 || r[c] == -1)
+                && r.iter().enumerate().all(|(k, v)| {
+                    if v.is_zero() || k == 0 || k == c {
+                        return true;
+                    }
+                    if k <= np {
+                        return true;
+                    }
+                    if k < b.div_start() {
+                        return k < c;
+                    }
+                    !div_depends_on(&b, k - b.div_start(), c)
+                })
+        });
+        if let Some(e) = pick {
+            let r = b.eqs.remove(e);
+            let s = r[c].clone();
+            let mut expr: Row = r.iter().map(|v| -(&s * v)).collect();
+            expr[c] = Int::ZERO;
+            substitute_for_print(&mut b, c, &expr);
+            inline[d] = Some(e);
+            inline_expr[d] = Some(expr);
+        }
+    }
+    // Inlining can leave trivial or repeated rows behind.
+    b.normalize();
+    // Names for locals: known divs as floor expressions (built in order), unknown as e0...
+    let mut names = base.clone();
+    let mut exists = vec![];
+    let mut counter = 0;
+    for i in 0..b.n_div() {
+        let name = match &b.divs[i] {
+            Some(d) => {
+                let num = fmt_affine(&d.num[..names.len().min(d.num.len())], &names);
+                format!("floor(({num})/{})", d.den)
+            }
+            None => {
+                let mut n = format!("e{counter}");
+                counter += 1;
+                while names.contains(&n) {
+                    n = format!("e{counter}");
+                    counter += 1;
+                }
+                exists.push(n.clone());
+                n
+            }
+        };
+        names.push(name);
+    }
+    let tuple_dims: Vec<String> = (0..nd)
+        .map(|d| match &inline_expr[d] {
+            Some(e) => fmt_affine(e, &names),
+            None => names[1 + np + d].clone(),
+        })
+        .collect();
+    // Constraints, skipping the definitions of known divs.
+    let mut constraints = vec![];
+    for r in &b.eqs {
+        constraints.push(fmt_constraint(r, &names, true));
+    }
+    let ineqs: Vec<&Row> = b.ineqs.iter().filter(|r| !b.is_div_constraint(r)).collect();
+    let mut used = vec![false; ineqs.len()];
+    for i in 0..ineqs.len() {
+        if used[i] {
+            continue;
+        }
+        used[i] = true;
+        let (main, lower, term, bound) = split_ineq(ineqs[i]);
+        // Look for the matching opposite bound on the same term.
+        let partner = (i + 1..ineqs.len()).find(|&j| {
+            !used[j] && {
+                let (m2, l2, t2, _) = split_ineq(ineqs[j]);
+                m2 == main && l2 != lower && t2 == term
+            }
+        });
+        let term_s = fmt_affine(&term, &names);
+        match partner {
+            Some(j) => {
+                used[j] = true;
+                let (_, _, _, bound2) = split_ineq(ineqs[j]);
+                let (lo, hi) = if lower {
+                    (bound, bound2)
+                } else {
+                    (bound2, bound)
+                };
+                constraints.push(format!(
+                    "{} <= {term_s} {}",
+                    fmt_affine(&lo, &names),
+                    fmt_upper(&hi, &names)
+                ));
+            }
+            None => {
+                if lower {
+                    constraints.push(format!("{term_s} >= {}", fmt_affine(&bound, &names)));
+                } else {
+                    constraints.push(format!("{term_s} {}", fmt_upper(&bound, &names)));
+                }
+            }
+        }
+    }
+    let _ = inline;
+    Part {
+        tuple_dims,
+        exists,
+        constraints,
+    }
+}
+
+/// `<= e`, or `< e + 1` when that reads better (`i < N` rather than `i <= N - 1`).
+fn fmt_upper(e: &Row, names: &[String]) -> String {
+    let has_vars = e[1..].iter().any(|v| !v.is_zero());
+    if has_vars && e[0].is_negative() {
+        let mut f = e.clone();
+        f[0] += &Int::ONE;
+        format!("< {}", fmt_affine(&f, names))
+    } else {
+        format!("<= {}", fmt_affine(e, names))
+    }
+}
+
+/// Splits `r >= 0` into `term >= bound` (lower) or `term <= bound` (upper), where the term
+/// holds the last column of the row with a positive coefficient.
+fn split_ineq(r: &Row) -> (usize, bool, Row, Row) {
+    let main = r.iter().rposition(|v| !v.is_zero()).unwrap_or(0);
+    let lower = r[main].is_positive();
+    let mut term = vec![Int::ZERO; r.len()];
+    let mut bound = vec![Int::ZERO; r.len()];
+    // Keep in the term only the main column; everything else is the bound.
+    for (k, v) in r.iter().enumerate() {
+        if k == main {
+            term[k] = v.abs();
+        } else if lower {
+            bound[k] = -v;
+        } else {
+            bound[k] = v.clone();
+        }
+    }
+    (main, lower, term, bound)
+}
+
+fn fmt_constraint(r: &Row, names: &[String], eq: bool) -> String {
+    let main = r.iter().rposition(|v| !v.is_zero()).unwrap_or(0);
+    if main == 0 {
+        return if eq {
+            format!("{} = 0", r[0])
+        } else {
+            format!("{} >= 0", r[0])
+        };
+    }
+    let s = if r[main].is_negative() {
+        Int::from(-1)
+    } else {
+        Int::ONE
+    };
+    let mut term = vec![Int::ZERO; r.len()];
+    term[main] = r[main].abs();
+    let mut rest: Row = r.iter().map(|v| -(&s * v)).collect();
+    rest[main] = Int::ZERO;
+    format!(
+        "{} {} {}",
+        fmt_affine(&term, names),
+        if eq { "=" } else { ">=" },
+        fmt_affine(&rest, names)
+    )
+}
+
+fn substitute_for_print(b: &mut Basic, col: usize, expr: &Row) {
+    let sub = |r: &mut Row| {
+        if col < r.len() {
+            let c = std::mem::replace(&mut r[col], Int::ZERO);
+            if !c.is_zero() {
+                for (v, e) in r.iter_mut().zip(expr) {
+                    *v += &(&c * e);
+                }
+            }
+        }
+    };
+    b.eqs.iter_mut().for_each(sub);
+    b.ineqs.iter_mut().for_each(sub);
+    for d in b.divs.iter_mut().flatten() {
+        let mut num = d.num.clone();
+        num.resize(expr.len(), Int::ZERO);
+        sub(&mut num);
+        d.num = num;
+    }
+}
+
+fn fmt_params(space: &Space) -> String {
+    if space.params.is_empty() {
+        String::new()
+    } else {
+        format!("[{}] -> ", space.params.join(", "))
+    }
+}
+
+fn fmt_union(space: &Space, parts: &[Basic]) -> String {
+    let mut out = fmt_params(space);
+    out.push_str("{ ");
+    let ni = space.n_in();
+    let pieces: Vec<String> = parts
+        .iter()
+        .map(|b| {
+            let p = format_part(space, b);
+            let tuple = |name: &Option<String>, dims: &[String]| {
+                format!("{}[{}]", name.clone().unwrap_or_default(), dims.join(", "))
+            };
+            let mut s = match &space.domain {
+                Some(d) => format!(
+                    "{} -> {}",
+                    tuple(&d.name, &p.tuple_dims[..ni]),
+                    tuple(&space.range.name, &p.tuple_dims[ni..])
+                ),
+                None => tuple(&space.range.name, &p.tuple_dims),
+            };
+            let body = p.constraints.join(" and ");
+            if !p.exists.is_empty() {
+                let inner = if body.is_empty() {
+                    "true".to_string()
+                } else {
+                    body
+                };
+                let _ = write!(s, " : exists ({} : {inner})", p.exists.join(", "));
+            } else if !body.is_empty() {
+                let _ = write!(s, " : {body}");
+            }
+            s
+        })
+        .collect();
+    if pieces.is_empty() {
+        // isl writes `{  }`; naming the tuple keeps the text parseable as a set or a map.
+        let tuple = |t: &super::space::Tuple| t.to_string();
+        match &space.domain {
+            Some(d) => {
+                let _ = write!(out, "{} -> {} : false }}", tuple(d), tuple(&space.range));
+            }
+            None => {
+                let _ = write!(out, "{} : false }}", tuple(&space.range));
+            }
+        }
+        return out;
+    }
+    out.push_str(&pieces.join("; "));
+    out.push_str(" }");
+    out
+}
+
+impl fmt::Display for Set {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&fmt_union(self.space(), self.parts()))
+    }
+}
+
+impl fmt::Display for Map {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&fmt_union(self.space(), self.parts()))
+    }
+}
+
+/// A point with its parameter values, as isl notation that denotes exactly that point:
+/// `[N] -> { [0, 1] : N = 3 }`.
+pub fn fmt_point(space: &Space, p: &Point) -> String {
+    let coords: Vec<String> = p.coords.iter().map(Int::to_string).collect();
+    let ni = space.n_in();
+    let body = match &space.domain {
+        Some(d) => format!(
+            "{}[{}] -> {}[{}]",
+            d.name.clone().unwrap_or_default(),
+            coords[..ni].join(", "),
+            space.range.name.clone().unwrap_or_default(),
+            coords[ni..].join(", ")
+        ),
+        None => format!(
+            "{}[{}]",
+            space.range.name.clone().unwrap_or_default(),
+            coords.join(", ")
+        ),
+    };
+    let conds: Vec<String> = space
+        .params
+        .iter()
+        .zip(&p.params)
+        .map(|(n, v)| format!("{n} = {v}"))
+        .collect();
+    if conds.is_empty() {
+        format!("{}{{ {body} }}", fmt_params(space))
+    } else {
+        format!(
+            "{}{{ {body} : {} }}",
+            fmt_params(space),
+            conds.join(" and ")
+        )
+    }
+}

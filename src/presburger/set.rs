@@ -1,0 +1,934 @@
+//! Sets and maps: finite unions of conjunctions in a named space.
+//!
+//! [`Set`] and [`Map`] share their representation (a [`Space`] and a list of [`Basic`]
+//! parts); the types keep the operations that only make sense for one of them apart, as isl
+//! does. Every operation is exact over the integers.
+
+use super::basic::Basic;
+use super::int::Int;
+use super::omega::{self, Row};
+use super::space::{Space, Tuple};
+use std::collections::BTreeSet;
+
+/// Why a question about a set has no finite answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BoundError {
+    /// Dimension `dim` (a name) is unbounded, below or above.
+    Unbounded { dim: String },
+    /// The parameters named were left free where a value is needed.
+    FreeParams(Vec<String>),
+    /// More points than the caller allowed.
+    TooMany { limit: usize },
+}
+
+impl std::fmt::Display for BoundError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BoundError::Unbounded { dim } => write!(f, "the set is unbounded in dimension `{dim}`"),
+            BoundError::FreeParams(p) => write!(f, "parameters without a value: {}", p.join(", ")),
+            BoundError::TooMany { limit } => write!(f, "the set has more than {limit} points"),
+        }
+    }
+}
+
+/// An integer point of a set or map, with the parameter values it was found for.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Point {
+    pub params: Vec<Int>,
+    pub coords: Vec<Int>,
+}
+
+macro_rules! common_ops {
+    ($t:ident) => {
+        impl $t {
+            /// The empty set or map in `space`.
+            pub fn empty(space: Space) -> $t {
+                $t {
+                    space,
+                    parts: vec![],
+                }
+            }
+
+            /// Everything in `space`.
+            pub fn universe(space: Space) -> $t {
+                let b = Basic::universe(space.n_param(), space.n_dim());
+                $t {
+                    space,
+                    parts: vec![b],
+                }
+            }
+
+            /// A single conjunction in `space`.
+            pub fn from_basic(space: Space, b: Basic) -> $t {
+                debug_assert_eq!(b.n_param, space.n_param());
+                debug_assert_eq!(b.n_dim, space.n_dim());
+                $t {
+                    space,
+                    parts: vec![b],
+                }
+            }
+
+            /// A union of the given conjunctions in `space`.
+            pub fn from_parts(space: Space, parts: Vec<Basic>) -> $t {
+                debug_assert!(parts
+                    .iter()
+                    .all(|b| b.n_param == space.n_param() && b.n_dim == space.n_dim()));
+                $t { space, parts }
+            }
+
+            pub fn space(&self) -> &Space {
+                &self.space
+            }
+
+            pub fn parts(&self) -> &[Basic] {
+                &self.parts
+            }
+
+            /// Number of conjunctions in the union.
+            pub fn n_basic(&self) -> usize {
+                self.parts.len()
+            }
+
+            /// Reorders and extends the parameters to `params` (a superset of the current ones).
+            pub fn align_params(&self, params: &[String]) -> $t {
+                let (space, parts) = align(&self.space, &self.parts, params);
+                $t { space, parts }
+            }
+
+            /// Union (parameters are merged by name).
+            pub fn union(&self, other: &$t) -> $t {
+                let (a, b) = (self, other);
+                check_shape(&a.space, &b.space, "union");
+                let params = a.space.merged_params(&b.space);
+                let mut r = a.align_params(&params);
+                r.parts.extend(b.align_params(&params).parts);
+                r
+            }
+
+            /// Intersection (parameters are merged by name).
+            pub fn intersect(&self, other: &$t) -> $t {
+                check_shape(&self.space, &other.space, "intersect");
+                let params = self.space.merged_params(&other.space);
+                let a = self.align_params(&params);
+                let b = other.align_params(&params);
+                let mut parts = vec![];
+                for x in &a.parts {
+                    for y in &b.parts {
+                        let mut z = x.intersect(y);
+                        if z.normalize() && !z.is_empty() {
+                            parts.push(z);
+                        }
+                    }
+                }
+                $t {
+                    space: a.space,
+                    parts,
+                }
+            }
+
+            /// Difference `self \ other`.
+            pub fn subtract(&self, other: &$t) -> $t {
+                check_shape(&self.space, &other.space, "subtract");
+                let params = self.space.merged_params(&other.space);
+                let a = self.align_params(&params);
+                let b = other.align_params(&params);
+                let mut cur: Vec<Basic> = a.parts;
+                for y in &b.parts {
+                    for yk in y.make_divs_known() {
+                        let mut next = vec![];
+                        for x in &cur {
+                            next.extend(x.subtract(&yk));
+                        }
+                        cur = next;
+                        if cur.is_empty() {
+                            break;
+                        }
+                    }
+                }
+                $t {
+                    space: a.space,
+                    parts: cur,
+                }
+                .simplify()
+            }
+
+            /// Exact integer emptiness, over all parameter values.
+            pub fn is_empty(&self) -> bool {
+                self.parts.iter().all(Basic::is_empty)
+            }
+
+            /// `self ⊆ other`, for all parameter values.
+            pub fn is_subset(&self, other: &$t) -> bool {
+                self.subtract(other).is_empty()
+            }
+
+            /// Same points for all parameter values.
+            pub fn is_equal(&self, other: &$t) -> bool {
+                self.is_subset(other) && other.is_subset(self)
+            }
+
+            /// One integer point with the parameter values it was found for.
+            pub fn sample(&self) -> Option<Point> {
+                let np = self.space.n_param();
+                let nd = self.space.n_dim();
+                self.parts.iter().find_map(|b| {
+                    b.sample().map(|v| Point {
+                        params: v[..np].to_vec(),
+                        coords: v[np..np + nd].to_vec(),
+                    })
+                })
+            }
+
+            /// Simplifies every part, drops empty parts and parts contained in another part.
+            pub fn simplify(&self) -> $t {
+                let mut parts: Vec<Basic> = vec![];
+                for b in &self.parts {
+                    let mut b = b.clone();
+                    if b.simplify() && !parts.contains(&b) {
+                        parts.push(b);
+                    }
+                }
+                // Drop parts covered by another single part.
+                let mut keep = vec![true; parts.len()];
+                for i in 0..parts.len() {
+                    for j in 0..parts.len() {
+                        if i != j && keep[j] && keep[i] && basic_subset(&parts[i], &parts[j]) {
+                            keep[i] = false;
+                        }
+                    }
+                }
+                let parts = parts
+                    .into_iter()
+                    .zip(keep)
+                    .filter_map(|(b, k)| k.then_some(b))
+                    .collect();
+                $t {
+                    space: self.space.clone(),
+                    parts,
+                }
+            }
+
+            /// Fixes the named parameter to a value (the parameter stays in the space).
+            pub fn fix_param(&self, name: &str, v: &Int) -> Option<$t> {
+                let i = self.space.param_index(name)?;
+                let mut r = self.clone();
+                for b in r.parts.iter_mut() {
+                    b.fix_col(1 + i, v);
+                }
+                Some(r)
+            }
+
+            /// Does the union contain this point (parameter values and coordinates)?
+            pub fn contains(&self, p: &Point) -> bool {
+                let mut v = p.params.clone();
+                v.extend(p.coords.iter().cloned());
+                self.parts.iter().any(|b| b.contains(&v))
+            }
+
+            /// Adds a conjunction of extra constraints to every part (rows over
+            /// `[1, params, dims]`, no locals).
+            pub fn add_constraints(&self, eqs: &[Row], ineqs: &[Row]) -> $t {
+                let mut r = self.clone();
+                for b in r.parts.iter_mut() {
+                    let pad = |row: &Row| {
+                        let mut x = row.clone();
+                        x.resize(b.width(), Int::ZERO);
+                        x
+                    };
+                    let e: Vec<Row> = eqs.iter().map(pad).collect();
+                    let i: Vec<Row> = ineqs.iter().map(pad).collect();
+                    b.eqs.extend(e);
+                    b.ineqs.extend(i);
+                }
+                r
+            }
+        }
+    };
+}
+
+/// A union of conjunctions over a set space.
+#[derive(Clone, Debug)]
+pub struct Set {
+    space: Space,
+    parts: Vec<Basic>,
+}
+
+/// A union of conjunctions over a map space (`domain -> range`).
+#[derive(Clone, Debug)]
+pub struct Map {
+    space: Space,
+    parts: Vec<Basic>,
+}
+
+common_ops!(Set);
+common_ops!(Map);
+
+fn check_shape(a: &Space, b: &Space, op: &str) {
+    assert!(
+        a.same_shape(b),
+        "{op}: spaces differ ({:?} vs {:?})",
+        a.dim_names(),
+        b.dim_names()
+    );
+}
+
+fn basic_subset(a: &Basic, b: &Basic) -> bool {
+    b.make_divs_known()
+        .iter()
+        .try_fold(vec![a.clone()], |cur, y| {
+            let next: Vec<Basic> = cur.iter().flat_map(|x| x.subtract(y)).collect();
+            if next.is_empty() {
+                Err(())
+            } else {
+                Ok(next)
+            }
+        })
+        .map_or(true, |rest| rest.iter().all(Basic::is_empty))
+}
+
+fn align(space: &Space, parts: &[Basic], params: &[String]) -> (Space, Vec<Basic>) {
+    if space.params == params {
+        return (space.clone(), parts.to_vec());
+    }
+    let old = &space.params;
+    let np_new = params.len();
+    let np_old = old.len();
+    let mut out = vec![];
+    for b in parts {
+        let mut nb = b.clone();
+        // Append the new parameters at the end of the parameter block, then permute.
+        let missing = np_new - np_old;
+        nb.insert_params(np_old, missing);
+        let mut extra = np_old;
+        let mut perm = vec![0usize];
+        for p in params {
+            match old.iter().position(|q| q == p) {
+                Some(i) => perm.push(1 + i),
+                None => {
+                    perm.push(1 + extra);
+                    extra += 1;
+                }
+            }
+        }
+        perm.extend(1 + np_new..nb.width());
+        nb.permute_cols(&perm);
+        out.push(nb);
+    }
+    let mut s = space.clone();
+    s.params = params.to_vec();
+    (s, out)
+}
+
+impl Set {
+    /// The space's tuple.
+    pub fn tuple(&self) -> &Tuple {
+        &self.space.range
+    }
+
+    pub fn n_dim(&self) -> usize {
+        self.space.n_out()
+    }
+
+    /// Projects out `n` dimensions starting at `pos` (exactly: they become existential).
+    pub fn project_out(&self, pos: usize, n: usize) -> Set {
+        let mut space = self.space.clone();
+        space.range.dims.drain(pos..pos + n);
+        let parts = self.parts.iter().map(|b| b.project_dims(pos, n)).collect();
+        Set { space, parts }.simplify()
+    }
+
+    /// The image of the set under a map.
+    pub fn apply(&self, map: &Map) -> Set {
+        map.intersect_domain(self).range()
+    }
+
+    /// The preimage of the set under a map: `{ x : map(x) ∩ self ≠ ∅ }`.
+    pub fn preimage(&self, map: &Map) -> Set {
+        map.intersect_range(self).domain()
+    }
+
+    /// Cartesian product `[a] × [b] → [a, b]`.
+    pub fn product(&self, other: &Set) -> Set {
+        let params = self.space.merged_params(&other.space);
+        let a = self.align_params(&params);
+        let b = other.align_params(&params);
+        let (na, nb) = (a.n_dim(), b.n_dim());
+        let mut dims = a.space.range.dims.clone();
+        dims.extend(b.space.range.dims.iter().cloned());
+        let space = Space {
+            params,
+            domain: None,
+            range: Tuple { name: None, dims },
+        };
+        let mut parts = vec![];
+        for x in &a.parts {
+            for y in &b.parts {
+                let mut x = x.clone();
+                x.insert_dims(na, nb);
+                let mut y = y.clone();
+                y.insert_dims(0, na);
+                parts.push(x.intersect(&y));
+            }
+        }
+        Set { space, parts }
+    }
+
+    /// The identity map on this set's space, restricted to the set.
+    pub fn identity(&self) -> Map {
+        let n = self.n_dim();
+        let space = Space {
+            params: self.space.params.clone(),
+            domain: Some(self.space.range.clone()),
+            range: self.space.range.clone(),
+        };
+        let mut b = Basic::universe(space.n_param(), 2 * n);
+        for i in 0..n {
+            let mut r = b.zero_row();
+            r[b.col_dim(i)] = Int::ONE;
+            r[b.col_dim(n + i)] = Int::from(-1);
+            b.add_eq(r);
+        }
+        Map::from_basic(space, b).intersect_domain(self)
+    }
+
+    /// Every integer point, in lexicographic order. Every parameter must be fixed (by
+    /// `fix_param` or by the set's own constraints) and the set must be bounded.
+    pub fn points(&self, limit: usize) -> Result<Vec<Vec<Int>>, BoundError> {
+        let mut out: BTreeSet<Vec<Int>> = BTreeSet::new();
+        let np = self.space.n_param();
+        for b in &self.parts {
+            let p = b.to_problem();
+            if !omega::is_feasible(&p) {
+                continue;
+            }
+            // Parameters must be pinned down.
+            for i in 0..np {
+                let (lo, hi) = exact_range(&p, 1 + i);
+                if lo.is_none() || hi.is_none() || lo != hi {
+                    return Err(BoundError::FreeParams(free_params(self, &p)));
+                }
+            }
+            let mut prefix = vec![];
+            enumerate(
+                &p,
+                np,
+                self.n_dim(),
+                &mut prefix,
+                &mut out,
+                limit,
+                &self.space.range.dims,
+            )?;
+        }
+        Ok(out.into_iter().collect())
+    }
+
+    /// The lexicographically smallest point for the set's (fixed or absent) parameters.
+    pub fn lexmin_point(&self) -> Result<Option<Vec<Int>>, BoundError> {
+        self.lex_opt_point(false)
+    }
+
+    /// The lexicographically largest point.
+    pub fn lexmax_point(&self) -> Result<Option<Vec<Int>>, BoundError> {
+        self.lex_opt_point(true)
+    }
+
+    fn lex_opt_point(&self, max: bool) -> Result<Option<Vec<Int>>, BoundError> {
+        let np = self.space.n_param();
+        let mut best: Option<Vec<Int>> = None;
+        for b in &self.parts {
+            let mut p = b.to_problem();
+            if !omega::is_feasible(&p) {
+                continue;
+            }
+            for i in 0..np {
+                let (lo, hi) = exact_range(&p, 1 + i);
+                if lo.is_none() || hi.is_none() || lo != hi {
+                    return Err(BoundError::FreeParams(free_params(self, &p)));
+                }
+            }
+            let mut pt = vec![];
+            for d in 0..self.n_dim() {
+                let col = 1 + np + d;
+                let (lo, hi) = exact_range(&p, col);
+                let v = if max { hi } else { lo };
+                let Some(v) = v else {
+                    return Err(BoundError::Unbounded {
+                        dim: self.space.range.dims[d].clone(),
+                    });
+                };
+                let mut r = vec![Int::ZERO; p.n + 1];
+                r[col] = Int::ONE;
+                r[0] = -&v;
+                p.eqs.push(r);
+                pt.push(v);
+            }
+            let better = match &best {
+                None => true,
+                Some(b) => (max && pt > *b) || (!max && pt < *b),
+            };
+            if better {
+                best = Some(pt);
+            }
+        }
+        Ok(best)
+    }
+
+    /// Parametric lexicographic minimum: for each parameter value, the set holding the
+    /// smallest point. Errors if some dimension is unbounded below.
+    pub fn lexmin(&self) -> Result<Set, BoundError> {
+        self.lex_opt(false)
+    }
+
+    /// Parametric lexicographic maximum.
+    pub fn lexmax(&self) -> Result<Set, BoundError> {
+        self.lex_opt(true)
+    }
+
+    fn lex_opt(&self, max: bool) -> Result<Set, BoundError> {
+        self.check_bounded(!max, max)?;
+        // lexmin(S) = S \ { x : ∃ y ∈ S, y ≺ x }
+        let order = if max {
+            Map::lex_gt(self.space.params.clone(), self.space.range.clone())
+        } else {
+            Map::lex_lt(self.space.params.clone(), self.space.range.clone())
+        };
+        let dominated = self.apply(&order);
+        Ok(self.subtract(&dominated))
+    }
+
+    /// Checks (rationally, which is exact for non-empty sets) that every dimension has a
+    /// lower (`lower`) and/or upper (`upper`) bound in terms of the parameters.
+    pub fn check_bounded(&self, lower: bool, upper: bool) -> Result<(), BoundError> {
+        let np = self.space.n_param();
+        for b in &self.parts {
+            let p = b.to_problem();
+            if !omega::is_feasible(&p) {
+                continue;
+            }
+            for d in 0..self.n_dim() {
+                let col = 1 + np + d;
+                let keep: Vec<usize> = (1..=np).chain(std::iter::once(col)).collect();
+                let rows = omega::project_rational(&p, &keep);
+                let has = |pos: bool| {
+                    rows.iter().any(|r| {
+                        if pos {
+                            r[col].is_positive()
+                        } else {
+                            r[col].is_negative()
+                        }
+                    })
+                };
+                if (lower && !has(true)) || (upper && !has(false)) {
+                    return Err(BoundError::Unbounded {
+                        dim: self.space.range.dims[d].clone(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn free_params(s: &Set, p: &omega::Problem) -> Vec<String> {
+    (0..s.space.n_param())
+        .filter(|&i| {
+            let (lo, hi) = exact_range(p, 1 + i);
+            lo.is_none() || hi.is_none() || lo != hi
+        })
+        .map(|i| s.space.params[i].clone())
+        .collect()
+}
+
+/// Exact integer minimum and maximum of column `col` over a feasible problem (`None` for an
+/// unbounded side).
+pub(crate) fn exact_range(p: &omega::Problem, col: usize) -> (Option<Int>, Option<Int>) {
+    (exact_opt(p, col, false), exact_opt(p, col, true))
+}
+
+fn exact_opt(p: &omega::Problem, col: usize, max: bool) -> Option<Int> {
+    let w = omega::solve(p)?;
+    let (rlo, rhi) = omega::rational_bounds(p, col);
+    let bound = if max { rhi? } else { rlo? };
+    // Binary search between the rational bound and a known feasible value.
+    let (mut good, mut far) = (w[col - 1].clone(), bound);
+    let test = |v: &Int| -> bool {
+        let mut q = p.clone();
+        let mut r = vec![Int::ZERO; p.n + 1];
+        if max {
+            // x >= v
+            r[col] = Int::ONE;
+            r[0] = -v;
+        } else {
+            // x <= v
+            r[col] = Int::from(-1);
+            r[0] = v.clone();
+        }
+        q.ineqs.push(r);
+        omega::is_feasible(&q)
+    };
+    // Invariant: `good` is attained; nothing beyond `far` is.
+    loop {
+        let gap = if max { &far - &good } else { &good - &far };
+        if !gap.is_positive() {
+            return Some(good);
+        }
+        let half = gap.div_floor(&Int::from(2));
+        let mid = if max {
+            &good + &(&half + &Int::ONE)
+        } else {
+            &good - &(&half + &Int::ONE)
+        };
+        if test(&mid) {
+            good = mid;
+            // The witness may be even better: take the best found so far.
+        } else if max {
+            far = &mid - &Int::ONE;
+        } else {
+            far = &mid + &Int::ONE;
+        }
+    }
+}
+
+fn enumerate(
+    p: &omega::Problem,
+    np: usize,
+    nd: usize,
+    prefix: &mut Vec<Int>,
+    out: &mut BTreeSet<Vec<Int>>,
+    limit: usize,
+    names: &[String],
+) -> Result<(), BoundError> {
+    let d = prefix.len();
+    if d == nd {
+        out.insert(prefix.clone());
+        if out.len() > limit {
+            return Err(BoundError::TooMany { limit });
+        }
+        return Ok(());
+    }
+    let col = 1 + np + d;
+    let (lo, hi) = exact_range(p, col);
+    let (Some(lo), Some(hi)) = (lo, hi) else {
+        return Err(BoundError::Unbounded {
+            dim: names[d].clone(),
+        });
+    };
+    let mut v = lo;
+    while v <= hi {
+        let mut q = p.clone();
+        let mut r = vec![Int::ZERO; p.n + 1];
+        r[col] = Int::ONE;
+        r[0] = -&v;
+        q.eqs.push(r);
+        if omega::is_feasible(&q) {
+            prefix.push(v.clone());
+            enumerate(&q, np, nd, prefix, out, limit, names)?;
+            prefix.pop();
+        }
+        v = &v + &Int::ONE;
+    }
+    Ok(())
+}
+
+impl Map {
+    pub fn n_in(&self) -> usize {
+        self.space.n_in()
+    }
+
+    pub fn n_out(&self) -> usize {
+        self.space.n_out()
+    }
+
+    /// A map from a set of `n_in + n_out` dimensions (the first `n_in` become inputs).
+    pub fn from_set(set: &Set, n_in: usize) -> Map {
+        let dims = set.space.range.dims.clone();
+        let space = Space {
+            params: set.space.params.clone(),
+            domain: Some(Tuple {
+                name: None,
+                dims: dims[..n_in].to_vec(),
+            }),
+            range: Tuple {
+                name: None,
+                dims: dims[n_in..].to_vec(),
+            },
+        };
+        Map {
+            space,
+            parts: set.parts.clone(),
+        }
+    }
+
+    /// The set of `[inputs, outputs]` pairs.
+    pub fn wrap(&self) -> Set {
+        let mut dims = self
+            .space
+            .domain
+            .as_ref()
+            .map(|t| t.dims.clone())
+            .unwrap_or_default();
+        dims.extend(self.space.range.dims.iter().cloned());
+        Set {
+            space: Space {
+                params: self.space.params.clone(),
+                domain: None,
+                range: Tuple { name: None, dims },
+            },
+            parts: self.parts.clone(),
+        }
+    }
+
+    /// `{ y -> x : x -> y ∈ self }`.
+    pub fn inverse(&self) -> Map {
+        let (ni, no) = (self.n_in(), self.n_out());
+        let np = self.space.n_param();
+        let parts = self
+            .parts
+            .iter()
+            .map(|b| {
+                let mut b = b.clone();
+                let mut perm: Vec<usize> = (0..1 + np).collect();
+                perm.extend((0..no).map(|i| 1 + np + ni + i));
+                perm.extend((0..ni).map(|i| 1 + np + i));
+                perm.extend(1 + np + ni + no..b.width());
+                b.permute_cols(&perm);
+                b
+            })
+            .collect();
+        let space = Space {
+            params: self.space.params.clone(),
+            domain: Some(self.space.range.clone()),
+            range: self.space.domain.clone().expect("map"),
+        };
+        Map { space, parts }
+    }
+
+    /// The set of inputs that have an image.
+    pub fn domain(&self) -> Set {
+        let ni = self.n_in();
+        let parts = self
+            .parts
+            .iter()
+            .map(|b| b.project_dims(ni, self.n_out()))
+            .collect();
+        Set {
+            space: Space {
+                params: self.space.params.clone(),
+                domain: None,
+                range: self.space.domain.clone().expect("map"),
+            },
+            parts,
+        }
+        .simplify()
+    }
+
+    /// The set of outputs.
+    pub fn range(&self) -> Set {
+        self.inverse().domain()
+    }
+
+    /// Restricts the inputs to a set.
+    pub fn intersect_domain(&self, set: &Set) -> Map {
+        assert_eq!(
+            set.n_dim(),
+            self.n_in(),
+            "intersect_domain: dimension mismatch"
+        );
+        let params = self.space.merged_params(&set.space);
+        let m = self.align_params(&params);
+        let s = set.align_params(&params);
+        let no = m.n_out();
+        let mut parts = vec![];
+        for x in &m.parts {
+            for y in &s.parts {
+                let mut y = y.clone();
+                y.insert_dims(y.n_dim, no);
+                let mut z = x.intersect(&y);
+                if z.normalize() && !z.is_empty() {
+                    parts.push(z);
+                }
+            }
+        }
+        Map {
+            space: m.space,
+            parts,
+        }
+    }
+
+    /// Restricts the outputs to a set.
+    pub fn intersect_range(&self, set: &Set) -> Map {
+        self.inverse().intersect_domain(set).inverse()
+    }
+
+    /// `{ x -> z : ∃ y, x -> y ∈ self ∧ y -> z ∈ next }` (apply `self` first, then `next`).
+    pub fn apply_range(&self, next: &Map) -> Map {
+        assert_eq!(self.n_out(), next.n_in(), "apply_range: dimension mismatch");
+        let params = self.space.merged_params(&next.space);
+        let f = self.align_params(&params);
+        let g = next.align_params(&params);
+        let (a, b, c) = (f.n_in(), f.n_out(), g.n_out());
+        let mut parts = vec![];
+        for x in &f.parts {
+            for y in &g.parts {
+                let mut x = x.clone();
+                x.insert_dims(a + b, c);
+                let mut y = y.clone();
+                y.insert_dims(0, a);
+                let z = x.intersect(&y).project_dims(a, b);
+                parts.push(z);
+            }
+        }
+        Map {
+            space: Space {
+                params,
+                domain: f.space.domain.clone(),
+                range: g.space.range.clone(),
+            },
+            parts,
+        }
+        .simplify()
+    }
+
+    /// `{ x -> y : x ∈ dom, y ∈ ran }`.
+    pub fn from_domain_and_range(dom: &Set, ran: &Set) -> Map {
+        let p = dom.product(ran);
+        let mut m = Map::from_set(&p, dom.n_dim());
+        m.space.domain = Some(dom.space.range.clone());
+        m.space.range = ran.space.range.clone();
+        m
+    }
+
+    /// Is every input mapped to at most one output? (exact, for all parameter values)
+    pub fn is_single_valued(&self) -> bool {
+        self.inverse().is_injective()
+    }
+
+    /// Does no output come from two different inputs?
+    pub fn is_injective(&self) -> bool {
+        self.injectivity_witness().is_none()
+    }
+
+    /// Two different inputs with a common output, as `[x1.., x2..]` over parameters, if any.
+    pub fn injectivity_witness(&self) -> Option<Point> {
+        // { x1 -> x2 : f(x1) = f(x2), x1 ≠ x2 }
+        let collide = self.apply_range(&self.inverse());
+        let space = collide.space.clone();
+        let ne = Map::lex_lt(space.params.clone(), space.domain.clone().expect("map")).union(
+            &Map::lex_gt(space.params.clone(), space.domain.clone().expect("map")),
+        );
+        let ne = Map {
+            space: space.clone(),
+            parts: ne.parts,
+        };
+        collide.intersect(&ne).sample()
+    }
+
+    fn lex_order(params: Vec<String>, tuple: Tuple, strict: bool, less: bool) -> Map {
+        let n = tuple.len();
+        let np = params.len();
+        let mut out_tuple = tuple.clone();
+        out_tuple.dims = tuple.dims.iter().map(|d| format!("{d}'")).collect();
+        let space = Space {
+            params,
+            domain: Some(tuple),
+            range: out_tuple,
+        };
+        let mut parts = vec![];
+        for k in 0..=n {
+            if k == n && strict {
+                break;
+            }
+            let mut b = Basic::universe(np, 2 * n);
+            for i in 0..k {
+                let mut r = b.zero_row();
+                r[b.col_dim(i)] = Int::ONE;
+                r[b.col_dim(n + i)] = Int::from(-1);
+                b.add_eq(r);
+            }
+            if k < n {
+                // x_k < y_k (less) or x_k > y_k
+                let mut r = b.zero_row();
+                let s = if less { Int::ONE } else { Int::from(-1) };
+                r[b.col_dim(n + k)] = s.clone();
+                r[b.col_dim(k)] = -&s;
+                r[0] = Int::from(-1);
+                b.add_ineq(r);
+            }
+            parts.push(b);
+        }
+        Map { space, parts }
+    }
+
+    /// `{ x -> y : x ≺ y }` over a tuple, as a union of `n` conjunctions.
+    pub fn lex_lt(params: Vec<String>, tuple: Tuple) -> Map {
+        Map::lex_order(params, tuple, true, true)
+    }
+
+    /// `{ x -> y : x ⪯ y }`.
+    pub fn lex_le(params: Vec<String>, tuple: Tuple) -> Map {
+        Map::lex_order(params, tuple, false, true)
+    }
+
+    /// `{ x -> y : x ≻ y }`.
+    pub fn lex_gt(params: Vec<String>, tuple: Tuple) -> Map {
+        Map::lex_order(params, tuple, true, false)
+    }
+
+    /// `{ x -> y : x ⪰ y }`.
+    pub fn lex_ge(params: Vec<String>, tuple: Tuple) -> Map {
+        Map::lex_order(params, tuple, false, false)
+    }
+
+    /// Product of maps: `[a] -> [b]` and `[c] -> [d]` give `[a, c] -> [b, d]`.
+    pub fn product(&self, other: &Map) -> Map {
+        let params = self.space.merged_params(&other.space);
+        let f = self.align_params(&params);
+        let g = other.align_params(&params);
+        let (a, b, c, d) = (f.n_in(), f.n_out(), g.n_in(), g.n_out());
+        let mut parts = vec![];
+        for x in &f.parts {
+            for y in &g.parts {
+                // x over [a, b] → [a, c, b, d]
+                let mut x = x.clone();
+                x.insert_dims(a + b, d);
+                x.insert_dims(a, c);
+                let mut y = y.clone();
+                y.insert_dims(0, a);
+                y.insert_dims(a + c, b);
+                parts.push(x.intersect(&y));
+            }
+        }
+        let mut din = f.space.domain.clone().expect("map");
+        din.name = None;
+        din.dims.extend(g.space.domain.clone().expect("map").dims);
+        let mut dout = f.space.range.clone();
+        dout.name = None;
+        dout.dims.extend(g.space.range.dims.iter().cloned());
+        Map {
+            space: Space {
+                params,
+                domain: Some(din),
+                range: dout,
+            },
+            parts,
+        }
+    }
+
+    /// Sets the names of the map's tuples (used when a parsed map is given meaning).
+    pub fn with_space_names(mut self, domain: Tuple, range: Tuple) -> Map {
+        assert_eq!(domain.len(), self.n_in());
+        assert_eq!(range.len(), self.n_out());
+        self.space.domain = Some(domain);
+        self.space.range = range;
+        self
+    }
+}
+
+impl Set {
+    /// Renames the set's tuple (same number of dimensions).
+    pub fn with_tuple(mut self, t: Tuple) -> Set {
+        assert_eq!(t.len(), self.n_dim());
+        self.space.range = t;
+        self
+    }
+}
