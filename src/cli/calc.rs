@@ -23,7 +23,7 @@ pub enum CalcCommand {
     },
     /// Print the image of SET under MAP.
     Apply {
-        /// A map in isl notation, e.g. '{ [i, j] -> [j, i] }'.
+        /// A map in isl notation, e.g. '{ [i, j] -> [j, i] }', or @FILE.
         map: String,
         #[command(flatten)]
         one: One,
@@ -38,7 +38,8 @@ pub enum CalcCommand {
 
 #[derive(Args, Debug)]
 pub struct One {
-    /// A set (or map) in isl notation, e.g. '[N] -> { [i, j] : 0 <= i < N and 0 <= j <= i }'.
+    /// A set in isl notation, e.g. '[N] -> { [i, j] : 0 <= i < N and 0 <= j <= i }',
+    /// or @FILE to read it from a file.
     pub set: String,
     /// Fix a parameter: `--param N=5` (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
@@ -57,7 +58,7 @@ fn parse_param(s: &str) -> Result<(String, Int), String> {
 }
 
 /// Either a printed result or a diagnostic with the argument texts it refers to.
-type Failure = (Diagnostic, Vec<(&'static str, String)>);
+type Failure = (Diagnostic, Vec<(String, String)>);
 type Outcome = Result<String, Failure>;
 
 pub fn run(cmd: CalcCommand, ctx: &Ctx) -> u8 {
@@ -67,40 +68,81 @@ pub fn run(cmd: CalcCommand, ctx: &Ctx) -> u8 {
             0
         }
         Err((d, sources)) => {
-            let srcs: Vec<(&str, &str)> = sources.iter().map(|(n, t)| (*n, t.as_str())).collect();
+            let srcs: Vec<(&str, &str)> = sources
+                .iter()
+                .map(|(n, t)| (n.as_str(), t.as_str()))
+                .collect();
             eprint!("{}", d.render(&srcs, ctx.color));
             2
         }
     }
 }
 
-fn parse_err(name: &'static str, text: &str, e: ParseError) -> Failure {
-    let mut d =
-        Diagnostic::new(e.message.clone()).with_label(name, e.span.clone(), e.message.clone());
-    if let Some(h) = e.help {
-        d = d.with_help(h);
+/// A command-line argument in isl notation, or `@FILE` naming a file that holds one.
+struct Input {
+    name: String,
+    text: String,
+}
+
+impl Input {
+    fn load(arg: &str, what: &str) -> Result<Input, Failure> {
+        match arg.strip_prefix('@') {
+            Some(path) => match std::fs::read_to_string(path) {
+                Ok(text) => Ok(Input {
+                    name: path.to_string(),
+                    text: text.trim_end().to_string(),
+                }),
+                Err(e) => Err((
+                    Diagnostic::new(format!("cannot read `{path}`: {e}")),
+                    vec![],
+                )),
+            },
+            None => Ok(Input {
+                name: what.to_string(),
+                text: arg.to_string(),
+            }),
+        }
     }
-    (d, vec![(name, text.to_string())])
+
+    fn fail(&self, d: Diagnostic) -> Failure {
+        (d, vec![(self.name.clone(), self.text.clone())])
+    }
+
+    fn whole(&self, d: Diagnostic, label: String) -> Failure {
+        let d = d.with_label(&self.name, 0..self.text.len(), label);
+        self.fail(d)
+    }
+
+    fn parse_err(&self, e: ParseError) -> Failure {
+        let mut d = Diagnostic::new(e.message.clone()).with_label(
+            &self.name,
+            e.span.clone(),
+            e.message.clone(),
+        );
+        if let Some(h) = e.help {
+            d = d.with_help(h);
+        }
+        self.fail(d)
+    }
 }
 
-fn set_arg(one: &One) -> Result<Set, Failure> {
-    let s = presburger::parse_set(&one.set, &[]).map_err(|e| parse_err("SET", &one.set, e))?;
-    fix(s, &one.params, &one.set)
+fn set_arg(one: &One) -> Result<(Input, Set), Failure> {
+    let input = Input::load(&one.set, "SET")?;
+    let s = presburger::parse_set(&input.text, &[]).map_err(|e| input.parse_err(e))?;
+    let s = fix(s, &one.params, &input)?;
+    Ok((input, s))
 }
 
-fn fix(mut s: Set, params: &[(String, Int)], text: &str) -> Result<Set, Failure> {
+fn fix(mut s: Set, params: &[(String, Int)], input: &Input) -> Result<Set, Failure> {
     for (n, v) in params {
-        s = s.fix_param(n, v).ok_or_else(|| {
-            (
-                Diagnostic::new(format!("`--param {n}=...`: the set has no parameter `{n}`"))
-                    .with_label(
-                        "SET",
-                        0..text.len(),
-                        format!("parameters here: {}", param_list(&s)),
-                    ),
-                vec![("SET", text.to_string())],
-            )
-        })?;
+        s = match s.fix_param(n, v) {
+            Some(s) => s,
+            None => {
+                let d =
+                    Diagnostic::new(format!("`--param {n}=...`: the set has no parameter `{n}`"));
+                return Err(input.whole(d, format!("parameters here: {}", param_list(&s))));
+            }
+        };
     }
     Ok(s)
 }
@@ -113,30 +155,30 @@ fn param_list(s: &Set) -> String {
     }
 }
 
-fn bound_err(one: &One, e: presburger::BoundError) -> Failure {
-    let mut d = Diagnostic::new(e.to_string()).with_label("SET", 0..one.set.len(), e.to_string());
+fn bound_err(input: &Input, e: presburger::BoundError) -> Failure {
+    let mut d = Diagnostic::new(e.to_string());
     if let presburger::BoundError::FreeParams(ps) = &e {
         d = d.with_help(format!(
             "give every parameter a value, e.g. `--param {}=4`",
             ps[0]
         ));
     }
-    (d, vec![("SET", one.set.clone())])
+    input.whole(d, e.to_string())
 }
 
 fn exec(cmd: CalcCommand) -> Outcome {
     match cmd {
-        CalcCommand::Empty(one) => Ok(set_arg(&one)?.is_empty().to_string()),
+        CalcCommand::Empty(one) => Ok(set_arg(&one)?.1.is_empty().to_string()),
         CalcCommand::Sample(one) => {
-            let s = set_arg(&one)?;
+            let (_, s) = set_arg(&one)?;
             Ok(match s.sample() {
                 Some(p) => fmt_point(s.space(), &p),
                 None => "none".to_string(),
             })
         }
         CalcCommand::Points { one, limit } => {
-            let s = set_arg(&one)?;
-            let pts = s.points(limit).map_err(|e| bound_err(&one, e))?;
+            let (input, s) = set_arg(&one)?;
+            let pts = s.points(limit).map_err(|e| bound_err(&input, e))?;
             Ok(pts
                 .iter()
                 .map(|p| {
@@ -149,8 +191,9 @@ fn exec(cmd: CalcCommand) -> Outcome {
                 .join("\n"))
         }
         CalcCommand::Apply { map, one } => {
-            let s = set_arg(&one)?;
-            let m: Map = presburger::parse_map(&map, &[]).map_err(|e| parse_err("MAP", &map, e))?;
+            let (input, s) = set_arg(&one)?;
+            let mi = Input::load(&map, "MAP")?;
+            let m: Map = presburger::parse_map(&mi.text, &[]).map_err(|e| mi.parse_err(e))?;
             if m.n_in() != s.n_dim() {
                 let d = Diagnostic::new(format!(
                     "the map takes {} input dimension(s) but the set has {}",
@@ -158,32 +201,35 @@ fn exec(cmd: CalcCommand) -> Outcome {
                     s.n_dim()
                 ))
                 .with_label(
-                    "MAP",
-                    0..map.len(),
+                    &mi.name,
+                    0..mi.text.len(),
                     format!("{} input dimension(s)", m.n_in()),
                 )
                 .with_label(
-                    "SET",
-                    0..one.set.len(),
+                    &input.name,
+                    0..input.text.len(),
                     format!("{} dimension(s)", s.n_dim()),
                 );
-                return Err((d, vec![("MAP", map.clone()), ("SET", one.set.clone())]));
+                return Err((d, vec![(mi.name, mi.text), (input.name, input.text)]));
             }
             Ok(s.apply(&m).simplify().to_string())
         }
         CalcCommand::Lexmin(one) => lexopt(&one, false),
         CalcCommand::Lexmax(one) => lexopt(&one, true),
-        CalcCommand::Simplify(one) => match presburger::parse(&one.set, &[])
-            .map_err(|e| parse_err("SET", &one.set, e))?
-        {
-            presburger::Parsed::Set(s) => Ok(fix(s, &one.params, &one.set)?.simplify().to_string()),
-            presburger::Parsed::Map(m) => Ok(m.simplify().to_string()),
-        },
+        CalcCommand::Simplify(one) => {
+            let input = Input::load(&one.set, "SET")?;
+            match presburger::parse(&input.text, &[]).map_err(|e| input.parse_err(e))? {
+                presburger::Parsed::Set(s) => {
+                    Ok(fix(s, &one.params, &input)?.simplify().to_string())
+                }
+                presburger::Parsed::Map(m) => Ok(m.simplify().to_string()),
+            }
+        }
     }
 }
 
 fn lexopt(one: &One, max: bool) -> Outcome {
-    let s = set_arg(one)?;
+    let (input, s) = set_arg(one)?;
     // With every parameter fixed, the answer is a single point.
     let pt = if max {
         s.lexmax_point()
@@ -197,8 +243,8 @@ fn lexopt(one: &One, max: bool) -> Outcome {
         }
         Ok(None) => return Ok(s.subtract(&s).to_string()),
         Err(presburger::BoundError::FreeParams(_)) => {}
-        Err(e) => return Err(bound_err(one, e)),
+        Err(e) => return Err(bound_err(&input, e)),
     }
     let r = if max { s.lexmax() } else { s.lexmin() };
-    Ok(r.map_err(|e| bound_err(one, e))?.simplify().to_string())
+    Ok(r.map_err(|e| bound_err(&input, e))?.simplify().to_string())
 }

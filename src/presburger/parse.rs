@@ -568,8 +568,19 @@ impl<'a> Parser<'a> {
         self.comparison()
     }
 
+    /// `e1, e2 op f1, f2 op ...`: every expression of a list is compared with every
+    /// expression of the next (isl's `0 <= i, j < N`).
+    fn expr_list(&mut self) -> Result<Vec<Aff>, ParseError> {
+        let mut v = vec![self.expr()?];
+        while self.is_sym(",") {
+            self.bump();
+            v.push(self.expr()?);
+        }
+        Ok(v)
+    }
+
     fn comparison(&mut self) -> Result<Dnf, ParseError> {
-        let mut lhs = self.expr()?;
+        let mut lhs = self.expr_list()?;
         let mut out: Dnf = vec![vec![]];
         let mut any = false;
         loop {
@@ -578,32 +589,37 @@ impl<'a> Parser<'a> {
                 _ => break,
             };
             self.bump();
-            let rhs = self.expr()?;
+            let rhs = self.expr_list()?;
             any = true;
-            let d = rhs.sub(&lhs);
-            let one = Aff::constant(Int::ONE);
-            let cases: Vec<Cons> = match op {
-                "<" => vec![Cons::Ge(d.sub(&one))],
-                "<=" => vec![Cons::Ge(d.clone())],
-                ">" => vec![Cons::Ge(d.scale(&Int::from(-1)).sub(&one))],
-                ">=" => vec![Cons::Ge(d.scale(&Int::from(-1)))],
-                "=" | "==" => vec![Cons::Eq(d.clone())],
-                _ => vec![],
-            };
-            if op == "!=" {
-                let mut next = vec![];
-                for c in &out {
-                    let mut a = c.clone();
-                    a.push(Cons::Ge(d.sub(&one)));
-                    let mut b = c.clone();
-                    b.push(Cons::Ge(d.scale(&Int::from(-1)).sub(&one)));
-                    next.push(a);
-                    next.push(b);
-                }
-                out = next;
-            } else {
-                for c in out.iter_mut() {
-                    c.extend(cases.iter().cloned());
+            for l in &lhs {
+                for r in &rhs {
+                    let d = r.sub(l);
+                    let one = Aff::constant(Int::ONE);
+                    let below = Cons::Ge(d.sub(&one)); // l < r
+                    let above = Cons::Ge(d.scale(&Int::from(-1)).sub(&one)); // l > r
+                    if op == "!=" {
+                        let mut next = vec![];
+                        for c in &out {
+                            let mut a = c.clone();
+                            a.push(below.clone());
+                            let mut b = c.clone();
+                            b.push(above.clone());
+                            next.push(a);
+                            next.push(b);
+                        }
+                        out = next;
+                        continue;
+                    }
+                    let cons = match op {
+                        "<" => below,
+                        "<=" => Cons::Ge(d),
+                        ">" => above,
+                        ">=" => Cons::Ge(d.scale(&Int::from(-1))),
+                        _ => Cons::Eq(d),
+                    };
+                    for c in out.iter_mut() {
+                        c.push(cons.clone());
+                    }
                 }
             }
             lhs = rhs;
