@@ -1,0 +1,173 @@
+//! `loopy calc` end to end: outputs, exit codes and diagnostics (snapshots).
+
+use std::process::Command;
+
+fn loopy(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_loopy"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run loopy");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn ok(args: &[&str]) -> String {
+    let (code, out, err) = loopy(args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    out
+}
+
+const TRI: &str = "[N] -> { [i, j] : 0 <= i < N and 0 <= j <= i }";
+
+#[test]
+fn empty() {
+    assert_eq!(ok(&["calc", "empty", TRI]), "false\n");
+    assert_eq!(
+        ok(&["calc", "empty", "{ [i] : 0 <= 2i <= 1 and i != 0 }"]),
+        "true\n"
+    );
+    // Rationally non-empty, integer empty.
+    assert_eq!(
+        ok(&[
+            "calc",
+            "empty",
+            "{ [x, y] : 27 <= 11x + 13y <= 45 and -10 <= 7x - 9y <= 4 }"
+        ]),
+        "true\n"
+    );
+    assert_eq!(ok(&["calc", "empty", TRI, "--param", "N=0"]), "true\n");
+}
+
+#[test]
+fn sample() {
+    assert_eq!(ok(&["calc", "sample", TRI]), "[N] -> { [0, 0] : N = 1 }\n");
+    assert_eq!(ok(&["calc", "sample", "{ [i] : 2i = 7 }"]), "none\n");
+    let s = ok(&["calc", "sample", "{ [i, j] : 2i + 3j = 7 and i >= 5 }"]);
+    // Parse the printed point back and check it lies in the set.
+    let inner = s.trim().trim_start_matches("{ [").trim_end_matches("] }");
+    let v: Vec<i64> = inner.split(", ").map(|x| x.parse().unwrap()).collect();
+    assert_eq!(2 * v[0] + 3 * v[1], 7);
+    assert!(v[0] >= 5);
+}
+
+#[test]
+fn points() {
+    assert_eq!(
+        ok(&["calc", "points", TRI, "--param", "N=3"]),
+        "[0, 0]\n[1, 0]\n[1, 1]\n[2, 0]\n[2, 1]\n[2, 2]\n"
+    );
+    assert_eq!(
+        ok(&[
+            "calc",
+            "points",
+            "{ [i] : exists (j : 0 <= i <= 10 and i <= 3j <= i + 1) }"
+        ]),
+        "[0]\n[2]\n[3]\n[5]\n[6]\n[8]\n[9]\n"
+    );
+    assert_eq!(
+        ok(&[
+            "calc",
+            "points",
+            "@examples/sets/triangle.isl",
+            "--param",
+            "N=2"
+        ]),
+        "[0, 0]\n[1, 0]\n[1, 1]\n"
+    );
+    assert_eq!(ok(&["calc", "points", "{ [i] : false }"]), "\n");
+}
+
+#[test]
+fn apply_and_lex() {
+    assert_eq!(
+        ok(&[
+            "calc",
+            "apply",
+            "{ [i, j] -> [j, i] }",
+            "{ [i, j] : 0 <= i < 2 and j = 5 }"
+        ]),
+        "{ [5, o1] : 0 <= o1 <= 1 }\n"
+    );
+    assert_eq!(ok(&["calc", "lexmin", TRI]), "[N] -> { [0, 0] : N >= 1 }\n");
+    assert_eq!(
+        ok(&["calc", "lexmax", TRI]),
+        "[N] -> { [N - 1, N - 1] : N >= 1 }\n"
+    );
+    assert_eq!(
+        ok(&["calc", "lexmax", TRI, "--param", "N=4"]),
+        "[N] -> { [3, 3] : N = 4 }\n"
+    );
+    assert_eq!(
+        ok(&[
+            "calc",
+            "lexmin",
+            "{ [i, j] : 0 <= i <= 3 and i + j >= 2 and 0 <= j <= 1 }"
+        ]),
+        "{ [1, 1] }\n"
+    );
+}
+
+fn diag(args: &[&str]) -> String {
+    let (code, out, err) = loopy(args);
+    assert_eq!(code, 2, "{args:?} should be bad input: {out}");
+    assert!(out.is_empty());
+    err
+}
+
+#[test]
+fn diagnostics() {
+    insta::assert_snapshot!(
+        "unknown_identifier",
+        diag(&["calc", "empty", "{ [i, j] : 0 <= i < N }"])
+    );
+    insta::assert_snapshot!(
+        "syntax_error",
+        diag(&["calc", "points", "{ [i] : 0 <= i <= 3 +* 2 }"])
+    );
+    insta::assert_snapshot!(
+        "not_affine",
+        diag(&["calc", "sample", "{ [i, j] : i * j = 4 }"])
+    );
+    insta::assert_snapshot!(
+        "unbounded",
+        diag(&["calc", "points", "{ [i, j] : 0 <= i <= 3 and j >= i }"])
+    );
+    insta::assert_snapshot!("free_parameter", diag(&["calc", "points", TRI]));
+    insta::assert_snapshot!(
+        "unknown_param_value",
+        diag(&["calc", "points", TRI, "--param", "M=3"])
+    );
+    insta::assert_snapshot!("arity", diag(&["calc", "apply", "{ [i] -> [i] }", TRI]));
+    insta::assert_snapshot!("map_for_set", diag(&["calc", "empty", "{ [i] -> [i] }"]));
+    insta::assert_snapshot!(
+        "missing_file",
+        diag(&["calc", "empty", "@no/such/file.isl"])
+    );
+    insta::assert_snapshot!(
+        "lexmin_unbounded",
+        diag(&["calc", "lexmin", "[N] -> { [i] : i <= N }"])
+    );
+    // clap's own usage errors also exit 2
+    let (code, _, _) = loopy(&["calc", "points"]);
+    assert_eq!(code, 2);
+    let (code, _, _) = loopy(&["calc", "points", TRI, "--param", "N"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn help_explains() {
+    let out = ok(&["calc", "--help"]);
+    for cmd in [
+        "empty", "sample", "points", "apply", "lexmin", "lexmax", "simplify",
+    ] {
+        assert!(out.contains(cmd), "{cmd} missing from help:\n{out}");
+    }
+    let out = ok(&["calc", "points", "--help"]);
+    assert!(out.contains("--param"));
+    assert!(out.contains("@FILE"));
+}
