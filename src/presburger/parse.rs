@@ -225,9 +225,12 @@ enum Cons {
     Ge(Aff),
 }
 
+const MAX_DEPTH: usize = 256;
+
 struct Parser<'a> {
     toks: Vec<(Tok, Range<usize>)>,
     pos: usize,
+    depth: usize,
     /// Declared parameters (in order) and parameters allowed implicitly.
     params: Vec<String>,
     implicit: &'a [String],
@@ -244,6 +247,7 @@ pub fn parse(text: &str, known_params: &[String]) -> Result<Parsed, ParseError> 
     let mut p = Parser {
         toks,
         pos: 0,
+        depth: 0,
         params: vec![],
         implicit: known_params,
         scope: vec![],
@@ -263,6 +267,18 @@ struct Piece {
 }
 
 impl<'a> Parser<'a> {
+    /// Guards recursion: deeply nested input is an error, never a stack overflow.
+    fn enter(&mut self) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(ParseError::new(
+                self.span(),
+                "parentheses nested too deeply",
+            ));
+        }
+        Ok(())
+    }
+
     fn peek(&self) -> &Tok {
         &self.toks[self.pos].0
     }
@@ -517,6 +533,13 @@ impl<'a> Parser<'a> {
     }
 
     fn atom(&mut self) -> Result<Dnf, ParseError> {
+        self.enter()?;
+        let r = self.atom_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn atom_inner(&mut self) -> Result<Dnf, ParseError> {
         if self.is_kw("true") {
             self.bump();
             return Ok(vec![vec![]]);
@@ -554,12 +577,14 @@ impl<'a> Parser<'a> {
         }
         if self.is_sym("(") {
             // Either a parenthesised formula or a comparison starting with `(expr)`.
+            let depth = self.depth;
             let save = (self.pos, self.locals.len());
             if let Ok(d) = self.comparison() {
                 return Ok(d);
             }
             self.pos = save.0;
             self.locals.truncate(save.1);
+            self.depth = depth;
             self.bump();
             let d = self.disj()?;
             self.expect(")")?;
@@ -760,6 +785,13 @@ impl<'a> Parser<'a> {
     }
 
     fn factor(&mut self) -> Result<Aff, ParseError> {
+        self.enter()?;
+        let r = self.factor_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn factor_inner(&mut self) -> Result<Aff, ParseError> {
         let (t, sp) = (self.peek().clone(), self.span());
         match t {
             Tok::Int(v) => {
