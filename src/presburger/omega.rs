@@ -13,7 +13,6 @@
 //! (inequalities).
 
 use super::int::{gcd_all, Int};
-use std::collections::HashMap;
 
 /// A row of a constraint system: constant first, then one coefficient per variable.
 pub type Row = Vec<Int>;
@@ -104,9 +103,11 @@ pub fn normalize(p: &mut Problem) -> bool {
         }
         eqs.push(r);
     }
-    // Parallel inequalities: keep the tightest; detect opposite pairs.
-    let mut best: HashMap<Vec<Int>, Int> = HashMap::new();
-    let mut order: Vec<Vec<Int>> = Vec::new();
+    eqs.sort_unstable();
+    eqs.dedup();
+    // Parallel inequalities: keep the tightest; detect opposite pairs. Sorting by
+    // coefficients puts parallel rows next to each other, smallest constant first.
+    let mut rows: Vec<Row> = Vec::with_capacity(p.ineqs.len());
     for mut r in std::mem::take(&mut p.ineqs) {
         let g = gcd_all(&r[1..]);
         if g.is_zero() {
@@ -121,49 +122,37 @@ pub fn normalize(p: &mut Problem) -> bool {
                 *v = v.div_exact(&g);
             }
         }
-        let c = r[0].clone();
-        let key = r.split_off(1);
-        match best.get_mut(&key) {
-            Some(old) => {
-                if c < *old {
-                    *old = c;
-                }
-            }
-            None => {
-                order.push(key.clone());
-                best.insert(key, c);
-            }
-        }
+        rows.push(r);
     }
-    let mut ineqs = Vec::with_capacity(order.len());
-    let mut dropped = vec![false; order.len()];
-    let index: HashMap<&Vec<Int>, usize> = order.iter().enumerate().map(|(i, k)| (k, i)).collect();
-    for (i, key) in order.iter().enumerate() {
+    rows.sort_unstable_by(|a, b| a[1..].cmp(&b[1..]).then_with(|| a[0].cmp(&b[0])));
+    rows.dedup_by(|later, earlier| later[1..] == earlier[1..]);
+    let mut dropped = vec![false; rows.len()];
+    let mut ineqs = Vec::with_capacity(rows.len());
+    for i in 0..rows.len() {
         if dropped[i] {
             continue;
         }
-        let c = &best[key];
-        let neg: Vec<Int> = key.iter().map(|v| -v).collect();
-        if let Some(&j) = index.get(&neg) {
-            if j > i {
+        // Rows with a negative leading coefficient sort before their opposites.
+        let negative_first = rows[i][1..]
+            .iter()
+            .find(|v| !v.is_zero())
+            .is_some_and(|v| v.is_negative());
+        if negative_first {
+            let neg: Vec<Int> = rows[i][1..].iter().map(|v| -v).collect();
+            if let Ok(j) = rows.binary_search_by(|r| r[1..].cmp(&neg[..])) {
                 // c + a·x >= 0 and c' - a·x >= 0  ⇒  -c <= a·x <= c'
-                let c2 = &best[&neg];
-                let width = c + c2;
+                let width = &rows[i][0] + &rows[j][0];
                 if width.is_negative() {
                     return false;
                 }
                 if width.is_zero() {
                     dropped[j] = true;
-                    let mut row = vec![c.clone()];
-                    row.extend(key.iter().cloned());
-                    eqs.push(row);
+                    eqs.push(rows[i].clone());
                     continue;
                 }
             }
         }
-        let mut row = vec![c.clone()];
-        row.extend(key.iter().cloned());
-        ineqs.push(row);
+        ineqs.push(rows[i].clone());
     }
     p.eqs = eqs;
     p.ineqs = ineqs;
