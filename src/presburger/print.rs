@@ -124,6 +124,7 @@ fn format_part(space: &Space, b: &Basic) -> Part {
     }
     // Inlining can leave trivial or repeated rows behind.
     b.normalize();
+    b.sort_rows();
     // Names for locals: known divs as floor expressions (built in order), unknown as e0...
     let mut names = base.clone();
     let mut exists = vec![];
