@@ -532,6 +532,19 @@ impl Basic {
         self.remove_redundant();
         self.eliminate_locals();
         self.normalize();
+        // Give existentials a closed form when that needs no case split
+        // (`exists a : i = 2a` becomes `i = 2*floor(i/2)`).
+        if self.divs.iter().any(Option::is_none) {
+            let mut known = self.make_divs_known();
+            if known.len() == 1 {
+                let mut k = known.pop().expect("one");
+                if k.normalize() {
+                    k.remove_redundant();
+                    k.normalize();
+                    *self = k;
+                }
+            }
+        }
         self.sort_rows();
         true
     }
