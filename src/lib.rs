@@ -6,3 +6,4 @@
 pub mod cli;
 pub mod diag;
 pub mod presburger;
+pub mod script;

@@ -1,0 +1,100 @@
+//! The syntax tree of a `.loopy` script. Every node keeps the byte range it came from so
+//! diagnostics can point into the script.
+
+use crate::presburger::Int;
+use std::ops::Range;
+
+pub type Span = Range<usize>;
+
+/// A name with where it was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Name {
+    pub text: String,
+    pub span: Span,
+}
+
+/// A whole script file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Script {
+    pub items: Vec<Item>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Item {
+    /// `import "path.loopy"`: procedures from another file (relative to this one).
+    Import {
+        path: String,
+        span: Span,
+    },
+    Def(ProcDef),
+    Stmt(Stmt),
+}
+
+/// `def name(a, b) { ... }`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcDef {
+    pub name: Name,
+    pub params: Vec<Name>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stmt {
+    /// `op(args)`, `x = op(args)` or `(x, y) = op(args)`.
+    Call {
+        targets: Vec<Name>,
+        call: Call,
+        span: Span,
+    },
+    /// `return x` or `return (x, y)` (procedures only).
+    Return { values: Vec<Name>, span: Span },
+}
+
+impl Stmt {
+    pub fn span(&self) -> Span {
+        match self {
+            Stmt::Call { span, .. } | Stmt::Return { span, .. } => span.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Call {
+    pub name: Name,
+    pub args: Vec<Arg>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Arg {
+    /// A handle or a procedure parameter.
+    Ident(Name),
+    Int(Int, Span),
+    /// A set or map in isl notation, as written.
+    Isl(String, Span),
+    /// `[32, 32, 32]`
+    List(Vec<(Int, Span)>, Span),
+    /// `{A, B}`: several handles at once.
+    Group(Vec<Name>, Span),
+}
+
+impl Arg {
+    pub fn span(&self) -> Span {
+        match self {
+            Arg::Ident(n) => n.span.clone(),
+            Arg::Int(_, s) | Arg::Isl(_, s) | Arg::List(_, s) | Arg::Group(_, s) => s.clone(),
+        }
+    }
+
+    /// What kind of argument this is, for error messages.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Arg::Ident(_) => "a name",
+            Arg::Int(..) => "an integer",
+            Arg::Isl(..) => "a set or map",
+            Arg::List(..) => "a list of integers",
+            Arg::Group(..) => "a group of handles",
+        }
+    }
+}

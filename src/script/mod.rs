@@ -1,0 +1,7 @@
+//! The `.loopy` script language: grammar (`grammar/loopy.pest`), syntax tree, and (with the
+//! model) the interpreter that rewrites schedules.
+
+pub mod ast;
+pub mod parse;
+
+pub use parse::parse_script;

@@ -1,0 +1,279 @@
+//! Script text to [`ast`](super::ast), with pest (`grammar/loopy.pest`).
+
+use super::ast::*;
+use crate::diag::Diagnostic;
+use crate::presburger::Int;
+use pest::iterators::Pair;
+use pest::Parser as _;
+
+#[derive(pest_derive::Parser)]
+#[grammar = "grammar/loopy.pest"]
+struct ScriptParser;
+
+/// Parses a script; `source` names the text in diagnostics.
+pub fn parse_script(text: &str, source: &str) -> Result<Script, Diagnostic> {
+    let mut pairs = ScriptParser::parse(Rule::script, text).map_err(|e| syntax_error(e, source))?;
+    let top = pairs.next().expect("script rule");
+    let mut items = vec![];
+    for p in top.into_inner() {
+        match p.as_rule() {
+            Rule::import => {
+                let span = span(&p);
+                let s = meaningful(p).next().expect("string");
+                let raw = s.as_str();
+                items.push(Item::Import {
+                    path: raw[1..raw.len() - 1].to_string(),
+                    span,
+                });
+            }
+            Rule::def => items.push(Item::Def(def(p)?)),
+            Rule::EOI => {}
+            _ => items.push(Item::Stmt(stmt(p)?)),
+        }
+    }
+    Ok(Script { items })
+}
+
+fn span(p: &Pair<Rule>) -> Span {
+    let s = p.as_span();
+    s.start()..s.end()
+}
+
+/// Drops punctuation pairs.
+fn meaningful(p: Pair<Rule>) -> impl Iterator<Item = Pair<Rule>> {
+    p.into_inner().filter(|x| {
+        !matches!(
+            x.as_rule(),
+            Rule::lparen
+                | Rule::rparen
+                | Rule::comma
+                | Rule::equals
+                | Rule::lbrace
+                | Rule::rbrace
+                | Rule::rbracket
+        )
+    })
+}
+
+fn name(p: Pair<Rule>) -> Name {
+    Name {
+        text: p.as_str().to_string(),
+        span: span(&p),
+    }
+}
+
+fn def(p: Pair<Rule>) -> Result<ProcDef, Diagnostic> {
+    let sp = span(&p);
+    let mut it = meaningful(p);
+    let n = name(it.next().expect("name"));
+    let mut params = vec![];
+    let mut body = vec![];
+    for q in it {
+        match q.as_rule() {
+            Rule::params => {
+                params = meaningful(q)
+                    .filter(|x| x.as_rule() == Rule::ident)
+                    .map(name)
+                    .collect()
+            }
+            Rule::block => {
+                for s in
+                    meaningful(q).filter(|x| !matches!(x.as_rule(), Rule::lbrace | Rule::rbrace))
+                {
+                    body.push(stmt(s)?);
+                }
+            }
+            _ => unreachable!("def: {:?}", q.as_rule()),
+        }
+    }
+    Ok(ProcDef {
+        name: n,
+        params,
+        body,
+        span: sp,
+    })
+}
+
+fn stmt(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
+    let sp = span(&p);
+    Ok(match p.as_rule() {
+        Rule::call => Stmt::Call {
+            targets: vec![],
+            call: call(p)?,
+            span: sp,
+        },
+        Rule::assign => {
+            let mut it = meaningful(p);
+            let t = name(it.next().expect("target"));
+            Stmt::Call {
+                targets: vec![t],
+                call: call(it.next().expect("call"))?,
+                span: sp,
+            }
+        }
+        Rule::tuple_assign => {
+            let mut it = meaningful(p);
+            let targets = meaningful(it.next().expect("targets")).map(name).collect();
+            Stmt::Call {
+                targets,
+                call: call(it.next().expect("call"))?,
+                span: sp,
+            }
+        }
+        Rule::return_stmt => {
+            let v = meaningful(p).next().expect("value");
+            let values = match v.as_rule() {
+                Rule::targets => meaningful(v).map(name).collect(),
+                _ => vec![name(v)],
+            };
+            Stmt::Return { values, span: sp }
+        }
+        r => unreachable!("stmt: {r:?}"),
+    })
+}
+
+fn call(p: Pair<Rule>) -> Result<Call, Diagnostic> {
+    let sp = span(&p);
+    let mut it = meaningful(p);
+    let n = name(it.next().expect("op name"));
+    let mut args = vec![];
+    if let Some(a) = it.next() {
+        for x in meaningful(a) {
+            args.push(arg(x)?);
+        }
+    }
+    Ok(Call {
+        name: n,
+        args,
+        span: sp,
+    })
+}
+
+fn int(p: &Pair<Rule>) -> Int {
+    p.as_str().parse().expect("grammar guarantees digits")
+}
+
+fn arg(p: Pair<Rule>) -> Result<Arg, Diagnostic> {
+    let sp = span(&p);
+    Ok(match p.as_rule() {
+        Rule::ident => Arg::Ident(name(p)),
+        Rule::int => Arg::Int(int(&p), sp),
+        Rule::isl => Arg::Isl(p.as_str().to_string(), sp),
+        Rule::list => Arg::List(meaningful(p).map(|q| (int(&q), span(&q))).collect(), sp),
+        Rule::group => Arg::Group(meaningful(p).map(name).collect(), sp),
+        r => unreachable!("arg: {r:?}"),
+    })
+}
+
+fn rule_name(r: &Rule) -> &'static str {
+    match r {
+        Rule::script | Rule::EOI => "end of script",
+        Rule::import => "`import`",
+        Rule::string => "a quoted file name",
+        Rule::def => "`def`",
+        Rule::params => "parameter names",
+        Rule::block => "`{`",
+        Rule::return_stmt => "`return`",
+        Rule::tuple_assign | Rule::targets => "`(`",
+        Rule::assign => "an assignment",
+        Rule::call | Rule::stmt | Rule::item => "an operation like `affine(l, {...})`",
+        Rule::args | Rule::arg => "an argument",
+        Rule::group => "a group `{A, B}`",
+        Rule::isl | Rule::isl_params | Rule::braced => "a set or map `{ ... }`",
+        Rule::list => "a list `[32, 32]`",
+        Rule::int => "an integer",
+        Rule::keyword => "a keyword",
+        Rule::ident => "a name",
+        Rule::WHITESPACE | Rule::COMMENT => "whitespace",
+        Rule::rparen => "`)`",
+        Rule::lparen => "`(`",
+        Rule::comma => "`,`",
+        Rule::equals => "`=`",
+        Rule::lbrace => "`{`",
+        Rule::rbrace => "`}`",
+        Rule::rbracket => "`]`",
+    }
+}
+
+fn syntax_error(e: pest::error::Error<Rule>, source: &str) -> Diagnostic {
+    use pest::error::{ErrorVariant, InputLocation};
+    let range = match e.location {
+        InputLocation::Pos(p) => p..p + 1,
+        InputLocation::Span((a, b)) => a..b,
+    };
+    let msg = match &e.variant {
+        ErrorVariant::ParsingError { positives, .. } if !positives.is_empty() => {
+            let mut names: Vec<&str> = positives.iter().map(rule_name).collect();
+            names.sort_unstable();
+            names.dedup();
+            let last = names.pop().expect("non-empty");
+            if names.is_empty() {
+                format!("expected {last}")
+            } else {
+                format!("expected {} or {last}", names.join(", "))
+            }
+        }
+        ErrorVariant::ParsingError { .. } => "unexpected text".to_string(),
+        ErrorVariant::CustomError { message } => message.clone(),
+    };
+    Diagnostic::new(format!("syntax error: {msg}")).with_label(source, range, msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paper_syntax() {
+        let s = parse_script(
+            "# lu\nrealign(Norm, Right, 3); L = lift(Left, 3)\n(A, B) = isplit(L, {[i, j] : j < N/2}, 1)\naffine(L, {[i,j,0] -> [i,j,j]}) // c\ntile(M, [32, 32])\naffine({A, B}, [N] -> { [i] -> [N - i] })\n",
+            "s.loopy",
+        )
+        .unwrap();
+        assert_eq!(s.items.len(), 6);
+        match &s.items[2] {
+            Item::Stmt(Stmt::Call { targets, call, .. }) => {
+                assert_eq!(targets.len(), 2);
+                assert_eq!(call.name.text, "isplit");
+                assert!(matches!(&call.args[1], Arg::Isl(t, _) if t == "{[i, j] : j < N/2}"));
+            }
+            x => panic!("{x:?}"),
+        }
+        match &s.items[5] {
+            Item::Stmt(Stmt::Call { call, .. }) => {
+                assert!(matches!(&call.args[0], Arg::Group(g, _) if g.len() == 2));
+                assert!(matches!(&call.args[1], Arg::Isl(t, _) if t.starts_with("[N] ->")));
+            }
+            x => panic!("{x:?}"),
+        }
+    }
+
+    #[test]
+    fn procedures_and_imports() {
+        let s = parse_script(
+            "import \"ops.loopy\"\ndef swap(l) {\n  affine(l, {[i, j] -> [j, i]})\n}\ndef halves(l, n) { (a, b) = isplit(l, {[i] : i < n}, 0); return (a, b) }\n",
+            "s",
+        )
+        .unwrap();
+        assert!(matches!(&s.items[0], Item::Import { path, .. } if path == "ops.loopy"));
+        match &s.items[2] {
+            Item::Def(d) => {
+                assert_eq!(d.params.len(), 2);
+                assert_eq!(d.body.len(), 2);
+                assert!(matches!(&d.body[1], Stmt::Return { values, .. } if values.len() == 2));
+            }
+            x => panic!("{x:?}"),
+        }
+    }
+
+    #[test]
+    fn syntax_errors_say_what_was_expected() {
+        let e = parse_script("realign(A, B 0)", "s").unwrap_err();
+        assert!(e.message.contains("expected"), "{}", e.message);
+        assert_eq!(e.labels[0].range.start, 13, "{}", e.message);
+        let e = parse_script("affine(A, {[i] -> [i]}", "s").unwrap_err();
+        assert!(e.message.contains("expected"), "{}", e.message);
+        let e = parse_script("def (l) {}", "s").unwrap_err();
+        assert!(e.message.contains("name"), "{}", e.message);
+    }
+}
