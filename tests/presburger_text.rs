@@ -193,3 +193,42 @@ fn errors_point_at_the_offending_text() {
         }
     }
 }
+
+#[test]
+fn named_constants_for_script_procedures() {
+    use loopy::presburger::{parse_with_constants, Int};
+    let consts = vec![
+        ("s".to_string(), Int::from(4)),
+        ("f".to_string(), Int::from(2)),
+    ];
+    let m = match parse_with_constants(
+        "{ [i] -> [i1, i2] : i1 = [i/s] and i2 = i % s }",
+        &[],
+        &consts,
+    )
+    .unwrap()
+    {
+        Parsed::Map(m) => m,
+        _ => panic!(),
+    };
+    assert!(m.is_equal(&map("{ [i] -> [i1, i2] : i1 = [i/4] and i2 = i % 4 }")));
+    let m = match parse_with_constants("{ [i, j] -> [i, j + f*i] }", &[], &consts).unwrap() {
+        Parsed::Map(m) => m,
+        _ => panic!(),
+    };
+    assert!(m.is_equal(&map("{ [i, j] -> [i, j + 2i] }")));
+    // In a tuple, a constant is a constant (like `0` in `[i, j, 0]`).
+    let s = match parse_with_constants("{ [i, s] : 0 <= i < f }", &[], &consts).unwrap() {
+        Parsed::Set(s) => s,
+        _ => panic!(),
+    };
+    let pts: Vec<Vec<i64>> = s
+        .points(10)
+        .unwrap()
+        .iter()
+        .map(|p| p.iter().map(|v| v.to_i64().unwrap()).collect())
+        .collect();
+    assert_eq!(pts, vec![vec![0, 4], vec![1, 4]]);
+    let neg = vec![("s".to_string(), Int::from(-1))];
+    assert!(parse_with_constants("{ [i] : [i/s] = 0 }", &[], &neg).is_err());
+}

@@ -14,7 +14,7 @@ pub mod space;
 
 pub use basic::{Basic, Div};
 pub use int::Int;
-pub use parse::{parse, parse_map, parse_set, ParseError, Parsed};
+pub use parse::{parse, parse_map, parse_set, parse_with_constants, ParseError, Parsed};
 pub use print::fmt_point;
 pub use set::{BoundError, Map, Point, Set};
 pub use space::{Space, Tuple};

@@ -234,6 +234,8 @@ struct Parser<'a> {
     /// Declared parameters (in order) and parameters allowed implicitly.
     params: Vec<String>,
     implicit: &'a [String],
+    /// Names that stand for integer constants.
+    constants: &'a [(String, Int)],
     // Per piece:
     scope: Vec<HashMap<String, Var>>,
     dims: Vec<String>,
@@ -243,6 +245,16 @@ struct Parser<'a> {
 
 /// Parses a set or a map.
 pub fn parse(text: &str, known_params: &[String]) -> Result<Parsed, ParseError> {
+    parse_with_constants(text, known_params, &[])
+}
+
+/// Parses a set or a map in which the given names stand for integer constants (the integer
+/// arguments of a script procedure: `{ [i] -> [i1, i2] : i1 = [i/s] and i2 = i % s }`).
+pub fn parse_with_constants(
+    text: &str,
+    known_params: &[String],
+    constants: &[(String, Int)],
+) -> Result<Parsed, ParseError> {
     let toks = lex(text)?;
     let mut p = Parser {
         toks,
@@ -250,6 +262,7 @@ pub fn parse(text: &str, known_params: &[String]) -> Result<Parsed, ParseError> 
         depth: 0,
         params: vec![],
         implicit: known_params,
+        constants,
         scope: vec![],
         dims: vec![],
         locals: vec![],
@@ -459,7 +472,9 @@ impl<'a> Parser<'a> {
                 // (anonymous) dimension equals.
                 let fresh_name = match (self.peek().clone(), self.peek_at(1).clone()) {
                     (Tok::Ident(s), Tok::Sym(",")) | (Tok::Ident(s), Tok::Sym("]"))
-                        if !is_keyword(&s) && self.lookup(&s).is_none() =>
+                        if !is_keyword(&s)
+                            && self.lookup(&s).is_none()
+                            && self.constant(&s).is_none() =>
                     {
                         Some(s)
                     }
@@ -737,10 +752,31 @@ impl<'a> Parser<'a> {
         }
     }
 
+    fn constant(&self, name: &str) -> Option<Int> {
+        if self.scope.iter().any(|s| s.contains_key(name)) {
+            return None;
+        }
+        self.constants
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    }
+
     fn positive_const(&mut self) -> Result<(Int, Range<usize>), ParseError> {
         match self.peek().clone() {
             Tok::Int(v) if v.is_positive() => Ok((v, self.bump().1)),
             Tok::Int(_) => Err(ParseError::new(self.span(), "division by zero")),
+            Tok::Ident(n) if self.constant(&n).is_some() => {
+                let v = self.constant(&n).expect("checked");
+                if v.is_positive() {
+                    Ok((v, self.bump().1))
+                } else {
+                    Err(ParseError::new(
+                        self.span(),
+                        format!("`{n}` is {v}: division needs a positive constant"),
+                    ))
+                }
+            }
             t => Err(ParseError::new(
                 self.span(),
                 format!(
@@ -823,6 +859,9 @@ impl<'a> Parser<'a> {
                 self.bump();
                 if let Some(v) = self.lookup(&s) {
                     return Ok(Aff::var(v));
+                }
+                if let Some(v) = self.constant(&s) {
+                    return Ok(Aff::constant(v));
                 }
                 if self.implicit.contains(&s) {
                     self.params.push(s);
