@@ -3,5 +3,6 @@
 
 pub mod ast;
 pub mod parse;
+pub mod stdlib;
 
 pub use parse::parse_script;
