@@ -3,7 +3,8 @@
 //! Accepted: `[N] -> { [i, j] : 0 <= i < N and 0 <= j <= i }`, maps `{ [i] -> [i + 1] }`,
 //! unions with `;`, `and`/`or` (also `&&`/`||`), parentheses, chained comparisons
 //! (`<`, `<=`, `>`, `>=`, `=`, `==`, `!=`), `exists (a, b : ...)`, `floor(e/c)`, `ceil(e/c)`,
-//! the bracket floor `[e/c]` of the Loopy paper, `e % c`, `true`/`false`, juxtaposed
+//! the bracket floor `[e/c]` of the Loopy paper, integer division `e/c` (a floor, as in the
+//! paper's `{[i, j] -> [i, j/32, j%32]}`), `e % c`, `true`/`false`, juxtaposed
 //! coefficients (`2i`) and `*` by constants, named tuples (`S[i, j]`), and constants,
 //! expressions or repeated names in tuples (`{ [i, j, 0] -> [i, j, j] }`).
 //!
@@ -708,6 +709,13 @@ impl<'a> Parser<'a> {
                 let fstart = self.span().start;
                 let f = self.factor()?;
                 e = self.mul(e, f, start..self.prev_end(), fstart)?;
+            } else if self.is_sym("/") {
+                // Integer division, as in the Loopy paper (`[i, j/32, j%32]`) and C:
+                // `e / c` is `floor(e / c)`. Inside `floor(e / c)` and `[e / c]` this
+                // already makes the quotient, and the outer floor is the identity.
+                self.bump();
+                let (c, sp) = self.positive_const()?;
+                e = self.new_div(e, c, sp)?;
             } else if self.is_sym("%") {
                 self.bump();
                 let (c, sp) = self.positive_const()?;

@@ -122,6 +122,50 @@ fn format_part(space: &Space, b: &Basic) -> Part {
             inline_expr[d] = Some(expr);
         }
     }
+    // Dimensions pinned between `den*d <= e <= den*d + den - 1` are `floor(e/den)`: show
+    // them so (as isl does), by turning them into known divs.
+    for d in 0..nd {
+        if inline_expr[d].is_some() {
+            continue;
+        }
+        let c = b.col_dim(d);
+        let found = b.ineqs.iter().find_map(|lo| {
+            let den = -&lo[c];
+            if !den.is_positive() || den.is_one() {
+                return None;
+            }
+            // Only earlier parameters and dimensions in the numerator.
+            if lo
+                .iter()
+                .enumerate()
+                .any(|(k, v)| k > 0 && k != c && !v.is_zero() && (k > c || k >= b.div_start()))
+            {
+                return None;
+            }
+            let mut hi: Row = lo.iter().map(|v| -v).collect();
+            hi[0] += &(&den - &Int::ONE);
+            b.ineqs.contains(&hi).then(|| {
+                let mut num = lo.clone();
+                num[c] = Int::ZERO;
+                (num, den)
+            })
+        });
+        if let Some((num, den)) = found {
+            let q = b.add_div(num, den);
+            let mut expr = b.zero_row();
+            expr[q] = Int::ONE;
+            substitute_for_print(&mut b, c, &expr);
+            // Tuple expressions found earlier may mention the dimension too.
+            for e in inline_expr.iter_mut().flatten() {
+                e.resize(expr.len(), Int::ZERO);
+                let k = std::mem::replace(&mut e[c], Int::ZERO);
+                if !k.is_zero() {
+                    e[q] += &k;
+                }
+            }
+            inline_expr[d] = Some(expr);
+        }
+    }
     // Inlining can leave trivial or repeated rows behind.
     b.normalize();
     b.sort_rows();

@@ -2,6 +2,7 @@
 //! model) the interpreter that rewrites schedules.
 
 pub mod ast;
+pub mod interp;
 pub mod parse;
 pub mod stdlib;
 

@@ -1,0 +1,1352 @@
+//! The script interpreter: rewrites 2d+1 schedules exactly as the Loopy paper's §3.2 φ
+//! functions say, and never verifies in the middle of a script (§4.1).
+//!
+//! The state is a list of schedule [`Piece`]s — a statement, the part of its domain the piece
+//! covers (`isplit` splits domains), its position vector and its iteration map — and an arena
+//! of loop components, each the set P(l) of positions it covers. Every operation maps all
+//! positions through its φ, so every handle stays meaningful after every step, including
+//! handles held by procedure parameters.
+
+use super::ast::{Arg, Call, Item, Name, ProcDef, Script, Span, Stmt};
+use super::parse::parse_script;
+use super::stdlib;
+use crate::diag::Diagnostic;
+use crate::presburger::{parse_with_constants, Int, Map, ParseError, Parsed, Set};
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+/// A position vector (p0, ..., pM).
+pub type Pos = Vec<Int>;
+
+/// Part of one statement's instances, with its schedule.
+#[derive(Clone, Debug)]
+pub struct Piece {
+    /// Index of the statement in the program.
+    pub stmt: usize,
+    /// The statement instances this piece covers (a subset of the statement's domain).
+    pub domain: Set,
+    /// Positions (p0, ..., pM).
+    pub pos: Pos,
+    /// Iteration dims: `S[iterators] -> [j1, ..., jM]`.
+    pub it: Map,
+    /// Number of iteration dims that are real loops around the statement (the rest pad).
+    pub depth: usize,
+    /// The script operations (by step number) that changed this piece's schedule.
+    pub touched: Vec<usize>,
+}
+
+impl Piece {
+    /// The whole schedule θ = (p0, j1, p1, ..., jM, pM) as a map on the piece's domain.
+    pub fn schedule(&self) -> Map {
+        let m = self.it.n_out();
+        let mut outs = vec![];
+        for k in 0..m {
+            outs.push(self.pos[k].to_string());
+            outs.push(format!("j{k}"));
+        }
+        outs.push(self.pos[m].to_string());
+        let js: Vec<String> = (0..m).map(|k| format!("j{k}")).collect();
+        let text = format!("{{ [{}] -> [{}] }}", js.join(", "), outs.join(", "));
+        let interleave = parse_map_text(&text);
+        self.it
+            .intersect_domain(&self.domain)
+            .apply_range(&interleave)
+    }
+}
+
+/// Where a handle came from, for diagnostics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub source: String,
+    pub span: Span,
+    pub what: String,
+}
+
+/// A loop component: the set P(l) of positions it covers.
+#[derive(Clone, Debug)]
+pub struct Component {
+    pub positions: BTreeSet<Pos>,
+    pub origin: Origin,
+}
+
+/// The schedules of a program and its loop components.
+#[derive(Clone, Debug)]
+pub struct State {
+    pub params: Vec<String>,
+    pub pieces: Vec<Piece>,
+    pub components: Vec<Component>,
+    /// Handles bound at top level: tags, then script assignments.
+    pub handles: BTreeMap<String, usize>,
+    /// Statement names, for messages.
+    pub stmt_names: Vec<String>,
+}
+
+/// A statement as the interpreter first sees it.
+#[derive(Clone, Debug)]
+pub struct StmtInit {
+    pub name: String,
+    /// `S[iterators]`, with the program's parameters.
+    pub domain: Set,
+    /// Positions, already padded to the common length.
+    pub pos: Pos,
+}
+
+impl State {
+    /// The initial state: each statement's iteration dims are its iterators, padded with
+    /// zeros to the deepest nest (§3.2). `tags` give each tag's positions.
+    pub fn new(
+        params: Vec<String>,
+        stmts: Vec<StmtInit>,
+        tags: Vec<(String, BTreeSet<Pos>, Origin)>,
+    ) -> State {
+        let m = stmts.iter().map(|s| s.domain.n_dim()).max().unwrap_or(0);
+        let mut pieces = vec![];
+        for (k, s) in stmts.iter().enumerate() {
+            let d = s.domain.n_dim();
+            let xs: Vec<String> = (0..d).map(|i| format!("x{i}")).collect();
+            let mut outs = xs.clone();
+            outs.extend(std::iter::repeat_n("0".to_string(), m - d));
+            let it = parse_map_text(&format!(
+                "{{ [{}] -> [{}] }}",
+                xs.join(", "),
+                outs.join(", ")
+            ));
+            let range = it.space().range.clone();
+            let it = it.with_space_names(s.domain.tuple().clone(), range);
+            assert_eq!(s.pos.len(), m + 1, "positions padded to the deepest nest");
+            pieces.push(Piece {
+                stmt: k,
+                domain: s.domain.clone(),
+                pos: s.pos.clone(),
+                it,
+                depth: d,
+                touched: vec![],
+            });
+        }
+        let mut components = vec![];
+        let mut handles = BTreeMap::new();
+        for (name, positions, origin) in tags {
+            components.push(Component { positions, origin });
+            handles.insert(name, components.len() - 1);
+        }
+        State {
+            params,
+            pieces,
+            components,
+            handles,
+            stmt_names: stmts.iter().map(|s| s.name.clone()).collect(),
+        }
+    }
+
+    /// Number of iteration dims in every schedule (M).
+    pub fn n_it(&self) -> usize {
+        self.pieces.first().map_or(0, |p| p.it.n_out())
+    }
+
+    fn members(&self, positions: &BTreeSet<Pos>) -> Vec<usize> {
+        (0..self.pieces.len())
+            .filter(|&i| positions.contains(&self.pieces[i].pos))
+            .collect()
+    }
+
+    /// Applies a position map to every piece and component.
+    fn map_positions(&mut self, f: impl Fn(&Pos) -> Pos) {
+        for p in self.pieces.iter_mut() {
+            p.pos = f(&p.pos);
+        }
+        for c in self.components.iter_mut() {
+            c.positions = c.positions.iter().map(&f).collect();
+        }
+    }
+}
+
+fn parse_map_text(text: &str) -> Map {
+    match parse_with_constants(text, &[], &[]).expect("internal map text parses") {
+        Parsed::Map(m) => m,
+        Parsed::Set(_) => unreachable!("internal text is a map"),
+    }
+}
+
+fn lex_lt(a: &Pos, b: &Pos) -> bool {
+    a < b
+}
+
+fn add(a: &Pos, b: &Pos) -> Pos {
+    a.iter().zip(b).map(|(x, y)| x + y).collect()
+}
+
+fn sub(a: &Pos, b: &Pos) -> Pos {
+    a.iter().zip(b).map(|(x, y)| x - y).collect()
+}
+
+fn unit(len: usize, n: usize) -> Pos {
+    (0..len)
+        .map(|k| if k == n { Int::ONE } else { Int::ZERO })
+        .collect()
+}
+
+fn fmt_pos(p: &Pos) -> String {
+    format!(
+        "[{}]",
+        p.iter().map(Int::to_string).collect::<Vec<_>>().join(", ")
+    )
+}
+
+/// A value a script expression evaluates to.
+#[derive(Clone, Debug)]
+enum Value {
+    Handle(usize),
+    Int(Int),
+    Isl {
+        text: String,
+        source: String,
+        span: Span,
+    },
+    List(Vec<Int>),
+}
+
+impl Value {
+    fn describe(&self) -> &'static str {
+        match self {
+            Value::Handle(_) => "a loop component",
+            Value::Int(_) => "an integer",
+            Value::Isl { .. } => "a set or map",
+            Value::List(_) => "a list of integers",
+        }
+    }
+}
+
+/// A procedure and the source it was written in.
+#[derive(Clone, Debug)]
+struct Proc {
+    def: ProcDef,
+    source: String,
+}
+
+/// One step of a run: which operation ran, for `--trace` and for reports.
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub number: usize,
+    pub source: String,
+    pub span: Span,
+    pub text: String,
+}
+
+/// A callback run after every top-level operation.
+pub type StepHook = Box<dyn FnMut(&Step, &State)>;
+
+/// Runs scripts against a [`State`].
+pub struct Interpreter {
+    pub state: State,
+    procs: BTreeMap<String, Rc<Proc>>,
+    /// Every source text loaded (script, imports, standard library), for rendering reports.
+    pub sources: Vec<(String, String)>,
+    pub steps: Vec<Step>,
+    /// Called after every top-level operation (for `--trace`).
+    pub on_step: Option<StepHook>,
+    depth: usize,
+}
+
+const MAX_CALL_DEPTH: usize = 64;
+
+/// Frame of local names inside a procedure call (or the top level).
+type Frame = BTreeMap<String, Value>;
+
+impl Interpreter {
+    /// An interpreter over `state` with the standard library loaded.
+    pub fn new(state: State) -> Interpreter {
+        let mut it = Interpreter {
+            state,
+            procs: BTreeMap::new(),
+            sources: vec![(stdlib::STD_NAME.to_string(), stdlib::STD_TEXT.to_string())],
+            steps: vec![],
+            on_step: None,
+            depth: 0,
+        };
+        let std = stdlib::std_script();
+        for item in std.items {
+            if let Item::Def(d) = item {
+                it.procs.insert(
+                    d.name.text.clone(),
+                    Rc::new(Proc {
+                        def: d,
+                        source: stdlib::STD_NAME.to_string(),
+                    }),
+                );
+            }
+        }
+        it
+    }
+
+    /// Parses and runs a script. `source` names it in diagnostics; imports are resolved
+    /// relative to `base_dir`.
+    pub fn run_text(
+        &mut self,
+        text: &str,
+        source: &str,
+        base_dir: &std::path::Path,
+    ) -> Result<(), Diagnostic> {
+        self.sources.push((source.to_string(), text.to_string()));
+        let script = parse_script(text, source)?;
+        self.run(&script, source, base_dir)
+    }
+
+    fn run(
+        &mut self,
+        script: &Script,
+        source: &str,
+        base_dir: &std::path::Path,
+    ) -> Result<(), Diagnostic> {
+        // Procedures first, so a script may call a procedure defined below the call.
+        for item in &script.items {
+            match item {
+                Item::Import { path, span } => self.import(path, span, source, base_dir)?,
+                Item::Def(d) => self.define(d, source)?,
+                Item::Stmt(_) => {}
+            }
+        }
+        let mut top: Frame = self
+            .state
+            .handles
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::Handle(*v)))
+            .collect();
+        for item in &script.items {
+            if let Item::Stmt(s) = item {
+                if let Stmt::Return { span, .. } = s {
+                    return Err(Diagnostic::new("`return` outside a procedure").with_label(
+                        source,
+                        span.clone(),
+                        "only procedures return values",
+                    ));
+                }
+                let number = self.steps.len() + 1;
+                let step = Step {
+                    number,
+                    source: source.to_string(),
+                    span: s.span(),
+                    text: self.source_text(source, &s.span()),
+                };
+                self.steps.push(step.clone());
+                self.exec(s, source, &mut top, number)?;
+                for (k, v) in &top {
+                    if let Value::Handle(h) = v {
+                        self.state.handles.insert(k.clone(), *h);
+                    }
+                }
+                if let Some(f) = self.on_step.as_mut() {
+                    f(&step, &self.state);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn source_text(&self, source: &str, span: &Span) -> String {
+        self.sources
+            .iter()
+            .find(|(n, _)| n == source)
+            .and_then(|(_, t)| t.get(span.clone()))
+            .unwrap_or("")
+            .to_string()
+    }
+
+    fn define(&mut self, d: &ProcDef, source: &str) -> Result<(), Diagnostic> {
+        if BUILTINS.contains(&d.name.text.as_str()) {
+            return Err(
+                Diagnostic::new(format!("`{}` is a built-in operation", d.name.text)).with_label(
+                    source,
+                    d.name.span.clone(),
+                    "cannot be redefined",
+                ),
+            );
+        }
+        if let Some(p) = self.procs.get(&d.name.text) {
+            if p.source != stdlib::STD_NAME {
+                return Err(Diagnostic::new(format!(
+                    "procedure `{}` is defined twice",
+                    d.name.text
+                ))
+                .with_label(source, d.name.span.clone(), "second definition")
+                .with_label(
+                    &p.source,
+                    p.def.name.span.clone(),
+                    "first definition",
+                ));
+            }
+        }
+        let mut seen = BTreeSet::new();
+        for p in &d.params {
+            if !seen.insert(p.text.clone()) {
+                return Err(
+                    Diagnostic::new(format!("parameter `{}` appears twice", p.text)).with_label(
+                        source,
+                        p.span.clone(),
+                        "repeated",
+                    ),
+                );
+            }
+        }
+        self.procs.insert(
+            d.name.text.clone(),
+            Rc::new(Proc {
+                def: d.clone(),
+                source: source.to_string(),
+            }),
+        );
+        Ok(())
+    }
+
+    fn import(
+        &mut self,
+        path: &str,
+        span: &Span,
+        source: &str,
+        base_dir: &std::path::Path,
+    ) -> Result<(), Diagnostic> {
+        let full = base_dir.join(path);
+        let name = full.display().to_string();
+        if self.sources.iter().any(|(n, _)| *n == name) {
+            return Ok(());
+        }
+        let text = std::fs::read_to_string(&full).map_err(|e| {
+            Diagnostic::new(format!("cannot import `{path}`: {e}")).with_label(
+                source,
+                span.clone(),
+                "imported here",
+            )
+        })?;
+        self.sources.push((name.clone(), text.clone()));
+        let script = parse_script(&text, &name)?;
+        for item in &script.items {
+            match item {
+                Item::Import { path, span } => {
+                    let dir = full.parent().unwrap_or(base_dir).to_path_buf();
+                    self.import(path, span, &name, &dir)?
+                }
+                Item::Def(d) => self.define(d, &name)?,
+                Item::Stmt(s) => {
+                    return Err(
+                        Diagnostic::new("an imported file may only define procedures")
+                            .with_label(&name, s.span(), "operation in an imported file")
+                            .with_label(source, span.clone(), "imported here"),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn exec(
+        &mut self,
+        s: &Stmt,
+        source: &str,
+        frame: &mut Frame,
+        step: usize,
+    ) -> Result<Option<Vec<Value>>, Diagnostic> {
+        match s {
+            Stmt::Return { values, .. } => {
+                let mut out = vec![];
+                for v in values {
+                    out.push(self.lookup(frame, v, source)?);
+                }
+                Ok(Some(out))
+            }
+            Stmt::Call { targets, call, .. } => {
+                let results = self.call(call, source, frame, step)?;
+                if targets.is_empty() {
+                    return Ok(None);
+                }
+                if targets.len() != results.len() {
+                    let what = if results.is_empty() {
+                        format!("`{}` returns nothing", call.name.text)
+                    } else {
+                        format!("`{}` returns {} value(s)", call.name.text, results.len())
+                    };
+                    return Err(Diagnostic::new(format!(
+                        "{what}, but {} name(s) are assigned",
+                        targets.len()
+                    ))
+                    .with_label(source, call.span.clone(), what));
+                }
+                for (t, v) in targets.iter().zip(results) {
+                    if frame.contains_key(&t.text) {
+                        let mut d = Diagnostic::new(format!("`{}` is already defined", t.text))
+                            .with_label(source, t.span.clone(), "assigned again here")
+                            .with_help("choose a new name for the new handle");
+                        if let Some(Value::Handle(h)) = frame.get(&t.text) {
+                            let o = &self.state.components[*h].origin;
+                            d = d.with_label(
+                                &o.source,
+                                o.span.clone(),
+                                format!("`{}` was defined here", t.text),
+                            );
+                        }
+                        return Err(d);
+                    }
+                    if let Value::Handle(h) = v {
+                        let c = &mut self.state.components[h];
+                        c.origin = Origin {
+                            source: source.to_string(),
+                            span: t.span.clone(),
+                            what: format!("`{}`", t.text),
+                        };
+                    }
+                    frame.insert(t.text.clone(), v);
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    fn lookup(&self, frame: &Frame, n: &Name, source: &str) -> Result<Value, Diagnostic> {
+        frame.get(&n.text).cloned().ok_or_else(|| {
+            let mut known: Vec<&String> = frame.keys().collect();
+            known.sort();
+            let mut d = Diagnostic::new(format!("unknown tag or handle `{}`", n.text)).with_label(
+                source,
+                n.span.clone(),
+                "not a tag in the kernel nor a handle defined above",
+            );
+            let close = known
+                .iter()
+                .map(|k| (edit_distance(&k.to_lowercase(), &n.text.to_lowercase()), k))
+                .filter(|(d, _)| *d <= 2)
+                .min();
+            if let Some((_, c)) = close {
+                d = d.with_help(format!("did you mean `{c}`?"));
+            } else if !known.is_empty() {
+                d = d.with_note(format!(
+                    "known here: {}",
+                    known
+                        .iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            d
+        })
+    }
+
+    fn eval(&mut self, a: &Arg, frame: &Frame, source: &str) -> Result<Value, Diagnostic> {
+        Ok(match a {
+            Arg::Ident(n) => self.lookup(frame, n, source)?,
+            Arg::Int(v, _) => Value::Int(v.clone()),
+            Arg::Isl(t, span) => Value::Isl {
+                text: t.clone(),
+                source: source.to_string(),
+                span: span.clone(),
+            },
+            Arg::List(v, _) => Value::List(v.iter().map(|(x, _)| x.clone()).collect()),
+            Arg::Group(names, span) => {
+                let mut positions = BTreeSet::new();
+                for n in names {
+                    match self.lookup(frame, n, source)? {
+                        Value::Handle(h) => {
+                            positions.extend(self.state.components[h].positions.iter().cloned())
+                        }
+                        v => {
+                            return Err(Diagnostic::new(format!(
+                                "`{}` is {}, not a loop component",
+                                n.text,
+                                v.describe()
+                            ))
+                            .with_label(
+                                source,
+                                n.span.clone(),
+                                "in this group",
+                            ))
+                        }
+                    }
+                }
+                self.state.components.push(Component {
+                    positions,
+                    origin: Origin {
+                        source: source.to_string(),
+                        span: span.clone(),
+                        what: "this group".to_string(),
+                    },
+                });
+                Value::Handle(self.state.components.len() - 1)
+            }
+        })
+    }
+
+    fn call(
+        &mut self,
+        call: &Call,
+        source: &str,
+        frame: &Frame,
+        step: usize,
+    ) -> Result<Vec<Value>, Diagnostic> {
+        let mut args = vec![];
+        for a in &call.args {
+            args.push((self.eval(a, frame, source)?, a.span()));
+        }
+        let name = call.name.text.as_str();
+        let ctx = OpCtx {
+            source,
+            call,
+            frame,
+            step,
+        };
+        match name {
+            "realign" => {
+                let [l1, l2, n] = self.arity::<3>(&ctx, &args, &["l1", "l2", "n"])?;
+                let (h1, h2, n) = (
+                    self.handle(&ctx, &l1)?,
+                    self.handle(&ctx, &l2)?,
+                    self.int(&ctx, &n)?,
+                );
+                self.realign(&ctx, h1, h2, n)?;
+                Ok(vec![])
+            }
+            "lift" => {
+                let [l, n] = self.arity::<2>(&ctx, &args, &["l", "n"])?;
+                let (h, n) = (self.handle(&ctx, &l)?, self.int(&ctx, &n)?);
+                Ok(vec![Value::Handle(self.lift(&ctx, h, n)?)])
+            }
+            "affine" => {
+                let [l, f] = self.arity::<2>(&ctx, &args, &["l", "MAP"])?;
+                let h = self.handle(&ctx, &l)?;
+                let f = self.isl_map(&ctx, &f)?;
+                self.affine(&ctx, h, f.0, &f.1)?;
+                Ok(vec![])
+            }
+            "isplit" => {
+                let [l, p, n] = self.arity::<3>(&ctx, &args, &["l", "SET", "n"])?;
+                let h = self.handle(&ctx, &l)?;
+                let p = self.isl_set(&ctx, &p)?;
+                let n = self.int(&ctx, &n)?;
+                let (a, b) = self.isplit(&ctx, h, p.0, &p.1, n)?;
+                Ok(vec![Value::Handle(a), Value::Handle(b)])
+            }
+            "tile" => {
+                let [l, sizes] = self.arity::<2>(&ctx, &args, &["l", "[sizes]"])?;
+                let h = self.handle(&ctx, &l)?;
+                let (sizes, span) = match &sizes.0 {
+                    Value::List(v) => (v.clone(), sizes.1.clone()),
+                    v => {
+                        return Err(Diagnostic::new(format!(
+                            "`tile` takes a list of sizes, found {}",
+                            v.describe()
+                        ))
+                        .with_label(
+                            source,
+                            sizes.1.clone(),
+                            "expected `[32, 32]` or similar",
+                        ))
+                    }
+                };
+                self.tile(&ctx, h, &sizes, &span)?;
+                Ok(vec![])
+            }
+            _ => self.call_proc(&ctx, args),
+        }
+    }
+
+    fn call_proc(
+        &mut self,
+        ctx: &OpCtx,
+        args: Vec<(Value, Span)>,
+    ) -> Result<Vec<Value>, Diagnostic> {
+        let name = &ctx.call.name;
+        let Some(p) = self.procs.get(&name.text).cloned() else {
+            let mut all: Vec<&str> = BUILTINS.to_vec();
+            all.extend(self.procs.keys().map(String::as_str));
+            let mut d = Diagnostic::new(format!("unknown operation `{}`", name.text)).with_label(
+                ctx.source,
+                name.span.clone(),
+                "no built-in operation or procedure has this name",
+            );
+            if let Some((_, c)) = all
+                .iter()
+                .map(|k| (edit_distance(k, &name.text), k))
+                .filter(|(d, _)| *d <= 2)
+                .min()
+            {
+                d = d.with_help(format!("did you mean `{c}`?"));
+            }
+            return Err(d);
+        };
+        if args.len() != p.def.params.len() {
+            return Err(Diagnostic::new(format!(
+                "`{}` takes {} argument(s), {} given",
+                name.text,
+                p.def.params.len(),
+                args.len()
+            ))
+            .with_label(ctx.source, ctx.call.span.clone(), "called here")
+            .with_label(
+                &p.source,
+                p.def.span.start..p.def.span.start + 3 + 1 + name.text.len(),
+                "defined here",
+            ));
+        }
+        if self.depth >= MAX_CALL_DEPTH {
+            return Err(
+                Diagnostic::new("procedure calls nested too deeply (recursion?)").with_label(
+                    ctx.source,
+                    ctx.call.span.clone(),
+                    "this call",
+                ),
+            );
+        }
+        let mut frame: Frame = BTreeMap::new();
+        for (param, (v, _)) in p.def.params.iter().zip(args) {
+            frame.insert(param.text.clone(), v);
+        }
+        self.depth += 1;
+        let mut result = Ok(vec![]);
+        for s in &p.def.body {
+            match self.exec(s, &p.source, &mut frame, ctx.step) {
+                Ok(Some(vals)) => {
+                    result = Ok(vals);
+                    break;
+                }
+                Ok(None) => {}
+                Err(d) => {
+                    result = Err(d.with_label(
+                        ctx.source,
+                        ctx.call.span.clone(),
+                        format!("in this call of `{}`", name.text),
+                    ));
+                    break;
+                }
+            }
+        }
+        self.depth -= 1;
+        result
+    }
+
+    fn arity<const N: usize>(
+        &self,
+        ctx: &OpCtx,
+        args: &[(Value, Span)],
+        names: &[&str],
+    ) -> Result<[(Value, Span); N], Diagnostic> {
+        if args.len() != N {
+            return Err(Diagnostic::new(format!(
+                "`{}` takes {N} arguments ({}), {} given",
+                ctx.call.name.text,
+                names.join(", "),
+                args.len()
+            ))
+            .with_label(
+                ctx.source,
+                ctx.call.span.clone(),
+                format!("expected {}({})", ctx.call.name.text, names.join(", ")),
+            ));
+        }
+        Ok(std::array::from_fn(|i| args[i].clone()))
+    }
+
+    fn handle(&self, ctx: &OpCtx, v: &(Value, Span)) -> Result<usize, Diagnostic> {
+        match &v.0 {
+            Value::Handle(h) => Ok(*h),
+            other => Err(Diagnostic::new(format!(
+                "`{}` expects a loop component here, found {}",
+                ctx.call.name.text,
+                other.describe()
+            ))
+            .with_label(ctx.source, v.1.clone(), "not a tag or handle")),
+        }
+    }
+
+    fn int(&self, ctx: &OpCtx, v: &(Value, Span)) -> Result<i64, Diagnostic> {
+        match &v.0 {
+            Value::Int(i) => i
+                .to_i64()
+                .filter(|x| *x >= 0 && *x < 1 << 20)
+                .ok_or_else(|| {
+                    Diagnostic::new(format!(
+                        "`{}` needs a small non-negative number of loops here",
+                        ctx.call.name.text
+                    ))
+                    .with_label(ctx.source, v.1.clone(), format!("{i} loops"))
+                }),
+            other => Err(Diagnostic::new(format!(
+                "`{}` expects an integer here, found {}",
+                ctx.call.name.text,
+                other.describe()
+            ))
+            .with_label(ctx.source, v.1.clone(), "not an integer")),
+        }
+    }
+
+    /// Integer-valued names visible in the frame (procedure arguments), for maps and sets.
+    fn constants(frame: &Frame) -> Vec<(String, Int)> {
+        frame
+            .iter()
+            .filter_map(|(k, v)| match v {
+                Value::Int(i) => Some((k.clone(), i.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn isl(&self, ctx: &OpCtx, v: &(Value, Span)) -> Result<(Parsed, Origin), Diagnostic> {
+        let Value::Isl { text, source, span } = &v.0 else {
+            return Err(Diagnostic::new(format!(
+                "`{}` expects a set or map here, found {}",
+                ctx.call.name.text,
+                v.0.describe()
+            ))
+            .with_label(ctx.source, v.1.clone(), "expected `{ ... }`"));
+        };
+        let consts = Self::constants(ctx.frame);
+        let origin = Origin {
+            source: source.clone(),
+            span: span.clone(),
+            what: "this map".to_string(),
+        };
+        parse_with_constants(text, &self.state.params, &consts)
+            .map(|p| (p, origin))
+            .map_err(|e: ParseError| {
+                let at = span.start + e.span.start..span.start + e.span.end;
+                let mut d =
+                    Diagnostic::new(e.message.clone()).with_label(source, at, e.message.clone());
+                if let Some(h) = e.help {
+                    d = d.with_help(h);
+                }
+                if *source != ctx.source {
+                    d = d.with_label(ctx.source, v.1.clone(), "passed here");
+                }
+                d
+            })
+    }
+
+    fn isl_map(&self, ctx: &OpCtx, v: &(Value, Span)) -> Result<(Map, Origin), Diagnostic> {
+        match self.isl(ctx, v)? {
+            (Parsed::Map(m), o) => {
+                // Tuple names mean nothing here: iteration vectors are anonymous.
+                let (mut d, mut r) = (
+                    m.space().domain.clone().expect("map"),
+                    m.space().range.clone(),
+                );
+                d.name = None;
+                r.name = None;
+                Ok((m.with_space_names(d, r), o))
+            }
+            (Parsed::Set(_), o) => Err(Diagnostic::new(format!(
+                "`{}` needs a map, found a set",
+                ctx.call.name.text
+            ))
+            .with_label(&o.source, o.span, "a set")
+            .with_help("write the map with an arrow: `{ [i, j] -> [j, i] }`")),
+        }
+    }
+
+    fn isl_set(&self, ctx: &OpCtx, v: &(Value, Span)) -> Result<(Set, Origin), Diagnostic> {
+        match self.isl(ctx, v)? {
+            (Parsed::Set(s), o) => {
+                let mut t = s.tuple().clone();
+                t.name = None;
+                Ok((s.with_tuple(t), o))
+            }
+            (Parsed::Map(_), o) => Err(Diagnostic::new(format!(
+                "`{}` needs a set (a predicate), found a map",
+                ctx.call.name.text
+            ))
+            .with_label(&o.source, o.span, "a map")
+            .with_help("write the predicate as a set: `{ [i, j] : j < N/2 }`")),
+        }
+    }
+
+    fn component_nonempty(
+        &self,
+        ctx: &OpCtx,
+        h: usize,
+        arg: usize,
+    ) -> Result<Vec<usize>, Diagnostic> {
+        let m = self.state.members(&self.state.components[h].positions);
+        if m.is_empty() {
+            let o = &self.state.components[h].origin;
+            return Err(Diagnostic::new(format!("{} covers no statement", o.what))
+                .with_label(
+                    ctx.source,
+                    ctx.call.args[arg].span(),
+                    "empty loop component",
+                )
+                .with_label(&o.source, o.span.clone(), "defined here"));
+        }
+        Ok(m)
+    }
+
+    fn stmt_label(&self, piece: usize) -> String {
+        self.state.stmt_names[self.state.pieces[piece].stmt].clone()
+    }
+
+    fn touch(&mut self, pieces: &[usize], step: usize) {
+        for &i in pieces {
+            let t = &mut self.state.pieces[i].touched;
+            if t.last() != Some(&step) {
+                t.push(step);
+            }
+        }
+    }
+
+    fn realign(&mut self, ctx: &OpCtx, h1: usize, h2: usize, n: i64) -> Result<(), Diagnostic> {
+        let m1 = self.component_nonempty(ctx, h1, 0)?;
+        let m2 = self.component_nonempty(ctx, h2, 1)?;
+        let n = n as usize;
+        for (members, arg) in [(&m1, 0), (&m2, 1)] {
+            if let Some(&i) = members.iter().find(|&&i| self.state.pieces[i].depth < n) {
+                return Err(Diagnostic::new(format!(
+                    "cannot give the components {n} common loop(s): statement {} is only {} loop(s) deep",
+                    self.stmt_label(i),
+                    self.state.pieces[i].depth
+                ))
+                .with_label(ctx.source, ctx.call.args[2].span(), format!("{n} common loops"))
+                .with_label(ctx.source, ctx.call.args[arg].span(), format!("contains {}", self.stmt_label(i))));
+            }
+        }
+        let p1 = self.state.components[h1]
+            .positions
+            .iter()
+            .max()
+            .expect("non-empty")
+            .clone();
+        let p2 = self.state.components[h2]
+            .positions
+            .iter()
+            .min()
+            .expect("non-empty")
+            .clone();
+        if !lex_lt(&p1, &p2) {
+            return Err(
+                Diagnostic::new("`realign(l1, l2, n)` needs l2 to come after l1")
+                    .with_label(
+                        ctx.source,
+                        ctx.call.args[1].span(),
+                        format!("starts at position {}", fmt_pos(&p2)),
+                    )
+                    .with_label(
+                        ctx.source,
+                        ctx.call.args[0].span(),
+                        format!("ends at position {}", fmt_pos(&p1)),
+                    )
+                    .with_help(
+                        "swap the two components, or realign the component that comes first",
+                    ),
+            );
+        }
+        if let Some(i) = (0..self.state.pieces.len()).find(|&i| {
+            let q = &self.state.pieces[i].pos;
+            lex_lt(&p1, q) && lex_lt(q, &p2)
+        }) {
+            return Err(Diagnostic::new("`realign(l1, l2, n)` needs adjacent components")
+                .with_label(ctx.source, ctx.call.span.clone(), format!(
+                    "statement {} (position {}) lies between them",
+                    self.stmt_label(i),
+                    fmt_pos(&self.state.pieces[i].pos)
+                ))
+                .with_help("realign the components in between first, or tag a component that includes them"));
+        }
+        let len = p1.len();
+        if n >= len {
+            return Err(Diagnostic::new(format!(
+                "the schedules have only {} loop levels",
+                len - 1
+            ))
+            .with_label(ctx.source, ctx.call.args[2].span(), "too many common loops"));
+        }
+        let shift = add(&sub(&p1, &p2), &unit(len, n));
+        let moved: Vec<usize> = (0..self.state.pieces.len())
+            .filter(|&i| !lex_lt(&self.state.pieces[i].pos, &p2))
+            .collect();
+        self.state.map_positions(|q| {
+            if lex_lt(q, &p2) {
+                q.clone()
+            } else {
+                add(q, &shift)
+            }
+        });
+        self.touch(&moved, ctx.step);
+        Ok(())
+    }
+
+    fn lift(&mut self, ctx: &OpCtx, h: usize, n: i64) -> Result<usize, Diagnostic> {
+        let m = self.component_nonempty(ctx, h, 0)?;
+        let n = n as usize;
+        if let Some(&i) = m.iter().find(|&&i| self.state.pieces[i].depth < n) {
+            return Err(Diagnostic::new(format!(
+                "cannot lift to loop {n}: statement {} is only {} loop(s) deep",
+                self.stmt_label(i),
+                self.state.pieces[i].depth
+            ))
+            .with_label(ctx.source, ctx.call.args[1].span(), "beyond the nest depth"));
+        }
+        let prefixes: BTreeSet<Vec<Int>> = self.state.components[h]
+            .positions
+            .iter()
+            .map(|p| p[..n].to_vec())
+            .collect();
+        let positions: BTreeSet<Pos> = self
+            .state
+            .pieces
+            .iter()
+            .map(|p| p.pos.clone())
+            .filter(|q| prefixes.contains(&q[..n]))
+            .collect();
+        self.state.components.push(Component {
+            positions,
+            origin: Origin {
+                source: ctx.source.to_string(),
+                span: ctx.call.span.clone(),
+                what: "this lift".to_string(),
+            },
+        });
+        Ok(self.state.components.len() - 1)
+    }
+
+    /// `[j0 .. j(m-1)] -> [j0 .. j(k-1)]`
+    fn prefix_map(m: usize, k: usize) -> Map {
+        let js: Vec<String> = (0..m).map(|i| format!("j{i}")).collect();
+        parse_map_text(&format!(
+            "{{ [{}] -> [{}] }}",
+            js.join(", "),
+            js[..k].join(", ")
+        ))
+    }
+
+    fn affine(&mut self, ctx: &OpCtx, h: usize, f: Map, origin: &Origin) -> Result<(), Diagnostic> {
+        let members = self.component_nonempty(ctx, h, 0)?;
+        let m = self.state.n_it();
+        let (a, b) = (f.n_in(), f.n_out());
+        if a > m {
+            return Err(Diagnostic::new(format!(
+                "the map takes {a} iterator(s), but the schedules have {m} iteration dimension(s)"
+            ))
+            .with_label(&origin.source, origin.span.clone(), format!("{a} input(s)")));
+        }
+        if let Some(&i) = members
+            .iter()
+            .find(|&&i| self.state.pieces[i].depth < a && !self.padding_is_zero(i, a))
+        {
+            return Err(Diagnostic::new(format!(
+                "the map takes {a} iterator(s), but statement {} is only {} loop(s) deep",
+                self.stmt_label(i),
+                self.state.pieces[i].depth
+            ))
+            .with_label(&origin.source, origin.span.clone(), format!("{a} input(s)"))
+            .with_label(
+                ctx.source,
+                ctx.call.args[0].span(),
+                format!("contains {}", self.stmt_label(i)),
+            ));
+        }
+        if b < a {
+            return Err(Diagnostic::new(format!(
+                "the map has fewer outputs ({b}) than inputs ({a}); it cannot be one-to-one"
+            ))
+            .with_label(&origin.source, origin.span.clone(), "drops dimensions"));
+        }
+        // f must be a function defined on every iteration vector of the component.
+        let prefix = Self::prefix_map(m, a);
+        for &i in &members {
+            let p = &self.state.pieces[i];
+            let vecs = p.domain.apply(&p.it.apply_range(&prefix));
+            let missing = vecs.subtract(&f.domain());
+            if let Some(w) = missing.sample() {
+                return Err(
+                    Diagnostic::new("the map is not defined on the whole domain")
+                        .with_label(
+                            &origin.source,
+                            origin.span.clone(),
+                            format!(
+                                "no image for [{}]{}",
+                                w.coords
+                                    .iter()
+                                    .map(Int::to_string)
+                                    .collect::<Vec<_>>()
+                                    .join(", "),
+                                param_note(&missing, &w.params)
+                            ),
+                        )
+                        .with_label(
+                            ctx.source,
+                            ctx.call.args[0].span(),
+                            format!("iteration vector of {}", self.stmt_label(i)),
+                        ),
+                );
+            }
+            let restricted = f.intersect_domain(&vecs);
+            if let Some(w) = restricted.inverse().injectivity_witness() {
+                let fmt = |v: &[Int]| v.iter().map(Int::to_string).collect::<Vec<_>>().join(", ");
+                return Err(Diagnostic::new("the map is not a function")
+                    .with_label(
+                        &origin.source,
+                        origin.span.clone(),
+                        format!(
+                            "one iteration vector has two images, [{}] and [{}]",
+                            fmt(&w.coords[..b]),
+                            fmt(&w.coords[b..])
+                        ),
+                    )
+                    .with_help(
+                        "give every output an expression (or one value) in terms of the inputs",
+                    ));
+            }
+        }
+        let rest = m - a;
+        let id_rest = {
+            let js: Vec<String> = (0..rest).map(|i| format!("r{i}")).collect();
+            parse_map_text(&format!("{{ [{}] -> [{}] }}", js.join(", "), js.join(", ")))
+        };
+        let g = f.product(&id_rest);
+        let pad = {
+            let js: Vec<String> = (0..m).map(|i| format!("j{i}")).collect();
+            let mut outs = js.clone();
+            outs.extend(std::iter::repeat_n("0".to_string(), b - a));
+            parse_map_text(&format!(
+                "{{ [{}] -> [{}] }}",
+                js.join(", "),
+                outs.join(", ")
+            ))
+        };
+        let inside: BTreeSet<Pos> = self.state.components[h].positions.clone();
+        for (i, p) in self.state.pieces.iter_mut().enumerate() {
+            if members.contains(&i) {
+                p.it = p.it.apply_range(&g).simplify();
+                p.depth += b - a;
+            } else {
+                p.it = p.it.apply_range(&pad).simplify();
+            }
+        }
+        let extra = b - a;
+        self.state.map_positions(|q| {
+            let mut r: Pos = q[..a].to_vec();
+            if inside.contains(q) {
+                r.extend(std::iter::repeat_n(Int::ZERO, extra));
+                r.extend(q[a..].iter().cloned());
+            } else {
+                r.extend(q[a..].iter().cloned());
+                r.extend(std::iter::repeat_n(Int::ZERO, extra));
+            }
+            r
+        });
+        self.touch(&members, ctx.step);
+        Ok(())
+    }
+
+    /// Is iteration dim `a-1` and beyond of piece `i` a zero pad (so a map over `a` inputs
+    /// may still apply, as in `{[i, j, 0] -> [i, j, j]}`)?
+    fn padding_is_zero(&self, i: usize, a: usize) -> bool {
+        let p = &self.state.pieces[i];
+        let m = p.it.n_out();
+        let zero = {
+            let js: Vec<String> = (0..m).map(|k| format!("j{k}")).collect();
+            let cons: Vec<String> = (p.depth..a.min(m)).map(|k| format!("j{k} = 0")).collect();
+            let text = if cons.is_empty() {
+                format!("{{ [{}] }}", js.join(", "))
+            } else {
+                format!("{{ [{}] : {} }}", js.join(", "), cons.join(" and "))
+            };
+            match parse_with_constants(&text, &[], &[]) {
+                Ok(Parsed::Set(s)) => s,
+                _ => return false,
+            }
+        };
+        p.domain.apply(&p.it).is_subset(&zero)
+    }
+
+    fn isplit(
+        &mut self,
+        ctx: &OpCtx,
+        h: usize,
+        pred: Set,
+        origin: &Origin,
+        n: i64,
+    ) -> Result<(usize, usize), Diagnostic> {
+        let members = self.component_nonempty(ctx, h, 0)?;
+        let m = self.state.n_it();
+        let a = pred.n_dim();
+        let n = n as usize;
+        if a > m {
+            return Err(Diagnostic::new(format!(
+                "the predicate has {a} dimension(s), but the schedules have {m} iteration dimension(s)"
+            ))
+            .with_label(&origin.source, origin.span.clone(), format!("{a} dimension(s)")));
+        }
+        if let Some(&i) = members.iter().find(|&&i| self.state.pieces[i].depth < n) {
+            return Err(Diagnostic::new(format!(
+                "cannot split at loop level {n}: statement {} is only {} loop(s) deep",
+                self.stmt_label(i),
+                self.state.pieces[i].depth
+            ))
+            .with_label(ctx.source, ctx.call.args[2].span(), "too deep"));
+        }
+        let positions = self.state.components[h].positions.clone();
+        let pm = positions.iter().min().expect("non-empty").clone();
+        let pmax = positions.iter().max().expect("non-empty").clone();
+        let len = pm.len();
+        if n >= len {
+            return Err(Diagnostic::new(format!(
+                "the schedules have only {} loop levels",
+                len - 1
+            ))
+            .with_label(ctx.source, ctx.call.args[2].span(), "too deep"));
+        }
+        // The second half lands after the whole component at level n (as realign would
+        // place it), and everything after the component moves with it.
+        let shift = add(&sub(&pmax, &pm), &unit(len, n));
+        let prefix = Self::prefix_map(m, a);
+        let mut new_pieces = vec![];
+        let mut touched = vec![];
+        for (i, p) in self.state.pieces.iter().enumerate() {
+            if members.contains(&i) {
+                let sel = pred.preimage(&p.it.apply_range(&prefix));
+                let first = p.domain.intersect(&sel).simplify();
+                let second = p.domain.subtract(&sel).simplify();
+                let mut p1 = p.clone();
+                p1.domain = first;
+                let mut p2 = p.clone();
+                p2.domain = second;
+                p2.pos = add(&p.pos, &shift);
+                p1.touched.push(ctx.step);
+                p2.touched.push(ctx.step);
+                if !p1.domain.is_empty() {
+                    new_pieces.push(p1);
+                }
+                if !p2.domain.is_empty() {
+                    new_pieces.push(p2);
+                }
+            } else {
+                let mut q = p.clone();
+                if !lex_lt(&p.pos, &pm) {
+                    q.pos = add(&p.pos, &shift);
+                    touched.push(new_pieces.len());
+                }
+                new_pieces.push(q);
+            }
+        }
+        self.state.pieces = new_pieces;
+        self.touch(&touched, ctx.step);
+        for c in self.state.components.iter_mut() {
+            let mut out = BTreeSet::new();
+            for q in &c.positions {
+                if positions.contains(q) {
+                    out.insert(q.clone());
+                    out.insert(add(q, &shift));
+                } else if lex_lt(q, &pm) {
+                    out.insert(q.clone());
+                } else {
+                    out.insert(add(q, &shift));
+                }
+            }
+            c.positions = out;
+        }
+        let second: BTreeSet<Pos> = positions.iter().map(|q| add(q, &shift)).collect();
+        let mk = |positions: BTreeSet<Pos>, what: &str| Component {
+            positions,
+            origin: Origin {
+                source: ctx.source.to_string(),
+                span: ctx.call.span.clone(),
+                what: what.to_string(),
+            },
+        };
+        self.state
+            .components
+            .push(mk(positions, "the first half of this isplit"));
+        self.state
+            .components
+            .push(mk(second, "the second half of this isplit"));
+        let k = self.state.components.len();
+        Ok((k - 2, k - 1))
+    }
+
+    fn tile(
+        &mut self,
+        ctx: &OpCtx,
+        h: usize,
+        sizes: &[Int],
+        span: &Span,
+    ) -> Result<(), Diagnostic> {
+        if sizes.is_empty() {
+            return Err(
+                Diagnostic::new("`tile` needs at least one size").with_label(
+                    ctx.source,
+                    span.clone(),
+                    "empty list",
+                ),
+            );
+        }
+        if let Some(s) = sizes.iter().find(|s| !s.is_positive()) {
+            return Err(
+                Diagnostic::new(format!("tile sizes must be positive, found {s}")).with_label(
+                    ctx.source,
+                    span.clone(),
+                    "here",
+                ),
+            );
+        }
+        let k = sizes.len();
+        let ins: Vec<String> = (0..k).map(|i| format!("i{i}")).collect();
+        let tiles: Vec<String> = (0..k).map(|i| format!("t{i}")).collect();
+        let points: Vec<String> = (0..k).map(|i| format!("p{i}")).collect();
+        let cons: Vec<String> = (0..k)
+            .map(|i| {
+                format!(
+                    "t{i} = floor(i{i}/{s}) and p{i} = i{i} - {s}*t{i}",
+                    s = sizes[i]
+                )
+            })
+            .collect();
+        let text = format!(
+            "{{ [{}] -> [{}, {}] : {} }}",
+            ins.join(", "),
+            tiles.join(", "),
+            points.join(", "),
+            cons.join(" and ")
+        );
+        let f = parse_map_text(&text);
+        let origin = Origin {
+            source: ctx.source.to_string(),
+            span: span.clone(),
+            what: "these tile sizes".to_string(),
+        };
+        self.affine(ctx, h, f, &origin)
+    }
+}
+
+struct OpCtx<'a> {
+    source: &'a str,
+    call: &'a Call,
+    frame: &'a Frame,
+    step: usize,
+}
+
+/// Built-in operations (the Loopy paper's, plus `tile`).
+pub const BUILTINS: [&str; 5] = ["realign", "lift", "affine", "isplit", "tile"];
+
+fn param_note(s: &Set, vals: &[Int]) -> String {
+    if vals.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = s
+        .space()
+        .params
+        .iter()
+        .zip(vals)
+        .map(|(n, v)| format!("{n} = {v}"))
+        .collect();
+    format!(" (with {})", parts.join(", "))
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let c = if a[i - 1] == b[j - 1] { 0 } else { 1 };
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + c);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

@@ -1,0 +1,300 @@
+//! The interpreter on hand-built programs: the examples of the Loopy paper's Figures 3 and 4,
+//! errors, procedures, and the inverse-affine round trip.
+
+use loopy::diag::Diagnostic;
+use loopy::presburger::{parse_set, Int};
+use loopy::script::interp::{Interpreter, Origin, Pos, State, StmtInit};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn pos(v: &[i64]) -> Pos {
+    v.iter().map(|&x| Int::from(x)).collect()
+}
+
+/// Figure 4a: L1 = {s0, s1} in (i, j); L2 = {s2, s3} in (i, j), L3 = {s4, s5} in (i, j) of
+/// a second i loop.
+fn figure4() -> State {
+    let positions = [
+        [0, 0, 0],
+        [0, 0, 1],
+        [1, 0, 0],
+        [1, 0, 1],
+        [1, 1, 0],
+        [1, 1, 1],
+    ];
+    let stmts = (0..6)
+        .map(|k| StmtInit {
+            name: format!("s{k}"),
+            domain: parse_set(
+                &format!("[N] -> {{ s{k}[i, j] : 0 <= i < N and 0 <= j < N }}"),
+                &[],
+            )
+            .unwrap(),
+            pos: pos(&positions[k]),
+        })
+        .collect();
+    let tag = |name: &str, ks: &[usize]| {
+        (
+            name.to_string(),
+            ks.iter()
+                .map(|&k| pos(&positions[k]))
+                .collect::<BTreeSet<Pos>>(),
+            Origin {
+                source: "kernel.c".into(),
+                span: 0..1,
+                what: format!("tag `{name}`"),
+            },
+        )
+    };
+    State::new(
+        vec!["N".into()],
+        stmts,
+        vec![tag("L1", &[0, 1]), tag("L2", &[2, 3]), tag("L3", &[4, 5])],
+    )
+}
+
+fn run(state: State, script: &str) -> Result<Interpreter, Diagnostic> {
+    let mut it = Interpreter::new(state);
+    it.run_text(script, "test.loopy", Path::new("."))?;
+    Ok(it)
+}
+
+fn positions(it: &Interpreter) -> Vec<(String, Vec<i64>)> {
+    it.state
+        .pieces
+        .iter()
+        .map(|p| {
+            (
+                it.state.stmt_names[p.stmt].clone(),
+                p.pos.iter().map(|v| v.to_i64().unwrap()).collect(),
+            )
+        })
+        .collect()
+}
+
+fn schedule(it: &Interpreter, k: usize) -> String {
+    it.state.pieces[k].schedule().simplify().to_string()
+}
+
+#[test]
+fn realign_figure_4b() {
+    let it = run(figure4(), "realign(L1, L2, 2)").unwrap();
+    let p = positions(&it);
+    assert_eq!(p[2].1, vec![0, 0, 2]);
+    assert_eq!(p[3].1, vec![0, 0, 3]);
+    assert_eq!(p[4].1, vec![0, 1, 2]);
+    assert_eq!(p[5].1, vec![0, 1, 3]);
+    assert_eq!(p[0].1, vec![0, 0, 0]);
+    // Handles follow: L3 now sits at [0,1,2], [0,1,3].
+    let l3 = &it.state.components[it.state.handles["L3"]].positions;
+    assert!(l3.contains(&pos(&[0, 1, 2])) && l3.contains(&pos(&[0, 1, 3])));
+}
+
+#[test]
+fn realign_zero_splits_figure_3b() {
+    // Figure 3: L1 and L2 share one loop; realign(L1, L2, 0) makes separate nests.
+    let it = run(figure4(), "realign(L1, L2, 0)").unwrap();
+    let p = positions(&it);
+    assert_eq!(p[1].1, vec![0, 0, 1]);
+    // pos - (p2 - p1) + I(0): [1,0,0] - [1,0,-1] + [1,0,0], exactly as §3.2 defines it.
+    assert_eq!(p[2].1, vec![1, 0, 1]);
+    assert_eq!(p[3].1, vec![1, 0, 2]);
+    assert_eq!(p[4].1, vec![1, 1, 1]);
+}
+
+#[test]
+fn affine_figure_4c() {
+    // The paper writes `j/32` for the integer quotient; `[j/32]` is the same.
+    let it = run(figure4(), "affine(L2, {[i,j] -> [i, j/32, j%32]})").unwrap();
+    let same = run(figure4(), "affine(L2, {[i,j] -> [i, [j/32], j%32]})").unwrap();
+    assert!(it.state.pieces[2]
+        .schedule()
+        .is_equal(&same.state.pieces[2].schedule()));
+    let p = positions(&it);
+    assert_eq!(p[0].1, vec![0, 0, 0, 0]);
+    assert_eq!(p[1].1, vec![0, 0, 1, 0]);
+    assert_eq!(p[2].1, vec![1, 0, 0, 0]);
+    assert_eq!(p[3].1, vec![1, 0, 0, 1]);
+    assert_eq!(p[4].1, vec![1, 1, 0, 0]);
+    assert_eq!(p[5].1, vec![1, 1, 1, 0]);
+    assert_eq!(
+        schedule(&it, 2),
+        "[N] -> { s2[i, j] -> [1, i, 0, floor((j)/32), 0, j - 32*floor((j)/32), 0] : 0 <= i < N and 0 <= j < N }"
+    );
+    assert_eq!(
+        schedule(&it, 0),
+        "[N] -> { s0[i, j] -> [0, i, 0, j, 0, 0, 0] : 0 <= i < N and 0 <= j < N }"
+    );
+}
+
+#[test]
+fn lift_figure_3d() {
+    let it = run(
+        figure4(),
+        "realign(L1, L2, 2)\nL = lift(L1, 1)\naffine(L, {[i, j] -> [j, i]})",
+    )
+    .unwrap();
+    // lift(L1, 1) covers everything under the first i loop: all six statements now.
+    let l = &it.state.components[it.state.handles["L"]].positions;
+    assert_eq!(l.len(), 6);
+    assert!(
+        schedule(&it, 5).contains("-> [0, j, 1, i, 3]"),
+        "{}",
+        schedule(&it, 5)
+    );
+}
+
+#[test]
+fn isplit_figure_3f() {
+    let it = run(figure4(), "(A, B) = isplit(L1, {[i, j] : j < N/2}, 1)").unwrap();
+    let p = positions(&it);
+    // s0 and s1 split; the second halves come after the whole component at level 1.
+    let names: Vec<(&str, Vec<i64>)> = p.iter().map(|(n, v)| (n.as_str(), v.clone())).collect();
+    assert_eq!(
+        names,
+        vec![
+            ("s0", vec![0, 0, 0]),
+            ("s0", vec![0, 1, 1]),
+            ("s1", vec![0, 0, 1]),
+            ("s1", vec![0, 1, 2]),
+            ("s2", vec![1, 1, 1]),
+            ("s3", vec![1, 1, 2]),
+            ("s4", vec![1, 2, 1]),
+            ("s5", vec![1, 2, 2]),
+        ]
+    );
+    let a = &it.state.components[it.state.handles["A"]].positions;
+    let b = &it.state.components[it.state.handles["B"]].positions;
+    assert_eq!(a.len(), 2);
+    assert!(b.contains(&pos(&[0, 1, 1])) && b.contains(&pos(&[0, 1, 2])));
+    // j < N/2 with the integer quotient, as the generated `for (j = 0; j < N/2; j++)` of
+    // Figure 3f reads in C.
+    let expect = parse_set(
+        "[N] -> { s0[i, j] : 0 <= i < N and 0 <= j < floor(N/2) }",
+        &[],
+    )
+    .unwrap();
+    assert!(
+        it.state.pieces[0].domain.is_equal(&expect),
+        "{}",
+        it.state.pieces[0].domain
+    );
+}
+
+#[test]
+fn tile_is_strip_mine_and_interchange() {
+    let it = run(figure4(), "tile(L2, [32, 16])").unwrap();
+    let s = schedule(&it, 2);
+    assert!(
+        s.contains(
+            "floor((i)/32), 0, floor((j)/16), 0, i - 32*floor((i)/32), 0, j - 16*floor((j)/16)"
+        ),
+        "{s}"
+    );
+}
+
+#[test]
+fn affine_then_inverse_is_identity() {
+    for (f, finv) in [
+        ("{[i, j] -> [j, i]}", "{[i, j] -> [j, i]}"),
+        ("{[i, j] -> [i + j, j]}", "{[i, j] -> [i - j, j]}"),
+        ("{[i, j] -> [-i, j + 2i]}", "{[i, j] -> [-i, j + 2i]}"),
+        ("{[i] -> [i + 5]}", "{[i] -> [i - 5]}"),
+    ] {
+        let before = run(figure4(), "").unwrap();
+        let after = run(figure4(), &format!("affine(L2, {f})\naffine(L2, {finv})")).unwrap();
+        for k in 0..6 {
+            let a = before.state.pieces[k].schedule();
+            let b = after.state.pieces[k].schedule();
+            assert!(a.is_equal(&b), "{f}: {a} vs {b}");
+        }
+    }
+}
+
+#[test]
+fn procedures_from_the_standard_library_and_user() {
+    let it = run(
+        figure4(),
+        "interchange(L2)\ndef twice(l) { interchange(l); interchange(l) }\ntwice(L3)",
+    )
+    .unwrap();
+    assert!(
+        schedule(&it, 2).contains("-> [1, j, 0, i, 0]"),
+        "{}",
+        schedule(&it, 2)
+    );
+    assert!(
+        schedule(&it, 4).contains("-> [1, i, 1, j, 0]"),
+        "{}",
+        schedule(&it, 4)
+    );
+    let it = run(figure4(), "tile2(L1, 8, 4)").unwrap();
+    assert!(
+        schedule(&it, 0).contains("floor((i)/8)"),
+        "{}",
+        schedule(&it, 0)
+    );
+    let it = run(figure4(), "(P, Q) = peel_front(L1, 1, 0)").unwrap();
+    assert_eq!(it.state.pieces.len(), 8);
+}
+
+fn err(script: &str) -> Diagnostic {
+    // (`Interpreter` is not `Debug`, so no `unwrap_err`.)
+    match run(figure4(), script) {
+        Ok(_) => panic!("{script} should fail"),
+        Err(d) => d,
+    }
+}
+
+#[test]
+fn errors_a_user_will_make() {
+    let cases = [
+        ("affine(L4, {[i] -> [i]})", "unknown tag or handle `L4`"),
+        ("affine(l2, {[i] -> [i]})", "unknown tag or handle `l2`"),
+        (
+            "affine(L2, {[i, j, k] -> [i, j, k]})",
+            "the map takes 3 iterator(s)",
+        ),
+        (
+            "affine(L2, {[i, j] -> [i, j] : i < 5})",
+            "not defined on the whole domain",
+        ),
+        ("affine(L2, {[i, j] -> [i, k] : k >= j})", "not a function"),
+        ("affine(L2, {[i, j] -> [i]})", "fewer outputs"),
+        ("L = lift(L2, 3)", "beyond the nest depth"),
+        ("realign(L1, L3, 1)", "adjacent"),
+        ("realign(L2, L1, 1)", "come after"),
+        ("realign(L1, L2)", "takes 3 arguments"),
+        ("realign(L1, L2, {[i] -> [i]})", "expects an integer"),
+        ("affine(L2, {[i] : i > 0})", "needs a map"),
+        ("(A, B) = isplit(L2, {[i] -> [i]}, 0)", "needs a set"),
+        ("X = realign(L1, L2, 0)", "returns nothing"),
+        ("interchang(L2)", "unknown operation `interchang`"),
+        ("L1 = lift(L2, 1)", "already defined"),
+        ("tile(L2, [0, 4])", "positive"),
+        (
+            "affine(L2, {[i, j] -> [i, j + M]})",
+            "unknown identifier `M`",
+        ),
+        ("def f(l) { f(l) }\nf(L1)", "nested too deeply"),
+        ("tile2(L1, 4)", "takes 3 argument(s)"),
+        ("return L1", "outside a procedure"),
+        ("import \"no-such-file.loopy\"", "cannot import"),
+    ];
+    for (script, msg) in cases {
+        let d = err(script);
+        let all = format!("{} {:?} {:?}", d.message, d.labels, d.help);
+        assert!(all.contains(msg), "{script}: {all}");
+        assert!(!d.labels.is_empty(), "{script}: no location");
+    }
+    let d = err("affine(L22, {[i] -> [i]})");
+    assert_eq!(d.help.as_deref(), Some("did you mean `L2`?"));
+}
+
+#[test]
+fn dependences_may_break_midway() {
+    // The interpreter never checks legality: reversing twice is fine, as is a lone reversal
+    // (verification happens after the whole script).
+    run(figure4(), "reverse(L1)\nreverse(L1)").unwrap();
+    run(figure4(), "reverse(L1)").unwrap();
+}
