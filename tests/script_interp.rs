@@ -298,3 +298,72 @@ fn dependences_may_break_midway() {
     run(figure4(), "reverse(L1)\nreverse(L1)").unwrap();
     run(figure4(), "reverse(L1)").unwrap();
 }
+
+mod random_scripts {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn op() -> impl Strategy<Value = String> {
+        let handle = prop::sample::select(vec!["L1", "L2", "L3", "L1", "L2", "L3", "A", "B", "X"]);
+        prop_oneof![
+            (handle.clone(), handle.clone(), 0..4i64)
+                .prop_map(|(a, b, n)| format!("realign({a}, {b}, {n})")),
+            (handle.clone(), 0..4i64).prop_map(|(a, n)| format!("X = lift({a}, {n})")),
+            (handle.clone(), -2..3i64, -2..3i64, -2..3i64, -2..3i64).prop_map(
+                |(a, p, q, r, s)| format!("affine({a}, {{[i, j] -> [{p}i + {q}j, {r}i + {s}j]}})")
+            ),
+            (
+                handle.clone(),
+                prop::sample::select(vec![
+                    "[i, j] -> [j, i]",
+                    "[i] -> [i, 0]",
+                    "[i, j] -> [i, j/4, j%4]",
+                    "[i] -> [-i]"
+                ])
+            )
+                .prop_map(|(a, m)| format!("affine({a}, {{{m}}})")),
+            (handle.clone(), 0..5i64, 0..3i64)
+                .prop_map(|(a, k, n)| format!("(A, B) = isplit({a}, {{[i, j] : j < {k}}}, {n})")),
+            (handle.clone(), 1..5i64).prop_map(|(a, s)| format!("tile({a}, [{s}])")),
+            (handle, 1..3i64).prop_map(|(a, k)| format!("reverse2({a}, {k})")),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// Random scripts never panic, and whatever they do, every statement's instances stay
+        /// split into disjoint pieces that together cover its domain exactly, each with a
+        /// schedule that is a function.
+        #[test]
+        fn random_scripts_keep_the_instances(ops in prop::collection::vec(op(), 1..6)) {
+            let script = ops.join("\n");
+            let mut it = Interpreter::new(figure4());
+            // Errors are fine (handles may be undefined or reused) and leave the state as it
+            // was, so the next operation still runs; panics are not fine.
+            let mut ok = 0;
+            for (k, op) in ops.iter().enumerate() {
+                if it.run_text(op, &format!("op{k}.loopy"), Path::new(".")).is_ok() {
+                    ok += 1;
+                }
+            }
+            let _ = ok;
+            let st = &it.state;
+            let original = figure4();
+            for (k, orig) in original.pieces.iter().enumerate() {
+                let pieces: Vec<_> = st.pieces.iter().filter(|p| p.stmt == k).collect();
+                prop_assert!(!pieces.is_empty());
+                let mut union = pieces[0].domain.clone();
+                for p in &pieces[1..] {
+                    prop_assert!(union.intersect(&p.domain).is_empty(), "{script}: overlapping pieces");
+                    union = union.union(&p.domain);
+                }
+                prop_assert!(union.is_equal(&orig.domain), "{script}: pieces of s{k} do not cover its domain");
+                for p in pieces {
+                    prop_assert!(p.schedule().is_single_valued(), "{script}");
+                    prop_assert_eq!(p.pos.len(), p.it.n_out() + 1);
+                }
+            }
+        }
+    }
+}
