@@ -7,3 +7,4 @@ pub mod cli;
 pub mod diag;
 pub mod presburger;
 pub mod script;
+pub mod verify;

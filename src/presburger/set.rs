@@ -179,6 +179,41 @@ macro_rules! common_ops {
                 })
             }
 
+            /// The lexicographically smallest point counting parameters first: the smallest
+            /// parameter values for which the set is non-empty, then the smallest point for
+            /// them. A column unbounded below takes the value of some witness instead (so the
+            /// answer is always a real point). `None` when empty.
+            pub fn lexmin_with_params(&self) -> Option<Point> {
+                let np = self.space.n_param();
+                let nd = self.space.n_dim();
+                let mut best: Option<Vec<Int>> = None;
+                for b in &self.parts {
+                    let mut p = b.to_problem();
+                    if !omega::is_feasible(&p) {
+                        continue;
+                    }
+                    let mut pt = vec![];
+                    for col in 1..=np + nd {
+                        let v = match exact_range(&p, col).0 {
+                            Some(v) => v,
+                            None => omega::solve(&p).expect("feasible")[col - 1].clone(),
+                        };
+                        let mut r = vec![Int::ZERO; p.n + 1];
+                        r[col] = Int::ONE;
+                        r[0] = -&v;
+                        p.eqs.push(r);
+                        pt.push(v);
+                    }
+                    if best.as_ref().is_none_or(|b| pt < *b) {
+                        best = Some(pt);
+                    }
+                }
+                best.map(|v| Point {
+                    params: v[..np].to_vec(),
+                    coords: v[np..].to_vec(),
+                })
+            }
+
             /// Simplifies every part, drops empty parts and parts contained in another part.
             pub fn simplify(&self) -> $t {
                 let mut parts: Vec<Basic> = vec![];

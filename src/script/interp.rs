@@ -242,6 +242,9 @@ pub struct Interpreter {
     /// Every source text loaded (script, imports, standard library), for rendering reports.
     pub sources: Vec<(String, String)>,
     pub steps: Vec<Step>,
+    /// The pieces after each top-level step (`history[0]` is the initial state), so that a
+    /// verifier can tell which step moved an instance.
+    pub history: Vec<Vec<Piece>>,
     /// Called after every top-level operation (for `--trace`).
     pub on_step: Option<StepHook>,
     depth: usize,
@@ -256,6 +259,7 @@ impl Interpreter {
     /// An interpreter over `state` with the standard library loaded.
     pub fn new(state: State) -> Interpreter {
         let mut it = Interpreter {
+            history: vec![state.pieces.clone()],
             state,
             procs: BTreeMap::new(),
             sources: vec![(stdlib::STD_NAME.to_string(), stdlib::STD_TEXT.to_string())],
@@ -327,8 +331,14 @@ impl Interpreter {
                     span: s.span(),
                     text: self.source_text(source, &s.span()),
                 };
+                // A failed operation leaves the state as it was (the REPL relies on it).
+                let saved = self.state.clone();
+                if let Err(d) = self.exec(s, source, &mut top, number) {
+                    self.state = saved;
+                    return Err(d);
+                }
                 self.steps.push(step.clone());
-                self.exec(s, source, &mut top, number)?;
+                self.history.push(self.state.pieces.clone());
                 for (k, v) in &top {
                     if let Value::Handle(h) = v {
                         self.state.handles.insert(k.clone(), *h);

@@ -1,0 +1,391 @@
+//! Legality of a transformed schedule: every dependence keeps its direction, and the
+//! schedule is one-to-one. Violations come with the smallest witness and the script steps
+//! that moved the instances involved.
+
+use super::deps::{order_at, Dependence, Program};
+use crate::diag::Diagnostic;
+use crate::presburger::{Int, Map, Point};
+use crate::script::interp::{Interpreter, Piece, Step};
+
+/// A concrete statement instance with its old and new schedule times.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instance {
+    pub stmt: usize,
+    pub iters: Vec<Int>,
+    pub old_time: Vec<Int>,
+    pub new_time: Vec<Int>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ViolationKind {
+    /// The dependence (index into the dependence list) now runs sink before source (or both
+    /// at the same time).
+    Dependence(usize),
+    /// Two instances got the same time.
+    NotOneToOne,
+}
+
+/// One reason the transformed schedule is illegal.
+#[derive(Clone, Debug)]
+pub struct Violation {
+    pub kind: ViolationKind,
+    /// Parameter values of the witness.
+    pub params: Vec<(String, Int)>,
+    pub first: Instance,
+    pub second: Instance,
+    /// Script steps (1-based) that changed the schedule time of either instance.
+    pub moved_by: Vec<usize>,
+}
+
+/// The pieces' new schedules, tuple-named after their statements.
+fn schedule_of(p: &Piece) -> Map {
+    p.schedule()
+}
+
+/// Evaluates a function-like map at a point (parameters by name).
+fn eval(m: &Map, params: &[(String, Int)], x: &[Int]) -> Option<Vec<Int>> {
+    let mut m = m.clone();
+    for (n, v) in params {
+        if let Some(f) = m.fix_param(n, v) {
+            m = f;
+        }
+    }
+    let np = m.space().n_param();
+    let mut rows = vec![];
+    for (k, v) in x.iter().enumerate() {
+        let mut r = vec![Int::ZERO; 1 + np + m.n_in() + m.n_out()];
+        r[1 + np + k] = Int::ONE;
+        r[0] = -v;
+        rows.push(r);
+    }
+    let m = m.add_constraints(&rows, &[]);
+    m.sample().map(|p| p.coords[m.n_in()..].to_vec())
+}
+
+/// The piece of statement `stmt` that holds iteration `x` in a list of pieces.
+fn time_in(pieces: &[Piece], stmt: usize, params: &[(String, Int)], x: &[Int]) -> Option<Vec<Int>> {
+    pieces
+        .iter()
+        .filter(|p| p.stmt == stmt)
+        .find_map(|p| eval(&p.it.intersect_domain(&p.domain), params, x).map(|_| p))
+        .and_then(|p| eval(&schedule_of(p), params, x))
+}
+
+/// Steps after which the time of either instance changed.
+fn moved_by(
+    history: &[Vec<Piece>],
+    a: (usize, &[Int]),
+    b: (usize, &[Int]),
+    params: &[(String, Int)],
+) -> Vec<usize> {
+    let mut out = vec![];
+    for k in 1..history.len() {
+        let before = (
+            time_in(&history[k - 1], a.0, params, a.1),
+            time_in(&history[k - 1], b.0, params, b.1),
+        );
+        let after = (
+            time_in(&history[k], a.0, params, a.1),
+            time_in(&history[k], b.0, params, b.1),
+        );
+        // Positions gain dims as schedules grow; compare what the step did to each
+        // instance by whether its time vector changed beyond padding.
+        let changed = |x: &Option<Vec<Int>>, y: &Option<Vec<Int>>| match (x, y) {
+            (Some(x), Some(y)) => {
+                let trimmed = |v: &Vec<Int>| {
+                    let mut v = v.clone();
+                    while v.last().is_some_and(Int::is_zero) {
+                        v.pop();
+                    }
+                    v
+                };
+                trimmed(x) != trimmed(y)
+            }
+            _ => true,
+        };
+        if changed(&before.0, &after.0) || changed(&before.1, &after.1) {
+            out.push(k);
+        }
+    }
+    out
+}
+
+fn named_params(space_params: &[String], vals: &[Int]) -> Vec<(String, Int)> {
+    space_params
+        .iter()
+        .cloned()
+        .zip(vals.iter().cloned())
+        .collect()
+}
+
+/// Checks the final schedule of `interp` against the program's dependences.
+pub fn check(program: &Program, deps: &[Dependence], interp: &Interpreter) -> Vec<Violation> {
+    let pieces = &interp.state.pieces;
+    let scheds: Vec<Map> = pieces.iter().map(schedule_of).collect();
+    let mut out = vec![];
+    // Dependences: for source piece P and sink piece Q, no (i, j) with θ'P(i) ⪰ θ'Q(j).
+    for (di, d) in deps.iter().enumerate() {
+        let rel = d.relation();
+        let mut worst: Option<(Point, usize, usize)> = None;
+        for (pi, _) in pieces
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.stmt == d.source)
+        {
+            for (qi, _) in pieces.iter().enumerate().filter(|(_, q)| q.stmt == d.sink) {
+                let n = scheds[pi].n_out();
+                // { i -> j : θ'P(i) ⪰ θ'Q(j) } = complement of ≺; built as ≻ ∪ =.
+                let mut bad: Option<Map> = None;
+                for l in 0..=n {
+                    let order = if l < n {
+                        order_at(n, l).inverse()
+                    } else {
+                        // equal times
+                        let xs: Vec<String> = (0..n).map(|k| format!("x{k}")).collect();
+                        format!("{{ [{}] -> [{}] }}", xs.join(", "), xs.join(", "))
+                            .parse::<Map>()
+                            .expect("identity")
+                    };
+                    let m = scheds[pi]
+                        .apply_range(&order)
+                        .apply_range(&scheds[qi].inverse());
+                    let m = m.with_space_names(
+                        program.stmts[d.source].domain.tuple().clone(),
+                        program.stmts[d.sink].domain.tuple().clone(),
+                    );
+                    let v = rel.intersect(&m);
+                    if !v.is_empty() {
+                        bad = Some(match bad {
+                            None => v,
+                            Some(b) => b.union(&v),
+                        });
+                    }
+                }
+                if let Some(b) = bad {
+                    if let Some(w) = b.lexmin_with_params() {
+                        let better = worst.as_ref().is_none_or(|(x, _, _)| {
+                            (&w.params, &w.coords) < (&x.params, &x.coords)
+                        });
+                        if better {
+                            worst = Some((w, pi, qi));
+                        }
+                    }
+                }
+            }
+        }
+        if let Some((w, pi, qi)) = worst {
+            let _ = (pi, qi);
+            let params = named_params(&rel.space().params, &w.params);
+            let ns = program.stmts[d.source].domain.n_dim();
+            let (i, j) = (w.coords[..ns].to_vec(), w.coords[ns..].to_vec());
+            out.push(violation(
+                program,
+                interp,
+                ViolationKind::Dependence(di),
+                params,
+                (d.source, i),
+                (d.sink, j),
+            ));
+        }
+    }
+    // One-to-one: only pieces with the same positions can collide.
+    for a in 0..pieces.len() {
+        for b in a..pieces.len() {
+            if pieces[a].pos != pieces[b].pos {
+                continue;
+            }
+            let (s, t) = (pieces[a].stmt, pieces[b].stmt);
+            let mut m = scheds[a].apply_range(&scheds[b].inverse());
+            m = m.with_space_names(
+                program.stmts[s].domain.tuple().clone(),
+                program.stmts[t].domain.tuple().clone(),
+            );
+            if a == b {
+                let tuple = program.stmts[s].domain.tuple().clone();
+                let ne =
+                    Map::lex_lt(vec![], tuple.clone()).union(&Map::lex_gt(vec![], tuple.clone()));
+                let ne = ne.with_space_names(tuple.clone(), tuple);
+                m = m.intersect(&ne);
+            }
+            if let Some(w) = m.lexmin_with_params() {
+                let params = named_params(&m.space().params, &w.params);
+                let ns = program.stmts[s].domain.n_dim();
+                let (i, j) = (w.coords[..ns].to_vec(), w.coords[ns..].to_vec());
+                out.push(violation(
+                    program,
+                    interp,
+                    ViolationKind::NotOneToOne,
+                    params,
+                    (s, i),
+                    (t, j),
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn violation(
+    program: &Program,
+    interp: &Interpreter,
+    kind: ViolationKind,
+    params: Vec<(String, Int)>,
+    a: (usize, Vec<Int>),
+    b: (usize, Vec<Int>),
+) -> Violation {
+    let old =
+        |s: usize, x: &[Int]| eval(&program.stmts[s].schedule, &params, x).unwrap_or_default();
+    let new =
+        |s: usize, x: &[Int]| time_in(&interp.state.pieces, s, &params, x).unwrap_or_default();
+    let first = Instance {
+        stmt: a.0,
+        old_time: old(a.0, &a.1),
+        new_time: new(a.0, &a.1),
+        iters: a.1.clone(),
+    };
+    let second = Instance {
+        stmt: b.0,
+        old_time: old(b.0, &b.1),
+        new_time: new(b.0, &b.1),
+        iters: b.1.clone(),
+    };
+    let moved_by = moved_by(&interp.history, (a.0, &a.1), (b.0, &b.1), &params);
+    Violation {
+        kind,
+        params,
+        first,
+        second,
+        moved_by,
+    }
+}
+
+fn fmt_vec(v: &[Int]) -> String {
+    v.iter().map(Int::to_string).collect::<Vec<_>>().join(", ")
+}
+
+fn instance_name(p: &Program, i: &Instance) -> String {
+    let s = &p.stmts[i.stmt];
+    format!(
+        "{}[{}]",
+        s.label.clone().unwrap_or_else(|| s.name.clone()),
+        fmt_vec(&i.iters)
+    )
+}
+
+/// A report for one violation: the dependence, the witness, and where it comes from in the
+/// C file and in the script.
+pub fn report(p: &Program, deps: &[Dependence], v: &Violation, steps: &[Step]) -> Diagnostic {
+    let (a, b) = (&v.first, &v.second);
+    let with = if v.params.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "with {}: ",
+            v.params
+                .iter()
+                .map(|(n, x)| format!("{n} = {x}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let mut d = match &v.kind {
+        ViolationKind::Dependence(di) => {
+            let dep = &deps[*di];
+            let verb = match dep.kind {
+                super::deps::DepKind::Flow => ("writes", "reads"),
+                super::deps::DepKind::Anti => ("reads", "writes"),
+                super::deps::DepKind::Output => ("writes", "writes"),
+            };
+            Diagnostic::new(format!(
+                "illegal transformation: {} dependence on `{}` from {} to {} is not preserved",
+                dep.kind.name(),
+                dep.array,
+                name_of(p, dep.source),
+                name_of(p, dep.sink)
+            ))
+            .with_note(format!(
+                "{with}{} {} {} before {} {} it, but now runs at ({}) — not before ({})",
+                instance_name(p, a),
+                verb.0,
+                element(p, dep.source_access, &v.params, &a.iters),
+                instance_name(p, b),
+                verb.1,
+                fmt_vec(&a.new_time),
+                fmt_vec(&b.new_time)
+            ))
+            .with_note(format!(
+                "originally: {} at ({}), {} at ({})",
+                instance_name(p, a),
+                fmt_vec(&a.old_time),
+                instance_name(p, b),
+                fmt_vec(&b.old_time)
+            ))
+        }
+        ViolationKind::NotOneToOne => Diagnostic::new(format!(
+            "illegal transformation: the schedule is not one-to-one: {} and {} both run at ({})",
+            instance_name(p, a),
+            instance_name(p, b),
+            fmt_vec(&a.new_time)
+        ))
+        .with_note(format!(
+            "{with}originally {} at ({}) and {} at ({})",
+            instance_name(p, a),
+            fmt_vec(&a.old_time),
+            instance_name(p, b),
+            fmt_vec(&b.old_time)
+        ))
+        .with_help(
+            "a floor division without its remainder (`i/32` without `i%32`) merges instances",
+        ),
+    };
+    // C lines of both statements.
+    for (inst, role) in [(a, "source"), (b, "sink")] {
+        if let Some(o) = &p.stmts[inst.stmt].origin {
+            let role = if matches!(v.kind, ViolationKind::NotOneToOne) {
+                "instance"
+            } else {
+                role
+            };
+            d = d.with_label(
+                &o.source,
+                o.span.clone(),
+                format!("{role}: {}", instance_name(p, inst)),
+            );
+        }
+    }
+    // Script steps that moved them.
+    for k in &v.moved_by {
+        if let Some(s) = steps.get(k - 1) {
+            d = d.with_label(
+                &s.source,
+                s.span.clone(),
+                format!("step {k} moved these instances"),
+            );
+        }
+    }
+    if v.moved_by.is_empty() {
+        d = d.with_note("no script step moved these instances");
+    }
+    d
+}
+
+/// `A[1, 2]`: the element an access touches at an instance (or just `A`).
+fn element(p: &Program, access: usize, params: &[(String, Int)], x: &[Int]) -> String {
+    let a = &p.accesses[access];
+    match a.relation.as_ref().and_then(|r| eval(r, params, x)) {
+        Some(idx) if !idx.is_empty() => {
+            format!("`{}[{}]`", a.array, fmt_vec(&idx).replace(", ", "]["))
+        }
+        _ => format!("`{}`", a.array),
+    }
+}
+
+fn name_of(p: &Program, s: usize) -> String {
+    let st = &p.stmts[s];
+    match (&st.label, st.line) {
+        (Some(l), 0) => format!("`{l}`"),
+        (Some(l), line) => format!("`{l}` (line {line})"),
+        (None, 0) => st.name.clone(),
+        (None, line) => format!("{} (line {line})", st.name),
+    }
+}

@@ -1,0 +1,176 @@
+//! Exact memory-based dependences: flow, anti and output, between every pair of accesses to
+//! the same array, restricted to the original execution order, for all parameter values.
+
+use crate::presburger::{Map, Set};
+use crate::script::interp::Origin;
+
+/// What the verifier needs to know about a statement.
+#[derive(Clone, Debug)]
+pub struct StmtInfo {
+    pub name: String,
+    /// The tag on the statement, if any (for messages).
+    pub label: Option<String>,
+    /// `S[iterators]`.
+    pub domain: Set,
+    /// The original schedule θ: `S[iterators] -> [p0, j1, ..., pM]`.
+    pub schedule: Map,
+    /// Where the statement is in the C file.
+    pub origin: Option<Origin>,
+    /// 1-based line in the C file (0 if unknown).
+    pub line: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AccessKind {
+    Read,
+    Write,
+}
+
+/// One array (or scalar: a 0-d array) access of a statement.
+#[derive(Clone, Debug)]
+pub struct Access {
+    pub stmt: usize,
+    pub array: String,
+    pub kind: AccessKind,
+    /// `S[iterators] -> A[subscripts]`; `None` when the access may touch any element
+    /// (a subscript that is not affine).
+    pub relation: Option<Map>,
+}
+
+/// The program as the verifier sees it.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub params: Vec<String>,
+    pub stmts: Vec<StmtInfo>,
+    pub accesses: Vec<Access>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DepKind {
+    /// write, then read
+    Flow,
+    /// read, then write
+    Anti,
+    /// write, then write
+    Output,
+}
+
+impl DepKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DepKind::Flow => "flow",
+            DepKind::Anti => "anti",
+            DepKind::Output => "output",
+        }
+    }
+}
+
+/// Where in the original schedule the order of a dependence is decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// Carried by the loop at this depth (1 = outermost).
+    Loop(usize),
+    /// Inside the common loops, by textual order at this position level.
+    Text(usize),
+}
+
+/// A dependence between two accesses: `source[i] -> sink[j]`, one relation per level.
+#[derive(Clone, Debug)]
+pub struct Dependence {
+    pub kind: DepKind,
+    pub array: String,
+    pub source: usize,
+    pub sink: usize,
+    pub source_access: usize,
+    pub sink_access: usize,
+    pub pieces: Vec<(Level, Map)>,
+}
+
+impl Dependence {
+    /// The whole relation.
+    pub fn relation(&self) -> Map {
+        let mut it = self.pieces.iter();
+        let first = it.next().expect("a dependence has a piece").1.clone();
+        it.fold(first, |a, (_, m)| a.union(m))
+    }
+}
+
+/// `{ x -> y : x_0 = y_0, ..., x_(l-1) = y_(l-1), x_l < y_l }` on `n` dims.
+pub(crate) fn order_at(n: usize, l: usize) -> Map {
+    let xs: Vec<String> = (0..n).map(|k| format!("x{k}")).collect();
+    let ys: Vec<String> = (0..n).map(|k| format!("y{k}")).collect();
+    let mut cons: Vec<String> = (0..l).map(|k| format!("x{k} = y{k}")).collect();
+    cons.push(format!("x{l} < y{l}"));
+    let text = format!(
+        "{{ [{}] -> [{}] : {} }}",
+        xs.join(", "),
+        ys.join(", "),
+        cons.join(" and ")
+    );
+    text.parse::<Map>().expect("internal order map parses")
+}
+
+/// Names a map's tuples after two statements' domains.
+fn between(m: Map, s: &Set, t: &Set) -> Map {
+    m.with_space_names(s.tuple().clone(), t.tuple().clone())
+}
+
+/// Every dependence of the program, deterministic in order.
+pub fn dependences(p: &Program) -> Vec<Dependence> {
+    let mut out = vec![];
+    for (ai, a) in p.accesses.iter().enumerate() {
+        for (bi, b) in p.accesses.iter().enumerate() {
+            if a.array != b.array {
+                continue;
+            }
+            let kind = match (a.kind, b.kind) {
+                (AccessKind::Write, AccessKind::Read) => DepKind::Flow,
+                (AccessKind::Read, AccessKind::Write) => DepKind::Anti,
+                (AccessKind::Write, AccessKind::Write) => DepKind::Output,
+                (AccessKind::Read, AccessKind::Read) => continue,
+            };
+            let (s, t) = (&p.stmts[a.stmt], &p.stmts[b.stmt]);
+            // Instances touching a common element.
+            let conflict = match (&a.relation, &b.relation) {
+                (Some(ra), Some(rb)) => ra.apply_range(&rb.inverse()),
+                _ => Map::from_domain_and_range(&s.domain, &t.domain),
+            };
+            let conflict = between(conflict, &s.domain, &t.domain)
+                .intersect_domain(&s.domain)
+                .intersect_range(&t.domain);
+            if conflict.is_empty() {
+                continue;
+            }
+            let n = s.schedule.n_out();
+            let mut pieces = vec![];
+            for l in 0..n {
+                let order = s
+                    .schedule
+                    .apply_range(&order_at(n, l))
+                    .apply_range(&t.schedule.inverse());
+                let order = between(order, &s.domain, &t.domain);
+                let dep = conflict.intersect(&order).simplify();
+                if !dep.is_empty() {
+                    let level = if l % 2 == 1 {
+                        Level::Loop(l.div_ceil(2))
+                    } else {
+                        Level::Text(l / 2)
+                    };
+                    pieces.push((level, dep));
+                }
+            }
+            if !pieces.is_empty() {
+                out.push(Dependence {
+                    kind,
+                    array: a.array.clone(),
+                    source: a.stmt,
+                    sink: b.stmt,
+                    source_access: ai,
+                    sink_access: bi,
+                    pieces,
+                });
+            }
+        }
+    }
+    out
+}

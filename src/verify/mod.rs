@@ -1,0 +1,8 @@
+//! Verification: exact dependences, and the legality and one-to-one checks of a transformed
+//! schedule, with violation reports (Loopy paper §4.1, Pugh's dependence relations).
+
+pub mod check;
+pub mod deps;
+
+pub use check::{check, report, Instance, Violation, ViolationKind};
+pub use deps::{dependences, Access, AccessKind, DepKind, Dependence, Level, Program, StmtInfo};
