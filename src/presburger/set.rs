@@ -149,7 +149,29 @@ macro_rules! common_ops {
                     space: a.space,
                     parts: cur,
                 }
-                .simplify()
+                .tidy()
+            }
+
+            /// Cheap clean-up after an operation: normalised rows, exactly eliminable
+            /// locals removed, empty parts dropped. Unlike [`Self::simplify`] it does not
+            /// search for redundant constraints or parts, which costs an emptiness test per
+            /// constraint; results are printed after `simplify`.
+            pub fn tidy(&self) -> $t {
+                let mut parts = Vec::with_capacity(self.parts.len());
+                for b in &self.parts {
+                    let mut b = b.clone();
+                    if !b.normalize() {
+                        continue;
+                    }
+                    b.eliminate_locals();
+                    if b.normalize() && !b.is_empty() {
+                        parts.push(b);
+                    }
+                }
+                $t {
+                    space: self.space.clone(),
+                    parts,
+                }
             }
 
             /// Exact integer emptiness, over all parameter values.
@@ -369,7 +391,7 @@ impl Set {
         let mut space = self.space.clone();
         space.range.dims.drain(pos..pos + n);
         let parts = self.parts.iter().map(|b| b.project_dims(pos, n)).collect();
-        Set { space, parts }.simplify()
+        Set { space, parts }.tidy()
     }
 
     /// The image of the set under a map.
@@ -754,7 +776,7 @@ impl Map {
             },
             parts,
         }
-        .simplify()
+        .tidy()
     }
 
     /// The set of outputs.
@@ -821,7 +843,7 @@ impl Map {
             },
             parts,
         }
-        .simplify()
+        .tidy()
     }
 
     /// `{ x -> y : x ∈ dom, y ∈ ran }`.
