@@ -10,10 +10,13 @@ use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::path::Path;
 
+/// An access to `A[a*i + b*j + c]`: (write?, a, b, c).
+type AccessSpec = (bool, i64, i64, i64);
+
 #[derive(Clone, Debug)]
 struct Spec {
-    /// Per statement: depth (1 or 2), lower bounds offsets, accesses (write?, subscript coefficients)
-    stmts: Vec<(usize, Vec<(bool, i64, i64, i64)>)>,
+    /// Per statement: depth (1 or 2) and accesses.
+    stmts: Vec<(usize, Vec<AccessSpec>)>,
     /// Two statements: share the outer loop?
     shared: bool,
 }
