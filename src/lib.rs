@@ -1,9 +1,12 @@
 //! loopy: programmable, formally verified loop transformations for C kernels.
 //!
 //! The pipeline, one module per stage (dependencies point one way only):
-//! [`presburger`] is the exact integer set library everything else is built on.
+//! [`presburger`] is the exact integer set library everything else is built on; [`model`] is
+//! the polyhedral program (statements, domains, accesses, tags, 2d+1 schedules) and
+//! [`frontend`] builds it from C.
 
 pub mod cli;
+pub mod codegen;
 pub mod diag;
 pub mod presburger;
 pub mod script;

@@ -112,6 +112,19 @@ fn apply_and_lex() {
     );
 }
 
+#[test]
+fn scan() {
+    insta::assert_snapshot!("scan_triangle", ok(&["calc", "scan", TRI]));
+    insta::assert_snapshot!(
+        "scan_strip_mined",
+        ok(&[
+            "calc",
+            "scan",
+            "{ S[i1, i2] : exists (i : 0 <= i < 70 and i1 = [i/32] and i2 = i % 32) }"
+        ])
+    );
+}
+
 fn diag(args: &[&str]) -> String {
     let (code, out, err) = loopy(args);
     assert_eq!(code, 2, "{args:?} should be bad input: {out}");

@@ -34,6 +34,11 @@ pub enum CalcCommand {
     Lexmax(One),
     /// Parse, simplify and print a set or map.
     Simplify(One),
+    /// Print a C loop nest that enumerates the set's points in lexicographic order.
+    ///
+    /// The body calls `S(i, j, ...)` (the set's tuple name, or `S`) for each point;
+    /// parameters are free variables of the code.
+    Scan(One),
 }
 
 #[derive(Args, Debug)]
@@ -214,6 +219,7 @@ fn exec(cmd: CalcCommand) -> Outcome {
             }
             Ok(s.apply(&m).simplify().to_string())
         }
+        CalcCommand::Scan(one) => scan(&one),
         CalcCommand::Lexmin(one) => lexopt(&one, false),
         CalcCommand::Lexmax(one) => lexopt(&one, true),
         CalcCommand::Simplify(one) => {
@@ -226,6 +232,11 @@ fn exec(cmd: CalcCommand) -> Outcome {
             }
         }
     }
+}
+
+fn scan(one: &One) -> Outcome {
+    let (_, s) = set_arg(one)?;
+    Ok(crate::codegen::scan_set_to_c(&s).trim_end().to_string())
 }
 
 fn lexopt(one: &One, max: bool) -> Outcome {

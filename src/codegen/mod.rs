@@ -1,0 +1,56 @@
+//! Code generation: scanning schedules into loop nests (Ancourt & Irigoin) and printing C.
+
+pub mod ast;
+pub mod scan;
+
+pub use scan::{disjoint_parts, scan, scan_sets, Item};
+
+use crate::presburger::Set;
+
+/// C for `loopy calc scan`: a loop nest calling `S(i, j, ...)` for every point of the set,
+/// in lexicographic order, preceded by the helper macros it uses.
+pub fn scan_set_to_c(set: &Set) -> String {
+    // Scan [dims, copy of dims]: the copies, fixed by equalities, are the statement's
+    // arguments.
+    let n = set.n_dim();
+    let pairs = set.identity().wrap();
+    let nodes = scan_sets(&[(0, pairs)], n);
+    let params = set.space().params.clone();
+    let dims = set.space().range.dims.clone();
+    // Dimension names when they are usable C identifiers, else c0, c1, ...
+    let usable = |d: &String, k: usize| {
+        d.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !d.starts_with(|c: char| c.is_ascii_digit())
+            && !params.contains(d)
+            && !dims[..k].contains(d)
+    };
+    let names: Vec<String> = dims
+        .iter()
+        .enumerate()
+        .map(|(k, d)| {
+            if usable(d, k) {
+                d.clone()
+            } else {
+                format!("c{k}")
+            }
+        })
+        .collect();
+    let stmt_name = set
+        .space()
+        .range
+        .name
+        .clone()
+        .unwrap_or_else(|| "S".to_string());
+    let var = |k: usize| names[k].clone();
+    let stmt = |_: usize, args: &[String]| format!("{stmt_name}({});", args.join(", "));
+    let mut p = ast::CPrinter {
+        params: &params,
+        var: &var,
+        stmt: &stmt,
+        helpers: ast::Helpers::default(),
+        bound: vec![],
+    };
+    let mut body = String::new();
+    p.nodes(&nodes, 0, &mut body);
+    format!("{}{body}", p.helpers.defines())
+}
