@@ -31,6 +31,7 @@ fn figure4() -> State {
             )
             .unwrap(),
             pos: pos(&positions[k]),
+            it: None,
         })
         .collect();
     let tag = |name: &str, ks: &[usize]| {

@@ -42,6 +42,7 @@ impl Kernel {
                 name: s.label.to_string(),
                 domain: parse_set(s.domain, &[]).unwrap(),
                 pos: self.padded(&s.pos),
+                it: None,
             })
             .collect();
         let tags = self
@@ -82,6 +83,7 @@ impl Kernel {
                         AccessKind::Read
                     },
                     relation: Some(rel.with_space_names(p.domain.tuple().clone(), array)),
+                    private_depth: None,
                 });
             }
             stmts.push(StmtInfo {

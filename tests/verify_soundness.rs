@@ -67,6 +67,7 @@ fn build(s: &Spec) -> (State, Program) {
             name: format!("S{k}"),
             domain,
             pos,
+            it: None,
         });
     }
     let state = State::new(vec!["N".into()], inits, tags);
@@ -92,6 +93,7 @@ fn build(s: &Spec) -> (State, Program) {
                     AccessKind::Read
                 },
                 relation: Some(rel),
+                private_depth: None,
             });
         }
         stmts.push(StmtInfo {

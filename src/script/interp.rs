@@ -89,6 +89,9 @@ pub struct StmtInit {
     pub domain: Set,
     /// Positions, already padded to the common length.
     pub pos: Pos,
+    /// Iteration dims `S[iterators] -> [j1..jM]`, padded to the common length; `None` for
+    /// the iterators themselves (loops counting up), padded with zeros.
+    pub it: Option<Map>,
 }
 
 impl State {
@@ -99,7 +102,11 @@ impl State {
         stmts: Vec<StmtInit>,
         tags: Vec<(String, BTreeSet<Pos>, Origin)>,
     ) -> State {
-        let m = stmts.iter().map(|s| s.domain.n_dim()).max().unwrap_or(0);
+        let m = stmts
+            .iter()
+            .map(|s| s.it.as_ref().map_or(s.domain.n_dim(), Map::n_out))
+            .max()
+            .unwrap_or(0);
         let mut pieces = vec![];
         for (k, s) in stmts.iter().enumerate() {
             let d = s.domain.n_dim();

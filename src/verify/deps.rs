@@ -35,6 +35,9 @@ pub struct Access {
     /// `S[iterators] -> A[subscripts]`; `None` when the access may touch any element
     /// (a subscript that is not affine).
     pub relation: Option<Map>,
+    /// `Some(d)` for a variable declared inside `d` loops: a fresh one each iteration of
+    /// those loops, so instances that differ in their first `d` iterators do not share it.
+    pub private_depth: Option<usize>,
 }
 
 /// The program as the verifier sees it.
@@ -115,6 +118,20 @@ fn between(m: Map, s: &Set, t: &Set) -> Map {
     m.with_space_names(s.tuple().clone(), t.tuple().clone())
 }
 
+/// `{ S[i] -> T[j] : i_k = j_k for k < d }` in the space of `like`.
+fn same_outer(like: &Map, d: usize) -> Map {
+    let np = like.space().n_param();
+    let (ni, no) = (like.n_in(), like.n_out());
+    let mut b = crate::presburger::Basic::universe(np, ni + no);
+    for k in 0..d.min(ni).min(no) {
+        let mut r = b.zero_row();
+        r[b.col_dim(k)] = crate::presburger::Int::ONE;
+        r[b.col_dim(ni + k)] = crate::presburger::Int::from(-1);
+        b.add_eq(r);
+    }
+    Map::from_parts(like.space().clone(), vec![b])
+}
+
 /// Every dependence of the program, deterministic in order.
 pub fn dependences(p: &Program) -> Vec<Dependence> {
     let mut out = vec![];
@@ -135,9 +152,12 @@ pub fn dependences(p: &Program) -> Vec<Dependence> {
                 (Some(ra), Some(rb)) => ra.apply_range(&rb.inverse()),
                 _ => Map::from_domain_and_range(&s.domain, &t.domain),
             };
-            let conflict = between(conflict, &s.domain, &t.domain)
+            let mut conflict = between(conflict, &s.domain, &t.domain)
                 .intersect_domain(&s.domain)
                 .intersect_range(&t.domain);
+            if let Some(d) = a.private_depth.or(b.private_depth) {
+                conflict = conflict.intersect(&same_outer(&conflict, d));
+            }
             if conflict.is_empty() {
                 continue;
             }
