@@ -110,16 +110,18 @@ impl State {
         let mut pieces = vec![];
         for (k, s) in stmts.iter().enumerate() {
             let d = s.domain.n_dim();
-            let xs: Vec<String> = (0..d).map(|i| format!("x{i}")).collect();
-            let mut outs = xs.clone();
-            outs.extend(std::iter::repeat_n("0".to_string(), m - d));
-            let it = parse_map_text(&format!(
-                "{{ [{}] -> [{}] }}",
-                xs.join(", "),
-                outs.join(", ")
-            ));
-            let range = it.space().range.clone();
-            let it = it.with_space_names(s.domain.tuple().clone(), range);
+            let it = match &s.it {
+                Some(it) => it.clone(),
+                None => {
+                    let xs: Vec<String> = (0..d).map(|i| format!("x{i}")).collect();
+                    let mut outs = xs.clone();
+                    outs.extend(std::iter::repeat_n("0".to_string(), m - d));
+                    let text = format!("{{ [{}] -> [{}] }}", xs.join(", "), outs.join(", "));
+                    let it = parse_map_text(&text);
+                    let range = it.space().range.clone();
+                    it.with_space_names(s.domain.tuple().clone(), range)
+                }
+            };
             assert_eq!(s.pos.len(), m + 1, "positions padded to the deepest nest");
             pieces.push(Piece {
                 stmt: k,
