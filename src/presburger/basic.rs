@@ -785,6 +785,28 @@ impl Basic {
         pieces
     }
 
+    /// The lexicographically smallest values of the first `n` columns after the constant
+    /// (parameters first, then dimensions), each minimised in turn with the earlier ones
+    /// fixed. A column unbounded below takes a witness's value instead, so the result is
+    /// always a real point. `None` when empty.
+    pub fn lexmin_prefix(&self, n: usize) -> Option<Vec<Int>> {
+        let mut p = self.to_problem();
+        omega::solve(&p)?;
+        let mut pt = Vec::with_capacity(n);
+        for col in 1..=n {
+            let v = match super::set::exact_range(&p, col).0 {
+                Some(v) => v,
+                None => omega::solve(&p).expect("feasible")[col - 1].clone(),
+            };
+            let mut r = vec![Int::ZERO; p.n + 1];
+            r[col] = Int::ONE;
+            r[0] = -&v;
+            p.eqs.push(r);
+            pt.push(v);
+        }
+        Some(pt)
+    }
+
     /// Does the conjunction admit exactly the given values for parameters and dimensions?
     pub fn contains(&self, point: &[Int]) -> bool {
         debug_assert_eq!(point.len(), self.n_param + self.n_dim);

@@ -210,24 +210,10 @@ macro_rules! common_ops {
                 let nd = self.space.n_dim();
                 let mut best: Option<Vec<Int>> = None;
                 for b in &self.parts {
-                    let mut p = b.to_problem();
-                    if !omega::is_feasible(&p) {
-                        continue;
-                    }
-                    let mut pt = vec![];
-                    for col in 1..=np + nd {
-                        let v = match exact_range(&p, col).0 {
-                            Some(v) => v,
-                            None => omega::solve(&p).expect("feasible")[col - 1].clone(),
-                        };
-                        let mut r = vec![Int::ZERO; p.n + 1];
-                        r[col] = Int::ONE;
-                        r[0] = -&v;
-                        p.eqs.push(r);
-                        pt.push(v);
-                    }
-                    if best.as_ref().is_none_or(|b| pt < *b) {
-                        best = Some(pt);
+                    if let Some(pt) = b.lexmin_prefix(np + nd) {
+                        if best.as_ref().is_none_or(|b| pt < *b) {
+                            best = Some(pt);
+                        }
                     }
                 }
                 best.map(|v| Point {

@@ -2,9 +2,9 @@
 //! schedule is one-to-one. Violations come with the smallest witness and the script steps
 //! that moved the instances involved.
 
-use super::deps::{order_at, Dependence, Program};
+use super::deps::{at_level, joint, Dependence, Order, Program};
 use crate::diag::Diagnostic;
-use crate::presburger::{Int, Map, Point};
+use crate::presburger::{Int, Map};
 use crate::script::interp::{Interpreter, Piece, Step};
 
 /// A concrete statement instance with its old and new schedule times.
@@ -110,6 +110,17 @@ fn moved_by(
     out
 }
 
+/// The parameter order of a joint space (see [`joint`]).
+fn joint_params(rel: &Map, a: &Map, b: &Map) -> Vec<String> {
+    let mut p = rel.space().merged_params(a.space());
+    for q in &b.space().params {
+        if !p.contains(q) {
+            p.push(q.clone());
+        }
+    }
+    p
+}
+
 fn named_params(space_params: &[String], vals: &[Int]) -> Vec<(String, Int)> {
     space_params
         .iter()
@@ -124,9 +135,17 @@ pub fn check(program: &Program, deps: &[Dependence], interp: &Interpreter) -> Ve
     let scheds: Vec<Map> = pieces.iter().map(schedule_of).collect();
     let mut out = vec![];
     // Dependences: for source piece P and sink piece Q, no (i, j) with θ'P(i) ⪰ θ'Q(j).
+    // Each test adds the comparison to the joint (i, j, θ'P(i), θ'Q(j)) space and asks for
+    // emptiness; the witness is the smallest (parameters, i, j).
     for (di, d) in deps.iter().enumerate() {
-        let rel = d.relation();
-        let mut worst: Option<(Point, usize, usize)> = None;
+        let rel = d.relation().with_space_names(
+            program.stmts[d.source].domain.tuple().clone(),
+            program.stmts[d.sink].domain.tuple().clone(),
+        );
+        let (ni, nj) = (rel.n_in(), rel.n_out());
+        let np = rel.space().n_param();
+        let mut worst: Option<Vec<Int>> = None;
+        let mut worst_params: Vec<String> = vec![];
         for (pi, _) in pieces
             .iter()
             .enumerate()
@@ -134,50 +153,60 @@ pub fn check(program: &Program, deps: &[Dependence], interp: &Interpreter) -> Ve
         {
             for (qi, _) in pieces.iter().enumerate().filter(|(_, q)| q.stmt == d.sink) {
                 let n = scheds[pi].n_out();
-                // { i -> j : θ'P(i) ⪰ θ'Q(j) } = complement of ≺; built as ≻ ∪ =.
-                let mut bad: Option<Map> = None;
-                for l in 0..=n {
-                    let order = if l < n {
-                        order_at(n, l).inverse()
-                    } else {
-                        // equal times
-                        let xs: Vec<String> = (0..n).map(|k| format!("x{k}")).collect();
-                        format!("{{ [{}] -> [{}] }}", xs.join(", "), xs.join(", "))
-                            .parse::<Map>()
-                            .expect("identity")
-                    };
-                    let m = scheds[pi]
-                        .apply_range(&order)
-                        .apply_range(&scheds[qi].inverse());
-                    let m = m.with_space_names(
-                        program.stmts[d.source].domain.tuple().clone(),
-                        program.stmts[d.sink].domain.tuple().clone(),
-                    );
-                    let v = rel.intersect(&m);
-                    if !v.is_empty() {
-                        bad = Some(match bad {
-                            None => v,
-                            Some(b) => b.union(&v),
-                        });
-                    }
-                }
-                if let Some(b) = bad {
-                    if let Some(w) = b.lexmin_with_params() {
-                        let better = worst.as_ref().is_none_or(|(x, _, _)| {
-                            (&w.params, &w.coords) < (&x.params, &x.coords)
-                        });
-                        if better {
-                            worst = Some((w, pi, qi));
+                let joint = joint(&rel, &scheds[pi], &scheds[qi]);
+                let (pp, pq) = (&pieces[pi].pos, &pieces[qi].pos);
+                for b in &joint {
+                    let jp = b.n_param;
+                    // Equal prefix so far; once it is impossible, no deeper level can be
+                    // reached. Position levels compare constants and need no test.
+                    let mut prefix = b.clone();
+                    for l in 0..=n {
+                        let candidate = if l == n {
+                            Some(prefix.clone())
+                        } else if l % 2 == 0 {
+                            let (x, y) = (&pp[l / 2], &pq[l / 2]);
+                            if x > y {
+                                Some(prefix.clone())
+                            } else {
+                                None
+                            }
+                        } else {
+                            Some(at_level(&prefix, ni + nj, n, l, Order::After))
+                        };
+                        if let Some(t) = candidate {
+                            if let Some(w) = t.lexmin_prefix(jp + ni + nj) {
+                                if worst.as_ref().is_none_or(|x| w < *x) {
+                                    worst = Some(w);
+                                    worst_params = joint_params(&rel, &scheds[pi], &scheds[qi]);
+                                }
+                            }
+                        }
+                        if l == n {
+                            break;
+                        }
+                        if l % 2 == 0 {
+                            if pp[l / 2] != pq[l / 2] {
+                                break;
+                            }
+                            continue;
+                        }
+                        // Extend the equal prefix by level l.
+                        let mut r = prefix.zero_row();
+                        r[prefix.col_dim(ni + nj + l)] = Int::ONE;
+                        r[prefix.col_dim(ni + nj + n + l)] = Int::from(-1);
+                        prefix.add_eq(r);
+                        if prefix.is_empty() {
+                            break;
                         }
                     }
                 }
             }
         }
-        if let Some((w, pi, qi)) = worst {
-            let _ = (pi, qi);
-            let params = named_params(&rel.space().params, &w.params);
-            let ns = program.stmts[d.source].domain.n_dim();
-            let (i, j) = (w.coords[..ns].to_vec(), w.coords[ns..].to_vec());
+        if let Some(w) = worst {
+            let jp = worst_params.len();
+            let params = named_params(&worst_params, &w[..jp]);
+            let (i, j) = (w[jp..jp + ni].to_vec(), w[jp + ni..].to_vec());
+            let _ = np;
             out.push(violation(
                 program,
                 interp,

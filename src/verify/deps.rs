@@ -1,7 +1,7 @@
 //! Exact memory-based dependences: flow, anti and output, between every pair of accesses to
 //! the same array, restricted to the original execution order, for all parameter values.
 
-use crate::presburger::{Map, Set};
+use crate::presburger::{Basic, Int, Map, Set};
 use crate::script::interp::Origin;
 
 /// What the verifier needs to know about a statement.
@@ -98,19 +98,84 @@ impl Dependence {
     }
 }
 
-/// `{ x -> y : x_0 = y_0, ..., x_(l-1) = y_(l-1), x_l < y_l }` on `n` dims.
-pub(crate) fn order_at(n: usize, l: usize) -> Map {
-    let xs: Vec<String> = (0..n).map(|k| format!("x{k}")).collect();
-    let ys: Vec<String> = (0..n).map(|k| format!("y{k}")).collect();
-    let mut cons: Vec<String> = (0..l).map(|k| format!("x{k} = y{k}")).collect();
-    cons.push(format!("x{l} < y{l}"));
-    let text = format!(
-        "{{ [{}] -> [{}] : {} }}",
-        xs.join(", "),
-        ys.join(", "),
-        cons.join(" and ")
+/// How two schedule vectors compare at a level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// equal before `l`, source before sink at `l`
+    Before,
+    /// equal before `l`, source after sink at `l`
+    After,
+    /// equal everywhere (`l` is ignored)
+    Same,
+}
+
+/// The relation `rel: S[i] -> T[j]` together with both instances' times:
+/// conjunctions over `[params | i | j | tS | tT | locals]`, where `tS = ts(i)` and
+/// `tT = tt(j)`. Comparing times is then adding rows and testing emptiness — no composition.
+pub(crate) fn joint(rel: &Map, ts: &Map, tt: &Map) -> Vec<Basic> {
+    let mut params = rel.space().merged_params(ts.space());
+    for q in &tt.space().params {
+        if !params.contains(q) {
+            params.push(q.clone());
+        }
+    }
+    let (rel, ts, tt) = (
+        rel.align_params(&params),
+        ts.align_params(&params),
+        tt.align_params(&params),
     );
-    text.parse::<Map>().expect("internal order map parses")
+    let (ni, nj, l) = (rel.n_in(), rel.n_out(), ts.n_out());
+    debug_assert_eq!(l, tt.n_out());
+    let mut out = vec![];
+    for r in rel.parts() {
+        let mut r = r.clone();
+        r.insert_dims(ni + nj, 2 * l);
+        for p in ts.parts() {
+            // [i | tS] -> [i | j | tS | tT]
+            let mut p = p.clone();
+            p.insert_dims(ni, nj);
+            p.insert_dims(ni + nj + l, l);
+            let rp = r.intersect(&p);
+            for q in tt.parts() {
+                // [j | tT] -> [i | j | tS | tT]
+                let mut q = q.clone();
+                q.insert_dims(0, ni);
+                q.insert_dims(ni + nj, l);
+                let mut b = rp.intersect(&q);
+                if b.normalize() {
+                    out.push(b);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Adds the comparison of the two times (from dim `at`, `n` entries each) at level `l`.
+pub(crate) fn at_level(b: &Basic, at: usize, n: usize, l: usize, order: Order) -> Basic {
+    let mut b = b.clone();
+    let (cs, ct) = (|k: usize| at + k, |k: usize| at + n + k);
+    let upto = if order == Order::Same { n } else { l };
+    for k in 0..upto {
+        let mut r = b.zero_row();
+        r[b.col_dim(cs(k))] = Int::ONE;
+        r[b.col_dim(ct(k))] = Int::from(-1);
+        b.add_eq(r);
+    }
+    if order != Order::Same {
+        // Before: tT_l - tS_l - 1 >= 0; After: tS_l - tT_l - 1 >= 0
+        let s = if order == Order::Before {
+            Int::from(-1)
+        } else {
+            Int::ONE
+        };
+        let mut r = b.zero_row();
+        r[b.col_dim(cs(l))] = s.clone();
+        r[b.col_dim(ct(l))] = -&s;
+        r[0] = Int::from(-1);
+        b.add_ineq(r);
+    }
+    b
 }
 
 /// Names a map's tuples after two statements' domains.
@@ -162,15 +227,18 @@ pub fn dependences(p: &Program) -> Vec<Dependence> {
                 continue;
             }
             let n = s.schedule.n_out();
+            let joint = joint(&conflict, &s.schedule, &t.schedule);
+            let (ni, nj) = (s.domain.n_dim(), t.domain.n_dim());
             let mut pieces = vec![];
             for l in 0..n {
-                let order = s
-                    .schedule
-                    .apply_range(&order_at(n, l))
-                    .apply_range(&t.schedule.inverse());
-                let order = between(order, &s.domain, &t.domain);
-                let dep = conflict.intersect(&order).simplify();
-                if !dep.is_empty() {
+                let parts: Vec<Basic> = joint
+                    .iter()
+                    .map(|b| at_level(b, ni + nj, n, l, Order::Before))
+                    .filter(|b| !b.is_empty())
+                    .map(|b| b.project_dims(ni + nj, 2 * n))
+                    .collect();
+                if !parts.is_empty() {
+                    let dep = Map::from_parts(conflict.space().clone(), parts).tidy();
                     let level = if l % 2 == 1 {
                         Level::Loop(l.div_ceil(2))
                     } else {
