@@ -8,6 +8,9 @@
 pub mod cli;
 pub mod codegen;
 pub mod diag;
+pub mod driver;
+pub mod frontend;
+pub mod model;
 pub mod presburger;
 pub mod script;
 pub mod verify;

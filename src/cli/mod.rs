@@ -4,6 +4,9 @@
 //! defines one (an illegal transformation, differing outputs), 2 bad input or usage.
 
 mod calc;
+mod check;
+mod deps;
+mod show;
 
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
@@ -33,6 +36,16 @@ pub enum Command {
     /// lexicographic extrema.
     #[command(subcommand)]
     Calc(calc::CalcCommand),
+    /// Print the polyhedral model of a C kernel: parameters, statements, domains, accesses,
+    /// tags and 2d+1 schedules.
+    Show(show::ShowArgs),
+    /// Verify a script against a kernel: exit 0 when legal, 1 when illegal (with a report
+    /// naming the broken dependence, a witness and the script steps), 2 on bad input.
+    /// `--manifest loopy.toml` checks many pairs at once (the CI gate).
+    Check(check::CheckArgs),
+    /// List the exact dependences of a kernel (flow, anti, output) in isl notation, with the
+    /// loop that carries each.
+    Deps(deps::DepsArgs),
 }
 
 /// Options every command shares once parsed.
@@ -64,6 +77,9 @@ pub fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Calc(c) => calc::run(c, &ctx),
+        Command::Show(a) => show::run(a, &ctx),
+        Command::Check(a) => check::run(a, &ctx),
+        Command::Deps(a) => deps::run(a, &ctx),
     };
     ExitCode::from(code)
 }

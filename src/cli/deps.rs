@@ -1,0 +1,118 @@
+//! `loopy deps`: the exact dependences of a kernel, and which loop carries each.
+
+use super::check::CcArgs;
+use super::Ctx;
+use crate::driver::Kernel;
+use crate::model::json::Json;
+use crate::verify::{self, Level};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct DepsArgs {
+    /// The C file with the kernel.
+    pub kernel: PathBuf,
+    #[command(flatten)]
+    pub cc: CcArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+pub fn run(a: DepsArgs, ctx: &Ctx) -> u8 {
+    let k = match Kernel::load(&a.kernel, &a.cc.options()) {
+        Ok(k) => k,
+        Err(f) => {
+            eprint!("{}", f.render(ctx.color));
+            return 2;
+        }
+    };
+    let program = k.program();
+    let deps = verify::dependences(&program);
+    let stmt = |s: usize| {
+        let st = &k.scop.statements[s];
+        match &st.label {
+            Some(l) => format!("{} ({l}, line {})", st.name, st.span.line),
+            None => format!("{} (line {})", st.name, st.span.line),
+        }
+    };
+    // "loop 2 (j)" using the source statement's iterator names.
+    let level = |s: usize, l: &Level| match l {
+        Level::Loop(d) => {
+            let it = k.scop.statements[s]
+                .iterators
+                .get(d - 1)
+                .cloned()
+                .unwrap_or_default();
+            format!("carried by loop {d} ({it})")
+        }
+        Level::Text(d) => format!("loop-independent (textual order inside {d} common loop(s))"),
+    };
+    match a.format {
+        Format::Text => {
+            if deps.is_empty() {
+                println!("no dependences");
+            }
+            for d in &deps {
+                println!(
+                    "{} on `{}`: {} -> {}",
+                    d.kind.name(),
+                    d.array,
+                    stmt(d.source),
+                    stmt(d.sink)
+                );
+                for (l, m) in &d.pieces {
+                    println!("  {}: {}", level(d.source, l), m.simplify());
+                }
+            }
+        }
+        Format::Json => {
+            let arr = deps
+                .iter()
+                .map(|d| {
+                    Json::obj(vec![
+                        ("kind", Json::str(d.kind.name())),
+                        ("array", Json::str(&d.array)),
+                        ("source", Json::str(&k.scop.statements[d.source].name)),
+                        ("sink", Json::str(&k.scop.statements[d.sink].name)),
+                        (
+                            "source_line",
+                            Json::Int(k.scop.statements[d.source].span.line as i128),
+                        ),
+                        (
+                            "sink_line",
+                            Json::Int(k.scop.statements[d.sink].span.line as i128),
+                        ),
+                        (
+                            "pieces",
+                            Json::Array(
+                                d.pieces
+                                    .iter()
+                                    .map(|(l, m)| {
+                                        let (kind, n) = match l {
+                                            Level::Loop(n) => ("loop", *n),
+                                            Level::Text(n) => ("text", *n),
+                                        };
+                                        Json::obj(vec![
+                                            ("level", Json::str(kind)),
+                                            ("depth", Json::Int(n as i128)),
+                                            ("relation", Json::str(m.simplify().to_string())),
+                                        ])
+                                    })
+                                    .collect(),
+                            ),
+                        ),
+                    ])
+                })
+                .collect();
+            println!("{}", Json::Array(arr).pretty());
+        }
+    }
+    0
+}

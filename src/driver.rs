@@ -1,0 +1,204 @@
+//! Ties the stages together for the commands: a kernel and a script in, a transformed
+//! schedule and a verdict out. The CLI and the REPL call this; it holds no logic of the
+//! stages themselves.
+
+use crate::diag::Diagnostic;
+use crate::frontend::{self, Options};
+use crate::model::{AccessKind as ModelAccess, Scop};
+use crate::script::interp::{Interpreter, Origin, Pos, State, StmtInit};
+use crate::verify::{self, Access, AccessKind, Dependence, Program, StmtInfo, Violation};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// A diagnostic with every source text it may point into.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub diagnostic: Diagnostic,
+    pub sources: Vec<(String, String)>,
+}
+
+impl Failure {
+    pub fn render(&self, color: bool) -> String {
+        let srcs: Vec<(&str, &str)> = self
+            .sources
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        self.diagnostic.render(&srcs, color)
+    }
+}
+
+impl From<frontend::Error> for Failure {
+    fn from(e: frontend::Error) -> Failure {
+        Failure {
+            diagnostic: e.diagnostic,
+            sources: e.sources,
+        }
+    }
+}
+
+/// A kernel loaded and modelled, with the texts of the files its spans point into.
+pub struct Kernel {
+    pub scop: Scop,
+    pub sources: Vec<(String, String)>,
+}
+
+impl Kernel {
+    pub fn load(path: &Path, opts: &Options) -> Result<Kernel, Failure> {
+        let scop = frontend::extract_file(path, opts)?;
+        let mut sources: Vec<(String, String)> = vec![];
+        let mut add = |file: &str| {
+            if !sources.iter().any(|(n, _)| n == file) {
+                if let Ok(t) = std::fs::read_to_string(file) {
+                    sources.push((file.to_string(), t));
+                }
+            }
+        };
+        add(&scop.file);
+        for s in &scop.statements {
+            add(&s.span.file);
+        }
+        for t in &scop.tags {
+            add(&t.span.file);
+        }
+        Ok(Kernel { scop, sources })
+    }
+
+    /// Name of a statement in messages: its tag when it has one.
+    fn stmt_name(&self, k: usize) -> String {
+        let s = &self.scop.statements[k];
+        s.label.clone().unwrap_or_else(|| s.name.clone())
+    }
+
+    /// The interpreter's initial state: the model's schedules and tags.
+    pub fn initial_state(&self) -> State {
+        let stmts = self
+            .scop
+            .statements
+            .iter()
+            .enumerate()
+            .map(|(k, s)| StmtInit {
+                name: self.stmt_name(k),
+                domain: s.domain.clone(),
+                pos: s.schedule.positions.clone(),
+                it: Some(s.schedule.dims.clone()),
+            })
+            .collect();
+        let tags = self
+            .scop
+            .tags
+            .iter()
+            .map(|t| {
+                let positions: BTreeSet<Pos> = self.scop.positions(t).into_iter().collect();
+                let origin = Origin {
+                    source: t.span.file.clone(),
+                    span: t.span.range.clone(),
+                    what: format!("tag `{}`", t.name),
+                };
+                (t.name.clone(), positions, origin)
+            })
+            .collect();
+        let mut st = State::new(self.scop.params.clone(), stmts, tags);
+        // Loop depth of each statement is the number of its modelled loops.
+        for (k, p) in st.pieces.iter_mut().enumerate() {
+            p.depth = self.scop.statements[k].loops.len();
+        }
+        st
+    }
+
+    /// The program as the verifier sees it.
+    pub fn program(&self) -> Program {
+        let stmts = self
+            .scop
+            .statements
+            .iter()
+            .enumerate()
+            .map(|(k, s)| StmtInfo {
+                name: s.name.clone(),
+                label: Some(self.stmt_name(k)),
+                domain: s.domain.clone(),
+                schedule: s.schedule.to_map(),
+                origin: Some(Origin {
+                    source: s.span.file.clone(),
+                    span: s.span.range.clone(),
+                    what: s.name.clone(),
+                }),
+                line: s.span.line,
+            })
+            .collect();
+        let mut accesses = vec![];
+        for (k, s) in self.scop.statements.iter().enumerate() {
+            for a in &s.accesses {
+                let private_depth = self.scop.array(&a.array).and_then(|x| x.private_depth);
+                accesses.push(Access {
+                    stmt: k,
+                    array: a.array.clone(),
+                    kind: match a.kind {
+                        ModelAccess::Read => AccessKind::Read,
+                        ModelAccess::Write => AccessKind::Write,
+                    },
+                    relation: Some(a.relation.clone()),
+                    private_depth,
+                });
+            }
+        }
+        Program {
+            params: self.scop.params.clone(),
+            stmts,
+            accesses,
+        }
+    }
+}
+
+/// The result of running a script on a kernel.
+pub struct Run {
+    pub interp: Interpreter,
+    pub program: Program,
+    pub deps: Vec<Dependence>,
+}
+
+impl Run {
+    /// Runs the script (never verifying in the middle).
+    pub fn new(
+        kernel: &Kernel,
+        script_text: &str,
+        script_name: &str,
+        base: &Path,
+    ) -> Result<Run, Failure> {
+        let mut interp = Interpreter::new(kernel.initial_state());
+        let program = kernel.program();
+        let r = interp.run_text(script_text, script_name, base);
+        let mut sources = kernel.sources.clone();
+        sources.extend(interp.sources.iter().cloned());
+        if let Err(d) = r {
+            return Err(Failure {
+                diagnostic: d,
+                sources,
+            });
+        }
+        let deps = verify::dependences(&program);
+        Ok(Run {
+            interp,
+            program,
+            deps,
+        })
+    }
+
+    /// Legality of the final schedule.
+    pub fn check(&self) -> Vec<Violation> {
+        verify::check(&self.program, &self.deps, &self.interp)
+    }
+
+    /// A report per violation, with all sources.
+    pub fn reports(&self, kernel: &Kernel, violations: &[Violation]) -> Vec<Failure> {
+        let mut sources = kernel.sources.clone();
+        sources.extend(self.interp.sources.iter().cloned());
+        violations
+            .iter()
+            .map(|v| Failure {
+                diagnostic: verify::report(&self.program, &self.deps, v, &self.interp.steps),
+                sources: sources.clone(),
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,279 @@
+//! C source to the polyhedral [`model`](crate::model), through the system preprocessor and
+//! lang-c.
+//!
+//! The file is preprocessed with `$CC -E` (or `cc -E`) and the user's `-I`/`-D` options,
+//! keeping the `# N "file"` line markers so that every span maps back to the original file.
+//! The region to model is found ([`region`]), the names it uses are classified
+//! ([`symbols`]), and one walk builds the statements ([`build`]). Every problem in the input
+//! is a [`Diagnostic`] pointing into the user's file; nothing panics.
+
+mod build;
+pub mod region;
+pub mod srcmap;
+mod symbols;
+
+use crate::diag::Diagnostic;
+use crate::model::Scop;
+use lang_c::driver::{Config, Flavor};
+use srcmap::SourceMap;
+use std::path::{Path, PathBuf};
+
+/// How to preprocess the file and which region to model.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `-I DIR` for the preprocessor.
+    pub includes: Vec<PathBuf>,
+    /// `-D NAME` or `-D NAME=VALUE` for the preprocessor.
+    pub defines: Vec<String>,
+    /// Model this function: its `#pragma scop` regions, or its whole body if it has none.
+    pub function: Option<String>,
+    /// Which `#pragma scop` region, counting from 0, when there are several.
+    pub scop: Option<usize>,
+}
+
+/// A diagnostic with the texts of the files it points into.
+#[derive(Clone, Debug)]
+pub struct Error {
+    pub diagnostic: Diagnostic,
+    pub sources: Vec<(String, String)>,
+}
+
+impl Error {
+    pub fn render(&self, color: bool) -> String {
+        let srcs: Vec<(&str, &str)> = self
+            .sources
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        self.diagnostic.render(&srcs, color)
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.diagnostic.message)
+    }
+}
+
+fn plain(d: Diagnostic) -> Error {
+    Error {
+        diagnostic: d,
+        sources: vec![],
+    }
+}
+
+/// The preprocessor command: `$CC` (split at white space; `cc` when unset) with `-E` and
+/// the include and define options.
+pub fn preprocessor(opts: &Options) -> (String, Vec<String>) {
+    let cc = std::env::var("CC")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| "cc".to_string());
+    let mut words = cc.split_whitespace().map(str::to_string);
+    let cmd = words.next().unwrap_or_else(|| "cc".to_string());
+    let mut args: Vec<String> = words.collect();
+    args.push("-E".into());
+    for i in &opts.includes {
+        args.push("-I".into());
+        args.push(i.display().to_string());
+    }
+    for d in &opts.defines {
+        args.push(format!("-D{d}"));
+    }
+    (cmd, args)
+}
+
+/// Preprocesses and models a C file.
+pub fn extract_file(path: &Path, opts: &Options) -> Result<Scop, Error> {
+    let name = path.display().to_string();
+    let original = std::fs::read(path)
+        .map_err(|e| plain(Diagnostic::new(format!("cannot read `{name}`: {e}"))))?;
+    let original = String::from_utf8(original)
+        .map_err(|_| plain(Diagnostic::new(format!("`{name}` is not UTF-8 text"))))?;
+    let (cmd, args) = preprocessor(opts);
+    let config = Config {
+        cpp_command: cmd.clone(),
+        cpp_options: args.clone(),
+        flavor: if cmd.contains("clang") {
+            Flavor::ClangC11
+        } else {
+            Flavor::GnuC11
+        },
+    };
+    let path = path.to_path_buf();
+    let opts = opts.clone();
+    guarded(move || match lang_c::driver::parse(&config, &path) {
+        Ok(p) => {
+            let sm = SourceMap::new(p.source, &name, original);
+            analyze(&sm, &p.unit, &opts)
+        }
+        Err(lang_c::driver::Error::PreprocessorError(e)) => {
+            let shown = format!("{cmd} {} {name}", args.join(" "));
+            let text = e.to_string();
+            let d = Diagnostic::new(format!("the C preprocessor failed: `{shown}`"));
+            if e.kind() == std::io::ErrorKind::NotFound {
+                return Err(plain(
+                    d.with_note(text)
+                        .with_help("set `CC` to a C compiler (it is run with `-E`)"),
+                ));
+            }
+            let main = SourceMap::new(String::new(), &name, original);
+            Err(finish_error(&main, cpp_failure(d, &text, &main)))
+        }
+        Err(lang_c::driver::Error::SyntaxError(e)) => {
+            let sm = SourceMap::new(e.source.clone(), &name, original);
+            Err(syntax_error(&sm, &e))
+        }
+    })
+}
+
+/// The compiler's messages as notes, its first error in the user's file as a label.
+fn cpp_failure(mut d: Diagnostic, text: &str, main: &SourceMap) -> Diagnostic {
+    let f = main.main_file();
+    let mut labelled = false;
+    // gcc's source excerpts (`  1 | …`, `    | ^~~`) repeat what the label shows.
+    let excerpt = |l: &str| {
+        let t = l.trim_start();
+        let t = t.trim_start_matches(|c: char| c.is_ascii_digit());
+        t.trim_start().starts_with('|')
+    };
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !excerpt(l))
+        .take(20)
+    {
+        if !labelled {
+            if let Some((l, c, msg)) = cpp_error_location(line, &f.name) {
+                if let Some(r) = f.line_range(l) {
+                    let at = (r.start + c.saturating_sub(1)).min(r.end);
+                    let label = srcmap::snap(&f.text, at..(at + 1).min(r.end).max(at));
+                    d = d.with_label(&f.name, label, msg);
+                    labelled = true;
+                    continue;
+                }
+            }
+        }
+        d = d.with_note(line.trim_end().to_string());
+    }
+    d
+}
+
+/// `file:line:col: error: message` from the compiler, when it is about `file`.
+fn cpp_error_location(line: &str, file: &str) -> Option<(usize, usize, String)> {
+    let rest = line.strip_prefix(file)?.strip_prefix(':')?;
+    let mut parts = rest.splitn(3, ':');
+    let l: usize = parts.next()?.trim().parse().ok()?;
+    let c: usize = parts.next()?.trim().parse().ok()?;
+    let msg = parts.next()?.trim().to_string();
+    Some((l, c, msg))
+}
+
+/// Models already preprocessed text (no `cc` run). `name` and `original` are the file the
+/// text came from: line markers naming it map spans back into `original`; text before any
+/// marker is taken to be `original` itself.
+pub fn extract_preprocessed(
+    name: &str,
+    original: &str,
+    preprocessed: String,
+    opts: &Options,
+) -> Result<Scop, Error> {
+    let name = name.to_string();
+    let original = original.to_string();
+    let opts = opts.clone();
+    guarded(move || {
+        let config = Config {
+            cpp_command: String::new(),
+            cpp_options: vec![],
+            flavor: Flavor::GnuC11,
+        };
+        match lang_c::driver::parse_preprocessed(&config, preprocessed) {
+            Ok(p) => {
+                let sm = SourceMap::new(p.source, &name, original);
+                analyze(&sm, &p.unit, &opts)
+            }
+            Err(e) => {
+                let sm = SourceMap::new(e.source.clone(), &name, original);
+                Err(syntax_error(&sm, &e))
+            }
+        }
+    })
+}
+
+/// Runs `f` on a thread with a large stack (lang-c's parser and the walks recurse on the
+/// nesting depth of the C code), turning a panic into an internal-error diagnostic.
+fn guarded<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, Error> + Send + 'static,
+) -> Result<T, Error> {
+    let h = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(f)
+        .map_err(|e| plain(Diagnostic::new(format!("cannot start the frontend: {e}"))))?;
+    h.join().unwrap_or_else(|p| {
+        let what = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(plain(
+            Diagnostic::new(format!("internal error in the C frontend: {what}"))
+                .with_note("this is a bug in loopy; please report it with the C file"),
+        ))
+    })
+}
+
+fn syntax_error(sm: &SourceMap, e: &lang_c::driver::SyntaxError) -> Error {
+    let mut expected: Vec<&str> = e.expected.iter().copied().collect();
+    expected.sort_unstable();
+    let sp = sm.span_or_pre(e.offset..e.offset + 1);
+    let shown = expected
+        .iter()
+        .take(8)
+        .map(|s| {
+            let t = s
+                .strip_prefix('"')
+                .and_then(|x| x.strip_suffix('"'))
+                .unwrap_or(s);
+            format!("`{t}`")
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = if expected.len() > 8 { ", …" } else { "" };
+    let d = Diagnostic::new("C syntax error").with_label(
+        &sp.file,
+        sp.range.clone(),
+        if expected.is_empty() {
+            "unexpected here".to_string()
+        } else {
+            format!("expected {shown}{more}")
+        },
+    );
+    let d = d.with_note("loopy parses C11 with GNU extensions (lang-c); `__int128`, `x ?: y` and nested functions are not supported");
+    finish_error(sm, d)
+}
+
+fn finish_error(sm: &SourceMap, d: Diagnostic) -> Error {
+    let files: Vec<String> = d.labels.iter().map(|l| l.source.clone()).collect();
+    let sources = sm.sources(files.iter().map(String::as_str));
+    Error {
+        diagnostic: d,
+        sources,
+    }
+}
+
+fn analyze(
+    sm: &SourceMap,
+    unit: &lang_c::ast::TranslationUnit,
+    opts: &Options,
+) -> Result<Scop, Error> {
+    let run = || -> Result<Scop, Diagnostic> {
+        let reg = region::select(unit, sm, opts.function.as_deref(), opts.scop)?;
+        let syms = symbols::Symbols::collect(unit, &reg.function, reg.range.clone());
+        let mut b = build::Builder::new(sm, &syms, reg.items);
+        b.region(reg.items)?;
+        let first = reg.items.first().map_or(reg.range.start, |i| i.span.start);
+        let last = reg.items.last().map_or(reg.range.end, |i| i.span.end);
+        let span = sm.span_or_pre(first..last);
+        b.finish(&sm.main_file().name, &reg.function, span)
+    };
+    run().map_err(|d| finish_error(sm, d))
+}

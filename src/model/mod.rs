@@ -1,0 +1,249 @@
+//! The polyhedral program: statements with iteration domains, array accesses, loop
+//! components (tags) and 2d+1 schedules (Loopy paper, §3.2).
+//!
+//! Everything here is what later stages need and nothing about C syntax: the script
+//! interpreter rewrites [`Schedule`]s and resolves [`Tag`]s, the verifier computes
+//! dependences from [`Access`] relations and checks the final θ, and the code generator scans
+//! domains and re-emits each statement's text. The frontend fills it in. Depends on
+//! [`crate::presburger`] only.
+
+pub mod aff;
+pub mod json;
+mod render;
+pub mod schedule;
+
+pub use aff::LinExpr;
+pub use schedule::Schedule;
+
+use crate::presburger::{Int, Map, Set};
+use std::ops::Range;
+
+/// Where something is in the user's original files (not the preprocessed text).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceSpan {
+    /// The file as named on the command line (or by `#include`).
+    pub file: String,
+    /// Byte range in that file.
+    pub range: Range<usize>,
+    /// 1-based lines of the first and last byte.
+    pub line: usize,
+    pub end_line: usize,
+}
+
+/// A static control part: the modelled region of one C function.
+#[derive(Clone, Debug)]
+pub struct Scop {
+    /// The C file the region is in.
+    pub file: String,
+    /// The function whose body holds the region.
+    pub function: String,
+    /// The modelled statements, from the first to the last (for splicing code back).
+    pub region: SourceSpan,
+    /// Free integer names in bounds, conditions and subscripts, in order of first use.
+    /// Every set and map below has exactly these parameters, in this order.
+    pub params: Vec<String>,
+    /// What the code itself says about the parameters (e.g. `n >= 0` for an `unsigned n`);
+    /// the universe when it says nothing. Never assumed: no `n > 0` unless written.
+    pub context: Set,
+    /// Every array or scalar the statements touch, in order of first access.
+    pub arrays: Vec<Array>,
+    /// In textual order; statement `k` is named `S{k}`.
+    pub statements: Vec<Statement>,
+    pub tags: Vec<Tag>,
+}
+
+/// One C statement (or one opaque construct) and all its dynamic instances.
+#[derive(Clone, Debug)]
+pub struct Statement {
+    /// `S0`, `S1`, … in textual order; the tuple name of the domain and of every relation.
+    pub name: String,
+    /// The C label written on this very statement, if any.
+    pub label: Option<String>,
+    /// Iterators of the enclosing modelled loops, outermost first. Names are the C names,
+    /// except that an inner loop reusing an outer loop's name gets a fresh one (see
+    /// [`LoopInfo::c_name`]).
+    pub iterators: Vec<String>,
+    /// `params -> { S[iterators] : … }`: the instances that execute.
+    pub domain: Set,
+    pub accesses: Vec<Access>,
+    pub schedule: Schedule,
+    /// The statement as written in the original file (macros unexpanded; comments removed
+    /// and white space collapsed outside literals), without its label.
+    pub text: String,
+    /// The same after preprocessing (what the compiler sees).
+    pub expanded_text: String,
+    pub span: SourceSpan,
+    /// The enclosing modelled loops, outermost first (one per iterator).
+    pub loops: Vec<LoopInfo>,
+    /// Set when the statement stands for a construct that could not be modelled exactly (a
+    /// `while` loop, an `if` on data, a `for` loop with non-affine bounds): its instances
+    /// are those of the enclosing loops and its accesses over-approximate everything the
+    /// construct may touch. The text says why.
+    pub opaque: Option<String>,
+}
+
+/// A modelled `for` loop around a statement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopInfo {
+    /// The iterator's name in the model (a dimension of the domain).
+    pub iterator: String,
+    /// The variable's name in C.
+    pub c_name: String,
+    /// Signed step: `1` for `i++`, `-1` for `i--`, `2` for `i += 2`.
+    pub step: Int,
+    /// The counter's first value, when it is one affine expression of the outer iterators
+    /// and parameters (not a `min`/`max`). Polly-style normalised counters, which the
+    /// paper's scripts were written against (examples/README.md), are
+    /// `(iterator - first) / step`.
+    pub first: Option<LinExpr>,
+    /// The `for (…)` header.
+    pub span: SourceSpan,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    Read,
+    Write,
+}
+
+/// One array (or scalar) reference of a statement.
+#[derive(Clone, Debug)]
+pub struct Access {
+    /// The array's name in the model (see [`Array::name`]).
+    pub array: String,
+    pub kind: AccessKind,
+    /// `params -> { S[iterators] -> A[subscripts] }`, to be read on the statement's domain
+    /// (it is not intersected with it). A scalar is a 0-d array: `S[i] -> x[]`.
+    pub relation: Map,
+    /// False when `relation` over-approximates: a subscript that is not affine is left
+    /// unconstrained (the access may touch any element along that dimension), and writes of
+    /// opaque statements may not happen at all. Dependences computed from an inexact access
+    /// are a superset of the real ones, never a subset.
+    pub exact: bool,
+    /// Why the access is not exact (shown to the user).
+    pub note: Option<String>,
+    pub span: SourceSpan,
+}
+
+/// An array or scalar the region touches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Array {
+    /// Unique in the model. Equal to `c_name` unless two variables declared inside the
+    /// region share a C name, when later ones get a suffix.
+    pub name: String,
+    pub c_name: String,
+    /// Number of subscripts (0 for a scalar).
+    pub rank: usize,
+    /// `Some(d)` for a variable declared inside the region at loop depth `d` (inside `d`
+    /// modelled loops): C creates a fresh one for every iteration of those `d` loops, so two
+    /// instances whose first `d` iterators differ never communicate through it. The
+    /// verifier may drop dependences between such instances; the code generator must keep
+    /// the declaration and its uses together.
+    pub private_depth: Option<usize>,
+}
+
+/// What kind of construct a tag's label is written on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TagKind {
+    /// A single statement.
+    Statement,
+    /// A `{ }` block: either labelled itself, or (as in the paper, §3.1) through the label
+    /// on its first statement.
+    Block,
+    /// A `for` loop.
+    Loop,
+    /// An `if` statement.
+    If,
+}
+
+/// A loop component named by a C label (§3.1).
+#[derive(Clone, Debug)]
+pub struct Tag {
+    pub name: String,
+    /// The label itself.
+    pub span: SourceSpan,
+    pub kind: TagKind,
+    /// Indices into [`Scop::statements`] of the statements the component covers: P(l) is
+    /// the set of their positions.
+    pub statements: Vec<usize>,
+    /// Number of modelled loops around the tagged construct (a tagged loop does not count
+    /// itself).
+    pub depth: usize,
+}
+
+impl Scop {
+    /// θ of every statement, `S_k[iterators] -> [p0, j1, …]`, in statement order (not
+    /// restricted to the domains).
+    pub fn schedule_maps(&self) -> Vec<Map> {
+        self.statements
+            .iter()
+            .map(|s| s.schedule.to_map())
+            .collect()
+    }
+
+    /// The statement index for a name `S{k}`.
+    pub fn statement(&self, name: &str) -> Option<usize> {
+        self.statements.iter().position(|s| s.name == name)
+    }
+
+    pub fn tag(&self, name: &str) -> Option<&Tag> {
+        self.tags.iter().find(|t| t.name == name)
+    }
+
+    pub fn array(&self, name: &str) -> Option<&Array> {
+        self.arrays.iter().find(|a| a.name == name)
+    }
+
+    /// P(l): the position vectors of the statements a tag covers (distinct, sorted).
+    pub fn positions(&self, tag: &Tag) -> Vec<Vec<Int>> {
+        let mut v: Vec<Vec<Int>> = tag
+            .statements
+            .iter()
+            .map(|&s| self.statements[s].schedule.positions.clone())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// Length of every schedule vector (2d + 1).
+    pub fn schedule_len(&self) -> usize {
+        self.statements
+            .first()
+            .map_or(1, |s| 2 * s.schedule.depth() + 1)
+    }
+}
+
+impl Statement {
+    /// θ restricted to the statement's instances: `S[i] -> [p0, j1, …]` on the domain.
+    pub fn schedule_on_domain(&self) -> Map {
+        self.schedule.to_map().intersect_domain(&self.domain)
+    }
+
+    /// Renames an iterator everywhere it names a dimension (domain, accesses, schedule,
+    /// loops). Only names change; no set changes meaning.
+    pub fn rename_iterator(&mut self, old: &str, new: &str) {
+        let Some(k) = self.iterators.iter().position(|i| i == old) else {
+            return;
+        };
+        self.iterators[k] = new.to_string();
+        let tuple = self.domain.tuple().clone();
+        let mut t = tuple.clone();
+        t.dims = self.iterators.clone();
+        self.domain = self.domain.clone().with_tuple(t.clone());
+        for a in &mut self.accesses {
+            let out = a.relation.space().range.clone();
+            a.relation = a.relation.clone().with_space_names(t.clone(), out);
+        }
+        let out = self.schedule.dims.space().range.clone();
+        self.schedule.dims = self.schedule.dims.clone().with_space_names(t, out);
+        for l in &mut self.loops {
+            if l.iterator == old {
+                l.iterator = new.to_string();
+            }
+            if let Some(f) = &l.first {
+                l.first = Some(f.rename(old, new));
+            }
+        }
+    }
+}

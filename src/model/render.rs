@@ -1,0 +1,281 @@
+//! Human-readable and JSON views of a [`Scop`] (what `loopy show` prints).
+//!
+//! Sets and maps are printed in isl notation with all the scop's parameters, so every line
+//! can be pasted into `loopy calc` as it is.
+
+use super::json::Json;
+use super::{AccessKind, Array, Scop, SourceSpan, Statement, Tag, TagKind};
+use crate::presburger::Int;
+use std::fmt::Write;
+
+impl TagKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TagKind::Statement => "statement",
+            TagKind::Block => "block",
+            TagKind::Loop => "loop",
+            TagKind::If => "if",
+        }
+    }
+}
+
+impl AccessKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccessKind::Read => "read",
+            AccessKind::Write => "write",
+        }
+    }
+}
+
+fn lines(span: &SourceSpan) -> String {
+    if span.line == span.end_line {
+        format!("line {}", span.line)
+    } else {
+        format!("lines {}-{}", span.line, span.end_line)
+    }
+}
+
+fn array_text(a: &Array) -> String {
+    let mut s = a.name.clone();
+    if a.rank == 0 {
+        s.push_str(" (scalar");
+    } else {
+        let _ = write!(s, " ({}-d", a.rank);
+    }
+    if a.c_name != a.name {
+        let _ = write!(s, ", `{}` in C", a.c_name);
+    }
+    if let Some(d) = a.private_depth {
+        let _ = write!(s, ", private at depth {d}");
+    }
+    s.push(')');
+    s
+}
+
+fn tag_text(scop: &Scop, t: &Tag) -> String {
+    let names: Vec<&str> = t
+        .statements
+        .iter()
+        .map(|&i| scop.statements[i].name.as_str())
+        .collect();
+    let positions: Vec<String> = scop
+        .positions(t)
+        .iter()
+        .map(|p| format!("[{}]", join_ints(p)))
+        .collect();
+    format!(
+        "{} ({}, {}, depth {}): {}; positions {}",
+        t.name,
+        t.kind.as_str(),
+        lines(&t.span),
+        t.depth,
+        names.join(", "),
+        positions.join(", ")
+    )
+}
+
+fn join_ints(v: &[Int]) -> String {
+    v.iter().map(Int::to_string).collect::<Vec<_>>().join(", ")
+}
+
+fn int_json(i: &Int) -> Json {
+    match i.to_i64() {
+        Some(v) => Json::Int(v as i128),
+        None => Json::BigInt(i.to_string()),
+    }
+}
+
+impl Scop {
+    /// The model as text, one block per statement.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "file:       {}", self.file);
+        let _ = writeln!(s, "function:   {} ({})", self.function, lines(&self.region));
+        let _ = writeln!(
+            s,
+            "parameters: {}",
+            if self.params.is_empty() {
+                "none".to_string()
+            } else {
+                self.params.join(", ")
+            }
+        );
+        let _ = writeln!(s, "context:    {}", self.context);
+        let arrays: Vec<String> = self.arrays.iter().map(array_text).collect();
+        let _ = writeln!(s, "arrays:     {}", arrays.join(", "));
+        for st in &self.statements {
+            s.push('\n');
+            self.statement_text(st, &mut s);
+        }
+        s.push('\n');
+        if self.tags.is_empty() {
+            s.push_str("tags: none\n");
+        } else {
+            s.push_str("tags:\n");
+            for t in &self.tags {
+                let _ = writeln!(s, "  {}", tag_text(self, t));
+            }
+        }
+        s
+    }
+
+    fn statement_text(&self, st: &Statement, s: &mut String) {
+        let label = st
+            .label
+            .as_ref()
+            .map_or(String::new(), |l| format!(" ({l})"));
+        let _ = writeln!(s, "{}{}, {}: {}", st.name, label, lines(&st.span), st.text);
+        if let Some(why) = &st.opaque {
+            let _ = writeln!(s, "  opaque:    {why}");
+        }
+        let _ = writeln!(s, "  domain:    {}", st.domain);
+        let _ = writeln!(s, "  schedule:  {}", st.schedule_on_domain().simplify());
+        for a in &st.accesses {
+            let _ = write!(
+                s,
+                "  {:<10} {}",
+                format!("{}:", a.kind.as_str()),
+                a.relation
+            );
+            if let Some(n) = &a.note {
+                let _ = write!(s, "  (approximate: {n})");
+            }
+            s.push('\n');
+        }
+    }
+
+    /// The model as JSON (same content as [`Scop::to_text`], plus positions and the
+    /// unrestricted iteration dimensions of each schedule).
+    pub fn to_json(&self) -> Json {
+        let span = |sp: &SourceSpan| {
+            Json::obj(vec![
+                ("file", Json::str(&sp.file)),
+                ("line", Json::Int(sp.line as i128)),
+                ("end_line", Json::Int(sp.end_line as i128)),
+                ("start", Json::Int(sp.range.start as i128)),
+                ("end", Json::Int(sp.range.end as i128)),
+            ])
+        };
+        let arrays = self
+            .arrays
+            .iter()
+            .map(|a| {
+                Json::obj(vec![
+                    ("name", Json::str(&a.name)),
+                    ("c_name", Json::str(&a.c_name)),
+                    ("rank", Json::Int(a.rank as i128)),
+                    (
+                        "private_depth",
+                        a.private_depth.map_or(Json::Null, |d| Json::Int(d as i128)),
+                    ),
+                ])
+            })
+            .collect();
+        let statements = self
+            .statements
+            .iter()
+            .map(|st| {
+                let accesses = st
+                    .accesses
+                    .iter()
+                    .map(|a| {
+                        Json::obj(vec![
+                            ("kind", Json::str(a.kind.as_str())),
+                            ("array", Json::str(&a.array)),
+                            ("relation", Json::str(a.relation.to_string())),
+                            ("exact", Json::Bool(a.exact)),
+                            ("note", Json::opt_str(a.note.as_deref())),
+                            ("span", span(&a.span)),
+                        ])
+                    })
+                    .collect();
+                let loops = st
+                    .loops
+                    .iter()
+                    .map(|l| {
+                        Json::obj(vec![
+                            ("iterator", Json::str(&l.iterator)),
+                            ("c_name", Json::str(&l.c_name)),
+                            ("step", int_json(&l.step)),
+                            (
+                                "first",
+                                l.first
+                                    .as_ref()
+                                    .map_or(Json::Null, |e| Json::str(e.to_string())),
+                            ),
+                            ("span", span(&l.span)),
+                        ])
+                    })
+                    .collect();
+                Json::obj(vec![
+                    ("name", Json::str(&st.name)),
+                    ("label", Json::opt_str(st.label.as_deref())),
+                    ("text", Json::str(&st.text)),
+                    ("expanded_text", Json::str(&st.expanded_text)),
+                    ("span", span(&st.span)),
+                    (
+                        "iterators",
+                        Json::Array(st.iterators.iter().map(Json::str).collect()),
+                    ),
+                    ("loops", Json::Array(loops)),
+                    ("domain", Json::str(st.domain.to_string())),
+                    (
+                        "schedule",
+                        Json::str(st.schedule_on_domain().simplify().to_string()),
+                    ),
+                    (
+                        "positions",
+                        Json::Array(st.schedule.positions.iter().map(int_json).collect()),
+                    ),
+                    ("iteration_dims", Json::str(st.schedule.dims.to_string())),
+                    ("accesses", Json::Array(accesses)),
+                    ("opaque", Json::opt_str(st.opaque.as_deref())),
+                ])
+            })
+            .collect();
+        let tags = self
+            .tags
+            .iter()
+            .map(|t| {
+                Json::obj(vec![
+                    ("name", Json::str(&t.name)),
+                    ("kind", Json::str(t.kind.as_str())),
+                    ("span", span(&t.span)),
+                    ("depth", Json::Int(t.depth as i128)),
+                    (
+                        "statements",
+                        Json::Array(
+                            t.statements
+                                .iter()
+                                .map(|&i| Json::str(&self.statements[i].name))
+                                .collect(),
+                        ),
+                    ),
+                    (
+                        "positions",
+                        Json::Array(
+                            self.positions(t)
+                                .iter()
+                                .map(|p| Json::Array(p.iter().map(int_json).collect()))
+                                .collect(),
+                        ),
+                    ),
+                ])
+            })
+            .collect();
+        Json::obj(vec![
+            ("file", Json::str(&self.file)),
+            ("function", Json::str(&self.function)),
+            ("region", span(&self.region)),
+            (
+                "parameters",
+                Json::Array(self.params.iter().map(Json::str).collect()),
+            ),
+            ("context", Json::str(self.context.to_string())),
+            ("arrays", Json::Array(arrays)),
+            ("statements", Json::Array(statements)),
+            ("tags", Json::Array(tags)),
+        ])
+    }
+}

@@ -1,0 +1,11 @@
+void kernel(int n, double A[100])
+{
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    A[i] = 0.0;
+    if (A[i] > 1.0)
+      break;
+  }
+#pragma endscop
+}

@@ -1,0 +1,8 @@
+void kernel(int n, double A[100])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    A[i] = 0.0;
+Done: ;
+#pragma endscop
+}

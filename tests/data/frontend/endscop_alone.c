@@ -1,0 +1,6 @@
+void kernel(int n, double A[100])
+{
+  for (int i = 0; i < n; i++)
+    A[i] = 0.0;
+#pragma endscop
+}

@@ -1,0 +1,9 @@
+void kernel(int n, double A[100])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    A[i] = 0.0;
+#pragma scop
+  A[0] = 1.0;
+#pragma endscop
+}

@@ -1,0 +1,7 @@
+void kernel(int n, double *A)
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    *(A + i) = 0.0;
+#pragma endscop
+}

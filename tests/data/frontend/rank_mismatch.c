@@ -1,0 +1,7 @@
+void kernel(int n)
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    undeclared[i][i] = undeclared[i];
+#pragma endscop
+}

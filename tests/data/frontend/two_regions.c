@@ -1,0 +1,15 @@
+void first(int n, double A[100])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    A[i] = 0.0;
+#pragma endscop
+}
+
+void second(int n, double A[100])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    A[i] = 1.0;
+#pragma endscop
+}

@@ -1,0 +1,172 @@
+//! The model of every example kernel (`loopy show`), as snapshots, plus the facts the
+//! scripts beside the kernels rely on: statements, tags and the schedules of §3.2.
+
+use loopy::frontend::{extract_file, Options};
+use loopy::model::Scop;
+use std::path::Path;
+
+const EXAMPLES: &[&str] = &[
+    "2mm",
+    "3mm",
+    "adi",
+    "covariance",
+    "div",
+    "doitgen",
+    "fdtd-2d",
+    "gemver",
+    "gramschmidt",
+    "heat-3d",
+    "jacobi-2d",
+    "lu",
+    "matmul",
+    "mvt",
+    "seidel-2d",
+    "trmm",
+];
+
+fn model(name: &str) -> Scop {
+    let path = format!("examples/{name}/{name}.c");
+    match extract_file(Path::new(&path), &Options::default()) {
+        Ok(s) => s,
+        Err(e) => panic!("{path}:\n{}", e.render(false)),
+    }
+}
+
+/// Every example folder is covered (a new example needs a snapshot).
+#[test]
+fn all_examples_listed() {
+    let mut dirs: Vec<String> = std::fs::read_dir("examples")
+        .unwrap()
+        .filter_map(|e| {
+            let e = e.unwrap();
+            let n = e.file_name().to_string_lossy().into_owned();
+            e.path().join(format!("{n}.c")).exists().then_some(n)
+        })
+        .collect();
+    dirs.sort();
+    assert_eq!(dirs, EXAMPLES);
+}
+
+#[test]
+fn snapshots() {
+    for name in EXAMPLES {
+        let s = model(name);
+        insta::assert_snapshot!(name.to_string(), s.to_text());
+    }
+}
+
+fn schedule(s: &Scop, tag: &str) -> String {
+    let t = s.tag(tag).unwrap_or_else(|| panic!("no tag {tag}"));
+    assert_eq!(t.statements.len(), 1, "{tag}");
+    s.statements[t.statements[0]]
+        .schedule_on_domain()
+        .simplify()
+        .to_string()
+}
+
+/// §3.2: Init has schedule (0,i,0,j,0,0,0) and Mult (0,i,0,j,1,k,0); their position
+/// vectors are [0,0,0,0] and [0,0,1,0].
+#[test]
+fn matmul_is_the_papers_example() {
+    let s = model("matmul");
+    assert_eq!(s.params, ["n"]);
+    assert_eq!(s.statements.len(), 2);
+    assert_eq!(
+        schedule(&s, "Init"),
+        "[n] -> { S0[i, j, 0] -> [0, i, 0, j, 0, 0, 0] : 0 <= i < n and 0 <= j < n }"
+    );
+    assert_eq!(
+        schedule(&s, "Mult"),
+        "[n] -> { S1[i, j, k] -> [0, i, 0, j, 1, k, 0] : 0 <= i < n and 0 <= j < n and 0 <= k < n }"
+    );
+    let pos: Vec<String> = ["Init", "Mult"]
+        .iter()
+        .map(|t| format!("{:?}", s.positions(s.tag(t).unwrap())))
+        .collect();
+    assert_eq!(pos, ["[[0, 0, 0, 0]]", "[[0, 0, 1, 0]]"]);
+    assert_eq!(
+        s.statements[1].schedule.to_map().to_string(),
+        "[n] -> { S1[i, j, k] -> [0, i, 0, j, 1, k, 0] }"
+    );
+    assert_eq!(
+        s.statements[1].text,
+        "C[i][j] = C[i][j] + A[i][k] * B[k][j];"
+    );
+    assert_eq!(s.statements[1].span.line, 56);
+}
+
+/// The tags of examples/README.md: which statements each covers.
+#[test]
+fn tags_cover_what_the_scripts_expect() {
+    let expect: &[(&str, &[(&str, usize)])] = &[
+        ("matmul", &[("Init", 1), ("Mult", 1)]),
+        ("div", &[("Div", 1)]),
+        ("gemver", &[("Second", 1)]),
+        ("trmm", &[("Mult", 1), ("Alpha", 1)]),
+        ("2mm", &[("Init", 1), ("Mult", 1), ("Scale", 1), ("Sum", 1)]),
+        ("doitgen", &[("Init", 1), ("Mult", 1), ("Ret", 1)]),
+        (
+            "3mm",
+            &[
+                ("InitE", 1),
+                ("CompE", 1),
+                ("InitF", 1),
+                ("CompF", 1),
+                ("InitG", 1),
+                ("CompG", 1),
+            ],
+        ),
+        ("mvt", &[("First", 1), ("Second", 1)]),
+        (
+            "gramschmidt",
+            &[("InitR", 1), ("UpdateR", 1), ("UpdateA", 1)],
+        ),
+        ("lu", &[("Left", 1), ("Norm", 1), ("Right", 1)]),
+        ("adi", &[("PQinit", 3), ("PQ", 2), ("Vinit", 1), ("V", 1)]),
+        ("fdtd-2d", &[("EY", 1), ("EX", 1), ("HZ", 1)]),
+        ("heat-3d", &[("LoopB", 1), ("LoopA", 1)]),
+        ("jacobi-2d", &[("LoopB", 1), ("LoopA", 1)]),
+        ("seidel-2d", &[("Loop", 1)]),
+        ("covariance", &[("Init", 1), ("Mult", 1), ("Final", 2)]),
+    ];
+    for (name, tags) in expect {
+        let s = model(name);
+        let got: Vec<(String, usize)> = s
+            .tags
+            .iter()
+            .map(|t| (t.name.clone(), t.statements.len()))
+            .collect();
+        let want: Vec<(String, usize)> = tags.iter().map(|(t, n)| (t.to_string(), *n)).collect();
+        assert_eq!(got, want, "{name}");
+        // Every statement is exact: the examples are affine.
+        for st in &s.statements {
+            assert!(st.opaque.is_none(), "{name} {}", st.name);
+            assert!(st.accesses.iter().all(|a| a.exact), "{name} {}", st.name);
+        }
+    }
+}
+
+/// All schedules have one length (§3.2) and are one-to-one on the instances.
+#[test]
+fn schedules_are_padded_and_injective() {
+    for name in EXAMPLES {
+        let s = model(name);
+        let len = s.schedule_len();
+        for st in &s.statements {
+            let m = st.schedule_on_domain();
+            assert_eq!(m.n_out(), len, "{name} {}", st.name);
+            assert!(m.is_injective(), "{name} {}", st.name);
+        }
+    }
+}
+
+/// adi's back substitution counts down: its schedule dimension is -j.
+#[test]
+fn decreasing_loop_in_adi() {
+    let s = model("adi");
+    assert_eq!(
+        schedule(&s, "V"),
+        "[tsteps, n] -> { S6[t, i, j] -> [0, t, 0, i, 3, -j, 0] : 1 <= t <= tsteps and 1 <= i < n - 1 and 1 <= j < n - 1 }"
+    );
+    assert_eq!(s.statements[6].loops[2].step.to_string(), "-1");
+}
