@@ -77,13 +77,21 @@ impl Diagnostic {
             }
             return s;
         };
+        // Inside the text and on character boundaries (ariadne slices by byte).
         let clamp = |l: &Span| -> (String, Range<usize>) {
-            let len = sources
+            let text = sources
                 .iter()
                 .find(|(n, _)| *n == l.source)
-                .map_or(0, |(_, t)| t.len());
-            let start = l.range.start.min(len);
-            let end = l.range.end.clamp(start, len);
+                .map_or("", |(_, t)| *t);
+            let len = text.len();
+            let mut start = l.range.start.min(len);
+            while !text.is_char_boundary(start) {
+                start -= 1;
+            }
+            let mut end = l.range.end.clamp(start, len);
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
             (l.source.clone(), start..end)
         };
         let mut b = Report::build(ReportKind::Error, clamp(primary))
@@ -108,6 +116,22 @@ impl Diagnostic {
             Ok(()) => String::from_utf8_lossy(&out).into_owned(),
             Err(_) => format!("error: {}\n", self.message),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_inside_characters_do_not_panic() {
+        let d = Diagnostic::new("x")
+            .with_label("f", 0..1, "here")
+            .with_label("f", 1..2, "and here");
+        let out = d.render(&[("f", "é\nabc")], false);
+        assert!(out.contains("here"));
+        let d = Diagnostic::new("x").with_label("f", 50..90, "past the end");
+        assert!(d.render(&[("f", "short")], false).contains("past the end"));
     }
 }
 

@@ -401,7 +401,7 @@ fn unsigned_parameters_are_known_non_negative() {
     assert_eq!(s.params, ["n", "m", "k"]);
     assert_eq!(
         s.context.to_string(),
-        "[n, m, k] -> { [] : n >= 0 and m >= 0 }"
+        "[n, m, k] -> { : n >= 0 and m >= 0 }"
     );
 }
 

@@ -232,3 +232,18 @@ fn named_constants_for_script_procedures() {
     let neg = vec![("s".to_string(), Int::from(-1))];
     assert!(parse_with_constants("{ [i] : [i/s] = 0 }", &[], &neg).is_err());
 }
+
+#[test]
+fn floors_of_existentials_survive_intersection() {
+    // Regression: intersecting used to truncate the definitions of the second operand's
+    // floors, turning floor(i/32) of an existential i into floor(0/32).
+    let s = set("{ S[i1, i2] : exists (i : 0 <= i < 70 and i1 = [i/32] and i2 = i % 32) }");
+    assert_eq!(s.points(1000).unwrap().len(), 70);
+    let pairs = s.identity().wrap();
+    assert_eq!(pairs.points(1000).unwrap().len(), 70);
+    let boxed = set("{ [a, b] : 0 <= a <= 1 }").intersect(
+        &s.clone()
+            .with_tuple(loopy::presburger::Tuple::new(None, &["a", "b"])),
+    );
+    assert_eq!(boxed.points(1000).unwrap().len(), 64);
+}

@@ -245,9 +245,13 @@ impl Basic {
         let shift = a.n_div();
         let mut b = other.clone();
         b.insert_cols(b.div_start(), shift);
+        // Columns: [a's | a's locals | b's locals]. (`width()` counts locals by `divs`, which
+        // only grows below, so compute the final width first.)
+        let total = a.width() + other.n_div();
         a.insert_cols(a.width(), other.n_div());
         for d in b.divs.iter_mut().flatten() {
-            d.num.resize(a.width(), Int::ZERO);
+            debug_assert!(d.num.len() <= total);
+            d.num.resize(total, Int::ZERO);
         }
         a.divs.extend(b.divs);
         a.eqs.extend(b.eqs);
@@ -398,6 +402,7 @@ impl Basic {
     /// by Fourier–Motzkin when one side of the local's bounds has unit coefficients.
     /// Locals still needed by a known definition are kept.
     pub fn eliminate_locals(&mut self) {
+        self.fold_constant_divs();
         let mut i = self.n_div();
         while i > 0 {
             i -= 1;
@@ -477,6 +482,24 @@ impl Basic {
                 }
                 self.remove_div(i);
             }
+        }
+    }
+
+    /// Replaces known locals whose numerator is a constant (`floor(7/2)`) by their value.
+    pub fn fold_constant_divs(&mut self) {
+        let mut i = self.n_div();
+        while i > 0 {
+            i -= 1;
+            let col = self.col_div(i);
+            let Some(d) = &self.divs[i] else { continue };
+            if d.num[1..].iter().any(|v| !v.is_zero()) {
+                continue;
+            }
+            let value = d.num[0].div_floor(&d.den);
+            let mut expr = self.zero_row();
+            expr[0] = value;
+            self.substitute(col, &expr);
+            self.remove_div(i);
         }
     }
 

@@ -422,7 +422,12 @@ impl<'a> Parser<'a> {
         self.dims = vec![];
         self.locals = vec![];
         self.tuple_eqs = vec![];
-        let first = self.tuple("i")?;
+        // `{ : n >= 0 }`: a set with no dimensions (conditions on the parameters).
+        let first = if self.is_sym(":") {
+            Tuple::default()
+        } else {
+            self.tuple("i")?
+        };
         let (domain, range) = if self.is_sym("->") {
             self.bump();
             let second = self.tuple("o")?;

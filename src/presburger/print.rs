@@ -166,7 +166,8 @@ fn format_part(space: &Space, b: &Basic) -> Part {
             inline_expr[d] = Some(expr);
         }
     }
-    // Inlining can leave trivial or repeated rows behind.
+    // Inlining can leave constant floors, trivial or repeated rows behind.
+    b.fold_constant_divs();
     b.normalize();
     b.sort_rows();
     // Names for locals: known divs as floor expressions (built in order), unknown as e0...
@@ -177,7 +178,11 @@ fn format_part(space: &Space, b: &Basic) -> Part {
         let name = match &b.divs[i] {
             Some(d) => {
                 let num = fmt_affine(&d.num[..names.len().min(d.num.len())], &names);
-                format!("floor(({num})/{})", d.den)
+                if num.contains(' ') {
+                    format!("floor(({num})/{})", d.den)
+                } else {
+                    format!("floor({num}/{})", d.den)
+                }
             }
             None => {
                 let mut n = format!("e{counter}");
@@ -355,9 +360,22 @@ fn fmt_union(space: &Space, parts: &[Basic]) -> String {
                     tuple(&d.name, &p.tuple_dims[..ni]),
                     tuple(&space.range.name, &p.tuple_dims[ni..])
                 ),
+                // A set of no dimensions is written `{ : conditions }`.
+                None if space.range.name.is_none() && p.tuple_dims.is_empty() => String::new(),
                 None => tuple(&space.range.name, &p.tuple_dims),
             };
             let body = p.constraints.join(" and ");
+            if s.is_empty() {
+                let cond = if body.is_empty() {
+                    "true".to_string()
+                } else {
+                    body
+                };
+                if p.exists.is_empty() {
+                    return format!(": {cond}");
+                }
+                return format!(": exists ({} : {cond})", p.exists.join(", "));
+            }
             if !p.exists.is_empty() {
                 let inner = if body.is_empty() {
                     "true".to_string()
@@ -377,6 +395,9 @@ fn fmt_union(space: &Space, parts: &[Basic]) -> String {
         match &space.domain {
             Some(d) => {
                 let _ = write!(out, "{} -> {} : false }}", tuple(d), tuple(&space.range));
+            }
+            None if space.range.name.is_none() && space.range.is_empty() => {
+                out.push_str(": false }");
             }
             None => {
                 let _ = write!(out, "{} : false }}", tuple(&space.range));
@@ -414,6 +435,8 @@ pub fn fmt_point(space: &Space, p: &Point) -> String {
             space.range.name.clone().unwrap_or_default(),
             coords[ni..].join(", ")
         ),
+        // A set of no dimensions: only the parameter values.
+        None if space.range.name.is_none() && coords.is_empty() => String::new(),
         None => format!(
             "{}[{}]",
             space.range.name.clone().unwrap_or_default(),
@@ -426,13 +449,11 @@ pub fn fmt_point(space: &Space, p: &Point) -> String {
         .zip(&p.params)
         .map(|(n, v)| format!("{n} = {v}"))
         .collect();
-    if conds.is_empty() {
-        format!("{}{{ {body} }}", fmt_params(space))
-    } else {
-        format!(
-            "{}{{ {body} : {} }}",
-            fmt_params(space),
-            conds.join(" and ")
-        )
+    let prefix = fmt_params(space);
+    match (body.is_empty(), conds.is_empty()) {
+        (true, true) => format!("{prefix}{{ : true }}"),
+        (true, false) => format!("{prefix}{{ : {} }}", conds.join(" and ")),
+        (false, true) => format!("{prefix}{{ {body} }}"),
+        (false, false) => format!("{prefix}{{ {body} : {} }}", conds.join(" and ")),
     }
 }
