@@ -119,6 +119,12 @@ impl Diagnostic {
     }
 }
 
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,11 +138,5 @@ mod tests {
         assert!(out.contains("here"));
         let d = Diagnostic::new("x").with_label("f", 50..90, "past the end");
         assert!(d.render(&[("f", "short")], false).contains("past the end"));
-    }
-}
-
-impl std::fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
     }
 }
