@@ -8,6 +8,7 @@ use crate::model::{AccessKind as ModelAccess, Scop};
 use crate::script::interp::{Interpreter, Origin, Pos, State, StmtInit};
 use crate::verify::{self, Access, AccessKind, Dependence, Program, StmtInfo, Violation};
 use std::collections::BTreeSet;
+use std::fmt::Write;
 use std::path::Path;
 
 /// A diagnostic with every source text it may point into.
@@ -202,3 +203,23 @@ impl Run {
             .collect()
     }
 }
+
+/// Schedules of every piece and the positions of every named handle.
+pub fn render_state(st: &State) -> String {
+    let mut out = String::new();
+    for p in &st.pieces {
+        let name = &st.stmt_names[p.stmt];
+        let _ = writeln!(out, "  {name}: {}", p.schedule().simplify());
+    }
+    let _ = writeln!(out, "  components:");
+    for (h, c) in &st.handles {
+        let ps: Vec<String> = st.components[*c]
+            .positions
+            .iter()
+            .map(|p| format!("[{}]", p.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")))
+            .collect();
+        let _ = writeln!(out, "    {h}: {}", ps.join(" "));
+    }
+    out
+}
+

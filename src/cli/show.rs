@@ -1,9 +1,12 @@
 //! `loopy show`: the polyhedral model of a C kernel.
 
 use super::Ctx;
-use crate::frontend::{self, Options};
+use crate::driver::{render_state, Kernel};
+use crate::frontend::Options;
+use crate::model::json::Json;
+use crate::script::interp::{Interpreter, State};
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
@@ -24,6 +27,12 @@ pub struct ShowArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Also run this `.loopy` script and print the schedules and loop components after it.
+    #[arg(long, value_name = "SCRIPT")]
+    pub script: Option<PathBuf>,
+    /// With `--script`: print the schedules after every operation.
+    #[arg(long, requires = "script")]
+    pub trace: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,17 +48,92 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
         function: a.function,
         scop: a.scop,
     };
-    match frontend::extract_file(&a.file, &opts) {
-        Ok(scop) => {
-            match a.format {
-                Format::Text => print!("{}", scop.to_text()),
-                Format::Json => println!("{}", scop.to_json().pretty()),
-            }
-            0
-        }
+    let kernel = match Kernel::load(&a.file, &opts) {
+        Ok(k) => k,
         Err(e) => {
             eprint!("{}", e.render(ctx.color));
-            2
+            return 2;
         }
+    };
+    let Some(script) = a.script else {
+        match a.format {
+            Format::Text => print!("{}", kernel.scop.to_text()),
+            Format::Json => println!("{}", kernel.scop.to_json().pretty()),
+        }
+        return 0;
+    };
+    let name = script.display().to_string();
+    let text = match std::fs::read_to_string(&script) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: cannot read `{name}`: {e}");
+            return 2;
+        }
+    };
+    let base = script.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut interp = Interpreter::new(kernel.initial_state());
+    if a.trace && a.format == Format::Text {
+        print!("{}", kernel.scop.to_text());
+        println!("\nbefore the script:");
+        print!("{}", render_state(&interp.state));
+        interp.on_step = Some(Box::new(|step, state| {
+            println!("\nafter step {}: {}", step.number, step.text.trim());
+            print!("{}", render_state(state));
+        }));
     }
+    if let Err(d) = interp.run_text(&text, &name, &base) {
+        let mut sources = kernel.sources.clone();
+        sources.extend(interp.sources.iter().cloned());
+        let srcs: Vec<(&str, &str)> = sources.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+        eprint!("{}", d.render(&srcs, ctx.color));
+        return 2;
+    }
+    match a.format {
+        Format::Text if !a.trace => {
+            print!("{}", kernel.scop.to_text());
+            println!("\nafter {name}:");
+            print!("{}", render_state(&interp.state));
+        }
+        Format::Text => {}
+        Format::Json => println!("{}", state_json(&kernel, &interp.state).pretty()),
+    }
+    0
+}
+
+fn state_json(k: &Kernel, st: &State) -> Json {
+    Json::obj(vec![
+        ("file", Json::str(&k.scop.file)),
+        (
+            "schedules",
+            Json::Array(
+                st.pieces
+                    .iter()
+                    .map(|p| {
+                        Json::obj(vec![
+                            ("statement", Json::str(&k.scop.statements[p.stmt].name)),
+                            ("label", Json::opt_str(k.scop.statements[p.stmt].label.as_deref())),
+                            ("domain", Json::str(p.domain.simplify().to_string())),
+                            ("schedule", Json::str(p.schedule().simplify().to_string())),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ),
+        (
+            "components",
+            Json::Object(
+                st.handles
+                    .iter()
+                    .map(|(h, c)| {
+                        let ps = st.components[*c]
+                            .positions
+                            .iter()
+                            .map(|p| Json::Array(p.iter().map(|v| Json::Int(v.to_i64().unwrap_or(0) as i128)).collect()))
+                            .collect();
+                        (h.clone(), Json::Array(ps))
+                    })
+                    .collect(),
+            ),
+        ),
+    ])
 }
