@@ -216,10 +216,17 @@ pub fn render_state(st: &State) -> String {
         let ps: Vec<String> = st.components[*c]
             .positions
             .iter()
-            .map(|p| format!("[{}]", p.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")))
+            .map(|p| {
+                format!(
+                    "[{}]",
+                    p.iter()
+                        .map(|v| v.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
             .collect();
         let _ = writeln!(out, "    {h}: {}", ps.join(" "));
     }
     out
 }
-

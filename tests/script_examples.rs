@@ -6,14 +6,25 @@ use loopy::driver::{render_state, Kernel, Run};
 use std::path::Path;
 
 fn run(name: &str) -> String {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(name);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name);
     let c = dir.join(format!("{name}.c"));
     let s = dir.join(format!("{name}.loopy"));
-    let k = Kernel::load(&c, &Default::default()).unwrap_or_else(|e| panic!("{name}: {}", e.render(false)));
+    let k = Kernel::load(&c, &Default::default())
+        .unwrap_or_else(|e| panic!("{name}: {}", e.render(false)));
     let text = std::fs::read_to_string(&s).unwrap();
-    let run = Run::new(&k, &text, &format!("{name}.loopy"), &dir).unwrap_or_else(|e| panic!("{name}: {}", e.render(false)));
+    let run = Run::new(&k, &text, &format!("{name}.loopy"), &dir)
+        .unwrap_or_else(|e| panic!("{name}: {}", e.render(false)));
     let v = run.check();
-    assert!(v.is_empty(), "{name}: the script is illegal:\n{}", run.reports(&k, &v).iter().map(|r| r.render(false)).collect::<String>());
+    assert!(
+        v.is_empty(),
+        "{name}: the script is illegal:\n{}",
+        run.reports(&k, &v)
+            .iter()
+            .map(|r| r.render(false))
+            .collect::<String>()
+    );
     render_state(&run.interp.state)
 }
 

@@ -84,7 +84,10 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
     if let Err(d) = interp.run_text(&text, &name, &base) {
         let mut sources = kernel.sources.clone();
         sources.extend(interp.sources.iter().cloned());
-        let srcs: Vec<(&str, &str)> = sources.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+        let srcs: Vec<(&str, &str)> = sources
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
         eprint!("{}", d.render(&srcs, ctx.color));
         return 2;
     }
@@ -111,7 +114,10 @@ fn state_json(k: &Kernel, st: &State) -> Json {
                     .map(|p| {
                         Json::obj(vec![
                             ("statement", Json::str(&k.scop.statements[p.stmt].name)),
-                            ("label", Json::opt_str(k.scop.statements[p.stmt].label.as_deref())),
+                            (
+                                "label",
+                                Json::opt_str(k.scop.statements[p.stmt].label.as_deref()),
+                            ),
                             ("domain", Json::str(p.domain.simplify().to_string())),
                             ("schedule", Json::str(p.schedule().simplify().to_string())),
                         ])
@@ -128,7 +134,13 @@ fn state_json(k: &Kernel, st: &State) -> Json {
                         let ps = st.components[*c]
                             .positions
                             .iter()
-                            .map(|p| Json::Array(p.iter().map(|v| Json::Int(v.to_i64().unwrap_or(0) as i128)).collect()))
+                            .map(|p| {
+                                Json::Array(
+                                    p.iter()
+                                        .map(|v| Json::Int(v.to_i64().unwrap_or(0) as i128))
+                                        .collect(),
+                                )
+                            })
                             .collect();
                         (h.clone(), Json::Array(ps))
                     })

@@ -35,6 +35,8 @@ pub struct Violation {
     pub second: Instance,
     /// Script steps (1-based) that changed the schedule time of either instance.
     pub moved_by: Vec<usize>,
+    /// For a collision: the first step after which both instances had the same time.
+    pub merged_by: Option<usize>,
 }
 
 /// The pieces' new schedules, tuple-named after their statements.
@@ -279,12 +281,21 @@ fn violation(
         iters: b.1.clone(),
     };
     let moved_by = moved_by(&interp.history, (a.0, &a.1), (b.0, &b.1), &params);
+    let merged_by = if kind == ViolationKind::NotOneToOne {
+        (1..interp.history.len()).find(|&k| {
+            let ta = time_in(&interp.history[k], a.0, &params, &a.1);
+            ta.is_some() && ta == time_in(&interp.history[k], b.0, &params, &b.1)
+        })
+    } else {
+        None
+    };
     Violation {
         kind,
         params,
         first,
         second,
         moved_by,
+        merged_by,
     }
 }
 
@@ -385,11 +396,12 @@ pub fn report(p: &Program, deps: &[Dependence], v: &Violation, steps: &[Step]) -
     // Script steps that moved them.
     for k in &v.moved_by {
         if let Some(s) = steps.get(k - 1) {
-            d = d.with_label(
-                &s.source,
-                s.span.clone(),
-                format!("step {k} moved these instances"),
-            );
+            let what = if v.merged_by == Some(*k) {
+                format!("step {k} gave them the same time")
+            } else {
+                format!("step {k} moved these instances")
+            };
+            d = d.with_label(&s.source, s.span.clone(), what);
         }
     }
     if v.moved_by.is_empty() {
