@@ -55,3 +55,77 @@ must_fail!(
     "tests/must_fail/recurrence.c",
     "flow dependence on `A`"
 );
+
+#[test]
+fn manifest_of_all_examples_passes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(env!("CARGO_BIN_EXE_loopy"))
+        .args([
+            "check",
+            "--color",
+            "never",
+            "--manifest",
+            "examples/loopy.toml",
+        ])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("17 passed, 0 failed"), "{text}");
+}
+
+#[test]
+fn manifest_failures_and_errors() {
+    let dir = std::env::temp_dir().join(format!("loopy-manifest-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let div = root.join("examples/div");
+    let run = |toml: &str| {
+        let m = dir.join("loopy.toml");
+        std::fs::write(&m, toml).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_loopy"))
+            .args(["check", "--color", "never", "--manifest"])
+            .arg(&m)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let k = div.join("div.c").display().to_string();
+    let bad = div.join("div_reverse.loopy").display().to_string();
+    // An illegal script that should be legal: exit 1 with its report.
+    let (code, out, err) = run(&format!("[[check]]\nkernel = {k:?}\nscript = {bad:?}\n"));
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        out.contains("ILLEGAL") && out.contains("0 passed, 1 failed"),
+        "{out}"
+    );
+    assert!(err.contains("flow dependence"), "{err}");
+    // A must-fail script that is legal: exit 1.
+    let good = div.join("div.loopy").display().to_string();
+    let (code, out, _) = run(&format!(
+        "[[check]]\nkernel = {k:?}\nscript = {good:?}\nexpect = \"illegal\"\n"
+    ));
+    assert_eq!(code, Some(1), "{out}");
+    // Bad inputs: exit 2.
+    let (code, _, err) = run("[[check]]\nkernel = 3\n");
+    assert_eq!(code, Some(2));
+    assert!(err.contains("must be a string"), "{err}");
+    let (code, _, err) = run("[[check]\n");
+    assert_eq!(code, Some(2));
+    assert!(err.contains("loopy.toml"), "{err}");
+    let (code, out, _) = run(&format!(
+        "[[check]]\nkernel = {k:?}\nscript = \"missing.loopy\"\n"
+    ));
+    assert_eq!(code, Some(2), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
