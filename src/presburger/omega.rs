@@ -170,10 +170,24 @@ pub fn project_rational(p: &Problem, keep: &[usize]) -> Vec<Row> {
         r[0] = Int::from(-1);
         return vec![r];
     }
-    for k in 1..=p.n {
-        if keep.contains(&k) {
-            continue;
-        }
+    let mut todo: Vec<usize> = (1..=p.n).filter(|k| !keep.contains(k)).collect();
+    while !todo.is_empty() {
+        // Equalities first; otherwise the variable whose elimination adds fewest rows
+        // (index order blows up quickly with many locals).
+        let pick = todo
+            .iter()
+            .position(|&k| q.eqs.iter().any(|r| !r[k].is_zero()))
+            .unwrap_or_else(|| {
+                let cost = |k: usize| {
+                    let l = q.ineqs.iter().filter(|r| r[k].is_positive()).count();
+                    let u = q.ineqs.iter().filter(|r| r[k].is_negative()).count();
+                    l * u
+                };
+                (0..todo.len())
+                    .min_by_key(|&i| cost(todo[i]))
+                    .expect("non-empty")
+            });
+        let k = todo.swap_remove(pick);
         if let Some(e) = q.eqs.iter().position(|r| !r[k].is_zero()) {
             let eq = q.eqs.swap_remove(e);
             let a = eq[k].clone();
@@ -276,7 +290,29 @@ fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
         };
         real.ineqs.extend(combine(&lowers, &uppers, k, false));
         solve_rec(real)?;
-        // Splinters: some integer point lies close to a lower (or upper) bound.
+        // Splinters: some integer point lies close to a lower (or upper) bound. When there
+        // would be very many (coefficients grown by earlier eliminations), enumerating the
+        // values of a variable with small constant bounds is exact and cheaper.
+        let count = splinter_count(&lowers, &uppers, k);
+        if count > Int::from(64) {
+            if let Some((v, lo, hi)) = smallest_range(&p) {
+                if &(&hi - &lo) + &Int::ONE < count {
+                    let mut x = lo;
+                    while x <= hi {
+                        let mut q = p.clone();
+                        let mut r = vec![Int::ZERO; p.n + 1];
+                        r[v] = Int::ONE;
+                        r[0] = -&x;
+                        q.eqs.push(r);
+                        if let Some(sol) = solve_rec(q) {
+                            return Some(reconstruct(&steps, sol));
+                        }
+                        x = &x + &Int::ONE;
+                    }
+                    return None;
+                }
+            }
+        }
         for eq_row in splinters(&lowers, &uppers, k) {
             let mut q = p.clone();
             q.eqs.push(eq_row);
@@ -370,8 +406,18 @@ fn choose_variable(p: &Problem) -> (usize, bool) {
             return (k, true);
         }
         let exact = unit_l || unit_u;
-        // Cost: number of new constraints; inexact eliminations are much more expensive.
-        let cost = nl * nu + if exact { 0 } else { 1 << 40 };
+        // Cost: number of new constraints; inexact eliminations are much more expensive, and
+        // more so the larger the coefficients (they bound the number of splinters).
+        let cost = if exact {
+            nl * nu
+        } else {
+            let coef: u128 = p
+                .ineqs
+                .iter()
+                .map(|r| r[k].abs().to_i64().map_or(u64::MAX as u128, |v| v as u128))
+                .sum();
+            (1 << 40) + coef.saturating_mul(nl * nu)
+        };
         if best.as_ref().is_none_or(|b| cost < b.2) {
             best = Some((k, exact, cost));
         }
@@ -414,6 +460,41 @@ fn combine(lowers: &[Row], uppers: &[Row], k: usize, dark: bool) -> Vec<Row> {
         }
     }
     out
+}
+
+/// The variable with the smallest finite range of values (bounds from rational
+/// projection), if any: enumerating it is an exact alternative to many splinters.
+fn smallest_range(p: &Problem) -> Option<(usize, Int, Int)> {
+    let mut best: Option<(usize, Int, Int)> = None;
+    for v in 1..=p.n {
+        if p.ineqs.iter().chain(&p.eqs).all(|r| r[v].is_zero()) {
+            continue;
+        }
+        if let (Some(l), Some(h)) = rational_bounds(p, v) {
+            let better = best.as_ref().is_none_or(|(_, bl, bh)| &h - &l < bh - bl);
+            if better {
+                best = Some((v, l, h));
+            }
+        }
+    }
+    best
+}
+
+/// How many splinters [`splinters`] would produce.
+fn splinter_count(lowers: &[Row], uppers: &[Row], k: usize) -> Int {
+    let side = |bounds: &[Row], others: &[Row]| -> Int {
+        let m = others.iter().map(|r| r[k].abs()).max().expect("non-empty");
+        let mut total = Int::ZERO;
+        for r in bounds {
+            let a = r[k].abs();
+            let top = (&(&(&m * &a) - &a) - &m).div_floor(&m);
+            if !top.is_negative() {
+                total += &(&top + &Int::ONE);
+            }
+        }
+        total
+    };
+    side(lowers, uppers).min(side(uppers, lowers))
 }
 
 /// The splinter equalities (Pugh): if no integer point lies in the dark shadow, every

@@ -683,15 +683,11 @@ impl<'a> Parser<'a> {
     }
 
     fn expr(&mut self) -> Result<Aff, ParseError> {
-        let mut e = if self.is_sym("-") {
+        // A leading minus belongs to the first factor, as in C: `-x/2` is `floor((-x)/2)`.
+        if self.is_sym("+") {
             self.bump();
-            self.term()?.scale(&Int::from(-1))
-        } else {
-            if self.is_sym("+") {
-                self.bump();
-            }
-            self.term()?
-        };
+        }
+        let mut e = self.term()?;
         loop {
             if self.is_sym("+") {
                 self.bump();

@@ -87,7 +87,8 @@ fn div_depends_on(b: &Basic, div: usize, col: usize) -> bool {
     }
 }
 
-fn format_part(space: &Space, b: &Basic) -> Part {
+/// `None` when normalisation shows the conjunction is empty (it then prints as nothing).
+fn format_part(space: &Space, b: &Basic) -> Option<Part> {
     let mut b = b.clone();
     let base = unique_names(space);
     let np = b.n_param;
@@ -168,7 +169,9 @@ fn format_part(space: &Space, b: &Basic) -> Part {
     }
     // Inlining can leave constant floors, trivial or repeated rows behind.
     b.fold_constant_divs();
-    b.normalize();
+    if !b.normalize() {
+        return None;
+    }
     b.sort_rows();
     // Names for locals: known divs as floor expressions (built in order), unknown as e0...
     let mut names = base.clone();
@@ -178,7 +181,7 @@ fn format_part(space: &Space, b: &Basic) -> Part {
         let name = match &b.divs[i] {
             Some(d) => {
                 let num = fmt_affine(&d.num[..names.len().min(d.num.len())], &names);
-                if num.contains(' ') {
+                if num.contains(' ') || num.starts_with('-') {
                     format!("floor(({num})/{})", d.den)
                 } else {
                     format!("floor({num}/{})", d.den)
@@ -249,11 +252,11 @@ fn format_part(space: &Space, b: &Basic) -> Part {
         }
     }
     let _ = inline;
-    Part {
+    Some(Part {
         tuple_dims,
         exists,
         constraints,
-    }
+    })
 }
 
 /// `<= e`, or `< e + 1` when that reads better (`i < N` rather than `i <= N - 1`).
@@ -349,8 +352,8 @@ fn fmt_union(space: &Space, parts: &[Basic]) -> String {
     let ni = space.n_in();
     let pieces: Vec<String> = parts
         .iter()
-        .map(|b| {
-            let p = format_part(space, b);
+        .filter_map(|b| format_part(space, b))
+        .map(|p| {
             let tuple = |name: &Option<String>, dims: &[String]| {
                 format!("{}[{}]", name.clone().unwrap_or_default(), dims.join(", "))
             };

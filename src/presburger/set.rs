@@ -590,44 +590,71 @@ pub(crate) fn exact_range(p: &omega::Problem, col: usize) -> (Option<Int>, Optio
 
 fn exact_opt(p: &omega::Problem, col: usize, max: bool) -> Option<Int> {
     let w = omega::solve(p)?;
-    let (rlo, rhi) = omega::rational_bounds(p, col);
-    let bound = if max { rhi? } else { rlo? };
-    // Binary search between the rational bound and a known feasible value.
-    let (mut good, mut far) = (w[col - 1].clone(), bound);
-    let test = |v: &Int| -> bool {
+    // A witness beyond `v` (x <= v for a minimum, x >= v for a maximum), if any.
+    let beyond = |v: &Int| -> Option<Int> {
         let mut q = p.clone();
         let mut r = vec![Int::ZERO; p.n + 1];
         if max {
-            // x >= v
             r[col] = Int::ONE;
             r[0] = -v;
         } else {
-            // x <= v
             r[col] = Int::from(-1);
             r[0] = v.clone();
         }
         q.ineqs.push(r);
-        omega::is_feasible(&q)
+        omega::solve(&q).map(|s| s[col - 1].clone())
     };
-    // Invariant: `good` is attained; nothing beyond `far` is.
+    let toward = |x: &Int, d: &Int| if max { x + d } else { x - d };
+    // Invariant: `good` is attained; nothing lies beyond `far`.
+    let mut good = w[col - 1].clone();
+    // Gallop away from the witness to find a value nothing reaches; fall back to the
+    // rational bound (which also decides unboundedness) if that takes too long.
+    let mut step = Int::ONE;
+    let mut far = None;
+    for _ in 0..24 {
+        let probe = toward(&good, &step);
+        match beyond(&probe) {
+            Some(v) => {
+                good = v;
+                step = &step * &Int::from(2);
+            }
+            None => {
+                far = Some(if max {
+                    &probe - &Int::ONE
+                } else {
+                    &probe + &Int::ONE
+                });
+                break;
+            }
+        }
+    }
+    let mut far = match far {
+        Some(f) => f,
+        None => {
+            let (rlo, rhi) = omega::rational_bounds(p, col);
+            if max {
+                rhi?
+            } else {
+                rlo?
+            }
+        }
+    };
     loop {
         let gap = if max { &far - &good } else { &good - &far };
         if !gap.is_positive() {
             return Some(good);
         }
         let half = gap.div_floor(&Int::from(2));
-        let mid = if max {
-            &good + &(&half + &Int::ONE)
-        } else {
-            &good - &(&half + &Int::ONE)
-        };
-        if test(&mid) {
-            good = mid;
-            // The witness may be even better: take the best found so far.
-        } else if max {
-            far = &mid - &Int::ONE;
-        } else {
-            far = &mid + &Int::ONE;
+        let mid = toward(&good, &(&half + &Int::ONE));
+        match beyond(&mid) {
+            Some(v) => good = v,
+            None => {
+                far = if max {
+                    &mid - &Int::ONE
+                } else {
+                    &mid + &Int::ONE
+                }
+            }
         }
     }
 }
