@@ -129,3 +129,49 @@ fn manifest_failures_and_errors() {
     assert_eq!(code, Some(2), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn show_script_errors_point_into_script_and_kernel() {
+    let dir = std::env::temp_dir().join(format!("loopy-show-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let s = dir.join("bad.loopy");
+    std::fs::write(&s, "realign(Init, Mul, 0)\n").unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(env!("CARGO_BIN_EXE_loopy"))
+        .args([
+            "show",
+            "--color",
+            "never",
+            "examples/matmul/matmul.c",
+            "--script",
+        ])
+        .arg(&s)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("unknown tag or handle `Mul`") && err.contains("did you mean `Mult`?"),
+        "{err}"
+    );
+    // Trace prints the schedules after every step.
+    std::fs::write(
+        &s,
+        "realign(Init, Mult, 0)\naffine(Mult, {[i,j,k] -> [i,k,j]})\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_loopy"))
+        .args(["show", "examples/matmul/matmul.c", "--trace", "--script"])
+        .arg(&s)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text.contains("after step 1: realign(Init, Mult, 0)") && text.contains("after step 2:"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -366,3 +366,59 @@ mod random_scripts {
         }
     }
 }
+
+mod unimodular {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A random unimodular 2x2 matrix as a product of elementary ones, with its inverse.
+    fn matrix() -> impl Strategy<Value = ([[i64; 2]; 2], [[i64; 2]; 2])> {
+        prop::collection::vec((0..4u8, -2..=2i64), 1..5).prop_map(|ops| {
+            let mul = |a: [[i64; 2]; 2], b: [[i64; 2]; 2]| {
+                let mut c = [[0; 2]; 2];
+                for i in 0..2 {
+                    for j in 0..2 {
+                        c[i][j] = a[i][0] * b[0][j] + a[i][1] * b[1][j];
+                    }
+                }
+                c
+            };
+            let (mut m, mut inv) = ([[1, 0], [0, 1]], [[1, 0], [0, 1]]);
+            for (kind, k) in ops {
+                let (e, einv) = match kind {
+                    0 => ([[1, k], [0, 1]], [[1, -k], [0, 1]]), // skew
+                    1 => ([[1, 0], [k, 1]], [[1, 0], [-k, 1]]),
+                    2 => ([[0, 1], [1, 0]], [[0, 1], [1, 0]]), // interchange
+                    _ => ([[-1, 0], [0, 1]], [[-1, 0], [0, 1]]), // reversal
+                };
+                m = mul(e, m);
+                inv = mul(inv, einv);
+            }
+            (m, inv)
+        })
+    }
+
+    fn text(m: [[i64; 2]; 2]) -> String {
+        format!(
+            "{{[i, j] -> [{}i + {}j, {}i + {}j]}}",
+            m[0][0], m[0][1], m[1][0], m[1][1]
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+        /// affine(l, f) then affine(l, f⁻¹) gives back the original schedule, for random
+        /// unimodular f, also after other steps have moved things around.
+        #[test]
+        fn affine_then_inverse_is_identity((m, inv) in matrix(), pre in prop::sample::select(vec!["", "realign(L1, L2, 1)\n", "tile(L3, [4])\n"])) {
+            let before = run(figure4(), pre).unwrap();
+            let after = run(figure4(), &format!("{pre}affine(L2, {})\naffine(L2, {})", text(m), text(inv))).unwrap();
+            for k in 0..before.state.pieces.len() {
+                let a = before.state.pieces[k].schedule();
+                let b = after.state.pieces[k].schedule();
+                prop_assert!(a.is_equal(&b), "{} then {}: {} vs {}", text(m), text(inv), a, b);
+            }
+        }
+    }
+}
