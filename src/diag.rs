@@ -4,7 +4,7 @@
 //! Every stage reports problems in user input as a [`Diagnostic`] rather than panicking; the
 //! CLI decides the exit code.
 
-use ariadne::{Config, IndexType, Label, Report, ReportKind};
+use ariadne::{Config, IndexType, Label, ReportKind};
 use std::ops::Range;
 
 /// A labelled byte range in a named source text.
@@ -94,7 +94,7 @@ impl Diagnostic {
             }
             (l.source.clone(), start..end)
         };
-        let mut b = Report::build(ReportKind::Error, clamp(primary))
+        let mut b = ariadne::Report::build(ReportKind::Error, clamp(primary))
             .with_config(
                 Config::default()
                     .with_index_type(IndexType::Byte)
@@ -116,6 +116,30 @@ impl Diagnostic {
             Ok(()) => String::from_utf8_lossy(&out).into_owned(),
             Err(_) => format!("error: {}\n", self.message),
         }
+    }
+}
+
+/// A diagnostic together with the texts of the files it points into, ready to render.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub diagnostic: Diagnostic,
+    pub sources: Vec<(String, String)>,
+}
+
+impl Report {
+    pub fn render(&self, color: bool) -> String {
+        let srcs: Vec<(&str, &str)> = self
+            .sources
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        self.diagnostic.render(&srcs, color)
+    }
+}
+
+impl std::fmt::Display for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.diagnostic.message)
     }
 }
 

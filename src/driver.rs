@@ -2,7 +2,6 @@
 //! schedule and a verdict out. The CLI and the REPL call this; it holds no logic of the
 //! stages themselves.
 
-use crate::diag::Diagnostic;
 use crate::frontend::{self, Options};
 use crate::model::{AccessKind as ModelAccess, Scop};
 use crate::script::interp::{Interpreter, Origin, Pos, State, StmtInit};
@@ -12,31 +11,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 /// A diagnostic with every source text it may point into.
-#[derive(Clone, Debug)]
-pub struct Failure {
-    pub diagnostic: Diagnostic,
-    pub sources: Vec<(String, String)>,
-}
-
-impl Failure {
-    pub fn render(&self, color: bool) -> String {
-        let srcs: Vec<(&str, &str)> = self
-            .sources
-            .iter()
-            .map(|(n, t)| (n.as_str(), t.as_str()))
-            .collect();
-        self.diagnostic.render(&srcs, color)
-    }
-}
-
-impl From<frontend::Error> for Failure {
-    fn from(e: frontend::Error) -> Failure {
-        Failure {
-            diagnostic: e.diagnostic,
-            sources: e.sources,
-        }
-    }
-}
+pub type Failure = crate::diag::Report;
 
 /// A kernel loaded and modelled, with the texts of the files its spans point into.
 pub struct Kernel {

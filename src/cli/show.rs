@@ -1,8 +1,8 @@
 //! `loopy show`: the polyhedral model of a C kernel.
 
+use super::check::CcArgs;
 use super::Ctx;
 use crate::driver::{render_state, Kernel};
-use crate::frontend::Options;
 use crate::model::json::Json;
 use crate::script::interp::{Interpreter, State};
 use clap::{Args, ValueEnum};
@@ -12,18 +12,8 @@ use std::path::{Path, PathBuf};
 pub struct ShowArgs {
     /// The C file. The region between `#pragma scop` and `#pragma endscop` is modelled.
     pub file: PathBuf,
-    /// Add a directory to the preprocessor's include path (repeatable).
-    #[arg(short = 'I', value_name = "DIR")]
-    pub include: Vec<PathBuf>,
-    /// Define a macro for the preprocessor: `-D N=100` (repeatable).
-    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
-    pub define: Vec<String>,
-    /// Model this function: its `#pragma scop` region, or its whole body without one.
-    #[arg(long)]
-    pub function: Option<String>,
-    /// Which `#pragma scop` region when the file has several (counting from 0).
-    #[arg(long, value_name = "N")]
-    pub scop: Option<usize>,
+    #[command(flatten)]
+    pub cc: CcArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -42,12 +32,7 @@ pub enum Format {
 }
 
 pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
-    let opts = Options {
-        includes: a.include,
-        defines: a.define,
-        function: a.function,
-        scop: a.scop,
-    };
+    let opts = a.cc.options();
     let kernel = match Kernel::load(&a.file, &opts) {
         Ok(k) => k,
         Err(e) => {

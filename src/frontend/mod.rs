@@ -32,28 +32,7 @@ pub struct Options {
 }
 
 /// A diagnostic with the texts of the files it points into.
-#[derive(Clone, Debug)]
-pub struct Error {
-    pub diagnostic: Diagnostic,
-    pub sources: Vec<(String, String)>,
-}
-
-impl Error {
-    pub fn render(&self, color: bool) -> String {
-        let srcs: Vec<(&str, &str)> = self
-            .sources
-            .iter()
-            .map(|(n, t)| (n.as_str(), t.as_str()))
-            .collect();
-        self.diagnostic.render(&srcs, color)
-    }
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.diagnostic.message)
-    }
-}
+pub type Error = crate::diag::Report;
 
 fn plain(d: Diagnostic) -> Error {
     Error {

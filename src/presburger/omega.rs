@@ -249,7 +249,9 @@ fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
             return None;
         }
         if !p.eqs.is_empty() {
-            eliminate_equality(&mut p, &mut steps);
+            if !eliminate_equality(&mut p, &mut steps) {
+                return None;
+            }
             continue;
         }
         if p.ineqs.is_empty() {
@@ -294,6 +296,25 @@ fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
         // would be very many (coefficients grown by earlier eliminations), enumerating the
         // values of a variable with small constant bounds is exact and cheaper.
         let count = splinter_count(&lowers, &uppers, k);
+        // A narrow band `lo <= f <= hi` of parallel rows: enumerating f's values is exact.
+        if count > Int::from(64) {
+            if let Some((row, lo, hi)) = narrowest_band(&p) {
+                if &(&hi - &lo) + &Int::ONE < count {
+                    let mut t = lo;
+                    while t <= hi {
+                        let mut q = p.clone();
+                        let mut r = row.clone();
+                        r[0] = -&t;
+                        q.eqs.push(r);
+                        if let Some(sol) = solve_rec(q) {
+                            return Some(reconstruct(&steps, sol));
+                        }
+                        t = &t + &Int::ONE;
+                    }
+                    return None;
+                }
+            }
+        }
         if count > Int::from(64) {
             if let Some((v, lo, hi)) = smallest_range(&p) {
                 if &(&hi - &lo) + &Int::ONE < count {
@@ -325,49 +346,57 @@ fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
     Some(reconstruct(&steps, vec![Int::ZERO; p.n]))
 }
 
-/// Eliminates one equality (or makes progress towards a unit coefficient in it).
-fn eliminate_equality(p: &mut Problem, steps: &mut Vec<Step>) {
+/// Eliminates one equality. Without a unit coefficient, unimodular changes of variables
+/// (`x_k = t - Σ floor(a_i/a_k) x_i`) reduce that same equality's coefficients, Euclid-style,
+/// until one is ±1. Returns `false` if the equality has no integer solution.
+fn eliminate_equality(p: &mut Problem, steps: &mut Vec<Step>) -> bool {
     // Prefer an equality with a unit coefficient; among its unit variables take the last
     // one (callers put existential/local variables last, which keeps witnesses natural).
-    let mut pick: Option<(usize, usize)> = None;
-    for (e, r) in p.eqs.iter().enumerate() {
-        if let Some(k) = (1..=p.n).rev().find(|&k| r[k] == 1 || r[k] == -1) {
-            pick = Some((e, k));
+    let unit = |r: &Row| (1..=p.n).rev().find(|&k| r[k] == 1 || r[k] == -1);
+    let e = p.eqs.iter().position(|r| unit(r).is_some()).unwrap_or(0);
+    let mut eq = p.eqs.swap_remove(e);
+    loop {
+        let g = gcd_all(&eq[1..]);
+        if !eq[0].mod_floor(&g).is_zero() {
+            return false;
+        }
+        if !g.is_one() {
+            for v in eq.iter_mut() {
+                *v = v.div_exact(&g);
+            }
+        }
+        if unit(&eq).is_some() {
             break;
         }
-    }
-    if let Some((e, k)) = pick {
-        let eq = p.eqs.swap_remove(e);
-        // a_k x_k + rest = 0 with a_k = ±1  ⇒  x_k = -a_k · rest
-        let s = eq[k].clone();
-        let mut expr: Row = eq.iter().map(|v| -(&s * v)).collect();
-        expr[k] = Int::ZERO;
-        for r in p.eqs.iter_mut().chain(p.ineqs.iter_mut()) {
-            substitute(r, k, &expr);
+        let k = (1..=p.n)
+            .filter(|&k| !eq[k].is_zero())
+            .min_by_key(|&k| eq[k].abs())
+            .expect("normalised equality has a variable");
+        let ak = eq[k].clone();
+        let mut expr: Row = vec![Int::ZERO; p.n + 1];
+        for i in 0..=p.n {
+            if i != k {
+                expr[i] = -eq[i].div_floor(&ak);
+            }
+        }
+        expr[k] = Int::ONE;
+        // Column k now holds the new variable t; every row, this equality included, changes.
+        substitute(&mut eq, k, &expr);
+        for row in p.eqs.iter_mut().chain(p.ineqs.iter_mut()) {
+            substitute(row, k, &expr);
         }
         steps.push(Step::Subst { k, expr });
-        return;
     }
-    // No unit coefficient: x_k = t - Σ floor(a_i/a_k) x_i - floor(c/a_k) with the smallest
-    // |a_k| reduces every coefficient of this equality modulo a_k (a unimodular change of
-    // variables, so integer points correspond one to one). Column k now holds t.
-    let r = &p.eqs[0];
-    let k = (1..=p.n)
-        .filter(|&k| !r[k].is_zero())
-        .min_by_key(|&k| r[k].abs())
-        .expect("normalised equality has a variable");
-    let ak = r[k].clone();
-    let mut expr: Row = vec![Int::ZERO; p.n + 1];
-    for i in 0..=p.n {
-        if i != k {
-            expr[i] = -r[i].div_floor(&ak);
-        }
-    }
-    expr[k] = Int::ONE;
-    for row in p.eqs.iter_mut().chain(p.ineqs.iter_mut()) {
-        substitute(row, k, &expr);
+    let k = unit(&eq).expect("unit coefficient");
+    // a_k x_k + rest = 0 with a_k = ±1  ⇒  x_k = -a_k · rest
+    let s = eq[k].clone();
+    let mut expr: Row = eq.iter().map(|v| -(&s * v)).collect();
+    expr[k] = Int::ZERO;
+    for r in p.eqs.iter_mut().chain(p.ineqs.iter_mut()) {
+        substitute(r, k, &expr);
     }
     steps.push(Step::Subst { k, expr });
+    true
 }
 
 /// Replaces variable `k` in `row` by `expr · (1, x)` (`expr` may mention `k` itself, as the
@@ -474,6 +503,26 @@ fn smallest_range(p: &Problem) -> Option<(usize, Int, Int)> {
             let better = best.as_ref().is_none_or(|(_, bl, bh)| &h - &l < bh - bl);
             if better {
                 best = Some((v, l, h));
+            }
+        }
+    }
+    best
+}
+
+/// The pair of opposite parallel inequalities `f >= lo`, `f <= hi` with the smallest
+/// `hi - lo`, as (`f` with a zero constant, lo, hi).
+fn narrowest_band(p: &Problem) -> Option<(Row, Int, Int)> {
+    let mut best: Option<(Row, Int, Int)> = None;
+    for (i, r) in p.ineqs.iter().enumerate() {
+        for s in &p.ineqs[i + 1..] {
+            if r[1..].iter().zip(&s[1..]).all(|(a, b)| a == &-b) {
+                // r: f + r0 >= 0, s: -f + s0 >= 0  ⇒  -r0 <= f <= s0
+                let (lo, hi) = (-&r[0], s[0].clone());
+                if best.as_ref().is_none_or(|(_, bl, bh)| &hi - &lo < bh - bl) {
+                    let mut f = r.clone();
+                    f[0] = Int::ZERO;
+                    best = Some((f, lo, hi));
+                }
             }
         }
     }
