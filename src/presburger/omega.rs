@@ -529,61 +529,56 @@ fn narrowest_band(p: &Problem) -> Option<(Row, Int, Int)> {
     best
 }
 
+/// For each bound on one side, the largest splinter offset `floor((m·a - a - m) / m)`
+/// (Pugh), where `m` is the largest coefficient of `x_k` on the other side.
+fn splinter_tops<'a>(
+    bounds: &'a [Row],
+    others: &[Row],
+    k: usize,
+) -> impl Iterator<Item = (&'a Row, Int)> {
+    let m = others.iter().map(|r| r[k].abs()).max().expect("non-empty");
+    bounds.iter().map(move |r| {
+        let a = r[k].abs();
+        (r, (&(&(&m * &a) - &a) - &m).div_floor(&m))
+    })
+}
+
+fn side_count(bounds: &[Row], others: &[Row], k: usize) -> Int {
+    let mut total = Int::ZERO;
+    for (_, top) in splinter_tops(bounds, others, k) {
+        if !top.is_negative() {
+            total += &(&top + &Int::ONE);
+        }
+    }
+    total
+}
+
 /// How many splinters [`splinters`] would produce.
 fn splinter_count(lowers: &[Row], uppers: &[Row], k: usize) -> Int {
-    let side = |bounds: &[Row], others: &[Row]| -> Int {
-        let m = others.iter().map(|r| r[k].abs()).max().expect("non-empty");
-        let mut total = Int::ZERO;
-        for r in bounds {
-            let a = r[k].abs();
-            let top = (&(&(&m * &a) - &a) - &m).div_floor(&m);
-            if !top.is_negative() {
-                total += &(&top + &Int::ONE);
-            }
-        }
-        total
-    };
-    side(lowers, uppers).min(side(uppers, lowers))
+    side_count(lowers, uppers, k).min(side_count(uppers, lowers, k))
 }
 
 /// The splinter equalities (Pugh): if no integer point lies in the dark shadow, every
 /// integer point lies within a bounded distance of some lower bound (or, symmetrically,
 /// upper bound); take whichever side gives fewer cases.
 fn splinters(lowers: &[Row], uppers: &[Row], k: usize) -> Vec<Row> {
-    let side = |bounds: &[Row], others: &[Row]| -> Vec<Row> {
-        let m = others.iter().map(|r| r[k].abs()).max().expect("non-empty");
-        let mut out = vec![];
-        for r in bounds {
-            let a = r[k].abs();
-            // 0 <= i <= floor((m·a - a - m) / m)
-            let top = (&(&(&m * &a) - &a) - &m).div_floor(&m);
-            let mut i = Int::ZERO;
-            while i <= top {
-                let mut eq = r.clone();
-                eq[0] -= &i;
-                out.push(eq);
-                i = &i + &Int::ONE;
-            }
-        }
-        out
-    };
-    let count = |bounds: &[Row], others: &[Row]| -> Int {
-        let m = others.iter().map(|r| r[k].abs()).max().expect("non-empty");
-        let mut total = Int::ZERO;
-        for r in bounds {
-            let a = r[k].abs();
-            let top = (&(&(&m * &a) - &a) - &m).div_floor(&m);
-            if !top.is_negative() {
-                total += &(&top + &Int::ONE);
-            }
-        }
-        total
-    };
-    if count(lowers, uppers) <= count(uppers, lowers) {
-        side(lowers, uppers)
+    let (bounds, others) = if side_count(lowers, uppers, k) <= side_count(uppers, lowers, k) {
+        (lowers, uppers)
     } else {
-        side(uppers, lowers)
+        (uppers, lowers)
+    };
+    let mut out = vec![];
+    for (r, top) in splinter_tops(bounds, others, k) {
+        // r = i for 0 <= i <= top
+        let mut i = Int::ZERO;
+        while i <= top {
+            let mut eq = r.clone();
+            eq[0] -= &i;
+            out.push(eq);
+            i = &i + &Int::ONE;
+        }
     }
+    out
 }
 
 fn apply_step(step: &Step, sol: &mut [Int]) {
