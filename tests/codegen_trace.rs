@@ -58,8 +58,7 @@ fn expected(kernel: &Kernel, run: &Run, values: &[i64]) -> Vec<String> {
                     for (k, v) in pt.iter().enumerate() {
                         b.fix_col(1 + np + k, v);
                     }
-                    b.sample()
-                        .map(|s| s[np + n_in..np + b.n_dim].to_vec())
+                    b.sample().map(|s| s[np + n_in..np + b.n_dim].to_vec())
                 })
                 .expect("every instance has a time");
             let line: String = std::iter::once(st.name.clone())
@@ -71,7 +70,11 @@ fn expected(kernel: &Kernel, run: &Run, values: &[i64]) -> Vec<String> {
     }
     all.sort();
     for w in all.windows(2) {
-        assert_ne!(w[0].0, w[1].0, "two instances at one time: {} / {}", w[0].1, w[1].1);
+        assert_ne!(
+            w[0].0, w[1].0,
+            "two instances at one time: {} / {}",
+            w[0].1, w[1].1
+        );
     }
     all.into_iter().map(|x| x.1).collect()
 }
@@ -115,7 +118,9 @@ fn build(kernel: &Kernel, region: &str, dir: &Path) -> PathBuf {
 
 /// Runs `script` (text) on an example and validates the trace for each parameter vector.
 fn validate(name: &str, script: &str, tag: &str, values: &[Vec<i64>]) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(name);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name);
     let kernel = Kernel::load(&root.join(format!("{name}.c")), &Options::default())
         .unwrap_or_else(|e| panic!("{name}: {}", e.diagnostic.message));
     let run = Run::new(&kernel, script, "script", &root)
@@ -172,7 +177,9 @@ fn values(n_max: i64) -> Vec<Vec<i64>> {
 #[test]
 fn examples_trace_in_schedule_order() {
     for name in examples() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(&name);
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(&name);
         let script = std::fs::read_to_string(root.join(format!("{name}.loopy"))).unwrap();
         validate(&name, &script, "own", &values(5));
     }
@@ -183,7 +190,9 @@ fn examples_trace_in_schedule_order() {
 #[test]
 fn examples_with_small_tiles_trace_in_schedule_order() {
     for name in examples() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(&name);
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(&name);
         let script = std::fs::read_to_string(root.join(format!("{name}.loopy"))).unwrap();
         let mut small = script.clone();
         for t in ["128", "64", "32"] {

@@ -348,12 +348,24 @@ impl CPrinter<'_> {
         let pos: Row = r
             .iter()
             .enumerate()
-            .map(|(k, v)| if k > 0 && v.is_positive() { v.clone() } else { Int::ZERO })
+            .map(|(k, v)| {
+                if k > 0 && v.is_positive() {
+                    v.clone()
+                } else {
+                    Int::ZERO
+                }
+            })
             .collect();
         let mut neg: Row = r
             .iter()
             .enumerate()
-            .map(|(k, v)| if k > 0 && v.is_negative() { -v } else { Int::ZERO })
+            .map(|(k, v)| {
+                if k > 0 && v.is_negative() {
+                    -v
+                } else {
+                    Int::ZERO
+                }
+            })
             .collect();
         neg[0] = -&r[0];
         if pos.iter().all(Int::is_zero) {

@@ -116,7 +116,11 @@ pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Di
             Body::Source => {
                 let mut subst: Vec<(String, String)> = vec![];
                 for (l, a) in st.loops.iter().zip(args) {
-                    let v = if is_atom(a) { a.clone() } else { format!("({a})") };
+                    let v = if is_atom(a) {
+                        a.clone()
+                    } else {
+                        format!("({a})")
+                    };
                     // An inner loop reusing a name hides the outer one, as in C.
                     subst.retain(|(n, _)| *n != l.c_name);
                     subst.push((l.c_name.clone(), v));

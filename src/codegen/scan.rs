@@ -366,8 +366,11 @@ impl Scanner {
                 // item (its inner loops or guards), rather than splitting on parameters.
                 let c = self.col(k);
                 let mut p = base.clone();
-                p.ineqs
-                    .extend(self.project(&it.basic, k).into_iter().filter(|r| !r[c].is_zero()));
+                p.ineqs.extend(
+                    self.project(&it.basic, k)
+                        .into_iter()
+                        .filter(|r| !r[c].is_zero()),
+                );
                 p
             })
             .collect();
