@@ -373,8 +373,7 @@ impl CPrinter<'_> {
                 ">=" => "<=",
                 o => o,
             };
-            let mut c = Row::new();
-            c.push(r[0].clone());
+            let c: Row = vec![r[0].clone()];
             neg[0] = Int::ZERO;
             return format!("{} {flipped} {}", self.aff(&neg), self.aff(&c));
         }
