@@ -2,8 +2,9 @@
 //! schedule is one-to-one. Violations come with the smallest witness and the script steps
 //! that moved the instances involved.
 
-use super::deps::{at_level, joint, Dependence, Order, Program};
+use super::deps::{at_level, equal_row, joint, level_rows, Dependence, Order, Program};
 use crate::diag::Diagnostic;
+use crate::presburger::omega::Row;
 use crate::presburger::{Int, Map};
 use crate::script::interp::{Interpreter, Piece, Step};
 
@@ -159,21 +160,40 @@ pub fn check(program: &Program, deps: &[Dependence], interp: &Interpreter) -> Ve
                 let (pp, pq) = (&pieces[pi].pos, &pieces[qi].pos);
                 for b in &joint {
                     let jp = b.n_param;
-                    // Equal prefix so far; once it is impossible, no deeper level can be
-                    // reached. Position levels compare constants and need no test.
-                    let mut prefix = b.clone();
+                    // Emptiness is decided on the reduced conjunction; only a non-empty
+                    // candidate pays for its smallest witness, on the conjunction itself.
+                    let red = b.reduced();
+                    if red.is_empty() {
+                        continue;
+                    }
+                    // Equal prefix so far (non-empty); once it is empty, no deeper level can
+                    // be reached. Position levels compare constants and need no test.
+                    let mut equal: Vec<Row> = vec![];
+                    let prefix = |equal: &[Row]| {
+                        let mut p = b.clone();
+                        for r in equal {
+                            p.add_eq(r.clone());
+                        }
+                        p
+                    };
                     for l in 0..=n {
                         let candidate = if l == n {
-                            Some(prefix.clone())
+                            Some(prefix(&equal))
                         } else if l % 2 == 0 {
                             let (x, y) = (&pp[l / 2], &pq[l / 2]);
                             if x > y {
-                                Some(prefix.clone())
+                                Some(prefix(&equal))
                             } else {
                                 None
                             }
                         } else {
-                            Some(at_level(&prefix, ni + nj, n, l, Order::After))
+                            let (_, after) = level_rows(b, ni + nj, n, l, Order::After);
+                            let after = after.expect("strict");
+                            if red.is_empty_with(&equal, std::slice::from_ref(&after)) {
+                                None
+                            } else {
+                                Some(at_level(&prefix(&equal), ni + nj, n, l, Order::After))
+                            }
                         };
                         if let Some(t) = candidate {
                             if let Some(w) = t.lexmin_prefix(jp + ni + nj) {
@@ -193,11 +213,8 @@ pub fn check(program: &Program, deps: &[Dependence], interp: &Interpreter) -> Ve
                             continue;
                         }
                         // Extend the equal prefix by level l.
-                        let mut r = prefix.zero_row();
-                        r[prefix.col_dim(ni + nj + l)] = Int::ONE;
-                        r[prefix.col_dim(ni + nj + n + l)] = Int::from(-1);
-                        prefix.add_eq(r);
-                        if prefix.is_empty() {
+                        equal.push(equal_row(b, ni + nj, n, l));
+                        if red.is_empty_with(&equal, &[]) {
                             break;
                         }
                     }
