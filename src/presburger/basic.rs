@@ -270,7 +270,7 @@ impl Basic {
 
     /// Exact integer emptiness over all parameter values.
     pub fn is_empty(&self) -> bool {
-        !omega::is_feasible(&self.to_problem())
+        !omega::is_feasible_owned(self.to_problem())
     }
 
     /// An integer point: values of parameters, dimensions and locals, in column order.
@@ -956,7 +956,7 @@ impl Reduced {
         }
         p.eqs.extend(base.eqs.iter().cloned());
         p.ineqs.extend(base.ineqs.iter().cloned());
-        !omega::is_feasible(&p)
+        !omega::is_feasible_owned(p)
     }
 }
 
