@@ -867,11 +867,11 @@ impl Reduced {
     fn new(b: &Basic) -> Reduced {
         let mut p = b.to_problem();
         let mut subst: Vec<(usize, Row)> = vec![];
-        // Normalising once per round, not once per substitution: rows that became trivial
-        // or contradictory are dealt with at the end of the round, and gcd division may
-        // reveal new unit equalities for the next one.
-        let mut feasible = omega::normalize(&mut p);
-        while feasible {
+        // Normalising once per round, not once per substitution (nor before the first, as
+        // the input needs no normalisation): rows that became trivial or contradictory are
+        // dealt with at the end of the round, and gcd division may reveal new unit
+        // equalities for the next one.
+        let feasible = loop {
             let mut progressed = false;
             while let Some((e, k)) = p.eqs.iter().enumerate().find_map(|(e, r)| {
                 (1..r.len())
@@ -890,11 +890,11 @@ impl Reduced {
                 subst.push((k, expr));
                 progressed = true;
             }
-            if !progressed {
-                break;
+            let feasible = omega::normalize(&mut p);
+            if !progressed || !feasible {
+                break feasible;
             }
-            feasible = omega::normalize(&mut p);
-        }
+        };
         let keep: Vec<usize> = (0..=p.n)
             .filter(|c| subst.iter().all(|(k, _)| k != c))
             .collect();

@@ -2,7 +2,7 @@
 //! schedule is one-to-one. Violations come with the smallest witness and the script steps
 //! that moved the instances involved.
 
-use super::deps::{at_level, equal_row, joint, level_rows, Dependence, Order, Program};
+use super::deps::{at_level, equal_row, joint_raw, level_rows, Dependence, Order, Program};
 use crate::diag::Diagnostic;
 use crate::presburger::omega::Row;
 use crate::presburger::{Int, Map};
@@ -156,46 +156,47 @@ pub fn check(program: &Program, deps: &[Dependence], interp: &Interpreter) -> Ve
         {
             for (qi, _) in pieces.iter().enumerate().filter(|(_, q)| q.stmt == d.sink) {
                 let n = scheds[pi].n_out();
-                let joint = joint(&rel, &scheds[pi], &scheds[qi]);
+                let joint = joint_raw(&rel, &scheds[pi], &scheds[qi]);
                 let (pp, pq) = (&pieces[pi].pos, &pieces[qi].pos);
-                for b in &joint {
+                for mut b in joint {
                     let jp = b.n_param;
                     // Emptiness is decided on the reduced conjunction; only a non-empty
-                    // candidate pays for its smallest witness, on the conjunction itself.
+                    // candidate pays for its smallest witness, on the conjunction itself
+                    // (normalised as `joint` would, which cannot fail once it is non-empty).
                     let red = b.reduced();
                     if red.is_empty() {
                         continue;
                     }
+                    let mut normalized = false;
                     // Equal prefix so far (non-empty); once it is empty, no deeper level can
                     // be reached. Position levels compare constants and need no test.
                     let mut equal: Vec<Row> = vec![];
-                    let prefix = |equal: &[Row]| {
-                        let mut p = b.clone();
-                        for r in equal {
-                            p.add_eq(r.clone());
-                        }
-                        p
-                    };
                     for l in 0..=n {
+                        // `Some(false)`: the equal prefix itself; `Some(true)`: the prefix
+                        // with the source after the sink at level l.
                         let candidate = if l == n {
-                            Some(prefix(&equal))
+                            Some(false)
                         } else if l % 2 == 0 {
-                            let (x, y) = (&pp[l / 2], &pq[l / 2]);
-                            if x > y {
-                                Some(prefix(&equal))
-                            } else {
-                                None
-                            }
+                            (pp[l / 2] > pq[l / 2]).then_some(false)
                         } else {
-                            let (_, after) = level_rows(b, ni + nj, n, l, Order::After);
+                            let (_, after) = level_rows(&b, ni + nj, n, l, Order::After);
                             let after = after.expect("strict");
-                            if red.is_empty_with(&equal, std::slice::from_ref(&after)) {
-                                None
-                            } else {
-                                Some(at_level(&prefix(&equal), ni + nj, n, l, Order::After))
-                            }
+                            let empty = red.is_empty_with(&equal, std::slice::from_ref(&after));
+                            (!empty).then_some(true)
                         };
-                        if let Some(t) = candidate {
+                        if let Some(after) = candidate {
+                            if !normalized {
+                                let ok = b.normalize();
+                                debug_assert!(ok, "a non-empty conjunction normalises");
+                                normalized = true;
+                            }
+                            let mut t = b.clone();
+                            for r in &equal {
+                                t.add_eq(r.clone());
+                            }
+                            if after {
+                                t = at_level(&t, ni + nj, n, l, Order::After);
+                            }
                             if let Some(w) = t.lexmin_prefix(jp + ni + nj) {
                                 if worst.as_ref().is_none_or(|x| w < *x) {
                                     worst = Some(w);
@@ -213,7 +214,7 @@ pub fn check(program: &Program, deps: &[Dependence], interp: &Interpreter) -> Ve
                             continue;
                         }
                         // Extend the equal prefix by level l.
-                        equal.push(equal_row(b, ni + nj, n, l));
+                        equal.push(equal_row(&b, ni + nj, n, l));
                         if red.is_empty_with(&equal, &[]) {
                             break;
                         }

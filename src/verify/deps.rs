@@ -114,6 +114,14 @@ pub(crate) enum Order {
 /// conjunctions over `[params | i | j | tS | tT | locals]`, where `tS = ts(i)` and
 /// `tT = tt(j)`. Comparing times is then adding rows and testing emptiness — no composition.
 pub(crate) fn joint(rel: &Map, ts: &Map, tt: &Map) -> Vec<Basic> {
+    joint_raw(rel, ts, tt)
+        .into_iter()
+        .filter_map(|mut b| b.normalize().then_some(b))
+        .collect()
+}
+
+/// [`joint`] without the normalisation of each conjunction (the caller may not need it).
+pub(crate) fn joint_raw(rel: &Map, ts: &Map, tt: &Map) -> Vec<Basic> {
     let mut params = rel.space().merged_params(ts.space());
     for q in &tt.space().params {
         if !params.contains(q) {
@@ -142,10 +150,7 @@ pub(crate) fn joint(rel: &Map, ts: &Map, tt: &Map) -> Vec<Basic> {
                 let mut q = q.clone();
                 q.insert_dims(0, ni);
                 q.insert_dims(ni + nj, l);
-                let mut b = rp.intersect(&q);
-                if b.normalize() {
-                    out.push(b);
-                }
+                out.push(rp.intersect(&q));
             }
         }
     }
@@ -246,7 +251,8 @@ pub fn dependences(p: &Program) -> Vec<Dependence> {
             if let Some(d) = a.private_depth.or(b.private_depth) {
                 conflict = conflict.intersect(&same_outer(&conflict, d));
             }
-            if conflict.is_empty() {
+            // Intersections keep only non-empty parts.
+            if conflict.parts().is_empty() {
                 continue;
             }
             let n = s.schedule.n_out();
@@ -273,7 +279,8 @@ pub fn dependences(p: &Program) -> Vec<Dependence> {
             let mut pieces = vec![];
             for (l, parts) in per_level.into_iter().enumerate() {
                 if !parts.is_empty() {
-                    let dep = Map::from_parts(conflict.space().clone(), parts).tidy();
+                    // Each part was just found non-empty.
+                    let dep = Map::from_parts(conflict.space().clone(), parts).tidy_nonempty();
                     let level = if l % 2 == 1 {
                         Level::Loop(l.div_ceil(2))
                     } else {
