@@ -51,19 +51,25 @@ impl Default for Toolchain {
 }
 
 impl Toolchain {
-    /// The full command line (compiler first) that builds `source` into `exe`, with more
-    /// include directories and macros than the toolchain's own (the transformed file's
-    /// original directory; defines for a check build).
+    /// The full command line (compiler first) that builds `source` into `exe`.
+    /// `quote_dirs` are searched for `#include "..."` right after the source's own directory
+    /// (`-iquote`): a transformed file written elsewhere passes its original's directory, so
+    /// that its includes resolve exactly as the original's do. `more_defines` are added to
+    /// the toolchain's (a check build's extra macros).
     pub fn command_line(
         &self,
         source: &Path,
-        more_includes: &[PathBuf],
+        quote_dirs: &[PathBuf],
         more_defines: &[String],
         exe: &Path,
     ) -> Vec<String> {
         let mut v: Vec<String> = self.cc.clone();
         v.extend(self.cflags.iter().cloned());
-        for i in self.includes.iter().chain(more_includes) {
+        for i in quote_dirs {
+            v.push("-iquote".into());
+            v.push(i.display().to_string());
+        }
+        for i in &self.includes {
             v.push("-I".into());
             v.push(i.display().to_string());
         }
@@ -84,11 +90,11 @@ impl Toolchain {
     pub fn compile(
         &self,
         source: &Path,
-        more_includes: &[PathBuf],
+        quote_dirs: &[PathBuf],
         more_defines: &[String],
         exe: &Path,
     ) -> Result<(), Report> {
-        let line = self.command_line(source, more_includes, more_defines, exe);
+        let line = self.command_line(source, quote_dirs, more_defines, exe);
         let shown = line.join(" ");
         let out = Command::new(&line[0])
             .args(&line[1..])
@@ -306,7 +312,7 @@ mod tests {
         );
         assert_eq!(
             l.join(" "),
-            "ccache gcc -O2 -I inc -I orig -DN=4 -DDUMP k.c util.c -o k.exe -lm"
+            "ccache gcc -O2 -iquote orig -I inc -DN=4 -DDUMP k.c util.c -o k.exe -lm"
         );
     }
 

@@ -65,6 +65,11 @@ impl WorkDir {
         !self.remove
     }
 
+    /// Leaves a temporary directory in place (to show the user what failed).
+    pub fn persist(&mut self) {
+        self.remove = false;
+    }
+
     pub fn join(&self, name: &str) -> PathBuf {
         self.path.join(name)
     }
