@@ -76,8 +76,22 @@ pub struct Difference {
 impl Difference {
     /// A multi-line description; `a` and `b` name the two programs.
     pub fn describe(&self, a: &str, b: &str) -> String {
+        // Long lines are cut to a window around the first differing character.
+        let (from, col) = match (&self.a, &self.b) {
+            (Some(x), Some(y)) => {
+                let c = x.chars().zip(y.chars()).take_while(|(p, q)| p == q).count();
+                (c.saturating_sub(WINDOW / 2), Some(c + 1))
+            }
+            _ => (0, None),
+        };
         let show = |s: &Option<String>| match s {
-            Some(l) => format!("{l:?}"),
+            Some(l) => {
+                let n = l.chars().count();
+                let cut: String = l.chars().skip(from).take(WINDOW).collect();
+                let pre = if from > 0 { "…" } else { "" };
+                let post = if from + WINDOW < n { "…" } else { "" };
+                format!("{pre}{cut:?}{post}")
+            }
             None => "(end of output)".to_string(),
         };
         let w = a.len().max(b.len());
@@ -88,8 +102,14 @@ impl Difference {
                 show(&self.b)
             );
         }
+        let at = match col {
+            Some(c) if self.a.as_ref().is_some_and(|l| l.chars().count() > WINDOW) => {
+                format!(", column {c}")
+            }
+            _ => String::new(),
+        };
         format!(
-            "{} differs first at line {}\n  {a:>w$}: {}\n  {b:>w$}: {}\n",
+            "{} differs first at line {}{at}\n  {a:>w$}: {}\n  {b:>w$}: {}\n",
             self.stream.name(),
             self.line,
             show(&self.a),
@@ -97,6 +117,9 @@ impl Difference {
         )
     }
 }
+
+/// Characters of a differing line shown in a description.
+const WINDOW: usize = 80;
 
 /// Splits output into lines keeping a final unterminated line; a missing final newline is
 /// a difference too, shown as `\n` on the other side.
@@ -206,6 +229,17 @@ mod tests {
         assert!(text.contains("stdout differs first at line 3"), "{text}");
         assert!(text.contains("transformed: \"w\""), "{text}");
         assert!(compare(&a, &a.clone(), false).is_none());
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_difference() {
+        let x = "1 ".repeat(100) + "2 3 4\n";
+        let y = "1 ".repeat(100) + "2 5 4\n";
+        let d = first_difference(Stream::Stdout, x.as_bytes(), y.as_bytes()).unwrap();
+        let text = d.describe("a", "b");
+        assert!(text.contains("line 1, column 203"), "{text}");
+        assert!(text.contains("2 5 4\""), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() < 100), "{text}");
     }
 
     #[test]
