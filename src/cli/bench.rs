@@ -47,6 +47,17 @@ pub struct BenchArgs {
         allow_hyphen_values = true
     )]
     pub ldflags: String,
+    /// Flags added for the check build only (split at white space). The default keeps the
+    /// compiler from fusing multiplies and adds (FMA) differently in the two programs, which
+    /// changes the last bits of results; pass `--check-cflags ""` to check the timed
+    /// executables themselves.
+    #[arg(
+        long,
+        value_name = "FLAGS",
+        default_value = "-ffp-contract=off",
+        allow_hyphen_values = true
+    )]
+    pub check_cflags: String,
     /// A macro for the check build only (repeatable), e.g. `POLYBENCH_DUMP_ARRAYS`.
     #[arg(long = "check-define", value_name = "NAME[=VALUE]")]
     pub check_define: Vec<String>,
@@ -97,6 +108,7 @@ pub const MANIFEST_KEYS: &[&str] = &[
     "ldflags",
     "sources",
     "check-define",
+    "check-cflags",
     "time-from-stdout",
 ];
 
@@ -112,6 +124,7 @@ pub struct ManifestBench {
     /// Paths relative to the manifest, resolved.
     pub sources: Vec<PathBuf>,
     pub check_defines: Vec<String>,
+    pub check_cflags: Vec<String>,
     pub time_from_stdout: bool,
 }
 
@@ -165,6 +178,7 @@ pub fn parse_manifest_bench(
             .map(|p| dir.join(p))
             .collect(),
         check_defines: get_list("check-define")?,
+        check_cflags: get_list("check-cflags")?,
         time_from_stdout: get_bool("time-from-stdout", false)?,
     })
 }
@@ -179,6 +193,7 @@ struct Job {
     opts: Options,
     toolchain: Toolchain,
     check_defines: Vec<String>,
+    check_cflags: Vec<String>,
     plan: Plan,
     keep: Option<PathBuf>,
 }
@@ -302,14 +317,20 @@ fn bench_one(job: &Job, ticker: &Ticker) -> Outcome {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    // Builds both programs with `defines` added; the executables' names end in `suffix`.
-    let build = |suffix: &str, defines: &[String]| -> Result<(PathBuf, PathBuf), Failure> {
+    // Builds both programs with `cflags` and `defines` added; the executables' names end in
+    // `suffix`.
+    let build = |suffix: &str,
+                 cflags: &[String],
+                 defines: &[String]|
+     -> Result<(PathBuf, PathBuf), Failure> {
         let a = dir.join(&format!("{s}.original{suffix}"));
         let b = dir.join(&format!("{s}.transformed{suffix}"));
+        let mut toolchain = job.toolchain.clone();
+        toolchain.cflags.extend(cflags.iter().cloned());
         ticker.show(&format!("compiling the original{suffix}"));
-        job.toolchain.compile(&job.kernel, &[], defines, &a)?;
+        toolchain.compile(&job.kernel, &[], defines, &a)?;
         ticker.show(&format!("compiling the transformed program{suffix}"));
-        job.toolchain.compile(
+        toolchain.compile(
             &transformed,
             std::slice::from_ref(&original_dir),
             defines,
@@ -317,7 +338,7 @@ fn bench_one(job: &Job, ticker: &Ticker) -> Outcome {
         )?;
         Ok((a, b))
     };
-    let timed = match build("", &[]) {
+    let timed = match build("", &[], &[]) {
         Ok(x) => x,
         Err(f) => {
             dir.persist();
@@ -327,10 +348,10 @@ fn bench_one(job: &Job, ticker: &Ticker) -> Outcome {
             };
         }
     };
-    let check = if job.check_defines.is_empty() {
+    let check = if job.check_defines.is_empty() && job.check_cflags.is_empty() {
         timed.clone()
     } else {
-        match build(".check", &job.check_defines) {
+        match build(".check", &job.check_cflags, &job.check_defines) {
             Ok(x) => x,
             Err(f) => {
                 dir.persist();
@@ -530,6 +551,7 @@ fn explain(job: &Job, o: &Outcome, ctx: &Ctx) {
 struct Common {
     toolchain: Toolchain,
     check_defines: Vec<String>,
+    check_cflags: Vec<String>,
     plan: Plan,
 }
 
@@ -549,6 +571,7 @@ fn common(a: &BenchArgs) -> Common {
     Common {
         toolchain,
         check_defines: a.check_define.clone(),
+        check_cflags: split_words(&a.check_cflags),
         plan: Plan {
             runs: a.runs as usize,
             warmup: a.warmup as usize,
@@ -585,6 +608,7 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
         opts,
         toolchain,
         check_defines: c.check_defines,
+        check_cflags: c.check_cflags,
         plan: c.plan,
         keep: a.keep.clone(),
     };
@@ -705,6 +729,8 @@ fn manifest_jobs(entries: Vec<Entry>, a: &BenchArgs, c: &Common) -> Result<Vec<J
             toolchain.extra = extra;
             let mut check_defines = e.bench.check_defines.clone();
             check_defines.extend(c.check_defines.iter().cloned());
+            let mut check_cflags = c.check_cflags.clone();
+            check_cflags.extend(e.bench.check_cflags.iter().cloned());
             let mut plan = c.plan;
             if e.bench.time_from_stdout {
                 plan.clock = Clock::Stdout;
@@ -717,10 +743,15 @@ fn manifest_jobs(entries: Vec<Entry>, a: &BenchArgs, c: &Common) -> Result<Vec<J
                 opts,
                 toolchain,
                 check_defines,
+                check_cflags,
                 plan,
                 keep: None,
             };
-            let keep = a.keep.as_ref().map(|k| k.join(slug(&job.label())));
+            let folder = match &size {
+                Some(s) => format!("{name}-{s}"),
+                None => name.clone(),
+            };
+            let keep = a.keep.as_ref().map(|k| k.join(slug(&folder)));
             jobs.push(Job { keep, ..job });
         }
     }
@@ -885,6 +916,7 @@ mod tests {
 
     #[test]
     fn slugs() {
-        assert_eq!(slug("fdtd-2d (large)"), "fdtd-2d--large-");
+        assert_eq!(slug("fdtd-2d-large"), "fdtd-2d-large");
+        assert_eq!(slug("a b/c"), "a-b-c");
     }
 }
