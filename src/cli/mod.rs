@@ -52,7 +52,7 @@ pub enum Command {
     /// Compile the original and the transformed program with the same compiler and flags,
     /// require identical outputs (exit 1 when they differ), then time them interleaved and
     /// report the speedup. `--manifest loopy.toml` benches many pairs and prints a table.
-    Bench(bench::BenchArgs),
+    Bench(Box<bench::BenchArgs>),
     /// List the exact dependences of a kernel (flow, anti, output) in isl notation, with the
     /// loop that carries each.
     Deps(deps::DepsArgs),
@@ -91,7 +91,7 @@ pub fn main() -> ExitCode {
         Command::Check(a) => check::run(a, &ctx),
         Command::Deps(a) => deps::run(a, &ctx),
         Command::Apply(a) => apply::run(a, &ctx),
-        Command::Bench(a) => bench::run(a, &ctx),
+        Command::Bench(a) => bench::run(*a, &ctx),
     };
     ExitCode::from(code)
 }
