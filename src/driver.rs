@@ -2,6 +2,7 @@
 //! schedule and a verdict out. The CLI and the REPL call this; it holds no logic of the
 //! stages themselves.
 
+use crate::codegen::{self, Body, Placed};
 use crate::frontend::{self, Options};
 use crate::model::{AccessKind as ModelAccess, Scop};
 use crate::script::interp::{Interpreter, Origin, Pos, State, StmtInit};
@@ -218,6 +219,68 @@ impl Run {
             })
             .collect()
     }
+}
+
+/// Generated code for a state of the interpreter.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    /// The C text that replaces the modelled region (indented as the region was).
+    pub region: String,
+    /// The whole file with only the region replaced.
+    pub file: String,
+}
+
+/// Code for the kernel under the schedules of `state` (which the caller has verified).
+pub fn generate(kernel: &Kernel, state: &State) -> Result<Generated, Failure> {
+    generate_with(kernel, state, Body::Source)
+}
+
+/// [`generate`] with a choice of statement bodies ([`Body::Trace`] for trace validation).
+pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Generated, Failure> {
+    let scop = &kernel.scop;
+    let fail = |d| Failure {
+        diagnostic: d,
+        sources: kernel.sources.clone(),
+    };
+    let placed: Vec<Placed> = state
+        .pieces
+        .iter()
+        .map(|p| Placed {
+            stmt: p.stmt,
+            schedule: p.schedule(),
+        })
+        .collect();
+    let code = codegen::generate(scop, &placed, body).map_err(fail)?;
+    let Some((_, text)) = kernel.sources.iter().find(|(n, _)| *n == scop.file) else {
+        return Err(fail(crate::diag::Diagnostic::new(format!(
+            "cannot read `{}` again to splice the generated code into it",
+            scop.file
+        ))));
+    };
+    let range = scop.region.range.clone();
+    // Indentation: the white space before the region on its first line.
+    let line_start = text[..range.start].rfind('\n').map_or(0, |p| p + 1);
+    let prefix = &text[line_start..range.start];
+    let indent = if prefix.chars().all(char::is_whitespace) {
+        prefix
+    } else {
+        ""
+    };
+    let mut region = String::new();
+    for (k, line) in code.lines().enumerate() {
+        if k > 0 {
+            region.push('\n');
+            if !line.is_empty() && !line.starts_with('#') {
+                region.push_str(indent);
+            }
+        }
+        region.push_str(line);
+    }
+    let mut file = String::with_capacity(text.len() + region.len());
+    file.push_str(&text[..range.start]);
+    file.push_str(&region);
+    file.push_str(&text[range.end..]);
+    Ok(Generated { region, file })
 }
 
 /// Schedules of every piece and the positions of every named handle.

@@ -57,25 +57,27 @@ pub enum Verdict {
     BadInput(Failure),
 }
 
+/// Loads a kernel and runs a script on it (without verifying).
+pub fn load_and_run(
+    kernel: &Path,
+    script: &Path,
+    opts: &Options,
+) -> Result<(Kernel, Run), Failure> {
+    let k = Kernel::load(kernel, opts)?;
+    let name = script.display().to_string();
+    let text = std::fs::read_to_string(script).map_err(|e| Failure {
+        diagnostic: crate::diag::Diagnostic::new(format!("cannot read `{name}`: {e}")),
+        sources: vec![],
+    })?;
+    let base = script.parent().unwrap_or(Path::new("."));
+    let run = Run::new(&k, &text, &name, base)?;
+    Ok((k, run))
+}
+
 /// Checks one pair.
 pub fn check_one(kernel: &Path, script: &Path, opts: &Options) -> Verdict {
-    let k = match Kernel::load(kernel, opts) {
-        Ok(k) => k,
-        Err(f) => return Verdict::BadInput(f),
-    };
-    let name = script.display().to_string();
-    let text = match std::fs::read_to_string(script) {
-        Ok(t) => t,
-        Err(e) => {
-            return Verdict::BadInput(Failure {
-                diagnostic: crate::diag::Diagnostic::new(format!("cannot read `{name}`: {e}")),
-                sources: vec![],
-            })
-        }
-    };
-    let base = script.parent().unwrap_or(Path::new("."));
-    let run = match Run::new(&k, &text, &name, base) {
-        Ok(r) => r,
+    let (k, run) = match load_and_run(kernel, script, opts) {
+        Ok(x) => x,
         Err(f) => return Verdict::BadInput(f),
     };
     let v = run.check();

@@ -3,6 +3,7 @@
 //! Exit codes, relied on by scripts and CI: 0 success, 1 a negative verdict where a command
 //! defines one (an illegal transformation, differing outputs), 2 bad input or usage.
 
+mod apply;
 mod calc;
 mod check;
 mod deps;
@@ -43,6 +44,10 @@ pub enum Command {
     /// naming the broken dependence, a witness and the script steps), 2 on bad input.
     /// `--manifest loopy.toml` checks many pairs at once (the CI gate).
     Check(check::CheckArgs),
+    /// Verify a script, generate the transformed kernel and write the C file with only the
+    /// modelled region replaced (to standard output, `-o OUT.c`, or `--in-place`). Exit 1
+    /// without writing anything when the script is illegal.
+    Apply(apply::ApplyArgs),
     /// List the exact dependences of a kernel (flow, anti, output) in isl notation, with the
     /// loop that carries each.
     Deps(deps::DepsArgs),
@@ -80,6 +85,7 @@ pub fn main() -> ExitCode {
         Command::Show(a) => show::run(a, &ctx),
         Command::Check(a) => check::run(a, &ctx),
         Command::Deps(a) => deps::run(a, &ctx),
+        Command::Apply(a) => apply::run(a, &ctx),
     };
     ExitCode::from(code)
 }

@@ -85,6 +85,28 @@ impl Expr {
     }
 }
 
+impl Expr {
+    /// Whether the value depends on column `col` (of `[1, params, c0, ...]`).
+    pub fn uses_col(&self, col: usize) -> bool {
+        let row = |r: &Row| r.get(col).is_some_and(|v| !v.is_zero());
+        match self {
+            Expr::Aff(r) => row(r),
+            Expr::Sum(r, terms) => row(r) || terms.iter().any(|(_, e)| e.uses_col(col)),
+            Expr::Floor(e, _) | Expr::Ceil(e, _) | Expr::ExactDiv(e, _) => e.uses_col(col),
+            Expr::Max(v) | Expr::Min(v) => v.iter().any(|e| e.uses_col(col)),
+            Expr::Comment(_) => true,
+        }
+    }
+}
+
+impl Cond {
+    pub fn uses_col(&self, col: usize) -> bool {
+        match self {
+            Cond::Ge(e) | Cond::Eq(e) | Cond::Divisible(e, _) => e.uses_col(col),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cond {
     /// `e >= 0`
@@ -99,7 +121,12 @@ pub enum Cond {
 pub enum Node {
     For {
         var: usize,
+        /// The loop variable's name when it counts one of the statements' own iterators
+        /// (so bodies keep their original subscripts); otherwise the printer's default.
+        name: Option<String>,
         lower: Expr,
+        /// Step (1 unless the schedule leaves gaps, e.g. after scaling).
+        step: Int,
         upper: Expr,
         body: Vec<Node>,
     },
@@ -124,6 +151,8 @@ pub enum Node {
 /// Which helper macros a piece of C uses.
 #[derive(Default, Debug)]
 pub struct Helpers {
+    /// Prepended to the macro names.
+    pub prefix: &'static str,
     pub floord: bool,
     pub ceild: bool,
     pub min: bool,
@@ -133,22 +162,25 @@ pub struct Helpers {
 impl Helpers {
     /// `#define`s for the helpers used (correct for negative operands, divisor > 0).
     pub fn defines(&self) -> String {
+        let p = self.prefix;
         let mut s = String::new();
         if self.floord {
-            s.push_str(
-                "#define floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))\n",
+            let _ = writeln!(
+                s,
+                "#define {p}floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))"
             );
         }
         if self.ceild {
-            s.push_str(
-                "#define ceild(n, d) (((n) < 0) ? -((-(n)) / (d)) : ((n) + (d) - 1) / (d))\n",
+            let _ = writeln!(
+                s,
+                "#define {p}ceild(n, d) (((n) < 0) ? -((-(n)) / (d)) : ((n) + (d) - 1) / (d))"
             );
         }
         if self.max {
-            s.push_str("#define max(x, y) ((x) > (y) ? (x) : (y))\n");
+            let _ = writeln!(s, "#define {p}max(x, y) ((x) > (y) ? (x) : (y))");
         }
         if self.min {
-            s.push_str("#define min(x, y) ((x) < (y) ? (x) : (y))\n");
+            let _ = writeln!(s, "#define {p}min(x, y) ((x) < (y) ? (x) : (y))");
         }
         s
     }
@@ -164,6 +196,10 @@ pub struct CPrinter<'a> {
     pub helpers: Helpers,
     /// Dimensions fixed by an enclosing assignment, replaced by their value.
     pub bound: Vec<Option<String>>,
+    /// Names of enclosing loops that carry one (see [`Node::For`]).
+    pub names: Vec<Option<String>>,
+    /// Loop variables declared outside the generated code: assigned, not declared.
+    pub predeclared: &'a [String],
 }
 
 impl CPrinter<'_> {
@@ -171,7 +207,10 @@ impl CPrinter<'_> {
         match self.bound.get(k).cloned().flatten() {
             Some(v) if v.contains(' ') || v.starts_with('-') => format!("({v})"),
             Some(v) => v,
-            None => (self.var)(k),
+            None => match self.names.get(k).cloned().flatten() {
+                Some(n) => n,
+                None => (self.var)(k),
+            },
         }
     }
 
@@ -247,11 +286,13 @@ impl CPrinter<'_> {
             }
             Expr::Floor(x, d) => {
                 self.helpers.floord = true;
-                format!("floord({}, {d})", self.expr(x))
+                let x = self.expr(x);
+                format!("{}floord({x}, {d})", self.helpers.prefix)
             }
             Expr::Ceil(x, d) => {
                 self.helpers.ceild = true;
-                format!("ceild({}, {d})", self.expr(x))
+                let x = self.expr(x);
+                format!("{}ceild({x}, {d})", self.helpers.prefix)
             }
             Expr::ExactDiv(x, d) => format!("({}) / {d}", self.expr(x)),
             Expr::Max(v) => {
@@ -270,7 +311,8 @@ impl CPrinter<'_> {
         let mut it = v.iter();
         let mut s = self.expr(it.next().expect("non-empty"));
         for e in it {
-            s = format!("{f}({s}, {})", self.expr(e));
+            let e = self.expr(e);
+            s = format!("{}{f}({s}, {e})", self.helpers.prefix);
         }
         s
     }
@@ -290,16 +332,33 @@ impl CPrinter<'_> {
             match n {
                 Node::For {
                     var,
+                    name,
                     lower,
+                    step,
                     upper,
                     body,
                 } => {
+                    if self.names.len() <= *var {
+                        self.names.resize(*var + 1, None);
+                    }
+                    let saved = std::mem::replace(&mut self.names[*var], name.clone());
                     let v = self.var_name(*var);
                     let lo = self.expr(lower);
                     let hi = self.expr(upper);
-                    let _ = writeln!(out, "{pad}for (int {v} = {lo}; {v} <= {hi}; {v}++) {{");
+                    let decl = if self.predeclared.contains(&v) {
+                        ""
+                    } else {
+                        "int "
+                    };
+                    let inc = if step.is_one() {
+                        format!("{v}++")
+                    } else {
+                        format!("{v} += {step}")
+                    };
+                    let _ = writeln!(out, "{pad}for ({decl}{v} = {lo}; {v} <= {hi}; {inc}) {{");
                     self.nodes(body, indent + 1, out);
                     let _ = writeln!(out, "{pad}}}");
+                    self.names[*var] = saved;
                 }
                 Node::Assign { var, value, body } => {
                     // A loop of one iteration: its value is used directly.

@@ -1,9 +1,11 @@
 //! Code generation: scanning schedules into loop nests (Ancourt & Irigoin) and printing C.
 
 pub mod ast;
+pub mod kernel;
 pub mod scan;
 
-pub use scan::{disjoint_parts, scan, scan_sets, Item};
+pub use kernel::{generate, Body, Placed};
+pub use scan::{disjoint_parts, scan, scan_in, scan_sets, Item};
 
 use crate::presburger::Set;
 
@@ -14,7 +16,6 @@ pub fn scan_set_to_c(set: &Set) -> String {
     // arguments.
     let n = set.n_dim();
     let pairs = set.identity().wrap();
-    let nodes = scan_sets(&[(0, pairs)], n);
     let params = set.space().params.clone();
     let dims = set.space().range.dims.clone();
     // Dimension names when they are usable C identifiers, else c0, c1, ...
@@ -35,6 +36,7 @@ pub fn scan_set_to_c(set: &Set) -> String {
             }
         })
         .collect();
+    let nodes = scan_sets(&[(0, pairs)], n, vec![names.clone()]);
     let stmt_name = set
         .space()
         .range
@@ -49,6 +51,8 @@ pub fn scan_set_to_c(set: &Set) -> String {
         stmt: &stmt,
         helpers: ast::Helpers::default(),
         bound: vec![],
+        names: vec![],
+        predeclared: &[],
     };
     let mut body = String::new();
     p.nodes(&nodes, 0, &mut body);

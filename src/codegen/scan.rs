@@ -23,19 +23,47 @@ pub struct Item {
 
 /// Builds the loop nest scanning the first `n_scan` dimensions of every item. Items must be
 /// pairwise disjoint and have only known locals (see [`disjoint_parts`]).
-pub fn scan(items: Vec<Item>, n_param: usize, n_scan: usize) -> Vec<Node> {
+/// `inner_names[id]` names item `id`'s unscanned dimensions (may be empty).
+pub fn scan(
+    items: Vec<Item>,
+    n_param: usize,
+    n_scan: usize,
+    inner_names: Vec<Vec<String>>,
+) -> Vec<Node> {
+    scan_in(
+        items,
+        n_param,
+        n_scan,
+        inner_names,
+        &Basic::universe(n_param, n_scan),
+    )
+}
+
+/// [`scan`] for the parameter values in `ctx` (a conjunction over the parameters and the
+/// scanned dims) only: bounds and guards it implies are left out.
+pub fn scan_in(
+    items: Vec<Item>,
+    n_param: usize,
+    n_scan: usize,
+    inner_names: Vec<Vec<String>>,
+    ctx: &Basic,
+) -> Vec<Node> {
     let items: Vec<Item> = items
         .into_iter()
         .filter_map(|mut it| (it.basic.normalize() && !it.basic.is_empty()).then_some(it))
         .collect();
-    let mut s = Scanner { n_param, n_scan };
-    let ctx = Basic::universe(n_param, n_scan);
-    s.level(0, items, &ctx)
+    let mut s = Scanner {
+        n_param,
+        n_scan,
+        inner_names,
+        active: vec![],
+    };
+    hoist_guards(s.level(0, items, ctx), n_param)
 }
 
 /// Scans sets (each with an identifier): the loop nest that runs every point of every set
 /// once, in lexicographic order of the first `n_scan` dimensions.
-pub fn scan_sets(sets: &[(usize, Set)], n_scan: usize) -> Vec<Node> {
+pub fn scan_sets(sets: &[(usize, Set)], n_scan: usize, inner_names: Vec<Vec<String>>) -> Vec<Node> {
     let n_param = sets.first().map_or(0, |(_, s)| s.space().n_param());
     let mut items = vec![];
     for (id, s) in sets {
@@ -43,7 +71,7 @@ pub fn scan_sets(sets: &[(usize, Set)], n_scan: usize) -> Vec<Node> {
             items.push(Item { id: *id, basic: b });
         }
     }
-    scan(items, n_param, n_scan)
+    scan(items, n_param, n_scan, inner_names)
 }
 
 /// Splits a set into pairwise disjoint conjunctions whose locals are all known floors, ready
@@ -65,7 +93,18 @@ pub fn disjoint_parts(set: &Set) -> Vec<Basic> {
 struct Scanner {
     n_param: usize,
     n_scan: usize,
+    /// Names of each item's unscanned dimensions (its iterators), by item id; loops that
+    /// count one of them take its name.
+    inner_names: Vec<Vec<String>>,
+    /// Names of the enclosing loops (a name is never reused inside its own loop).
+    active: Vec<String>,
 }
+
+/// Most items at one level for which loop separation is attempted (it is exponential in
+/// the worst case); beyond this, one loop with guards.
+const MAX_SEPARATE_ITEMS: usize = 8;
+/// Most pieces of one separated level.
+const MAX_PIECES: usize = 16;
 
 impl Scanner {
     fn col(&self, k: usize) -> usize {
@@ -100,17 +139,14 @@ impl Scanner {
             eqs: vec![],
             ineqs: vec![],
         };
-        let cut = |r: &Row| -> Option<Row> {
-            // Context rows about deeper dims are irrelevant here.
-            if r[width..].iter().any(|v| !v.is_zero()) {
-                return None;
-            }
-            Some(r[..width].to_vec())
-        };
-        base.eqs.extend(ctx.eqs.iter().filter_map(cut));
-        base.ineqs.extend(ctx.ineqs.iter().filter_map(cut));
+        base.eqs
+            .extend(ctx.eqs.iter().filter_map(|r| cut(r, width)));
+        base.ineqs
+            .extend(ctx.ineqs.iter().filter_map(|r| cut(r, width)));
         let mut all: Vec<(Row, bool)> = lowers.into_iter().map(|r| (r, true)).collect();
         all.extend(uppers.into_iter().map(|r| (r, false)));
+        all.sort();
+        all.dedup();
         let mut i = 0;
         while i < all.len() {
             let mut p = base.clone();
@@ -141,6 +177,22 @@ impl Scanner {
         )
     }
 
+    /// An exact pin of dim `k` in `b`: an equality with a unit coefficient on it and only
+    /// outer columns otherwise, as the row of the value.
+    fn pinned(&self, b: &Basic, k: usize) -> Option<Row> {
+        let c = self.col(k);
+        b.eqs.iter().find_map(|r| {
+            let unit = r[c] == 1 || r[c] == -1;
+            let outer_only = r.iter().skip(c + 1).all(Int::is_zero);
+            (unit && outer_only).then(|| {
+                let s = r[c].clone();
+                let mut e: Row = r[..c].iter().map(|v| -(&s * v)).collect();
+                e.push(Int::ZERO);
+                e
+            })
+        })
+    }
+
     fn level(&mut self, k: usize, items: Vec<Item>, ctx: &Basic) -> Vec<Node> {
         if items.is_empty() {
             return vec![];
@@ -149,54 +201,17 @@ impl Scanner {
             return items.iter().map(|it| self.leaf(it, ctx)).collect();
         }
         let c = self.col(k);
-        // Bounds of dim k for each item, from its projection.
-        struct B {
-            item: Item,
-            lowers: Vec<Row>,
-            uppers: Vec<Row>,
-            fixed: Option<Row>,
-        }
-        let mut bs: Vec<B> = vec![];
-        for it in items {
-            let proj = self.project(&it.basic, k);
-            let mut lowers = vec![];
-            let mut uppers = vec![];
-            for r in proj {
-                if r[c].is_positive() {
-                    lowers.push(r);
-                } else if r[c].is_negative() {
-                    uppers.push(r);
-                }
-            }
-            // An exact pin: an equality of the item with a unit coefficient on dim k and
-            // only outer columns otherwise.
-            let fixed = it.basic.eqs.iter().find_map(|r| {
-                let unit = r[c] == 1 || r[c] == -1;
-                let outer_only = r.iter().enumerate().skip(c + 1).all(|(_, v)| v.is_zero());
-                (unit && outer_only).then(|| {
-                    let s = r[c].clone();
-                    let mut e: Row = r[..c].iter().map(|v| -(&s * v)).collect();
-                    e.push(Int::ZERO);
-                    e
-                })
-            });
-            let (lowers, uppers) = self.prune(ctx, k, lowers, uppers);
-            bs.push(B {
-                item: it,
-                lowers,
-                uppers,
-                fixed,
-            });
-        }
-        // Every item pinned to a constant: emit in increasing order, no loop.
+        let fixed: Vec<Option<Row>> = items.iter().map(|it| self.pinned(&it.basic, k)).collect();
+        // Every item pinned to a constant (a position of the 2d+1 schedule): emit in
+        // increasing order, no loop.
         let constant = |e: &Row| e[1..].iter().all(|v| v.is_zero());
-        if bs.iter().all(|b| b.fixed.as_ref().is_some_and(constant)) {
+        if fixed.iter().all(|f| f.as_ref().is_some_and(constant)) {
             let mut groups: Vec<(Int, Vec<Item>)> = vec![];
-            for b in bs {
-                let v = b.fixed.as_ref().expect("fixed")[0].clone();
+            for (it, f) in items.into_iter().zip(fixed) {
+                let v = f.expect("fixed")[0].clone();
                 match groups.iter_mut().find(|(x, _)| *x == v) {
-                    Some((_, g)) => g.push(b.item),
-                    None => groups.push((v, vec![b.item])),
+                    Some((_, g)) => g.push(it),
+                    None => groups.push((v, vec![it])),
                 }
             }
             groups.sort_by(|a, b| a.0.cmp(&b.0));
@@ -213,17 +228,16 @@ impl Scanner {
             }
             return out;
         }
-        // A single item pinned to an expression of outer dims: an assignment.
-        if bs.len() == 1 {
-            if let Some(e) = bs[0].fixed.clone() {
-                let b = bs.pop().expect("one");
+        // Every item pinned to one expression of outer dims: an assignment.
+        if let Some(Some(e)) = fixed.first() {
+            if fixed.iter().all(|f| f.as_ref() == Some(e)) {
+                let e = e.clone();
                 let mut cctx = ctx.clone();
-                let mut r = e.clone();
-                r.resize(cctx.width(), Int::ZERO);
-                let mut eq: Row = r.iter().map(|v| -v).collect();
+                let mut eq: Row = e.iter().map(|v| -v).collect();
+                eq.resize(cctx.width(), Int::ZERO);
                 eq[c] = Int::ONE;
                 cctx.add_eq(eq);
-                let body = self.level(k + 1, vec![b.item], &cctx);
+                let body = self.level(k + 1, items, &cctx);
                 return vec![Node::Assign {
                     var: k,
                     value: Expr::Aff(e[..c].to_vec()),
@@ -231,7 +245,233 @@ impl Scanner {
                 }];
             }
         }
-        // A loop over the hull of the items' ranges.
+        let (items, name) = self.count_iterator(k, items);
+        match self.separate(k, &items, ctx) {
+            Some(pieces) => {
+                let mut out = vec![];
+                for (piece, members) in pieces {
+                    let sub: Vec<Item> = members
+                        .iter()
+                        .map(|&m| {
+                            let mut it = items[m].clone();
+                            restrict(&mut it.basic, &piece);
+                            it
+                        })
+                        .collect();
+                    let mut cctx = ctx.clone();
+                    restrict(&mut cctx, &piece);
+                    out.extend(self.loop_over(k, sub, &cctx, ctx, name.clone()));
+                }
+                out
+            }
+            None => self.loop_over(k, items, ctx, ctx, name),
+        }
+    }
+
+    /// When every item has `t_k = x + g(outer)` for one of its iterators `x` and the same
+    /// `g`, counts `u = t_k - g` instead: the same order, and `u` is the iterator itself,
+    /// so it keeps its name and statement bodies their original subscripts (tiled loops
+    /// count `i` from `32 * c1` rather than an offset from 0).
+    fn count_iterator(&self, k: usize, mut items: Vec<Item>) -> (Vec<Item>, Option<String>) {
+        let c = self.col(k);
+        let n_outer = 1 + self.n_param + self.n_scan;
+        let mut g: Option<Row> = None;
+        let mut names: Vec<Option<String>> = vec![];
+        for it in &items {
+            let b = &it.basic;
+            let inner = n_outer..b.div_start();
+            let found = b.eqs.iter().find_map(|r| {
+                if !(r[c] == 1 || r[c] == -1) {
+                    return None;
+                }
+                if r[c + 1..n_outer].iter().any(|v| !v.is_zero())
+                    || r[b.div_start()..].iter().any(|v| !v.is_zero())
+                {
+                    return None;
+                }
+                let nz: Vec<usize> = inner.clone().filter(|&x| !r[x].is_zero()).collect();
+                let [x] = nz[..] else { return None };
+                // Normalised to t_k + b*x + h = 0: need b = -1.
+                let s = r[c].clone();
+                if &s * &r[x] != Int::from(-1) {
+                    return None;
+                }
+                let gk: Row = r[..c].iter().map(|v| -(&s * v)).collect();
+                Some((x - n_outer, gk))
+            });
+            let Some((x, gk)) = found else {
+                return (items, None);
+            };
+            match &g {
+                None => g = Some(gk),
+                Some(g0) if *g0 == gk => {}
+                Some(_) => return (items, None),
+            }
+            names.push(self.inner_names.get(it.id).and_then(|v| v.get(x)).cloned());
+        }
+        let g = g.expect("non-empty");
+        let name = match names.first() {
+            Some(Some(n)) if names.iter().all(|m| m.as_ref() == Some(n)) => Some(n.clone()),
+            _ => None,
+        };
+        if g.iter().any(|v| !v.is_zero()) {
+            // Substitute t_k = u + g.
+            let sub = |r: &mut Row| {
+                let a = r[c].clone();
+                if !a.is_zero() {
+                    for (v, gv) in r.iter_mut().zip(&g) {
+                        *v = &*v + &(&a * gv);
+                    }
+                }
+            };
+            for it in &mut items {
+                let b = &mut it.basic;
+                b.eqs.iter_mut().for_each(sub);
+                b.ineqs.iter_mut().for_each(sub);
+                for d in b.divs.iter_mut().flatten() {
+                    sub(&mut d.num);
+                }
+            }
+        }
+        (items, name)
+    }
+
+    /// Loop separation: splits the range of dim `k` into pieces where the same items are
+    /// active, when the pieces follow one another in one order for every value of the
+    /// outer dims. Each piece then gets its own loop with no guards for the items' bounds.
+    /// `None` when one loop is already exact, or when the pieces interleave.
+    fn separate(&self, k: usize, items: &[Item], ctx: &Basic) -> Option<Vec<(Basic, Vec<usize>)>> {
+        if items.len() < 2 || items.len() > MAX_SEPARATE_ITEMS {
+            return None;
+        }
+        let width = 1 + self.n_param + k + 1;
+        let n_dim = k + 1;
+        let mut base = Basic::universe(self.n_param, n_dim);
+        base.eqs
+            .extend(ctx.eqs.iter().filter_map(|r| cut(r, width)));
+        base.ineqs
+            .extend(ctx.ineqs.iter().filter_map(|r| cut(r, width)));
+        let projs: Vec<Basic> = items
+            .iter()
+            .map(|it| {
+                let mut p = base.clone();
+                p.ineqs.extend(self.project(&it.basic, k));
+                p
+            })
+            .collect();
+        if projs.windows(2).all(|w| same_rows(&w[0], &w[1])) {
+            return None;
+        }
+        // Venn regions: (piece, active items).
+        let mut pieces: Vec<(Basic, Vec<usize>)> = vec![];
+        for (m, p) in projs.iter().enumerate() {
+            let mut next = vec![];
+            let mut rest = vec![p.clone()];
+            for (q, members) in pieces {
+                let mut inter = q.intersect(p);
+                if inter.normalize() && !inter.is_empty() {
+                    let mut ms = members.clone();
+                    ms.push(m);
+                    next.push((inter, ms));
+                }
+                for d in q.subtract(p) {
+                    next.push((d, members.clone()));
+                }
+                rest = rest.iter().flat_map(|r| r.subtract(&q)).collect();
+                if next.len() + rest.len() > MAX_PIECES {
+                    return None;
+                }
+            }
+            next.extend(rest.into_iter().map(|r| (r, vec![m])));
+            pieces = next;
+            if pieces.len() > MAX_PIECES {
+                return None;
+            }
+        }
+        if pieces.len() < 2 || pieces.iter().any(|(p, _)| p.n_div() > 0) {
+            return None;
+        }
+        // Order: repeatedly take a piece that lies before all the others remaining.
+        let mut order = vec![];
+        let mut left: Vec<(Basic, Vec<usize>)> = pieces;
+        while !left.is_empty() {
+            let first = (0..left.len()).find(|&a| {
+                (0..left.len()).all(|b| a == b || self.before(k, &left[a].0, &left[b].0))
+            })?;
+            order.push(left.remove(first));
+        }
+        Some(order)
+    }
+
+    /// Whether every point of `a` comes before every point of `b` with the same outer dims
+    /// (true when they never share outer values).
+    fn before(&self, k: usize, a: &Basic, b: &Basic) -> bool {
+        // Columns: [1, params, dims < k, a_k, b_k].
+        let w = 1 + self.n_param + k;
+        let mut p = Problem {
+            n: w + 1,
+            eqs: vec![],
+            ineqs: vec![],
+        };
+        let lift = |r: &Row, second: bool| -> Row {
+            let mut x = r[..w].to_vec();
+            if second {
+                x.push(Int::ZERO);
+                x.push(r[w].clone());
+            } else {
+                x.push(r[w].clone());
+                x.push(Int::ZERO);
+            }
+            x
+        };
+        p.eqs.extend(a.eqs.iter().map(|r| lift(r, false)));
+        p.ineqs.extend(a.ineqs.iter().map(|r| lift(r, false)));
+        p.eqs.extend(b.eqs.iter().map(|r| lift(r, true)));
+        p.ineqs.extend(b.ineqs.iter().map(|r| lift(r, true)));
+        // a_k >= b_k
+        let mut r = vec![Int::ZERO; w + 2];
+        r[w] = Int::ONE;
+        r[w + 1] = Int::from(-1);
+        p.ineqs.push(r);
+        !omega::is_feasible(&p)
+    }
+
+    /// One loop over dim `k` for `items` (or an assignment when its bounds coincide).
+    /// `body_ctx` holds what is known inside the loop beyond its bounds; `prune_ctx` what
+    /// the bounds may take for granted.
+    fn loop_over(
+        &mut self,
+        k: usize,
+        items: Vec<Item>,
+        body_ctx: &Basic,
+        prune_ctx: &Basic,
+        name: Option<String>,
+    ) -> Vec<Node> {
+        let c = self.col(k);
+        struct B {
+            item: Item,
+            lowers: Vec<Row>,
+            uppers: Vec<Row>,
+        }
+        let mut bs: Vec<B> = vec![];
+        for it in items {
+            let proj = self.project(&it.basic, k);
+            let mut lowers = vec![];
+            let mut uppers = vec![];
+            for r in proj {
+                if r[c].is_positive() {
+                    lowers.push(r);
+                } else if r[c].is_negative() {
+                    uppers.push(r);
+                }
+            }
+            let (lowers, uppers) = self.prune(prune_ctx, k, lowers, uppers);
+            bs.push(B {
+                item: it,
+                lowers,
+                uppers,
+            });
+        }
         let mut lo_alts: Vec<Expr> = vec![];
         let mut hi_alts: Vec<Expr> = vec![];
         for b in &bs {
@@ -250,15 +490,15 @@ impl Scanner {
             ));
         }
         // The loop's bounds are known facts inside it when every item has the same ones.
-        let same = bs.iter().all(|b| {
-            let key = |v: &Vec<Row>| {
-                let mut v = v.clone();
-                v.sort();
-                v
-            };
-            key(&b.lowers) == key(&bs[0].lowers) && key(&b.uppers) == key(&bs[0].uppers)
-        });
-        let mut cctx = ctx.clone();
+        let key = |v: &Vec<Row>| {
+            let mut v = v.clone();
+            v.sort();
+            v
+        };
+        let same = bs
+            .iter()
+            .all(|b| key(&b.lowers) == key(&bs[0].lowers) && key(&b.uppers) == key(&bs[0].uppers));
+        let mut cctx = body_ctx.clone();
         if same {
             for r in bs[0].lowers.iter().chain(&bs[0].uppers) {
                 let mut r = r.clone();
@@ -266,11 +506,37 @@ impl Scanner {
                 cctx.add_ineq(r);
             }
         }
+        let lower = Expr::min(lo_alts);
+        let upper = Expr::max(hi_alts);
+        // A loop of one iteration: `lower` is a single affine bound equal to `upper`.
+        if same && bs[0].lowers.len() == 1 && bs[0].uppers.len() == 1 {
+            let (l, u) = (&bs[0].lowers[0], &bs[0].uppers[0]);
+            let sum: Vec<Int> = l.iter().zip(u).map(|(a, b)| a + b).collect();
+            if sum.iter().all(Int::is_zero) && l[c].is_one() {
+                let value: Row = l[..c].iter().map(|v| -v).collect();
+                let mut eq = l.clone();
+                eq.resize(cctx.width(), Int::ZERO);
+                cctx.add_eq(eq);
+                let body = self.level(k + 1, bs.into_iter().map(|b| b.item).collect(), &cctx);
+                return vec![Node::Assign {
+                    var: k,
+                    value: Expr::Aff(value),
+                    body,
+                }];
+            }
+        }
+        let name = name.filter(|n| !self.active.contains(n));
+        self.active.extend(name.clone());
         let body = self.level(k + 1, bs.into_iter().map(|b| b.item).collect(), &cctx);
+        if name.is_some() {
+            self.active.pop();
+        }
         vec![Node::For {
             var: k,
-            lower: Expr::min(lo_alts),
-            upper: Expr::max(hi_alts),
+            name,
+            lower,
+            step: Int::ONE,
+            upper,
             body,
         }]
     }
@@ -413,4 +679,107 @@ fn lower_expr(r: &Row, c: usize) -> Expr {
 fn upper_expr(r: &Row, c: usize) -> Expr {
     let b = -&r[c];
     Expr::floor(Expr::Aff(r[..c].to_vec()), b)
+}
+
+/// The part of a row over the first `width` columns, if it mentions no later column.
+fn cut(r: &Row, width: usize) -> Option<Row> {
+    if r[width..].iter().any(|v| !v.is_zero()) {
+        return None;
+    }
+    Some(r[..width].to_vec())
+}
+
+/// Whether two conjunctions have the same constraints (as written).
+fn same_rows(a: &Basic, b: &Basic) -> bool {
+    let key = |b: &Basic| {
+        let mut e = b.eqs.clone();
+        let mut i = b.ineqs.clone();
+        e.sort();
+        e.dedup();
+        i.sort();
+        i.dedup();
+        (e, i)
+    };
+    key(a) == key(b)
+}
+
+/// Adds the constraints of `piece` (over the leading columns) to `b`.
+fn restrict(b: &mut Basic, piece: &Basic) {
+    let w = b.width();
+    let lift = |r: &Row| {
+        let mut x = r.clone();
+        x.resize(w, Int::ZERO);
+        x
+    };
+    for r in &piece.eqs {
+        b.add_eq(lift(r));
+    }
+    for r in &piece.ineqs {
+        b.add_ineq(lift(r));
+    }
+}
+
+/// Moves a guard out of a loop when it is the loop's whole body and does not depend on the
+/// loop's variable: tested once instead of on every iteration.
+fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
+    let free = |conds: &[Cond], var: usize| conds.iter().all(|c| !c.uses_col(1 + n_param + var));
+    nodes
+        .into_iter()
+        .map(|n| match n {
+            Node::For {
+                var,
+                name,
+                lower,
+                step,
+                upper,
+                body,
+            } => {
+                let body = hoist_guards(body, n_param);
+                if let [Node::If { conds, body: inner }] = &body[..] {
+                    if free(conds, var) {
+                        return Node::If {
+                            conds: conds.clone(),
+                            body: vec![Node::For {
+                                var,
+                                name,
+                                lower,
+                                step,
+                                upper,
+                                body: inner.clone(),
+                            }],
+                        };
+                    }
+                }
+                Node::For {
+                    var,
+                    name,
+                    lower,
+                    step,
+                    upper,
+                    body,
+                }
+            }
+            Node::Assign { var, value, body } => {
+                let body = hoist_guards(body, n_param);
+                if let [Node::If { conds, body: inner }] = &body[..] {
+                    if free(conds, var) {
+                        return Node::If {
+                            conds: conds.clone(),
+                            body: vec![Node::Assign {
+                                var,
+                                value,
+                                body: inner.clone(),
+                            }],
+                        };
+                    }
+                }
+                Node::Assign { var, value, body }
+            }
+            Node::If { conds, body } => Node::If {
+                conds,
+                body: hoist_guards(body, n_param),
+            },
+            other => other,
+        })
+        .collect()
 }

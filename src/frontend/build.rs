@@ -178,6 +178,7 @@ struct Frame {
     step: Int,
     first: Option<LinExpr>,
     span: SourceSpan,
+    outer_counter: bool,
 }
 
 /// While inside an opaque construct: which jumps stay inside it.
@@ -638,6 +639,7 @@ impl<'a> Builder<'a> {
                 step: f.step.clone(),
                 first: f.first.clone(),
                 span: f.span.clone(),
+                outer_counter: f.outer_counter,
             })
             .collect();
         self.stmts.push(MStatement {
@@ -696,6 +698,7 @@ impl<'a> Builder<'a> {
             }
             _ => return Ok(Err("the loop does not start with `i = …`".into())),
         };
+        let mut outer_counter = false;
         // Writing the counter of an enclosing loop is never modelled.
         if !declared {
             match self.lookup(&c_name) {
@@ -719,6 +722,7 @@ impl<'a> Builder<'a> {
                         if info.rank > 0 || !matches!(info.class, TypeClass::Integer { .. }) {
                             return Ok(Err(format!("the counter `{c_name}` is not an integer")));
                         }
+                        outer_counter = info.class == TypeClass::Integer { unsigned: false };
                     }
                 }
                 _ => {}
@@ -766,6 +770,7 @@ impl<'a> Builder<'a> {
                 _ => None,
             },
             span: self.span(&header),
+            outer_counter,
         });
         let leave = |b: &mut Self| {
             b.loops.pop();

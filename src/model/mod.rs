@@ -98,6 +98,10 @@ pub struct LoopInfo {
     pub first: Option<LinExpr>,
     /// The `for (…)` header.
     pub span: SourceSpan,
+    /// The counter is a signed integer variable declared outside the region (PolyBench's
+    /// `int i, j;` at the top of the function): generated loops may count with it again,
+    /// and must, or the compiler calls it unused.
+    pub outer_counter: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

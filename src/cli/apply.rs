@@ -1,0 +1,127 @@
+//! `loopy apply`: verify a script, generate the transformed kernel and write the file with
+//! only the modelled region replaced.
+
+use super::check::{load_and_run, CcArgs};
+use super::Ctx;
+use crate::driver;
+use clap::Args;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct ApplyArgs {
+    /// The C file with the tagged kernel.
+    pub kernel: PathBuf,
+    /// The `.loopy` script.
+    pub script: PathBuf,
+    /// Where to write the transformed file (default: standard output). Written atomically:
+    /// to a temporary file beside it, then renamed.
+    #[arg(short, long, value_name = "OUT.c")]
+    pub output: Option<PathBuf>,
+    /// Replace the kernel file itself (never done without this flag).
+    #[arg(long, conflicts_with = "output")]
+    pub in_place: bool,
+    /// Print only the generated code of the region, not the whole file.
+    #[arg(long)]
+    pub region_only: bool,
+    #[command(flatten)]
+    pub cc: CcArgs,
+}
+
+pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
+    let fail = |f: &driver::Failure| {
+        eprint!("{}", f.render(ctx.color));
+        2
+    };
+    let (kernel, run) = match load_and_run(&a.kernel, &a.script, &a.cc.options()) {
+        Ok(x) => x,
+        Err(f) => return fail(&f),
+    };
+    let violations = run.check();
+    if !violations.is_empty() {
+        for r in run.reports(&kernel, &violations) {
+            eprint!("{}", r.render(ctx.color));
+        }
+        eprintln!(
+            "error: {} is illegal for {} ({} violation(s)); nothing was written",
+            a.script.display(),
+            a.kernel.display(),
+            violations.len()
+        );
+        return 1;
+    }
+    let g = match driver::generate(&kernel, &run.interp.state) {
+        Ok(g) => g,
+        Err(f) => return fail(&f),
+    };
+    let text = if a.region_only {
+        format!("{}\n", g.region)
+    } else {
+        g.file
+    };
+    let target = if a.in_place {
+        Some(a.kernel.clone())
+    } else {
+        a.output.clone()
+    };
+    let Some(out) = target else {
+        print!("{text}");
+        return 0;
+    };
+    if !a.in_place && same_file(&out, &a.kernel) {
+        eprintln!(
+            "error: `{}` is the kernel itself; pass --in-place to overwrite it",
+            out.display()
+        );
+        return 2;
+    }
+    match write_atomically(&out, &text) {
+        Ok(()) => {
+            eprintln!(
+                "wrote {} ({} legal, region regenerated)",
+                out.display(),
+                a.script.display()
+            );
+            0
+        }
+        Err(e) => {
+            eprintln!("error: cannot write `{}`: {e}", out.display());
+            2
+        }
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Writes to a temporary file in the same directory and renames it over `path`, so that a
+/// reader never sees half a file and a failure leaves the old file as it was.
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out.c".into());
+    let tmp = dir.join(format!(".{name}.loopy-{}.tmp", std::process::id()));
+    let r = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        // Keep the permissions of a file being replaced.
+        if let Ok(m) = std::fs::metadata(path) {
+            std::fs::set_permissions(&tmp, m.permissions())?;
+        }
+        std::fs::rename(&tmp, path)
+    })();
+    if r.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    r
+}

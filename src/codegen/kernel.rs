@@ -1,0 +1,287 @@
+//! Whole kernels: every statement's final schedule scanned into one loop nest, with the
+//! statement bodies re-emitted from their source text.
+//!
+//! Each piece of a statement (a statement split by `isplit` has several) becomes one scan
+//! item: the set `{ [θ, i] : i ∈ domain }`, scanned along θ, with the iterators `i`
+//! recovered from θ by the item's equalities. A legal schedule is one-to-one, so they are
+//! determined; the statement text then gets each iterator replaced by its expression.
+
+use super::ast::{CPrinter, Helpers, Node};
+use super::scan::{disjoint_parts, Item};
+use crate::diag::Diagnostic;
+use crate::model::Scop;
+use crate::presburger::{Basic, Map};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// A statement (or a piece of one) with its final schedule θ, a map from the statement's
+/// instances to 2d+1 time vectors, restricted to the instances the piece covers.
+#[derive(Clone, Debug)]
+pub struct Placed {
+    pub stmt: usize,
+    pub schedule: Map,
+}
+
+/// What an instance of a statement does in the generated code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Body {
+    /// The statement's own text, iterators replaced.
+    Source,
+    /// `printf("S1 3 4\n")`: the statement's name and iterator values, one line per
+    /// instance (trace validation; the file must include `<stdio.h>`).
+    Trace,
+}
+
+/// Prefix of the helper macros, so they cannot clash with the user's names.
+const MACRO_PREFIX: &str = "loopy_";
+
+/// The C text replacing the modelled region: helper macros, then the loop nest. Lines end
+/// in `\n` and are not indented.
+pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Diagnostic> {
+    if let Some(a) = scop.arrays.iter().find(|a| a.private_depth.is_some()) {
+        return Err(Diagnostic::new(format!(
+            "cannot generate code: `{}` is declared inside the modelled region",
+            a.c_name
+        ))
+        .with_label(&scop.region.file, scop.region.range.clone(), "the region")
+        .with_help("declare it before `#pragma scop`, or write a script-free region around it")
+        .with_note(
+            "code generation re-emits statements one by one and has no place for declarations yet",
+        ));
+    }
+    let n_param = scop.params.len();
+    let n_scan = placed.iter().map(|p| p.schedule.n_out()).max().unwrap_or(0);
+    let mut items = vec![];
+    let mut inner_names = vec![];
+    for (id, p) in placed.iter().enumerate() {
+        if p.schedule.n_out() != n_scan {
+            return Err(Diagnostic::new(
+                "internal error: statements' schedules have different lengths",
+            ));
+        }
+        let st = &scop.statements[p.stmt];
+        let set = p.schedule.inverse().wrap().simplify();
+        for b in disjoint_parts(&set) {
+            items.push(Item { id, basic: b });
+        }
+        // The C name each iterator has in the statement's text.
+        inner_names.push(st.loops.iter().map(|l| l.c_name.clone()).collect());
+    }
+    let mut ctx = Basic::universe(n_param, n_scan);
+    if let [c] = scop.context.parts() {
+        if c.n_div() == 0 {
+            ctx.eqs.extend(c.eqs.iter().cloned());
+            ctx.ineqs.extend(c.ineqs.iter().cloned());
+            for r in ctx.eqs.iter_mut().chain(ctx.ineqs.iter_mut()) {
+                r.resize(1 + n_param + n_scan, crate::presburger::Int::ZERO);
+            }
+        }
+    }
+    let nodes = super::scan::scan_in(items, n_param, n_scan, inner_names, &ctx);
+    if let Some(why) = undetermined(&nodes) {
+        return Err(Diagnostic::new(format!("cannot generate code: {why}")).with_note(
+            "the schedule does not determine every iterator by an equality; this happens only for schedules that are not one-to-one",
+        ));
+    }
+
+    // Names: loops that count an iterator take its C name; others `c<k>`, avoiding every
+    // identifier the statements use.
+    let mut reserved: BTreeSet<String> = scop.params.iter().cloned().collect();
+    for s in &scop.statements {
+        reserved.extend(identifiers(&s.text));
+        reserved.extend(s.loops.iter().map(|l| l.c_name.clone()));
+    }
+    let fresh: Vec<String> = (0..n_scan)
+        .map(|k| {
+            let mut n = format!("c{k}");
+            while reserved.contains(&n) {
+                n.push('_');
+            }
+            n
+        })
+        .collect();
+    let predeclared: Vec<String> = scop
+        .statements
+        .iter()
+        .flat_map(|s| s.loops.iter())
+        .filter(|l| l.outer_counter)
+        .map(|l| l.c_name.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let var = |k: usize| fresh[k].clone();
+    let stmt = |id: usize, args: &[String]| -> String {
+        let st = &scop.statements[placed[id].stmt];
+        match body {
+            Body::Source => {
+                let mut subst: Vec<(String, String)> = vec![];
+                for (l, a) in st.loops.iter().zip(args) {
+                    let simple = a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                    let v = if simple { a.clone() } else { format!("({a})") };
+                    // An inner loop reusing a name hides the outer one, as in C.
+                    subst.retain(|(n, _)| *n != l.c_name);
+                    subst.push((l.c_name.clone(), v));
+                }
+                substitute(&st.text, &subst)
+            }
+            Body::Trace => {
+                let fmt: String = args.iter().map(|_| " %d").collect();
+                let vals: String = args.iter().map(|a| format!(", {a}")).collect();
+                format!("printf(\"{}{fmt}\\n\"{vals});", st.name)
+            }
+        }
+    };
+    let mut p = CPrinter {
+        params: &scop.params,
+        var: &var,
+        stmt: &stmt,
+        helpers: Helpers {
+            prefix: MACRO_PREFIX,
+            ..Helpers::default()
+        },
+        bound: vec![],
+        names: vec![],
+        predeclared: &predeclared,
+    };
+    let mut text = String::new();
+    p.nodes(&nodes, 0, &mut text);
+    let mut out = p.helpers.defines();
+    out.push_str(&text);
+    // Counters declared outside the region that no generated loop counts with any more:
+    // the compiler would call them unused.
+    let used = loop_names(&nodes);
+    for n in &predeclared {
+        if !used.contains(n) {
+            let _ = writeln!(out, "(void){n}; /* no longer a loop counter */");
+        }
+    }
+    Ok(out)
+}
+
+/// The first iterator the scan could not express, if any.
+fn undetermined(nodes: &[Node]) -> Option<String> {
+    use super::ast::Expr;
+    for n in nodes {
+        let found = match n {
+            Node::For { body, .. } | Node::Assign { body, .. } | Node::If { body, .. } => {
+                undetermined(body)
+            }
+            Node::Stmt { args, .. } => args.iter().find_map(|a| match a {
+                Expr::Comment(c) => Some(c.clone()),
+                _ => None,
+            }),
+            Node::Comment(c) => Some(c.clone()),
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+fn loop_names(nodes: &[Node]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for n in nodes {
+        match n {
+            Node::For { name, body, .. } => {
+                out.extend(name.clone());
+                out.extend(loop_names(body));
+            }
+            Node::Assign { body, .. } | Node::If { body, .. } => out.extend(loop_names(body)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// C tokens of `text` that are identifiers (not inside literals, not member names).
+pub fn identifiers(text: &str) -> Vec<String> {
+    let mut out = vec![];
+    walk(text, |tok, is_ident| {
+        if is_ident {
+            out.push(tok.to_string());
+        }
+    });
+    out
+}
+
+/// `text` with identifiers replaced (whole tokens only; literals and member names after
+/// `.` or `->` are left alone).
+pub fn substitute(text: &str, subst: &[(String, String)]) -> String {
+    let mut out = String::with_capacity(text.len());
+    walk(text, |tok, is_ident| {
+        match is_ident
+            .then(|| subst.iter().find(|(n, _)| n == tok))
+            .flatten()
+        {
+            Some((_, v)) => out.push_str(v),
+            None => out.push_str(tok),
+        }
+    });
+    out
+}
+
+/// Splits C text into tokens (identifiers, numbers, literals, single other characters) and
+/// calls `f(token, is_replaceable_identifier)` for each, in order; the tokens concatenate
+/// back to `text`.
+fn walk(text: &str, mut f: impl FnMut(&str, bool)) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let start = i;
+        if c == b'"' || c == b'\'' {
+            i += 1;
+            while i < b.len() && b[i] != c {
+                if b[i] == b'\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i = (i + 1).min(b.len());
+            f(&text[start..i], false);
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let tok = &text[start..i];
+            let before = text[..start].trim_end();
+            f(tok, !(before.ends_with('.') || before.ends_with("->")));
+        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
+            while i < b.len()
+                && (b[i].is_ascii_alphanumeric()
+                    || b[i] == b'.'
+                    || b[i] == b'_'
+                    || ((b[i] == b'+' || b[i] == b'-')
+                        && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')))
+            {
+                i += 1;
+            }
+            f(&text[start..i], false);
+        } else {
+            // One character (UTF-8 sequences whole).
+            let len = text[i..].chars().next().map_or(1, char::len_utf8);
+            i += len;
+            f(&text[start..i], false);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substitute_whole_identifiers_only() {
+        let s = vec![
+            ("i".to_string(), "(c1 + 2)".to_string()),
+            ("j".to_string(), "j2".to_string()),
+        ];
+        assert_eq!(
+            substitute("A[i][j] = s.i + p->j + ij + \"i j\" + 'i' + 1e-5 + i;", &s),
+            "A[(c1 + 2)][j2] = s.i + p->j + ij + \"i j\" + 'i' + 1e-5 + (c1 + 2);"
+        );
+        assert_eq!(identifiers("x = y.z + f(w) * 2u;"), ["x", "y", "f", "w"]);
+    }
+}
