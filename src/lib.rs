@@ -12,5 +12,6 @@ pub mod driver;
 pub mod frontend;
 pub mod model;
 pub mod presburger;
+pub mod repl;
 pub mod script;
 pub mod verify;

@@ -7,6 +7,7 @@ mod apply;
 mod calc;
 mod check;
 mod deps;
+mod repl;
 mod show;
 
 use clap::{Parser, Subcommand};
@@ -48,6 +49,9 @@ pub enum Command {
     /// modelled region replaced (to standard output, `-o OUT.c`, or `--in-place`). Exit 1
     /// without writing anything when the script is illegal.
     Apply(apply::ApplyArgs),
+    /// Interactive: apply script statements one at a time and look at the schedules, the
+    /// generated code and the verdict as you go (`:help` inside lists the commands).
+    Repl(repl::ReplArgs),
     /// List the exact dependences of a kernel (flow, anti, output) in isl notation, with the
     /// loop that carries each.
     Deps(deps::DepsArgs),
@@ -86,6 +90,7 @@ pub fn main() -> ExitCode {
         Command::Check(a) => check::run(a, &ctx),
         Command::Deps(a) => deps::run(a, &ctx),
         Command::Apply(a) => apply::run(a, &ctx),
+        Command::Repl(a) => repl::run(a, &ctx),
     };
     ExitCode::from(code)
 }
