@@ -133,7 +133,16 @@ mod tests {
     #[test]
     fn separate_hunks_and_insertions() {
         let old: String = (1..=20).map(|k| format!("{k}\n")).collect();
-        let new = old.replace("3\n", "3\nx\n").replace("18\n", "");
+        let new: String = (1..=20)
+            .filter(|&k| k != 18)
+            .map(|k| {
+                if k == 3 {
+                    "3\nx\n".to_string()
+                } else {
+                    format!("{k}\n")
+                }
+            })
+            .collect();
         let d = unified(&old, &new, "o", "n", 1);
         assert_eq!(
             d,
