@@ -454,7 +454,7 @@ impl Session {
 
     fn code(&self) -> Output {
         match driver::generate(&self.kernel, &self.run.interp.state) {
-            Ok(g) => Output::out(format!("{}\n", g.region.trim_end())),
+            Ok(g) => Output::out(unindent(&g.region)),
             Err(f) => Output::err(f.render(self.color)),
         }
     }
@@ -466,11 +466,11 @@ impl Session {
         let mut before = self.run.interp.state.clone();
         before.pieces = self.run.interp.history[last.steps.0].clone();
         let old = match driver::generate(&self.kernel, &before) {
-            Ok(g) => g.region,
+            Ok(g) => unindent(&g.region),
             Err(f) => return Output::err(f.render(self.color)),
         };
         let new = match driver::generate(&self.kernel, &self.run.interp.state) {
-            Ok(g) => g.region,
+            Ok(g) => unindent(&g.region),
             Err(f) => return Output::err(f.render(self.color)),
         };
         let d = diff::unified(
@@ -581,6 +581,26 @@ fn help() -> String {
     s
 }
 
+/// Generated code from column 0: the region's lines after the first carry the indentation
+/// of the region in the file (preprocessor lines excepted), which is taken off again.
+fn unindent(region: &str) -> String {
+    let mut lines = region.lines();
+    let first = lines.next().unwrap_or("");
+    let rest: Vec<&str> = lines.collect();
+    let indent = rest
+        .iter()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| &l[..l.len() - l.trim_start().len()])
+        .min_by_key(|w| w.len())
+        .unwrap_or("");
+    let mut out = format!("{first}\n");
+    for l in rest {
+        out.push_str(l.strip_prefix(indent).unwrap_or(l));
+        out.push('\n');
+    }
+    out
+}
+
 fn describe(e: &Entry) -> String {
     match &e.file {
         Some(f) => format!(":load {}", f.display()),
@@ -674,10 +694,7 @@ fn rebase_imports(text: &str, name: &str, base: &Path, dir: &Path) -> String {
     for (span, path) in imports {
         let target = base.join(path);
         let target = target.canonicalize().unwrap_or(target);
-        let new = match target.strip_prefix(&dir) {
-            Ok(rel) => rel.display().to_string(),
-            Err(_) => target.display().to_string(),
-        };
+        let new = relative(&target, &dir).display().to_string();
         let Some(src) = text.get(span.clone()) else {
             continue;
         };
@@ -691,9 +708,45 @@ fn rebase_imports(text: &str, name: &str, base: &Path, dir: &Path) -> String {
     out
 }
 
+/// `target` as a path from `dir` (both absolute): `../lib/x.loopy`.
+fn relative(target: &Path, dir: &Path) -> PathBuf {
+    let t: Vec<_> = target.components().collect();
+    let d: Vec<_> = dir.components().collect();
+    let common = t.iter().zip(&d).take_while(|(a, b)| a == b).count();
+    if common == 0 {
+        return target.to_path_buf();
+    }
+    let mut p = PathBuf::new();
+    for _ in common..d.len() {
+        p.push("..");
+    }
+    for c in &t[common..] {
+        p.push(c);
+    }
+    p
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generated_code_from_column_0() {
+        let r = "for (i = 0; i < n; i++) {\n    S(i);\n  }\n#define X 1\n  T();";
+        assert_eq!(
+            unindent(r),
+            "for (i = 0; i < n; i++) {\n  S(i);\n}\n#define X 1\nT();\n"
+        );
+        assert_eq!(unindent("S();"), "S();\n");
+    }
+
+    #[test]
+    fn relative_paths() {
+        let r = |t: &str, d: &str| relative(Path::new(t), Path::new(d)).display().to_string();
+        assert_eq!(r("/a/b/x.loopy", "/a/b"), "x.loopy");
+        assert_eq!(r("/a/lib/x.loopy", "/a/out/deep"), "../../lib/x.loopy");
+        assert_eq!(r("/x.loopy", "/a"), "../x.loopy");
+    }
 
     #[test]
     fn brackets_and_comments() {
