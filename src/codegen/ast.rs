@@ -194,8 +194,10 @@ pub struct CPrinter<'a> {
     /// Text of statement `id` given its argument texts.
     pub stmt: &'a dyn Fn(usize, &[String]) -> String,
     pub helpers: Helpers,
-    /// Dimensions fixed by an enclosing assignment, replaced by their value.
-    pub bound: Vec<Option<String>>,
+    /// Dimensions fixed by an enclosing assignment, replaced by their value: affine values
+    /// are substituted into affine expressions (`c1 + 1` rather than `(c1) + 1`), others
+    /// printed in parentheses.
+    pub bound: Vec<Option<(Option<Row>, String)>>,
     /// Names of enclosing loops that carry one (see [`Node::For`]).
     pub names: Vec<Option<String>>,
     /// Loop variables declared outside the generated code: assigned, not declared.
@@ -205,8 +207,8 @@ pub struct CPrinter<'a> {
 impl CPrinter<'_> {
     fn var_name(&self, k: usize) -> String {
         match self.bound.get(k).cloned().flatten() {
-            Some(v) if v.contains(' ') || v.starts_with('-') => format!("({v})"),
-            Some(v) => v,
+            Some((_, v)) if v.contains(' ') || v.starts_with('-') => format!("({v})"),
+            Some((_, v)) => v,
             None => match self.names.get(k).cloned().flatten() {
                 Some(n) => n,
                 None => (self.var)(k),
@@ -214,7 +216,30 @@ impl CPrinter<'_> {
         }
     }
 
+    /// `r` with the affine values of bound dimensions substituted.
+    fn expand(&self, r: &Row) -> Row {
+        let np = self.params.len();
+        let mut r = r.clone();
+        for k in (0..self.bound.len()).rev() {
+            let col = 1 + np + k;
+            if col >= r.len() || r[col].is_zero() {
+                continue;
+            }
+            if let Some((Some(v), _)) = &self.bound[k] {
+                let a = std::mem::replace(&mut r[col], Int::ZERO);
+                if r.len() < v.len() {
+                    r.resize(v.len(), Int::ZERO);
+                }
+                for (x, y) in r.iter_mut().zip(v) {
+                    *x = &*x + &(&a * y);
+                }
+            }
+        }
+        r
+    }
+
     fn aff(&self, r: &Row) -> String {
+        let r = &self.expand(r);
         let np = self.params.len();
         let mut s = String::new();
         for (k, c) in r.iter().enumerate().skip(1) {
@@ -317,8 +342,48 @@ impl CPrinter<'_> {
         s
     }
 
+    /// `row >= 0` or `row == 0` as a comparison of two sides without negative terms where
+    /// it can: `n >= 1` rather than `n - 1 >= 0`.
+    fn compare(&self, r: &Row, op: &str) -> String {
+        let pos: Row = r
+            .iter()
+            .enumerate()
+            .map(|(k, v)| {
+                if k > 0 && v.is_positive() {
+                    v.clone()
+                } else {
+                    Int::ZERO
+                }
+            })
+            .collect();
+        let mut neg: Row = r
+            .iter()
+            .enumerate()
+            .map(|(k, v)| {
+                if k > 0 && v.is_negative() {
+                    -v
+                } else {
+                    Int::ZERO
+                }
+            })
+            .collect();
+        neg[0] = -&r[0];
+        if pos.iter().all(Int::is_zero) {
+            let flipped = match op {
+                ">=" => "<=",
+                o => o,
+            };
+            let c: Row = vec![r[0].clone()];
+            neg[0] = Int::ZERO;
+            return format!("{} {flipped} {}", self.aff(&neg), self.aff(&c));
+        }
+        format!("{} {op} {}", self.aff(&pos), self.aff(&neg))
+    }
+
     fn cond(&mut self, c: &Cond) -> String {
         match c {
+            Cond::Ge(Expr::Aff(r)) => self.compare(r, ">="),
+            Cond::Eq(Expr::Aff(r)) => self.compare(r, "=="),
             Cond::Ge(e) => format!("{} >= 0", self.expr(e)),
             Cond::Eq(e) => format!("{} == 0", self.expr(e)),
             Cond::Divisible(e, d) => format!("({}) % {d} == 0", self.expr(e)),
@@ -362,7 +427,11 @@ impl CPrinter<'_> {
                 }
                 Node::Assign { var, value, body } => {
                     // A loop of one iteration: its value is used directly.
-                    let val = self.expr(value);
+                    let row = match value {
+                        Expr::Aff(r) => Some(self.expand(r)),
+                        _ => None,
+                    };
+                    let val = (row, self.expr(value));
                     if self.bound.len() <= *var {
                         self.bound.resize(*var + 1, None);
                     }

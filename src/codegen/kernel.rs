@@ -116,8 +116,11 @@ pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Di
             Body::Source => {
                 let mut subst: Vec<(String, String)> = vec![];
                 for (l, a) in st.loops.iter().zip(args) {
-                    let simple = a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-                    let v = if simple { a.clone() } else { format!("({a})") };
+                    let v = if is_atom(a) {
+                        a.clone()
+                    } else {
+                        format!("({a})")
+                    };
                     // An inner loop reusing a name hides the outer one, as in C.
                     subst.retain(|(n, _)| *n != l.c_name);
                     subst.push((l.c_name.clone(), v));
@@ -156,6 +159,32 @@ pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Di
         }
     }
     Ok(out)
+}
+
+/// Whether C text needs no parentheses as an operand: a name, a number, or one
+/// parenthesised whole.
+fn is_atom(a: &str) -> bool {
+    if a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return true;
+    }
+    if !(a.starts_with('(') && a.ends_with(')')) {
+        return false;
+    }
+    // The first parenthesis closes at the very end.
+    let mut depth = 0;
+    for (k, c) in a.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return k == a.len() - 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The first iterator the scan could not express, if any.

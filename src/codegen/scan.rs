@@ -258,9 +258,17 @@ impl Scanner {
                             it
                         })
                         .collect();
+                    // Conditions of the piece on the outer dims alone are not loop
+                    // bounds: they guard the loop.
+                    let conds = self.outer_conditions(k, &piece, ctx);
                     let mut cctx = ctx.clone();
                     restrict(&mut cctx, &piece);
-                    out.extend(self.loop_over(k, sub, &cctx, ctx, name.clone()));
+                    let nodes = self.loop_over(k, sub, &cctx, ctx, name.clone());
+                    if conds.is_empty() {
+                        out.extend(nodes);
+                    } else {
+                        out.push(Node::If { conds, body: nodes });
+                    }
                 }
                 out
             }
@@ -354,8 +362,15 @@ impl Scanner {
         let projs: Vec<Basic> = items
             .iter()
             .map(|it| {
+                // Bounds on dim k only: conditions on the outer dims alone stay with the
+                // item (its inner loops or guards), rather than splitting on parameters.
+                let c = self.col(k);
                 let mut p = base.clone();
-                p.ineqs.extend(self.project(&it.basic, k));
+                p.ineqs.extend(
+                    self.project(&it.basic, k)
+                        .into_iter()
+                        .filter(|r| !r[c].is_zero()),
+                );
                 p
             })
             .collect();
@@ -401,6 +416,48 @@ impl Scanner {
             order.push(left.remove(first));
         }
         Some(order)
+    }
+
+    /// The constraints of `piece` that do not involve dim `k` and that `ctx` does not imply.
+    fn outer_conditions(&self, k: usize, piece: &Basic, ctx: &Basic) -> Vec<Cond> {
+        let c = self.col(k);
+        let width = c + 1;
+        let mut base = Problem {
+            n: width - 1,
+            eqs: ctx.eqs.iter().filter_map(|r| cut(r, width)).collect(),
+            ineqs: ctx.ineqs.iter().filter_map(|r| cut(r, width)).collect(),
+        };
+        let mut conds = vec![];
+        let rows = piece
+            .eqs
+            .iter()
+            .map(|r| (r, true))
+            .chain(piece.ineqs.iter().map(|r| (r, false)));
+        for (r, eq) in rows {
+            if !r[c].is_zero() {
+                continue;
+            }
+            let refuted = |neg: Row| {
+                let mut p = base.clone();
+                p.ineqs.push(neg);
+                !omega::is_feasible(&p)
+            };
+            let mut below: Row = r.iter().map(|v| -v).collect();
+            below[0] -= &Int::ONE;
+            let mut above = r.clone();
+            above[0] -= &Int::ONE;
+            if refuted(below) && (!eq || refuted(above)) {
+                continue;
+            }
+            let e = Expr::Aff(r[..c].to_vec());
+            conds.push(if eq { Cond::Eq(e) } else { Cond::Ge(e) });
+            if eq {
+                base.eqs.push(r.clone());
+            } else {
+                base.ineqs.push(r.clone());
+            }
+        }
+        conds
     }
 
     /// Whether every point of `a` comes before every point of `b` with the same outer dims

@@ -1,0 +1,211 @@
+//! Trace validation of generated kernels: the generated loops, with every statement replaced
+//! by a `printf` of its name and iterators, compiled and run, print exactly the instances of
+//! the domains sorted by the schedule, for several parameter values (degenerate ones
+//! included).
+
+use loopy::codegen::Body;
+use loopy::driver::{generate_with, Kernel, Run};
+use loopy::frontend::Options;
+use loopy::presburger::Int;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn cc() -> String {
+    std::env::var("CC").unwrap_or_else(|_| "cc".to_string())
+}
+
+fn examples() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut v: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| root.join(n).join(format!("{n}.loopy")).exists())
+        .collect();
+    v.sort();
+    v
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("loopy-trace-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The instances of every piece, sorted by their schedule, as the trace prints them.
+/// Instances come from the domain's points; each one's time from the schedule by an
+/// integer solve with the iterators fixed (the schedule is a function).
+fn expected(kernel: &Kernel, run: &Run, values: &[i64]) -> Vec<String> {
+    let np = kernel.scop.params.len();
+    let mut all: Vec<(Vec<Int>, String)> = vec![];
+    for p in &run.interp.state.pieces {
+        let st = &kernel.scop.statements[p.stmt];
+        let mut dom = p.domain.clone();
+        for (name, v) in kernel.scop.params.iter().zip(values) {
+            dom = dom.fix_param(name, &Int::from(*v)).expect("parameter");
+        }
+        let graph = p.schedule().wrap();
+        let n_in = st.iterators.len();
+        for pt in dom.points(2_000_000).expect("bounded") {
+            let time = graph
+                .parts()
+                .iter()
+                .find_map(|b| {
+                    let mut b = b.clone();
+                    for (k, v) in values[..np].iter().enumerate() {
+                        b.fix_col(1 + k, &Int::from(*v));
+                    }
+                    for (k, v) in pt.iter().enumerate() {
+                        b.fix_col(1 + np + k, v);
+                    }
+                    b.sample().map(|s| s[np + n_in..np + b.n_dim].to_vec())
+                })
+                .expect("every instance has a time");
+            let line: String = std::iter::once(st.name.clone())
+                .chain(pt.iter().map(|v| v.to_string()))
+                .collect::<Vec<_>>()
+                .join(" ");
+            all.push((time, line));
+        }
+    }
+    all.sort();
+    for w in all.windows(2) {
+        assert_ne!(
+            w[0].0, w[1].0,
+            "two instances at one time: {} / {}",
+            w[0].1, w[1].1
+        );
+    }
+    all.into_iter().map(|x| x.1).collect()
+}
+
+/// Compiles the traced region as a program taking the parameters as arguments.
+fn build(kernel: &Kernel, region: &str, dir: &Path) -> PathBuf {
+    let mut prog = String::from("#include <stdio.h>\n#include <stdlib.h>\nint main(int argc, char **argv) {\n  (void)argc;\n");
+    for (k, p) in kernel.scop.params.iter().enumerate() {
+        prog.push_str(&format!("  int {p} = atoi(argv[{}]);\n", k + 1));
+    }
+    let mut counters: Vec<String> = kernel
+        .scop
+        .statements
+        .iter()
+        .flat_map(|s| s.loops.iter().filter(|l| l.outer_counter))
+        .map(|l| l.c_name.clone())
+        .collect();
+    counters.sort();
+    counters.dedup();
+    if !counters.is_empty() {
+        prog.push_str(&format!("  int {};\n", counters.join(", ")));
+    }
+    prog.push_str(region);
+    prog.push_str("\n  return 0;\n}\n");
+    let src = dir.join("trace.c");
+    std::fs::write(&src, &prog).unwrap();
+    let exe = dir.join("trace");
+    let out = Command::new(cc())
+        .args(["-O0", "-Wall", "-Wextra", "-Werror", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .expect("C compiler");
+    assert!(
+        out.status.success(),
+        "compile failed:\n{}\n{prog}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+/// Runs `script` (text) on an example and validates the trace for each parameter vector.
+fn validate(name: &str, script: &str, tag: &str, values: &[Vec<i64>]) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name);
+    let kernel = Kernel::load(&root.join(format!("{name}.c")), &Options::default())
+        .unwrap_or_else(|e| panic!("{name}: {}", e.diagnostic.message));
+    let run = Run::new(&kernel, script, "script", &root)
+        .unwrap_or_else(|e| panic!("{name}: {}", e.diagnostic.message));
+    let g = generate_with(&kernel, &run.interp.state, Body::Trace)
+        .unwrap_or_else(|e| panic!("{name}: {}", e.diagnostic.message));
+    let dir = scratch(&format!("{name}-{tag}"));
+    let exe = build(&kernel, &g.region, &dir);
+    for vals in values {
+        let vals = &vals[..kernel.scop.params.len().min(vals.len())];
+        let out = Command::new(&exe)
+            .args(vals.iter().map(|v| v.to_string()))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name} {vals:?}: run failed");
+        let got: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let want = expected(&kernel, &run, vals);
+        if got != want {
+            let first = got
+                .iter()
+                .zip(&want)
+                .position(|(a, b)| a != b)
+                .unwrap_or(got.len().min(want.len()));
+            panic!(
+                "{name} ({tag}) with parameters {vals:?}: traces differ at line {} \
+                 (got {:?}, want {:?}; {} vs {} lines)\n{}",
+                first + 1,
+                got.get(first),
+                want.get(first),
+                got.len(),
+                want.len(),
+                g.region
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Parameter vectors: all equal (0, 1, 2, 3, 5) and all different.
+fn values(n_max: i64) -> Vec<Vec<i64>> {
+    let mut v: Vec<Vec<i64>> = [0, 1, 2, 3, 5]
+        .iter()
+        .filter(|&&x| x <= n_max)
+        .map(|&x| vec![x; 6])
+        .collect();
+    v.push((0..6).map(|k| (3 + k).min(n_max)).collect());
+    v
+}
+
+/// Every example's own script.
+#[test]
+fn examples_trace_in_schedule_order() {
+    for name in examples() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(&name);
+        let script = std::fs::read_to_string(root.join(format!("{name}.loopy"))).unwrap();
+        validate(&name, &script, "own", &values(5));
+    }
+}
+
+/// The same scripts with tiles of 4 (or 3), so small sizes cover several full and partial
+/// tiles.
+#[test]
+fn examples_with_small_tiles_trace_in_schedule_order() {
+    for name in examples() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(&name);
+        let script = std::fs::read_to_string(root.join(format!("{name}.loopy"))).unwrap();
+        let mut small = script.clone();
+        for t in ["128", "64", "32"] {
+            small = small
+                .replace(&format!("/{t}]"), "/4]")
+                .replace(&format!("%{t}"), "%4");
+        }
+        if small == script {
+            continue;
+        }
+        let mut v = values(9);
+        v.push(vec![9; 6]);
+        v.push(vec![6, 9, 7, 5, 8, 4]);
+        validate(&name, &small, "tile4", &v);
+    }
+}
