@@ -108,13 +108,14 @@ pub fn history_path() -> Option<PathBuf> {
     Some(state.join("loopy").join("history"))
 }
 
+/// Diagnostics first, so that a verdict line comes after its reports.
 fn emit(o: &Output) {
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(o.out.as_bytes());
-    let _ = out.flush();
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(o.err.as_bytes());
     let _ = err.flush();
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(o.out.as_bytes());
+    let _ = out.flush();
 }
 
 /// Runs the session until `:quit` or the end of input. `first` is what the session printed
