@@ -142,13 +142,14 @@ pub fn run(session: &mut Session, first: Output) {
 fn piped(session: &mut Session) {
     let stdin = std::io::stdin();
     let mut lines = stdin.lock();
-    let mut line = String::new();
+    let mut line = Vec::new();
     loop {
         line.clear();
-        match lines.read_line(&mut line) {
+        match lines.read_until(b'\n', &mut line) {
             Ok(0) => break,
             Ok(_) => {
-                let o = session.handle_line(line.trim_end_matches(['\n', '\r']));
+                let text = String::from_utf8_lossy(&line);
+                let o = session.handle_line(text.trim_end_matches(['\n', '\r']));
                 emit(&o);
                 if o.quit {
                     return;
