@@ -603,26 +603,45 @@ impl Scanner {
         let mut b = it.basic.clone();
         let n_outer = 1 + self.n_param + self.n_scan;
         let inner_dims = b.n_dim - self.n_scan;
+        // Locals defined from the iterators (floor(j/3) after tiling j) are unknowns like
+        // the iterators: they are solved too (from t = 2*floor(j/3), say), and their
+        // defining constraints become ordinary guards.
+        let dependent: Vec<usize> = (0..b.n_div())
+            .filter(|&i| (0..inner_dims).any(|d| div_depends_on(&b, i, n_outer + d)))
+            .map(|i| b.col_div(i))
+            .collect();
         // Constraints to check, remembering which define known locals (never guards).
         let mut rows: Vec<(Row, bool, bool)> =
             b.eqs.iter().map(|r| (r.clone(), true, false)).collect();
         for r in &b.ineqs {
-            rows.push((r.clone(), false, b.is_div_constraint(r)));
+            let def = b.is_div_constraint(r) && dependent.iter().all(|&c| r[c].is_zero());
+            rows.push((r.clone(), false, def));
         }
         // Iterators beyond the scanned dims: solved from equalities, then substituted away
         // (scaling rows by the positive divisor keeps inequalities valid).
+        // Gaussian elimination: repeatedly solve an equality that mentions exactly one
+        // unsolved iterator (a schedule like (i + j, j) needs j first).
         let mut conds = vec![];
-        let mut args = vec![];
-        for d in 0..inner_dims {
-            let col = n_outer + d;
-            let pos = rows.iter().position(|(r, eq, _)| {
-                *eq && !r[col].is_zero()
-                    && (n_outer..n_outer + inner_dims).all(|k| k == col || r[k].is_zero())
-            });
-            let Some(pos) = pos else {
-                args.push(Expr::Comment(format!("iterator {d} is not determined")));
-                continue;
-            };
+        let mut solved: Vec<Option<(Row, Int)>> = vec![None; inner_dims];
+        let unknowns: Vec<usize> = (n_outer..n_outer + inner_dims)
+            .chain(dependent.iter().copied())
+            .collect();
+        while let Some((pos, col)) = rows.iter().enumerate().find_map(|(p, (r, eq, _))| {
+            if !*eq {
+                return None;
+            }
+            let nz: Vec<usize> = unknowns
+                .iter()
+                .copied()
+                .filter(|&k| !r[k].is_zero())
+                .collect();
+            let [col] = nz[..] else { return None };
+            // Not through a local defined by the iterator itself: substituting would make
+            // the definition circular.
+            let circular =
+                (0..b.n_div()).any(|i| !r[b.col_div(i)].is_zero() && div_depends_on(&b, i, col));
+            (!circular).then_some((p, col))
+        }) {
             let (r, _, _) = rows.remove(pos);
             let a = r[col].clone();
             let sign = Int::from(a.signum() as i64);
@@ -651,6 +670,22 @@ impl Scanner {
                     dv.den = &dv.den * &den;
                 }
             }
+            if col < n_outer + inner_dims {
+                solved[col - n_outer] = Some((num, den));
+            } else {
+                // A local solved away: its (now stale) definition is no longer used.
+                if den > Int::ONE {
+                    conds.push(Cond::Divisible(Expr::from_row(&num, &b), den.clone()));
+                }
+            }
+        }
+        // Expressions only now, when every local's definition is free of iterators.
+        let mut args = vec![];
+        for (d, s) in solved.into_iter().enumerate() {
+            let Some((num, den)) = s else {
+                args.push(Expr::Comment(format!("iterator {d} is not determined")));
+                continue;
+            };
             let e = Expr::from_row(&num, &b);
             if den.is_one() {
                 args.push(e);
@@ -736,6 +771,16 @@ fn lower_expr(r: &Row, c: usize) -> Expr {
 fn upper_expr(r: &Row, c: usize) -> Expr {
     let b = -&r[c];
     Expr::floor(Expr::Aff(r[..c].to_vec()), b)
+}
+
+/// Whether local `i`'s definition mentions column `col`, directly or through other locals.
+fn div_depends_on(b: &Basic, i: usize, col: usize) -> bool {
+    let Some(d) = &b.divs[i] else { return true };
+    if d.num.get(col).is_some_and(|v| !v.is_zero()) {
+        return true;
+    }
+    (0..i)
+        .any(|j| d.num.get(b.col_div(j)).is_some_and(|v| !v.is_zero()) && div_depends_on(b, j, col))
 }
 
 /// The part of a row over the first `width` columns, if it mentions no later column.
