@@ -217,6 +217,10 @@ impl Session {
         if is_blank(&text) {
             return Output::default();
         }
+        self.typed_input(text)
+    }
+
+    fn typed_input(&mut self, text: String) -> Output {
         self.typed += 1;
         let entry = Entry {
             text,
@@ -234,15 +238,7 @@ impl Session {
             return Output::default();
         }
         let text = std::mem::take(&mut self.pending);
-        self.typed += 1;
-        let entry = Entry {
-            text,
-            name: format!("in[{}]", self.typed),
-            base: PathBuf::from("."),
-            file: None,
-            steps: (0, 0),
-        };
-        self.accept(entry)
+        self.typed_input(text)
     }
 
     /// Applies a script file (`:load`, and the script given on the command line).
