@@ -82,8 +82,18 @@ pub fn disjoint_parts(set: &Set) -> Vec<Basic> {
     for b in set.parts() {
         let one = Set::from_parts(set.space().clone(), vec![b.clone()]);
         let fresh = one.subtract(&seen);
+        // Parts of one set are made disjoint by the subtraction; the pieces of exact
+        // projection (dark shadow and splinters) may overlap one another, so they are too.
         for p in fresh.parts() {
-            out.extend(p.make_divs_known());
+            let mut local: Vec<Basic> = vec![];
+            for q in p.make_divs_known() {
+                let mut pieces = vec![q];
+                for prev in &local {
+                    pieces = pieces.iter().flat_map(|x| x.subtract(prev)).collect();
+                }
+                local.extend(pieces);
+            }
+            out.extend(local);
         }
         seen = seen.union(&one);
     }
