@@ -6,7 +6,7 @@ use crate::codegen::{self, Body, Placed};
 use crate::frontend::{self, Options};
 use crate::model::{AccessKind as ModelAccess, Scop};
 use crate::script::interp::{Interpreter, Origin, Pos, State, StmtInit};
-use crate::verify::{self, Access, AccessKind, Dependence, Program, StmtInfo, Violation};
+use crate::verify::{self, Access, AccessKind, Dependence, Level, Program, StmtInfo, Violation};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::Path;
@@ -161,6 +161,48 @@ impl Run {
         })
     }
 
+    /// A run that has applied nothing yet: the kernel's own schedules, its dependences
+    /// computed once. The REPL applies script text to it one input at a time.
+    pub fn start(kernel: &Kernel) -> Run {
+        let program = kernel.program();
+        let deps = verify::dependences(&program);
+        Run {
+            interp: Interpreter::new(kernel.initial_state()),
+            program,
+            deps,
+        }
+    }
+
+    /// Applies more script text on top of the current state. On an error the failing
+    /// operation has changed nothing; operations before it in the same text have run.
+    pub fn apply(
+        &mut self,
+        kernel: &Kernel,
+        script_text: &str,
+        script_name: &str,
+        base: &Path,
+    ) -> Result<(), Failure> {
+        self.interp
+            .run_text(script_text, script_name, base)
+            .map_err(|d| Failure {
+                diagnostic: d,
+                sources: self.sources(kernel),
+            })
+    }
+
+    /// Back to the kernel's own schedules, with no procedures or imports of the script (the
+    /// dependences are kept: they do not depend on the script).
+    pub fn restart(&mut self, kernel: &Kernel) {
+        self.interp = Interpreter::new(kernel.initial_state());
+    }
+
+    /// Every source a report may point into: the kernel's files and the script texts.
+    pub fn sources(&self, kernel: &Kernel) -> Vec<(String, String)> {
+        let mut sources = kernel.sources.clone();
+        sources.extend(self.interp.sources.iter().cloned());
+        sources
+    }
+
     /// Legality of the final schedule.
     pub fn check(&self) -> Vec<Violation> {
         verify::check(&self.program, &self.deps, &self.interp)
@@ -168,8 +210,7 @@ impl Run {
 
     /// A report per violation, with all sources.
     pub fn reports(&self, kernel: &Kernel, violations: &[Violation]) -> Vec<Failure> {
-        let mut sources = kernel.sources.clone();
-        sources.extend(self.interp.sources.iter().cloned());
+        let sources = self.sources(kernel);
         violations
             .iter()
             .map(|v| Failure {
@@ -265,6 +306,79 @@ pub fn render_state(st: &State) -> String {
             })
             .collect();
         let _ = writeln!(out, "    {h}: {}", ps.join(" "));
+    }
+    out
+}
+
+/// The dependences of a kernel as text, with the loop that carries each (`loopy deps`).
+pub fn render_deps(k: &Kernel, deps: &[Dependence]) -> String {
+    let stmt = |s: usize| {
+        let st = &k.scop.statements[s];
+        match &st.label {
+            Some(l) => format!("{} ({l}, line {})", st.name, st.span.line),
+            None => format!("{} (line {})", st.name, st.span.line),
+        }
+    };
+    // "loop 2 (j)" using the source statement's iterator names.
+    let level = |s: usize, l: &Level| match l {
+        Level::Loop(d) => {
+            let it = k.scop.statements[s]
+                .iterators
+                .get(d - 1)
+                .cloned()
+                .unwrap_or_default();
+            format!("carried by loop {d} ({it})")
+        }
+        Level::Text(d) => format!("loop-independent (textual order inside {d} common loop(s))"),
+    };
+    let mut out = String::new();
+    if deps.is_empty() {
+        out.push_str("no dependences\n");
+    }
+    for d in deps {
+        let _ = writeln!(
+            out,
+            "{} on `{}`: {} -> {}",
+            d.kind.name(),
+            d.array,
+            stmt(d.source),
+            stmt(d.sink)
+        );
+        for (l, m) in &d.pieces {
+            let _ = writeln!(out, "  {}: {}", level(d.source, l), m.simplify());
+        }
+    }
+    out
+}
+
+/// Every handle (the kernel's tags and the handles a script named) with the statements it
+/// covers and where it was defined (`sources`: the texts to count lines in).
+pub fn render_handles(st: &State, sources: &[(String, String)]) -> String {
+    let mut out = String::new();
+    for (h, c) in &st.handles {
+        let comp = &st.components[*c];
+        let mut stmts: Vec<&str> = vec![];
+        for p in &st.pieces {
+            let name = st.stmt_names[p.stmt].as_str();
+            if comp.positions.contains(&p.pos) && !stmts.contains(&name) {
+                stmts.push(name);
+            }
+        }
+        let covers = if stmts.is_empty() {
+            "no statement".to_string()
+        } else {
+            stmts.join(", ")
+        };
+        let line = sources
+            .iter()
+            .find(|(n, _)| *n == comp.origin.source)
+            .and_then(|(_, t)| t.get(..comp.origin.span.start))
+            .map(|before| before.matches('\n').count() + 1);
+        let at = match line {
+            Some(l) => format!("{}:{l}", comp.origin.source),
+            None => comp.origin.source.clone(),
+        };
+        let _ = writeln!(out, "  {h}: {covers} (from {at})");
     }
     out
 }

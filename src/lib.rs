@@ -13,5 +13,6 @@ pub mod frontend;
 pub mod model;
 pub mod native;
 pub mod presburger;
+pub mod repl;
 pub mod script;
 pub mod verify;

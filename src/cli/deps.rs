@@ -2,7 +2,7 @@
 
 use super::check::CcArgs;
 use super::Ctx;
-use crate::driver::Kernel;
+use crate::driver::{render_deps, Kernel};
 use crate::model::json::Json;
 use crate::verify::{self, Level};
 use clap::{Args, ValueEnum};
@@ -35,43 +35,8 @@ pub fn run(a: DepsArgs, ctx: &Ctx) -> u8 {
     };
     let program = k.program();
     let deps = verify::dependences(&program);
-    let stmt = |s: usize| {
-        let st = &k.scop.statements[s];
-        match &st.label {
-            Some(l) => format!("{} ({l}, line {})", st.name, st.span.line),
-            None => format!("{} (line {})", st.name, st.span.line),
-        }
-    };
-    // "loop 2 (j)" using the source statement's iterator names.
-    let level = |s: usize, l: &Level| match l {
-        Level::Loop(d) => {
-            let it = k.scop.statements[s]
-                .iterators
-                .get(d - 1)
-                .cloned()
-                .unwrap_or_default();
-            format!("carried by loop {d} ({it})")
-        }
-        Level::Text(d) => format!("loop-independent (textual order inside {d} common loop(s))"),
-    };
     match a.format {
-        Format::Text => {
-            if deps.is_empty() {
-                println!("no dependences");
-            }
-            for d in &deps {
-                println!(
-                    "{} on `{}`: {} -> {}",
-                    d.kind.name(),
-                    d.array,
-                    stmt(d.source),
-                    stmt(d.sink)
-                );
-                for (l, m) in &d.pieces {
-                    println!("  {}: {}", level(d.source, l), m.simplify());
-                }
-            }
-        }
+        Format::Text => print!("{}", render_deps(&k, &deps)),
         Format::Json => {
             let arr = deps
                 .iter()

@@ -8,6 +8,7 @@ mod bench;
 mod calc;
 mod check;
 mod deps;
+mod repl;
 mod show;
 
 use clap::{Parser, Subcommand};
@@ -53,6 +54,9 @@ pub enum Command {
     /// require identical outputs (exit 1 when they differ), then time them interleaved and
     /// report the speedup. `--manifest loopy.toml` benches many pairs and prints a table.
     Bench(Box<bench::BenchArgs>),
+    /// Interactive: apply script statements one at a time and look at the schedules, the
+    /// generated code and the verdict as you go (`:help` inside lists the commands).
+    Repl(repl::ReplArgs),
     /// List the exact dependences of a kernel (flow, anti, output) in isl notation, with the
     /// loop that carries each.
     Deps(deps::DepsArgs),
@@ -92,6 +96,7 @@ pub fn main() -> ExitCode {
         Command::Deps(a) => deps::run(a, &ctx),
         Command::Apply(a) => apply::run(a, &ctx),
         Command::Bench(a) => bench::run(*a, &ctx),
+        Command::Repl(a) => repl::run(a, &ctx),
     };
     ExitCode::from(code)
 }

@@ -82,8 +82,18 @@ pub fn disjoint_parts(set: &Set) -> Vec<Basic> {
     for b in set.parts() {
         let one = Set::from_parts(set.space().clone(), vec![b.clone()]);
         let fresh = one.subtract(&seen);
+        // Parts of one set are made disjoint by the subtraction; the pieces of exact
+        // projection (dark shadow and splinters) may overlap one another, so they are too.
         for p in fresh.parts() {
-            out.extend(p.make_divs_known());
+            let mut local: Vec<Basic> = vec![];
+            for q in p.make_divs_known() {
+                let mut pieces = vec![q];
+                for prev in &local {
+                    pieces = pieces.iter().flat_map(|x| x.subtract(prev)).collect();
+                }
+                local.extend(pieces);
+            }
+            out.extend(local);
         }
         seen = seen.union(&one);
     }
@@ -603,26 +613,45 @@ impl Scanner {
         let mut b = it.basic.clone();
         let n_outer = 1 + self.n_param + self.n_scan;
         let inner_dims = b.n_dim - self.n_scan;
+        // Locals defined from the iterators (floor(j/3) after tiling j) are unknowns like
+        // the iterators: they are solved too (from t = 2*floor(j/3), say), and their
+        // defining constraints become ordinary guards.
+        let dependent: Vec<usize> = (0..b.n_div())
+            .filter(|&i| (0..inner_dims).any(|d| div_depends_on(&b, i, n_outer + d)))
+            .map(|i| b.col_div(i))
+            .collect();
         // Constraints to check, remembering which define known locals (never guards).
         let mut rows: Vec<(Row, bool, bool)> =
             b.eqs.iter().map(|r| (r.clone(), true, false)).collect();
         for r in &b.ineqs {
-            rows.push((r.clone(), false, b.is_div_constraint(r)));
+            let def = b.is_div_constraint(r) && dependent.iter().all(|&c| r[c].is_zero());
+            rows.push((r.clone(), false, def));
         }
         // Iterators beyond the scanned dims: solved from equalities, then substituted away
         // (scaling rows by the positive divisor keeps inequalities valid).
+        // Gaussian elimination: solve an equality for one unknown, substitute it everywhere
+        // (earlier solutions included), repeat: (2i + j, i + j) gives i and j.
         let mut conds = vec![];
-        let mut args = vec![];
-        for d in 0..inner_dims {
-            let col = n_outer + d;
-            let pos = rows.iter().position(|(r, eq, _)| {
-                *eq && !r[col].is_zero()
-                    && (n_outer..n_outer + inner_dims).all(|k| k == col || r[k].is_zero())
-            });
-            let Some(pos) = pos else {
-                args.push(Expr::Comment(format!("iterator {d} is not determined")));
-                continue;
-            };
+        let mut solved: Vec<(usize, Row, Int)> = vec![];
+        let unknowns: Vec<usize> = (n_outer..n_outer + inner_dims)
+            .chain(dependent.iter().copied())
+            .collect();
+        while let Some((pos, col)) = rows.iter().enumerate().find_map(|(p, (r, eq, _))| {
+            if !*eq {
+                return None;
+            }
+            // The unknown with the smallest coefficient (a unit one keeps divisions out).
+            let col = unknowns
+                .iter()
+                .copied()
+                .filter(|&k| !r[k].is_zero())
+                .min_by(|&x, &y| r[x].abs().cmp(&r[y].abs()))?;
+            // Not through a local defined by the iterator itself: substituting would make
+            // the definition circular.
+            let circular =
+                (0..b.n_div()).any(|i| !r[b.col_div(i)].is_zero() && div_depends_on(&b, i, col));
+            (!circular).then_some((p, col))
+        }) {
             let (r, _, _) = rows.remove(pos);
             let a = r[col].clone();
             let sign = Int::from(a.signum() as i64);
@@ -643,6 +672,13 @@ impl Scanner {
             for (row, _, _) in rows.iter_mut() {
                 sub(row);
             }
+            // Earlier solutions may mention this unknown (elimination, then back-substitution).
+            for (_, num_a, den_a) in solved.iter_mut() {
+                if !num_a[col].is_zero() {
+                    sub(num_a);
+                    *den_a = &*den_a * &den;
+                }
+            }
             for dv in b.divs.iter_mut().flatten() {
                 let k = dv.num.get(col).cloned().unwrap_or(Int::ZERO);
                 if !k.is_zero() {
@@ -651,6 +687,28 @@ impl Scanner {
                     dv.den = &dv.den * &den;
                 }
             }
+            solved.push((col, num, den));
+        }
+        // A local solved away must still be an integer; its (now stale) definition is no
+        // longer used.
+        for (col, num, den) in &solved {
+            if *col >= n_outer + inner_dims && *den > Int::ONE {
+                conds.push(Cond::Divisible(Expr::from_row(num, &b), den.clone()));
+            }
+        }
+        let mut by_dim: Vec<Option<(Row, Int)>> = vec![None; inner_dims];
+        for (col, num, den) in solved {
+            if col < n_outer + inner_dims {
+                by_dim[col - n_outer] = Some((num, den));
+            }
+        }
+        // Expressions only now, when every local's definition is free of iterators.
+        let mut args = vec![];
+        for (d, s) in by_dim.into_iter().enumerate() {
+            let Some((num, den)) = s else {
+                args.push(Expr::Comment(format!("iterator {d} is not determined")));
+                continue;
+            };
             let e = Expr::from_row(&num, &b);
             if den.is_one() {
                 args.push(e);
@@ -736,6 +794,16 @@ fn lower_expr(r: &Row, c: usize) -> Expr {
 fn upper_expr(r: &Row, c: usize) -> Expr {
     let b = -&r[c];
     Expr::floor(Expr::Aff(r[..c].to_vec()), b)
+}
+
+/// Whether local `i`'s definition mentions column `col`, directly or through other locals.
+fn div_depends_on(b: &Basic, i: usize, col: usize) -> bool {
+    let Some(d) = &b.divs[i] else { return true };
+    if d.num.get(col).is_some_and(|v| !v.is_zero()) {
+        return true;
+    }
+    (0..i)
+        .any(|j| d.num.get(b.col_div(j)).is_some_and(|v| !v.is_zero()) && div_depends_on(b, j, col))
 }
 
 /// The part of a row over the first `width` columns, if it mentions no later column.

@@ -291,6 +291,12 @@ impl Interpreter {
         it
     }
 
+    /// Names of the procedures that can be called: the standard library's, imported and
+    /// defined ones (for completion).
+    pub fn procedure_names(&self) -> Vec<String> {
+        self.procs.keys().cloned().collect()
+    }
+
     /// Parses and runs a script. `source` names it in diagnostics; imports are resolved
     /// relative to `base_dir`.
     pub fn run_text(

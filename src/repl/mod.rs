@@ -1,0 +1,757 @@
+//! The interactive loop, `loopy repl`: a [`Session`] holds a kernel and the script inputs
+//! accepted so far and answers one line at a time; [`terminal`] is the thin line-editing
+//! loop around it (or a plain reader when standard input is not a terminal).
+//!
+//! Every statement typed is applied at once through the driver. Undo, redo and reset replay
+//! the accepted inputs on a fresh interpreter: the kernels are small, and replaying keeps
+//! procedures and imports exactly as a saved script would have them.
+
+pub mod diff;
+pub mod terminal;
+
+use crate::driver::{self, render_deps, render_handles, render_state, Failure, Kernel, Run};
+use crate::frontend::Options;
+use crate::script::ast::Item;
+use crate::script::interp::BUILTINS;
+use crate::script::parse_script;
+use std::collections::BTreeSet;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+/// What one line of input produced.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Output {
+    /// Results, for standard output.
+    pub out: String,
+    /// Diagnostics, for standard error.
+    pub err: String,
+    /// The session is over (`:quit`).
+    pub quit: bool,
+}
+
+impl Output {
+    fn out(s: impl Into<String>) -> Output {
+        Output {
+            out: s.into(),
+            ..Output::default()
+        }
+    }
+    fn err(s: impl Into<String>) -> Output {
+        Output {
+            err: s.into(),
+            ..Output::default()
+        }
+    }
+}
+
+/// One accepted input: typed text, or a script file given to `:load` or on the command line.
+#[derive(Clone, Debug)]
+struct Entry {
+    /// The script text.
+    text: String,
+    /// Its source name in diagnostics (`in[3]`, or the file's path).
+    name: String,
+    /// Where its imports are resolved from.
+    base: PathBuf,
+    /// The file it was loaded from.
+    file: Option<PathBuf>,
+    /// Number of steps before it ran, and after.
+    steps: (usize, usize),
+}
+
+/// The commands, with their one-line help (`:help`).
+pub const COMMANDS: &[(&str, &str, &str)] = &[
+    (":help", "", "this list"),
+    (
+        ":code",
+        "",
+        "the generated C of the kernel region for the current schedules",
+    ),
+    (
+        ":schedule",
+        "",
+        "the current schedules and loop components (isl notation)",
+    ),
+    (
+        ":tags",
+        "",
+        "the handles: the kernel's tags and the names the steps gave",
+    ),
+    (
+        ":deps",
+        "",
+        "the kernel's dependences, with the loop that carries each",
+    ),
+    (
+        ":check",
+        "",
+        "verify the steps so far (the full report when illegal)",
+    ),
+    (
+        ":diff",
+        "",
+        "the generated C before and after the last input that moved something",
+    ),
+    (":undo", "", "take back the last input"),
+    (":redo", "", "apply again what :undo took back"),
+    (
+        ":reset",
+        "",
+        "back to the kernel's own schedules (:redo re-applies)",
+    ),
+    (
+        ":save",
+        "FILE",
+        "write the inputs so far as a .loopy script for `loopy check`",
+    ),
+    (
+        ":load",
+        "FILE",
+        "apply a .loopy script file (its procedures and statements)",
+    ),
+    (":quit", "", "leave (also :q, or end of input)"),
+];
+
+/// A REPL session on one kernel.
+pub struct Session {
+    kernel: Kernel,
+    kernel_path: PathBuf,
+    run: Run,
+    entries: Vec<Entry>,
+    redo: Vec<Entry>,
+    /// Lines of an input whose brackets are not yet balanced.
+    pending: String,
+    /// Inputs typed so far (names them `in[N]`).
+    typed: usize,
+    color: bool,
+}
+
+impl Session {
+    /// Loads the kernel; `color` is for diagnostics.
+    pub fn new(kernel_path: &Path, opts: &Options, color: bool) -> Result<Session, Failure> {
+        let kernel = Kernel::load(kernel_path, opts)?;
+        let run = Run::start(&kernel);
+        Ok(Session {
+            kernel,
+            kernel_path: kernel_path.to_path_buf(),
+            run,
+            entries: vec![],
+            redo: vec![],
+            pending: String::new(),
+            typed: 0,
+            color,
+        })
+    }
+
+    /// Steps applied so far (shown in the prompt).
+    pub fn steps(&self) -> usize {
+        self.run.interp.steps.len()
+    }
+
+    /// Whether the last line left brackets open (the next line continues it).
+    pub fn is_continuing(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// The prompt for the next line: `loopy[3]> `, or `...> ` inside an unfinished input.
+    pub fn prompt(&self) -> String {
+        let p = format!("loopy[{}]> ", self.steps());
+        if self.is_continuing() {
+            format!("{:>w$}", "...> ", w = p.len())
+        } else {
+            p
+        }
+    }
+
+    /// One line of a greeting for a terminal.
+    pub fn banner(&self) -> String {
+        let tags: Vec<&str> = self
+            .kernel
+            .scop
+            .tags
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect();
+        format!(
+            "loopy repl on {}: {} statement(s), tags {}. :help lists the commands.\n",
+            self.kernel_path.display(),
+            self.kernel.scop.statements.len(),
+            if tags.is_empty() {
+                "(none)".to_string()
+            } else {
+                tags.join(", ")
+            }
+        )
+    }
+
+    /// Names worth completing: operations, procedures and handles.
+    pub fn completions(&self) -> Vec<String> {
+        let mut names: BTreeSet<String> = BUILTINS.iter().map(|s| s.to_string()).collect();
+        names.extend(self.run.interp.procedure_names());
+        names.extend(self.run.interp.state.handles.keys().cloned());
+        names.into_iter().collect()
+    }
+
+    /// Drops an unfinished multi-line input (Ctrl-C).
+    pub fn cancel(&mut self) {
+        self.pending.clear();
+    }
+
+    /// Handles one line of input: a command, part of a statement, or a whole one.
+    pub fn handle_line(&mut self, line: &str) -> Output {
+        if self.pending.is_empty() {
+            let t = line.trim();
+            if t.is_empty() {
+                return Output::default();
+            }
+            if t.starts_with(':') {
+                return self.command(t);
+            }
+        }
+        self.pending.push_str(line);
+        self.pending.push('\n');
+        if depth(&self.pending) > 0 {
+            return Output::default();
+        }
+        let text = std::mem::take(&mut self.pending);
+        if is_blank(&text) {
+            return Output::default();
+        }
+        self.typed_input(text)
+    }
+
+    fn typed_input(&mut self, text: String) -> Output {
+        self.typed += 1;
+        let entry = Entry {
+            text,
+            name: format!("in[{}]", self.typed),
+            base: PathBuf::from("."),
+            file: None,
+            steps: (0, 0),
+        };
+        self.accept(entry)
+    }
+
+    /// End of input: an unfinished input is applied as it is (and reported).
+    pub fn finish(&mut self) -> Output {
+        if self.pending.is_empty() {
+            return Output::default();
+        }
+        let text = std::mem::take(&mut self.pending);
+        self.typed_input(text)
+    }
+
+    /// Applies a script file (`:load`, and the script given on the command line).
+    pub fn load(&mut self, path: &Path) -> Output {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                return Output::err(format!("error: cannot read `{}`: {e}\n", path.display()))
+            }
+        };
+        let entry = Entry {
+            text,
+            name: path.display().to_string(),
+            base: path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+            file: Some(path.to_path_buf()),
+            steps: (0, 0),
+        };
+        self.accept(entry)
+    }
+
+    /// Applies a new input; on success it is recorded and what `:undo` took back is dropped.
+    fn accept(&mut self, entry: Entry) -> Output {
+        match self.apply(entry) {
+            Ok(out) => {
+                self.redo.clear();
+                Output::out(out)
+            }
+            Err(err) => Output::err(err),
+        }
+    }
+
+    /// Applies an input to the current state. On an error the state is as before it.
+    fn apply(&mut self, mut entry: Entry) -> Result<String, String> {
+        let before = self.steps();
+        let handles: BTreeSet<String> = self.run.interp.state.handles.keys().cloned().collect();
+        if let Err(f) = self
+            .run
+            .apply(&self.kernel, &entry.text, &entry.name, &entry.base)
+        {
+            let mut err = f.render(self.color);
+            // The failing operation changed nothing, but earlier operations of the same
+            // input may have run and its procedures been defined: go back to the inputs
+            // accepted before it.
+            let defines = parse_script(&entry.text, &entry.name).is_ok_and(|s| {
+                s.items
+                    .iter()
+                    .any(|i| matches!(i, Item::Def(_) | Item::Import { .. }))
+            });
+            if self.steps() != before || defines {
+                err.push_str(&self.replay());
+            }
+            return Err(err);
+        }
+        entry.steps = (before, self.steps());
+        let out = self.summary(&entry, &handles);
+        self.entries.push(entry);
+        Ok(out)
+    }
+
+    /// Rebuilds the state from the accepted inputs. Returns a message when one of them can
+    /// no longer be applied (an imported file changed): it and the inputs after it are
+    /// dropped.
+    fn replay(&mut self) -> String {
+        self.run.restart(&self.kernel);
+        let entries = std::mem::take(&mut self.entries);
+        let n = entries.len();
+        for (k, mut e) in entries.into_iter().enumerate() {
+            let before = self.steps();
+            if let Err(f) = self.run.apply(&self.kernel, &e.text, &e.name, &e.base) {
+                let mut msg = f.render(self.color);
+                let _ = writeln!(
+                    msg,
+                    "error: `{}` no longer applies; it and {} later input(s) were dropped",
+                    e.name,
+                    n - k - 1
+                );
+                self.run.restart(&self.kernel);
+                let kept = std::mem::take(&mut self.entries);
+                for e in kept {
+                    let _ = self.run.apply(&self.kernel, &e.text, &e.name, &e.base);
+                    self.entries.push(e);
+                }
+                return msg;
+            }
+            e.steps = (before, self.steps());
+            self.entries.push(e);
+        }
+        String::new()
+    }
+
+    /// What an accepted input did: its steps, the schedules they changed, new handles and
+    /// procedures.
+    fn summary(&self, entry: &Entry, handles_before: &BTreeSet<String>) -> String {
+        let st = &self.run.interp.state;
+        let mut out = String::new();
+        if let Some(f) = &entry.file {
+            let _ = writeln!(out, "loaded {}", f.display());
+        }
+        if let Ok(script) = parse_script(&entry.text, &entry.name) {
+            for item in &script.items {
+                match item {
+                    Item::Def(d) => {
+                        let _ = writeln!(out, "defined {}", d.name.text);
+                    }
+                    Item::Import { path, .. } => {
+                        let _ = writeln!(out, "imported {path}");
+                    }
+                    Item::Stmt(_) => {}
+                }
+            }
+        }
+        let (first, last) = entry.steps;
+        for step in &self.run.interp.steps[first..last] {
+            let text: Vec<&str> = step.text.split_whitespace().collect();
+            let _ = writeln!(out, "[{}] {}", step.number, text.join(" "));
+        }
+        let new_steps = first + 1..=last;
+        for p in &st.pieces {
+            if p.touched.iter().any(|s| new_steps.contains(s)) {
+                let _ = writeln!(
+                    out,
+                    "    {}: {}",
+                    st.stmt_names[p.stmt],
+                    p.schedule().simplify()
+                );
+            }
+        }
+        let new: Vec<&str> = st
+            .handles
+            .keys()
+            .filter(|h| !handles_before.contains(*h))
+            .map(String::as_str)
+            .collect();
+        if !new.is_empty() {
+            let _ = writeln!(out, "    new handle(s): {}", new.join(", "));
+        }
+        out
+    }
+
+    fn command(&mut self, line: &str) -> Output {
+        let (cmd, arg) = match line.find(char::is_whitespace) {
+            Some(k) => (&line[..k], line[k..].trim()),
+            None => (line, ""),
+        };
+        let no_arg = |o: Output| -> Output {
+            if arg.is_empty() {
+                o
+            } else {
+                Output::err(format!("error: `{cmd}` takes no argument\n"))
+            }
+        };
+        match cmd {
+            ":help" | ":h" | ":?" => no_arg(Output::out(help())),
+            ":quit" | ":q" | ":exit" => no_arg(Output {
+                quit: true,
+                ..Output::default()
+            }),
+            ":schedule" | ":schedules" => no_arg(Output::out(render_state(&self.run.interp.state))),
+            ":tags" | ":handles" => no_arg(Output::out(render_handles(
+                &self.run.interp.state,
+                &self.run.sources(&self.kernel),
+            ))),
+            ":deps" => no_arg(Output::out(render_deps(&self.kernel, &self.run.deps))),
+            ":check" => no_arg(self.check()),
+            ":code" => no_arg(self.code()),
+            ":diff" => no_arg(self.diff()),
+            ":undo" => no_arg(self.undo()),
+            ":redo" => no_arg(self.redo()),
+            ":reset" => no_arg(self.reset()),
+            ":save" => match file_arg(arg) {
+                Some(f) => self.save(&f),
+                None => Output::err("error: usage: :save FILE\n"),
+            },
+            ":load" => match file_arg(arg) {
+                Some(f) => self.load(&f),
+                None => Output::err("error: usage: :load FILE\n"),
+            },
+            _ => {
+                let mut msg = format!("error: unknown command `{cmd}`");
+                if let Some(c) = COMMANDS
+                    .iter()
+                    .map(|(c, _, _)| *c)
+                    .find(|c| c.starts_with(cmd) || cmd.starts_with(c))
+                {
+                    let _ = write!(msg, "; did you mean `{c}`?");
+                }
+                msg.push_str(" (:help lists the commands)\n");
+                Output::err(msg)
+            }
+        }
+    }
+
+    fn check(&self) -> Output {
+        let v = self.run.check();
+        if v.is_empty() {
+            return Output::out(format!(
+                "legal: the {} step(s) preserve all {} dependences and the schedule is one-to-one\n",
+                self.steps(),
+                self.run.deps.len()
+            ));
+        }
+        let mut o = Output::default();
+        for r in self.run.reports(&self.kernel, &v) {
+            o.err.push_str(&r.render(self.color));
+        }
+        let _ = writeln!(o.out, "illegal: {} violation(s)", v.len());
+        o
+    }
+
+    fn code(&self) -> Output {
+        match driver::generate(&self.kernel, &self.run.interp.state) {
+            Ok(g) => Output::out(unindent(&g.region)),
+            Err(f) => Output::err(f.render(self.color)),
+        }
+    }
+
+    fn diff(&self) -> Output {
+        let Some(last) = self.entries.iter().rev().find(|e| e.steps.1 > e.steps.0) else {
+            return Output::out("no step yet\n");
+        };
+        let mut before = self.run.interp.state.clone();
+        before.pieces = self.run.interp.history[last.steps.0].clone();
+        let old = match driver::generate(&self.kernel, &before) {
+            Ok(g) => unindent(&g.region),
+            Err(f) => return Output::err(f.render(self.color)),
+        };
+        let new = match driver::generate(&self.kernel, &self.run.interp.state) {
+            Ok(g) => unindent(&g.region),
+            Err(f) => return Output::err(f.render(self.color)),
+        };
+        let d = diff::unified(
+            &old,
+            &new,
+            &format!("before step {}", last.steps.0 + 1),
+            &format!("after step {}", last.steps.1),
+            3,
+        );
+        if d.is_empty() {
+            Output::out("the generated code did not change\n")
+        } else {
+            Output::out(d)
+        }
+    }
+
+    fn undo(&mut self) -> Output {
+        let Some(e) = self.entries.pop() else {
+            return Output::out("nothing to undo\n");
+        };
+        let mut o = Output::err(self.replay());
+        let _ = writeln!(
+            o.out,
+            "undid {}; now at step {}",
+            describe(&e),
+            self.steps()
+        );
+        self.redo.push(e);
+        o
+    }
+
+    fn redo(&mut self) -> Output {
+        let Some(e) = self.redo.pop() else {
+            return Output::out("nothing to redo\n");
+        };
+        match self.apply(e) {
+            Ok(out) => Output::out(out),
+            Err(err) => Output::err(err),
+        }
+    }
+
+    fn reset(&mut self) -> Output {
+        let n = self.entries.len();
+        while let Some(e) = self.entries.pop() {
+            self.redo.push(e);
+        }
+        self.run.restart(&self.kernel);
+        Output::out(format!(
+            "back to the kernel's schedules ({n} input(s) taken back; :redo re-applies them one by one)\n"
+        ))
+    }
+
+    /// The accepted inputs as one script to be written at `path`: a header, then each
+    /// input's text, with the paths of imports made relative to where the script is.
+    pub fn script(&self, path: &Path) -> String {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let mut s = format!(
+            "# loopy repl session on {k}: {} step(s)\n# check with: loopy check {k} {}\n",
+            self.steps(),
+            path.display(),
+            k = self.kernel_path.display(),
+        );
+        for (k, e) in self.entries.iter().enumerate() {
+            // Blank lines around loaded files and blocks, none between one-line inputs.
+            let long = |e: &Entry| e.file.is_some() || e.text.trim().contains('\n');
+            if k == 0 || long(e) || long(&self.entries[k - 1]) {
+                s.push('\n');
+            }
+            if let Some(f) = &e.file {
+                let _ = writeln!(s, "# :load {}", f.display());
+            }
+            let text = rebase_imports(&e.text, &e.name, &e.base, dir);
+            s.push_str(text.trim_end());
+            s.push('\n');
+        }
+        s
+    }
+
+    fn save(&self, path: &Path) -> Output {
+        match std::fs::write(path, self.script(path)) {
+            Ok(()) => Output::out(format!(
+                "saved {} input(s), {} step(s) to {}\n",
+                self.entries.len(),
+                self.steps(),
+                path.display()
+            )),
+            Err(e) => Output::err(format!("error: cannot write `{}`: {e}\n", path.display())),
+        }
+    }
+}
+
+fn help() -> String {
+    let mut s = String::from(
+        "Type script statements (realign, lift, affine, isplit, tile, procedures, def, import); \
+         each is applied at once.\n",
+    );
+    for (c, arg, what) in COMMANDS {
+        let name = if arg.is_empty() {
+            c.to_string()
+        } else {
+            format!("{c} {arg}")
+        };
+        let _ = writeln!(s, "  {name:<12} {what}");
+    }
+    s
+}
+
+/// Generated code from column 0: the region's lines after the first carry the indentation
+/// of the region in the file (preprocessor lines excepted), which is taken off again.
+fn unindent(region: &str) -> String {
+    let mut lines = region.lines();
+    let first = lines.next().unwrap_or("");
+    let rest: Vec<&str> = lines.collect();
+    let indent = rest
+        .iter()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| &l[..l.len() - l.trim_start().len()])
+        .min_by_key(|w| w.len())
+        .unwrap_or("");
+    let mut out = format!("{first}\n");
+    for l in rest {
+        out.push_str(l.strip_prefix(indent).unwrap_or(l));
+        out.push('\n');
+    }
+    out
+}
+
+fn describe(e: &Entry) -> String {
+    match &e.file {
+        Some(f) => format!(":load {}", f.display()),
+        None => {
+            let words: Vec<&str> = e.text.split_whitespace().collect();
+            let mut t = words.join(" ");
+            if t.chars().count() > 60 {
+                t = t.chars().take(57).collect::<String>() + "...";
+            }
+            format!("`{t}`")
+        }
+    }
+}
+
+/// The argument of `:save`/`:load`, without surrounding quotes.
+fn file_arg(arg: &str) -> Option<PathBuf> {
+    let a = arg.trim();
+    let a = a
+        .strip_prefix('"')
+        .and_then(|x| x.strip_suffix('"'))
+        .unwrap_or(a);
+    (!a.is_empty()).then(|| PathBuf::from(a))
+}
+
+/// Open brackets at the end of `text` (comments and strings skipped).
+fn depth(text: &str) -> i64 {
+    let mut d = 0i64;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '#' => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '"' => {
+                for c in chars.by_ref() {
+                    if c == '"' || c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '(' | '[' | '{' => d += 1,
+            ')' | ']' | '}' => d -= 1,
+            _ => {}
+        }
+    }
+    d
+}
+
+/// Only white space and comments.
+fn is_blank(text: &str) -> bool {
+    text.lines().all(|l| {
+        let t = l.trim();
+        t.is_empty() || t.starts_with('#') || t.starts_with("//")
+    })
+}
+
+/// `text` with each `import "p"` rewritten so that it names the same file from `dir`.
+fn rebase_imports(text: &str, name: &str, base: &Path, dir: &Path) -> String {
+    let Ok(script) = parse_script(text, name) else {
+        return text.to_string();
+    };
+    let (Ok(base), Ok(dir)) = (base.canonicalize(), dir.canonicalize()) else {
+        return text.to_string();
+    };
+    if base == dir {
+        return text.to_string();
+    }
+    let mut out = text.to_string();
+    let mut imports: Vec<(std::ops::Range<usize>, &str)> = script
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Import { path, span } if Path::new(path).is_relative() => {
+                Some((span.clone(), path.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    imports.sort_by_key(|(s, _)| std::cmp::Reverse(s.start));
+    for (span, path) in imports {
+        let target = base.join(path);
+        let target = target.canonicalize().unwrap_or(target);
+        let new = relative(&target, &dir).display().to_string();
+        let Some(src) = text.get(span.clone()) else {
+            continue;
+        };
+        let (Some(q0), Some(q1)) = (src.find('"'), src.rfind('"')) else {
+            continue;
+        };
+        if q1 > q0 {
+            out.replace_range(span.start + q0..=span.start + q1, &format!("\"{new}\""));
+        }
+    }
+    out
+}
+
+/// `target` as a path from `dir` (both absolute): `../lib/x.loopy`.
+fn relative(target: &Path, dir: &Path) -> PathBuf {
+    let t: Vec<_> = target.components().collect();
+    let d: Vec<_> = dir.components().collect();
+    let common = t.iter().zip(&d).take_while(|(a, b)| a == b).count();
+    if common == 0 {
+        return target.to_path_buf();
+    }
+    let mut p = PathBuf::new();
+    for _ in common..d.len() {
+        p.push("..");
+    }
+    for c in &t[common..] {
+        p.push(c);
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_code_from_column_0() {
+        let r = "for (i = 0; i < n; i++) {\n    S(i);\n  }\n#define X 1\n  T();";
+        assert_eq!(
+            unindent(r),
+            "for (i = 0; i < n; i++) {\n  S(i);\n}\n#define X 1\nT();\n"
+        );
+        assert_eq!(unindent("S();"), "S();\n");
+    }
+
+    #[test]
+    fn relative_paths() {
+        let r = |t: &str, d: &str| relative(Path::new(t), Path::new(d)).display().to_string();
+        assert_eq!(r("/a/b/x.loopy", "/a/b"), "x.loopy");
+        assert_eq!(r("/a/lib/x.loopy", "/a/out/deep"), "../../lib/x.loopy");
+        assert_eq!(r("/x.loopy", "/a"), "../x.loopy");
+    }
+
+    #[test]
+    fn brackets_and_comments() {
+        assert_eq!(depth("def f(l) {"), 1);
+        assert_eq!(depth("def f(l) { # }\n"), 1);
+        assert_eq!(depth("affine(L, {[i] -> [i]})"), 0);
+        assert_eq!(depth("import \"a{.loopy\""), 0);
+        assert_eq!(depth("x // (\n"), 0);
+        assert!(is_blank("  # note\n\n// x\n"));
+        assert!(!is_blank("tile(L, [2])\n"));
+    }
+}
