@@ -357,13 +357,15 @@ fn terminal_completion_and_history() {
     let tmux = Tmux {
         socket: format!("loopy-repl-test-{}", std::process::id()),
     };
-    let command = format!(
-        "cd {ROOT} && LOOPY_HISTORY={} {BIN} repl {MATMUL}; sleep 30",
-        history.display()
-    );
+    let command = |history: &Path| {
+        format!(
+            "cd {ROOT} && LOOPY_HISTORY={} {BIN} repl {MATMUL}; echo exit=$?; sleep 30",
+            history.display()
+        )
+    };
 
     // First session: complete an operation and a tag, apply, quit.
-    tmux.start("one", &command);
+    tmux.start("one", &command(&history));
     tmux.wait("one", "the prompt", |s| last_line(s) == "loopy[0]>");
     assert!(tmux.screen("one").contains(":help lists the commands"));
     // A block over several lines.
@@ -407,7 +409,7 @@ fn terminal_completion_and_history() {
     assert!(h.contains("realign(Init, Mult, 0)"), "{h}");
 
     // Second session: the history of the first one is there.
-    tmux.start("two", &command);
+    tmux.start("two", &command(&history));
     tmux.wait("two", "the prompt", |s| last_line(s) == "loopy[0]>");
     // Entries, newest first: :quit, realign (then the block).
     tmux.keys("two", &["Up", "Up"]);
@@ -419,5 +421,16 @@ fn terminal_completion_and_history() {
         s.contains("[1] realign(Init, Mult, 0)") && last_line(s) == "loopy[1]>"
     });
     tmux.keys("two", &["C-d"]);
+    tmux.wait("two", "the end of the session", |s| s.contains("exit=0"));
+    assert!(tmux.screen("one").contains("exit=0"));
+
+    // A history file that cannot be written does not disturb the session.
+    tmux.start("three", &command(Path::new("/proc/no-such-dir/history")));
+    tmux.wait("three", "the prompt", |s| last_line(s) == "loopy[0]>");
+    tmux.keys("three", &["tile(Mult, [4])", "Enter"]);
+    tmux.wait("three", "the step", |s| last_line(s) == "loopy[1]>");
+    tmux.keys("three", &[":quit", "Enter"]);
+    let s = tmux.wait("three", "the end of the session", |s| s.contains("exit="));
+    assert!(s.contains("exit=0") && !s.contains("error"), "{s}");
     let _ = std::fs::remove_dir_all(&dir);
 }
