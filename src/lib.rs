@@ -11,6 +11,7 @@ pub mod diag;
 pub mod driver;
 pub mod frontend;
 pub mod model;
+pub mod native;
 pub mod presburger;
 pub mod repl;
 pub mod script;

@@ -128,11 +128,13 @@ pub fn run(a: CheckArgs, ctx: &Ctx) -> u8 {
 }
 
 /// One entry of a manifest.
-struct Entry {
-    kernel: PathBuf,
-    script: PathBuf,
-    opts: Options,
-    expect_legal: bool,
+pub(super) struct Entry {
+    pub kernel: PathBuf,
+    pub script: PathBuf,
+    pub opts: Options,
+    pub expect_legal: bool,
+    /// The keys `loopy bench` reads (validated here too, so a typo fails both commands).
+    pub bench: super::bench::ManifestBench,
 }
 
 fn manifest_error(
@@ -151,7 +153,7 @@ fn manifest_error(
     }
 }
 
-fn parse_manifest(path: &Path) -> Result<Vec<Entry>, Failure> {
+pub(super) fn parse_manifest(path: &Path) -> Result<Vec<Entry>, Failure> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| manifest_error(&name, "", None, format!("cannot read `{name}`: {e}")))?;
@@ -174,6 +176,7 @@ fn parse_manifest(path: &Path) -> Result<Vec<Entry>, Failure> {
                 "kernel", "script", "include", "define", "function", "scop", "expect",
             ]
             .contains(&key.as_str())
+                && !super::bench::MANIFEST_KEYS.contains(&key.as_str())
             {
                 return Err(bad(format!("check #{}: unknown key `{key}`", i + 1)));
             }
@@ -236,6 +239,7 @@ fn parse_manifest(path: &Path) -> Result<Vec<Entry>, Failure> {
                 scop,
             },
             expect_legal,
+            bench: super::bench::parse_manifest_bench(t, i + 1, dir, &bad)?,
         });
     }
     Ok(out)

@@ -4,6 +4,7 @@
 //! defines one (an illegal transformation, differing outputs), 2 bad input or usage.
 
 mod apply;
+mod bench;
 mod calc;
 mod check;
 mod deps;
@@ -49,6 +50,10 @@ pub enum Command {
     /// modelled region replaced (to standard output, `-o OUT.c`, or `--in-place`). Exit 1
     /// without writing anything when the script is illegal.
     Apply(apply::ApplyArgs),
+    /// Compile the original and the transformed program with the same compiler and flags,
+    /// require identical outputs (exit 1 when they differ), then time them interleaved and
+    /// report the speedup. `--manifest loopy.toml` benches many pairs and prints a table.
+    Bench(Box<bench::BenchArgs>),
     /// Interactive: apply script statements one at a time and look at the schedules, the
     /// generated code and the verdict as you go (`:help` inside lists the commands).
     Repl(repl::ReplArgs),
@@ -90,6 +95,7 @@ pub fn main() -> ExitCode {
         Command::Check(a) => check::run(a, &ctx),
         Command::Deps(a) => deps::run(a, &ctx),
         Command::Apply(a) => apply::run(a, &ctx),
+        Command::Bench(a) => bench::run(*a, &ctx),
         Command::Repl(a) => repl::run(a, &ctx),
     };
     ExitCode::from(code)

@@ -629,10 +629,10 @@ impl Scanner {
         }
         // Iterators beyond the scanned dims: solved from equalities, then substituted away
         // (scaling rows by the positive divisor keeps inequalities valid).
-        // Gaussian elimination: repeatedly solve an equality that mentions exactly one
-        // unsolved iterator (a schedule like (i + j, j) needs j first).
+        // Gaussian elimination: solve an equality for one unknown, substitute it everywhere
+        // (earlier solutions included), repeat: (2i + j, i + j) gives i and j.
         let mut conds = vec![];
-        let mut solved: Vec<Option<(Row, Int)>> = vec![None; inner_dims];
+        let mut solved: Vec<(usize, Row, Int)> = vec![];
         let unknowns: Vec<usize> = (n_outer..n_outer + inner_dims)
             .chain(dependent.iter().copied())
             .collect();
@@ -640,12 +640,12 @@ impl Scanner {
             if !*eq {
                 return None;
             }
-            let nz: Vec<usize> = unknowns
+            // The unknown with the smallest coefficient (a unit one keeps divisions out).
+            let col = unknowns
                 .iter()
                 .copied()
                 .filter(|&k| !r[k].is_zero())
-                .collect();
-            let [col] = nz[..] else { return None };
+                .min_by(|&x, &y| r[x].abs().cmp(&r[y].abs()))?;
             // Not through a local defined by the iterator itself: substituting would make
             // the definition circular.
             let circular =
@@ -672,6 +672,13 @@ impl Scanner {
             for (row, _, _) in rows.iter_mut() {
                 sub(row);
             }
+            // Earlier solutions may mention this unknown (elimination, then back-substitution).
+            for (_, num_a, den_a) in solved.iter_mut() {
+                if !num_a[col].is_zero() {
+                    sub(num_a);
+                    *den_a = &*den_a * &den;
+                }
+            }
             for dv in b.divs.iter_mut().flatten() {
                 let k = dv.num.get(col).cloned().unwrap_or(Int::ZERO);
                 if !k.is_zero() {
@@ -680,18 +687,24 @@ impl Scanner {
                     dv.den = &dv.den * &den;
                 }
             }
+            solved.push((col, num, den));
+        }
+        // A local solved away must still be an integer; its (now stale) definition is no
+        // longer used.
+        for (col, num, den) in &solved {
+            if *col >= n_outer + inner_dims && *den > Int::ONE {
+                conds.push(Cond::Divisible(Expr::from_row(num, &b), den.clone()));
+            }
+        }
+        let mut by_dim: Vec<Option<(Row, Int)>> = vec![None; inner_dims];
+        for (col, num, den) in solved {
             if col < n_outer + inner_dims {
-                solved[col - n_outer] = Some((num, den));
-            } else {
-                // A local solved away: its (now stale) definition is no longer used.
-                if den > Int::ONE {
-                    conds.push(Cond::Divisible(Expr::from_row(&num, &b), den.clone()));
-                }
+                by_dim[col - n_outer] = Some((num, den));
             }
         }
         // Expressions only now, when every local's definition is free of iterators.
         let mut args = vec![];
-        for (d, s) in solved.into_iter().enumerate() {
+        for (d, s) in by_dim.into_iter().enumerate() {
             let Some((num, den)) = s else {
                 args.push(Expr::Comment(format!("iterator {d} is not determined")));
                 continue;

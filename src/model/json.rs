@@ -10,6 +10,8 @@ pub enum Json {
     Int(i128),
     /// Big integers that do not fit are written as strings of digits, never rounded.
     BigInt(String),
+    /// A measurement (a time, a ratio); written as `null` when not finite.
+    Num(f64),
     Str(String),
     Array(Vec<Json>),
     /// Keys keep their insertion order.
@@ -53,6 +55,10 @@ impl Json {
                 let _ = write!(out, "{i}");
             }
             Json::BigInt(s) => out.push_str(s),
+            Json::Num(x) if x.is_finite() => {
+                let _ = write!(out, "{x}");
+            }
+            Json::Num(_) => out.push_str("null"),
             Json::Str(s) => escape(s, out),
             Json::Array(v) if v.is_empty() => out.push_str("[]"),
             Json::Array(v) if v.iter().all(Json::is_scalar) => {

@@ -270,7 +270,7 @@ impl Basic {
 
     /// Exact integer emptiness over all parameter values.
     pub fn is_empty(&self) -> bool {
-        !omega::is_feasible(&self.to_problem())
+        !omega::is_feasible_owned(self.to_problem())
     }
 
     /// An integer point: values of parameters, dimensions and locals, in column order.
@@ -830,6 +830,12 @@ impl Basic {
         Some(pt)
     }
 
+    /// The conjunction prepared for many emptiness tests with a few rows added (see
+    /// [`Reduced`]).
+    pub fn reduced(&self) -> Reduced {
+        Reduced::new(self)
+    }
+
     /// Does the conjunction admit exactly the given values for parameters and dimensions?
     pub fn contains(&self, point: &[Int]) -> bool {
         debug_assert_eq!(point.len(), self.n_param + self.n_dim);
@@ -838,5 +844,130 @@ impl Basic {
             b.fix_col(1 + i, v);
         }
         !b.is_empty()
+    }
+}
+
+/// A conjunction with its unit-coefficient equalities solved once and its columns
+/// substituted away, for callers that test it many times with a few rows added (a joint
+/// dependence space, level after level). The Omega test would redo those substitutions, and
+/// a normalisation per substitution, on every call. Substituting a variable fixed by a unit
+/// equality is exact over the integers, so emptiness answers are those of the original.
+#[derive(Clone, Debug)]
+pub struct Reduced {
+    /// `(column, expression)` in elimination order: later expressions never mention earlier
+    /// columns.
+    subst: Vec<(usize, Row)>,
+    /// Original columns that remain, constant first.
+    keep: Vec<usize>,
+    /// The remaining constraints over `keep`; `None` when the conjunction is empty.
+    base: Option<Problem>,
+}
+
+impl Reduced {
+    fn new(b: &Basic) -> Reduced {
+        let mut p = b.to_problem();
+        let mut subst: Vec<(usize, Row)> = vec![];
+        // Normalising once per round, not once per substitution (nor before the first, as
+        // the input needs no normalisation): rows that became trivial or contradictory are
+        // dealt with at the end of the round, and gcd division may reveal new unit
+        // equalities for the next one.
+        let feasible = loop {
+            let mut progressed = false;
+            while let Some((e, k)) = p.eqs.iter().enumerate().find_map(|(e, r)| {
+                (1..r.len())
+                    .rev()
+                    .find(|&k| r[k] == 1 || r[k] == -1)
+                    .map(|k| (e, k))
+            }) {
+                let eq = p.eqs.swap_remove(e);
+                // a_k x_k + rest = 0 with a_k = ±1  ⇒  x_k = -a_k · rest
+                let s = eq[k].clone();
+                let mut expr: Row = eq.iter().map(|v| -(&s * v)).collect();
+                expr[k] = Int::ZERO;
+                for r in p.eqs.iter_mut().chain(p.ineqs.iter_mut()) {
+                    substitute(r, k, &expr);
+                }
+                subst.push((k, expr));
+                progressed = true;
+            }
+            let feasible = omega::normalize(&mut p);
+            if !progressed || !feasible {
+                break feasible;
+            }
+        };
+        let keep: Vec<usize> = (0..=p.n)
+            .filter(|c| subst.iter().all(|(k, _)| k != c))
+            .collect();
+        let base = feasible.then(|| {
+            let squeeze = |r: &Row| -> Row { keep.iter().map(|&c| r[c].clone()).collect() };
+            Problem {
+                n: keep.len() - 1,
+                eqs: p.eqs.iter().map(squeeze).collect(),
+                ineqs: p.ineqs.iter().map(squeeze).collect(),
+            }
+        });
+        let base = base.filter(omega::is_feasible);
+        Reduced { subst, keep, base }
+    }
+
+    /// Is the original conjunction empty?
+    pub fn is_empty(&self) -> bool {
+        self.base.is_none()
+    }
+
+    /// A row of the original conjunction's columns, over the remaining columns.
+    fn translate(&self, r: &Row) -> Row {
+        let mut r = r.clone();
+        for (k, e) in &self.subst {
+            substitute(&mut r, *k, e);
+        }
+        self.keep.iter().map(|&c| r[c].clone()).collect()
+    }
+
+    /// Is the original conjunction empty once `eqs` and `ineqs` (rows of its width) are
+    /// added? Rows that become constants are decided without a search.
+    pub fn is_empty_with(&self, eqs: &[Row], ineqs: &[Row]) -> bool {
+        let Some(base) = &self.base else { return true };
+        let constant = |r: &Row| r[1..].iter().all(Int::is_zero);
+        let mut p = Problem {
+            n: base.n,
+            eqs: vec![],
+            ineqs: vec![],
+        };
+        for r in eqs {
+            let r = self.translate(r);
+            if !constant(&r) {
+                p.eqs.push(r);
+            } else if !r[0].is_zero() {
+                return true;
+            }
+        }
+        for r in ineqs {
+            let r = self.translate(r);
+            if !constant(&r) {
+                p.ineqs.push(r);
+            } else if r[0].is_negative() {
+                return true;
+            }
+        }
+        if p.eqs.is_empty() && p.ineqs.is_empty() {
+            // The base is feasible.
+            return false;
+        }
+        p.eqs.extend(base.eqs.iter().cloned());
+        p.ineqs.extend(base.ineqs.iter().cloned());
+        !omega::is_feasible_owned(p)
+    }
+}
+
+/// Replaces column `k` of `r` by `expr · (1, columns)` (`expr[k] == 0`).
+fn substitute(r: &mut Row, k: usize, expr: &Row) {
+    let c = std::mem::replace(&mut r[k], Int::ZERO);
+    if !c.is_zero() {
+        for (v, e) in r.iter_mut().zip(expr) {
+            if !e.is_zero() {
+                *v += &(&c * e);
+            }
+        }
     }
 }

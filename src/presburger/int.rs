@@ -140,6 +140,12 @@ impl Int {
 
     /// Remainder of floor division: has the sign of `d` (so `mod_floor(-1, 32) = 31`).
     pub fn mod_floor(&self, d: &Int) -> Int {
+        if let (Int::Small(a), Int::Small(b)) = (self, d) {
+            // `checked_rem_euclid` fails only for a zero divisor and `MIN % -1`.
+            if a.checked_rem_euclid(*b).is_some() {
+                return Int::Small(Integer::mod_floor(a, b));
+            }
+        }
         self - &(&self.div_floor(d) * d)
     }
 
@@ -185,6 +191,7 @@ impl std::str::FromStr for Int {
 }
 
 impl PartialEq for Int {
+    #[inline]
     fn eq(&self, other: &Int) -> bool {
         match (self, other) {
             (Int::Small(a), Int::Small(b)) => a == b,
@@ -207,18 +214,25 @@ impl std::hash::Hash for Int {
 }
 
 impl PartialOrd for Int {
+    #[inline]
     fn partial_cmp(&self, other: &Int) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
 impl Ord for Int {
+    #[inline]
     fn cmp(&self, other: &Int) -> Ordering {
         match (self, other) {
             (Int::Small(a), Int::Small(b)) => a.cmp(b),
-            _ => self.to_big().cmp(&other.to_big()),
+            _ => cmp_big(self, other),
         }
     }
+}
+
+#[cold]
+fn cmp_big(a: &Int, b: &Int) -> Ordering {
+    a.to_big().cmp(&b.to_big())
 }
 
 impl PartialEq<i64> for Int {

@@ -12,7 +12,7 @@ pub mod print;
 pub mod set;
 pub mod space;
 
-pub use basic::{Basic, Div};
+pub use basic::{Basic, Div, Reduced};
 pub use int::Int;
 pub use parse::{parse, parse_map, parse_set, parse_with_constants, ParseError, Parsed};
 pub use print::fmt_point;

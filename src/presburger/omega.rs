@@ -44,6 +44,15 @@ pub fn is_feasible(p: &Problem) -> bool {
     solve(p).is_some()
 }
 
+/// [`is_feasible`] on a problem the caller no longer needs (saves a copy).
+pub fn is_feasible_owned(p: Problem) -> bool {
+    if cfg!(debug_assertions) {
+        // Keeps the witness check of `solve`.
+        return is_feasible(&p);
+    }
+    solve_rec(p).is_some()
+}
+
 /// An integer point satisfying every constraint of `p`, or `None` when there is none.
 pub fn solve(p: &Problem) -> Option<Vec<Int>> {
     let sol = solve_rec(p.clone())?;
@@ -103,7 +112,7 @@ pub fn normalize(p: &mut Problem) -> bool {
         }
         eqs.push(r);
     }
-    eqs.sort_unstable();
+    eqs.sort_unstable_by(|a, b| cmp_rows(a, b));
     eqs.dedup();
     // Parallel inequalities: keep the tightest; detect opposite pairs. Sorting by
     // coefficients puts parallel rows next to each other, smallest constant first.
@@ -124,12 +133,19 @@ pub fn normalize(p: &mut Problem) -> bool {
         }
         rows.push(r);
     }
-    rows.sort_unstable_by(|a, b| a[1..].cmp(&b[1..]).then_with(|| a[0].cmp(&b[0])));
+    rows.sort_unstable_by(|a, b| cmp_rows(&a[1..], &b[1..]).then_with(|| a[0].cmp(&b[0])));
     rows.dedup_by(|later, earlier| later[1..] == earlier[1..]);
-    let mut dropped = vec![false; rows.len()];
-    let mut ineqs = Vec::with_capacity(rows.len());
+    // What becomes of each row: kept, dropped (the opposite of a pinned pair), or an
+    // equality. Decided first so that rows are moved, not copied.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Fate {
+        Keep,
+        Drop,
+        Equality,
+    }
+    let mut fate = vec![Fate::Keep; rows.len()];
     for i in 0..rows.len() {
-        if dropped[i] {
+        if fate[i] == Fate::Drop {
             continue;
         }
         // Rows with a negative leading coefficient sort before their opposites.
@@ -138,25 +154,57 @@ pub fn normalize(p: &mut Problem) -> bool {
             .find(|v| !v.is_zero())
             .is_some_and(|v| v.is_negative());
         if negative_first {
-            let neg: Vec<Int> = rows[i][1..].iter().map(|v| -v).collect();
-            if let Ok(j) = rows.binary_search_by(|r| r[1..].cmp(&neg[..])) {
+            let me = &rows[i][1..];
+            if let Ok(j) = rows.binary_search_by(|r| cmp_negated(&r[1..], me)) {
                 // c + a·x >= 0 and c' - a·x >= 0  ⇒  -c <= a·x <= c'
                 let width = &rows[i][0] + &rows[j][0];
                 if width.is_negative() {
                     return false;
                 }
                 if width.is_zero() {
-                    dropped[j] = true;
-                    eqs.push(rows[i].clone());
-                    continue;
+                    fate[j] = Fate::Drop;
+                    fate[i] = Fate::Equality;
                 }
             }
         }
-        ineqs.push(rows[i].clone());
+    }
+    let mut ineqs = Vec::with_capacity(rows.len());
+    for (r, f) in rows.into_iter().zip(fate) {
+        match f {
+            Fate::Keep => ineqs.push(r),
+            Fate::Equality => eqs.push(r),
+            Fate::Drop => {}
+        }
     }
     p.eqs = eqs;
     p.ineqs = ineqs;
     true
+}
+
+/// Lexicographic order of rows (that of `Vec<Int>`), without the generic slice machinery.
+#[inline]
+fn cmp_rows(a: &[Int], b: &[Int]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        let o = x.cmp(y);
+        if o.is_ne() {
+            return o;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// `a` compared with the negation of `b`, lexicographically, without building `-b`.
+fn cmp_negated(a: &[Int], b: &[Int]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        let o = match (x, y) {
+            (Int::Small(x), Int::Small(y)) if *y != i64::MIN => x.cmp(&-y),
+            _ => x.cmp(&-y),
+        };
+        if o.is_ne() {
+            return o;
+        }
+    }
+    a.len().cmp(&b.len())
 }
 
 /// Rational Fourier–Motzkin projection onto the variables in `keep` (1-based columns):

@@ -157,6 +157,16 @@ macro_rules! common_ops {
             /// search for redundant constraints or parts, which costs an emptiness test per
             /// constraint; results are printed after `simplify`.
             pub fn tidy(&self) -> $t {
+                self.tidy_parts(true)
+            }
+
+            /// [`Self::tidy`] for parts the caller knows to be non-empty: the same result
+            /// without an emptiness test per part.
+            pub fn tidy_nonempty(&self) -> $t {
+                self.tidy_parts(false)
+            }
+
+            fn tidy_parts(&self, test_empty: bool) -> $t {
                 let mut parts = Vec::with_capacity(self.parts.len());
                 for b in &self.parts {
                     let mut b = b.clone();
@@ -164,7 +174,7 @@ macro_rules! common_ops {
                         continue;
                     }
                     b.eliminate_locals();
-                    if b.normalize() && !b.is_empty() {
+                    if b.normalize() && !(test_empty && b.is_empty()) {
                         parts.push(b);
                     }
                 }

@@ -2,8 +2,9 @@
 //! schedule is one-to-one. Violations come with the smallest witness and the script steps
 //! that moved the instances involved.
 
-use super::deps::{at_level, joint, Dependence, Order, Program};
+use super::deps::{at_level, equal_row, joint_raw, level_rows, Dependence, Order, Program};
 use crate::diag::Diagnostic;
+use crate::presburger::omega::Row;
 use crate::presburger::{Int, Map};
 use crate::script::interp::{Interpreter, Piece, Step};
 
@@ -155,27 +156,47 @@ pub fn check(program: &Program, deps: &[Dependence], interp: &Interpreter) -> Ve
         {
             for (qi, _) in pieces.iter().enumerate().filter(|(_, q)| q.stmt == d.sink) {
                 let n = scheds[pi].n_out();
-                let joint = joint(&rel, &scheds[pi], &scheds[qi]);
+                let joint = joint_raw(&rel, &scheds[pi], &scheds[qi]);
                 let (pp, pq) = (&pieces[pi].pos, &pieces[qi].pos);
-                for b in &joint {
+                for mut b in joint {
                     let jp = b.n_param;
-                    // Equal prefix so far; once it is impossible, no deeper level can be
-                    // reached. Position levels compare constants and need no test.
-                    let mut prefix = b.clone();
+                    // Emptiness is decided on the reduced conjunction; only a non-empty
+                    // candidate pays for its smallest witness, on the conjunction itself
+                    // (normalised as `joint` would, which cannot fail once it is non-empty).
+                    let red = b.reduced();
+                    if red.is_empty() {
+                        continue;
+                    }
+                    let mut normalized = false;
+                    // Equal prefix so far (non-empty); once it is empty, no deeper level can
+                    // be reached. Position levels compare constants and need no test.
+                    let mut equal: Vec<Row> = vec![];
                     for l in 0..=n {
+                        // `Some(false)`: the equal prefix itself; `Some(true)`: the prefix
+                        // with the source after the sink at level l.
                         let candidate = if l == n {
-                            Some(prefix.clone())
+                            Some(false)
                         } else if l % 2 == 0 {
-                            let (x, y) = (&pp[l / 2], &pq[l / 2]);
-                            if x > y {
-                                Some(prefix.clone())
-                            } else {
-                                None
-                            }
+                            (pp[l / 2] > pq[l / 2]).then_some(false)
                         } else {
-                            Some(at_level(&prefix, ni + nj, n, l, Order::After))
+                            let (_, after) = level_rows(&b, ni + nj, n, l, Order::After);
+                            let after = after.expect("strict");
+                            let empty = red.is_empty_with(&equal, std::slice::from_ref(&after));
+                            (!empty).then_some(true)
                         };
-                        if let Some(t) = candidate {
+                        if let Some(after) = candidate {
+                            if !normalized {
+                                let ok = b.normalize();
+                                debug_assert!(ok, "a non-empty conjunction normalises");
+                                normalized = true;
+                            }
+                            let mut t = b.clone();
+                            for r in &equal {
+                                t.add_eq(r.clone());
+                            }
+                            if after {
+                                t = at_level(&t, ni + nj, n, l, Order::After);
+                            }
                             if let Some(w) = t.lexmin_prefix(jp + ni + nj) {
                                 if worst.as_ref().is_none_or(|x| w < *x) {
                                     worst = Some(w);
@@ -193,11 +214,8 @@ pub fn check(program: &Program, deps: &[Dependence], interp: &Interpreter) -> Ve
                             continue;
                         }
                         // Extend the equal prefix by level l.
-                        let mut r = prefix.zero_row();
-                        r[prefix.col_dim(ni + nj + l)] = Int::ONE;
-                        r[prefix.col_dim(ni + nj + n + l)] = Int::from(-1);
-                        prefix.add_eq(r);
-                        if prefix.is_empty() {
+                        equal.push(equal_row(&b, ni + nj, n, l));
+                        if red.is_empty_with(&equal, &[]) {
                             break;
                         }
                     }

@@ -1,6 +1,7 @@
 //! Exact memory-based dependences: flow, anti and output, between every pair of accesses to
 //! the same array, restricted to the original execution order, for all parameter values.
 
+use crate::presburger::omega::Row;
 use crate::presburger::{Basic, Int, Map, Set};
 use crate::script::interp::Origin;
 
@@ -113,6 +114,14 @@ pub(crate) enum Order {
 /// conjunctions over `[params | i | j | tS | tT | locals]`, where `tS = ts(i)` and
 /// `tT = tt(j)`. Comparing times is then adding rows and testing emptiness — no composition.
 pub(crate) fn joint(rel: &Map, ts: &Map, tt: &Map) -> Vec<Basic> {
+    joint_raw(rel, ts, tt)
+        .into_iter()
+        .filter_map(|mut b| b.normalize().then_some(b))
+        .collect()
+}
+
+/// [`joint`] without the normalisation of each conjunction (the caller may not need it).
+pub(crate) fn joint_raw(rel: &Map, ts: &Map, tt: &Map) -> Vec<Basic> {
     let mut params = rel.space().merged_params(ts.space());
     for q in &tt.space().params {
         if !params.contains(q) {
@@ -141,28 +150,26 @@ pub(crate) fn joint(rel: &Map, ts: &Map, tt: &Map) -> Vec<Basic> {
                 let mut q = q.clone();
                 q.insert_dims(0, ni);
                 q.insert_dims(ni + nj, l);
-                let mut b = rp.intersect(&q);
-                if b.normalize() {
-                    out.push(b);
-                }
+                out.push(rp.intersect(&q));
             }
         }
     }
     out
 }
 
-/// Adds the comparison of the two times (from dim `at`, `n` entries each) at level `l`.
-pub(crate) fn at_level(b: &Basic, at: usize, n: usize, l: usize, order: Order) -> Basic {
-    let mut b = b.clone();
-    let (cs, ct) = (|k: usize| at + k, |k: usize| at + n + k);
+/// The rows comparing the two times (from dim `at`, `n` entries each) at level `l`:
+/// equalities for the levels before `l` (all levels for `Same`) and the strict inequality
+/// at `l`.
+pub(crate) fn level_rows(
+    b: &Basic,
+    at: usize,
+    n: usize,
+    l: usize,
+    order: Order,
+) -> (Vec<Row>, Option<Row>) {
     let upto = if order == Order::Same { n } else { l };
-    for k in 0..upto {
-        let mut r = b.zero_row();
-        r[b.col_dim(cs(k))] = Int::ONE;
-        r[b.col_dim(ct(k))] = Int::from(-1);
-        b.add_eq(r);
-    }
-    if order != Order::Same {
+    let eqs = (0..upto).map(|k| equal_row(b, at, n, k)).collect();
+    let ineq = (order != Order::Same).then(|| {
         // Before: tT_l - tS_l - 1 >= 0; After: tS_l - tT_l - 1 >= 0
         let s = if order == Order::Before {
             Int::from(-1)
@@ -170,9 +177,30 @@ pub(crate) fn at_level(b: &Basic, at: usize, n: usize, l: usize, order: Order) -
             Int::ONE
         };
         let mut r = b.zero_row();
-        r[b.col_dim(cs(l))] = s.clone();
-        r[b.col_dim(ct(l))] = -&s;
+        r[b.col_dim(at + l)] = s.clone();
+        r[b.col_dim(at + n + l)] = -&s;
         r[0] = Int::from(-1);
+        r
+    });
+    (eqs, ineq)
+}
+
+/// `tS_k - tT_k = 0` (times from dim `at`, `n` entries each).
+pub(crate) fn equal_row(b: &Basic, at: usize, n: usize, k: usize) -> Row {
+    let mut r = b.zero_row();
+    r[b.col_dim(at + k)] = Int::ONE;
+    r[b.col_dim(at + n + k)] = Int::from(-1);
+    r
+}
+
+/// Adds the comparison of the two times (from dim `at`, `n` entries each) at level `l`.
+pub(crate) fn at_level(b: &Basic, at: usize, n: usize, l: usize, order: Order) -> Basic {
+    let mut b = b.clone();
+    let (eqs, ineq) = level_rows(&b, at, n, l, order);
+    for r in eqs {
+        b.add_eq(r);
+    }
+    if let Some(r) = ineq {
         b.add_ineq(r);
     }
     b
@@ -223,22 +251,36 @@ pub fn dependences(p: &Program) -> Vec<Dependence> {
             if let Some(d) = a.private_depth.or(b.private_depth) {
                 conflict = conflict.intersect(&same_outer(&conflict, d));
             }
-            if conflict.is_empty() {
+            // Intersections keep only non-empty parts.
+            if conflict.parts().is_empty() {
                 continue;
             }
             let n = s.schedule.n_out();
             let joint = joint(&conflict, &s.schedule, &t.schedule);
             let (ni, nj) = (s.domain.n_dim(), t.domain.n_dim());
+            // Parts per level. Once the times can no longer be equal up to a level, no
+            // deeper level orders anything.
+            let mut per_level: Vec<Vec<Basic>> = vec![vec![]; n];
+            for b in &joint {
+                let red = b.reduced();
+                let mut equal: Vec<Row> = vec![];
+                for (l, parts) in per_level.iter_mut().enumerate() {
+                    if red.is_empty_with(&equal, &[]) {
+                        break;
+                    }
+                    let (_, before) = level_rows(b, ni + nj, n, l, Order::Before);
+                    if !red.is_empty_with(&equal, &[before.expect("strict")]) {
+                        let piece = at_level(b, ni + nj, n, l, Order::Before);
+                        parts.push(piece.project_dims(ni + nj, 2 * n));
+                    }
+                    equal.push(equal_row(b, ni + nj, n, l));
+                }
+            }
             let mut pieces = vec![];
-            for l in 0..n {
-                let parts: Vec<Basic> = joint
-                    .iter()
-                    .map(|b| at_level(b, ni + nj, n, l, Order::Before))
-                    .filter(|b| !b.is_empty())
-                    .map(|b| b.project_dims(ni + nj, 2 * n))
-                    .collect();
+            for (l, parts) in per_level.into_iter().enumerate() {
                 if !parts.is_empty() {
-                    let dep = Map::from_parts(conflict.space().clone(), parts).tidy();
+                    // Each part was just found non-empty.
+                    let dep = Map::from_parts(conflict.space().clone(), parts).tidy_nonempty();
                     let level = if l % 2 == 1 {
                         Level::Loop(l.div_ceil(2))
                     } else {

@@ -1,0 +1,296 @@
+//! Timing two programs against each other.
+//!
+//! After `warmup` untimed runs of each, the programs run `runs` times each, interleaved
+//! A B A B …: slow drift of the machine (frequency scaling, other jobs, a warming cache)
+//! then affects both sides alike instead of all the runs of one side. The speedup is the
+//! median over rounds of `a / b` (each round's two runs saw nearly the same machine).
+
+use super::run::{run, Outcome};
+use crate::diag::{Diagnostic, Report};
+use std::path::Path;
+
+/// Where a run's time comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    /// Wall time of the whole process, spawn to exit.
+    Process,
+    /// The program's own measurement: the last non-empty line of its stdout, in seconds
+    /// (PolyBench's `-DPOLYBENCH_TIME`).
+    Stdout,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub runs: usize,
+    pub warmup: usize,
+    pub clock: Clock,
+}
+
+/// Which program of a pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    A,
+    B,
+}
+
+/// Reported before every run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub warmup: bool,
+    /// Runs finished so far, warm-up included.
+    pub done: usize,
+    pub total: usize,
+    pub side: Side,
+}
+
+/// Minimum, median and maximum of some samples, in seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stats {
+    pub min: f64,
+    pub median: f64,
+    pub max: f64,
+}
+
+/// The median of some numbers (the mean of the two middle ones for an even count).
+pub fn median(xs: &[f64]) -> f64 {
+    let mut v: Vec<f64> = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => f64::NAN,
+        _ if n % 2 == 1 => v[n / 2],
+        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+impl Stats {
+    pub fn of(xs: &[f64]) -> Stats {
+        Stats {
+            min: xs.iter().copied().fold(f64::INFINITY, f64::min),
+            median: median(xs),
+            max: xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}
+
+/// The samples of a timing, in seconds, in run order (`a[i]` and `b[i]` ran back to back).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timing {
+    pub a: Vec<f64>,
+    pub b: Vec<f64>,
+}
+
+impl Timing {
+    pub fn a_stats(&self) -> Stats {
+        Stats::of(&self.a)
+    }
+
+    pub fn b_stats(&self) -> Stats {
+        Stats::of(&self.b)
+    }
+
+    /// How many times faster B is than A: the median over rounds of `a[i] / b[i]`.
+    pub fn speedup(&self) -> f64 {
+        let ratios: Vec<f64> = self.a.iter().zip(&self.b).map(|(a, b)| a / b).collect();
+        median(&ratios)
+    }
+}
+
+/// The time a program printed as the last non-empty line of its stdout, in seconds.
+pub fn time_from_stdout(stdout: &[u8]) -> Result<f64, String> {
+    let text = String::from_utf8_lossy(stdout);
+    let Some(last) = text.lines().rev().find(|l| !l.trim().is_empty()) else {
+        return Err("the program printed nothing on stdout".to_string());
+    };
+    let word = last.split_whitespace().next().unwrap_or("");
+    match word.parse::<f64>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        _ => Err(format!(
+            "the last line of stdout is not a time in seconds: {:?}",
+            last.trim_end()
+        )),
+    }
+}
+
+/// One timed run: its time in seconds under `clock`.
+pub fn timed_run(exe: &Path, clock: Clock) -> Result<(f64, Outcome), Report> {
+    let o = run(exe)?;
+    if !o.success() {
+        let mut d = Diagnostic::new(format!(
+            "`{}` failed while being timed ({})",
+            exe.display(),
+            o.status
+        ));
+        let err = String::from_utf8_lossy(&o.stderr);
+        let tail: Vec<&str> = err.lines().rev().take(10).collect();
+        for l in tail.into_iter().rev() {
+            d = d.with_note(format!("stderr: {l}"));
+        }
+        return Err(Report {
+            diagnostic: d,
+            sources: vec![],
+        });
+    }
+    let t = match clock {
+        Clock::Process => o.wall.as_secs_f64(),
+        Clock::Stdout => time_from_stdout(&o.stdout).map_err(|m| Report {
+            diagnostic: Diagnostic::new(format!("`{}`: {m}", exe.display())).with_help(
+                "`--time-from-stdout` expects the program to print its kernel time in \
+                 seconds as the last line (PolyBench: `-DPOLYBENCH_TIME`)",
+            ),
+            sources: vec![],
+        })?,
+    };
+    Ok((t, o))
+}
+
+/// Times `a` against `b`: `plan.warmup` untimed runs of each, then `plan.runs` timed runs
+/// of each, interleaved A B A B. `progress` is called before every run.
+pub fn time_pair(
+    a: &Path,
+    b: &Path,
+    plan: &Plan,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Timing, Report> {
+    let total = 2 * (plan.warmup + plan.runs);
+    let mut done = 0;
+    let mut t = Timing {
+        a: vec![],
+        b: vec![],
+    };
+    for round in 0..plan.warmup + plan.runs {
+        let warmup = round < plan.warmup;
+        for side in [Side::A, Side::B] {
+            progress(Progress {
+                warmup,
+                done,
+                total,
+                side,
+            });
+            let exe = if side == Side::A { a } else { b };
+            let (secs, _) = timed_run(exe, plan.clock)?;
+            done += 1;
+            if !warmup {
+                match side {
+                    Side::A => t.a.push(secs),
+                    Side::B => t.b.push(secs),
+                }
+            }
+        }
+    }
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::native::{Toolchain, WorkDir};
+
+    #[test]
+    fn statistics() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median(&[]).is_nan());
+        let s = Stats::of(&[0.3, 0.1, 0.2, 0.5, 0.4]);
+        assert_eq!((s.min, s.median, s.max), (0.1, 0.3, 0.5));
+        let t = Timing {
+            a: vec![2.0, 4.0, 3.0],
+            b: vec![1.0, 1.0, 2.0],
+        };
+        // Ratios per round 2, 4, 1.5: the median is 2 (not 3 / 1 from the medians).
+        assert_eq!(t.speedup(), 2.0);
+    }
+
+    #[test]
+    fn times_on_stdout() {
+        assert_eq!(time_from_stdout(b"== C\n1 2\n0.001234\n"), Ok(0.001234));
+        assert_eq!(time_from_stdout(b"0.5\n\n"), Ok(0.5));
+        assert_eq!(time_from_stdout(b"1.5e-3 s\n"), Ok(0.0015));
+        assert!(time_from_stdout(b"").is_err());
+        assert!(time_from_stdout(b"result 7\n")
+            .unwrap_err()
+            .contains("result 7"));
+        assert!(time_from_stdout(b"-1\n").is_err());
+    }
+
+    fn build(dir: &WorkDir, name: &str, body: &str) -> std::path::PathBuf {
+        let src = dir.join(&format!("{name}.c"));
+        std::fs::write(
+            &src,
+            format!("#include <stdio.h>\nint main(void) {{ {body} }}\n"),
+        )
+        .unwrap();
+        let exe = dir.join(name);
+        Toolchain {
+            cflags: vec!["-O0".into()],
+            ..Toolchain::default()
+        }
+        .compile(&src, &[], &[], &exe)
+        .unwrap();
+        exe
+    }
+
+    #[test]
+    fn interleaved_runs_with_progress() {
+        let dir = WorkDir::new(None).unwrap();
+        let a = build(&dir, "a", r#"printf("x\n0.5\n"); return 0;"#);
+        let b = build(&dir, "b", r#"printf("x\n0.25\n"); return 0;"#);
+        let plan = Plan {
+            runs: 3,
+            warmup: 1,
+            clock: Clock::Stdout,
+        };
+        let mut seen = vec![];
+        let t = time_pair(&a, &b, &plan, &mut |p| seen.push(p)).unwrap();
+        assert_eq!(t.a, vec![0.5; 3]);
+        assert_eq!(t.b, vec![0.25; 3]);
+        assert_eq!(t.speedup(), 2.0);
+        let order: Vec<(bool, Side)> = seen.iter().map(|p| (p.warmup, p.side)).collect();
+        assert_eq!(
+            order,
+            vec![
+                (true, Side::A),
+                (true, Side::B),
+                (false, Side::A),
+                (false, Side::B),
+                (false, Side::A),
+                (false, Side::B),
+                (false, Side::A),
+                (false, Side::B)
+            ]
+        );
+        assert!(seen
+            .iter()
+            .enumerate()
+            .all(|(i, p)| p.done == i && p.total == 8));
+
+        let plan = Plan {
+            clock: Clock::Process,
+            ..plan
+        };
+        let t = time_pair(&a, &b, &plan, &mut |_| {}).unwrap();
+        assert!(t.a.iter().chain(&t.b).all(|&s| s > 0.0 && s < 10.0));
+    }
+
+    #[test]
+    fn failures_while_timing() {
+        let dir = WorkDir::new(None).unwrap();
+        let ok = build(&dir, "ok", r#"printf("1\n"); return 0;"#);
+        let fails = build(&dir, "fails", r#"fprintf(stderr, "boom\n"); return 3;"#);
+        let words = build(&dir, "words", r#"printf("done\n"); return 0;"#);
+        let plan = Plan {
+            runs: 1,
+            warmup: 0,
+            clock: Clock::Process,
+        };
+        let e = time_pair(&ok, &fails, &plan, &mut |_| {}).unwrap_err();
+        assert!(e.diagnostic.message.contains("exit status 3"));
+        assert!(e.diagnostic.notes.iter().any(|n| n.contains("boom")));
+        let plan = Plan {
+            clock: Clock::Stdout,
+            ..plan
+        };
+        let e = time_pair(&ok, &words, &plan, &mut |_| {}).unwrap_err();
+        assert!(e.diagnostic.message.contains("\"done\""), "{e}");
+    }
+}
