@@ -10,12 +10,27 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const BIN: &str = env!("CARGO_BIN_EXE_loopy");
 const MATMUL: &str = "examples/matmul/matmul.c";
 
-/// A fresh directory for one test's files.
-fn scratch(name: &str) -> PathBuf {
+/// A fresh directory for one test's files, removed when the test is done with it.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!("loopy-repl-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("temp dir");
-    d
+    Scratch(d)
 }
 
 /// Runs `loopy repl ARGS` from the crate root with `input` on standard input.
@@ -258,6 +273,35 @@ fn end_of_input_inside_a_block_is_reported() {
 }
 
 #[test]
+fn bench_the_current_state() {
+    let dir = scratch("bench");
+    let input = ":bench --help\n\
+                 :bench --runs 0\n\
+                 :load examples/matmul/matmul.loopy\n\
+                 :bench --cflags \"-O1 -g\" --runs 1\n\
+                 :undo\n\
+                 affine(Mult, {[i,j,k] -> [i,j,-k]})\n\
+                 :bench --runs 1\n";
+    let (code, out, err) = repl(&[MATMUL, "-D", "N=16"], input, &dir.join("history"));
+    assert_eq!(code, 0, "{err}");
+    // The options of `loopy bench`, on standard output.
+    assert!(
+        out.contains("--runs <RUNS>") && out.contains("--cflags"),
+        "{out}"
+    );
+    assert!(
+        err.contains("invalid value '0' for '--runs <RUNS>'"),
+        "{err}"
+    );
+    // The legal state: both programs built with the session's -D, outputs compared, timed.
+    assert!(out.contains("outputs identical"), "{out}");
+    assert!(out.contains("speedup") && out.contains("-O1 -g"), "{out}");
+    // The illegal one is refused with its reports.
+    assert!(err.contains("nothing was benchmarked"), "{err}");
+    assert!(err.contains("anti dependence on `C`"), "{err}");
+}
+
+#[test]
 fn a_kernel_that_does_not_load_is_exit_2() {
     let dir = scratch("bad");
     let (code, _, err) = repl(&["no/such/kernel.c"], ":quit\n", &dir.join("history"));
@@ -432,5 +476,4 @@ fn terminal_completion_and_history() {
     tmux.keys("three", &[":quit", "Enter"]);
     let s = tmux.wait("three", "the end of the session", |s| s.contains("exit="));
     assert!(s.contains("exit=0") && !s.contains("error"), "{s}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
