@@ -10,12 +10,27 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const BIN: &str = env!("CARGO_BIN_EXE_loopy");
 const MATMUL: &str = "examples/matmul/matmul.c";
 
-/// A fresh directory for one test's files.
-fn scratch(name: &str) -> PathBuf {
+/// A fresh directory for one test's files, removed when the test is done with it.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!("loopy-repl-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("temp dir");
-    d
+    Scratch(d)
 }
 
 /// Runs `loopy repl ARGS` from the crate root with `input` on standard input.
@@ -258,6 +273,35 @@ fn end_of_input_inside_a_block_is_reported() {
 }
 
 #[test]
+fn bench_the_current_state() {
+    let dir = scratch("bench");
+    let input = ":bench --help\n\
+                 :bench --runs 0\n\
+                 :load examples/matmul/matmul.loopy\n\
+                 :bench --cflags \"-O1 -g\" --runs 1\n\
+                 :undo\n\
+                 affine(Mult, {[i,j,k] -> [i,j,-k]})\n\
+                 :bench --runs 1\n";
+    let (code, out, err) = repl(&[MATMUL, "-D", "N=16"], input, &dir.join("history"));
+    assert_eq!(code, 0, "{err}");
+    // The options of `loopy bench`, on standard output.
+    assert!(
+        out.contains("--runs <RUNS>") && out.contains("--cflags"),
+        "{out}"
+    );
+    assert!(
+        err.contains("invalid value '0' for '--runs <RUNS>'"),
+        "{err}"
+    );
+    // The legal state: both programs built with the session's -D, outputs compared, timed.
+    assert!(out.contains("outputs identical"), "{out}");
+    assert!(out.contains("speedup") && out.contains("-O1 -g"), "{out}");
+    // The illegal one is refused with its reports.
+    assert!(err.contains("nothing was benchmarked"), "{err}");
+    assert!(err.contains("anti dependence on `C`"), "{err}");
+}
+
+#[test]
 fn a_kernel_that_does_not_load_is_exit_2() {
     let dir = scratch("bad");
     let (code, _, err) = repl(&["no/such/kernel.c"], ":quit\n", &dir.join("history"));
@@ -357,13 +401,15 @@ fn terminal_completion_and_history() {
     let tmux = Tmux {
         socket: format!("loopy-repl-test-{}", std::process::id()),
     };
-    let command = format!(
-        "cd {ROOT} && LOOPY_HISTORY={} {BIN} repl {MATMUL}; sleep 30",
-        history.display()
-    );
+    let command = |history: &Path| {
+        format!(
+            "cd {ROOT} && LOOPY_HISTORY={} {BIN} repl {MATMUL}; echo exit=$?; sleep 30",
+            history.display()
+        )
+    };
 
     // First session: complete an operation and a tag, apply, quit.
-    tmux.start("one", &command);
+    tmux.start("one", &command(&history));
     tmux.wait("one", "the prompt", |s| last_line(s) == "loopy[0]>");
     assert!(tmux.screen("one").contains(":help lists the commands"));
     // A block over several lines.
@@ -407,7 +453,7 @@ fn terminal_completion_and_history() {
     assert!(h.contains("realign(Init, Mult, 0)"), "{h}");
 
     // Second session: the history of the first one is there.
-    tmux.start("two", &command);
+    tmux.start("two", &command(&history));
     tmux.wait("two", "the prompt", |s| last_line(s) == "loopy[0]>");
     // Entries, newest first: :quit, realign (then the block).
     tmux.keys("two", &["Up", "Up"]);
@@ -419,5 +465,15 @@ fn terminal_completion_and_history() {
         s.contains("[1] realign(Init, Mult, 0)") && last_line(s) == "loopy[1]>"
     });
     tmux.keys("two", &["C-d"]);
-    let _ = std::fs::remove_dir_all(&dir);
+    tmux.wait("two", "the end of the session", |s| s.contains("exit=0"));
+    assert!(tmux.screen("one").contains("exit=0"));
+
+    // A history file that cannot be written does not disturb the session.
+    tmux.start("three", &command(Path::new("/proc/no-such-dir/history")));
+    tmux.wait("three", "the prompt", |s| last_line(s) == "loopy[0]>");
+    tmux.keys("three", &["tile(Mult, [4])", "Enter"]);
+    tmux.wait("three", "the step", |s| last_line(s) == "loopy[1]>");
+    tmux.keys("three", &[":quit", "Enter"]);
+    let s = tmux.wait("three", "the end of the session", |s| s.contains("exit="));
+    assert!(s.contains("exit=0") && !s.contains("error"), "{s}");
 }

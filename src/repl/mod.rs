@@ -92,6 +92,11 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "",
         "the generated C before and after the last input that moved something",
     ),
+    (
+        ":bench",
+        "[OPTIONS]",
+        "compile, compare and time the current state as `loopy bench` (--help: options)",
+    ),
     (":undo", "", "take back the last input"),
     (":redo", "", "apply again what :undo took back"),
     (
@@ -112,6 +117,10 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     (":quit", "", "leave (also :q, or end of input)"),
 ];
 
+/// Runs `loopy bench` on a kernel file and a script file with the words typed after
+/// `:bench` (set by the CLI, which owns the command).
+pub type BenchHook = Box<dyn FnMut(&Path, &Path, &[String]) -> Output>;
+
 /// A REPL session on one kernel.
 pub struct Session {
     kernel: Kernel,
@@ -124,6 +133,7 @@ pub struct Session {
     /// Inputs typed so far (names them `in[N]`).
     typed: usize,
     color: bool,
+    bench: Option<BenchHook>,
 }
 
 impl Session {
@@ -140,7 +150,13 @@ impl Session {
             pending: String::new(),
             typed: 0,
             color,
+            bench: None,
         })
+    }
+
+    /// What `:bench` runs.
+    pub fn set_bench(&mut self, hook: BenchHook) {
+        self.bench = Some(hook);
     }
 
     /// Steps applied so far (shown in the prompt).
@@ -405,6 +421,7 @@ impl Session {
             ":check" => no_arg(self.check()),
             ":code" => no_arg(self.code()),
             ":diff" => no_arg(self.diff()),
+            ":bench" => self.bench(arg),
             ":undo" => no_arg(self.undo()),
             ":redo" => no_arg(self.redo()),
             ":reset" => no_arg(self.reset()),
@@ -481,6 +498,27 @@ impl Session {
         } else {
             Output::out(d)
         }
+    }
+
+    /// The inputs so far written to a temporary script, benched as a file would be.
+    fn bench(&mut self, options: &str) -> Output {
+        let words = match split_words(options) {
+            Ok(w) => w,
+            Err(e) => return Output::err(format!("error: {e}\n")),
+        };
+        let dir = std::env::temp_dir().join(format!("loopy-repl-{}", std::process::id()));
+        let script = dir.join("session.loopy");
+        if let Err(e) = std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(&script, self.script(&script)))
+        {
+            return Output::err(format!("error: cannot write `{}`: {e}\n", script.display()));
+        }
+        let o = match self.bench.as_mut() {
+            Some(hook) => hook(&self.kernel_path, &script, &words),
+            None => Output::err("error: :bench is not available here\n"),
+        };
+        let _ = std::fs::remove_dir_all(&dir);
+        o
     }
 
     fn undo(&mut self) -> Output {
@@ -566,13 +604,20 @@ fn help() -> String {
         "Type script statements (realign, lift, affine, isplit, tile, procedures, def, import); \
          each is applied at once.\n",
     );
-    for (c, arg, what) in COMMANDS {
-        let name = if arg.is_empty() {
+    let name = |c: &str, arg: &str| {
+        if arg.is_empty() {
             c.to_string()
         } else {
             format!("{c} {arg}")
-        };
-        let _ = writeln!(s, "  {name:<12} {what}");
+        }
+    };
+    let w = COMMANDS
+        .iter()
+        .map(|(c, a, _)| name(c, a).len())
+        .max()
+        .unwrap_or(0);
+    for (c, arg, what) in COMMANDS {
+        let _ = writeln!(s, "  {:<w$}  {what}", name(c, arg));
     }
     s
 }
@@ -619,6 +664,31 @@ fn file_arg(arg: &str) -> Option<PathBuf> {
         .and_then(|x| x.strip_suffix('"'))
         .unwrap_or(a);
     (!a.is_empty()).then(|| PathBuf::from(a))
+}
+
+/// Words as a shell splits them: white space separates, quotes group (`--cflags "-O2 -g"`).
+fn split_words(s: &str) -> Result<Vec<String>, String> {
+    let mut words = vec![];
+    let mut cur: Option<String> = None;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' | '\'' => {
+                let w = cur.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some(q) if q == c => break,
+                        Some(x) => w.push(x),
+                        None => return Err(format!("unclosed {c} in the options")),
+                    }
+                }
+            }
+            c if c.is_whitespace() => words.extend(cur.take()),
+            c => cur.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(cur);
+    Ok(words)
 }
 
 /// Open brackets at the end of `text` (comments and strings skipped).
@@ -734,6 +804,16 @@ mod tests {
             "for (i = 0; i < n; i++) {\n  S(i);\n}\n#define X 1\nT();\n"
         );
         assert_eq!(unindent("S();"), "S();\n");
+    }
+
+    #[test]
+    fn option_words() {
+        assert_eq!(
+            split_words(r#"--runs 1 --cflags "-O2 -g" -D 'N=1 0' x"y""#).unwrap(),
+            ["--runs", "1", "--cflags", "-O2 -g", "-D", "N=1 0", "xy"]
+        );
+        assert_eq!(split_words("--cflags \"\"").unwrap(), ["--cflags", ""]);
+        assert!(split_words("\"open").is_err());
     }
 
     #[test]
