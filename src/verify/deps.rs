@@ -265,15 +265,15 @@ pub fn dependences(p: &Program) -> Vec<Dependence> {
                 let red = b.reduced();
                 let mut equal: Vec<Row> = vec![];
                 for (l, parts) in per_level.iter_mut().enumerate() {
-                    if red.is_empty_with(&equal, &[]) {
-                        break;
-                    }
                     let (_, before) = level_rows(b, ni + nj, n, l, Order::Before);
                     if !red.is_empty_with(&equal, &[before.expect("strict")]) {
                         let piece = at_level(b, ni + nj, n, l, Order::Before);
                         parts.push(piece.project_dims(ni + nj, 2 * n));
                     }
                     equal.push(equal_row(b, ni + nj, n, l));
+                    if red.is_empty_with(&equal, &[]) {
+                        break;
+                    }
                 }
             }
             let mut pieces = vec![];
