@@ -859,8 +859,12 @@ pub struct Reduced {
     subst: Vec<(usize, Row)>,
     /// Original columns that remain, constant first.
     keep: Vec<usize>,
-    /// The remaining constraints over `keep`; `None` when the conjunction is empty.
+    /// The remaining constraints over `keep`; `None` when normalisation found the
+    /// conjunction empty.
     base: Option<Problem>,
+    /// Whether `base` has an integer point, decided on first need: callers that go on to
+    /// add rows rarely need it.
+    feasible: std::cell::OnceCell<bool>,
 }
 
 impl Reduced {
@@ -906,13 +910,18 @@ impl Reduced {
                 ineqs: p.ineqs.iter().map(squeeze).collect(),
             }
         });
-        let base = base.filter(omega::is_feasible);
-        Reduced { subst, keep, base }
+        Reduced {
+            subst,
+            keep,
+            base,
+            feasible: std::cell::OnceCell::new(),
+        }
     }
 
     /// Is the original conjunction empty?
     pub fn is_empty(&self) -> bool {
-        self.base.is_none()
+        let Some(base) = &self.base else { return true };
+        !*self.feasible.get_or_init(|| omega::is_feasible(base))
     }
 
     /// A row of the original conjunction's columns, over the remaining columns.
@@ -951,8 +960,10 @@ impl Reduced {
             }
         }
         if p.eqs.is_empty() && p.ineqs.is_empty() {
-            // The base is feasible.
-            return false;
+            return self.is_empty();
+        }
+        if self.feasible.get() == Some(&false) {
+            return true;
         }
         p.eqs.extend(base.eqs.iter().cloned());
         p.ineqs.extend(base.ineqs.iter().cloned());

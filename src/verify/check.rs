@@ -162,14 +162,11 @@ pub fn check(program: &Program, deps: &[Dependence], interp: &Interpreter) -> Ve
                     let jp = b.n_param;
                     // Emptiness is decided on the reduced conjunction; only a non-empty
                     // candidate pays for its smallest witness, on the conjunction itself
-                    // (normalised as `joint` would, which cannot fail once it is non-empty).
+                    // (normalised as `joint` would).
                     let red = b.reduced();
-                    if red.is_empty() {
-                        continue;
-                    }
                     let mut normalized = false;
-                    // Equal prefix so far (non-empty); once it is empty, no deeper level can
-                    // be reached. Position levels compare constants and need no test.
+                    // Equal prefix so far; once it is empty, no deeper level can be
+                    // reached. Position levels compare constants and need no test.
                     let mut equal: Vec<Row> = vec![];
                     for l in 0..=n {
                         // `Some(false)`: the equal prefix itself; `Some(true)`: the prefix
@@ -186,8 +183,10 @@ pub fn check(program: &Program, deps: &[Dependence], interp: &Interpreter) -> Ve
                         };
                         if let Some(after) = candidate {
                             if !normalized {
-                                let ok = b.normalize();
-                                debug_assert!(ok, "a non-empty conjunction normalises");
+                                // As `joint` does; only a conjunction found empty fails.
+                                if !b.normalize() {
+                                    break;
+                                }
                                 normalized = true;
                             }
                             let mut t = b.clone();

@@ -114,25 +114,7 @@ pub(crate) enum Order {
 /// conjunctions over `[params | i | j | tS | tT | locals]`, where `tS = ts(i)` and
 /// `tT = tt(j)`. Comparing times is then adding rows and testing emptiness — no composition.
 pub(crate) fn joint(rel: &Map, ts: &Map, tt: &Map) -> Vec<Basic> {
-    joint_raw(rel, ts, tt)
-        .into_iter()
-        .filter_map(|mut b| b.normalize().then_some(b))
-        .collect()
-}
-
-/// [`joint`] without the normalisation of each conjunction (the caller may not need it).
-pub(crate) fn joint_raw(rel: &Map, ts: &Map, tt: &Map) -> Vec<Basic> {
-    let mut params = rel.space().merged_params(ts.space());
-    for q in &tt.space().params {
-        if !params.contains(q) {
-            params.push(q.clone());
-        }
-    }
-    let (rel, ts, tt) = (
-        rel.align_params(&params),
-        ts.align_params(&params),
-        tt.align_params(&params),
-    );
+    let (rel, ts, tt) = aligned(rel, ts, tt);
     let (ni, nj, l) = (rel.n_in(), rel.n_out(), ts.n_out());
     debug_assert_eq!(l, tt.n_out());
     let mut out = vec![];
@@ -150,7 +132,86 @@ pub(crate) fn joint_raw(rel: &Map, ts: &Map, tt: &Map) -> Vec<Basic> {
                 let mut q = q.clone();
                 q.insert_dims(0, ni);
                 q.insert_dims(ni + nj, l);
-                out.push(rp.intersect(&q));
+                let mut b = rp.intersect(&q);
+                if b.normalize() {
+                    out.push(b);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The three maps over their common parameters (in the order [`joint`] uses).
+fn aligned(rel: &Map, ts: &Map, tt: &Map) -> (Map, Map, Map) {
+    let mut params = rel.space().merged_params(ts.space());
+    for q in &tt.space().params {
+        if !params.contains(q) {
+            params.push(q.clone());
+        }
+    }
+    (
+        rel.align_params(&params),
+        ts.align_params(&params),
+        tt.align_params(&params),
+    )
+}
+
+/// [`joint`] before normalisation: the same rows in the same order, each written once into
+/// its final columns instead of through column insertions and intersections. Local
+/// definitions are carried over but, unlike the rows, not promised to be identical in
+/// representation, so this is for emptiness tests and witnesses (the legality check), not
+/// for relations that are kept.
+pub(crate) fn joint_raw(rel: &Map, ts: &Map, tt: &Map) -> Vec<Basic> {
+    let (rel, ts, tt) = aligned(rel, ts, tt);
+    let (ni, nj, l) = (rel.n_in(), rel.n_out(), ts.n_out());
+    debug_assert_eq!(l, tt.n_out());
+    let np = rel.space().n_param();
+    let locals = 1 + np + ni + nj + 2 * l;
+    // Column of each source column: constant and parameters stay, dimensions go to their
+    // block, locals after those of the earlier conjunctions.
+    let columns = |b: &Basic, dims: &[usize], first_local: usize| -> Vec<usize> {
+        let mut m: Vec<usize> = (0..=np).collect();
+        m.extend(dims.iter().map(|&d| 1 + np + d));
+        m.extend((0..b.n_div()).map(|k| first_local + k));
+        m
+    };
+    let dims_r: Vec<usize> = (0..ni + nj).collect();
+    let dims_p: Vec<usize> = (0..ni).chain(ni + nj..ni + nj + l).collect();
+    let dims_q: Vec<usize> = (ni..ni + nj).chain(ni + nj + l..ni + nj + 2 * l).collect();
+    let mut out = vec![];
+    for r in rel.parts() {
+        let cr = columns(r, &dims_r, locals);
+        for p in ts.parts() {
+            let cp = columns(p, &dims_p, locals + r.n_div());
+            for q in tt.parts() {
+                let cq = columns(q, &dims_q, locals + r.n_div() + p.n_div());
+                let width = locals + r.n_div() + p.n_div() + q.n_div();
+                let place = |row: &Row, cols: &[usize]| -> Row {
+                    let mut out = vec![Int::ZERO; width];
+                    for (c, v) in row.iter().enumerate() {
+                        if !v.is_zero() {
+                            out[cols[c]] = v.clone();
+                        }
+                    }
+                    out
+                };
+                let mut b = Basic::universe(np, ni + nj + 2 * l);
+                for (x, cols) in [(r, &cr), (p, &cp), (q, &cq)] {
+                    b.divs.extend(x.divs.iter().map(|d| {
+                        d.as_ref().map(|d| crate::presburger::Div {
+                            num: place(&d.num, cols),
+                            den: d.den.clone(),
+                        })
+                    }));
+                }
+                for (x, cols) in [(r, &cr), (p, &cp), (q, &cq)] {
+                    b.eqs.extend(x.eqs.iter().map(|e| place(e, cols)));
+                }
+                for (x, cols) in [(r, &cr), (p, &cp), (q, &cq)] {
+                    b.ineqs.extend(x.ineqs.iter().map(|e| place(e, cols)));
+                }
+                out.push(b);
             }
         }
     }
@@ -265,15 +326,15 @@ pub fn dependences(p: &Program) -> Vec<Dependence> {
                 let red = b.reduced();
                 let mut equal: Vec<Row> = vec![];
                 for (l, parts) in per_level.iter_mut().enumerate() {
-                    if red.is_empty_with(&equal, &[]) {
-                        break;
-                    }
                     let (_, before) = level_rows(b, ni + nj, n, l, Order::Before);
                     if !red.is_empty_with(&equal, &[before.expect("strict")]) {
                         let piece = at_level(b, ni + nj, n, l, Order::Before);
                         parts.push(piece.project_dims(ni + nj, 2 * n));
                     }
                     equal.push(equal_row(b, ni + nj, n, l));
+                    if red.is_empty_with(&equal, &[]) {
+                        break;
+                    }
                 }
             }
             let mut pieces = vec![];
@@ -303,4 +364,39 @@ pub fn dependences(p: &Program) -> Vec<Dependence> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presburger::parse_map;
+
+    /// The direct construction gives the rows of the one through intersections.
+    #[test]
+    fn joint_raw_has_the_rows_of_joint() {
+        let rel = parse_map(
+            "[N, M] -> { S[i, j] -> T[k] : 0 <= i < N and 0 <= j < M and k = i + j and \
+             exists (e : j = 2e); S[i, j] -> T[k] : k = i - 1 and 0 <= j <= i < N }",
+            &[],
+        )
+        .unwrap();
+        let ts = parse_map(
+            "[N] -> { S[i, j] -> [0, a, b, 0, i % 32] : a = floor(i / 32) and b = j and i < N }",
+            &[],
+        )
+        .unwrap();
+        let tt = parse_map(
+            "[M] -> { T[k] -> [1, k, 0, 0, 0] : k < 10; T[k] -> [1, k, 1, floor(k / 4), 0] : \
+             k >= 10 and k < M }",
+            &[],
+        )
+        .unwrap();
+        let old = joint(&rel, &ts, &tt);
+        let new: Vec<Basic> = joint_raw(&rel, &ts, &tt)
+            .into_iter()
+            .filter_map(|mut b| b.normalize().then_some(b))
+            .collect();
+        assert!(!old.is_empty());
+        assert_eq!(old, new);
+    }
 }
