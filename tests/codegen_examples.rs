@@ -2,26 +2,12 @@
 //! quality show in review) compiles with `-Wall -Wextra -Werror`, and the transformed
 //! program prints exactly what the original prints.
 
+mod common;
+use common::{cc, examples};
 use loopy::driver::{generate, Kernel, Run};
 use loopy::frontend::Options;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn cc() -> String {
-    std::env::var("CC").unwrap_or_else(|_| "cc".to_string())
-}
-
-fn examples() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let mut v: Vec<String> = std::fs::read_dir(&root)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| root.join(n).join(format!("{n}.loopy")).exists())
-        .collect();
-    v.sort();
-    v
-}
 
 fn compile(src: &Path, exe: &Path, strict: bool) {
     let mut cmd = Command::new(cc());

@@ -1,14 +1,12 @@
 //! Trace validation of the scanner: the C it generates, compiled and run, prints exactly
 //! the points of the set in lexicographic order, for several parameter values.
 
+mod common;
+use common::cc;
 use loopy::codegen::scan_set_to_c;
 use loopy::presburger::{parse_set, Int, Set};
 use proptest::prelude::*;
 use std::process::Command;
-
-fn cc() -> String {
-    std::env::var("CC").unwrap_or_else(|_| "cc".to_string())
-}
 
 /// Compiles and runs the scan of `set` for each value of N; returns one trace per value.
 fn run_scan(set: &Set, ns: &[i64]) -> Vec<Vec<Vec<i64>>> {

@@ -3,28 +3,14 @@
 //! the domains sorted by the schedule, for several parameter values (degenerate ones
 //! included).
 
+mod common;
+use common::{cc, examples};
 use loopy::codegen::Body;
 use loopy::driver::{generate_with, Kernel, Run};
 use loopy::frontend::Options;
 use loopy::presburger::Int;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn cc() -> String {
-    std::env::var("CC").unwrap_or_else(|_| "cc".to_string())
-}
-
-fn examples() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let mut v: Vec<String> = std::fs::read_dir(&root)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| root.join(n).join(format!("{n}.loopy")).exists())
-        .collect();
-    v.sort();
-    v
-}
 
 fn scratch(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("loopy-trace-{}-{tag}", std::process::id()));
@@ -125,15 +111,15 @@ fn validate(name: &str, script: &str, tag: &str, values: &[Vec<i64>]) {
     validate_run(name, &kernel, &run, tag, values);
 }
 
-/// Validates the trace of the code generated for the state of `run`. Schedules that are
-/// not one-to-one are skipped (the verifier rejects them before code generation).
+/// Validates the trace of the code generated for the state of `run`, whose schedule must be
+/// one-to-one (every operation the tests use is).
 fn validate_run(name: &str, kernel: &Kernel, run: &Run, tag: &str, values: &[Vec<i64>]) {
     let mut wants = vec![];
     for vals in values {
         let vals = &vals[..kernel.scop.params.len().min(vals.len())];
         match expected(kernel, run, vals) {
             Some(w) => wants.push(w),
-            None => return,
+            None => panic!("{name} ({tag}): two instances at one time for {vals:?}"),
         }
     }
     let g = generate_with(kernel, &run.interp.state, Body::Trace)
@@ -262,8 +248,8 @@ mod random {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
 
-        /// Whatever the schedule (legal or not: order is all that is checked here), the code
-        /// runs every instance once, in schedule order.
+        /// Whatever the schedule (legal or not: order is all that is checked here; every
+        /// operation here is one-to-one), the code runs every instance once, in schedule order.
         #[test]
         fn random_schedules_trace_in_order(ops in prop::collection::vec(op(), 1..4)) {
             let k = kernel();

@@ -6,7 +6,10 @@
 //! dimensions that an equality pins to an expression instead of looping over them, and
 //! leaves at the innermost level a guard with exactly the constraints the enclosing loops do
 //! not already imply. The result runs every point once, in order, for every parameter value.
-//! Loop separation (no guards where splitting a loop would do) is not done yet.
+//! Where items have different ranges along a dimension, the range is separated into pieces
+//! with their own loops when the pieces come in one order ([`Scanner::separate`]); a
+//! guard is hoisted out of loops that do not need it. Strides are not generated: a scaled
+//! dimension is scanned with a divisibility guard.
 
 use super::ast::{Cond, Expr, Node};
 use crate::presburger::omega::{self, Problem, Row};
@@ -844,67 +847,36 @@ fn restrict(b: &mut Basic, piece: &Basic) {
     }
 }
 
-/// Moves a guard out of a loop when it is the loop's whole body and does not depend on the
-/// loop's variable: tested once instead of on every iteration.
+/// Moves a guard out of a loop (or an assignment) when it is the whole body and does not
+/// depend on the loop's variable: tested once instead of on every iteration.
 fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
-    let free = |conds: &[Cond], var: usize| conds.iter().all(|c| !c.uses_col(1 + n_param + var));
     nodes
         .into_iter()
-        .map(|n| match n {
-            Node::For {
-                var,
-                name,
-                lower,
-                step,
-                upper,
-                body,
-            } => {
-                let body = hoist_guards(body, n_param);
-                if let [Node::If { conds, body: inner }] = &body[..] {
-                    if free(conds, var) {
-                        return Node::If {
-                            conds: conds.clone(),
-                            body: vec![Node::For {
-                                var,
-                                name,
-                                lower,
-                                step,
-                                upper,
-                                body: inner.clone(),
-                            }],
-                        };
-                    }
+        .map(|mut n| {
+            let (var, body) = match &mut n {
+                Node::For { var, body, .. } | Node::Assign { var, body, .. } => (*var, body),
+                Node::If { body, .. } => {
+                    *body = hoist_guards(std::mem::take(body), n_param);
+                    return n;
                 }
-                Node::For {
-                    var,
-                    name,
-                    lower,
-                    step,
-                    upper,
-                    body,
-                }
+                Node::Stmt { .. } | Node::Comment(_) => return n,
+            };
+            *body = hoist_guards(std::mem::take(body), n_param);
+            let free = match &body[..] {
+                [Node::If { conds, .. }] => conds.iter().all(|c| !c.uses_col(1 + n_param + var)),
+                _ => false,
+            };
+            if !free {
+                return n;
             }
-            Node::Assign { var, value, body } => {
-                let body = hoist_guards(body, n_param);
-                if let [Node::If { conds, body: inner }] = &body[..] {
-                    if free(conds, var) {
-                        return Node::If {
-                            conds: conds.clone(),
-                            body: vec![Node::Assign {
-                                var,
-                                value,
-                                body: inner.clone(),
-                            }],
-                        };
-                    }
-                }
-                Node::Assign { var, value, body }
-            }
-            Node::If { conds, body } => Node::If {
+            let Some(Node::If { conds, body: inner }) = body.pop() else {
+                unreachable!("checked above")
+            };
+            *body = inner;
+            Node::If {
                 conds,
-                body: hoist_guards(body, n_param),
-            },
-            other => other,
+                body: vec![n],
+            }
         })
         .collect()
 }
