@@ -119,6 +119,14 @@ fn known_shapes() {
         "[N] -> { [i, j, k] : 0 <= i < N and i <= j < N and k = i + j }",
         "{ [i] : false }",
         "[N] -> { [i, j] : 0 <= i < N and 0 <= j < N; [i, j] : 0 <= i < N and N <= j < N + 2 }",
+        // Lattices: strided loops, offsets from parameters and outer loops, unions whose
+        // strides only partly agree.
+        "[N] -> { [t] : exists (q : t = 3q + 2) and -N <= t <= N }",
+        "[N] -> { [t, u] : exists (q : t + u = 2q) and 0 <= t <= N and -N <= u <= N }",
+        "[N] -> { [t, u] : exists (q : t + u = 3q + 1 and 2t - u = 5q) and 0 <= t <= N and 0 <= u <= N }",
+        "[N] -> { [t, u] : exists (q : u = 4q + N + t) and 0 <= t <= N and 0 <= u <= 3N }",
+        "[N] -> { [t] : exists (q : t = 4q + 1) and 0 <= t <= N; [t] : exists (q : t = 4q + 3) and 0 <= t <= 2N }",
+        "[N] -> { [t] : exists (q : t = 2q) and 0 <= t <= N; [t] : exists (q : t = 3q) and 0 <= t <= N }",
     ] {
         check(s);
     }

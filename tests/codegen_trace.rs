@@ -215,7 +215,8 @@ mod random {
         Kernel::load(&path, &Options::default()).unwrap()
     }
 
-    /// Skews, reversals, scalings, interchanges, tilings, splits and fusions with shifts.
+    /// Skews, reversals, scalings (also mixed with skews), interchanges, tilings, splits and
+    /// fusions with shifts.
     fn op() -> impl Strategy<Value = String> {
         let inner = prop::sample::select(vec!["L2", "L3"]);
         prop_oneof![
@@ -230,6 +231,12 @@ mod random {
             (inner.clone(), 2..4i64)
                 .prop_map(|(l, k)| format!("affine({l}, {{[i, j] -> [i, {k}j]}})")),
             (2..4i64).prop_map(|k| format!("affine(L1, {{[i] -> [{k}i]}})")),
+            // Not unimodular: strided loops, or loops counting an iterator.
+            (inner.clone(), 2..4i64, 1..5i64)
+                .prop_map(|(l, k, m)| format!("affine({l}, {{[i, j] -> [{k}i + {m}j, j]}})")),
+            inner
+                .clone()
+                .prop_map(|l| format!("affine({l}, {{[i, j] -> [i + j, i - j]}})")),
             inner
                 .clone()
                 .prop_map(|l| format!("affine({l}, {{[i, j] -> [j, i]}})")),

@@ -28,18 +28,30 @@ pub enum Expr {
 
 impl Expr {
     pub fn floor(e: Expr, d: Int) -> Expr {
-        if d.is_one() {
-            e
-        } else {
-            Expr::Floor(Box::new(e), d)
+        match reduce(e, d) {
+            (e, d) if d.is_one() => e,
+            (Expr::Aff(r), d) if is_constant(&r) => Expr::Aff(vec![r[0].div_floor(&d)]),
+            (e, d) => Expr::Floor(Box::new(e), d),
         }
     }
 
     pub fn ceil(e: Expr, d: Int) -> Expr {
-        if d.is_one() {
-            e
-        } else {
-            Expr::Ceil(Box::new(e), d)
+        match reduce(e, d) {
+            (e, d) if d.is_one() => e,
+            (Expr::Aff(r), d) if is_constant(&r) => Expr::Aff(vec![r[0].div_ceil(&d)]),
+            (e, d) => Expr::Ceil(Box::new(e), d),
+        }
+    }
+
+    /// `aff + k*e`, affine when `e` is.
+    pub fn add_scaled(aff: Row, k: Int, e: Expr) -> Expr {
+        match e {
+            Expr::Aff(r) => {
+                let n = aff.len().max(r.len());
+                let at = |x: &Row, i: usize| x.get(i).cloned().unwrap_or(Int::ZERO);
+                Expr::Aff((0..n).map(|i| &at(&aff, i) + &(&k * &at(&r, i))).collect())
+            }
+            e => Expr::Sum(aff, vec![(k, e)]),
         }
     }
 
@@ -82,6 +94,29 @@ impl Expr {
         } else {
             Expr::Sum(aff, terms)
         }
+    }
+}
+
+fn is_constant(r: &Row) -> bool {
+    r.iter().skip(1).all(Int::is_zero)
+}
+
+/// An affine numerator and its divisor divided by their common factor (floor and ceiling
+/// of `2x / 6` and `x / 3` agree).
+fn reduce(e: Expr, d: Int) -> (Expr, Int) {
+    match e {
+        Expr::Aff(r) => {
+            let g = r.iter().fold(d.clone(), |acc, v| acc.gcd(v));
+            if g > Int::ONE {
+                (
+                    Expr::Aff(r.iter().map(|v| v.div_exact(&g)).collect()),
+                    d.div_exact(&g),
+                )
+            } else {
+                (Expr::Aff(r), d)
+            }
+        }
+        e => (e, d),
     }
 }
 

@@ -60,6 +60,7 @@ pub fn scan_in(
         n_scan,
         inner_names,
         active: vec![],
+        strides: vec![None; n_scan],
     };
     hoist_guards(s.level(0, items, ctx), n_param)
 }
@@ -111,6 +112,9 @@ struct Scanner {
     inner_names: Vec<Vec<String>>,
     /// Names of the enclosing loops (a name is never reused inside its own loop).
     active: Vec<String>,
+    /// `strides[k] = (s, g)` inside a loop over dim `k` that steps by `s` from a value
+    /// congruent to `g` (over the outer columns): `c_k ≡ g (mod s)` holds there.
+    strides: Vec<Option<(Int, Row)>>,
 }
 
 /// Most items at one level for which loop separation is attempted (it is exponential in
@@ -259,6 +263,7 @@ impl Scanner {
             }
         }
         let (items, name) = self.count_iterator(k, items);
+        let stride = self.common_stride(k, &items);
         match self.separate(k, &items, ctx) {
             Some(pieces) => {
                 let mut out = vec![];
@@ -276,7 +281,7 @@ impl Scanner {
                     let conds = self.outer_conditions(k, &piece, ctx);
                     let mut cctx = ctx.clone();
                     restrict(&mut cctx, &piece);
-                    let nodes = self.loop_over(k, sub, &cctx, ctx, name.clone());
+                    let nodes = self.loop_over(k, sub, &cctx, ctx, name.clone(), &stride);
                     if conds.is_empty() {
                         out.extend(nodes);
                     } else {
@@ -285,18 +290,19 @@ impl Scanner {
                 }
                 out
             }
-            None => self.loop_over(k, items, ctx, ctx, name),
+            None => self.loop_over(k, items, ctx, ctx, name, &stride),
         }
     }
 
-    /// When every item has `t_k = x + g(outer)` for one of its iterators `x` and the same
-    /// `g`, counts `u = t_k - g` instead: the same order, and `u` is the iterator itself,
-    /// so it keeps its name and statement bodies their original subscripts (tiled loops
-    /// count `i` from `32 * c1` rather than an offset from 0).
+    /// When every item has `t_k = a*x + g(outer)` for one of its iterators `x` and the same
+    /// `a > 0` and `g`, counts `u = (t_k - g) / a` instead: the same order, and `u` is the
+    /// iterator itself, so it keeps its name and statement bodies their original subscripts
+    /// (tiled loops count `i` from `32 * c1` rather than an offset from 0, and a schedule
+    /// scaled by 2 loops over `i` rather than over every other value of `2*i`).
     fn count_iterator(&self, k: usize, mut items: Vec<Item>) -> (Vec<Item>, Option<String>) {
         let c = self.col(k);
         let n_outer = 1 + self.n_param + self.n_scan;
-        let mut g: Option<Row> = None;
+        let mut g: Option<(Int, Row)> = None;
         let mut names: Vec<Option<String>> = vec![];
         for it in &items {
             let b = &it.basic;
@@ -312,13 +318,14 @@ impl Scanner {
                 }
                 let nz: Vec<usize> = inner.clone().filter(|&x| !r[x].is_zero()).collect();
                 let [x] = nz[..] else { return None };
-                // Normalised to t_k + b*x + h = 0: need b = -1.
+                // Normalised to t_k - a*x + h = 0: need a > 0.
                 let s = r[c].clone();
-                if &s * &r[x] != Int::from(-1) {
+                let a = -(&s * &r[x]);
+                if !a.is_positive() {
                     return None;
                 }
                 let gk: Row = r[..c].iter().map(|v| -(&s * v)).collect();
-                Some((x - n_outer, gk))
+                Some((x - n_outer, (a, gk)))
             });
             let Some((x, gk)) = found else {
                 return (items, None);
@@ -330,19 +337,21 @@ impl Scanner {
             }
             names.push(self.inner_names.get(it.id).and_then(|v| v.get(x)).cloned());
         }
-        let g = g.expect("non-empty");
+        let (a, g) = g.expect("non-empty");
         let name = match names.first() {
             Some(Some(n)) if names.iter().all(|m| m.as_ref() == Some(n)) => Some(n.clone()),
             _ => None,
         };
-        if g.iter().any(|v| !v.is_zero()) {
-            // Substitute t_k = u + g.
+        if !a.is_one() || g.iter().any(|v| !v.is_zero()) {
+            // Substitute t_k = a*u + g: one-to-one on every item, whose t_k all lie in
+            // g + aZ.
             let sub = |r: &mut Row| {
-                let a = r[c].clone();
-                if !a.is_zero() {
+                let rc = r.get(c).cloned().unwrap_or(Int::ZERO);
+                if !rc.is_zero() {
                     for (v, gv) in r.iter_mut().zip(&g) {
-                        *v = &*v + &(&a * gv);
+                        *v = &*v + &(&rc * gv);
                     }
+                    r[c] = &rc * &a;
                 }
             };
             for it in &mut items {
@@ -352,9 +361,87 @@ impl Scanner {
                 for d in b.divs.iter_mut().flatten() {
                     sub(&mut d.num);
                 }
+                // Divides out the common factor a of the equalities that defined t_k.
+                b.normalize();
             }
         }
         (items, name)
+    }
+
+    /// The lattice dim `k` lies on in `b` once the outer dims are fixed: `t_k ≡ g (mod s)`
+    /// with `s > 1` and `g` over the outer columns. Later columns are eliminated from the
+    /// equalities over the integers (substituting those with a unit coefficient, which is
+    /// exact); a remaining row `a*t_k + h + Σ a_i y_i = 0` then gives `s = gcd(a_i)` and
+    /// `t_k ≡ -a⁻¹ h (mod s)` when `a` is invertible modulo `s`. Other rows are left out,
+    /// so the lattice may be coarser than the exact one, never finer.
+    fn lattice(&self, b: &Basic, k: usize) -> Option<(Int, Row)> {
+        let c = self.col(k);
+        let mut rows = b.eqs.clone();
+        while let Some((p, y)) = rows.iter().enumerate().find_map(|(p, r)| {
+            (c + 1..r.len())
+                .find(|&y| r[y].abs().is_one())
+                .map(|y| (p, y))
+        }) {
+            let e = rows.swap_remove(p);
+            for r in rows.iter_mut() {
+                if !r[y].is_zero() {
+                    // e[y] = ±1, so r - r[y]*e[y]*e clears column y.
+                    let f = &r[y] * &e[y];
+                    for (v, ev) in r.iter_mut().zip(&e) {
+                        *v = &*v - &(&f * ev);
+                    }
+                }
+            }
+        }
+        rows.iter()
+            .filter(|r| !r[c].is_zero())
+            .filter_map(|r| {
+                let s = r[c + 1..].iter().fold(Int::ZERO, |acc, v| acc.gcd(v));
+                // s = 0 pins t_k (handled as an assignment); s = 1 says nothing.
+                if s <= Int::ONE {
+                    return None;
+                }
+                let inv = mod_inverse(&r[c], &s)?;
+                // Coefficients reduced to (-s/2, s/2]: `t - 2*c1` rather than `t + 2*c1`
+                // modulo 4 reads the same, and small ones print shorter.
+                let g: Row = r[..c]
+                    .iter()
+                    .map(|v| {
+                        let x = (-&(&inv * v)).mod_floor(&s);
+                        if &x + &x > s {
+                            &x - &s
+                        } else {
+                            x
+                        }
+                    })
+                    .collect();
+                Some((s, g))
+            })
+            .max_by(|x, y| x.0.cmp(&y.0))
+    }
+
+    /// A stride for a loop over dim `k` that all items share: each item's lattice, joined
+    /// (`gcd` of the moduli and of the constant differences of the offsets).
+    fn common_stride(&self, k: usize, items: &[Item]) -> Option<(Int, Row)> {
+        let mut acc: Option<(Int, Row)> = None;
+        for it in items {
+            let (s, g) = self.lattice(&it.basic, k)?;
+            acc = Some(match acc {
+                None => (s, g),
+                Some((s0, g0)) => {
+                    if g[1..] != g0[1..] {
+                        return None;
+                    }
+                    (s0.gcd(&s).gcd(&(&g[0] - &g0[0])), g0)
+                }
+            });
+        }
+        let (s, mut g) = acc?;
+        if s <= Int::ONE {
+            return None;
+        }
+        g[0] = g[0].mod_floor(&s);
+        Some((s, g))
     }
 
     /// Loop separation: splits the range of dim `k` into pieces where the same items are
@@ -516,6 +603,7 @@ impl Scanner {
         body_ctx: &Basic,
         prune_ctx: &Basic,
         name: Option<String>,
+        stride: &Option<(Int, Row)>,
     ) -> Vec<Node> {
         let c = self.col(k);
         struct B {
@@ -553,7 +641,13 @@ impl Scanner {
                 ))];
             }
             lo_alts.push(Expr::max(
-                b.lowers.iter().map(|r| lower_expr(r, c)).collect(),
+                b.lowers
+                    .iter()
+                    .map(|r| match stride {
+                        Some((s, g)) => strided_lower_expr(r, c, s, g),
+                        None => lower_expr(r, c),
+                    })
+                    .collect(),
             ));
             hi_alts.push(Expr::min(
                 b.uppers.iter().map(|r| upper_expr(r, c)).collect(),
@@ -597,7 +691,9 @@ impl Scanner {
         }
         let name = name.filter(|n| !self.active.contains(n));
         self.active.extend(name.clone());
+        self.strides[k] = stride.clone();
         let body = self.level(k + 1, bs.into_iter().map(|b| b.item).collect(), &cctx);
+        self.strides[k] = None;
         if name.is_some() {
             self.active.pop();
         }
@@ -605,7 +701,7 @@ impl Scanner {
             var: k,
             name,
             lower,
-            step: Int::ONE,
+            step: stride.as_ref().map_or(Int::ONE, |(s, _)| s.clone()),
             upper,
             body,
         }]
@@ -694,9 +790,10 @@ impl Scanner {
         }
         // A local solved away must still be an integer; its (now stale) definition is no
         // longer used.
+        let mut divisible: Vec<(Row, Int)> = vec![];
         for (col, num, den) in &solved {
             if *col >= n_outer + inner_dims && *den > Int::ONE {
-                conds.push(Cond::Divisible(Expr::from_row(num, &b), den.clone()));
+                divisible.push((num.clone(), den.clone()));
             }
         }
         let mut by_dim: Vec<Option<(Row, Int)>> = vec![None; inner_dims];
@@ -716,7 +813,7 @@ impl Scanner {
             if den.is_one() {
                 args.push(e);
             } else {
-                conds.push(Cond::Divisible(e.clone(), den.clone()));
+                divisible.push((num, den.clone()));
                 args.push(Expr::ExactDiv(Box::new(e), den));
             }
         }
@@ -735,7 +832,42 @@ impl Scanner {
                 base.ineqs.extend(d);
             }
         }
+        // What the strided loops around guarantee: c_k = g + s*q for some integer q.
+        for (k, st) in self.strides.iter().enumerate() {
+            if let Some((s, g)) = st {
+                let q = base.add_local();
+                let mut r = base.zero_row();
+                for (v, gv) in r.iter_mut().zip(g) {
+                    *v = -gv;
+                }
+                r[self.col(k)] = Int::ONE;
+                r[q] = -s;
+                base.add_eq(r);
+            }
+        }
+        let fit = |r: &Row, base: &Basic| {
+            let mut x = r.clone();
+            x.resize(base.width(), Int::ZERO);
+            x
+        };
+        // An integer division the context makes exact needs no test: the remainder
+        // `num - den*q` cannot lie in [1, den - 1].
+        for (num, den) in divisible {
+            let mut p = base.clone();
+            let q = p.add_local();
+            let mut lo = fit(&num, &p);
+            lo[q] = -&den;
+            let mut hi: Row = lo.iter().map(|v| -v).collect();
+            lo[0] -= &Int::ONE;
+            hi[0] += &(&den - &Int::ONE);
+            p.add_ineq(lo);
+            p.add_ineq(hi);
+            if !p.is_empty() {
+                conds.push(Cond::Divisible(Expr::from_row(&num, &b), den));
+            }
+        }
         let implied = |base: &Basic, r: &Row, eq: bool| -> bool {
+            let r = &fit(r, base);
             let refuted = |neg: Row| {
                 let mut p: Problem = base.to_problem();
                 p.ineqs.push(neg);
@@ -762,10 +894,11 @@ impl Scanner {
                 conds.push(if *eq { Cond::Eq(e) } else { Cond::Ge(e) });
             }
             // Later guards may rely on this one.
+            let r = fit(r, &base);
             if *eq {
-                base.eqs.push(r.clone());
+                base.eqs.push(r);
             } else {
-                base.ineqs.push(r.clone());
+                base.ineqs.push(r);
             }
         }
         let stmt = Node::Stmt { id: it.id, args };
@@ -791,6 +924,30 @@ fn lower_expr(r: &Row, c: usize) -> Expr {
     let a = r[c].clone();
     let rest: Row = r[..c].iter().map(|v| -v).collect();
     Expr::ceil(Expr::Aff(rest), a)
+}
+
+/// `x` with `a*x ≡ 1 (mod m)`, if `a` is invertible modulo `m > 1` (extended Euclid).
+fn mod_inverse(a: &Int, m: &Int) -> Option<Int> {
+    let (mut r0, mut r1) = (a.mod_floor(m), m.clone());
+    let (mut x0, mut x1) = (Int::ONE, Int::ZERO);
+    while !r1.is_zero() {
+        let q = r0.div_floor(&r1);
+        (r0, r1) = (r1.clone(), &r0 - &(&q * &r1));
+        (x0, x1) = (x1.clone(), &x0 - &(&q * &x1));
+    }
+    r0.is_one().then(|| x0.mod_floor(m))
+}
+
+/// `a*x + rest >= 0` with `a > 0` and `x ≡ g (mod s)`: the least such `x`,
+/// `g + s*ceil((ceil(-rest / a) - g) / s) = g + s*ceil((-rest - a*g) / (a*s))`.
+fn strided_lower_expr(r: &Row, c: usize, s: &Int, g: &Row) -> Expr {
+    let a = &r[c];
+    let num: Row = r[..c]
+        .iter()
+        .zip(g)
+        .map(|(v, gv)| -&(v + &(a * gv)))
+        .collect();
+    Expr::add_scaled(g.clone(), s.clone(), Expr::ceil(Expr::Aff(num), a * s))
 }
 
 /// `-b*x + rest >= 0` with `b > 0`: `x <= floor(rest / b)`.
