@@ -74,6 +74,76 @@ fn matmul_end_to_end() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--identity` times the regenerated, untransformed kernel against the original: what the
+/// code generator costs by itself.
+#[test]
+fn identity_times_the_regenerated_kernel() {
+    let dir = scratch("identity");
+    let keep = dir.join("keep");
+    let keep_s = keep.display().to_string();
+    let mut args = vec!["bench", MATMUL, "--identity", "--keep", &keep_s];
+    args.extend(FAST);
+    let (code, out, err) = loopy(&args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.contains("matmul.c + the identity: outputs identical"),
+        "{out}"
+    );
+    assert!(out.contains("regenerated"), "{out}");
+    // The region really was regenerated: the loops are loopy's, the rest is unchanged.
+    let original = std::fs::read_to_string(MATMUL).unwrap();
+    let regenerated = std::fs::read_to_string(keep.join("matmul.transformed.c")).unwrap();
+    assert_ne!(original, regenerated);
+    let head = original.find("#pragma scop").unwrap();
+    assert_eq!(original[..head], regenerated[..head]);
+
+    // With a manifest, every entry's script is replaced by the identity (even an illegal
+    // one: the identity is always legal).
+    let r = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let r = r.display();
+    let manifest = dir.join("loopy.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            r#"
+[[check]]
+kernel = "{r}/matmul/matmul.c"
+script = "{r}/matmul/matmul.loopy"
+sizes.tiny = ["N=12"]
+
+[[check]]
+kernel = "{r}/div/div.c"
+script = "{r}/div/div_reverse.loopy"
+sizes.tiny = ["N=8"]
+"#
+        ),
+    )
+    .unwrap();
+    let m = manifest.display().to_string();
+    let (code, out, err) = loopy(&[
+        "bench",
+        "--manifest",
+        &m,
+        "--identity",
+        "--size",
+        "tiny",
+        "--format",
+        "json",
+        "--cflags",
+        "-O1",
+        "--runs",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(out.matches("\"script\": null").count(), 2, "{out}");
+    assert_eq!(out.matches("\"status\": \"ok\"").count(), 2, "{out}");
+
+    // A script and --identity together make no sense.
+    let (code, _, err) = loopy(&["bench", MATMUL, MATMUL_SCRIPT, "--identity"]);
+    assert_eq!(code, 2, "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn illegal_scripts_are_not_benchmarked() {
     let (code, _, err) = loopy(&[

@@ -4,7 +4,7 @@
 use super::check::{load_and_run, parse_manifest, CcArgs, Entry};
 use super::Ctx;
 use crate::diag::Diagnostic;
-use crate::driver::{self, Failure};
+use crate::driver::{self, Failure, Kernel, Run};
 use crate::frontend::Options;
 use crate::model::json::Json;
 use crate::native::{
@@ -20,8 +20,13 @@ pub struct BenchArgs {
     #[arg(required_unless_present = "manifest")]
     pub kernel: Option<PathBuf>,
     /// The `.loopy` script.
-    #[arg(required_unless_present = "manifest")]
+    #[arg(required_unless_present_any = ["manifest", "identity"])]
     pub script: Option<PathBuf>,
+    /// Regenerate the kernel without transforming it (in place of the script, or of every
+    /// manifest entry's script): times loopy's generated loops against the original ones,
+    /// which measures the code generator alone.
+    #[arg(long, conflicts_with = "script")]
+    pub identity: bool,
     /// Bench every legal pair of a manifest (the `[[check]]` entries of `loopy check`) and
     /// print a table.
     #[arg(long, conflicts_with_all = ["kernel", "script"])]
@@ -189,7 +194,8 @@ struct Job {
     name: String,
     size: Option<String>,
     kernel: PathBuf,
-    script: PathBuf,
+    /// `None`: the identity (`--identity`).
+    script: Option<PathBuf>,
     opts: Options,
     toolchain: Toolchain,
     check_defines: Vec<String>,
@@ -199,6 +205,13 @@ struct Job {
 }
 
 impl Job {
+    fn script_name(&self) -> String {
+        match &self.script {
+            Some(s) => s.display().to_string(),
+            None => "the identity".to_string(),
+        }
+    }
+
     fn label(&self) -> String {
         match &self.size {
             Some(s) => format!("{} ({s})", self.name),
@@ -278,7 +291,14 @@ fn bench_one(job: &Job, ticker: &Ticker) -> Outcome {
         kept: None,
     };
     ticker.show("verifying the script");
-    let (kernel, run) = match load_and_run(&job.kernel, &job.script, &job.opts) {
+    let loaded = match &job.script {
+        Some(script) => load_and_run(&job.kernel, script, &job.opts),
+        None => Kernel::load(&job.kernel, &job.opts).and_then(|k| {
+            let run = Run::new(&k, "", "identity", Path::new("."))?;
+            Ok((k, run))
+        }),
+    };
+    let (kernel, run) = match loaded {
         Ok(x) => x,
         Err(f) => return failed(f),
     };
@@ -463,7 +483,12 @@ fn outcome_json(job: &Job, o: &Outcome) -> Json {
         ("name", Json::str(&job.name)),
         ("size", Json::opt_str(job.size.as_deref())),
         ("kernel", Json::str(job.kernel.display().to_string())),
-        ("script", Json::str(job.script.display().to_string())),
+        (
+            "script",
+            job.script
+                .as_ref()
+                .map_or(Json::Null, |s| Json::str(s.display().to_string())),
+        ),
     ];
     let kept = |k: &Option<PathBuf>| {
         k.as_ref()
@@ -533,7 +558,7 @@ fn explain(job: &Job, o: &Outcome, ctx: &Ctx) {
             }
             eprintln!(
                 "error: {} is illegal for {} ({} violation(s)); nothing was benchmarked",
-                job.script.display(),
+                job.script_name(),
                 job.kernel.display(),
                 reports.len()
             );
@@ -595,7 +620,11 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
     }
     let c = common(&a);
     let kernel = a.kernel.clone().expect("clap requires it");
-    let script = a.script.clone().expect("clap requires it");
+    let script = if a.identity {
+        None
+    } else {
+        Some(a.script.clone().expect("clap requires it"))
+    };
     let opts = a.cc.options();
     let mut toolchain = c.toolchain.clone();
     toolchain.includes = opts.includes.clone();
@@ -650,10 +679,11 @@ fn print_single(job: &Job, t: &Timing) {
     println!(
         "{} + {}: outputs identical",
         job.kernel.display(),
-        job.script.display()
+        job.script_name()
     );
+    let second = second_label([job]);
     println!("{:<12} {:>11} {:>11} {:>11}", "", "min", "median", "max");
-    for (name, s) in [("original", t.a_stats()), ("transformed", t.b_stats())] {
+    for (name, s) in [("original", t.a_stats()), (second, t.b_stats())] {
         println!(
             "{name:<12} {:>11} {:>11} {:>11}",
             secs(s.min),
@@ -739,7 +769,7 @@ fn manifest_jobs(entries: Vec<Entry>, a: &BenchArgs, c: &Common) -> Result<Vec<J
                 name: name.clone(),
                 size: size.clone(),
                 kernel: e.kernel.clone(),
-                script: e.script.clone(),
+                script: (!a.identity).then(|| e.script.clone()),
                 opts,
                 toolchain,
                 check_defines,
@@ -821,13 +851,28 @@ fn manifest(path: &Path, a: &BenchArgs, ctx: &Ctx) -> u8 {
                 _ => None,
             })
             .collect();
-        let svg = plot::speedup_chart(&format!("loopy: speedups ({compiler})"), &bars);
+        let title = if a.identity {
+            format!("loopy: regenerated kernels against the originals ({compiler})")
+        } else {
+            format!("loopy: speedups ({compiler})")
+        };
+        let svg = plot::speedup_chart(&title, &bars);
         if let Err(e) = std::fs::write(p, svg) {
             eprintln!("error: cannot write `{}`: {e}", p.display());
             code = 2;
         }
     }
     code
+}
+
+/// What the second program is: the transformed kernel, or with `--identity` the
+/// regenerated one.
+fn second_label<'a>(jobs: impl IntoIterator<Item = &'a Job>) -> &'static str {
+    if jobs.into_iter().any(|j| j.script.is_some()) {
+        "transformed"
+    } else {
+        "regenerated"
+    }
 }
 
 fn table(results: &[(Job, Outcome)], compiler: &str, plan: &Plan) -> String {
@@ -848,7 +893,11 @@ fn table(results: &[(Job, Outcome)], compiler: &str, plan: &Plan) -> String {
     let _ = writeln!(
         s,
         "{:<nw$}  {:<sw$}  {:>11}  {:>11}  {:>8}",
-        "kernel", "size", "original", "transformed", "speedup"
+        "kernel",
+        "size",
+        "original",
+        second_label(results.iter().map(|(j, _)| j)),
+        "speedup"
     );
     let (mut ok, mut differ, mut bad) = (0, 0, 0);
     for (j, o) in results {

@@ -8,8 +8,9 @@
 //! not already imply. The result runs every point once, in order, for every parameter value.
 //! Where items have different ranges along a dimension, the range is separated into pieces
 //! with their own loops when the pieces come in one order ([`Scanner::separate`]); a
-//! guard is hoisted out of loops that do not need it. Strides are not generated: a scaled
-//! dimension is scanned with a divisibility guard.
+//! guard is hoisted out of loops that do not need it. A dimension with gaps (a scaled or
+//! skewed-and-scaled schedule) is scanned by a strided loop over its lattice
+//! ([`Scanner::lattice`]), or, when it is a scaled iterator, by a loop over the iterator.
 
 use super::ast::{Cond, Expr, Node};
 use crate::presburger::omega::{self, Problem, Row};
