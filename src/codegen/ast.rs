@@ -55,8 +55,8 @@ impl Expr {
         }
     }
 
-    pub fn max(mut v: Vec<Expr>) -> Expr {
-        v.dedup();
+    pub fn max(v: Vec<Expr>) -> Expr {
+        let mut v = unique(v);
         if v.len() == 1 {
             v.pop().expect("one")
         } else {
@@ -64,8 +64,8 @@ impl Expr {
         }
     }
 
-    pub fn min(mut v: Vec<Expr>) -> Expr {
-        v.dedup();
+    pub fn min(v: Vec<Expr>) -> Expr {
+        let mut v = unique(v);
         if v.len() == 1 {
             v.pop().expect("one")
         } else {
@@ -95,6 +95,17 @@ impl Expr {
             Expr::Sum(aff, terms)
         }
     }
+}
+
+/// `v` without repeated expressions, in first-seen order.
+fn unique(v: Vec<Expr>) -> Vec<Expr> {
+    let mut out: Vec<Expr> = Vec::with_capacity(v.len());
+    for e in v {
+        if !out.contains(&e) {
+            out.push(e);
+        }
+    }
+    out
 }
 
 fn is_constant(r: &Row) -> bool {

@@ -538,16 +538,8 @@ impl Scanner {
             if !r[c].is_zero() {
                 continue;
             }
-            let refuted = |neg: Row| {
-                let mut p = base.clone();
-                p.ineqs.push(neg);
-                !omega::is_feasible(&p)
-            };
-            let mut below: Row = r.iter().map(|v| -v).collect();
-            below[0] -= &Int::ONE;
-            let mut above = r.clone();
-            above[0] -= &Int::ONE;
-            if refuted(below) && (!eq || refuted(above)) {
+            let neg: Row = r.iter().map(|v| -v).collect();
+            if implies(&base, r) && (!eq || implies(&base, &neg)) {
                 continue;
             }
             let e = Expr::Aff(r[..c].to_vec());
@@ -673,22 +665,81 @@ impl Scanner {
         }
         let lower = Expr::min(lo_alts);
         let upper = Expr::max(hi_alts);
-        // A loop of one iteration: `lower` is a single affine bound equal to `upper`.
-        if same && bs[0].lowers.len() == 1 && bs[0].uppers.len() == 1 {
-            let (l, u) = (&bs[0].lowers[0], &bs[0].uppers[0]);
-            let sum: Vec<Int> = l.iter().zip(u).map(|(a, b)| a + b).collect();
-            if sum.iter().all(Int::is_zero) && l[c].is_one() {
-                let value: Row = l[..c].iter().map(|v| -v).collect();
-                let mut eq = l.clone();
-                eq.resize(cctx.width(), Int::ZERO);
-                cctx.add_eq(eq);
-                let body = self.level(k + 1, bs.into_iter().map(|b| b.item).collect(), &cctx);
-                return vec![Node::Assign {
-                    var: k,
-                    value: Expr::Aff(value),
-                    body,
-                }];
+        // A loop of at most one iteration: a lower bound `c >= L` (unit coefficient) and an
+        // upper bound that the context keeps below `L + 1`, the same for every item. It is
+        // the assignment `c = L`, guarded by the other bounds at `c = L` where the context
+        // does not imply them. (Items with different bounds keep their loop: as leaf guards
+        // their bounds would cost the separation of the loops inside.)
+        let mut known = Problem {
+            n: c - 1,
+            eqs: body_ctx.eqs.iter().filter_map(|r| cut(r, c)).collect(),
+            ineqs: body_ctx.ineqs.iter().filter_map(|r| cut(r, c)).collect(),
+        };
+        let at = |r: &Row, value: &Row| -> Row {
+            let mut x: Row = r[..c].to_vec();
+            for (v, w) in x.iter_mut().zip(value) {
+                *v = &*v + &(&r[c] * w);
             }
+            x
+        };
+        let single = |b: &B| -> Option<Row> {
+            b.lowers.iter().find_map(|l| {
+                if !l[c].is_one() {
+                    return None;
+                }
+                let next: Row = l[..c]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| if i == 0 { &Int::ONE - v } else { -v })
+                    .collect();
+                // Some upper bound fails at c = L + 1.
+                b.uppers
+                    .iter()
+                    .any(|u| {
+                        let mut x: Row = at(u, &next).iter().map(|v| -v).collect();
+                        x[0] -= &Int::ONE;
+                        implies(&known, &x)
+                    })
+                    .then(|| l.clone())
+            })
+        };
+        let one = if stride.is_none() && same {
+            single(&bs[0])
+        } else {
+            None
+        };
+        if let Some(l) = one {
+            let value: Row = l[..c].iter().map(|v| -v).collect();
+            let mut rows: Vec<Row> = vec![];
+            for r in bs[0].lowers.iter().chain(&bs[0].uppers) {
+                let x = tighten(at(r, &value));
+                if !implies(&known, &x) {
+                    known.ineqs.push(x.clone());
+                    rows.push(x);
+                }
+            }
+            // Guards no integer point satisfies (`128*c3 >= 128*c5 + 127` and
+            // `128*c5 >= 128*c3 - 127`): the code would never run.
+            if !rows.is_empty() && !omega::is_feasible(&known) {
+                return vec![];
+            }
+            let mut eq = l;
+            eq.resize(cctx.width(), Int::ZERO);
+            cctx.add_eq(eq);
+            let body = self.level(k + 1, bs.into_iter().map(|b| b.item).collect(), &cctx);
+            let node = Node::Assign {
+                var: k,
+                value: Expr::Aff(value),
+                body,
+            };
+            return if rows.is_empty() {
+                vec![node]
+            } else {
+                vec![Node::If {
+                    conds: pair_equalities(rows),
+                    body: vec![node],
+                }]
+            };
         }
         let name = name.filter(|n| !self.active.contains(n));
         self.active.extend(name.clone());
@@ -927,6 +978,46 @@ fn lower_expr(r: &Row, c: usize) -> Expr {
     Expr::ceil(Expr::Aff(rest), a)
 }
 
+/// `r >= 0` divided by the gcd of its variable coefficients, the constant rounded down (the
+/// same integer points): `128*c3 - 128*c5 - 127 >= 0` is `c3 - c5 - 1 >= 0`.
+fn tighten(mut r: Row) -> Row {
+    let g = r[1..].iter().fold(Int::ZERO, |acc, v| acc.gcd(v));
+    if g > Int::ONE {
+        r[0] = r[0].div_floor(&g);
+        for v in &mut r[1..] {
+            *v = v.div_exact(&g);
+        }
+    }
+    r
+}
+
+/// Whether `p` implies `r >= 0` (over the integers): `r <= -1` is infeasible with it.
+fn implies(p: &Problem, r: &Row) -> bool {
+    let mut q = p.clone();
+    let mut neg: Row = r.iter().map(|v| -v).collect();
+    neg[0] -= &Int::ONE;
+    neg.resize(q.n + 1, Int::ZERO);
+    q.ineqs.push(neg);
+    !omega::is_feasible(&q)
+}
+
+/// Guards `r >= 0`, with each pair `r >= 0`, `-r >= 0` as one equality `r == 0`.
+fn pair_equalities(mut rows: Vec<Row>) -> Vec<Cond> {
+    let mut conds = vec![];
+    while let Some(r) = rows.first().cloned() {
+        rows.remove(0);
+        let neg: Row = r.iter().map(|v| -v).collect();
+        match rows.iter().position(|x| *x == neg) {
+            Some(p) => {
+                rows.remove(p);
+                conds.push(Cond::Eq(Expr::Aff(r)));
+            }
+            None => conds.push(Cond::Ge(Expr::Aff(r))),
+        }
+    }
+    conds
+}
+
 /// `x` with `a*x ≡ 1 (mod m)`, if `a` is invertible modulo `m > 1` (extended Euclid).
 fn mod_inverse(a: &Int, m: &Int) -> Option<Int> {
     let (mut r0, mut r1) = (a.mod_floor(m), m.clone());
@@ -1006,15 +1097,35 @@ fn restrict(b: &mut Basic, piece: &Basic) {
 }
 
 /// Moves a guard out of a loop (or an assignment) when it is the whole body and does not
-/// depend on the loop's variable: tested once instead of on every iteration.
+/// depend on the loop's variable: tested once instead of on every iteration. A guard whose
+/// whole body is another guard takes its conditions (one `if` with `&&`). Loops and guards
+/// left with nothing inside go.
 fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
+    let empty = |n: &Node| match n {
+        Node::For { body, .. } | Node::Assign { body, .. } | Node::If { body, .. } => {
+            body.is_empty()
+        }
+        Node::Stmt { .. } | Node::Comment(_) => false,
+    };
     nodes
         .into_iter()
+        .filter(|n| !empty(n))
         .map(|mut n| {
             let (var, body) = match &mut n {
                 Node::For { var, body, .. } | Node::Assign { var, body, .. } => (*var, body),
-                Node::If { body, .. } => {
+                Node::If { conds, body } => {
                     *body = hoist_guards(std::mem::take(body), n_param);
+                    if let [Node::If { .. }] = &body[..] {
+                        let Some(Node::If {
+                            conds: inner,
+                            body: inner_body,
+                        }) = body.pop()
+                        else {
+                            unreachable!("checked above")
+                        };
+                        conds.extend(inner);
+                        *body = inner_body;
+                    }
                     return n;
                 }
                 Node::Stmt { .. } | Node::Comment(_) => return n,
@@ -1036,5 +1147,6 @@ fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
                 body: vec![n],
             }
         })
+        .filter(|n| !empty(n))
         .collect()
 }
