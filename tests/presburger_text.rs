@@ -88,6 +88,42 @@ fn printing_is_readable() {
     assert_eq!(set("{ [i] : false }").to_string(), "{ [i] : false }");
 }
 
+/// A bound on a floor (a tile coordinate) is a plain bound once simplified, with or without
+/// a closed form for the local; so is its complement. Where the shadow is not exact, the
+/// local stays.
+#[test]
+fn floors_with_exact_shadows_disappear() {
+    let cases = [
+        (
+            "[n] -> { [i, j] : exists (e : i - 3 <= 4e <= i and e <= 1) and 0 <= i < n and 0 <= j < n }",
+            "[n] -> { [i, j] : 0 <= i <= 7 and i < n and 0 <= j < n }",
+        ),
+        (
+            "{ [i] : exists (e : e = floor(i/4) and 2 <= e <= 3) }",
+            "{ [i] : 8 <= i <= 15 }",
+        ),
+        (
+            "{ [i] : exists (e : 4e <= i <= 4e + 1 and 0 <= i <= 20) }",
+            "{ [i] : exists (e : 4e <= i <= 4e + 1 and 0 <= i <= 20) }",
+        ),
+    ];
+    for (text, want) in cases {
+        let s = set(text);
+        let simple = s.simplify();
+        assert!(simple.is_equal(&s), "{text}");
+        assert!(simple.is_equal(&set(want)), "{text}: {simple}");
+        if !want.contains("exists") {
+            assert!(!simple.to_string().contains("floor"), "{simple}");
+            assert!(!simple.to_string().contains("exists"), "{simple}");
+        }
+    }
+    let tile = set("[n] -> { [i] : exists (e : i - 3 <= 4e <= i and e <= 1) }").simplify();
+    let rest = set("[n] -> { [i] : 0 <= i < n }")
+        .subtract(&tile)
+        .simplify();
+    assert_eq!(rest.to_string(), "[n] -> { [i] : 8 <= i < n }");
+}
+
 #[test]
 fn inexact_projection_keeps_only_integer_shadow() {
     // 0 <= i <= 10 and i <= 3j <= i + 1: only i in {0,2,3,5,6,8,9} have a j.

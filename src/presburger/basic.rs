@@ -485,6 +485,125 @@ impl Basic {
         }
     }
 
+    /// Eliminates known locals whose Fourier–Motzkin shadow is exact: the shadow `R` of the
+    /// conjunction without local `q = floor(e/d)` always contains it, and equals it when no
+    /// point of `R` with `q` at its defined value violates a constraint on `q`. Preimages
+    /// of tiled spaces lose their floors this way (`floor(i/4) <= 1` is `i <= 7`), and their
+    /// complements stay free of case splits.
+    pub fn eliminate_divs_by_shadow(&mut self) {
+        self.define_bracketed_locals();
+        let mut i = self.n_div();
+        while i > 0 {
+            i -= 1;
+            let col = self.col_div(i);
+            let Some(defs) = self.div_constraints(col) else {
+                continue;
+            };
+            let used_by_div = self
+                .divs
+                .iter()
+                .flatten()
+                .any(|d| d.num.get(col).is_some_and(|v| !v.is_zero()));
+            if used_by_div || self.eqs.iter().any(|r| !r[col].is_zero()) {
+                continue;
+            }
+            let uses: Vec<&Row> = self
+                .ineqs
+                .iter()
+                .filter(|r| !r[col].is_zero() && !defs.contains(r))
+                .collect();
+            if uses.is_empty() {
+                continue;
+            }
+            let lowers: Vec<&Row> = self.ineqs.iter().filter(|r| r[col].is_positive()).collect();
+            let uppers: Vec<&Row> = self.ineqs.iter().filter(|r| r[col].is_negative()).collect();
+            if lowers.len() * uppers.len() > 16 {
+                continue;
+            }
+            let mut shadow: Vec<Row> = self
+                .ineqs
+                .iter()
+                .filter(|r| r[col].is_zero())
+                .cloned()
+                .collect();
+            for l in &lowers {
+                for u in &uppers {
+                    let a = &l[col];
+                    let b = -&u[col];
+                    let row: Row = l
+                        .iter()
+                        .zip(u.iter())
+                        .map(|(x, y)| &(&b * x) + &(a * y))
+                        .collect();
+                    if row.iter().skip(1).any(|v| !v.is_zero()) || row[0].is_negative() {
+                        shadow.push(row);
+                    }
+                }
+            }
+            // R with q at its value, against each constraint on q.
+            let mut check = self.to_problem();
+            check.ineqs = shadow.clone();
+            check.ineqs.extend(defs.iter().cloned());
+            let exact = uses.iter().all(|c| {
+                let mut p = check.clone();
+                let mut neg: Row = c.iter().map(|v| -v).collect();
+                neg[0] -= &Int::ONE;
+                p.ineqs.push(neg);
+                !omega::is_feasible(&p)
+            });
+            if exact {
+                self.ineqs = shadow;
+                self.remove_div(i);
+            }
+        }
+    }
+
+    /// Gives an unknown local `e` the definition `floor(U/a)` when it is bracketed,
+    /// `U - c <= a*e <= U` with `0 <= c < a`: at most one integer fits, and it is that one.
+    /// `U` may mention parameters, dimensions and earlier known locals only.
+    fn define_bracketed_locals(&mut self) {
+        for i in 0..self.n_div() {
+            if self.divs[i].is_some() {
+                continue;
+            }
+            let col = self.col_div(i);
+            let found = self.ineqs.iter().find_map(|u| {
+                let a = -&u[col];
+                if !a.is_positive() {
+                    return None;
+                }
+                let locals_ok = (0..self.n_div()).all(|j| {
+                    let cj = self.col_div(j);
+                    cj == col || u[cj].is_zero() || (j < i && self.divs[j].is_some())
+                });
+                if !locals_ok {
+                    return None;
+                }
+                self.ineqs.iter().find_map(|l| {
+                    if l[col] != a {
+                        return None;
+                    }
+                    let sum: Row = l.iter().zip(u).map(|(x, y)| x + y).collect();
+                    let c = &sum[0];
+                    (sum[1..].iter().all(Int::is_zero) && !c.is_negative() && *c < a).then(|| {
+                        let mut num = u.clone();
+                        num[col] = Int::ZERO;
+                        (num, a.clone())
+                    })
+                })
+            });
+            if let Some((num, den)) = found {
+                self.divs[i] = Some(Div { num, den });
+                // Known locals carry their defining pair (here implied by the bracket).
+                for r in self.div_constraints(col).expect("just defined") {
+                    if !self.ineqs.contains(&r) {
+                        self.ineqs.push(r);
+                    }
+                }
+            }
+        }
+    }
+
     /// Replaces known locals whose numerator is a constant (`floor(7/2)`) by their value.
     pub fn fold_constant_divs(&mut self) {
         let mut i = self.n_div();
@@ -566,6 +685,15 @@ impl Basic {
                     k.normalize();
                     *self = k;
                 }
+            }
+        }
+        if self.n_div() > 0 {
+            let before = self.n_div();
+            self.eliminate_divs_by_shadow();
+            if self.n_div() < before {
+                self.eliminate_locals();
+                self.normalize();
+                self.remove_redundant();
             }
         }
         self.sort_rows();

@@ -1222,7 +1222,10 @@ impl Interpreter {
         let mut touched = vec![];
         for (i, p) in self.state.pieces.iter().enumerate() {
             if members.contains(&i) {
-                let sel = pred.preimage(&p.it.apply_range(&prefix));
+                // Simplified first: a predicate on tile coordinates is then a plain bound
+                // (`floor(i/4) <= 1` is `i <= 7`), and the second half's complement needs no
+                // case split.
+                let sel = pred.preimage(&p.it.apply_range(&prefix)).simplify();
                 let first = p.domain.intersect(&sel).simplify();
                 let second = p.domain.subtract(&sel).simplify();
                 let mut p1 = p.clone();
