@@ -25,6 +25,15 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
+/// Writes `dir/loopy.toml` with `body`, where `{EX}` stands for the examples folder;
+/// returns its path.
+fn write_manifest(dir: &Path, body: &str) -> String {
+    let ex = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let manifest = dir.join("loopy.toml");
+    std::fs::write(&manifest, body.replace("{EX}", &ex.display().to_string())).unwrap();
+    manifest.display().to_string()
+}
+
 const MATMUL: &str = "examples/matmul/matmul.c";
 const MATMUL_SCRIPT: &str = "examples/matmul/matmul.loopy";
 const FAST: &[&str] = &["-D", "N=16", "--cflags", "-O1", "--runs", "1"];
@@ -99,27 +108,20 @@ fn identity_times_the_regenerated_kernel() {
 
     // With a manifest, every entry's script is replaced by the identity (even an illegal
     // one: the identity is always legal).
-    let r = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let r = r.display();
-    let manifest = dir.join("loopy.toml");
-    std::fs::write(
-        &manifest,
-        format!(
-            r#"
+    let m = write_manifest(
+        &dir,
+        r#"
 [[check]]
-kernel = "{r}/matmul/matmul.c"
-script = "{r}/matmul/matmul.loopy"
+kernel = "{EX}/matmul/matmul.c"
+script = "{EX}/matmul/matmul.loopy"
 sizes.tiny = ["N=12"]
 
 [[check]]
-kernel = "{r}/div/div.c"
-script = "{r}/div/div_reverse.loopy"
+kernel = "{EX}/div/div.c"
+script = "{EX}/div/div_reverse.loopy"
 sizes.tiny = ["N=8"]
-"#
-        ),
-    )
-    .unwrap();
-    let m = manifest.display().to_string();
+"#,
+    );
     let (code, out, err) = loopy(&[
         "bench",
         "--manifest",
@@ -227,40 +229,33 @@ fn differing_outputs_are_reported() {
 #[test]
 fn manifest_table_plot_and_json() {
     let dir = scratch("manifest");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let r = root.display();
-    let manifest = dir.join("loopy.toml");
-    std::fs::write(
-        &manifest,
-        format!(
-            r#"
+    let m = write_manifest(
+        &dir,
+        r#"
 [[check]]
-kernel = "{r}/matmul/matmul.c"
-script = "{r}/matmul/matmul.loopy"
+kernel = "{EX}/matmul/matmul.c"
+script = "{EX}/matmul/matmul.loopy"
 sizes.tiny = ["N=12"]
 
 [[check]]
 name = "division"
-kernel = "{r}/div/div.c"
-script = "{r}/div/div.loopy"
+kernel = "{EX}/div/div.c"
+script = "{EX}/div/div.loopy"
 sizes.tiny = ["N=8"]
 cflags = ["-fno-inline"]
 check-define = ["PRINT_LIMIT=4"]
 
 [[check]]
-kernel = "{r}/div/div.c"
-script = "{r}/div/div_reverse.loopy"
+kernel = "{EX}/div/div.c"
+script = "{EX}/div/div_reverse.loopy"
 expect = "illegal"
 
 [[check]]
-kernel = "{r}/mvt/mvt.c"
-script = "{r}/mvt/mvt.loopy"
+kernel = "{EX}/mvt/mvt.c"
+script = "{EX}/mvt/mvt.loopy"
 bench = false
-"#
-        ),
-    )
-    .unwrap();
-    let m = manifest.display().to_string();
+"#,
+    );
     let svg = dir.join("speedups.svg");
     let svg_s = svg.display().to_string();
     let base = [

@@ -407,11 +407,7 @@ impl Basic {
         while i > 0 {
             i -= 1;
             let col = self.col_div(i);
-            let used_by_div = self
-                .divs
-                .iter()
-                .flatten()
-                .any(|d| d.num.get(col).is_some_and(|v| !v.is_zero()));
+            let used_by_div = self.used_by_div(col);
             if used_by_div {
                 continue;
             }
@@ -440,15 +436,7 @@ impl Basic {
             let mut out: Vec<Row> = Vec::new();
             for l in &lowers {
                 for u in &uppers {
-                    let a = &l[col];
-                    let b = -&u[col];
-                    let mut row: Row = l
-                        .iter()
-                        .zip(u.iter())
-                        .map(|(x, y)| &(&b * x) + &(a * y))
-                        .collect();
-                    row[col] = Int::ZERO;
-                    out.push(row);
+                    out.push(fm_combine(l, u, col));
                 }
             }
             self.ineqs.retain(|r| r[col].is_zero());
@@ -470,11 +458,7 @@ impl Basic {
                         .filter(|r| !r[col].is_zero())
                         .all(|r| defs.contains(r))
             };
-            let used_by_div = self
-                .divs
-                .iter()
-                .flatten()
-                .any(|d| d.num.get(col).is_some_and(|v| !v.is_zero()));
+            let used_by_div = self.used_by_div(col);
             if !used_by_div && (only_def || !self.mentions(col)) {
                 if only_def {
                     let defs = self.div_constraints(col).expect("known");
@@ -499,11 +483,7 @@ impl Basic {
             let Some(defs) = self.div_constraints(col) else {
                 continue;
             };
-            let used_by_div = self
-                .divs
-                .iter()
-                .flatten()
-                .any(|d| d.num.get(col).is_some_and(|v| !v.is_zero()));
+            let used_by_div = self.used_by_div(col);
             if used_by_div || self.eqs.iter().any(|r| !r[col].is_zero()) {
                 continue;
             }
@@ -528,13 +508,7 @@ impl Basic {
                 .collect();
             for l in &lowers {
                 for u in &uppers {
-                    let a = &l[col];
-                    let b = -&u[col];
-                    let row: Row = l
-                        .iter()
-                        .zip(u.iter())
-                        .map(|(x, y)| &(&b * x) + &(a * y))
-                        .collect();
+                    let row = fm_combine(l, u, col);
                     if row.iter().skip(1).any(|v| !v.is_zero()) || row[0].is_negative() {
                         shadow.push(row);
                     }
@@ -602,6 +576,14 @@ impl Basic {
                 }
             }
         }
+    }
+
+    /// Whether a known local's definition mentions column `col`.
+    fn used_by_div(&self, col: usize) -> bool {
+        self.divs
+            .iter()
+            .flatten()
+            .any(|d| d.num.get(col).is_some_and(|v| !v.is_zero()))
     }
 
     /// Replaces known locals whose numerator is a constant (`floor(7/2)`) by their value.
@@ -829,16 +811,9 @@ impl Basic {
             c.ineqs = rest.clone();
             for l in &lowers {
                 for u in &uppers {
-                    let a = &l[col];
-                    let bb = -&u[col];
-                    let mut row: Row = l
-                        .iter()
-                        .zip(u)
-                        .map(|(x, y)| &(&bb * x) + &(a * y))
-                        .collect();
-                    row[col] = Int::ZERO;
+                    let mut row = fm_combine(l, u, col);
                     if dark {
-                        row[0] -= &(&(a - &Int::ONE) * &(&bb - &Int::ONE));
+                        row[0] -= &(&(&l[col] - &Int::ONE) * &(&(-&u[col]) - &Int::ONE));
                     }
                     c.ineqs.push(row);
                 }
@@ -1100,6 +1075,16 @@ impl Reduced {
 }
 
 /// Replaces column `k` of `r` by `expr · (1, columns)` (`expr[k] == 0`).
+/// Fourier–Motzkin: the combination of a lower bound `a*q + l >= 0` and an upper bound
+/// `-b*q + u >= 0` on column `col` without `q`, `b*l + a*u >= 0`.
+fn fm_combine(l: &Row, u: &Row, col: usize) -> Row {
+    let a = &l[col];
+    let b = -&u[col];
+    let mut row: Row = l.iter().zip(u).map(|(x, y)| &(&b * x) + &(a * y)).collect();
+    row[col] = Int::ZERO;
+    row
+}
+
 fn substitute(r: &mut Row, k: usize, expr: &Row) {
     let c = std::mem::replace(&mut r[k], Int::ZERO);
     if !c.is_zero() {
