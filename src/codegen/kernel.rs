@@ -38,17 +38,6 @@ const MACRO_PREFIX: &str = "loopy_";
 /// The C text replacing the modelled region: helper macros, then the loop nest. Lines end
 /// in `\n` and are not indented.
 pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Diagnostic> {
-    if let Some(a) = scop.arrays.iter().find(|a| a.private_depth.is_some()) {
-        return Err(Diagnostic::new(format!(
-            "cannot generate code: `{}` is declared inside the modelled region",
-            a.c_name
-        ))
-        .with_label(&scop.region.file, scop.region.range.clone(), "the region")
-        .with_help("declare it before `#pragma scop`, or write a script-free region around it")
-        .with_note(
-            "code generation re-emits statements one by one and has no place for declarations yet",
-        ));
-    }
     let n_param = scop.params.len();
     let n_scan = placed.iter().map(|p| p.schedule.n_out()).max().unwrap_or(0);
     let mut items = vec![];
@@ -82,6 +71,11 @@ pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Di
         return Err(Diagnostic::new(format!("cannot generate code: {why}")).with_note(
             "the schedule does not determine every iterator by an equality; this happens only for schedules that are not one-to-one",
         ));
+    }
+    if body == Body::Source {
+        for a in scop.arrays.iter().filter(|a| a.private_depth.is_some()) {
+            private_in_one_block(scop, placed, &nodes, &a.name)?;
+        }
     }
 
     // Names: loops that count an iterator take its C name; others `c<k>`, avoiding every
@@ -159,6 +153,174 @@ pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Di
         }
     }
     Ok(out)
+}
+
+/// The path of child indices from the root to every statement leaf, by piece.
+fn leaf_paths(nodes: &[Node], path: &mut Vec<usize>, out: &mut Vec<(usize, Vec<usize>)>) {
+    for (k, n) in nodes.iter().enumerate() {
+        path.push(k);
+        match n {
+            Node::For { body, .. } | Node::Assign { body, .. } | Node::If { body, .. } => {
+                leaf_paths(body, path, out)
+            }
+            Node::Stmt { id, .. } => out.push((*id, path.clone())),
+            Node::Comment(_) => {}
+        }
+        path.pop();
+    }
+}
+
+/// The node at a path.
+fn node_at<'a>(nodes: &'a [Node], path: &[usize]) -> &'a Node {
+    let n = &nodes[path[0]];
+    match (n, &path[1..]) {
+        (_, []) => n,
+        (Node::For { body, .. } | Node::Assign { body, .. } | Node::If { body, .. }, rest) => {
+            node_at(body, rest)
+        }
+        _ => unreachable!("a path goes through bodies"),
+    }
+}
+
+/// A variable declared inside the region (at loop depth `d`) is a fresh one for every value
+/// of its statements' first `d` iterators, and its declaration is one of the statements.
+/// The generated code keeps that meaning when the declaration and every use land in one C
+/// block (the innermost loop or `if` body holding them all), the declaration directly in
+/// it, and one execution of that block holds exactly the instances of one copy: equal
+/// enclosing loop values ⇔ equal first `d` iterators, for every pair of instances.
+fn private_in_one_block(
+    scop: &Scop,
+    placed: &[Placed],
+    nodes: &[Node],
+    array: &str,
+) -> Result<(), Diagnostic> {
+    let a = scop.array(array).expect("an array of the scop");
+    let d = a.private_depth.expect("private");
+    let users: Vec<usize> = (0..placed.len())
+        .filter(|&i| {
+            let st = &scop.statements[placed[i].stmt];
+            st.accesses.iter().any(|x| x.array == array) || st.declares.iter().any(|x| x == array)
+        })
+        .collect();
+    if users.is_empty() {
+        return Ok(());
+    }
+    let decls: Vec<usize> = users
+        .iter()
+        .copied()
+        .filter(|&i| {
+            scop.statements[placed[i].stmt]
+                .declares
+                .iter()
+                .any(|x| x == array)
+        })
+        .collect();
+    let fail = |msg: String, at: usize, label: &str| {
+        let st = &scop.statements[placed[at].stmt];
+        Diagnostic::new(format!("cannot generate code: {msg}")).with_label(
+            &st.span.file,
+            st.span.range.clone(),
+            label.to_string(),
+        )
+    };
+    if decls.is_empty() {
+        return Err(fail(
+            format!(
+                "`{}` is declared inside the modelled region without an initializer",
+                a.c_name
+            ),
+            users[0],
+            "uses it",
+        )
+        .with_help(format!(
+            "give the declaration an initializer (`{} = 0`) so that it is a statement code generation can place, or declare `{}` before `#pragma scop`",
+            a.c_name, a.c_name
+        )));
+    }
+    let mut paths = vec![];
+    leaf_paths(nodes, &mut vec![], &mut paths);
+    paths.retain(|(id, _)| users.contains(id));
+    let apart = |at: usize| {
+        fail(
+            format!(
+                "`{}` is declared inside the loops around it, a new variable in every iteration, and after the transformation the statements using one such variable no longer run together in one block of the generated code",
+                a.c_name
+            ),
+            at,
+            "declared here",
+        )
+        .with_note("code generation keeps the declaration as written; it does not expand a variable into an array")
+        .with_help(format!(
+            "declare `{}` before `#pragma scop` (one variable for all iterations; the verifier then checks its reuse), or keep its statements in the same iteration",
+            a.c_name
+        ))
+    };
+    // The block of each declaration: the innermost loop or `if` body around it, reached
+    // through assignments only (anything else would be a nested block hiding it), and the
+    // scanned dimensions fixed there.
+    let mut blocks: Vec<(Vec<usize>, usize, bool)> = vec![]; // (path, fixed dims, is a loop)
+    for (_, path) in paths.iter().filter(|(id, _)| decls.contains(id)) {
+        let mut len = path.len() - 1;
+        while len > 0 && matches!(node_at(nodes, &path[..len]), Node::Assign { .. }) {
+            len -= 1;
+        }
+        let (fixed, is_loop) = match (len > 0).then(|| node_at(nodes, &path[..len])) {
+            Some(Node::For { var, .. }) => (var + 1, true),
+            Some(Node::If { .. }) => {
+                // Dimensions fixed by the loops around the `if`.
+                let outer = (1..len)
+                    .rev()
+                    .find_map(|l| match node_at(nodes, &path[..l]) {
+                        Node::For { var, .. } => Some(var + 1),
+                        _ => None,
+                    });
+                (outer.unwrap_or(0), false)
+            }
+            _ => (0, len == 0),
+        };
+        let block = (path[..len].to_vec(), fixed, is_loop);
+        if !blocks.contains(&block) {
+            blocks.push(block);
+        }
+    }
+    // Distinct loop blocks fixing the same dimensions never run for the same values of them
+    // (sibling loops scan disjoint ranges); an `if` block must be the only one.
+    let prefix = blocks[0].1;
+    if blocks.iter().any(|b| b.1 != prefix) || (blocks.len() > 1 && blocks.iter().any(|b| !b.2)) {
+        return Err(apart(decls[0]));
+    }
+    // Every use inside the block of a declaration.
+    if paths
+        .iter()
+        .any(|(_, p)| !blocks.iter().any(|(b, _, _)| p.starts_with(b)))
+    {
+        return Err(apart(decls[0]));
+    }
+    // One block execution ⇔ one copy of the variable, for every pair of instances.
+    for &p in &users {
+        for &q in &users {
+            let (sp, sq) = (&placed[p].schedule, &placed[q].schedule);
+            let (ni, nj) = (sp.n_in(), sq.n_in());
+            let n = sp.n_out();
+            let pair = sp.wrap().product(&sq.wrap());
+            let np = pair.space().n_param();
+            let width = 1 + np + ni + n + nj + n;
+            let same = |x: usize, y: usize| {
+                let mut r = vec![crate::presburger::Int::ZERO; width];
+                r[1 + np + x] = crate::presburger::Int::ONE;
+                r[1 + np + y] = crate::presburger::Int::from(-1);
+                r
+            };
+            let by_block: Vec<_> = (0..prefix).map(|k| same(ni + k, ni + n + nj + k)).collect();
+            let by_copy: Vec<_> = (0..d).map(|k| same(k, ni + n + k)).collect();
+            let in_block = pair.add_constraints(&by_block, &[]);
+            let in_copy = pair.add_constraints(&by_copy, &[]);
+            if !in_block.is_equal(&in_copy) {
+                return Err(apart(decls[0]));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether C text needs no parentheses as an operand: a name, a number, or one

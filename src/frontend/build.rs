@@ -654,6 +654,7 @@ impl<'a> Builder<'a> {
             span: sp,
             loops,
             opaque,
+            declares: vec![],
         });
     }
 
@@ -1683,6 +1684,7 @@ impl<'a> Builder<'a> {
         let (_, base) = self.syms.class_of_decl(&d.node.specifiers);
         let mut acc = vec![];
         let mut init = false;
+        let mut declared = vec![];
         for x in &d.node.declarators {
             let decl = &x.node.declarator.node;
             if is_function(decl) {
@@ -1703,6 +1705,9 @@ impl<'a> Builder<'a> {
                 name.clone()
             };
             self.local_names.insert(array.clone());
+            if !persistent {
+                declared.push(array.clone());
+            }
             // A variable declared inside the region is a new one in every iteration of
             // the loops around it, unless it is static.
             let private_depth = (!persistent).then_some(self.loops.len());
@@ -1745,6 +1750,9 @@ impl<'a> Builder<'a> {
         }
         if init && self.opaque.is_none() {
             self.push_statement(&d.span, acc, None);
+            if let Some(st) = self.stmts.last_mut() {
+                st.declares = declared;
+            }
         } else if self.opaque.is_some() {
             self.opaque_acc.append(&mut acc);
         }

@@ -80,6 +80,10 @@ pub struct Statement {
     /// are those of the enclosing loops and its accesses over-approximate everything the
     /// construct may touch. The text says why.
     pub opaque: Option<String>,
+    /// The variables (model names) this statement declares: a declaration with an
+    /// initializer inside the region is a statement, and the code generator keeps it in the
+    /// same block as every use of what it declares.
+    pub declares: Vec<String>,
 }
 
 /// A modelled `for` loop around a statement.

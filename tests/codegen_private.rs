@@ -1,0 +1,114 @@
+//! Variables declared inside the region: code generation keeps each declaration in one
+//! block with every use of the variable it declares, or refuses with a reason.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const KERNEL: &str = "tests/data/codegen/private/private.c";
+
+fn loopy(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_loopy"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run loopy");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("loopy-private-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Compiles `src` with warnings as errors and returns what it prints.
+fn run_c(dir: &Path, name: &str, src: &Path) -> String {
+    let exe = dir.join(name);
+    let out = Command::new(common::cc())
+        .args(["-O1", "-Wall", "-Wextra", "-Werror", "-o"])
+        .arg(&exe)
+        .arg(src)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        src.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(&exe).output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn declarations_stay_with_their_uses() {
+    let dir = scratch("legal");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let want = run_c(&dir, "original", &root.join(KERNEL));
+    let scripts = [
+        "",
+        "tile(L, [8])",
+        "affine(L, {[i] -> [-i]})",
+        "isplit(L, {[i] : i < 5}, 0)",
+        "isplit(M, {[i, j] : j < 5}, 1)",
+        "tile(L, [4])\nisplit(L, {[i] : i < 2}, 0)",
+    ];
+    for (k, script) in scripts.iter().enumerate() {
+        let s = dir.join(format!("s{k}.loopy"));
+        std::fs::write(&s, script).unwrap();
+        let out = dir.join(format!("s{k}.c"));
+        let (code, _, err) = loopy(&[
+            "apply",
+            KERNEL,
+            s.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{script:?}: {err}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.contains("double s = 0.0;"), "{script:?}:\n{text}");
+        assert_eq!(
+            run_c(&dir, &format!("s{k}"), &out),
+            want,
+            "{script:?}:\n{text}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn uses_moved_apart_are_refused() {
+    let dir = scratch("apart");
+    // Legal for the verifier (each iteration has its own `s`), but the use of iteration i
+    // now runs in iteration i + 1 of the generated loop, where `s` is another variable.
+    let s = dir.join("shift.loopy");
+    std::fs::write(&s, "affine(U, {[i] -> [i + 1]})").unwrap();
+    let (code, out, err) = loopy(&["apply", KERNEL, s.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.is_empty());
+    assert!(err.contains("no longer run together"), "{err}");
+    assert!(err.contains("declared here"), "{err}");
+    assert!(err.contains("private.c:18"), "{err}");
+
+    // A declaration without an initializer is no statement: nothing could place it.
+    let src = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(KERNEL))
+        .unwrap()
+        .replace("double s = 0.0;", "double s;\n    s = 0.0;");
+    let k = dir.join("noinit.c");
+    std::fs::write(&k, src).unwrap();
+    let e = dir.join("empty.loopy");
+    std::fs::write(&e, "").unwrap();
+    let (code, _, err) = loopy(&["apply", k.to_str().unwrap(), e.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("without an initializer"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
