@@ -112,3 +112,57 @@ fn uses_moved_apart_are_refused() {
     assert!(err.contains("without an initializer"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A `static` local of the region is one variable for the whole run: its declaration is
+/// kept, once, before the generated loops.
+#[test]
+fn static_locals_are_declared_once() {
+    let dir = scratch("static");
+    let src = r#"#include <stdio.h>
+#pragma GCC diagnostic ignored "-Wunused-label"
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+static double A[20];
+static void kernel(int n)
+{
+#pragma scop
+L:
+  for (int i = 0; i < n; i++) {
+    static double acc = 1.0;
+    acc = acc * 0.5 + A[i];
+    A[i] = acc;
+  }
+#pragma endscop
+}
+int main(void)
+{
+  for (int i = 0; i < 20; i++)
+    A[i] = i % 3;
+  kernel(20);
+  kernel(20);
+  for (int i = 0; i < 20; i++)
+    printf("%.17g\n", A[i]);
+  return 0;
+}
+"#;
+    let k = dir.join("static.c");
+    std::fs::write(&k, src).unwrap();
+    let e = dir.join("empty.loopy");
+    std::fs::write(&e, "").unwrap();
+    let out = dir.join("static.out.c");
+    let (code, _, err) = loopy(&[
+        "apply",
+        k.to_str().unwrap(),
+        e.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        text.matches("static double acc = 1.0;").count(),
+        1,
+        "{text}"
+    );
+    assert_eq!(run_c(&dir, "original", &k), run_c(&dir, "generated", &out));
+    let _ = std::fs::remove_dir_all(&dir);
+}

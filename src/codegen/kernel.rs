@@ -143,6 +143,11 @@ pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Di
     let mut text = String::new();
     p.nodes(&nodes, 0, &mut text);
     let mut out = p.helpers.defines();
+    // `static` and `extern` locals of the region: one object for the whole function, so
+    // declared once, before the loops that use them.
+    for d in &scop.declarations {
+        let _ = writeln!(out, "{d}");
+    }
     out.push_str(&text);
     // Counters declared outside the region that no generated loop counts with any more:
     // the compiler would call them unused.

@@ -314,6 +314,8 @@ pub struct Builder<'a> {
     array_first: HashMap<String, Range<usize>>,
     /// Names of variables declared inside the region (model names).
     local_names: HashSet<String>,
+    /// Text of `static` and `extern` declarations in the region (see `Scop::declarations`).
+    declarations: Vec<String>,
     opaque: Option<Opaque>,
     /// The accesses of the opaque construct being walked.
     opaque_acc: Vec<Access>,
@@ -340,6 +342,7 @@ impl<'a> Builder<'a> {
             arrays: vec![],
             array_first: HashMap::new(),
             local_names: HashSet::new(),
+            declarations: vec![],
             opaque: None,
             opaque_acc: vec![],
         }
@@ -1674,13 +1677,20 @@ impl<'a> Builder<'a> {
                 "a typedef",
             ));
         }
+        let persistent = matches!(
+            storage,
+            Some(StorageClassSpecifier::Static)
+                | Some(StorageClassSpecifier::ThreadLocal)
+                | Some(StorageClassSpecifier::Extern)
+        );
+        if persistent && self.opaque.is_none() {
+            let sp = self.span(&d.span);
+            self.declarations
+                .push(normalize(self.sm.text(&sp).unwrap_or("")));
+        }
         if matches!(storage, Some(StorageClassSpecifier::Extern)) {
             return Ok(());
         }
-        let persistent = matches!(
-            storage,
-            Some(StorageClassSpecifier::Static) | Some(StorageClassSpecifier::ThreadLocal)
-        );
         let (_, base) = self.syms.class_of_decl(&d.node.specifiers);
         let mut acc = vec![];
         let mut init = false;
@@ -2055,6 +2065,7 @@ impl<'a> Builder<'a> {
             arrays: self.arrays,
             statements: self.stmts,
             tags,
+            declarations: self.declarations,
         })
     }
 }

@@ -50,6 +50,9 @@ pub struct Scop {
     /// In textual order; statement `k` is named `S{k}`.
     pub statements: Vec<Statement>,
     pub tags: Vec<Tag>,
+    /// Declarations inside the region that are not statements (`static` and `extern`
+    /// locals), as written: generated code for the region starts with them.
+    pub declarations: Vec<String>,
 }
 
 /// One C statement (or one opaque construct) and all its dynamic instances.
