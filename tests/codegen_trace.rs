@@ -245,6 +245,9 @@ mod random {
             (inner.clone(), 2..4i64).prop_map(|(l, s)| format!("tile({l}, [{s}, {s}])")),
             (inner.clone(), 0..4i64, 0..2i64)
                 .prop_map(|(l, k, n)| format!("isplit({l}, {{[i, j] : j < {k}}}, {n})")),
+            // On a point coordinate once tiled (fails, changing nothing, otherwise).
+            (inner.clone(), 0..4i64, 0..3i64)
+                .prop_map(|(l, k, n)| format!("isplit({l}, {{[a, b, c] : c < {k}}}, {n})")),
             (0..2i64).prop_map(|n| format!("realign(L2, L3, {n})")),
             (-1..3i64).prop_map(|k| format!(
                 "affine(L3, {{[i, j] -> [i + {k}, j]}})\nrealign(L2, L3, 1)"

@@ -682,17 +682,24 @@ impl Scanner {
             }
             x
         };
+        // The first value of the loop, when affine: `L`, or on a stride the least lattice
+        // point from `L` when that simplifies to an affine expression.
         let single = |b: &B| -> Option<Row> {
             b.lowers.iter().find_map(|l| {
-                if !l[c].is_one() {
-                    return None;
-                }
-                let next: Row = l[..c]
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| if i == 0 { &Int::ONE - v } else { -v })
-                    .collect();
-                // Some upper bound fails at c = L + 1.
+                let (value, step) = match stride {
+                    None if l[c].is_one() => (l[..c].iter().map(|v| -v).collect::<Row>(), Int::ONE),
+                    Some((s, g)) => match strided_lower_expr(l, c, s, g) {
+                        Expr::Aff(mut v) => {
+                            v.resize(c, Int::ZERO);
+                            (v, s.clone())
+                        }
+                        _ => return None,
+                    },
+                    None => return None,
+                };
+                let mut next = value.clone();
+                next[0] += &step;
+                // Some upper bound fails at the next value.
                 b.uppers
                     .iter()
                     .any(|u| {
@@ -700,16 +707,11 @@ impl Scanner {
                         x[0] -= &Int::ONE;
                         implies(&known, &x)
                     })
-                    .then(|| l.clone())
+                    .then_some(value)
             })
         };
-        let one = if stride.is_none() && same {
-            single(&bs[0])
-        } else {
-            None
-        };
-        if let Some(l) = one {
-            let value: Row = l[..c].iter().map(|v| -v).collect();
+        let one = if same { single(&bs[0]) } else { None };
+        if let Some(value) = one {
             let mut rows: Vec<Row> = vec![];
             for r in bs[0].lowers.iter().chain(&bs[0].uppers) {
                 let x = tighten(at(r, &value));
@@ -723,8 +725,10 @@ impl Scanner {
             if !rows.is_empty() && !omega::is_feasible(&known) {
                 return vec![];
             }
-            let mut eq = l;
+            // c - value = 0
+            let mut eq: Row = value.iter().map(|v| -v).collect();
             eq.resize(cctx.width(), Int::ZERO);
+            eq[c] = Int::ONE;
             cctx.add_eq(eq);
             let body = self.level(k + 1, bs.into_iter().map(|b| b.item).collect(), &cctx);
             let node = Node::Assign {
