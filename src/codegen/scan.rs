@@ -56,6 +56,13 @@ pub fn scan_in(
         .into_iter()
         .filter_map(|mut it| (it.basic.normalize() && !it.basic.is_empty()).then_some(it))
         .collect();
+    let items: Vec<Item> = items
+        .into_iter()
+        .map(|mut it| {
+            link_divs_to_dims(&mut it.basic, n_param, n_scan);
+            it
+        })
+        .collect();
     let mut s = Scanner {
         n_param,
         n_scan,
@@ -64,6 +71,44 @@ pub fn scan_in(
         strides: vec![None; n_scan],
     };
     hoist_guards(s.level(0, items, ctx), n_param)
+}
+
+/// Replaces a local by the scanned dimension it always equals (`floor(i/4)` beside a tile
+/// dimension `t1` with `0 <= i - 4*t1 <= 3`): the constraints on the local then bound the
+/// loops, instead of staying behind as guards that rational projection cannot see through.
+fn link_divs_to_dims(b: &mut Basic, n_param: usize, n_scan: usize) {
+    let mut linked = false;
+    for i in 0..b.n_div() {
+        let q = b.col_div(i);
+        let used = b.eqs.iter().chain(&b.ineqs).any(|r| !r[q].is_zero());
+        if !used {
+            continue;
+        }
+        for k in 0..n_scan {
+            let t = 1 + n_param + k;
+            let mut diff = b.zero_row();
+            diff[q] = Int::ONE;
+            diff[t] = Int::from(-1);
+            let p = b.to_problem();
+            let holds = |r: &Row| {
+                let mut p = p.clone();
+                let mut neg: Row = r.iter().map(|v| -v).collect();
+                neg[0] -= &Int::ONE;
+                p.ineqs.push(neg);
+                !omega::is_feasible(&p)
+            };
+            let neg: Row = diff.iter().map(|v| -v).collect();
+            if holds(&diff) && holds(&neg) {
+                b.add_eq(diff);
+                linked = true;
+                break;
+            }
+        }
+    }
+    if linked {
+        b.eliminate_locals();
+        b.normalize();
+    }
 }
 
 /// Scans sets (each with an identifier): the loop nest that runs every point of every set
