@@ -288,6 +288,14 @@ fn private_in_one_block(
             blocks.push(block);
         }
     }
+    if blocks.is_empty() {
+        // No declaration runs: fine only if no use runs either.
+        return if paths.is_empty() {
+            Ok(())
+        } else {
+            Err(apart(decls[0]))
+        };
+    }
     // Distinct loop blocks fixing the same dimensions never run for the same values of them
     // (sibling loops scan disjoint ranges); an `if` block must be the only one.
     let prefix = blocks[0].1;
