@@ -1,28 +1,12 @@
 //! `loopy bench` end to end on the examples at tiny sizes (fast: `-O1`, one timed run).
 
+mod common;
+use common::loopy;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn loopy(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_loopy"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run loopy");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// A fresh directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("loopy-bench-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch("bench-test", name)
 }
 
 /// Writes `dir/loopy.toml` with `body`, where `{EX}` stands for the examples folder;

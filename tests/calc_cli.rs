@@ -1,20 +1,7 @@
 //! `loopy calc` end to end: outputs, exit codes and diagnostics (snapshots).
 
-use std::process::Command;
-
-fn loopy(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_loopy"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run loopy");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::loopy;
 
 fn ok(args: &[&str]) -> String {
     let (code, out, err) = loopy(args);

@@ -3,33 +3,20 @@
 //! program prints exactly what the original prints.
 
 mod common;
-use common::{cc, examples};
+use common::examples;
 use loopy::driver::{generate, Kernel, Run};
 use loopy::frontend::Options;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn compile(src: &Path, exe: &Path, strict: bool) {
-    let mut cmd = Command::new(cc());
     // No floating-point contraction: with it, the compiler may fuse a multiply and an add
     // in one program and not in the other, and the last bits differ.
-    cmd.args(["-O2", "-ffp-contract=off"]);
+    let mut flags = vec!["-O2", "-ffp-contract=off", "-lm"];
     if strict {
-        cmd.args(["-Wall", "-Wextra", "-Werror"]);
+        flags.extend(["-Wall", "-Wextra", "-Werror"]);
     }
-    let out = cmd
-        .arg("-o")
-        .arg(exe)
-        .arg(src)
-        .arg("-lm")
-        .output()
-        .expect("C compiler");
-    assert!(
-        out.status.success(),
-        "{} does not compile:\n{}",
-        src.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::compile(src, exe, &flags, "");
 }
 
 fn run(exe: &Path) -> Vec<u8> {

@@ -2,48 +2,21 @@
 //! block with every use of the variable it declares, or refuses with a reason.
 
 mod common;
+use common::loopy;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const KERNEL: &str = "tests/data/codegen/private/private.c";
 
-fn loopy(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_loopy"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run loopy");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("loopy-private-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch("private", name)
 }
 
 /// Compiles `src` with warnings as errors and returns what it prints.
 fn run_c(dir: &Path, name: &str, src: &Path) -> String {
     let exe = dir.join(name);
-    let out = Command::new(common::cc())
-        .args(["-O1", "-Wall", "-Wextra", "-Werror", "-o"])
-        .arg(&exe)
-        .arg(src)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}: {}",
-        src.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::compile(src, &exe, &["-O1", "-Wall", "-Wextra", "-Werror"], "");
     let out = Command::new(&exe).output().unwrap();
     assert!(out.status.success());
     String::from_utf8_lossy(&out.stdout).into_owned()

@@ -2,7 +2,6 @@
 //! the points of the set in lexicographic order, for several parameter values.
 
 mod common;
-use common::cc;
 use loopy::codegen::scan_set_to_c;
 use loopy::presburger::{parse_set, Int, Set};
 use proptest::prelude::*;
@@ -40,17 +39,7 @@ fn run_scan(set: &Set, ns: &[i64]) -> Vec<Vec<Vec<i64>>> {
     let src = dir.join("scan.c");
     std::fs::write(&src, &prog).unwrap();
     let exe = dir.join("scan");
-    let out = Command::new(cc())
-        .args(["-O0", "-w", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .expect("C compiler");
-    assert!(
-        out.status.success(),
-        "compile failed:\n{}\n{prog}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::compile(&src, &exe, &["-O0", "-w"], &prog);
     let mut traces = vec![];
     for v in ns {
         let vals: Vec<String> = params.iter().map(|_| v.to_string()).collect();

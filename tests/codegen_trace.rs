@@ -4,7 +4,7 @@
 //! included).
 
 mod common;
-use common::{cc, examples};
+use common::examples;
 use loopy::codegen::Body;
 use loopy::driver::{generate_with, Kernel, Run};
 use loopy::frontend::Options;
@@ -85,17 +85,7 @@ fn build(kernel: &Kernel, region: &str, dir: &Path) -> PathBuf {
     let src = dir.join("trace.c");
     std::fs::write(&src, &prog).unwrap();
     let exe = dir.join("trace");
-    let out = Command::new(cc())
-        .args(["-O0", "-Wall", "-Wextra", "-Werror", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .expect("C compiler");
-    assert!(
-        out.status.success(),
-        "compile failed:\n{}\n{prog}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::compile(&src, &exe, &["-O0", "-Wall", "-Wextra", "-Werror"], &prog);
     exe
 }
 

@@ -1,5 +1,6 @@
 //! `loopy show` end to end: JSON output, PolyBench-style sources with `-I`/`-D`, `$CC`.
 
+mod common;
 use std::process::Command;
 
 fn show_env(args: &[&str], cc: &str) -> (i32, String, String) {
@@ -11,11 +12,7 @@ fn show_env(args: &[&str], cc: &str) -> (i32, String, String) {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("run loopy");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::outcome(out)
 }
 
 fn ok(args: &[&str]) -> String {

@@ -1,6 +1,7 @@
 //! Every error the frontend reports, rendered as the user sees it (snapshots, no colour):
 //! `loopy show` exits with 2 and points into the original C file.
 
+mod common;
 use std::process::Command;
 
 fn show(args: &[&str]) -> (i32, String, String) {
@@ -14,11 +15,7 @@ fn show(args: &[&str]) -> (i32, String, String) {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("run loopy");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::outcome(out)
 }
 
 /// Runs `loopy show tests/data/frontend/NAME.c ARGS` and checks it fails with exit 2.

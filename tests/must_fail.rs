@@ -1,20 +1,10 @@
 //! Scripts that must be rejected, each with its expected report (see tests/must_fail/).
 
+mod common;
 use std::path::Path;
-use std::process::Command;
 
 fn check(kernel: &str, script: &str) -> (i32, String, String) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new(env!("CARGO_BIN_EXE_loopy"))
-        .args(["check", "--color", "never", kernel, script])
-        .current_dir(root)
-        .output()
-        .expect("run loopy");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::loopy(&["check", "--color", "never", kernel, script])
 }
 
 macro_rules! must_fail {
@@ -58,47 +48,33 @@ must_fail!(
 
 #[test]
 fn manifest_of_all_examples_passes() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new(env!("CARGO_BIN_EXE_loopy"))
-        .args([
-            "check",
-            "--color",
-            "never",
-            "--manifest",
-            "examples/loopy.toml",
-        ])
-        .current_dir(root)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, text, err) = common::loopy(&[
+        "check",
+        "--color",
+        "never",
+        "--manifest",
+        "examples/loopy.toml",
+    ]);
+    assert_eq!(code, 0, "{text}{err}");
     assert!(text.contains("17 passed, 0 failed"), "{text}");
 }
 
 #[test]
 fn manifest_failures_and_errors() {
-    let dir = std::env::temp_dir().join(format!("loopy-manifest-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("manifest", "check");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let div = root.join("examples/div");
     let run = |toml: &str| {
         let m = dir.join("loopy.toml");
         std::fs::write(&m, toml).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_loopy"))
-            .args(["check", "--color", "never", "--manifest"])
-            .arg(&m)
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        let (code, out, err) = common::loopy(&[
+            "check",
+            "--color",
+            "never",
+            "--manifest",
+            m.to_str().unwrap(),
+        ]);
+        (Some(code), out, err)
     };
     let k = div.join("div.c").display().to_string();
     let bad = div.join("div_reverse.loopy").display().to_string();
@@ -132,25 +108,18 @@ fn manifest_failures_and_errors() {
 
 #[test]
 fn show_script_errors_point_into_script_and_kernel() {
-    let dir = std::env::temp_dir().join(format!("loopy-show-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("show", "script");
     let s = dir.join("bad.loopy");
     std::fs::write(&s, "realign(Init, Mul, 0)\n").unwrap();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new(env!("CARGO_BIN_EXE_loopy"))
-        .args([
-            "show",
-            "--color",
-            "never",
-            "examples/matmul/matmul.c",
-            "--script",
-        ])
-        .arg(&s)
-        .current_dir(root)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let (code, _, err) = common::loopy(&[
+        "show",
+        "--color",
+        "never",
+        "examples/matmul/matmul.c",
+        "--script",
+        s.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("unknown tag or handle `Mul`") && err.contains("did you mean `Mult`?"),
         "{err}"
@@ -161,14 +130,14 @@ fn show_script_errors_point_into_script_and_kernel() {
         "realign(Init, Mult, 0)\naffine(Mult, {[i,j,k] -> [i,k,j]})\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_loopy"))
-        .args(["show", "examples/matmul/matmul.c", "--trace", "--script"])
-        .arg(&s)
-        .current_dir(root)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0));
+    let (code, text, _) = common::loopy(&[
+        "show",
+        "examples/matmul/matmul.c",
+        "--trace",
+        "--script",
+        s.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
     assert!(
         text.contains("after step 1: realign(Init, Mult, 0)") && text.contains("after step 2:"),
         "{text}"

@@ -20,3 +20,51 @@ pub fn examples() -> Vec<String> {
     v.sort();
     v
 }
+
+/// Exit code, standard output and standard error of a finished command.
+pub fn outcome(out: std::process::Output) -> (i32, String, String) {
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Runs the `loopy` binary from the repository root, without colours.
+pub fn loopy(args: &[&str]) -> (i32, String, String) {
+    outcome(
+        std::process::Command::new(env!("CARGO_BIN_EXE_loopy"))
+            .args(args)
+            .env("NO_COLOR", "1")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("run loopy"),
+    )
+}
+
+/// A fresh, empty directory for one test (`group` and `name` keep tests apart).
+pub fn scratch(group: &str, name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("loopy-{group}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Compiles the C file `src` into `exe` with `flags`; panics with the compiler's messages
+/// (and `context`, e.g. the generated code) when it fails.
+pub fn compile(src: &Path, exe: &Path, flags: &[&str], context: &str) {
+    // Flags after the source, so that libraries (`-lm`) come after what uses them.
+    let out = std::process::Command::new(cc())
+        .arg("-o")
+        .arg(exe)
+        .arg(src)
+        .args(flags)
+        .output()
+        .expect("C compiler");
+    assert!(
+        out.status.success(),
+        "{}: compile failed:\n{}\n{context}",
+        src.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
