@@ -358,28 +358,23 @@ fn bench_one(job: &Job, ticker: &Ticker) -> Outcome {
         )?;
         Ok((a, b))
     };
-    let timed = match build("", &[], &[]) {
+    let built = build("", &[], &[]).and_then(|timed| {
+        let check = if job.check_defines.is_empty() && job.check_cflags.is_empty() {
+            timed.clone()
+        } else {
+            build(".check", &job.check_cflags, &job.check_defines)?
+        };
+        Ok((timed, check))
+    });
+    let (timed, check) = match built {
         Ok(x) => x,
         Err(f) => {
+            // The sources stay for the user to look at the compiler's complaint.
             dir.persist();
             return Outcome::Failed {
                 failure: f,
                 kept: Some(dir.path().to_path_buf()),
             };
-        }
-    };
-    let check = if job.check_defines.is_empty() && job.check_cflags.is_empty() {
-        timed.clone()
-    } else {
-        match build(".check", &job.check_cflags, &job.check_defines) {
-            Ok(x) => x,
-            Err(f) => {
-                dir.persist();
-                return Outcome::Failed {
-                    failure: f,
-                    kept: Some(dir.path().to_path_buf()),
-                };
-            }
         }
     };
     ticker.show("check run (original)");

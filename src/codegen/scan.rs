@@ -90,15 +90,8 @@ fn link_divs_to_dims(b: &mut Basic, n_param: usize, n_scan: usize) {
             diff[q] = Int::ONE;
             diff[t] = Int::from(-1);
             let p = b.to_problem();
-            let holds = |r: &Row| {
-                let mut p = p.clone();
-                let mut neg: Row = r.iter().map(|v| -v).collect();
-                neg[0] -= &Int::ONE;
-                p.ineqs.push(neg);
-                !omega::is_feasible(&p)
-            };
             let neg: Row = diff.iter().map(|v| -v).collect();
-            if holds(&diff) && holds(&neg) {
+            if implies(&p, &diff) && implies(&p, &neg) {
                 b.add_eq(diff);
                 linked = true;
                 break;
@@ -212,22 +205,22 @@ impl Scanner {
         all.dedup();
         let mut i = 0;
         while i < all.len() {
-            let mut p = base.clone();
-            for (j, (r, _)) in all.iter().enumerate() {
-                if j != i {
-                    p.ineqs.push(r.clone());
-                }
-            }
-            let mut neg: Row = all[i].0.iter().map(|v| -v).collect();
-            neg[0] -= &Int::ONE;
-            p.ineqs.push(neg);
             // Keep at least one bound on each side.
             let side = all[i].1;
             let others_on_side = all
                 .iter()
                 .enumerate()
                 .any(|(j, (_, s))| j != i && *s == side);
-            if others_on_side && !omega::is_feasible(&p) {
+            let implied = others_on_side && {
+                let mut p = base.clone();
+                for (j, (r, _)) in all.iter().enumerate() {
+                    if j != i {
+                        p.ineqs.push(r.clone());
+                    }
+                }
+                implies(&p, &all[i].0)
+            };
+            if implied {
                 all.remove(i);
             } else {
                 i += 1;
@@ -968,23 +961,10 @@ impl Scanner {
             }
         }
         let implied = |base: &Basic, r: &Row, eq: bool| -> bool {
-            let r = &fit(r, base);
-            let refuted = |neg: Row| {
-                let mut p: Problem = base.to_problem();
-                p.ineqs.push(neg);
-                !omega::is_feasible(&p)
-            };
-            let mut below: Row = r.iter().map(|v| -v).collect();
-            below[0] -= &Int::ONE;
-            if !refuted(below) {
-                return false;
-            }
-            if eq {
-                let mut above = r.clone();
-                above[0] -= &Int::ONE;
-                return refuted(above);
-            }
-            true
+            let p = base.to_problem();
+            let r = fit(r, base);
+            let neg: Row = r.iter().map(|v| -v).collect();
+            implies(&p, &r) && (!eq || implies(&p, &neg))
         };
         for (r, eq, is_def) in &rows {
             if *is_def || r.iter().all(Int::is_zero) {
