@@ -4,8 +4,9 @@
 
 use crate::codegen::{self, Body, Placed};
 use crate::frontend::{self, Options};
+use crate::model::state::{Origin, Pos, State, StmtInit};
 use crate::model::{AccessKind as ModelAccess, Scop};
-use crate::script::interp::{Interpreter, Origin, Pos, State, StmtInit};
+use crate::script::interp::Interpreter;
 use crate::verify::{self, Access, AccessKind, Dependence, Level, Program, StmtInfo, Violation};
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -205,7 +206,12 @@ impl Run {
 
     /// Legality of the final schedule.
     pub fn check(&self) -> Vec<Violation> {
-        verify::check(&self.program, &self.deps, &self.interp)
+        verify::check(
+            &self.program,
+            &self.deps,
+            &self.interp.state.pieces,
+            &self.interp.history,
+        )
     }
 
     /// A report per violation, with all sources.

@@ -2,8 +2,9 @@
 //! errors, procedures, and the inverse-affine round trip.
 
 use loopy::diag::Diagnostic;
+use loopy::model::state::{Origin, Pos, State, StmtInit};
 use loopy::presburger::{parse_set, Int};
-use loopy::script::interp::{Interpreter, Origin, Pos, State, StmtInit};
+use loopy::script::interp::Interpreter;
 use std::collections::BTreeSet;
 use std::path::Path;
 

@@ -1,8 +1,9 @@
 //! The verifier on hand-built programs (the frontend supplies these for real kernels):
 //! dependences, rejected scripts with correct witnesses, accepted ones.
 
+use loopy::model::state::{Origin, Pos, State, StmtInit};
 use loopy::presburger::{parse_map, parse_set, Int, Map, Tuple};
-use loopy::script::interp::{Interpreter, Origin, Pos, State, StmtInit};
+use loopy::script::interp::Interpreter;
 use loopy::verify::{self, Access, AccessKind, Program, StmtInfo, ViolationKind};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -118,7 +119,7 @@ fn verdict(
     let deps = verify::dependences(&prog);
     let mut it = Interpreter::new(st);
     it.run_text(script, "s.loopy", Path::new(".")).unwrap();
-    let v = verify::check(&prog, &deps, &it);
+    let v = verify::check(&prog, &deps, &it.state.pieces, &it.history);
     (prog, deps, v, it)
 }
 

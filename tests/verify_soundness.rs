@@ -3,8 +3,9 @@
 //! values — runs every concretely dependent pair in the original order and gives distinct
 //! times to distinct instances; and every reported witness is a real violation.
 
+use loopy::model::state::{Origin, Pos, State, StmtInit};
 use loopy::presburger::{parse_map, parse_set, Int, Map, Set, Tuple};
-use loopy::script::interp::{Interpreter, Origin, Pos, State, StmtInit};
+use loopy::script::interp::Interpreter;
 use loopy::verify::{self, Access, AccessKind, Program, StmtInfo, ViolationKind};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -235,7 +236,7 @@ proptest! {
             }
         }
         let script = kept.join("\n");
-        let violations = verify::check(&prog, &deps, &it);
+        let violations = verify::check(&prog, &deps, &it.state.pieces, &it.history);
         for n in [0i64, 1, 2, 4] {
             let insts = instances(&prog, &it, n);
             let mut bad_dep = None;

@@ -4,7 +4,8 @@ use super::check::CcArgs;
 use super::Ctx;
 use crate::driver::{render_state, Kernel};
 use crate::model::json::Json;
-use crate::script::interp::{Interpreter, State};
+use crate::model::state::State;
+use crate::script::interp::Interpreter;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 

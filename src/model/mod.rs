@@ -11,6 +11,7 @@ pub mod aff;
 pub mod json;
 mod render;
 pub mod schedule;
+pub mod state;
 
 pub use aff::LinExpr;
 pub use schedule::Schedule;

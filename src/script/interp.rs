@@ -11,170 +11,11 @@ use super::ast::{Arg, Call, Item, Name, ProcDef, Script, Span, Stmt};
 use super::parse::parse_script;
 use super::stdlib;
 use crate::diag::Diagnostic;
+use crate::model::state::parse_map_text;
+pub use crate::model::state::{Component, Origin, Piece, Pos, State, Step, StmtInit};
 use crate::presburger::{parse_with_constants, Int, Map, ParseError, Parsed, Set};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
-
-/// A position vector (p0, ..., pM).
-pub type Pos = Vec<Int>;
-
-/// Part of one statement's instances, with its schedule.
-#[derive(Clone, Debug)]
-pub struct Piece {
-    /// Index of the statement in the program.
-    pub stmt: usize,
-    /// The statement instances this piece covers (a subset of the statement's domain).
-    pub domain: Set,
-    /// Positions (p0, ..., pM).
-    pub pos: Pos,
-    /// Iteration dims: `S[iterators] -> [j1, ..., jM]`.
-    pub it: Map,
-    /// Number of iteration dims that are real loops around the statement (the rest pad).
-    pub depth: usize,
-    /// The script operations (by step number) that changed this piece's schedule.
-    pub touched: Vec<usize>,
-}
-
-impl Piece {
-    /// The whole schedule θ = (p0, j1, p1, ..., jM, pM) as a map on the piece's domain.
-    pub fn schedule(&self) -> Map {
-        let m = self.it.n_out();
-        let mut outs = vec![];
-        for k in 0..m {
-            outs.push(self.pos[k].to_string());
-            outs.push(format!("j{k}"));
-        }
-        outs.push(self.pos[m].to_string());
-        let js: Vec<String> = (0..m).map(|k| format!("j{k}")).collect();
-        let text = format!("{{ [{}] -> [{}] }}", js.join(", "), outs.join(", "));
-        let interleave = parse_map_text(&text);
-        self.it
-            .intersect_domain(&self.domain)
-            .apply_range(&interleave)
-    }
-}
-
-/// Where a handle came from, for diagnostics.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Origin {
-    pub source: String,
-    pub span: Span,
-    pub what: String,
-}
-
-/// A loop component: the set P(l) of positions it covers.
-#[derive(Clone, Debug)]
-pub struct Component {
-    pub positions: BTreeSet<Pos>,
-    pub origin: Origin,
-}
-
-/// The schedules of a program and its loop components.
-#[derive(Clone, Debug)]
-pub struct State {
-    pub params: Vec<String>,
-    pub pieces: Vec<Piece>,
-    pub components: Vec<Component>,
-    /// Handles bound at top level: tags, then script assignments.
-    pub handles: BTreeMap<String, usize>,
-    /// Statement names, for messages.
-    pub stmt_names: Vec<String>,
-}
-
-/// A statement as the interpreter first sees it.
-#[derive(Clone, Debug)]
-pub struct StmtInit {
-    pub name: String,
-    /// `S[iterators]`, with the program's parameters.
-    pub domain: Set,
-    /// Positions, already padded to the common length.
-    pub pos: Pos,
-    /// Iteration dims `S[iterators] -> [j1..jM]`, padded to the common length; `None` for
-    /// the iterators themselves (loops counting up), padded with zeros.
-    pub it: Option<Map>,
-}
-
-impl State {
-    /// The initial state: each statement's iteration dims are its iterators, padded with
-    /// zeros to the deepest nest (§3.2). `tags` give each tag's positions.
-    pub fn new(
-        params: Vec<String>,
-        stmts: Vec<StmtInit>,
-        tags: Vec<(String, BTreeSet<Pos>, Origin)>,
-    ) -> State {
-        let m = stmts
-            .iter()
-            .map(|s| s.it.as_ref().map_or(s.domain.n_dim(), Map::n_out))
-            .max()
-            .unwrap_or(0);
-        let mut pieces = vec![];
-        for (k, s) in stmts.iter().enumerate() {
-            let d = s.domain.n_dim();
-            let it = match &s.it {
-                Some(it) => it.clone(),
-                None => {
-                    let xs: Vec<String> = (0..d).map(|i| format!("x{i}")).collect();
-                    let mut outs = xs.clone();
-                    outs.extend(std::iter::repeat_n("0".to_string(), m - d));
-                    let text = format!("{{ [{}] -> [{}] }}", xs.join(", "), outs.join(", "));
-                    let it = parse_map_text(&text);
-                    let range = it.space().range.clone();
-                    it.with_space_names(s.domain.tuple().clone(), range)
-                }
-            };
-            assert_eq!(s.pos.len(), m + 1, "positions padded to the deepest nest");
-            pieces.push(Piece {
-                stmt: k,
-                domain: s.domain.clone(),
-                pos: s.pos.clone(),
-                it,
-                depth: d,
-                touched: vec![],
-            });
-        }
-        let mut components = vec![];
-        let mut handles = BTreeMap::new();
-        for (name, positions, origin) in tags {
-            components.push(Component { positions, origin });
-            handles.insert(name, components.len() - 1);
-        }
-        State {
-            params,
-            pieces,
-            components,
-            handles,
-            stmt_names: stmts.iter().map(|s| s.name.clone()).collect(),
-        }
-    }
-
-    /// Number of iteration dims in every schedule (M).
-    pub fn n_it(&self) -> usize {
-        self.pieces.first().map_or(0, |p| p.it.n_out())
-    }
-
-    fn members(&self, positions: &BTreeSet<Pos>) -> Vec<usize> {
-        (0..self.pieces.len())
-            .filter(|&i| positions.contains(&self.pieces[i].pos))
-            .collect()
-    }
-
-    /// Applies a position map to every piece and component.
-    fn map_positions(&mut self, f: impl Fn(&Pos) -> Pos) {
-        for p in self.pieces.iter_mut() {
-            p.pos = f(&p.pos);
-        }
-        for c in self.components.iter_mut() {
-            c.positions = c.positions.iter().map(&f).collect();
-        }
-    }
-}
-
-fn parse_map_text(text: &str) -> Map {
-    match parse_with_constants(text, &[], &[]).expect("internal map text parses") {
-        Parsed::Map(m) => m,
-        Parsed::Set(_) => unreachable!("internal text is a map"),
-    }
-}
 
 fn lex_lt(a: &Pos, b: &Pos) -> bool {
     a < b
@@ -230,15 +71,6 @@ impl Value {
 struct Proc {
     def: ProcDef,
     source: String,
-}
-
-/// One step of a run: which operation ran, for `--trace` and for reports.
-#[derive(Clone, Debug)]
-pub struct Step {
-    pub number: usize,
-    pub source: String,
-    pub span: Span,
-    pub text: String,
 }
 
 /// A callback run after every top-level operation.

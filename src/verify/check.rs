@@ -4,9 +4,9 @@
 
 use super::deps::{at_level, equal_row, joint_raw, level_rows, Dependence, Order, Program};
 use crate::diag::Diagnostic;
+use crate::model::state::{Piece, Step};
 use crate::presburger::omega::Row;
 use crate::presburger::{Int, Map};
-use crate::script::interp::{Interpreter, Piece, Step};
 
 /// A concrete statement instance with its old and new schedule times.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -132,9 +132,15 @@ fn named_params(space_params: &[String], vals: &[Int]) -> Vec<(String, Int)> {
         .collect()
 }
 
-/// Checks the final schedule of `interp` against the program's dependences.
-pub fn check(program: &Program, deps: &[Dependence], interp: &Interpreter) -> Vec<Violation> {
-    let pieces = &interp.state.pieces;
+/// Checks the final schedule (`pieces`) against the program's dependences. `history` holds
+/// the pieces before the first step and after every step, to say which steps moved the
+/// instances of a violation.
+pub fn check(
+    program: &Program,
+    deps: &[Dependence],
+    pieces: &[Piece],
+    history: &[Vec<Piece>],
+) -> Vec<Violation> {
     let scheds: Vec<Map> = pieces.iter().map(schedule_of).collect();
     let mut out = vec![];
     // Dependences: for source piece P and sink piece Q, no (i, j) with θ'P(i) ⪰ θ'Q(j).
@@ -228,7 +234,7 @@ pub fn check(program: &Program, deps: &[Dependence], interp: &Interpreter) -> Ve
             let _ = np;
             out.push(violation(
                 program,
-                interp,
+                (pieces, history),
                 ViolationKind::Dependence(di),
                 params,
                 (d.source, i),
@@ -261,7 +267,7 @@ pub fn check(program: &Program, deps: &[Dependence], interp: &Interpreter) -> Ve
                 let (i, j) = (w.coords[..ns].to_vec(), w.coords[ns..].to_vec());
                 out.push(violation(
                     program,
-                    interp,
+                    (pieces, history),
                     ViolationKind::NotOneToOne,
                     params,
                     (s, i),
@@ -275,7 +281,7 @@ pub fn check(program: &Program, deps: &[Dependence], interp: &Interpreter) -> Ve
 
 fn violation(
     program: &Program,
-    interp: &Interpreter,
+    (pieces, history): (&[Piece], &[Vec<Piece>]),
     kind: ViolationKind,
     params: Vec<(String, Int)>,
     a: (usize, Vec<Int>),
@@ -283,8 +289,7 @@ fn violation(
 ) -> Violation {
     let old =
         |s: usize, x: &[Int]| eval(&program.stmts[s].schedule, &params, x).unwrap_or_default();
-    let new =
-        |s: usize, x: &[Int]| time_in(&interp.state.pieces, s, &params, x).unwrap_or_default();
+    let new = |s: usize, x: &[Int]| time_in(pieces, s, &params, x).unwrap_or_default();
     let first = Instance {
         stmt: a.0,
         old_time: old(a.0, &a.1),
@@ -297,11 +302,11 @@ fn violation(
         new_time: new(b.0, &b.1),
         iters: b.1.clone(),
     };
-    let moved_by = moved_by(&interp.history, (a.0, &a.1), (b.0, &b.1), &params);
+    let moved_by = moved_by(history, (a.0, &a.1), (b.0, &b.1), &params);
     let merged_by = if kind == ViolationKind::NotOneToOne {
-        (1..interp.history.len()).find(|&k| {
-            let ta = time_in(&interp.history[k], a.0, &params, &a.1);
-            ta.is_some() && ta == time_in(&interp.history[k], b.0, &params, &b.1)
+        (1..history.len()).find(|&k| {
+            let ta = time_in(&history[k], a.0, &params, &a.1);
+            ta.is_some() && ta == time_in(&history[k], b.0, &params, &b.1)
         })
     } else {
         None

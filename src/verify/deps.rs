@@ -1,9 +1,9 @@
 //! Exact memory-based dependences: flow, anti and output, between every pair of accesses to
 //! the same array, restricted to the original execution order, for all parameter values.
 
+use crate::model::state::Origin;
 use crate::presburger::omega::Row;
 use crate::presburger::{Basic, Int, Map, Set};
-use crate::script::interp::Origin;
 
 /// What the verifier needs to know about a statement.
 #[derive(Clone, Debug)]
