@@ -4,7 +4,7 @@
 
 use crate::codegen::{self, Body, Placed};
 use crate::frontend::{self, Options};
-use crate::model::state::{Origin, Pos, State, StmtInit};
+use crate::model::state::{BlockTag, Origin, Pos, State, StmtInit};
 use crate::model::{AccessKind as ModelAccess, Scop};
 use crate::script::interp::Interpreter;
 use crate::verify::{self, Access, AccessKind, Dependence, Level, Program, StmtInfo, Violation};
@@ -77,6 +77,21 @@ impl Kernel {
             })
             .collect();
         let mut st = State::new(self.scop.params.clone(), stmts, tags);
+        for (k, t) in self.scop.tags.iter().enumerate() {
+            let Some(block) = &t.block else { continue };
+            let first = t.statements.first().map(|&i| &self.scop.statements[i]);
+            let statement = first
+                .filter(|s| s.label.as_deref() == Some(t.name.as_str()))
+                .map(|s| s.text.clone());
+            st.block_tags.insert(
+                k,
+                BlockTag {
+                    name: t.name.clone(),
+                    line: block.line,
+                    statement,
+                },
+            );
+        }
         // Loop depth of each statement is the number of its modelled loops.
         for (k, p) in st.pieces.iter_mut().enumerate() {
             p.depth = self.scop.statements[k].loops.len();

@@ -17,6 +17,8 @@ use crate::presburger::{parse_with_constants, Int, Map, ParseError, Parsed, Set}
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
+mod nesting;
+
 fn lex_lt(a: &Pos, b: &Pos) -> bool {
     a < b
 }
@@ -747,6 +749,7 @@ impl Interpreter {
     fn realign(&mut self, ctx: &OpCtx, h1: usize, h2: usize, n: i64) -> Result<(), Diagnostic> {
         let m1 = self.component_nonempty(ctx, h1, 0)?;
         let m2 = self.component_nonempty(ctx, h2, 1)?;
+        self.refuse_nested(ctx, (h1, 0), (h2, 1))?;
         let n = n as usize;
         for (members, arg) in [(&m1, 0), (&m2, 1)] {
             if let Some(&i) = members.iter().find(|&&i| self.state.pieces[i].depth < n) {
