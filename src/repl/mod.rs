@@ -12,7 +12,7 @@ pub mod terminal;
 use crate::driver::{self, render_deps, render_handles, render_state, Failure, Kernel, Run};
 use crate::frontend::Options;
 use crate::script::ast::Item;
-use crate::script::interp::BUILTINS;
+use crate::script::interp::{BUILTINS, LOOP_OPS};
 use crate::script::parse_script;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -202,7 +202,11 @@ impl Session {
 
     /// Names worth completing: operations, procedures and handles.
     pub fn completions(&self) -> Vec<String> {
-        let mut names: BTreeSet<String> = BUILTINS.iter().map(|s| s.to_string()).collect();
+        let mut names: BTreeSet<String> = BUILTINS
+            .iter()
+            .chain(LOOP_OPS.iter())
+            .map(|s| s.to_string())
+            .collect();
         names.extend(self.run.interp.procedure_names());
         names.extend(self.run.interp.state.handles.keys().cloned());
         names.into_iter().collect()
