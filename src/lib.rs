@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod codegen;
 pub mod diag;
+pub mod draw;
 pub mod driver;
 pub mod frontend;
 pub mod model;
