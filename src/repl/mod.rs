@@ -99,8 +99,8 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         ":draw",
-        "FILE [--tag T] [--param n=8] [--axes i,j] [--at t=1]",
-        "an SVG picture of the instances before and after the steps so far (as `loopy draw`)",
+        "FILE [OPTS]",
+        "SVG picture before and after the steps so far (--tag T --param n=8 --axes i,j --at t=1)",
     ),
     (":undo", "", "take back the last input"),
     (":redo", "", "apply again what :undo took back"),
