@@ -78,7 +78,9 @@ impl Kernel {
             .collect();
         let mut st = State::new(self.scop.params.clone(), stmts, tags);
         for (k, t) in self.scop.tags.iter().enumerate() {
-            let Some(block) = &t.block else { continue };
+            let Some(block) = t.block.as_ref().filter(|_| t.statements.len() > 1) else {
+                continue;
+            };
             let first = t.statements.first().map(|&i| &self.scop.statements[i]);
             let statement = first
                 .filter(|s| s.label.as_deref() == Some(t.name.as_str()))

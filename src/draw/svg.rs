@@ -131,10 +131,12 @@ pub fn svg(p: &Picture) -> String {
         } else {
             "#222222"
         };
+        // SVG collapses leading spaces: indent by position instead.
+        let x = if n.starts_with("  ") { 28 } else { 12 };
         let _ = writeln!(
             s,
-            r##"<text class="note" x="12" y="{y:.0}" font-size="12" fill="{colour}">{}</text>"##,
-            esc(n)
+            r##"<text class="note" x="{x}" y="{y:.0}" font-size="12" fill="{colour}">{}</text>"##,
+            esc(n.trim_start())
         );
         y += 16.0;
     }

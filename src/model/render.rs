@@ -65,11 +65,12 @@ fn tag_text(scop: &Scop, t: &Tag) -> String {
         .map(|p| format!("[{}]", join_ints(p)))
         .collect();
     let block = match &t.block {
-        Some(b) => format!(
+        // Only worth saying when the block holds more than the labelled statement.
+        Some(b) if t.statements.len() > 1 => format!(
             " — the label is on the first statement of the `{{ }}` block at {}, so it tags the whole block",
             lines(b)
         ),
-        None => String::new(),
+        _ => String::new(),
     };
     format!(
         "{} ({}, {}, depth {}): {}; positions {}{}",
