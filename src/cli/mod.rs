@@ -11,8 +11,10 @@ mod deps;
 mod repl;
 mod show;
 
-use clap::{Parser, Subcommand};
+use crate::frontend::Options;
+use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Programmable, formally verified loop transformations for C kernels.
@@ -60,6 +62,34 @@ pub enum Command {
     /// List the exact dependences of a kernel (flow, anti, output) in isl notation, with the
     /// loop that carries each.
     Deps(deps::DepsArgs),
+}
+
+/// Preprocessor and region options shared by the commands that read a kernel.
+#[derive(Args, Debug, Clone, Default)]
+pub struct CcArgs {
+    /// Add a directory to the preprocessor's include path (repeatable).
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Define a macro for the preprocessor: `-D N=100` (repeatable).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+    /// Model this function: its `#pragma scop` region, or its whole body without one.
+    #[arg(long)]
+    pub function: Option<String>,
+    /// Which `#pragma scop` region when the file has several (counting from 0).
+    #[arg(long, value_name = "N")]
+    pub scop: Option<usize>,
+}
+
+impl CcArgs {
+    pub fn options(&self) -> Options {
+        Options {
+            includes: self.include.clone(),
+            defines: self.define.clone(),
+            function: self.function.clone(),
+            scop: self.scop,
+        }
+    }
 }
 
 /// Options every command shares once parsed.
