@@ -145,6 +145,23 @@ impl Kernel {
     }
 }
 
+/// Loads a kernel and runs a script on it (without verifying).
+pub fn load_and_run(
+    kernel: &Path,
+    script: &Path,
+    opts: &Options,
+) -> Result<(Kernel, Run), Failure> {
+    let k = Kernel::load(kernel, opts)?;
+    let name = script.display().to_string();
+    let text = std::fs::read_to_string(script).map_err(|e| Failure {
+        diagnostic: crate::diag::Diagnostic::new(format!("cannot read `{name}`: {e}")),
+        sources: vec![],
+    })?;
+    let base = script.parent().unwrap_or(Path::new("."));
+    let run = Run::new(&k, &text, &name, base)?;
+    Ok((k, run))
+}
+
 /// The result of running a script on a kernel.
 pub struct Run {
     pub interp: Interpreter,

@@ -1,9 +1,10 @@
 //! `loopy apply`: verify a script, generate the transformed kernel and write the file with
 //! only the modelled region replaced.
 
-use super::check::{load_and_run, CcArgs};
+use super::CcArgs;
 use super::Ctx;
 use crate::driver;
+use crate::driver::load_and_run;
 use clap::Args;
 use std::io::Write;
 use std::path::{Path, PathBuf};

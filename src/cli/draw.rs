@@ -1,9 +1,9 @@
 //! `loopy draw`: a picture of a tag's instances before and after a script (`src/draw/`).
 
-use super::check::{load_and_run, CcArgs};
+use super::CcArgs;
 use super::Ctx;
 use crate::draw::{self, Options};
-use crate::driver::{Failure, Kernel, Run};
+use crate::driver::{load_and_run, Failure, Kernel, Run};
 use clap::Args;
 use std::path::PathBuf;
 

@@ -12,8 +12,10 @@ mod draw;
 mod repl;
 mod show;
 
-use clap::{Parser, Subcommand};
+use crate::frontend::Options;
+use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Programmable, formally verified loop transformations for C kernels.
@@ -66,6 +68,34 @@ pub enum Command {
     /// as shaded hulls, dependences the script breaks in red (SVG). Exit 1 when the script
     /// is illegal (the picture is still written).
     Draw(draw::DrawArgs),
+}
+
+/// Preprocessor and region options shared by the commands that read a kernel.
+#[derive(Args, Debug, Clone, Default)]
+pub struct CcArgs {
+    /// Add a directory to the preprocessor's include path (repeatable).
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Define a macro for the preprocessor: `-D N=100` (repeatable).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+    /// Model this function: its `#pragma scop` region, or its whole body without one.
+    #[arg(long)]
+    pub function: Option<String>,
+    /// Which `#pragma scop` region when the file has several (counting from 0).
+    #[arg(long, value_name = "N")]
+    pub scop: Option<usize>,
+}
+
+impl CcArgs {
+    pub fn options(&self) -> Options {
+        Options {
+            includes: self.include.clone(),
+            defines: self.define.clone(),
+            function: self.function.clone(),
+            scop: self.scop,
+        }
+    }
 }
 
 /// Options every command shares once parsed.
