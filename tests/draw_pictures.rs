@@ -252,9 +252,10 @@ fn seidel_interchange_draws_the_broken_dependences_in_red() {
     };
     assert_eq!(red_first, 0, "no red in the original");
     assert!(red_pixels(&img, x_split, img.width() as f64) > 100);
-    // The verifier's witness (at n = 4, tsteps = 1: Loop[0, 1, 2] then Loop[0, 2, 1]) is
-    // among the drawn instances at these sizes only if it fits; its text is in the notes.
-    assert!(svg.contains("witness"), "{svg}");
+    // The verifier's witness (found at n = 4, tsteps = 1: Loop[0, 1, 2] then Loop[0, 2, 1])
+    // is a broken pair at n = 6 too: the thick arrow, named in the notes.
+    assert_eq!(elements(ps[1], "dep broken witness").len(), 1);
+    assert!(svg.contains("(the thick red arrow)"), "{svg}");
     assert!(svg.contains("is not preserved"));
 }
 

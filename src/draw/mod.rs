@@ -405,6 +405,7 @@ pub fn picture(
     };
     // The verifier's verdict and witness.
     let mut witness: Option<(usize, usize)> = None;
+    let mut witness_hint: Option<String> = None;
     if with_script {
         let violations = run.check();
         if violations.is_empty() {
@@ -449,22 +450,16 @@ pub fn picture(
                     inst(&v.second)
                 ),
             );
-            if matches!(v.kind, ViolationKind::Dependence(_))
-                && v.params
-                    .iter()
-                    .all(|(n, x)| params.iter().any(|(m, y)| m == n && y == x))
-            {
+            // The witness pair, when both instances are drawn (at these parameter values the
+            // pair may or may not be a broken dependence; it is marked only if it is one).
+            if matches!(v.kind, ViolationKind::Dependence(_)) {
                 if let (Some(&a), Some(&b)) = (
                     index.get(&(v.first.stmt, v.first.iters.clone())),
                     index.get(&(v.second.stmt, v.second.iters.clone())),
                 ) {
                     witness = Some((a, b));
                 }
-            }
-            if witness.is_some() {
-                notes.insert(3, "  (the thick red arrow)".to_string());
-            } else if matches!(v.kind, ViolationKind::Dependence(_)) {
-                // Say how to draw it.
+                // How to draw it, should it not be among the drawn arrows.
                 let mut how: Vec<String> = v
                     .params
                     .iter()
@@ -476,13 +471,10 @@ pub fn picture(
                         how.push(format!("--at {n}={x}"));
                     }
                 }
-                notes.insert(
-                    3,
-                    format!(
-                        "  (not among the drawn instances; to see it: {})",
-                        how.join(" ")
-                    ),
-                );
+                witness_hint = Some(format!(
+                    "  (not among the drawn dependences; to see it: {})",
+                    how.join(" ")
+                ));
             }
         }
     }
@@ -498,7 +490,7 @@ pub fn picture(
                 to: p.to,
                 kinds: String::new(),
                 broken: false,
-                witness: after && witness == Some((p.from, p.to)),
+                witness: after && p.broken && witness == Some((p.from, p.to)),
             });
             if !e.kinds.split(", ").any(|k| k == p.kind) {
                 if !e.kinds.is_empty() {
@@ -512,6 +504,13 @@ pub fn picture(
     };
     let before_arrows = arrows_of(nearest(false), false);
     let after_arrows = arrows_of(nearest(true), true);
+    if let Some(hint) = witness_hint {
+        if after_arrows.iter().any(|a| a.witness && a.broken) {
+            notes.insert(3, "  (the thick red arrow)".to_string());
+        } else {
+            notes.insert(3, hint);
+        }
+    }
     let self_broken: BTreeSet<(usize, usize)> = pairs
         .iter()
         .filter(|p| p.broken && same_spot(p))
