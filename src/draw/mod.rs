@@ -131,6 +131,22 @@ fn map_points(m: &Map, params: &[(String, Int)]) -> Result<Pairs, Diagnostic> {
         .collect())
 }
 
+/// `m` with some of its input (`k < n_in`) and output (`n_in + k`) dimensions fixed.
+fn fix_dims(m: &Map, fixes: &[(usize, i64)]) -> Map {
+    let parts = m
+        .parts()
+        .iter()
+        .map(|b| {
+            let mut b = b.clone();
+            for (d, v) in fixes {
+                b.fix_col(b.col_dim(*d), &Int::from(*v));
+            }
+            b
+        })
+        .collect();
+    Map::from_parts(m.space().clone(), parts)
+}
+
 /// Output dims of a piece's schedule that are tile coordinates: a floor of the iterators
 /// (`floor(i/32)`), not the point inside a tile (`i - 32*floor(i/32)`).
 fn tile_dims(p: &Piece) -> Vec<usize> {
@@ -331,10 +347,23 @@ pub fn picture(
         .with_help("give the parameters smaller values with `--param NAME=VALUE`"));
     }
     // Old and new times of every drawn instance.
+    // Only the slice is enumerated: the statement's iterators off the axes are fixed.
+    let slice_fixes = |k: usize, offset: usize| -> Vec<(usize, i64)> {
+        scop.statements[k]
+            .iterators
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| !axes.contains(n))
+            .filter_map(|(c, n)| fixed.get(n).map(|v| (offset + c, *v)))
+            .collect()
+    };
     let mut old_time: Vec<Vec<Int>> = vec![vec![]; dots.len()];
     for &k in &stmt_index {
         let info = &run.program.stmts[k];
-        let m = info.schedule.intersect_domain(&info.domain);
+        let m = fix_dims(
+            &info.schedule.intersect_domain(&info.domain),
+            &slice_fixes(k, 0),
+        );
         for (it, t) in map_points(&m, &params)? {
             if let Some(&d) = index.get(&(k, it)) {
                 old_time[d] = t;
@@ -347,7 +376,7 @@ pub fn picture(
         if !stmt_index.contains(&p.stmt) {
             continue;
         }
-        for (it, t) in map_points(&p.schedule(), &params)? {
+        for (it, t) in map_points(&fix_dims(&p.schedule(), &slice_fixes(p.stmt, 0)), &params)? {
             if let Some(&d) = index.get(&(p.stmt, it)) {
                 new_time[d] = t;
             }
@@ -373,7 +402,12 @@ pub fn picture(
         if !stmt_index.contains(&dep.source) || !stmt_index.contains(&dep.sink) {
             continue;
         }
-        for (a, b) in map_points(&dep.relation(), &params)? {
+        let mut fixes = slice_fixes(dep.source, 0);
+        fixes.extend(slice_fixes(
+            dep.sink,
+            scop.statements[dep.source].iterators.len(),
+        ));
+        for (a, b) in map_points(&fix_dims(&dep.relation(), &fixes), &params)? {
             let (Some(&s), Some(&t)) = (index.get(&(dep.source, a)), index.get(&(dep.sink, b)))
             else {
                 continue;
