@@ -9,6 +9,7 @@ pub mod bench;
 pub mod cli;
 pub mod codegen;
 pub mod diag;
+pub mod draw;
 pub mod driver;
 pub mod frontend;
 pub mod manifest;

@@ -8,6 +8,7 @@ mod bench;
 mod calc;
 mod check;
 mod deps;
+mod draw;
 mod repl;
 mod show;
 
@@ -62,6 +63,11 @@ pub enum Command {
     /// List the exact dependences of a kernel (flow, anti, output) in isl notation, with the
     /// loop that carries each.
     Deps(deps::DepsArgs),
+    /// Draw a tag's instances at small parameter values, before and after a script: points
+    /// on a grid of two iterators coloured by execution order, dependences as arrows, tiles
+    /// as shaded hulls, dependences the script breaks in red (SVG). Exit 1 when the script
+    /// is illegal (the picture is still written).
+    Draw(draw::DrawArgs),
 }
 
 /// Preprocessor and region options shared by the commands that read a kernel.
@@ -127,6 +133,7 @@ pub fn main() -> ExitCode {
         Command::Apply(a) => apply::run(a, &ctx),
         Command::Bench(a) => bench::run(*a, &ctx),
         Command::Repl(a) => repl::run(a, &ctx),
+        Command::Draw(a) => draw::run(a, &ctx),
     };
     ExitCode::from(code)
 }
