@@ -191,3 +191,39 @@ fn distance_bound() {
     pt[l.len + 2] = Int::from(100);
     assert!(!b.contains(&pt));
 }
+
+/// On every example, the original outermost schedule dimension (each statement's top-level
+/// position, a constant) is in the weak space and the exact test agrees; the space is built
+/// in reasonable time (printed, not asserted).
+#[test]
+fn examples_original_outer_dimension_is_legal() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    for name in common::examples() {
+        let k = Kernel::load(
+            &root.join(&name).join(format!("{name}.c")),
+            &Options::default(),
+        )
+        .unwrap();
+        let p = k.program();
+        let deps = dependences(&p);
+        let start = std::time::Instant::now();
+        let legal = Legal::new(&p, &deps);
+        let built = start.elapsed();
+        let l = &legal.layout;
+        let mut c = vec![Int::from(0); l.len];
+        for (s, st) in k.scop.statements.iter().enumerate() {
+            c[l.constant(s)] = st.schedule.positions[0].clone();
+        }
+        assert!(legal.weak_space().contains(&c), "{name}");
+        assert!(
+            legal.edges.iter().all(|e| e.satisfied(l, &c, 0)),
+            "{name}: exact test"
+        );
+        eprintln!(
+            "{name}: {} edges, {} coefficients, space built in {:.1?}",
+            legal.edges.len(),
+            l.len,
+            built
+        );
+    }
+}
