@@ -227,3 +227,22 @@ fn examples_original_outer_dimension_is_legal() {
         );
     }
 }
+
+/// §4.1 on seidel-2d: the shortest legal hyperplane is `t`, with distances up to `T − 1`.
+#[test]
+fn shortest_hyperplane() {
+    let k = kernel("seidel-shortest", SEIDEL);
+    let p = k.program();
+    let legal = Legal::new(&p, &dependences(&p));
+    let all: Vec<usize> = (0..legal.edges.len()).collect();
+    let (c, u, w) = legal.shortest(&all).unwrap();
+    assert_eq!(c, ints(&[1, 0, 0, 0, 0, 0]));
+    assert_eq!((u, w), (ints(&[1, 0]), Int::from(-1)));
+    // Inside a time step (edges not strongly satisfied by t), `t` itself has distance 0:
+    // independence from earlier dimensions is the caller's business.
+    let rest = legal.remaining(std::slice::from_ref(&c)).unwrap();
+    assert!(rest.len() < all.len());
+    let (c2, u2, w2) = legal.shortest(&rest).unwrap();
+    assert_eq!(c2, c);
+    assert_eq!((u2, w2), (ints(&[0, 0]), Int::from(0)));
+}

@@ -282,6 +282,55 @@ impl Legal {
     }
 }
 
+impl Legal {
+    /// The hyperplane of §4.1 with the shortest dependence distances: among the schedules
+    /// with non-negative coefficients (and at least one non-zero iterator coefficient per
+    /// statement) that weakly satisfy `edges`, the lexicographic minimum of
+    /// `(u, w, coefficients)` under `u·n + w ≥ θT(j) − θS(i)`, `u ≥ 0`. Returns the
+    /// coefficients and `(u, w)`; `None` when no such schedule exists. One dimension only:
+    /// linear independence from earlier dimensions is the caller's business.
+    pub fn shortest(&self, edges: &[usize]) -> Option<(Vec<Int>, Vec<Int>, Int)> {
+        let l = &self.layout;
+        let np = l.n_param();
+        let n = l.len + np + 1;
+        // Rows over [1 | coefficients | u | w].
+        let mut rows: Vec<Row> = self.bound_space(edges).ineqs;
+        for r in self.space(edges, &[]).ineqs {
+            let mut r = r;
+            r.resize(1 + n, Int::ZERO);
+            rows.push(r);
+        }
+        for c in 0..l.len + np {
+            let mut r = vec![Int::ZERO; 1 + n];
+            r[1 + c] = Int::ONE;
+            rows.push(r);
+        }
+        for s in 0..l.iters.len() {
+            let mut r = vec![Int::ZERO; 1 + n];
+            r[0] = Int::from(-1);
+            for k in 0..l.iters[s] {
+                r[1 + l.iter(s, k)] = Int::ONE;
+            }
+            if l.iters[s] > 0 {
+                rows.push(r);
+            }
+        }
+        // Reorder the columns to [1 | u | w | coefficients] for the lexicographic minimum.
+        let order: Vec<usize> = std::iter::once(0)
+            .chain((l.len..n).map(|c| 1 + c))
+            .chain((0..l.len).map(|c| 1 + c))
+            .collect();
+        let mut b = Basic::universe(0, n);
+        for r in rows {
+            b.add_ineq(order.iter().map(|&c| r[c].clone()).collect());
+        }
+        let pt = b.lexmin_prefix(n)?;
+        let u = pt[..np].to_vec();
+        let w = pt[np].clone();
+        Some((pt[np + 1..].to_vec(), u, w))
+    }
+}
+
 /// The target form for [`farkas_rows`]: for each column of the edge's polyhedron, the
 /// coefficient of the form as an affine expression over the unknowns `[1 | unknowns]`.
 fn farkas_rows(poly: &Basic, form: &[Row], n_unknown: usize) -> Vec<Row> {
