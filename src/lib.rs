@@ -18,4 +18,5 @@ pub mod native;
 pub mod presburger;
 pub mod repl;
 pub mod script;
+pub mod search;
 pub mod verify;

@@ -1,0 +1,9 @@
+//! Searching the space of legal schedules (the convexity paper): `space` builds, with the
+//! Farkas lemma, the polyhedron of one-dimensional affine schedule coefficients that keep the
+//! dependences satisfied, level by level, with permutability and the distance bound of §4.1.
+//!
+//! Uses `presburger` and `verify`; no earlier stage imports it.
+
+pub mod space;
+
+pub use space::{Edge, Layout, Legal};

@@ -1,0 +1,580 @@
+//! The legal-schedule space: the polyhedron of one-dimensional affine schedule coefficients
+//! that keep every dependence satisfied (the convexity paper, §2.3 and §4.1).
+//!
+//! A one-dimensional schedule gives each statement `S` an affine function
+//! `θS(i) = cS·i + dS·n + eS` of its iterators `i` and the parameters `n`. A dependence
+//! `S[i] -> T[j]` (a polyhedron `P` over parameters, both iterators and its locals) is
+//! *weakly* satisfied when `θT(j) − θS(i) ≥ 0` on all of `P`, *strongly* when `≥ 1`. By the
+//! affine form of the Farkas lemma, an affine form is non-negative on a non-empty polyhedron
+//! `{x : A·x + b ≥ 0}` exactly when it equals `λ0 + λ·(A·x + b)` for some `λ0, λ ≥ 0`.
+//! Identifying coefficients gives linear constraints over the schedule coefficients and the
+//! multipliers; the multipliers (rational, non-negative) are eliminated exactly by rational
+//! Fourier–Motzkin (equalities first, Kohler's rule against redundant combinations). What is
+//! left is a system over the schedule coefficients only.
+//!
+//! The construction is the rational one of the paper: every integer point of the space is
+//! a legal schedule. It is exact when the dependence polyhedra are integral (uniform and
+//! rectangular cases); otherwise a legal integer schedule may fall outside (never the other
+//! way round).
+
+use crate::presburger::omega::Row;
+use crate::presburger::{Basic, Int, Map};
+use crate::verify::{Dependence, Program};
+use std::collections::{BTreeSet, HashSet};
+
+/// Where each statement's coefficients are in a coefficient vector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub params: Vec<String>,
+    /// Number of iterators of each statement.
+    pub iters: Vec<usize>,
+    /// First coefficient of each statement: `[iterators | parameters | constant]`.
+    pub offset: Vec<usize>,
+    /// Total number of coefficients.
+    pub len: usize,
+}
+
+impl Layout {
+    pub fn new(p: &Program) -> Layout {
+        let np = p.params.len();
+        let mut offset = vec![];
+        let mut iters = vec![];
+        let mut len = 0;
+        for s in &p.stmts {
+            offset.push(len);
+            let n = s.domain.n_dim();
+            iters.push(n);
+            len += n + np + 1;
+        }
+        Layout {
+            params: p.params.clone(),
+            iters,
+            offset,
+            len,
+        }
+    }
+
+    pub fn n_param(&self) -> usize {
+        self.params.len()
+    }
+
+    /// Coefficient index of iterator `k` of statement `s`.
+    pub fn iter(&self, s: usize, k: usize) -> usize {
+        self.offset[s] + k
+    }
+
+    /// Coefficient index of parameter `q` of statement `s`.
+    pub fn param(&self, s: usize, q: usize) -> usize {
+        self.offset[s] + self.iters[s] + q
+    }
+
+    /// Coefficient index of the constant of statement `s`.
+    pub fn constant(&self, s: usize) -> usize {
+        self.offset[s] + self.iters[s] + self.n_param()
+    }
+
+    /// `θs` at an instance: `coeffs` is a whole coefficient vector.
+    pub fn eval(&self, coeffs: &[i64], s: usize, iters: &[i64], params: &[i64]) -> i64 {
+        let mut v = coeffs[self.constant(s)];
+        for (k, x) in iters.iter().enumerate() {
+            v += coeffs[self.iter(s, k)] * x;
+        }
+        for (q, x) in params.iter().enumerate() {
+            v += coeffs[self.param(s, q)] * x;
+        }
+        v
+    }
+}
+
+/// One conjunction of one dependence: the unit the space is built from and the unit that
+/// outer levels satisfy (and so drop).
+#[derive(Clone, Debug)]
+pub struct Edge {
+    /// Index of the dependence in the list it was built from.
+    pub dep: usize,
+    pub source: usize,
+    pub sink: usize,
+    /// Columns `[1 | params | source iterators | sink iterators | locals]`, parameters in the
+    /// layout's order.
+    pub poly: Basic,
+    /// Farkas rows over `[1 | coefficients | δ]`: `θT(j) − θS(i) ≥ δ` on `poly`.
+    rows: Vec<Row>,
+}
+
+impl Edge {
+    /// Number of source iterators.
+    fn ni(&self, l: &Layout) -> usize {
+        l.iters[self.source]
+    }
+
+    /// `θT(j) − θS(i) − shift` as a row over the edge's columns.
+    fn difference(&self, l: &Layout, coeffs: &[Int], shift: i64) -> Row {
+        let np = l.n_param();
+        let ni = self.ni(l);
+        let mut r = self.poly.zero_row();
+        for (s, sign, first) in [(self.sink, 1i64, 1 + np + ni), (self.source, -1, 1 + np)] {
+            let sign = Int::from(sign);
+            r[0] += &(&sign * &coeffs[l.constant(s)]);
+            for q in 0..np {
+                r[1 + q] += &(&sign * &coeffs[l.param(s, q)]);
+            }
+            for k in 0..l.iters[s] {
+                r[first + k] += &(&sign * &coeffs[l.iter(s, k)]);
+            }
+        }
+        r[0] -= &Int::from(shift);
+        r
+    }
+
+    /// Does `θT(j) − θS(i) ≥ delta` hold at every integer point of the edge (exactly)?
+    pub fn satisfied(&self, l: &Layout, coeffs: &[Int], delta: i64) -> bool {
+        // Empty: { x ∈ P : θT(j) − θS(i) ≤ delta − 1 }.
+        let mut b = self.poly.clone();
+        let d = self.difference(l, coeffs, delta);
+        let neg: Row = d.iter().map(|v| -v).collect();
+        let mut neg = neg;
+        neg[0] -= &Int::ONE;
+        b.add_ineq(neg);
+        b.is_empty()
+    }
+
+    /// Farkas rows of this edge for `θT(j) − θS(i) ≥ delta`, over `[1 | coefficients]`.
+    pub fn rows(&self, delta: i64) -> Vec<Row> {
+        self.rows
+            .iter()
+            .map(|r| {
+                let n = r.len() - 1;
+                let mut out: Row = r[..n].to_vec();
+                out[0] += &(&r[n] * &Int::from(delta));
+                out
+            })
+            .collect()
+    }
+}
+
+/// The dependences of a program as Farkas-ready edges, with the layout of the coefficients.
+#[derive(Clone, Debug)]
+pub struct Legal {
+    pub layout: Layout,
+    pub edges: Vec<Edge>,
+}
+
+impl Legal {
+    /// Every conjunction of every dependence (all levels of the original schedule).
+    pub fn new(p: &Program, deps: &[Dependence]) -> Legal {
+        let layout = Layout::new(p);
+        let mut edges = vec![];
+        for (d, dep) in deps.iter().enumerate() {
+            let rel: Map = dep.relation().align_params(&p.params);
+            for part in rel.parts() {
+                let mut poly = part.clone();
+                if !poly.normalize() {
+                    continue;
+                }
+                let mut e = Edge {
+                    dep: d,
+                    source: dep.source,
+                    sink: dep.sink,
+                    poly,
+                    rows: vec![],
+                };
+                e.rows = farkas(&layout, &e);
+                edges.push(e);
+            }
+        }
+        Legal { layout, edges }
+    }
+
+    /// Restricted to the dependences between the given statements.
+    pub fn restrict(&self, stmts: &[usize]) -> Legal {
+        Legal {
+            layout: self.layout.clone(),
+            edges: self
+                .edges
+                .iter()
+                .filter(|e| stmts.contains(&e.source) && stmts.contains(&e.sink))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// The space of coefficient vectors (a conjunction with no parameters, one dimension per
+    /// coefficient) that weakly satisfy the edges in `weak` and strongly those in `strong`.
+    pub fn space(&self, weak: &[usize], strong: &[usize]) -> Basic {
+        let mut b = Basic::universe(0, self.layout.len);
+        let mut seen: HashSet<Row> = HashSet::new();
+        for (list, delta) in [(weak, 0), (strong, 1)] {
+            for &e in list {
+                for r in self.edges[e].rows(delta) {
+                    if seen.insert(r.clone()) {
+                        b.add_ineq(r);
+                    }
+                }
+            }
+        }
+        b
+    }
+
+    /// Every edge weakly satisfied.
+    pub fn weak_space(&self) -> Basic {
+        let all: Vec<usize> = (0..self.edges.len()).collect();
+        self.space(&all, &[])
+    }
+
+    /// The edges a schedule dimension strongly satisfies (these are dropped at inner levels).
+    pub fn strongly_satisfied(&self, coeffs: &[Int], among: &[usize]) -> Vec<usize> {
+        among
+            .iter()
+            .copied()
+            .filter(|&e| self.edges[e].satisfied(&self.layout, coeffs, 1))
+            .collect()
+    }
+
+    /// Level by level: given the schedule dimensions chosen so far (outermost first), the
+    /// edges still to be satisfied (not strongly satisfied by an earlier dimension). `None`
+    /// when some dimension does not weakly satisfy an edge still active at its level.
+    pub fn remaining(&self, dims: &[Vec<Int>]) -> Option<Vec<usize>> {
+        let mut active: Vec<usize> = (0..self.edges.len()).collect();
+        for c in dims {
+            if !active
+                .iter()
+                .all(|&e| self.edges[e].satisfied(&self.layout, c, 0))
+            {
+                return None;
+            }
+            let strong: BTreeSet<usize> = self.strongly_satisfied(c, &active).into_iter().collect();
+            active.retain(|e| !strong.contains(e));
+        }
+        Some(active)
+    }
+
+    /// A band of consecutive dimensions is permutable when each of them weakly satisfies
+    /// every edge still active at the band's first dimension (§4.1): then any order of the
+    /// band's dimensions, and so rectangular tiling, is legal.
+    pub fn is_permutable(&self, outer: &[Vec<Int>], band: &[Vec<Int>]) -> bool {
+        let Some(active) = self.remaining(outer) else {
+            return false;
+        };
+        band.iter().all(|c| {
+            active
+                .iter()
+                .all(|&e| self.edges[e].satisfied(&self.layout, c, 0))
+        })
+    }
+
+    /// The dependence-distance bound of §4.1 for the given edges: a conjunction over
+    /// `[coefficients | u (one per parameter) | w]` saying `u·n + w − (θT(j) − θS(i)) ≥ 0`
+    /// on every edge. Minimising `(u, w)` lexicographically gives the schedule with the
+    /// shortest dependence distances.
+    pub fn bound_space(&self, edges: &[usize]) -> Basic {
+        let np = self.layout.n_param();
+        let n = self.layout.len + np + 1;
+        let mut b = Basic::universe(0, n);
+        let mut seen: HashSet<Row> = HashSet::new();
+        for &e in edges {
+            for r in farkas_bound(&self.layout, &self.edges[e]) {
+                if seen.insert(r.clone()) {
+                    b.add_ineq(r);
+                }
+            }
+        }
+        b
+    }
+}
+
+impl Legal {
+    /// The hyperplane of §4.1 with the shortest dependence distances: among the schedules
+    /// with non-negative coefficients (and at least one non-zero iterator coefficient per
+    /// statement) that weakly satisfy `edges`, the lexicographic minimum of
+    /// `(u, w, coefficients)` under `u·n + w ≥ θT(j) − θS(i)`, `u ≥ 0`. Returns the
+    /// coefficients and `(u, w)`; `None` when no such schedule exists. One dimension only:
+    /// linear independence from earlier dimensions is the caller's business.
+    pub fn shortest(&self, edges: &[usize]) -> Option<(Vec<Int>, Vec<Int>, Int)> {
+        let l = &self.layout;
+        let np = l.n_param();
+        let n = l.len + np + 1;
+        // Rows over [1 | coefficients | u | w].
+        let mut rows: Vec<Row> = self.bound_space(edges).ineqs;
+        for r in self.space(edges, &[]).ineqs {
+            let mut r = r;
+            r.resize(1 + n, Int::ZERO);
+            rows.push(r);
+        }
+        for c in 0..l.len + np {
+            let mut r = vec![Int::ZERO; 1 + n];
+            r[1 + c] = Int::ONE;
+            rows.push(r);
+        }
+        for s in 0..l.iters.len() {
+            let mut r = vec![Int::ZERO; 1 + n];
+            r[0] = Int::from(-1);
+            for k in 0..l.iters[s] {
+                r[1 + l.iter(s, k)] = Int::ONE;
+            }
+            if l.iters[s] > 0 {
+                rows.push(r);
+            }
+        }
+        // Reorder the columns to [1 | u | w | coefficients] for the lexicographic minimum.
+        let order: Vec<usize> = std::iter::once(0)
+            .chain((l.len..n).map(|c| 1 + c))
+            .chain((0..l.len).map(|c| 1 + c))
+            .collect();
+        let mut b = Basic::universe(0, n);
+        for r in rows {
+            b.add_ineq(order.iter().map(|&c| r[c].clone()).collect());
+        }
+        let pt = b.lexmin_prefix(n)?;
+        let u = pt[..np].to_vec();
+        let w = pt[np].clone();
+        Some((pt[np + 1..].to_vec(), u, w))
+    }
+}
+
+/// The target form for [`farkas_rows`]: for each column of the edge's polyhedron, the
+/// coefficient of the form as an affine expression over the unknowns `[1 | unknowns]`.
+fn farkas_rows(poly: &Basic, form: &[Row], n_unknown: usize) -> Vec<Row> {
+    // Multipliers: one per inequality, two per equality.
+    let mut cons: Vec<Row> = poly.ineqs.clone();
+    for e in &poly.eqs {
+        cons.push(e.clone());
+        cons.push(e.iter().map(|v| -v).collect());
+    }
+    let k = cons.len();
+    let width = 1 + n_unknown + k;
+    let mut eqs = vec![];
+    let mut ineqs = vec![];
+    for (c, f) in form.iter().enumerate() {
+        let mut r = vec![Int::ZERO; width];
+        r[..=n_unknown].clone_from_slice(f);
+        for (m, a) in cons.iter().enumerate() {
+            r[1 + n_unknown + m] = -&a[c];
+        }
+        if c == 0 {
+            // The constant also has λ0 ≥ 0 of its own.
+            ineqs.push(r);
+        } else {
+            eqs.push(r);
+        }
+    }
+    for m in 0..k {
+        let mut r = vec![Int::ZERO; width];
+        r[1 + n_unknown + m] = Int::ONE;
+        ineqs.push(r);
+    }
+    eliminate(eqs, ineqs, n_unknown)
+}
+
+/// Farkas rows for `θT(j) − θS(i) − δ ≥ 0`, over `[1 | coefficients | δ]`.
+fn farkas(l: &Layout, e: &Edge) -> Vec<Row> {
+    let nu = l.len + 1;
+    let form = difference_form(l, e, nu);
+    let mut form = form;
+    form[0][nu] -= &Int::ONE;
+    farkas_rows(&e.poly, &form, nu)
+}
+
+/// `θT(j) − θS(i)` per column of the edge, over `[1 | coefficients | nu − len more]`.
+fn difference_form(l: &Layout, e: &Edge, nu: usize) -> Vec<Row> {
+    let np = l.n_param();
+    let ni = l.iters[e.source];
+    let mut form = vec![vec![Int::ZERO; nu + 1]; e.poly.width()];
+    for (s, sign, first) in [(e.sink, 1i64, 1 + np + ni), (e.source, -1, 1 + np)] {
+        let sign = Int::from(sign);
+        form[0][1 + l.constant(s)] += &sign;
+        for q in 0..np {
+            form[1 + q][1 + l.param(s, q)] += &sign;
+        }
+        for k in 0..l.iters[s] {
+            form[first + k][1 + l.iter(s, k)] += &sign;
+        }
+    }
+    form
+}
+
+/// Farkas rows for `u·n + w − (θT(j) − θS(i)) ≥ 0`, over `[1 | coefficients | u | w]`.
+fn farkas_bound(l: &Layout, e: &Edge) -> Vec<Row> {
+    let np = l.n_param();
+    let nu = l.len + np + 1;
+    let mut form = difference_form(l, e, nu);
+    for r in form.iter_mut() {
+        for v in r.iter_mut() {
+            *v = -&*v;
+        }
+    }
+    for q in 0..np {
+        form[1 + q][1 + l.len + q] += &Int::ONE;
+    }
+    form[0][nu] += &Int::ONE;
+    farkas_rows(&e.poly, &form, nu)
+}
+
+/// Divides a row by the gcd of its entries (exact over the rationals: no tightening).
+fn primitive(r: &mut Row) {
+    let mut g = Int::ZERO;
+    for v in r.iter() {
+        g = g.gcd(v);
+    }
+    if !g.is_zero() && !g.is_one() {
+        for v in r.iter_mut() {
+            *v = v.div_exact(&g);
+        }
+    }
+}
+
+/// `a·r − b·s` with `a, b` chosen so that column `k` cancels (`a > 0`, and `b`'s sign such
+/// that an inequality stays one when `s` is an equality or has the opposite sign).
+fn combine(r: &Row, s: &Row, k: usize) -> Row {
+    let (a, b) = (s[k].abs(), &r[k] * &Int::from(s[k].signum() as i64));
+    r.iter()
+        .zip(s)
+        .map(|(x, y)| &(&a * x) - &(&b * y))
+        .collect()
+}
+
+/// Rational elimination of the columns after `1 + keep` (the multipliers): equalities by
+/// substitution, then Fourier–Motzkin with Kohler's rule. Returns inequalities over
+/// `[1 | kept]` (equalities among them as two inequalities).
+fn eliminate(mut eqs: Vec<Row>, ineqs: Vec<Row>, keep: usize) -> Vec<Row> {
+    let width = eqs.first().or(ineqs.first()).map_or(1 + keep, |r| r.len());
+    // Each inequality with the set of original inequalities it combines.
+    let mut rows: Vec<(Row, BTreeSet<usize>)> = ineqs
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| (r, BTreeSet::from([i])))
+        .collect();
+    // Equalities: substitute a multiplier out of everything.
+    for k in 1 + keep..width {
+        let Some(p) = eqs.iter().position(|r| !r[k].is_zero()) else {
+            continue;
+        };
+        let e = eqs.swap_remove(p);
+        for r in eqs.iter_mut() {
+            if !r[k].is_zero() {
+                *r = combine(r, &e, k);
+                primitive(r);
+            }
+        }
+        for (r, _) in rows.iter_mut() {
+            if !r[k].is_zero() {
+                *r = combine(r, &e, k);
+                primitive(r);
+            }
+        }
+    }
+    let mut eliminated = 0usize;
+    loop {
+        rows = dedup(rows);
+        // The multiplier whose elimination adds fewest rows.
+        let cost = |k: usize| {
+            let l = rows.iter().filter(|(r, _)| r[k].is_positive()).count();
+            let u = rows.iter().filter(|(r, _)| r[k].is_negative()).count();
+            (l * u, l + u)
+        };
+        let Some(k) = (1 + keep..width)
+            .filter(|&k| rows.iter().any(|(r, _)| !r[k].is_zero()))
+            .min_by_key(|&k| cost(k))
+        else {
+            break;
+        };
+        eliminated += 1;
+        let (pos, rest): (Vec<_>, Vec<_>) = rows.into_iter().partition(|(r, _)| !r[k].is_zero());
+        let (lo, hi): (Vec<_>, Vec<_>) = pos.into_iter().partition(|(r, _)| r[k].is_positive());
+        let mut next = rest;
+        for (l, hl) in &lo {
+            for (u, hu) in &hi {
+                let h: BTreeSet<usize> = hl.union(hu).copied().collect();
+                if h.len() > eliminated + 1 {
+                    continue;
+                }
+                let mut r = combine(l, u, k);
+                primitive(&mut r);
+                next.push((r, h));
+            }
+        }
+        rows = next;
+    }
+    let mut out: Vec<Row> = vec![];
+    for e in eqs {
+        let e: Row = e[..=keep].to_vec();
+        if e.iter().any(|v| !v.is_zero()) {
+            out.push(e.iter().map(|v| -v).collect());
+            out.push(e);
+        }
+    }
+    for (r, _) in rows {
+        let r: Row = r[..=keep].to_vec();
+        if r[1..].iter().all(|v| v.is_zero()) {
+            if r[0].is_negative() {
+                // Infeasible: the edge's form can never be non-negative.
+                let mut f = vec![Int::ZERO; keep + 1];
+                f[0] = Int::from(-1);
+                return vec![f];
+            }
+            continue;
+        }
+        out.push(r);
+    }
+    let mut seen = HashSet::new();
+    out.retain(|r| seen.insert(r.clone()));
+    out
+}
+
+/// Drops repeated rows (keeping the smallest history) and rows that are trivially true.
+fn dedup(rows: Vec<(Row, BTreeSet<usize>)>) -> Vec<(Row, BTreeSet<usize>)> {
+    let mut out: Vec<(Row, BTreeSet<usize>)> = vec![];
+    let mut index: std::collections::HashMap<Row, usize> = std::collections::HashMap::new();
+    for (r, h) in rows {
+        if r[1..].iter().all(|v| v.is_zero()) && !r[0].is_negative() {
+            continue;
+        }
+        match index.get(&r) {
+            Some(&i) => {
+                if h.len() < out[i].1.len() {
+                    out[i].1 = h;
+                }
+            }
+            None => {
+                index.insert(r.clone(), out.len());
+                out.push((r, h));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(v: &[i64]) -> Row {
+        v.iter().map(|&x| Int::from(x)).collect()
+    }
+
+    /// Multipliers are rational: `λ ≥ 1/2` and `c ≥ 2λ` leave `c ≥ 1`, not the `c ≥ 2`
+    /// integer tightening of `λ` would give.
+    #[test]
+    fn multipliers_are_eliminated_rationally() {
+        // Columns [1 | c | λ].
+        let ineqs = vec![row(&[0, 0, 1]), row(&[0, 1, -2]), row(&[-1, 0, 2])];
+        let out = eliminate(vec![], ineqs, 1);
+        let holds = |c: i64| {
+            out.iter()
+                .all(|r| !(&r[0] + &(&r[1] * &Int::from(c))).is_negative())
+        };
+        assert!(!holds(0));
+        assert!(holds(1));
+        assert!(out.contains(&row(&[-1, 1])));
+    }
+
+    /// An equality through a multiplier with a coefficient other than one.
+    #[test]
+    fn equalities_substitute_rationally() {
+        // c = 3λ, λ ≥ 0, 1 − 3λ ≥ 0 (so 0 ≤ c ≤ 1).
+        let eqs = vec![row(&[0, 1, -3])];
+        let ineqs = vec![row(&[0, 0, 1]), row(&[1, 0, -3])];
+        let mut out = eliminate(eqs, ineqs, 1);
+        out.sort();
+        assert_eq!(out, vec![row(&[0, 1]), row(&[1, -1])]);
+    }
+}
