@@ -171,3 +171,34 @@ fn help_explains() {
     assert!(out.contains("--param"));
     assert!(out.contains("@FILE"));
 }
+
+#[test]
+fn work_budget() {
+    // Past the budget: exit 2, the operation and the set named, never a guessed answer.
+    let set = "{ [i, j] : exists (e0, e1 : 2e0 + 7e1 = i + 5j + 6 and 0 <= e0 <= 100 and \
+               0 <= e1 <= 4) and 0 <= i <= 50 and 0 <= j <= 50 }";
+    insta::assert_snapshot!(
+        "budget_exhausted",
+        diag(&["calc", "lexmax", "--budget", "40", "--color", "never", set])
+    );
+    // The same with enough budget answers.
+    ok(&["calc", "lexmax", "--budget", "1000000", set]);
+    insta::assert_snapshot!(
+        "budget_zero",
+        diag(&["calc", "empty", "--budget", "0", TRI])
+    );
+    // Other commands refuse the same way.
+    let kernel = "examples/lu/lu.c";
+    let script = "examples/lu/lu.loopy";
+    for cmd in ["check", "apply"] {
+        let err = diag(&[cmd, "--budget", "500", "--color", "never", kernel, script]);
+        assert!(
+            err.contains("the integer core gave up: work budget of 500 steps exhausted in "),
+            "{cmd}: {err}"
+        );
+    }
+    insta::assert_snapshot!(
+        "budget_check",
+        diag(&["check", "--budget", "500", "--color", "never", kernel, script])
+    );
+}

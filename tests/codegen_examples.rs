@@ -78,3 +78,34 @@ fn transformed_examples_compile_cleanly_and_print_the_same() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A legal skew by a coefficient no C integer type of the loop counters holds is refused
+/// (exit 2) instead of printing an unrepresentable constant; a large one that fits is kept.
+#[test]
+fn constants_that_do_not_fit_the_counters_are_refused() {
+    let dir = common::scratch("codegen_examples", "constants");
+    let big = dir.join("big.loopy");
+    std::fs::write(
+        &big,
+        "affine(Mult, {[i,j,k] -> [i, j + 99999999999999999999*i, k]})\n",
+    )
+    .unwrap();
+    let kernel = "examples/matmul/matmul.c";
+    let (code, out, err) = common::loopy(&["check", kernel, big.to_str().unwrap()]);
+    assert_eq!(code, 0, "the skew is legal: {out}{err}");
+    let (code, out, err) =
+        common::loopy(&["apply", "--color", "never", kernel, big.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.is_empty());
+    insta::assert_snapshot!("apply_constant_too_large", err);
+    let fits = dir.join("fits.loopy");
+    std::fs::write(
+        &fits,
+        "affine(Mult, {[i,j,k] -> [i, j + 2147483647*i, k]})\n",
+    )
+    .unwrap();
+    let (code, out, err) =
+        common::loopy(&["apply", "--color", "never", kernel, fits.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("2147483647"), "{out}");
+}

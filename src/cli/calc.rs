@@ -41,6 +41,21 @@ pub enum CalcCommand {
     Scan(One),
 }
 
+impl CalcCommand {
+    /// The set argument every subcommand has.
+    fn one(&self) -> &One {
+        match self {
+            CalcCommand::Empty(o)
+            | CalcCommand::Sample(o)
+            | CalcCommand::Lexmin(o)
+            | CalcCommand::Lexmax(o)
+            | CalcCommand::Simplify(o)
+            | CalcCommand::Scan(o) => o,
+            CalcCommand::Points { one, .. } | CalcCommand::Apply { one, .. } => one,
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct One {
     /// A set in isl notation, e.g. '[N] -> { [i, j] : 0 <= i < N and 0 <= j <= i }',
@@ -67,7 +82,18 @@ type Failure = (Diagnostic, Vec<(String, String)>);
 type Outcome = Result<String, Failure>;
 
 pub fn run(cmd: CalcCommand, ctx: &Ctx) -> u8 {
-    match exec(cmd) {
+    let set_arg = cmd.one().set.clone();
+    let outcome = match presburger::budget::with_budget(ctx.budget, || exec(cmd)) {
+        Ok(o) => o,
+        Err(e) => {
+            let d = super::budget_diagnostic(&e);
+            Err(match Input::load(&set_arg, "SET") {
+                Ok(input) => input.whole(d, "this set".to_string()),
+                Err(_) => (d, vec![]),
+            })
+        }
+    };
+    match outcome {
         Ok(out) => {
             println!("{out}");
             0

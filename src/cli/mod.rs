@@ -12,7 +12,9 @@ mod draw;
 mod repl;
 mod show;
 
+use crate::diag::Diagnostic;
 use crate::frontend::Options;
+use crate::presburger::budget;
 use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -25,6 +27,11 @@ pub struct Cli {
     /// When to colour diagnostics.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Work budget of the integer core, in elementary steps (default 50000000, or the
+    /// `LOOPY_BUDGET` environment variable). Past it a command refuses with exit 2 instead
+    /// of running on; raise it for a problem that genuinely needs more.
+    #[arg(long, global = true, value_name = "STEPS", value_parser = parse_budget)]
+    pub budget: Option<u64>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -101,6 +108,33 @@ impl CcArgs {
 /// Options every command shares once parsed.
 pub struct Ctx {
     pub color: bool,
+    /// The integer core's work budget (see `presburger::budget`).
+    pub budget: u64,
+}
+
+fn parse_budget(s: &str) -> Result<u64, String> {
+    budget::parse_limit(s)
+}
+
+/// Runs a command's work under the budget; when it runs out, reports which operation on
+/// which set gave up, and exits 2.
+fn budgeted(ctx: &Ctx, f: impl FnOnce() -> u8) -> u8 {
+    match budget::with_budget_counted(ctx.budget, f) {
+        Ok((code, _)) => code,
+        Err(e) => {
+            eprint!("{}", budget_diagnostic(&e).render(&[], ctx.color));
+            2
+        }
+    }
+}
+
+/// The report for an exhausted budget (without source labels; `calc` adds its argument).
+pub(crate) fn budget_diagnostic(e: &budget::Exhausted) -> Diagnostic {
+    Diagnostic::new(format!("the integer core gave up: {e}")).with_help(format!(
+        "this problem needs more work than allowed; raise the budget with `--budget N` or \
+         `LOOPY_BUDGET=N` (now {}), or simplify the set",
+        e.limit
+    ))
 }
 
 /// Runs the CLI on the process arguments.
@@ -116,7 +150,18 @@ pub fn main() -> ExitCode {
             };
         }
     };
+    let limit = match cli.budget {
+        Some(n) => n,
+        None => match budget::from_env() {
+            Ok(n) => n,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
     let ctx = Ctx {
+        budget: limit,
         color: match cli.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
@@ -127,13 +172,13 @@ pub fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Calc(c) => calc::run(c, &ctx),
-        Command::Show(a) => show::run(a, &ctx),
-        Command::Check(a) => check::run(a, &ctx),
-        Command::Deps(a) => deps::run(a, &ctx),
-        Command::Apply(a) => apply::run(a, &ctx),
-        Command::Bench(a) => bench::run(*a, &ctx),
+        Command::Show(a) => budgeted(&ctx, || show::run(a, &ctx)),
+        Command::Check(a) => budgeted(&ctx, || check::run(a, &ctx)),
+        Command::Deps(a) => budgeted(&ctx, || deps::run(a, &ctx)),
+        Command::Apply(a) => budgeted(&ctx, || apply::run(a, &ctx)),
+        Command::Bench(a) => budgeted(&ctx, || bench::run(*a, &ctx)),
         Command::Repl(a) => repl::run(a, &ctx),
-        Command::Draw(a) => draw::run(a, &ctx),
+        Command::Draw(a) => budgeted(&ctx, || draw::run(a, &ctx)),
     };
     ExitCode::from(code)
 }

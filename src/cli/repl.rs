@@ -26,7 +26,7 @@ pub fn run(a: ReplArgs, ctx: &Ctx) -> u8 {
             return 2;
         }
     };
-    session.set_bench(bench_hook(a.cc.clone(), ctx.color));
+    session.set_bench(bench_hook(a.cc.clone(), ctx.color, ctx.budget));
     let first = match &a.script {
         Some(s) => session.load(s),
         None => Output::default(),
@@ -44,7 +44,7 @@ struct BenchLine {
     args: BenchArgs,
 }
 
-fn bench_hook(cc: CcArgs, color: bool) -> crate::repl::BenchHook {
+fn bench_hook(cc: CcArgs, color: bool, budget: u64) -> crate::repl::BenchHook {
     Box::new(move |kernel: &Path, script: &Path, words: &[String]| {
         let mut argv: Vec<String> =
             vec![kernel.display().to_string(), script.display().to_string()];
@@ -72,7 +72,8 @@ fn bench_hook(cc: CcArgs, color: bool) -> crate::repl::BenchHook {
         c.define.splice(0..0, cc.define.iter().cloned());
         c.function = c.function.take().or_else(|| cc.function.clone());
         c.scop = c.scop.or(cc.scop);
-        bench::run(line.args, &Ctx { color });
+        let ctx = Ctx { color, budget };
+        super::budgeted(&ctx, || bench::run(line.args, &ctx));
         Output::default()
     })
 }

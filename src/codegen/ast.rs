@@ -502,3 +502,72 @@ impl CPrinter<'_> {
         }
     }
 }
+
+/// The constant of largest magnitude in a loop nest: coefficients, constant terms, divisors
+/// and steps. The printer writes them as C integer literals.
+pub fn largest_constant(nodes: &[Node]) -> Int {
+    fn row(r: &[Int], m: &mut Int) {
+        for v in r {
+            if v.abs() > *m {
+                *m = v.abs();
+            }
+        }
+    }
+    fn expr(e: &Expr, m: &mut Int) {
+        match e {
+            Expr::Aff(r) => row(r, m),
+            Expr::Sum(r, terms) => {
+                row(r, m);
+                for (k, e) in terms {
+                    row(std::slice::from_ref(k), m);
+                    expr(e, m);
+                }
+            }
+            Expr::Floor(e, d) | Expr::Ceil(e, d) | Expr::ExactDiv(e, d) => {
+                row(std::slice::from_ref(d), m);
+                expr(e, m);
+            }
+            Expr::Max(es) | Expr::Min(es) => es.iter().for_each(|e| expr(e, m)),
+            Expr::Comment(_) => {}
+        }
+    }
+    fn walk(nodes: &[Node], m: &mut Int) {
+        for n in nodes {
+            match n {
+                Node::For {
+                    lower,
+                    step,
+                    upper,
+                    body,
+                    ..
+                } => {
+                    expr(lower, m);
+                    expr(upper, m);
+                    row(std::slice::from_ref(step), m);
+                    walk(body, m);
+                }
+                Node::Assign { value, body, .. } => {
+                    expr(value, m);
+                    walk(body, m);
+                }
+                Node::If { conds, body } => {
+                    for c in conds {
+                        match c {
+                            Cond::Ge(e) | Cond::Eq(e) => expr(e, m),
+                            Cond::Divisible(e, d) => {
+                                row(std::slice::from_ref(d), m);
+                                expr(e, m);
+                            }
+                        }
+                    }
+                    walk(body, m);
+                }
+                Node::Stmt { args, .. } => args.iter().for_each(|e| expr(e, m)),
+                Node::Comment(_) => {}
+            }
+        }
+    }
+    let mut m = Int::ZERO;
+    walk(nodes, &mut m);
+    m
+}

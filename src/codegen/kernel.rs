@@ -72,6 +72,17 @@ pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Di
             "the schedule does not determine every iterator by an equality; this happens only for schedules that are not one-to-one",
         ));
     }
+    let largest = super::ast::largest_constant(&nodes);
+    if largest > i64::from(i32::MAX) {
+        return Err(Diagnostic::new(format!(
+            "cannot generate code: the loops would need the constant {largest}, which does not fit the type `int` of the loop counters"
+        ))
+        .with_note(format!(
+            "generated loop counters are `int`, whose values and constants must stay within ±{}; a schedule coefficient or offset this large (a skew, shift or scale) has no C loop for it",
+            i32::MAX
+        ))
+        .with_help("use smaller coefficients in the script; the transformation itself may be legal (`loopy check` decides that)"));
+    }
     if body == Body::Source {
         for a in scop.arrays.iter().filter(|a| a.private_depth.is_some()) {
             private_in_one_block(scop, placed, &nodes, &a.name)?;

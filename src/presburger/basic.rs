@@ -7,8 +7,11 @@
 //! inequalities are always present among the constraints, so the definition is only an
 //! annotation that printing, negation and code generation use.
 
+use super::budget;
 use super::int::{gcd_all, Int};
 use super::omega::{self, Problem, Row};
+use super::set::Set;
+use super::space::{Space, Tuple};
 
 /// `floor(num · (1, columns) / den)`, with `den > 0`. `num` has the full width of a row and
 /// only mentions columns before the local it defines.
@@ -270,7 +273,23 @@ impl Basic {
 
     /// Exact integer emptiness over all parameter values.
     pub fn is_empty(&self) -> bool {
+        if budget::active() {
+            return budget::operation(
+                "emptiness test",
+                || self.describe(),
+                || !omega::is_feasible_owned(self.to_problem()),
+            );
+        }
         !omega::is_feasible_owned(self.to_problem())
+    }
+
+    /// The conjunction in isl notation with made-up names (`p0..` parameters, `x0..`
+    /// dimensions), for error messages.
+    pub fn describe(&self) -> String {
+        let params: Vec<String> = (0..self.n_param).map(|i| format!("p{i}")).collect();
+        let params: Vec<&str> = params.iter().map(String::as_str).collect();
+        let space = Space::set(&params, Tuple::anonymous(self.n_dim, "x"));
+        Set::from_basic(space, self.clone()).to_string()
     }
 
     /// An integer point: values of parameters, dimensions and locals, in column order.
@@ -695,6 +714,7 @@ impl Basic {
     /// Makes every local known, splitting into a union where exact projection needs it
     /// (dark shadow and splinters). Needed before negation.
     pub fn make_divs_known(&self) -> Vec<Basic> {
+        budget::tick(1 + (self.eqs.len() + self.ineqs.len()) as u64);
         let mut b = self.clone();
         if !b.normalize() {
             return vec![];
@@ -807,6 +827,7 @@ impl Basic {
             .cloned()
             .collect();
         let fm = |dark: bool| -> Basic {
+            budget::tick((lowers.len() * uppers.len()) as u64);
             let mut c = b.clone();
             c.ineqs = rest.clone();
             for l in &lowers {
@@ -887,6 +908,7 @@ impl Basic {
                 n[0] -= &Int::ONE;
                 n
             };
+            budget::tick(1);
             let mut p = acc.clone();
             p.ineqs.push(neg(&r));
             if !p.is_empty() {
@@ -1070,8 +1092,20 @@ impl Reduced {
         }
         p.eqs.extend(base.eqs.iter().cloned());
         p.ineqs.extend(base.ineqs.iter().cloned());
-        !omega::is_feasible_owned(p)
+        budget::operation(
+            "emptiness test",
+            || describe_problem(&p),
+            || !omega::is_feasible(&p),
+        )
     }
+}
+
+/// An Omega problem in isl notation (all columns as dimensions), for error messages.
+fn describe_problem(p: &Problem) -> String {
+    let mut b = Basic::universe(0, p.n);
+    b.eqs = p.eqs.clone();
+    b.ineqs = p.ineqs.clone();
+    b.describe()
 }
 
 /// Replaces column `k` of `r` by `expr · (1, columns)` (`expr[k] == 0`).

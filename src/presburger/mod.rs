@@ -5,6 +5,7 @@
 //! Knows nothing of C or scripts.
 
 pub mod basic;
+pub mod budget;
 pub mod int;
 pub mod omega;
 pub mod parse;

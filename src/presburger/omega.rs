@@ -12,6 +12,7 @@
 //! Rows are `[c, a1, ..., an]` meaning `c + a·x = 0` (equalities) or `c + a·x >= 0`
 //! (inequalities).
 
+use super::budget;
 use super::int::{gcd_all, Int};
 
 /// A row of a constraint system: constant first, then one coefficient per variable.
@@ -291,6 +292,7 @@ pub fn rational_bounds(p: &Problem, k: usize) -> (Option<Int>, Option<Int>) {
 }
 
 fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
+    budget::tick(1 + p.eqs.len() as u64 + p.ineqs.len() as u64);
     let mut steps: Vec<Step> = Vec::new();
     loop {
         if !normalize(&mut p) {
@@ -522,6 +524,7 @@ fn split_bounds(ineqs: &[Row], k: usize) -> (Vec<Row>, Vec<Row>, Vec<Row>) {
 /// Fourier–Motzkin combinations of every lower with every upper bound on `x_k`: the real
 /// shadow, or with `dark` the dark shadow `b·l + a·u >= (a-1)(b-1)`.
 fn combine(lowers: &[Row], uppers: &[Row], k: usize, dark: bool) -> Vec<Row> {
+    budget::tick((lowers.len() * uppers.len()) as u64);
     let mut out = Vec::with_capacity(lowers.len() * uppers.len());
     for l in lowers {
         let a = &l[k];

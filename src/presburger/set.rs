@@ -5,6 +5,7 @@
 //! does. Every operation is exact over the integers.
 
 use super::basic::Basic;
+use super::budget;
 use super::int::Int;
 use super::omega::{self, Row};
 use super::space::{Space, Tuple};
@@ -128,28 +129,34 @@ macro_rules! common_ops {
 
             /// Difference `self \ other`.
             pub fn subtract(&self, other: &$t) -> $t {
-                check_shape(&self.space, &other.space, "subtract");
-                let params = self.space.merged_params(&other.space);
-                let a = self.align_params(&params);
-                let b = other.align_params(&params);
-                let mut cur: Vec<Basic> = a.parts;
-                for y in &b.parts {
-                    for yk in y.make_divs_known() {
-                        let mut next = vec![];
-                        for x in &cur {
-                            next.extend(x.subtract(&yk));
+                budget::operation(
+                    "difference",
+                    || self.to_string(),
+                    || {
+                        check_shape(&self.space, &other.space, "subtract");
+                        let params = self.space.merged_params(&other.space);
+                        let a = self.align_params(&params);
+                        let b = other.align_params(&params);
+                        let mut cur: Vec<Basic> = a.parts;
+                        for y in &b.parts {
+                            for yk in y.make_divs_known() {
+                                let mut next = vec![];
+                                for x in &cur {
+                                    next.extend(x.subtract(&yk));
+                                }
+                                cur = next;
+                                if cur.is_empty() {
+                                    break;
+                                }
+                            }
                         }
-                        cur = next;
-                        if cur.is_empty() {
-                            break;
+                        $t {
+                            space: a.space,
+                            parts: cur,
                         }
-                    }
-                }
-                $t {
-                    space: a.space,
-                    parts: cur,
-                }
-                .tidy()
+                        .tidy()
+                    },
+                )
             }
 
             /// Cheap clean-up after an operation: normalised rows, exactly eliminable
@@ -169,6 +176,7 @@ macro_rules! common_ops {
             fn tidy_parts(&self, test_empty: bool) -> $t {
                 let mut parts = Vec::with_capacity(self.parts.len());
                 for b in &self.parts {
+                    budget::tick(1);
                     let mut b = b.clone();
                     if !b.normalize() {
                         continue;
@@ -186,7 +194,11 @@ macro_rules! common_ops {
 
             /// Exact integer emptiness, over all parameter values.
             pub fn is_empty(&self) -> bool {
-                self.parts.iter().all(Basic::is_empty)
+                budget::operation(
+                    "emptiness test",
+                    || self.to_string(),
+                    || self.parts.iter().all(Basic::is_empty),
+                )
             }
 
             /// `self ⊆ other`, for all parameter values.
@@ -201,14 +213,20 @@ macro_rules! common_ops {
 
             /// One integer point with the parameter values it was found for.
             pub fn sample(&self) -> Option<Point> {
-                let np = self.space.n_param();
-                let nd = self.space.n_dim();
-                self.parts.iter().find_map(|b| {
-                    b.sample().map(|v| Point {
-                        params: v[..np].to_vec(),
-                        coords: v[np..np + nd].to_vec(),
-                    })
-                })
+                budget::operation(
+                    "sampling",
+                    || self.to_string(),
+                    || {
+                        let np = self.space.n_param();
+                        let nd = self.space.n_dim();
+                        self.parts.iter().find_map(|b| {
+                            b.sample().map(|v| Point {
+                                params: v[..np].to_vec(),
+                                coords: v[np..np + nd].to_vec(),
+                            })
+                        })
+                    },
+                )
             }
 
             /// The lexicographically smallest point counting parameters first: the smallest
@@ -234,31 +252,41 @@ macro_rules! common_ops {
 
             /// Simplifies every part, drops empty parts and parts contained in another part.
             pub fn simplify(&self) -> $t {
-                let mut parts: Vec<Basic> = vec![];
-                for b in &self.parts {
-                    let mut b = b.clone();
-                    if b.simplify() && !parts.contains(&b) {
-                        parts.push(b);
-                    }
-                }
-                // Drop parts covered by another single part.
-                let mut keep = vec![true; parts.len()];
-                for i in 0..parts.len() {
-                    for j in 0..parts.len() {
-                        if i != j && keep[j] && keep[i] && basic_subset(&parts[i], &parts[j]) {
-                            keep[i] = false;
+                budget::operation(
+                    "simplification",
+                    || self.to_string(),
+                    || {
+                        let mut parts: Vec<Basic> = vec![];
+                        for b in &self.parts {
+                            let mut b = b.clone();
+                            if b.simplify() && !parts.contains(&b) {
+                                parts.push(b);
+                            }
                         }
-                    }
-                }
-                let parts = parts
-                    .into_iter()
-                    .zip(keep)
-                    .filter_map(|(b, k)| k.then_some(b))
-                    .collect();
-                $t {
-                    space: self.space.clone(),
-                    parts,
-                }
+                        // Drop parts covered by another single part.
+                        let mut keep = vec![true; parts.len()];
+                        for i in 0..parts.len() {
+                            for j in 0..parts.len() {
+                                if i != j
+                                    && keep[j]
+                                    && keep[i]
+                                    && basic_subset(&parts[i], &parts[j])
+                                {
+                                    keep[i] = false;
+                                }
+                            }
+                        }
+                        let parts = parts
+                            .into_iter()
+                            .zip(keep)
+                            .filter_map(|(b, k)| k.then_some(b))
+                            .collect();
+                        $t {
+                            space: self.space.clone(),
+                            parts,
+                        }
+                    },
+                )
             }
 
             /// Fixes the named parameter to a value (the parameter stays in the space).
@@ -384,10 +412,16 @@ impl Set {
 
     /// Projects out `n` dimensions starting at `pos` (exactly: they become existential).
     pub fn project_out(&self, pos: usize, n: usize) -> Set {
-        let mut space = self.space.clone();
-        space.range.dims.drain(pos..pos + n);
-        let parts = self.parts.iter().map(|b| b.project_dims(pos, n)).collect();
-        Set { space, parts }.tidy()
+        budget::operation(
+            "projection",
+            || self.to_string(),
+            || {
+                let mut space = self.space.clone();
+                space.range.dims.drain(pos..pos + n);
+                let parts = self.parts.iter().map(|b| b.project_dims(pos, n)).collect();
+                Set { space, parts }.tidy()
+            },
+        )
     }
 
     /// The image of the set under a map.
@@ -447,6 +481,10 @@ impl Set {
     /// Every integer point, in lexicographic order. Every parameter must be fixed (by
     /// `fix_param` or by the set's own constraints) and the set must be bounded.
     pub fn points(&self, limit: usize) -> Result<Vec<Vec<Int>>, BoundError> {
+        budget::operation("enumeration", || self.to_string(), || self.points_in(limit))
+    }
+
+    fn points_in(&self, limit: usize) -> Result<Vec<Vec<Int>>, BoundError> {
         let mut out: BTreeSet<Vec<Int>> = BTreeSet::new();
         let np = self.space.n_param();
         for b in &self.parts {
@@ -486,6 +524,11 @@ impl Set {
     }
 
     fn lex_opt_point(&self, max: bool) -> Result<Option<Vec<Int>>, BoundError> {
+        let name = if max { "lexmax" } else { "lexmin" };
+        budget::operation(name, || self.to_string(), || self.lex_opt_point_in(max))
+    }
+
+    fn lex_opt_point_in(&self, max: bool) -> Result<Option<Vec<Int>>, BoundError> {
         let np = self.space.n_param();
         let mut best: Option<Vec<Int>> = None;
         for b in &self.parts {
@@ -538,15 +581,21 @@ impl Set {
     }
 
     fn lex_opt(&self, max: bool) -> Result<Set, BoundError> {
-        self.check_bounded(!max, max)?;
-        // lexmin(S) = S \ { x : ∃ y ∈ S, y ≺ x }
-        let order = if max {
-            Map::lex_gt(self.space.params.clone(), self.space.range.clone())
-        } else {
-            Map::lex_lt(self.space.params.clone(), self.space.range.clone())
-        };
-        let dominated = self.apply(&order);
-        Ok(self.subtract(&dominated))
+        budget::operation(
+            if max { "lexmax" } else { "lexmin" },
+            || self.to_string(),
+            || {
+                self.check_bounded(!max, max)?;
+                // lexmin(S) = S \ { x : ∃ y ∈ S, y ≺ x }
+                let order = if max {
+                    Map::lex_gt(self.space.params.clone(), self.space.range.clone())
+                } else {
+                    Map::lex_lt(self.space.params.clone(), self.space.range.clone())
+                };
+                let dominated = self.apply(&order);
+                Ok(self.subtract(&dominated))
+            },
+        )
     }
 
     /// Checks (rationally, which is exact for non-empty sets) that every dimension has a
@@ -842,31 +891,37 @@ impl Map {
 
     /// `{ x -> z : ∃ y, x -> y ∈ self ∧ y -> z ∈ next }` (apply `self` first, then `next`).
     pub fn apply_range(&self, next: &Map) -> Map {
-        assert_eq!(self.n_out(), next.n_in(), "apply_range: dimension mismatch");
-        let params = self.space.merged_params(&next.space);
-        let f = self.align_params(&params);
-        let g = next.align_params(&params);
-        let (a, b, c) = (f.n_in(), f.n_out(), g.n_out());
-        let mut parts = vec![];
-        for x in &f.parts {
-            for y in &g.parts {
-                let mut x = x.clone();
-                x.insert_dims(a + b, c);
-                let mut y = y.clone();
-                y.insert_dims(0, a);
-                let z = x.intersect(&y).project_dims(a, b);
-                parts.push(z);
-            }
-        }
-        Map {
-            space: Space {
-                params,
-                domain: f.space.domain.clone(),
-                range: g.space.range.clone(),
+        budget::operation(
+            "composition",
+            || self.to_string(),
+            || {
+                assert_eq!(self.n_out(), next.n_in(), "apply_range: dimension mismatch");
+                let params = self.space.merged_params(&next.space);
+                let f = self.align_params(&params);
+                let g = next.align_params(&params);
+                let (a, b, c) = (f.n_in(), f.n_out(), g.n_out());
+                let mut parts = vec![];
+                for x in &f.parts {
+                    for y in &g.parts {
+                        let mut x = x.clone();
+                        x.insert_dims(a + b, c);
+                        let mut y = y.clone();
+                        y.insert_dims(0, a);
+                        let z = x.intersect(&y).project_dims(a, b);
+                        parts.push(z);
+                    }
+                }
+                Map {
+                    space: Space {
+                        params,
+                        domain: f.space.domain.clone(),
+                        range: g.space.range.clone(),
+                    },
+                    parts,
+                }
+                .tidy()
             },
-            parts,
-        }
-        .tidy()
+        )
     }
 
     /// `{ x -> y : x ∈ dom, y ∈ ran }`.
@@ -890,17 +945,24 @@ impl Map {
 
     /// Two different inputs with a common output, as `[x1.., x2..]` over parameters, if any.
     pub fn injectivity_witness(&self) -> Option<Point> {
-        // { x1 -> x2 : f(x1) = f(x2), x1 ≠ x2 }
-        let collide = self.apply_range(&self.inverse());
-        let space = collide.space.clone();
-        let ne = Map::lex_lt(space.params.clone(), space.domain.clone().expect("map")).union(
-            &Map::lex_gt(space.params.clone(), space.domain.clone().expect("map")),
-        );
-        let ne = Map {
-            space: space.clone(),
-            parts: ne.parts,
-        };
-        collide.intersect(&ne).sample()
+        budget::operation(
+            "injectivity test",
+            || self.to_string(),
+            || {
+                // { x1 -> x2 : f(x1) = f(x2), x1 ≠ x2 }
+                let collide = self.apply_range(&self.inverse());
+                let space = collide.space.clone();
+                let ne =
+                    Map::lex_lt(space.params.clone(), space.domain.clone().expect("map")).union(
+                        &Map::lex_gt(space.params.clone(), space.domain.clone().expect("map")),
+                    );
+                let ne = Map {
+                    space: space.clone(),
+                    parts: ne.parts,
+                };
+                collide.intersect(&ne).sample()
+            },
+        )
     }
 
     fn lex_order(params: Vec<String>, tuple: Tuple, strict: bool, less: bool) -> Map {
