@@ -461,10 +461,12 @@ fn bx_for(nd: usize) -> i64 {
 // Comparing a library result with a brute-force point set
 // ---------------------------------------------------------------------------------------
 
-trait Lib {
+trait Lib: Sized + std::fmt::Display {
     fn has(&self, np: usize, pt: &[i64]) -> bool;
     fn with_ineq(&self, r: &[i64]) -> bool;
     fn dump(&self) -> String;
+    /// The printed text parsed back.
+    fn reparse(&self) -> Result<Self, String>;
 }
 
 impl Lib for Set {
@@ -478,6 +480,10 @@ impl Lib for Set {
     fn dump(&self) -> String {
         show_all(self.parts())
     }
+    fn reparse(&self) -> Result<Set, String> {
+        let text = self.to_string();
+        loopy::presburger::parse_set(&text, &[]).map_err(|e| format!("{text}: {e}"))
+    }
 }
 
 impl Lib for Map {
@@ -490,11 +496,38 @@ impl Lib for Map {
     fn dump(&self) -> String {
         show_all(self.parts())
     }
+    fn reparse(&self) -> Result<Map, String> {
+        let text = self.to_string();
+        loopy::presburger::parse_map(&text, &[]).map_err(|e| format!("{text}: {e}"))
+    }
 }
 
 /// The library object holds exactly the points `truth` inside the box (params in
-/// `[0, PMAX]`, dims in `[-bx, bx]`) and nothing outside it.
+/// `[0, PMAX]`, dims in `[-bx, bx]`) and nothing outside it; so does its printed text
+/// parsed back.
 fn check_same<L: Lib>(
+    what: &str,
+    lib: &L,
+    np: usize,
+    nd: usize,
+    bx: i64,
+    truth: &BTreeSet<Vec<i64>>,
+) -> Result<(), TestCaseError> {
+    check_same_once(what, lib, np, nd, bx, truth)?;
+    let back = lib
+        .reparse()
+        .map_err(|e| TestCaseError::fail(format!("{what}: printed text does not parse: {e}")))?;
+    check_same_once(
+        &format!("{what}, printed and parsed back as {back}"),
+        &back,
+        np,
+        nd,
+        bx,
+        truth,
+    )
+}
+
+fn check_same_once<L: Lib>(
     what: &str,
     lib: &L,
     np: usize,
@@ -1189,6 +1222,11 @@ proptest! {
             let wmax: Vec<Vec<i64>> = want.last().cloned().into_iter().collect();
             prop_assert_eq!(gmin, wmin, "lexmin at N = {}\n{}\nlexmin = {}", pv, ctx, lmin.dump());
             prop_assert_eq!(gmax, wmax, "lexmax at N = {}\n{}\nlexmax = {}", pv, ctx, lmax.dump());
+        }
+        // The printed answers parse back to the same sets.
+        for (what, r) in [("lexmin", &lmin), ("lexmax", &lmax)] {
+            let back = r.reparse().map_err(|e| TestCaseError::fail(format!("{what}: {e}\n{ctx}")))?;
+            prop_assert!(back.is_equal(r), "{} printed as {} parses back to another set\n{}", what, r, ctx);
         }
     }
 }

@@ -167,39 +167,111 @@ fn format_part(space: &Space, b: &Basic) -> Option<Part> {
             inline_expr[d] = Some(expr);
         }
     }
-    // Inlining can leave constant floors, trivial or repeated rows behind.
-    b.fold_constant_divs();
+    // Inlining can leave constant floors, trivial or repeated rows behind. Folding a constant
+    // floor removes its column, so the tuple expressions found above fold it too.
+    // (One pass folds the floors constant when it starts; a floor of a folded one becomes
+    // constant for the next pass.)
+    loop {
+        let constant: Vec<(usize, Int)> = (0..b.n_div())
+            .rev()
+            .filter_map(|i| {
+                let d = b.divs[i].as_ref()?;
+                d.num[1..]
+                    .iter()
+                    .all(|v| v.is_zero())
+                    .then(|| (b.col_div(i), d.num[0].div_floor(&d.den)))
+            })
+            .collect();
+        if constant.is_empty() {
+            break;
+        }
+        let width = b.width();
+        for e in inline_expr.iter_mut().flatten() {
+            e.resize(width, Int::ZERO);
+            for (col, value) in &constant {
+                let k = e.remove(*col);
+                e[0] += &(&k * value);
+            }
+        }
+        b.fold_constant_divs();
+    }
     if !b.normalize() {
         return None;
     }
     b.sort_rows();
     // Names for locals: known divs as floor expressions (built in order), unknown as e0...
-    let mut names = base.clone();
+    // Substituting a dimension shown as a floor can make an earlier floor mention a later
+    // one, so floors are named once every column they mention has a name.
     let mut exists = vec![];
     let mut counter = 0;
+    let mut slots: Vec<Option<String>> = base.iter().cloned().map(Some).collect();
+    slots.resize(b.width(), None);
     for i in 0..b.n_div() {
-        let name = match &b.divs[i] {
-            Some(d) => {
-                let num = fmt_affine(&d.num[..names.len().min(d.num.len())], &names);
-                if num.contains(' ') || num.starts_with('-') {
-                    format!("floor(({num})/{})", d.den)
-                } else {
-                    format!("floor({num}/{})", d.den)
-                }
-            }
-            None => {
-                let mut n = format!("e{counter}");
+        if b.divs[i].is_none() {
+            let mut n = format!("e{counter}");
+            counter += 1;
+            while base.contains(&n) {
+                n = format!("e{counter}");
                 counter += 1;
-                while names.contains(&n) {
-                    n = format!("e{counter}");
-                    counter += 1;
-                }
-                exists.push(n.clone());
-                n
             }
-        };
-        names.push(name);
+            exists.push(n.clone());
+            slots[b.col_div(i)] = Some(n);
+        }
     }
+    loop {
+        let mut progress = false;
+        let mut missing = false;
+        for i in 0..b.n_div() {
+            let col = b.col_div(i);
+            if slots[col].is_some() {
+                continue;
+            }
+            let d = b.divs[i].as_ref().expect("unknown locals are named");
+            let ready = d
+                .num
+                .iter()
+                .enumerate()
+                .all(|(k, v)| v.is_zero() || k == 0 || slots[k].is_some());
+            if !ready {
+                missing = true;
+                continue;
+            }
+            let names: Vec<String> = slots
+                .iter()
+                .map(|n| n.clone().unwrap_or_default())
+                .collect();
+            let num = fmt_affine(&d.num, &names);
+            slots[col] = Some(if num.contains(' ') || num.starts_with('-') {
+                format!("floor(({num})/{})", d.den)
+            } else {
+                format!("floor({num}/{})", d.den)
+            });
+            progress = true;
+        }
+        if !missing {
+            break;
+        }
+        if !progress {
+            // Definitions depending on each other in a cycle: show those locals as
+            // existentials (their defining constraints are among the rows).
+            for i in 0..b.n_div() {
+                let col = b.col_div(i);
+                if slots[col].is_none() {
+                    b.divs[i] = None;
+                    let mut n = format!("e{counter}");
+                    counter += 1;
+                    while base.contains(&n) {
+                        n = format!("e{counter}");
+                        counter += 1;
+                    }
+                    exists.push(n.clone());
+                    slots[col] = Some(n);
+                }
+            }
+            break;
+        }
+    }
+    let names: Vec<String> = slots.into_iter().map(Option::unwrap_or_default).collect();
     let tuple_dims: Vec<String> = (0..nd)
         .map(|d| match &inline_expr[d] {
             Some(e) => fmt_affine(e, &names),
