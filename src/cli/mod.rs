@@ -10,6 +10,7 @@ mod check;
 mod deps;
 mod repl;
 mod show;
+mod slices;
 
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
@@ -60,6 +61,10 @@ pub enum Command {
     /// List the exact dependences of a kernel (flow, anti, output) in isl notation, with the
     /// loop that carries each.
     Deps(deps::DepsArgs),
+    /// List the valid computation slices of each segment of a kernel (a slicing loop and an
+    /// alignment per statement, for `hoist`), decided exactly from the dependences, and which
+    /// slices of different segments can be fused.
+    Slices(slices::SlicesArgs),
 }
 
 /// Options every command shares once parsed.
@@ -94,6 +99,7 @@ pub fn main() -> ExitCode {
         Command::Show(a) => show::run(a, &ctx),
         Command::Check(a) => check::run(a, &ctx),
         Command::Deps(a) => deps::run(a, &ctx),
+        Command::Slices(a) => slices::run(a, &ctx),
         Command::Apply(a) => apply::run(a, &ctx),
         Command::Bench(a) => bench::run(*a, &ctx),
         Command::Repl(a) => repl::run(a, &ctx),
