@@ -11,6 +11,7 @@ mod deps;
 mod draw;
 mod repl;
 mod show;
+mod slices;
 
 use crate::diag::Diagnostic;
 use crate::frontend::Options;
@@ -75,6 +76,10 @@ pub enum Command {
     /// as shaded hulls, dependences the script breaks in red (SVG). Exit 1 when the script
     /// is illegal (the picture is still written).
     Draw(draw::DrawArgs),
+    /// List the valid computation slices of each segment of a kernel (a slicing loop and an
+    /// alignment per statement, for `hoist`), decided exactly from the dependences, and which
+    /// slices of different segments can be fused.
+    Slices(slices::SlicesArgs),
 }
 
 /// Preprocessor and region options shared by the commands that read a kernel.
@@ -177,6 +182,7 @@ pub fn main() -> ExitCode {
         Command::Deps(a) => budgeted(&ctx, || deps::run(a, &ctx)),
         Command::Apply(a) => budgeted(&ctx, || apply::run(a, &ctx)),
         Command::Bench(a) => budgeted(&ctx, || bench::run(*a, &ctx)),
+        Command::Slices(a) => budgeted(&ctx, || slices::run(a, &ctx)),
         Command::Repl(a) => repl::run(a, &ctx),
         Command::Draw(a) => budgeted(&ctx, || draw::run(a, &ctx)),
     };

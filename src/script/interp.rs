@@ -17,6 +17,7 @@ use crate::presburger::{parse_with_constants, Int, Map, ParseError, Parsed, Set}
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
+mod hoist;
 mod loops;
 mod nesting;
 
@@ -510,6 +511,18 @@ impl Interpreter {
                     }
                 };
                 self.tile(&ctx, h, &sizes, &span)?;
+                Ok(vec![])
+            }
+            "hoist" => {
+                if args.len() != 2 && args.len() != 3 {
+                    let _ = self.arity::<2>(&ctx, &args, &["l", "SLICE", "[n]"])?;
+                }
+                let h = self.handle(&ctx, &args[0])?;
+                let n = match args.get(2) {
+                    Some(n) => self.int(&ctx, n)? as usize,
+                    None => 0,
+                };
+                self.hoist(&ctx, h, &args[1], n)?;
                 Ok(vec![])
             }
             _ => self.call_proc(&ctx, args),
@@ -1194,7 +1207,7 @@ struct OpCtx<'a> {
 }
 
 /// Built-in operations (the Loopy paper's, plus `tile`).
-pub const BUILTINS: [&str; 5] = ["realign", "lift", "affine", "isplit", "tile"];
+pub const BUILTINS: [&str; 6] = ["realign", "lift", "affine", "isplit", "tile", "hoist"];
 
 fn param_note(s: &Set, vals: &[Int]) -> String {
     if vals.is_empty() {

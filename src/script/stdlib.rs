@@ -62,6 +62,10 @@ mod tests {
             ("tile3", &[&[32, 32, 16]]),
             ("peel_front", &[&[1, 0]]),
             ("split_at", &[&[10, 1]]),
+            // (slice, s): the slice is not used inside the map.
+            ("hoist_strip", &[&[0, 4], &[0, 64]]),
+            ("hoist_strip2", &[&[0, 4], &[0, 64]]),
+            ("hoist_strip3", &[&[0, 4], &[0, 64]]),
         ];
         for d in defs {
             let cases: &[&[i64]] = valid

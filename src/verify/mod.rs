@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod deps;
+pub mod slices;
 
 pub use check::{check, report, Instance, Violation, ViolationKind};
 pub use deps::{dependences, Access, AccessKind, DepKind, Dependence, Level, Program, StmtInfo};

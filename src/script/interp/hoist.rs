@@ -1,0 +1,362 @@
+//! `hoist(l, {S1: k, S2: j - 1}[, n])`: dependence hoisting (Yi, Kennedy and Adve, §5,
+//! equation 9). Every statement `s` of the segment gets a new iteration dimension
+//! `ℓ_f = Ivar(slice-loop(s)) + slice-align(s)`, inserted after the `n` outermost loops
+//! (default 0: the fused loop is outermost). The statement's other loops, the slicing loop
+//! included, stay in their order inside ℓ_f; for a fixed ℓ_f the slicing loop runs one
+//! iteration, so it disappears from its old place in the generated code. Instances with the
+//! same ℓ_f keep their original order, which is the paper's first step (Figure 2) before it
+//! distributes the inner loops; legality is the ordinary exact check at the end.
+
+use super::{Interpreter, OpCtx, Value};
+use crate::diag::Diagnostic;
+use crate::model::state::{parse_map_text, Pos, Span};
+use crate::presburger::{Int, Map};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One statement's part of a slice, as written.
+#[derive(Clone, Debug)]
+pub(super) struct SliceEntry {
+    pub name: String,
+    pub name_span: Span,
+    /// Loop level around the statement in the kernel, from 1 (outermost); or its iterator.
+    pub level: Level,
+    pub level_span: Span,
+    pub align: i64,
+}
+
+#[derive(Clone, Debug)]
+pub(super) enum Level {
+    Number(i64),
+    Iterator(String),
+}
+
+/// Parses `{ S1: k, S2: 2 + 1, S3: j - 1 }` (`text` starts at byte `base` of the source).
+pub(super) fn parse_slice(
+    text: &str,
+    base: usize,
+    source: &str,
+    consts: &BTreeMap<String, Int>,
+) -> Result<Vec<SliceEntry>, Diagnostic> {
+    let b = text.as_bytes();
+    let err = |at: usize, len: usize, msg: &str, label: &str| {
+        Diagnostic::new(msg.to_string())
+            .with_label(source, base + at..base + at + len.max(1), label.to_string())
+            .with_help("a slice reads `{S1: k, S2: j - 1}`: each statement's slicing loop (its iterator, or its level from 1 = outermost) and an optional alignment")
+    };
+    let mut i = 0;
+    let skip = |i: &mut usize| {
+        while *i < b.len() && (b[*i] as char).is_whitespace() {
+            *i += 1;
+        }
+    };
+    let word = |i: &mut usize| -> Option<(String, usize)> {
+        let s = *i;
+        while *i < b.len() && ((b[*i] as char).is_ascii_alphanumeric() || b[*i] == b'_') {
+            *i += 1;
+        }
+        (*i > s).then(|| (text[s..*i].to_string(), s))
+    };
+    skip(&mut i);
+    if b.get(i) != Some(&b'{') {
+        return Err(err(i, 1, "a slice starts with `{`", "expected `{`"));
+    }
+    i += 1;
+    let mut out = vec![];
+    loop {
+        skip(&mut i);
+        if b.get(i) == Some(&b'}') && out.is_empty() {
+            return Err(err(i, 1, "the slice names no statement", "empty slice"));
+        }
+        let Some((name, ns)) = word(&mut i) else {
+            return Err(err(i, 1, "expected a statement tag", "here"));
+        };
+        skip(&mut i);
+        if b.get(i) != Some(&b':') {
+            return Err(err(i, 1, "expected `:` after the statement tag", "here"));
+        }
+        i += 1;
+        skip(&mut i);
+        let neg = b.get(i) == Some(&b'-');
+        if neg {
+            i += 1;
+        }
+        let Some((lv, ls)) = word(&mut i) else {
+            return Err(err(
+                i,
+                1,
+                "expected the slicing loop (an iterator or a level)",
+                "here",
+            ));
+        };
+        let level = if let Ok(v) = lv.parse::<i64>() {
+            Level::Number(if neg { -v } else { v })
+        } else if let Some(v) = consts.get(&lv) {
+            let v = v.to_i64().unwrap_or(0);
+            Level::Number(if neg { -v } else { v })
+        } else if lv.as_bytes()[0].is_ascii_digit() || neg {
+            return Err(err(ls, lv.len(), "not a loop level", "here"));
+        } else {
+            Level::Iterator(lv.clone())
+        };
+        let level_span = base + ls..base + ls + lv.len();
+        skip(&mut i);
+        let mut align = 0i64;
+        if let Some(&c) = b.get(i) {
+            if c == b'+' || c == b'-' {
+                i += 1;
+                skip(&mut i);
+                let Some((a, as_)) = word(&mut i) else {
+                    return Err(err(i, 1, "expected an alignment after the sign", "here"));
+                };
+                let v = match a.parse::<i64>() {
+                    Ok(v) => v,
+                    Err(_) => match consts.get(&a).and_then(Int::to_i64) {
+                        Some(v) => v,
+                        None => {
+                            return Err(err(
+                                as_,
+                                a.len(),
+                                "the alignment must be an integer",
+                                "here",
+                            ))
+                        }
+                    },
+                };
+                align = if c == b'-' { -v } else { v };
+                skip(&mut i);
+            }
+        }
+        out.push(SliceEntry {
+            name,
+            name_span: base + ns..base + ns + out_len(text, ns),
+            level,
+            level_span,
+            align,
+        });
+        match b.get(i) {
+            Some(b',') => i += 1,
+            Some(b'}') => {
+                i += 1;
+                skip(&mut i);
+                if i != b.len() {
+                    return Err(err(i, 1, "unexpected text after the slice", "here"));
+                }
+                return Ok(out);
+            }
+            _ => return Err(err(i, 1, "expected `,` or `}`", "here")),
+        }
+    }
+}
+
+fn out_len(text: &str, start: usize) -> usize {
+    text[start..]
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        .count()
+}
+
+impl Interpreter {
+    pub(super) fn hoist(
+        &mut self,
+        ctx: &OpCtx,
+        h: usize,
+        slice: &(Value, Span),
+        n: usize,
+    ) -> Result<(), Diagnostic> {
+        let members = self.component_nonempty(ctx, h, 0)?;
+        let Value::Isl { text, source, span } = &slice.0 else {
+            return Err(Diagnostic::new(format!(
+                "`hoist` takes a slice, found {}",
+                slice.0.describe()
+            ))
+            .with_label(ctx.source, slice.1.clone(), "expected `{S1: k, S2: j}`"));
+        };
+        let consts: BTreeMap<String, Int> = Self::constants(ctx.frame).into_iter().collect();
+        let entries = parse_slice(text, span.start, source, &consts)?;
+        // Every tag of the slice names a statement of the segment, once.
+        let names: BTreeSet<String> = members.iter().map(|&i| self.stmt_label(i)).collect();
+        let mut given: BTreeMap<&str, &SliceEntry> = BTreeMap::new();
+        for e in &entries {
+            if !names.contains(&e.name) {
+                let mut d =
+                    Diagnostic::new(format!("`{}` is not a statement of the segment", e.name))
+                        .with_label(source, e.name_span.clone(), "not in the segment")
+                        .with_label(ctx.source, ctx.call.args[0].span(), "the segment");
+                let close = names
+                    .iter()
+                    .map(|k| {
+                        (
+                            super::edit_distance(&k.to_lowercase(), &e.name.to_lowercase()),
+                            k,
+                        )
+                    })
+                    .filter(|(d, _)| *d <= 2)
+                    .min();
+                d = match close {
+                    Some((_, c)) => d.with_help(format!("did you mean `{c}`?")),
+                    None => d.with_note(format!(
+                        "its statements: {}",
+                        names
+                            .iter()
+                            .map(|k| format!("`{k}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
+                };
+                return Err(d);
+            }
+            if given.insert(&e.name, e).is_some() {
+                return Err(
+                    Diagnostic::new(format!("`{}` is given two slicing loops", e.name)).with_label(
+                        source,
+                        e.name_span.clone(),
+                        "again here",
+                    ),
+                );
+            }
+        }
+        if let Some(missing) = names.iter().find(|k| !given.contains_key(k.as_str())) {
+            return Err(Diagnostic::new(format!(
+                "statement `{missing}` of the segment is not given a slicing loop"
+            ))
+            .with_label(
+                ctx.source,
+                slice.1.clone(),
+                format!("no entry for `{missing}`"),
+            )
+            .with_label(
+                ctx.source,
+                ctx.call.args[0].span(),
+                format!("contains `{missing}`"),
+            )
+            .with_help(format!("add `{missing}: LOOP` to the slice")));
+        }
+        // The level of each statement, as an index into its iterators.
+        let mut level_of: BTreeMap<usize, (usize, i64)> = BTreeMap::new();
+        for &i in &members {
+            let p = &self.state.pieces[i];
+            let e = given[self.stmt_label(i).as_str()];
+            let dims = &p.domain.tuple().dims;
+            let d = dims.len();
+            let lv =
+                match &e.level {
+                    Level::Number(v) if *v >= 1 && (*v as usize) <= d => *v as usize - 1,
+                    Level::Number(v) => return Err(Diagnostic::new(format!(
+                        "statement `{}` has {d} loop(s); there is no loop {v} around it",
+                        e.name
+                    ))
+                    .with_label(source, e.level_span.clone(), "beyond the nest depth")
+                    .with_help(
+                        "levels count the statement's loops in the kernel from 1 (the outermost)",
+                    )),
+                    Level::Iterator(x) => match dims.iter().position(|y| y == x) {
+                        Some(k) => k,
+                        None => {
+                            return Err(Diagnostic::new(format!(
+                                "no loop `{x}` around statement `{}`",
+                                e.name
+                            ))
+                            .with_label(source, e.level_span.clone(), "not one of its iterators")
+                            .with_note(format!(
+                                "its loops, outermost first: {}",
+                                dims.iter()
+                                    .map(|k| format!("`{k}`"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            )))
+                        }
+                    },
+                };
+            level_of.insert(i, (lv, e.align));
+        }
+        // Placement: after the n outermost loops, which every statement must share.
+        let m = self.state.n_it();
+        if let Some(&i) = members.iter().find(|&&i| self.state.pieces[i].depth < n) {
+            return Err(Diagnostic::new(format!(
+                "cannot hoist inside {n} loop(s): statement {} is only {} loop(s) deep",
+                self.stmt_label(i),
+                self.state.pieces[i].depth
+            ))
+            .with_label(ctx.source, ctx.call.args[2].span(), "too deep"));
+        }
+        let prefix: Pos = self.state.pieces[members[0]].pos[..n].to_vec();
+        if let Some(&i) = members
+            .iter()
+            .find(|&&i| self.state.pieces[i].pos[..n] != prefix[..])
+        {
+            return Err(Diagnostic::new(format!(
+                "statement {} does not share the {n} outer loop(s) of the segment",
+                self.stmt_label(i)
+            ))
+            .with_label(ctx.source, ctx.call.args[0].span(), "the segment"));
+        }
+        let lo = members
+            .iter()
+            .map(|&i| self.state.pieces[i].pos[n].clone())
+            .min()
+            .expect("non-empty");
+        let hi = members
+            .iter()
+            .map(|&i| self.state.pieces[i].pos[n].clone())
+            .max()
+            .expect("non-empty");
+        if let Some(q) = (0..self.state.pieces.len()).find(|q| {
+            let p = &self.state.pieces[*q];
+            !members.contains(q) && p.pos[..n] == prefix[..] && p.pos[n] >= lo && p.pos[n] <= hi
+        }) {
+            return Err(Diagnostic::new(format!(
+                "statement {} lies inside the loops of the segment but is not part of it",
+                self.stmt_label(q)
+            ))
+            .with_label(ctx.source, ctx.call.args[0].span(), "the segment")
+            .with_help("hoist whole loop nests: add the statement to the segment with a group `{A, B}` or `lift`"));
+        }
+        // New iteration maps: insert ℓ_f (members) or 0 (others) at dimension n.
+        for (i, p) in self.state.pieces.iter_mut().enumerate() {
+            let d = p.it.n_in();
+            let xs: Vec<String> = (0..d).map(|k| format!("x{k}")).collect();
+            let js: Vec<String> = (0..m).map(|k| format!("j{k}")).collect();
+            let new = match level_of.get(&i) {
+                Some(&(lv, a)) => format!("x{lv} + {a}"),
+                None => "0".to_string(),
+            };
+            let mut outs: Vec<String> = xs.clone();
+            outs.extend(js[..n].iter().cloned());
+            outs.push(new);
+            outs.extend(js[n..].iter().cloned());
+            let mut ins = xs.clone();
+            ins.extend(js.iter().cloned());
+            let f = parse_map_text(&format!(
+                "{{ [{}] -> [{}] }}",
+                ins.join(", "),
+                outs.join(", ")
+            ));
+            let wrapped = p.it.wrap().apply(&f);
+            let it = Map::from_set(&wrapped, d);
+            let range = it.space().range.clone();
+            let domain =
+                p.it.space()
+                    .domain
+                    .clone()
+                    .expect("iteration map has a domain");
+            p.it = it.with_space_names(domain, range).simplify();
+            if level_of.contains_key(&i) {
+                p.depth += 1;
+            }
+        }
+        // New positions: members share position `lo` before ℓ_f and keep theirs inside it.
+        let inside = self.state.components[h].positions.clone();
+        self.state.map_positions(|q| {
+            let mut r: Pos = q[..n].to_vec();
+            if inside.contains(q) {
+                r.push(lo.clone());
+            } else {
+                r.push(q[n].clone());
+            }
+            r.extend(q[n..].iter().cloned());
+            r
+        });
+        self.touch(&members, ctx.step);
+        Ok(())
+    }
+}
