@@ -275,6 +275,7 @@ proptest! {
                     prop_assert!(conflict(a, b), "{script}: witness instances do not conflict");
                     prop_assert!(a.new >= b.new, "{script}: witness not reversed");
                 }
+                ViolationKind::Mark(_) => prop_assert!(false, "{script}: no marks in these scripts"),
             }
         }
     }

@@ -192,6 +192,8 @@ pub enum Node {
         args: Vec<Expr>,
     },
     Comment(String),
+    /// A `#pragma` line for the node after it (a marked loop).
+    Pragma(String),
 }
 
 /// Which helper macros a piece of C uses.
@@ -497,6 +499,9 @@ impl CPrinter<'_> {
                 }
                 Node::Comment(c) => {
                     let _ = writeln!(out, "{pad}/* {c} */");
+                }
+                Node::Pragma(t) => {
+                    let _ = writeln!(out, "{pad}#pragma {t}");
                 }
             }
         }

@@ -3,6 +3,8 @@
 
 pub mod check;
 pub mod deps;
+pub mod marks;
 
 pub use check::{check, report, Instance, Violation, ViolationKind};
 pub use deps::{dependences, Access, AccessKind, DepKind, Dependence, Level, Program, StmtInfo};
+pub use marks::{check_marks, mark_report, MarkViolation};
