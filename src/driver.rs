@@ -240,12 +240,14 @@ impl Run {
 
     /// Legality of the final schedule.
     pub fn check(&self) -> Vec<Violation> {
-        verify::check(
-            &self.program,
-            &self.deps,
-            &self.interp.state.pieces,
-            &self.interp.history,
-        )
+        let pieces = &self.interp.state.pieces;
+        let mut v = verify::check(&self.program, &self.deps, pieces, &self.interp.history);
+        v.extend(
+            verify::check_marks(&self.program, &self.deps, pieces)
+                .into_iter()
+                .map(|m| verify::marks::into_violation(&self.program, &self.deps, m)),
+        );
+        v
     }
 
     /// A report per violation, with all sources.
@@ -332,6 +334,7 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
         .map(|p| Placed {
             stmt: p.stmt,
             schedule: p.schedule(),
+            marks: p.marks.clone(),
         })
         .collect();
     let code = codegen::generate(scop, &placed, body).map_err(fail)?;
@@ -373,6 +376,9 @@ pub fn render_state(st: &State) -> String {
     for p in &st.pieces {
         let name = &st.stmt_names[p.stmt];
         let _ = writeln!(out, "  {name}: {}", p.schedule().simplify());
+        if !p.marks.is_empty() {
+            let _ = writeln!(out, "    marks: {}", render_marks(&p.marks));
+        }
     }
     let _ = writeln!(out, "  components:");
     for (h, c) in &st.handles {
@@ -392,6 +398,15 @@ pub fn render_state(st: &State) -> String {
         let _ = writeln!(out, "    {h}: {}", ps.join(" "));
     }
     out
+}
+
+/// A piece's marks as text: `loop 1 parallel, loop 3 vectorize` (loops numbered from 1).
+pub fn render_marks(marks: &[crate::model::state::Mark]) -> String {
+    marks
+        .iter()
+        .map(|m| format!("loop {} {}", m.dim + 1, m.kind.describe()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The dependences of a kernel as text, with the loop that carries each (`loopy deps`).

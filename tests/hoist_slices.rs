@@ -289,6 +289,9 @@ proptest! {
                     prop_assert!(conflict(a, b), "{script}: witness instances do not conflict");
                     prop_assert!(a.new >= b.new, "{script}: witness not reversed");
                 }
+                ViolationKind::Mark(_) => {
+                    prop_assert!(false, "{script}: a mark violation from a script without marks");
+                }
             }
         }
     }

@@ -55,6 +55,21 @@ must_fail!(
     "examples/cholesky/cholesky.c",
     "flow dependence on `A` from `Root` (line 60) to `Div` (line 55)"
 );
+must_fail!(
+    parallel_carried_flow,
+    "tests/must_fail/recurrence.c",
+    "iterations 1 and 2 of the parallel loop both access `A[1]`"
+);
+must_fail!(
+    vectorize_carried,
+    "tests/must_fail/recurrence.c",
+    "of the vectorized loop both access `A[1]`"
+);
+must_fail!(
+    parallel_shared_scalar,
+    "tests/must_fail/scalar_temp.c",
+    "anti dependence on `t`"
+);
 
 #[test]
 fn manifest_of_all_examples_passes() {

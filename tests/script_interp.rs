@@ -423,3 +423,61 @@ mod unimodular {
         }
     }
 }
+
+#[test]
+fn marks_follow_their_loop_through_affine_and_isplit() {
+    // Loop 2 (j) of L1 marked, then i and j exchanged: the mark moves to loop 1.
+    let it = run(figure4(), "parallel(L1, 2)\naffine(L1, {[i, j] -> [j, i]})").unwrap();
+    for p in it.state.pieces.iter().filter(|p| p.stmt < 2) {
+        assert_eq!(p.marks.len(), 1);
+        assert_eq!(p.marks[0].dim, 0);
+    }
+    assert!(it.state.pieces.iter().skip(2).all(|p| p.marks.is_empty()));
+    // A map with more outputs than inputs shifts the marks on dims it does not read.
+    let it = run(
+        figure4(),
+        "vectorize(L2, 2)\naffine(L2, {[i] -> [i / 4, i % 4]})",
+    )
+    .unwrap();
+    assert!(it
+        .state
+        .pieces
+        .iter()
+        .filter(|p| p.stmt == 2 || p.stmt == 3)
+        .all(|p| p.marks.len() == 1 && p.marks[0].dim == 2));
+    // isplit copies the mark onto both halves.
+    let it = run(
+        figure4(),
+        "parallel(L3, 1)\n(A, B) = isplit(L3, {[i] : i < 5}, 1)",
+    )
+    .unwrap();
+    let marked: Vec<_> = it
+        .state
+        .pieces
+        .iter()
+        .filter(|p| p.stmt >= 4)
+        .map(|p| p.marks.iter().map(|m| m.dim).collect::<Vec<_>>())
+        .collect();
+    assert_eq!(marked, vec![vec![0]; 4]);
+}
+
+#[test]
+fn rewriting_a_marked_loop_is_refused() {
+    let e = run(
+        figure4(),
+        "parallel(L1, 1)\naffine(L1, {[i, j] -> [i + j, j]})",
+    )
+    .err()
+    .expect("refused");
+    assert!(e.message.contains("marked `parallel`"), "{}", e.message);
+    let e = run(figure4(), "vectorize(L1, 2)\ntile(L1, [4, 4])")
+        .err()
+        .expect("refused");
+    assert!(e.message.contains("marked `vectorize`"), "{}", e.message);
+    let e = run(figure4(), "parallel(L1, 1)\nvectorize(L1, 1)")
+        .err()
+        .expect("refused");
+    assert!(e.message.contains("already marked"), "{}", e.message);
+    let e = run(figure4(), "parallel(L1, 3)").err().expect("refused");
+    assert!(e.message.contains("no loop 3"), "{}", e.message);
+}

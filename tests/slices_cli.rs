@@ -38,7 +38,12 @@ fn unknown_tag_is_bad_input() {
 }
 
 fn check_script(kernel: &str, script: &str) -> (i32, String) {
-    let dir = common::scratch("hoist", "errors");
+    check_script_in("errors", kernel, script)
+}
+
+/// `check_script` in a scratch directory of its own (tests run in parallel).
+fn check_script_in(test: &str, kernel: &str, script: &str) -> (i32, String) {
+    let dir = common::scratch("hoist", test);
     let p = dir.join("s.loopy");
     std::fs::File::create(&p)
         .unwrap()
@@ -83,4 +88,25 @@ fn hoist_errors_point_at_the_slice() {
         assert_eq!(code, 2, "{script}: {err}");
         assert!(err.contains(needle), "{script}: {err}");
     }
+}
+
+#[test]
+fn hoist_refuses_to_move_a_marked_loop_and_shifts_other_marks() {
+    // The slicing loop `j` of Update (its loop 2) moves out: its mark has no loop left.
+    let (code, err) = check_script_in(
+        "marks",
+        "examples/lu-kji/lu-kji.c",
+        "parallel(Update, 2)\nhoist({Scale, Update}, {Scale: k, Update: j})\n",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("which is marked `parallel`"), "{err}");
+    // A mark outside the hoisting level rides along: after hoisting at level 1, loop 1 (k)
+    // is still the statements' first loop, and marking it parallel is still a race.
+    let (code, err) = check_script_in(
+        "marks",
+        "examples/lu-kji/lu-kji.c",
+        "parallel({Scale, Update}, 1)\nhoist({Scale, Update}, {Scale: i, Update: i}, 1)\n",
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("of the parallel loop both access"), "{err}");
 }

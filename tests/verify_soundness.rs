@@ -159,6 +159,7 @@ fn points(s: &Set, n: i64) -> Vec<Vec<Int>> {
         .unwrap()
 }
 
+#[derive(Clone)]
 struct Inst {
     stmt: usize,
     iters: Vec<Int>,
@@ -275,7 +276,70 @@ proptest! {
                     prop_assert!(conflict(a, b), "{script}: witness instances do not conflict");
                     prop_assert!(a.new >= b.new, "{script}: witness not reversed");
                 }
+                ViolationKind::Mark(_) => prop_assert!(false, "{script}: no marks in these scripts"),
             }
+        }
+    }
+}
+
+/// Is the generated loop at iteration dim `j` around time `t` marked (some piece with the
+/// same positions up to `j` has a mark there)?
+fn marked_at(it: &Interpreter, t: &[Int], j: usize) -> bool {
+    it.state
+        .pieces
+        .iter()
+        .any(|p| (0..=j).all(|k| p.pos[k] == t[2 * k]) && p.marks.iter().any(|m| m.dim == j))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// The race check against brute force: after random operations and a random mark, an
+    /// accepted mark has no two conflicting instances (one writes) in different iterations
+    /// of a marked loop with equal times before it; every reported witness is such a pair.
+    #[test]
+    fn accepted_marks_have_no_concrete_race(
+        s in spec(),
+        ops in prop::collection::vec(script_op(), 0..4),
+        mark in (prop::sample::select(vec!["parallel", "vectorize"]), prop::sample::select(vec!["S0", "S1"]), 1..=3i64),
+    ) {
+        let (state, prog) = build(&s);
+        let deps = verify::dependences(&prog);
+        let mut it = Interpreter::new(state);
+        let mut kept = vec![];
+        let (kind, h, k) = mark;
+        let all: Vec<String> = ops.iter().cloned().chain([format!("{kind}({h}, {k})")]).collect();
+        for (n, op) in all.iter().enumerate() {
+            if it.run_text(op, &format!("op{n}.loopy"), Path::new(".")).is_ok() {
+                kept.push(op.clone());
+            }
+        }
+        let script = kept.join("\n");
+        let reported = verify::check_marks(&prog, &deps, &it.state.pieces);
+        let m = it.state.n_it();
+        let race = |a: &Inst, b: &Inst, j: usize| {
+            let l = 2 * j + 1;
+            conflict(a, b) && a.new[..l] == b.new[..l] && a.new[l] != b.new[l] && marked_at(&it, &a.new, j)
+        };
+        if reported.is_empty() {
+            for n in [0i64, 1, 2, 4] {
+                let insts = instances(&prog, &it, n);
+                for a in &insts {
+                    for b in &insts {
+                        for j in 0..m {
+                            prop_assert!(!race(a, b, j), "{script}: accepted, but N = {n}: {:?} {:?} race in loop {}", a.iters, b.iters, j + 1);
+                        }
+                    }
+                }
+            }
+        }
+        for v in &reported {
+            let n = v.params.iter().find(|(p, _)| p == "N").map(|(_, x)| x.to_i64().unwrap()).unwrap_or(0);
+            let insts = instances(&prog, &it, n);
+            let d = &deps[v.dep];
+            let find = |s: usize, x: &[Int]| insts.iter().find(|i| i.stmt == s && i.iters == x).cloned().expect("witness instance exists");
+            let (a, b) = (find(d.source, &v.source), find(d.sink, &v.sink));
+            prop_assert!(race(&a, &b, v.level / 2), "{script}: witness {:?} {:?} is not a race", a.iters, b.iters);
         }
     }
 }

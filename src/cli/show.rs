@@ -106,6 +106,20 @@ fn state_json(k: &Kernel, st: &State) -> Json {
                             ),
                             ("domain", Json::str(p.domain.simplify().to_string())),
                             ("schedule", Json::str(p.schedule().simplify().to_string())),
+                            (
+                                "marks",
+                                Json::Array(
+                                    p.marks
+                                        .iter()
+                                        .map(|m| {
+                                            Json::obj(vec![
+                                                ("loop", Json::Int(m.dim as i128 + 1)),
+                                                ("mark", Json::str(m.kind.describe())),
+                                            ])
+                                        })
+                                        .collect(),
+                                ),
+                            ),
                         ])
                     })
                     .collect(),

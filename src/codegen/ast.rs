@@ -192,6 +192,8 @@ pub enum Node {
         args: Vec<Expr>,
     },
     Comment(String),
+    /// A `#pragma` line for the node after it (a marked loop).
+    Pragma(String),
 }
 
 /// Which helper macros a piece of C uses.
@@ -498,6 +500,9 @@ impl CPrinter<'_> {
                 Node::Comment(c) => {
                     let _ = writeln!(out, "{pad}/* {c} */");
                 }
+                Node::Pragma(t) => {
+                    let _ = writeln!(out, "{pad}#pragma {t}");
+                }
             }
         }
     }
@@ -563,7 +568,7 @@ pub fn largest_constant(nodes: &[Node]) -> Int {
                     walk(body, m);
                 }
                 Node::Stmt { args, .. } => args.iter().for_each(|e| expr(e, m)),
-                Node::Comment(_) => {}
+                Node::Comment(_) | Node::Pragma(_) => {}
             }
         }
     }

@@ -9,6 +9,7 @@
 use super::ast::{CPrinter, Helpers, Node};
 use super::scan::{disjoint_parts, Item};
 use crate::diag::Diagnostic;
+use crate::model::state::{Mark, MarkKind};
 use crate::model::Scop;
 use crate::presburger::{Basic, Map};
 use std::collections::BTreeSet;
@@ -20,6 +21,8 @@ use std::fmt::Write;
 pub struct Placed {
     pub stmt: usize,
     pub schedule: Map,
+    /// Marks on its iteration dims (iteration dim `j` is scanned dim `2j+1`).
+    pub marks: Vec<Mark>,
 }
 
 /// What an instance of a statement does in the generated code.
@@ -88,6 +91,8 @@ pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Di
             private_in_one_block(scop, placed, &nodes, &a.name)?;
         }
     }
+
+    let nodes = mark_loops(nodes, placed, &predeclared_names(scop), Inside::Nothing)?;
 
     // Names: loops that count an iterator take its C name; others `c<k>`, avoiding every
     // identifier the statements use.
@@ -171,6 +176,156 @@ pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Di
     Ok(out)
 }
 
+/// Counters declared outside the region (assigned, not declared, by generated loops).
+fn predeclared_names(scop: &Scop) -> BTreeSet<String> {
+    scop.statements
+        .iter()
+        .flat_map(|s| s.loops.iter())
+        .filter(|l| l.outer_counter)
+        .map(|l| l.c_name.clone())
+        .collect()
+}
+
+/// What marked loop encloses a node.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Inside {
+    Nothing,
+    Parallel,
+    Vectorize,
+}
+
+/// Pieces (scan item ids) whose statements a list of nodes runs.
+fn ids_in(nodes: &[Node], out: &mut BTreeSet<usize>) {
+    for n in nodes {
+        match n {
+            Node::For { body, .. } | Node::Assign { body, .. } | Node::If { body, .. } => {
+                ids_in(body, out)
+            }
+            Node::Stmt { id, .. } => {
+                out.insert(*id);
+            }
+            Node::Comment(_) | Node::Pragma(_) => {}
+        }
+    }
+}
+
+/// Puts a `#pragma` before every generated loop that carries a mark. A loop scanning
+/// iteration dim `j` (scanned dim `2j+1`) carries the marks its pieces have at `j`: every
+/// loop at that dim, also when scanning splits it into several (full and partial tiles,
+/// head and tail), and for every piece it encloses, marked or not (the verifier checks all
+/// of them). Two different marks on one loop, and a marked loop inside a parallel or a
+/// vectorized loop (other than a vectorized loop inside a parallel one), are refused.
+fn mark_loops(
+    nodes: Vec<Node>,
+    placed: &[Placed],
+    predeclared: &BTreeSet<String>,
+    inside: Inside,
+) -> Result<Vec<Node>, Diagnostic> {
+    let mut out = vec![];
+    for n in nodes {
+        match n {
+            Node::For {
+                var,
+                name,
+                lower,
+                step,
+                upper,
+                body,
+            } => {
+                let mut ids = BTreeSet::new();
+                ids_in(&body, &mut ids);
+                let mut marks: Vec<&Mark> = vec![];
+                if var % 2 == 1 {
+                    for &id in &ids {
+                        if let Some(m) = placed[id].marks.iter().find(|m| 2 * m.dim + 1 == var) {
+                            if !marks.iter().any(|x| x.kind == m.kind) {
+                                marks.push(m);
+                            }
+                        }
+                    }
+                }
+                let here = match &marks[..] {
+                    [] => None,
+                    [m] => Some(*m),
+                    [a, b, ..] => {
+                        return Err(Diagnostic::new(format!(
+                            "cannot generate code: one loop is marked both `{}` and `{}`",
+                            a.kind.describe(),
+                            b.kind.describe()
+                        ))
+                        .with_label(&a.origin.source, a.origin.span.clone(), "marked here")
+                        .with_label(&b.origin.source, b.origin.span.clone(), "and here")
+                        .with_note("the statements of one generated loop share its marks; mark the loop once"));
+                    }
+                };
+                let mut inner = inside;
+                if let Some(m) = here {
+                    let refuse = |what: &str| {
+                        Err(Diagnostic::new(format!(
+                            "cannot generate code: a loop marked `{}` inside a {what} loop",
+                            m.kind.describe()
+                        ))
+                        .with_label(&m.origin.source, m.origin.span.clone(), "marked here")
+                        .with_note("nested parallel loops are not generated; mark one of them"))
+                    };
+                    match (inside, &m.kind) {
+                        (Inside::Vectorize, _) => return refuse("vectorized"),
+                        (Inside::Parallel, MarkKind::Parallel { .. }) => return refuse("parallel"),
+                        (_, MarkKind::Parallel { reduction }) => {
+                            inner = Inside::Parallel;
+                            let mut text = "omp parallel for".to_string();
+                            let private: BTreeSet<String> = loop_names(&body)
+                                .into_iter()
+                                .filter(|n| predeclared.contains(n))
+                                .collect();
+                            if !private.is_empty() {
+                                let v: Vec<String> = private.into_iter().collect();
+                                text.push_str(&format!(" private({})", v.join(", ")));
+                            }
+                            if let Some(op) = reduction {
+                                return Err(Diagnostic::new(format!(
+                                    "cannot generate code: reductions (`{}`) are not generated",
+                                    op.symbol()
+                                ))
+                                .with_label(
+                                    &m.origin.source,
+                                    m.origin.span.clone(),
+                                    "marked here",
+                                ));
+                            }
+                            out.push(Node::Pragma(text));
+                        }
+                        (_, MarkKind::Vectorize) => {
+                            inner = Inside::Vectorize;
+                            out.push(Node::Pragma("omp simd".to_string()));
+                        }
+                    }
+                }
+                let body = mark_loops(body, placed, predeclared, inner)?;
+                out.push(Node::For {
+                    var,
+                    name,
+                    lower,
+                    step,
+                    upper,
+                    body,
+                });
+            }
+            Node::Assign { var, value, body } => out.push(Node::Assign {
+                var,
+                value,
+                body: mark_loops(body, placed, predeclared, inside)?,
+            }),
+            Node::If { conds, body } => out.push(Node::If {
+                conds,
+                body: mark_loops(body, placed, predeclared, inside)?,
+            }),
+            n => out.push(n),
+        }
+    }
+    Ok(out)
+}
+
 /// The path of child indices from the root to every statement leaf, by piece.
 fn leaf_paths(nodes: &[Node], path: &mut Vec<usize>, out: &mut Vec<(usize, Vec<usize>)>) {
     for (k, n) in nodes.iter().enumerate() {
@@ -180,7 +335,7 @@ fn leaf_paths(nodes: &[Node], path: &mut Vec<usize>, out: &mut Vec<(usize, Vec<u
                 leaf_paths(body, path, out)
             }
             Node::Stmt { id, .. } => out.push((*id, path.clone())),
-            Node::Comment(_) => {}
+            Node::Comment(_) | Node::Pragma(_) => {}
         }
         path.pop();
     }
@@ -386,6 +541,7 @@ fn undetermined(nodes: &[Node]) -> Option<String> {
                 _ => None,
             }),
             Node::Comment(c) => Some(c.clone()),
+            Node::Pragma(_) => None,
         };
         if found.is_some() {
             return found;

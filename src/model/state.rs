@@ -29,6 +29,8 @@ pub struct Piece {
     pub depth: usize,
     /// The script operations (by step number) that changed this piece's schedule.
     pub touched: Vec<usize>,
+    /// Code-generation marks on this piece's iteration dims (at most one per dim).
+    pub marks: Vec<Mark>,
 }
 
 impl Piece {
@@ -47,6 +49,72 @@ impl Piece {
         self.it
             .intersect_domain(&self.domain)
             .apply_range(&interleave)
+    }
+}
+
+/// The associative operator of a reduction (`s += e`, `s *= e`, `s = min(s, e)`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RedOp {
+    Add,
+    Mul,
+    Min,
+    Max,
+}
+
+impl RedOp {
+    /// The operator as OpenMP and the script language spell it.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            RedOp::Add => "+",
+            RedOp::Mul => "*",
+            RedOp::Min => "min",
+            RedOp::Max => "max",
+        }
+    }
+}
+
+/// What a mark asks of the generated loop. Marks never change the schedule θ; they are
+/// directives that ride on it. (Further directives, such as unrolling, are added here as
+/// variants of their own.)
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MarkKind {
+    /// `parallel(l, k)` / `parallel(l, k, op)`: an OpenMP parallel loop, with an optional
+    /// reduction operator.
+    Parallel { reduction: Option<RedOp> },
+    /// `vectorize(l, k)`: an OpenMP `simd` loop.
+    Vectorize,
+}
+
+impl MarkKind {
+    /// The mark as the script wrote it (`parallel`, `parallel(+)`, `vectorize`).
+    pub fn describe(&self) -> String {
+        match self {
+            MarkKind::Parallel { reduction: None } => "parallel".to_string(),
+            MarkKind::Parallel {
+                reduction: Some(op),
+            } => format!("parallel({})", op.symbol()),
+            MarkKind::Vectorize => "vectorize".to_string(),
+        }
+    }
+}
+
+/// A mark on one iteration dim of a piece: the generated loop scanning schedule dim
+/// `2 * dim + 1` carries it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mark {
+    /// Index of the iteration dim (0-based: loop k of a component is dim k - 1).
+    pub dim: usize,
+    pub kind: MarkKind,
+    /// The script operation that set it, for reports.
+    pub origin: Origin,
+    /// Its step number.
+    pub step: usize,
+}
+
+impl Piece {
+    /// The mark on iteration dim `dim`, if any.
+    pub fn mark_at(&self, dim: usize) -> Option<&Mark> {
+        self.marks.iter().find(|m| m.dim == dim)
     }
 }
 
@@ -140,6 +208,7 @@ impl State {
                 it,
                 depth: d,
                 touched: vec![],
+                marks: vec![],
             });
         }
         let mut components = vec![];

@@ -12,7 +12,9 @@ use super::parse::parse_script;
 use super::stdlib;
 use crate::diag::Diagnostic;
 use crate::model::state::parse_map_text;
-pub use crate::model::state::{Component, Origin, Piece, Pos, State, Step, StmtInit};
+pub use crate::model::state::{
+    Component, Mark, MarkKind, Origin, Piece, Pos, State, Step, StmtInit,
+};
 use crate::presburger::{parse_with_constants, Int, Map, ParseError, Parsed, Set};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -525,6 +527,19 @@ impl Interpreter {
                 self.hoist(&ctx, h, &args[1], n)?;
                 Ok(vec![])
             }
+            "parallel" => {
+                let [l, k] = self.arity::<2>(&ctx, &args, &["l", "k"])?;
+                let (h, k) = (self.handle(&ctx, &l)?, self.int(&ctx, &k)?);
+                let kind = MarkKind::Parallel { reduction: None };
+                self.mark(&ctx, h, k, kind)?;
+                Ok(vec![])
+            }
+            "vectorize" => {
+                let [l, k] = self.arity::<2>(&ctx, &args, &["l", "k"])?;
+                let (h, k) = (self.handle(&ctx, &l)?, self.int(&ctx, &k)?);
+                self.mark(&ctx, h, k, MarkKind::Vectorize)?;
+                Ok(vec![])
+            }
             _ => self.call_proc(&ctx, args),
         }
     }
@@ -991,11 +1006,19 @@ impl Interpreter {
                 outs.join(", ")
             ))
         };
+        // Marks follow their loop: an input the map copies unchanged to an output carries
+        // its mark there; the untouched dims after the map's inputs shift by the extra
+        // outputs; a marked loop the map rewrites is refused.
+        let mut new_marks = BTreeMap::new();
+        for &i in &members {
+            new_marks.insert(i, self.carry_marks(ctx, i, &f, origin)?);
+        }
         let inside: BTreeSet<Pos> = self.state.components[h].positions.clone();
         for (i, p) in self.state.pieces.iter_mut().enumerate() {
             if members.contains(&i) {
                 p.it = p.it.apply_range(&g).simplify();
                 p.depth += b - a;
+                p.marks = new_marks.remove(&i).unwrap_or_default();
             } else {
                 p.it = p.it.apply_range(&pad).simplify();
             }
@@ -1013,6 +1036,144 @@ impl Interpreter {
             r
         });
         self.touch(&members, ctx.step);
+        Ok(())
+    }
+
+    /// The marks of member piece `i` after `affine` applies `f` to its first `f.n_in()`
+    /// iteration dims: a mark on input d moves to an output equal to input d on every
+    /// iteration vector of the piece (output d first if it qualifies); a mark on a dim the
+    /// map does not read shifts by the extra outputs. A marked dim no output copies is
+    /// refused, naming the operation that set the mark.
+    fn carry_marks(
+        &self,
+        ctx: &OpCtx,
+        i: usize,
+        f: &Map,
+        origin: &Origin,
+    ) -> Result<Vec<Mark>, Diagnostic> {
+        let p = &self.state.pieces[i];
+        let (a, b) = (f.n_in(), f.n_out());
+        if p.marks.is_empty() {
+            return Ok(vec![]);
+        }
+        let prefix = Self::prefix_map(self.state.n_it(), a);
+        let vecs = p.domain.apply(&p.it.apply_range(&prefix));
+        let restricted = f.intersect_domain(&vecs);
+        let np = restricted.space().params.len();
+        // Does output o equal input d on every iteration vector?
+        let copies = |d: usize, o: usize| {
+            let mut row = vec![Int::ZERO; 1 + np + a + b];
+            row[1 + np + a + o] = Int::ONE;
+            row[1 + np + d] = Int::from(-1i64);
+            let mut above = row.clone();
+            above[0] = Int::from(-1i64);
+            let below: Vec<Int> = row.iter().map(|x| -x.clone()).collect();
+            let mut below = below;
+            below[0] = Int::from(-1i64);
+            restricted.add_constraints(&[], &[above]).is_empty()
+                && restricted.add_constraints(&[], &[below]).is_empty()
+        };
+        let mut out = vec![];
+        for mk in &p.marks {
+            let mut m = mk.clone();
+            if mk.dim >= a {
+                m.dim = mk.dim + (b - a);
+            } else {
+                let target = std::iter::once(mk.dim)
+                    .chain(0..b)
+                    .find(|&o| o < b && copies(mk.dim, o));
+                match target {
+                    Some(o) => m.dim = o,
+                    None => {
+                        return Err(Diagnostic::new(format!(
+                            "this map rewrites loop {} of statement {}, which is marked `{}`",
+                            mk.dim + 1,
+                            self.stmt_label(i),
+                            mk.kind.describe()
+                        ))
+                        .with_label(
+                            &origin.source,
+                            origin.span.clone(),
+                            format!("no output of the map equals input {}", mk.dim + 1),
+                        )
+                        .with_label(
+                            &mk.origin.source,
+                            mk.origin.span.clone(),
+                            format!("loop {} marked `{}` here", mk.dim + 1, mk.kind.describe()),
+                        )
+                        .with_label(ctx.source, ctx.call.span.clone(), "applied here")
+                        .with_help(
+                            "mark the loop after transforming it, or keep the marked loop as an output of the map",
+                        ));
+                    }
+                }
+            }
+            out.push(m);
+        }
+        Ok(out)
+    }
+
+    /// Marks loop `k` (from 1, outermost) of every piece of component `h`. A loop keeps
+    /// at most one mark: the same mark again is a no-op, a different one is refused.
+    fn mark(&mut self, ctx: &OpCtx, h: usize, k: i64, kind: MarkKind) -> Result<(), Diagnostic> {
+        let members = self.component_nonempty(ctx, h, 0)?;
+        let depth = members
+            .iter()
+            .map(|&i| self.state.pieces[i].depth)
+            .min()
+            .unwrap_or(0);
+        if k < 1 || k as usize > depth {
+            let shallow = members
+                .iter()
+                .copied()
+                .find(|&i| self.state.pieces[i].depth as i64 == depth as i64)
+                .expect("non-empty");
+            return Err(Diagnostic::new(format!(
+                "the component has no loop {k}: loops are numbered from 1, and statement {} is {} loop(s) deep",
+                self.stmt_label(shallow),
+                depth
+            ))
+            .with_label(ctx.source, ctx.call.args[1].span(), "no such loop"));
+        }
+        let dim = k as usize - 1;
+        for &i in &members {
+            if let Some(old) = self.state.pieces[i].mark_at(dim) {
+                if old.kind != kind {
+                    return Err(Diagnostic::new(format!(
+                        "loop {k} of statement {} is already marked `{}`",
+                        self.stmt_label(i),
+                        old.kind.describe()
+                    ))
+                    .with_label(
+                        ctx.source,
+                        ctx.call.span.clone(),
+                        format!("marks it `{}`", kind.describe()),
+                    )
+                    .with_label(
+                        &old.origin.source,
+                        old.origin.span.clone(),
+                        "marked here",
+                    ));
+                }
+            }
+        }
+        let mark = Mark {
+            dim,
+            kind,
+            origin: Origin {
+                source: ctx.source.to_string(),
+                span: ctx.call.span.clone(),
+                what: format!("this `{}`", ctx.call.name.text),
+            },
+            step: ctx.step,
+        };
+        for &i in &members {
+            let p = &mut self.state.pieces[i];
+            if p.mark_at(dim).is_none() {
+                p.marks.push(mark.clone());
+                p.marks.sort_by_key(|m| m.dim);
+            }
+        }
         Ok(())
     }
 
@@ -1206,8 +1367,17 @@ struct OpCtx<'a> {
     step: usize,
 }
 
-/// Built-in operations (the Loopy paper's, plus `tile`).
-pub const BUILTINS: [&str; 6] = ["realign", "lift", "affine", "isplit", "tile", "hoist"];
+/// Built-in operations (the Loopy paper's, plus `tile`, `hoist` and the loop marks).
+pub const BUILTINS: [&str; 8] = [
+    "realign",
+    "lift",
+    "affine",
+    "isplit",
+    "tile",
+    "hoist",
+    "parallel",
+    "vectorize",
+];
 
 fn param_note(s: &Set, vals: &[Int]) -> String {
     if vals.is_empty() {

@@ -24,6 +24,9 @@ pub enum ViolationKind {
     Dependence(usize),
     /// Two instances got the same time.
     NotOneToOne,
+    /// Two different iterations of a loop marked `parallel` or `vectorize` depend on each
+    /// other.
+    Mark(Box<super::marks::MarkViolation>),
 }
 
 /// One reason the transformed schedule is illegal.
@@ -46,7 +49,7 @@ fn schedule_of(p: &Piece) -> Map {
 }
 
 /// Evaluates a function-like map at a point (parameters by name).
-fn eval(m: &Map, params: &[(String, Int)], x: &[Int]) -> Option<Vec<Int>> {
+pub(crate) fn eval(m: &Map, params: &[(String, Int)], x: &[Int]) -> Option<Vec<Int>> {
     let mut m = m.clone();
     for (n, v) in params {
         if let Some(f) = m.fix_param(n, v) {
@@ -114,7 +117,7 @@ fn moved_by(
 }
 
 /// The parameter order of a joint space (see [`joint`]).
-fn joint_params(rel: &Map, a: &Map, b: &Map) -> Vec<String> {
+pub(crate) fn joint_params(rel: &Map, a: &Map, b: &Map) -> Vec<String> {
     let mut p = rel.space().merged_params(a.space());
     for q in &b.space().params {
         if !p.contains(q) {
@@ -124,7 +127,7 @@ fn joint_params(rel: &Map, a: &Map, b: &Map) -> Vec<String> {
     p
 }
 
-fn named_params(space_params: &[String], vals: &[Int]) -> Vec<(String, Int)> {
+pub(crate) fn named_params(space_params: &[String], vals: &[Int]) -> Vec<(String, Int)> {
     space_params
         .iter()
         .cloned()
@@ -321,11 +324,11 @@ fn violation(
     }
 }
 
-fn fmt_vec(v: &[Int]) -> String {
+pub(crate) fn fmt_vec(v: &[Int]) -> String {
     v.iter().map(Int::to_string).collect::<Vec<_>>().join(", ")
 }
 
-fn instance_name(p: &Program, i: &Instance) -> String {
+pub(crate) fn instance_name(p: &Program, i: &Instance) -> String {
     let s = &p.stmts[i.stmt];
     format!(
         "{}[{}]",
@@ -337,6 +340,9 @@ fn instance_name(p: &Program, i: &Instance) -> String {
 /// A report for one violation: the dependence, the witness, and where it comes from in the
 /// C file and in the script.
 pub fn report(p: &Program, deps: &[Dependence], v: &Violation, steps: &[Step]) -> Diagnostic {
+    if let ViolationKind::Mark(m) = &v.kind {
+        return super::marks::mark_report(p, deps, m);
+    }
     let (a, b) = (&v.first, &v.second);
     let with = if v.params.is_empty() {
         String::new()
@@ -383,6 +389,7 @@ pub fn report(p: &Program, deps: &[Dependence], v: &Violation, steps: &[Step]) -
                 fmt_vec(&b.old_time)
             ))
         }
+        ViolationKind::Mark(_) => unreachable!("reported above"),
         ViolationKind::NotOneToOne => Diagnostic::new(format!(
             "illegal transformation: the schedule is not one-to-one: {} and {} both run at ({})",
             instance_name(p, a),
@@ -433,7 +440,7 @@ pub fn report(p: &Program, deps: &[Dependence], v: &Violation, steps: &[Step]) -
 }
 
 /// `A[1, 2]`: the element an access touches at an instance (or just `A`).
-fn element(p: &Program, access: usize, params: &[(String, Int)], x: &[Int]) -> String {
+pub(crate) fn element(p: &Program, access: usize, params: &[(String, Int)], x: &[Int]) -> String {
     let a = &p.accesses[access];
     match a.relation.as_ref().and_then(|r| eval(r, params, x)) {
         Some(idx) if !idx.is_empty() => {
@@ -443,7 +450,7 @@ fn element(p: &Program, access: usize, params: &[(String, Int)], x: &[Int]) -> S
     }
 }
 
-fn name_of(p: &Program, s: usize) -> String {
+pub(crate) fn name_of(p: &Program, s: usize) -> String {
     let st = &p.stmts[s];
     match (&st.label, st.line) {
         (Some(l), 0) => format!("`{l}`"),

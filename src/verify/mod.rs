@@ -3,7 +3,9 @@
 
 pub mod check;
 pub mod deps;
+pub mod marks;
 pub mod slices;
 
 pub use check::{check, report, Instance, Violation, ViolationKind};
 pub use deps::{dependences, Access, AccessKind, DepKind, Dependence, Level, Program, StmtInfo};
+pub use marks::{check_marks, mark_report, MarkViolation};

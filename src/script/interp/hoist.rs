@@ -311,6 +311,33 @@ impl Interpreter {
             .with_label(ctx.source, ctx.call.args[0].span(), "the segment")
             .with_help("hoist whole loop nests: add the statement to the segment with a group `{A, B}` or `lift`"));
         }
+        // Marks: the loops of the segment's statements inside the hoisting level are
+        // rewritten (one of them moves out to ℓ_f), so a mark there has no loop that clearly
+        // corresponds to it; other marks shift past the new dimension.
+        for &i in &members {
+            if let Some(mk) = self.state.pieces[i].marks.iter().find(|m| m.dim >= n) {
+                return Err(Diagnostic::new(format!(
+                    "`hoist` rewrites loop {} of statement {}, which is marked `{}`",
+                    mk.dim + 1,
+                    self.stmt_label(i),
+                    mk.kind.describe()
+                ))
+                .with_label(
+                    ctx.source,
+                    ctx.call.span.clone(),
+                    "moves the slicing loops out",
+                )
+                .with_label(&mk.origin.source, mk.origin.span.clone(), "marked here")
+                .with_help("mark the loops after hoisting"));
+            }
+        }
+        for p in self.state.pieces.iter_mut() {
+            for mk in p.marks.iter_mut() {
+                if mk.dim >= n {
+                    mk.dim += 1;
+                }
+            }
+        }
         // New iteration maps: insert ℓ_f (members) or 0 (others) at dimension n.
         for (i, p) in self.state.pieces.iter_mut().enumerate() {
             let d = p.it.n_in();
