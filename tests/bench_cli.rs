@@ -67,6 +67,31 @@ fn matmul_end_to_end() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A script with a parallel loop: both programs are built with `-fopenmp` (the kernel's
+/// pragma is then live) and the outputs must still be identical.
+#[test]
+fn parallel_marks_build_with_openmp() {
+    let dir = scratch("openmp");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("par.loopy");
+    let body = std::fs::read_to_string(MATMUL_SCRIPT).unwrap() + "parallel(Mult, 1)\n";
+    std::fs::write(&script, body).unwrap();
+    let keep = dir.join("keep");
+    let (script_s, keep_s) = (script.display().to_string(), keep.display().to_string());
+    let mut args = vec!["bench", MATMUL, &script_s, "--keep", &keep_s];
+    args.extend(FAST);
+    let (code, out, err) = loopy(&args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("outputs identical"), "{out}");
+    let t = std::fs::read_to_string(keep.join("matmul.transformed.c")).unwrap();
+    assert!(t.contains("#pragma omp parallel for"), "{t}");
+    // The transformed executable calls the OpenMP runtime: it was built with -fopenmp.
+    let exe = std::fs::read(keep.join("matmul.transformed")).unwrap();
+    let needle = b"GOMP_";
+    assert!(exe.windows(needle.len()).any(|w| w == needle));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `--identity` times the regenerated, untransformed kernel against the original: what the
 /// code generator costs by itself.
 #[test]

@@ -89,6 +89,20 @@ pub fn plain(msg: String) -> Failure {
     }
 }
 
+/// The OpenMP flag a generated file needs, added to both programs' builds (the original is
+/// then built the same way): `-fopenmp` when it has a parallel loop, `-fopenmp-simd` when it
+/// has only simd loops, none when it has no marks.
+pub fn openmp_flag(generated: &str) -> Option<&'static str> {
+    let pragmas = || generated.lines().map(str::trim_start);
+    if pragmas().any(|l| l.starts_with("#pragma omp parallel")) {
+        Some("-fopenmp")
+    } else if pragmas().any(|l| l.starts_with("#pragma omp simd")) {
+        Some("-fopenmp-simd")
+    } else {
+        None
+    }
+}
+
 /// Runs one job: legality, generation, builds, the check run, the timing.
 pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
     let failed = |failure: Failure| Outcome::Failed {
@@ -130,6 +144,7 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
             return failed(plain(format!("cannot create {at}: {e}")));
         }
     };
+    let openmp = openmp_flag(&generated.file);
     let s = stem(&job.kernel);
     let transformed = dir.join(&format!("{s}.transformed.c"));
     if let Err(e) = std::fs::write(&transformed, &generated.file) {
@@ -151,6 +166,9 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
         let a = dir.join(&format!("{s}.original{suffix}"));
         let b = dir.join(&format!("{s}.transformed{suffix}"));
         let mut toolchain = job.toolchain.clone();
+        toolchain
+            .cflags
+            .extend(openmp.iter().map(|f| f.to_string()));
         toolchain.cflags.extend(cflags.iter().cloned());
         progress(&format!("compiling the original{suffix}"));
         toolchain.compile(&job.kernel, &[], defines, &a)?;
@@ -552,6 +570,15 @@ mod tests {
         assert_eq!(secs(1.5), "1.500 s");
         assert_eq!(secs(0.01234), "12.34 ms");
         assert_eq!(secs(0.0001234), "123.4 µs");
+    }
+
+    #[test]
+    fn openmp_flags_follow_the_marks() {
+        let par = "void f() {\n  #pragma omp parallel for\n  for (;;) {\n  #pragma omp simd\n  for (;;) ;\n  }\n}";
+        assert_eq!(openmp_flag(par), Some("-fopenmp"));
+        let simd = "void f() {\n  #pragma omp simd\n  for (;;) ;\n}";
+        assert_eq!(openmp_flag(simd), Some("-fopenmp-simd"));
+        assert_eq!(openmp_flag("void f() { for (;;) ; }"), None);
     }
 
     #[test]
