@@ -5,11 +5,14 @@
 //! the polyhedral program (statements, domains, accesses, tags, 2d+1 schedules) and
 //! [`frontend`] builds it from C.
 
+pub mod bench;
 pub mod cli;
 pub mod codegen;
 pub mod diag;
+pub mod draw;
 pub mod driver;
 pub mod frontend;
+pub mod manifest;
 pub mod model;
 pub mod native;
 pub mod presburger;

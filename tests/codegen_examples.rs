@@ -4,7 +4,7 @@
 
 mod common;
 use common::examples;
-use loopy::driver::{generate, Kernel, Run};
+use loopy::driver::{generate_from_script, Kernel, Run};
 use loopy::frontend::Options;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -40,7 +40,7 @@ fn transformed_examples_compile_cleanly_and_print_the_same() {
         let r = Run::new(&kernel, &script, &format!("{name}.loopy"), &root)
             .unwrap_or_else(|e| panic!("{name}: {}", e.diagnostic.message));
         assert!(r.check().is_empty(), "{name}: script is illegal");
-        let g = generate(&kernel, &r.interp.state)
+        let g = generate_from_script(&kernel, &r.interp.state, &format!("{name}.loopy"))
             .unwrap_or_else(|e| panic!("{name}: {}", e.diagnostic.message));
         insta::assert_snapshot!(format!("apply_{name}"), g.region);
         // Only the region changed.

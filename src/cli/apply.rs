@@ -1,9 +1,10 @@
 //! `loopy apply`: verify a script, generate the transformed kernel and write the file with
 //! only the modelled region replaced.
 
-use super::check::{load_and_run, CcArgs};
+use super::CcArgs;
 use super::Ctx;
 use crate::driver;
+use crate::driver::load_and_run;
 use clap::Args;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -50,7 +51,8 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
         );
         return 1;
     }
-    let g = match driver::generate(&kernel, &run.interp.state) {
+    let script = a.script.display().to_string();
+    let g = match driver::generate_from_script(&kernel, &run.interp.state, &script) {
         Ok(g) => g,
         Err(f) => return fail(&f),
     };
@@ -82,6 +84,9 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
                 out.display(),
                 a.script.display()
             );
+            if a.in_place {
+                in_place_note(&kernel, &a.kernel, &a.script);
+            }
             0
         }
         Err(e) => {
@@ -89,6 +94,25 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
             2
         }
     }
+}
+
+/// After `--in-place`: the tags are gone, so the script can never be checked against the
+/// file again; the workflow that keeps them.
+fn in_place_note(kernel: &driver::Kernel, file: &Path, script: &Path) {
+    let tags: Vec<&str> = kernel.scop.tags.iter().map(|t| t.name.as_str()).collect();
+    let gen = file.with_extension("gen.c");
+    eprintln!(
+        "note: the tags ({}) are gone from {f}: the generated region has no labels, so {s} can \
+         no longer be checked or applied against it (recover the tagged file from version \
+         control).\n\
+         help: keep the tagged file as the source and make the transformed file a build \
+         product: `loopy apply {f} {s} -o {g}` (a Makefile rule and a CMake snippet are in \
+         docs/codegen.md, \"The tagged file stays the source\")",
+        tags.join(", "),
+        f = file.display(),
+        s = script.display(),
+        g = gen.display(),
+    );
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

@@ -1,6 +1,6 @@
 //! `loopy deps`: the exact dependences of a kernel, and which loop carries each.
 
-use super::check::CcArgs;
+use super::CcArgs;
 use super::Ctx;
 use crate::driver::{render_deps, Kernel};
 use crate::model::json::Json;

@@ -8,11 +8,14 @@ mod bench;
 mod calc;
 mod check;
 mod deps;
+mod draw;
 mod repl;
 mod show;
 
-use clap::{Parser, Subcommand};
+use crate::frontend::Options;
+use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Programmable, formally verified loop transformations for C kernels.
@@ -60,6 +63,39 @@ pub enum Command {
     /// List the exact dependences of a kernel (flow, anti, output) in isl notation, with the
     /// loop that carries each.
     Deps(deps::DepsArgs),
+    /// Draw a tag's instances at small parameter values, before and after a script: points
+    /// on a grid of two iterators coloured by execution order, dependences as arrows, tiles
+    /// as shaded hulls, dependences the script breaks in red (SVG). Exit 1 when the script
+    /// is illegal (the picture is still written).
+    Draw(draw::DrawArgs),
+}
+
+/// Preprocessor and region options shared by the commands that read a kernel.
+#[derive(Args, Debug, Clone, Default)]
+pub struct CcArgs {
+    /// Add a directory to the preprocessor's include path (repeatable).
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Define a macro for the preprocessor: `-D N=100` (repeatable).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+    /// Model this function: its `#pragma scop` region, or its whole body without one.
+    #[arg(long)]
+    pub function: Option<String>,
+    /// Which `#pragma scop` region when the file has several (counting from 0).
+    #[arg(long, value_name = "N")]
+    pub scop: Option<usize>,
+}
+
+impl CcArgs {
+    pub fn options(&self) -> Options {
+        Options {
+            includes: self.include.clone(),
+            defines: self.define.clone(),
+            function: self.function.clone(),
+            scop: self.scop,
+        }
+    }
 }
 
 /// Options every command shares once parsed.
@@ -97,6 +133,7 @@ pub fn main() -> ExitCode {
         Command::Apply(a) => apply::run(a, &ctx),
         Command::Bench(a) => bench::run(*a, &ctx),
         Command::Repl(a) => repl::run(a, &ctx),
+        Command::Draw(a) => draw::run(a, &ctx),
     };
     ExitCode::from(code)
 }

@@ -2,7 +2,7 @@
 //! the verdict as you go (see docs/repl.md).
 
 use super::bench::{self, BenchArgs};
-use super::check::CcArgs;
+use super::CcArgs;
 use super::Ctx;
 use crate::repl::{terminal, Output, Session};
 use clap::{Args, Parser};

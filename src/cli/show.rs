@@ -1,6 +1,6 @@
 //! `loopy show`: the polyhedral model of a C kernel.
 
-use super::check::CcArgs;
+use super::CcArgs;
 use super::Ctx;
 use crate::driver::{render_state, Kernel};
 use crate::model::json::Json;

@@ -422,17 +422,19 @@ impl<'a> Builder<'a> {
 
     /// The region's items (its own block is not a loop component: no first-label rule).
     pub fn region(&mut self, items: &[Node<BlockItem>]) -> R<()> {
-        self.block(items, true)
+        self.block(items, None)
     }
 
-    fn block(&mut self, items: &[Node<BlockItem>], region: bool) -> R<()> {
+    /// A `{ }` block; `span` is `None` for the region's own items.
+    fn block(&mut self, items: &[Node<BlockItem>], span: Option<&Span>) -> R<()> {
         self.scopes.push(HashMap::new());
-        let r = self.block_items(items, region);
+        let r = self.block_items(items, span);
         self.scopes.pop();
         r
     }
 
-    fn block_items(&mut self, items: &[Node<BlockItem>], region: bool) -> R<()> {
+    fn block_items(&mut self, items: &[Node<BlockItem>], span: Option<&Span>) -> R<()> {
+        let region = span.is_none();
         // §3.1: the label of the first statement of a `{ }` block tags the block.
         let first = items.iter().position(|it| match &it.node {
             BlockItem::Statement(_) => true,
@@ -475,6 +477,12 @@ impl<'a> Builder<'a> {
         }
         if let Some((name, lspan, _)) = block_label {
             self.add_tag(name, &lspan, TagKind::Block, start, depth)?;
+            if let Some(span) = span {
+                let block = self.span(span);
+                if let Some(t) = self.tags.last_mut() {
+                    t.block = Some(block);
+                }
+            }
         }
         Ok(())
     }
@@ -509,6 +517,7 @@ impl<'a> Builder<'a> {
             kind,
             statements: (start..self.stmts.len()).collect(),
             depth,
+            block: None,
         });
         Ok(())
     }
@@ -539,7 +548,7 @@ impl<'a> Builder<'a> {
                     "outside a switch",
                 )),
             },
-            Statement::Compound(items) => self.block(items, false),
+            Statement::Compound(items) => self.block(items, Some(&s.span)),
             Statement::Expression(None) => Ok(()),
             Statement::Expression(Some(e)) => {
                 let mut acc = vec![];

@@ -1,6 +1,11 @@
-//! A minimal JSON value and writer (the project has no serde; models are small).
+//! The JSON the commands print (`--format json`): a small value type in loopy's layout,
+//! written through serde_json. The layout: two-space indentation, keys in insertion order,
+//! arrays of scalars on one line (`[0, 1, 0]`), measurements as Rust prints them.
 
-use std::fmt::Write;
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::ser::{Formatter, PrettyFormatter};
+use serde_json::value::RawValue;
+use std::io;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Json {
@@ -38,97 +43,123 @@ impl Json {
 
     /// Pretty-printed with two-space indentation; arrays of scalars stay on one line.
     pub fn pretty(&self) -> String {
-        let mut s = String::new();
-        self.write(&mut s, 0);
-        s
+        let mut out = Vec::new();
+        let mut ser = serde_json::Serializer::with_formatter(
+            &mut out,
+            Layout(PrettyFormatter::with_indent(b"  ")),
+        );
+        self.serialize(&mut ser)
+            .expect("writing JSON to memory cannot fail");
+        String::from_utf8(out).expect("serde_json writes UTF-8")
     }
 
     fn is_scalar(&self) -> bool {
         !matches!(self, Json::Array(_) | Json::Object(_))
     }
+}
 
-    fn write(&self, out: &mut String, indent: usize) {
+/// Text written as it is (valid JSON built here).
+fn raw<S: Serializer>(text: String, s: S) -> Result<S::Ok, S::Error> {
+    RawValue::from_string(text)
+        .map_err(serde::ser::Error::custom)?
+        .serialize(s)
+}
+
+impl Serialize for Json {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Json::Null => out.push_str("null"),
-            Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Json::Int(i) => {
-                let _ = write!(out, "{i}");
-            }
-            Json::BigInt(s) => out.push_str(s),
-            Json::Num(x) if x.is_finite() => {
-                let _ = write!(out, "{x}");
-            }
-            Json::Num(_) => out.push_str("null"),
-            Json::Str(s) => escape(s, out),
-            Json::Array(v) if v.is_empty() => out.push_str("[]"),
+            Json::Null => s.serialize_unit(),
+            Json::Bool(b) => s.serialize_bool(*b),
+            Json::Int(i) => s.serialize_i128(*i),
+            Json::BigInt(digits) => raw(digits.clone(), s),
+            // Rust's shortest round-trip form, never an exponent (`0.0000001`, not `1e-7`).
+            Json::Num(x) if x.is_finite() => raw(format!("{x}"), s),
+            Json::Num(_) => s.serialize_unit(),
+            Json::Str(t) => s.serialize_str(t),
             Json::Array(v) if v.iter().all(Json::is_scalar) => {
-                out.push('[');
-                for (i, x) in v.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    x.write(out, indent);
-                }
-                out.push(']');
+                // One line: each scalar in the same layout, joined by ", ".
+                let items: Vec<String> = v.iter().map(Json::pretty).collect();
+                raw(format!("[{}]", items.join(", ")), s)
             }
             Json::Array(v) => {
-                out.push_str("[\n");
-                for (i, x) in v.iter().enumerate() {
-                    pad(out, indent + 1);
-                    x.write(out, indent + 1);
-                    if i + 1 < v.len() {
-                        out.push(',');
-                    }
-                    out.push('\n');
+                let mut seq = s.serialize_seq(Some(v.len()))?;
+                for x in v {
+                    seq.serialize_element(x)?;
                 }
-                pad(out, indent);
-                out.push(']');
+                seq.end()
             }
-            Json::Object(v) if v.is_empty() => out.push_str("{}"),
             Json::Object(v) => {
-                out.push_str("{\n");
-                for (i, (k, x)) in v.iter().enumerate() {
-                    pad(out, indent + 1);
-                    escape(k, out);
-                    out.push_str(": ");
-                    x.write(out, indent + 1);
-                    if i + 1 < v.len() {
-                        out.push(',');
-                    }
-                    out.push('\n');
+                let mut map = s.serialize_map(Some(v.len()))?;
+                for (k, x) in v {
+                    map.serialize_entry(k, x)?;
                 }
-                pad(out, indent);
-                out.push('}');
+                map.end()
             }
         }
     }
 }
 
-fn pad(out: &mut String, indent: usize) {
-    for _ in 0..indent {
-        out.push_str("  ");
+/// serde_json's pretty layout, with U+007F, U+2028 and U+2029 escaped as well (they are
+/// valid in JSON strings but break JavaScript and terminals).
+struct Layout<'a>(PrettyFormatter<'a>);
+
+impl Formatter for Layout<'_> {
+    fn write_string_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        let mut start = 0;
+        for (k, c) in fragment.char_indices() {
+            if matches!(c, '\u{7f}' | '\u{2028}' | '\u{2029}') {
+                w.write_all(&fragment.as_bytes()[start..k])?;
+                write!(w, "\\u{:04x}", c as u32)?;
+                start = k + c.len_utf8();
+            }
+        }
+        w.write_all(&fragment.as_bytes()[start..])
+    }
+    fn begin_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_value(w)
     }
 }
 
-/// A JSON string literal: quotes, backslashes and control characters escaped (RFC 8259).
+/// A JSON string literal: quotes, backslashes and control characters escaped (RFC 8259),
+/// and U+007F, U+2028, U+2029.
 pub fn escape(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' || c == '\u{2028}' || c == '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    out.push_str(&Json::str(s).pretty());
 }
 
 #[cfg(test)]
@@ -158,5 +189,24 @@ mod tests {
             j.pretty(),
             "{\n  \"name\": \"S0\",\n  \"positions\": [0, 1],\n  \"none\": null,\n  \"list\": [\n    {\n      \"ok\": true\n    }\n  ],\n  \"empty\": {}\n}"
         );
+    }
+
+    #[test]
+    fn numbers_nesting_and_layout_of_scalar_arrays() {
+        let j = Json::Array(vec![
+            Json::Array(vec![Json::Num(1e-7), Json::Num(f64::NAN), Json::Num(2.5)]),
+            Json::Array(vec![]),
+            Json::Array(vec![Json::BigInt("123456789012345678901234567890".into())]),
+            Json::Array(vec![Json::str("a\u{7f}b"), Json::Bool(false), Json::Null]),
+            Json::Object(vec![("x".into(), Json::Int(-3))]),
+        ]);
+        assert_eq!(
+            j.pretty(),
+            "[\n  [0.0000001, null, 2.5],\n  [],\n  [123456789012345678901234567890],\n  [\"a\\u007fb\", false, null],\n  {\n    \"x\": -3\n  }\n]"
+        );
+        // What serde_json reads back is the same value.
+        let back: serde_json::Value = serde_json::from_str(&j.pretty()).unwrap();
+        assert_eq!(back[4]["x"], -3);
+        assert_eq!(back[3][0], "a\u{7f}b");
     }
 }

@@ -181,6 +181,9 @@ pub struct Tag {
     /// Number of modelled loops around the tagged construct (a tagged loop does not count
     /// itself).
     pub depth: usize,
+    /// When the label is written on the first statement of a `{ }` block and so tags the
+    /// whole block (§3.1): that block.
+    pub block: Option<SourceSpan>,
 }
 
 impl Scop {

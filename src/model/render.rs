@@ -64,14 +64,23 @@ fn tag_text(scop: &Scop, t: &Tag) -> String {
         .iter()
         .map(|p| format!("[{}]", join_ints(p)))
         .collect();
+    let block = match &t.block {
+        // Only worth saying when the block holds more than the labelled statement.
+        Some(b) if t.statements.len() > 1 => format!(
+            " — the label is on the first statement of the `{{ }}` block at {}, so it tags the whole block",
+            lines(b)
+        ),
+        _ => String::new(),
+    };
     format!(
-        "{} ({}, {}, depth {}): {}; positions {}",
+        "{} ({}, {}, depth {}): {}; positions {}{}",
         t.name,
         t.kind.as_str(),
         lines(&t.span),
         t.depth,
         names.join(", "),
-        positions.join(", ")
+        positions.join(", "),
+        block
     )
 }
 

@@ -75,6 +75,20 @@ pub struct State {
     pub handles: BTreeMap<String, usize>,
     /// Statement names, for messages.
     pub stmt_names: Vec<String>,
+    /// Components (by index) named by a label on the first statement of a `{ }` block, which
+    /// therefore stand for the whole block (§3.1); for messages when one is taken for its
+    /// statement.
+    pub block_tags: BTreeMap<usize, BlockTag>,
+}
+
+/// A tag whose label sits on the first statement of a `{ }` block.
+#[derive(Clone, Debug)]
+pub struct BlockTag {
+    pub name: String,
+    /// Where the block starts (1-based line).
+    pub line: usize,
+    /// The labelled statement as written, for a fix that tags it alone.
+    pub statement: Option<String>,
 }
 
 /// A statement as the interpreter first sees it.
@@ -140,6 +154,7 @@ impl State {
             components,
             handles,
             stmt_names: stmts.iter().map(|s| s.name.clone()).collect(),
+            block_tags: BTreeMap::new(),
         }
     }
 

@@ -1,118 +1,27 @@
-//! A line diff (longest common subsequence) printed unified-style, for `:diff`.
+//! The line diff of `:diff`, printed unified-style (the `similar` crate's Myers diff).
 
-use std::fmt::Write;
-
-/// One line of an edit script.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
-    /// The line is in both texts (index in the old, index in the new).
-    Keep(usize, usize),
-    Delete(usize),
-    Insert(usize),
-}
-
-/// A shortest edit script from `a` to `b` (lines).
-fn edit_script(a: &[&str], b: &[&str]) -> Vec<Op> {
-    // Common prefix and suffix need no table.
-    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let suffix = a[prefix..]
-        .iter()
-        .rev()
-        .zip(b[prefix..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let (a_mid, b_mid) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
-    let (n, m) = (a_mid.len(), b_mid.len());
-    // lcs[i][j]: length of the LCS of a_mid[i..] and b_mid[j..].
-    let mut lcs = vec![0u32; (n + 1) * (m + 1)];
-    let at = |i: usize, j: usize| i * (m + 1) + j;
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[at(i, j)] = if a_mid[i] == b_mid[j] {
-                lcs[at(i + 1, j + 1)] + 1
-            } else {
-                lcs[at(i + 1, j)].max(lcs[at(i, j + 1)])
-            };
-        }
-    }
-    let mut ops: Vec<Op> = (0..prefix).map(|k| Op::Keep(k, k)).collect();
-    let (mut i, mut j) = (0, 0);
-    while i < n || j < m {
-        if i < n && j < m && a_mid[i] == b_mid[j] {
-            ops.push(Op::Keep(prefix + i, prefix + j));
-            i += 1;
-            j += 1;
-        } else if i < n && (j == m || lcs[at(i + 1, j)] >= lcs[at(i, j + 1)]) {
-            ops.push(Op::Delete(prefix + i));
-            i += 1;
-        } else {
-            ops.push(Op::Insert(prefix + j));
-            j += 1;
-        }
-    }
-    for k in 0..suffix {
-        ops.push(Op::Keep(prefix + n + k, prefix + m + k));
-    }
-    ops
-}
+use similar::{Algorithm, TextDiff};
 
 /// The changes from `old` to `new` as unified-diff hunks with `context` lines around each
 /// change, under `--- old_name` / `+++ new_name` headers. Empty when the texts are equal.
+/// A missing final newline is not a change (both texts are compared line by line).
 pub fn unified(old: &str, new: &str, old_name: &str, new_name: &str, context: usize) -> String {
-    let a: Vec<&str> = old.lines().collect();
-    let b: Vec<&str> = new.lines().collect();
-    let ops = edit_script(&a, &b);
-    let changed: Vec<usize> = (0..ops.len())
-        .filter(|&k| !matches!(ops[k], Op::Keep(..)))
-        .collect();
-    if changed.is_empty() {
+    let lines = |t: &str| -> String { t.lines().map(|l| format!("{l}\n")).collect() };
+    let (a, b) = (lines(old), lines(new));
+    let diff = TextDiff::configure()
+        .algorithm(Algorithm::Myers)
+        .diff_lines(&a, &b);
+    if diff
+        .ops()
+        .iter()
+        .all(|o| matches!(o, similar::DiffOp::Equal { .. }))
+    {
         return String::new();
     }
-    let mut out = format!("--- {old_name}\n+++ {new_name}\n");
-    // Group changes whose context windows touch into one hunk.
-    let mut k = 0;
-    while k < changed.len() {
-        let start = changed[k].saturating_sub(context);
-        let mut end = (changed[k] + context + 1).min(ops.len());
-        k += 1;
-        while k < changed.len() && changed[k] <= end + context {
-            end = (changed[k] + context + 1).min(ops.len());
-            k += 1;
-        }
-        let hunk = &ops[start..end];
-        // Lines of each text before the hunk.
-        let (mut a0, mut b0) = (0, 0);
-        for op in &ops[..start] {
-            match *op {
-                Op::Keep(..) => {
-                    a0 += 1;
-                    b0 += 1;
-                }
-                Op::Delete(_) => a0 += 1,
-                Op::Insert(_) => b0 += 1,
-            }
-        }
-        let a_len = hunk.iter().filter(|o| !matches!(o, Op::Insert(_))).count();
-        let b_len = hunk.iter().filter(|o| !matches!(o, Op::Delete(_))).count();
-        let range = |s: usize, l: usize| {
-            if l == 0 {
-                format!("{s},0")
-            } else if l == 1 {
-                format!("{}", s + 1)
-            } else {
-                format!("{},{l}", s + 1)
-            }
-        };
-        let _ = writeln!(out, "@@ -{} +{} @@", range(a0, a_len), range(b0, b_len));
-        for op in hunk {
-            let _ = match *op {
-                Op::Keep(i, _) => writeln!(out, " {}", a[i]),
-                Op::Delete(i) => writeln!(out, "-{}", a[i]),
-                Op::Insert(j) => writeln!(out, "+{}", b[j]),
-            };
-        }
-    }
-    out
+    diff.unified_diff()
+        .context_radius(context)
+        .header(old_name, new_name)
+        .to_string()
 }
 
 #[cfg(test)]
@@ -162,9 +71,10 @@ mod tests {
         );
     }
 
-    /// Applying the diff's `-`/`+` lines to the old text gives the new one.
+    /// With context enough to keep every line, the ` ` and `+` lines are the new text and
+    /// the ` ` and `-` lines the old one.
     #[test]
-    fn edit_scripts_rebuild_the_new_text() {
+    fn diffs_rebuild_both_texts() {
         let texts = [
             "a b c d e f",
             "a x c d y f g",
@@ -175,26 +85,30 @@ mod tests {
         ];
         for s in texts {
             for t in texts {
-                let a: Vec<&str> = s.split(' ').filter(|w| !w.is_empty()).collect();
-                let b: Vec<&str> = t.split(' ').filter(|w| !w.is_empty()).collect();
-                let ops = edit_script(&a, &b);
-                let rebuilt: Vec<&str> = ops
-                    .iter()
-                    .filter_map(|o| match *o {
-                        Op::Keep(i, _) => Some(a[i]),
-                        Op::Insert(j) => Some(b[j]),
-                        Op::Delete(_) => None,
-                    })
+                let a: String = s
+                    .split(' ')
+                    .filter(|w| !w.is_empty())
+                    .map(|w| format!("{w}\n"))
                     .collect();
-                assert_eq!(rebuilt, b, "{s:?} -> {t:?}");
-                let old: Vec<&str> = ops
-                    .iter()
-                    .filter_map(|o| match *o {
-                        Op::Keep(i, _) | Op::Delete(i) => Some(a[i]),
-                        Op::Insert(_) => None,
-                    })
+                let b: String = t
+                    .split(' ')
+                    .filter(|w| !w.is_empty())
+                    .map(|w| format!("{w}\n"))
                     .collect();
-                assert_eq!(old, a);
+                let d = unified(&a, &b, "o", "n", 100);
+                if s == t {
+                    assert_eq!(d, "");
+                    continue;
+                }
+                let body: Vec<&str> = d.lines().skip(2).filter(|l| !l.starts_with("@@")).collect();
+                let side = |keep: char| -> String {
+                    body.iter()
+                        .filter(|l| l.starts_with(' ') || l.starts_with(keep))
+                        .map(|l| format!("{}\n", &l[1..]))
+                        .collect()
+                };
+                assert_eq!(side('+'), b, "{s:?} -> {t:?}:\n{d}");
+                assert_eq!(side('-'), a, "{s:?} -> {t:?}:\n{d}");
             }
         }
     }

@@ -12,7 +12,7 @@ pub mod terminal;
 use crate::driver::{self, render_deps, render_handles, render_state, Failure, Kernel, Run};
 use crate::frontend::Options;
 use crate::script::ast::Item;
-use crate::script::interp::BUILTINS;
+use crate::script::interp::{BUILTINS, LOOP_OPS};
 use crate::script::parse_script;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -96,6 +96,11 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         ":bench",
         "[OPTIONS]",
         "compile, compare and time the current state as `loopy bench` (--help: options)",
+    ),
+    (
+        ":draw",
+        "FILE [OPTS]",
+        "SVG picture before and after the steps so far (--tag T --param n=8 --axes i,j --at t=1)",
     ),
     (":undo", "", "take back the last input"),
     (":redo", "", "apply again what :undo took back"),
@@ -202,7 +207,11 @@ impl Session {
 
     /// Names worth completing: operations, procedures and handles.
     pub fn completions(&self) -> Vec<String> {
-        let mut names: BTreeSet<String> = BUILTINS.iter().map(|s| s.to_string()).collect();
+        let mut names: BTreeSet<String> = BUILTINS
+            .iter()
+            .chain(LOOP_OPS.iter())
+            .map(|s| s.to_string())
+            .collect();
         names.extend(self.run.interp.procedure_names());
         names.extend(self.run.interp.state.handles.keys().cloned());
         names.into_iter().collect()
@@ -422,6 +431,7 @@ impl Session {
             ":code" => no_arg(self.code()),
             ":diff" => no_arg(self.diff()),
             ":bench" => self.bench(arg),
+            ":draw" => self.draw(arg),
             ":undo" => no_arg(self.undo()),
             ":redo" => no_arg(self.redo()),
             ":reset" => no_arg(self.reset()),
@@ -584,6 +594,78 @@ impl Session {
             s.push('\n');
         }
         s
+    }
+
+    /// `:draw FILE [--tag T] [--param n=8] [--axes i,j] [--at t=1]`.
+    fn draw(&self, arg: &str) -> Output {
+        let usage = "error: usage: :draw FILE [--tag T] [--param n=8] [--axes i,j] [--at t=1]\n";
+        let words: Vec<&str> = arg.split_whitespace().collect();
+        let mut file = None;
+        let mut opts = crate::draw::Options {
+            script: Some("the steps so far".to_string()),
+            ..Default::default()
+        };
+        let assign = |w: Option<&&str>| -> Option<(String, i64)> {
+            let (n, v) = w?.split_once('=')?;
+            Some((n.to_string(), v.parse().ok()?))
+        };
+        let mut k = 0;
+        while k < words.len() {
+            let w = words[k];
+            let next = words.get(k + 1);
+            match w {
+                "--tag" => opts.tag = next.map(|t| t.to_string()),
+                "--axes" => opts.axes = next.map(|a| a.split(',').map(str::to_string).collect()),
+                "--param" => match assign(next) {
+                    Some(a) => opts.params.push(a),
+                    None => return Output::err(usage),
+                },
+                "--at" => match assign(next) {
+                    Some(a) => opts.at.push(a),
+                    None => return Output::err(usage),
+                },
+                _ if !w.starts_with("--") && file.is_none() => {
+                    file = Some(PathBuf::from(w));
+                    k += 1;
+                    continue;
+                }
+                _ => return Output::err(usage),
+            }
+            if next.is_none() {
+                return Output::err(usage);
+            }
+            k += 2;
+        }
+        let Some(file) = file else {
+            return Output::err(usage);
+        };
+        let picture = match crate::draw::picture(&self.kernel, &self.run, true, &opts) {
+            Ok(p) => p,
+            Err(d) => {
+                let f = driver::Failure {
+                    diagnostic: d,
+                    sources: self.run.sources(&self.kernel),
+                };
+                return Output::err(f.render(self.color));
+            }
+        };
+        match std::fs::write(&file, crate::draw::svg(&picture)) {
+            Ok(()) => {
+                let mut o = Output::out(format!(
+                    "drew {} instance(s) to {}\n",
+                    picture.panels[0].dots.len(),
+                    file.display()
+                ));
+                if picture.broken > 0 {
+                    o.out.push_str(&format!(
+                        "{} dependence(s) broken among them (red); :check reports why\n",
+                        picture.broken
+                    ));
+                }
+                o
+            }
+            Err(e) => Output::err(format!("error: cannot write `{}`: {e}\n", file.display())),
+        }
     }
 
     fn save(&self, path: &Path) -> Output {

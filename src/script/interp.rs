@@ -17,6 +17,11 @@ use crate::presburger::{parse_with_constants, Int, Map, ParseError, Parsed, Set}
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
+mod loops;
+mod nesting;
+
+pub use loops::LOOP_OPS;
+
 fn lex_lt(a: &Pos, b: &Pos) -> bool {
     a < b
 }
@@ -209,7 +214,7 @@ impl Interpreter {
     }
 
     fn define(&mut self, d: &ProcDef, source: &str) -> Result<(), Diagnostic> {
-        if BUILTINS.contains(&d.name.text.as_str()) {
+        if BUILTINS.contains(&d.name.text.as_str()) || LOOP_OPS.contains(&d.name.text.as_str()) {
             return Err(
                 Diagnostic::new(format!("`{}` is a built-in operation", d.name.text)).with_label(
                     source,
@@ -479,6 +484,14 @@ impl Interpreter {
                 let (a, b) = self.isplit(&ctx, h, p.0, &p.1, n)?;
                 Ok(vec![Value::Handle(a), Value::Handle(b)])
             }
+            "tile" if args.len() == 3 => {
+                self.loop_op(&ctx, &args)?;
+                Ok(vec![])
+            }
+            _ if LOOP_OPS.contains(&name) => {
+                self.loop_op(&ctx, &args)?;
+                Ok(vec![])
+            }
             "tile" => {
                 let [l, sizes] = self.arity::<2>(&ctx, &args, &["l", "[sizes]"])?;
                 let h = self.handle(&ctx, &l)?;
@@ -511,6 +524,7 @@ impl Interpreter {
         let name = &ctx.call.name;
         let Some(p) = self.procs.get(&name.text).cloned() else {
             let mut all: Vec<&str> = BUILTINS.to_vec();
+            all.extend(LOOP_OPS);
             all.extend(self.procs.keys().map(String::as_str));
             let mut d = Diagnostic::new(format!("unknown operation `{}`", name.text)).with_label(
                 ctx.source,
@@ -747,6 +761,7 @@ impl Interpreter {
     fn realign(&mut self, ctx: &OpCtx, h1: usize, h2: usize, n: i64) -> Result<(), Diagnostic> {
         let m1 = self.component_nonempty(ctx, h1, 0)?;
         let m2 = self.component_nonempty(ctx, h2, 1)?;
+        self.refuse_nested(ctx, (h1, 0), (h2, 1))?;
         let n = n as usize;
         for (members, arg) in [(&m1, 0), (&m2, 1)] {
             if let Some(&i) = members.iter().find(|&&i| self.state.pieces[i].depth < n) {

@@ -1,0 +1,391 @@
+//! Loop operations that work at any depth: `interchange`, `permute`, `reverse`, `shift`,
+//! `skew`, `strip_mine` and `tile` over chosen loops. Each builds the affine map for the
+//! loops it names (loops are counted from 1, the outermost loop of the nest) and applies it
+//! as `affine` does, so deeper loops are kept after the new ones and a 4-deep nest needs
+//! nothing new. A procedure could not do this: a map's arity is fixed where it is written.
+
+use super::{Interpreter, OpCtx, Value};
+use crate::diag::Diagnostic;
+use crate::model::state::{parse_map_text, Origin};
+use crate::presburger::Int;
+use std::ops::Range;
+
+/// The depth-generic loop operations, built in.
+pub const LOOP_OPS: [&str; 6] = [
+    "interchange",
+    "permute",
+    "reverse",
+    "shift",
+    "skew",
+    "strip_mine",
+];
+
+type Args = [(Value, Range<usize>)];
+
+/// A map over `n` loops: inputs `x1..xn`, the given outputs and constraints.
+fn map_text(n: usize, outs: &[String], cons: &[String]) -> String {
+    let ins: Vec<String> = (1..=n).map(|k| format!("x{k}")).collect();
+    if cons.is_empty() {
+        format!("{{ [{}] -> [{}] }}", ins.join(", "), outs.join(", "))
+    } else {
+        format!(
+            "{{ [{}] -> [{}] : {} }}",
+            ins.join(", "),
+            outs.join(", "),
+            cons.join(" and ")
+        )
+    }
+}
+
+fn x(k: usize) -> String {
+    format!("x{k}")
+}
+
+impl Interpreter {
+    /// Runs one of [`LOOP_OPS`] (or `tile` with a list of loops).
+    pub(super) fn loop_op(&mut self, ctx: &OpCtx, args: &Args) -> Result<(), Diagnostic> {
+        let name = ctx.call.name.text.as_str();
+        let usage = match name {
+            "interchange" => "interchange(l, a, b)",
+            "permute" => "permute(l, [a, b, ...])",
+            "reverse" => "reverse(l, k)",
+            "shift" => "shift(l, k, s)",
+            "skew" => "skew(l, k, m, f)",
+            "strip_mine" => "strip_mine(l, k, s)",
+            _ => "tile(l, [loops], [sizes])",
+        };
+        // The short forms of the older procedures of the same names act on the outermost
+        // loops: interchange(l), reverse(l), shift(l, s), skew(l, f), strip_mine(l, s).
+        let short = matches!(
+            (name, args.len()),
+            ("interchange", 1) | ("reverse", 1) | ("shift", 2) | ("skew", 2) | ("strip_mine", 2)
+        );
+        let want = match name {
+            "interchange" => 3,
+            "permute" => 2,
+            "reverse" => 2,
+            "shift" | "strip_mine" | "tile" => 3,
+            _ => 4,
+        };
+        if args.len() != want && !short {
+            return Err(Diagnostic::new(format!(
+                "`{name}` takes {want} arguments, {} given",
+                args.len()
+            ))
+            .with_label(
+                ctx.source,
+                ctx.call.span.clone(),
+                format!("expected {usage}"),
+            )
+            .with_help("loops are counted from 1, the outermost loop of the nest"));
+        }
+        let h = self.handle(ctx, &args[0])?;
+        // (number of loops the map reads, outputs, constraints, the largest loop and where
+        // it was given)
+        let (n, outs, cons, deepest): (usize, Vec<String>, Vec<String>, (usize, Range<usize>)) =
+            match name {
+                "interchange" => {
+                    let (a, b) = if short {
+                        ((1, ctx.call.span.clone()), (2, ctx.call.span.clone()))
+                    } else {
+                        (self.loop_no(ctx, &args[1])?, self.loop_no(ctx, &args[2])?)
+                    };
+                    if a.0 == b.0 {
+                        return Err(Diagnostic::new(format!(
+                            "`interchange` swaps two different loops, but both are loop {}",
+                            a.0
+                        ))
+                        .with_label(
+                            ctx.source,
+                            ctx.call.span.clone(),
+                            "the same loop twice",
+                        ));
+                    }
+                    let n = a.0.max(b.0);
+                    let outs = (1..=n)
+                        .map(|k| {
+                            x(if k == a.0 {
+                                b.0
+                            } else if k == b.0 {
+                                a.0
+                            } else {
+                                k
+                            })
+                        })
+                        .collect();
+                    (n, outs, vec![], if a.0 > b.0 { a } else { b })
+                }
+                "permute" => {
+                    let (order, span) = self.int_list(ctx, &args[1])?;
+                    let n = order.len();
+                    let mut seen = vec![false; n + 1];
+                    for &k in &order {
+                        if k < 1 || k as usize > n || std::mem::replace(&mut seen[k as usize], true)
+                        {
+                            return Err(Diagnostic::new(format!(
+                                "`permute` needs an order of the loops 1 to {n}, each once"
+                            ))
+                            .with_label(ctx.source, span, format!("not a permutation of 1..{n}"))
+                            .with_help(
+                                "`permute(l, [3, 1, 2])` makes old loop 3 the outermost, then 1, then 2",
+                            ));
+                        }
+                    }
+                    let outs = order.iter().map(|&k| x(k as usize)).collect();
+                    (n, outs, vec![], (n, span))
+                }
+                "reverse" | "shift" => {
+                    let (k, s) = if short {
+                        let s = if name == "shift" {
+                            self.any_int(ctx, &args[1])?
+                        } else {
+                            Int::ZERO
+                        };
+                        ((1, ctx.call.span.clone()), s)
+                    } else {
+                        let k = self.loop_no(ctx, &args[1])?;
+                        let s = if name == "shift" {
+                            self.any_int(ctx, &args[2])?
+                        } else {
+                            Int::ZERO
+                        };
+                        (k, s)
+                    };
+                    let outs = (1..=k.0)
+                        .map(|d| match (d == k.0, name) {
+                            (false, _) => x(d),
+                            (true, "reverse") => format!("-{}", x(d)),
+                            (true, _) => format!("{} + ({s})", x(d)),
+                        })
+                        .collect();
+                    (k.0, outs, vec![], k)
+                }
+                "skew" => {
+                    let (k, m, f) = if short {
+                        let s = ctx.call.span.clone();
+                        ((2, s.clone()), (1, s), self.any_int(ctx, &args[1])?)
+                    } else {
+                        (
+                            self.loop_no(ctx, &args[1])?,
+                            self.loop_no(ctx, &args[2])?,
+                            self.any_int(ctx, &args[3])?,
+                        )
+                    };
+                    if k.0 == m.0 {
+                        return Err(Diagnostic::new(format!(
+                            "`skew(l, k, m, f)` adds f times loop m to loop k, but both are loop {}",
+                            k.0
+                        ))
+                        .with_label(ctx.source, ctx.call.span.clone(), "the same loop twice")
+                        .with_help("to scale one loop, use `affine`"));
+                    }
+                    let n = k.0.max(m.0);
+                    let outs = (1..=n)
+                        .map(|d| {
+                            if d == k.0 {
+                                format!("{} + ({f})*{}", x(d), x(m.0))
+                            } else {
+                                x(d)
+                            }
+                        })
+                        .collect();
+                    (n, outs, vec![], if k.0 > m.0 { k } else { m })
+                }
+                "strip_mine" => {
+                    let (k, s) = if short {
+                        ((1, ctx.call.span.clone()), args[1].clone())
+                    } else {
+                        (self.loop_no(ctx, &args[1])?, args[2].clone())
+                    };
+                    let s = self.size(ctx, &s)?;
+                    let mut outs: Vec<String> = (1..k.0).map(x).collect();
+                    outs.push("t".into());
+                    outs.push("p".into());
+                    let cons = vec![format!(
+                        "t = floor({xk}/{s}) and p = {xk} - {s}*t",
+                        xk = x(k.0)
+                    )];
+                    (k.0, outs, cons, k)
+                }
+                _ => return self.tile_loops(ctx, h, &args[1], &args[2]),
+            };
+        self.need_depth(ctx, h, n, &deepest.1)?;
+        let f = parse_map_text(&map_text(n, &outs, &cons));
+        let origin = Origin {
+            source: ctx.source.to_string(),
+            span: ctx.call.span.clone(),
+            what: format!("this {name}"),
+        };
+        self.affine(ctx, h, f, &origin)
+    }
+
+    /// `tile(l, [loops], [sizes])`: strip-mines the chosen loops and places their tile loops,
+    /// in the order given, just outside the outermost chosen loop; the other loops keep their
+    /// order. `tile(l, [1, 2], [s1, s2])` is `tile(l, [s1, s2])`.
+    fn tile_loops(
+        &mut self,
+        ctx: &OpCtx,
+        h: usize,
+        loops: &(Value, Range<usize>),
+        sizes: &(Value, Range<usize>),
+    ) -> Result<(), Diagnostic> {
+        let (ls, lspan) = self.int_list(ctx, loops)?;
+        let (ss, sspan) = self.int_list(ctx, sizes)?;
+        if ls.is_empty() || ls.len() != ss.len() {
+            return Err(Diagnostic::new(format!(
+                "`tile(l, [loops], [sizes])` needs one size per loop: {} loop(s), {} size(s)",
+                ls.len(),
+                ss.len()
+            ))
+            .with_label(ctx.source, lspan, "loops")
+            .with_label(ctx.source, sspan, "sizes"));
+        }
+        let mut chosen: Vec<usize> = vec![];
+        for &k in &ls {
+            if k < 1 || chosen.contains(&(k as usize)) {
+                return Err(
+                    Diagnostic::new("`tile` needs distinct loop numbers, counted from 1")
+                        .with_label(ctx.source, lspan, format!("loop {k}"))
+                        .with_help("loops are counted from 1, the outermost loop of the nest"),
+                );
+            }
+            chosen.push(k as usize);
+        }
+        if let Some(s) = ss.iter().find(|s| **s < 1) {
+            return Err(
+                Diagnostic::new(format!("tile sizes must be positive, found {s}"))
+                    .with_label(ctx.source, sspan, "here"),
+            );
+        }
+        let n = *chosen.iter().max().expect("non-empty");
+        let first = *chosen.iter().min().expect("non-empty");
+        self.need_depth(ctx, h, n, &lspan)?;
+        let mut outs: Vec<String> = (1..first).map(x).collect();
+        let mut cons = vec![];
+        for (&k, s) in chosen.iter().zip(&ss) {
+            outs.push(format!("t{k}"));
+            cons.push(format!(
+                "t{k} = floor({xk}/{s}) and p{k} = {xk} - {s}*t{k}",
+                xk = x(k)
+            ));
+        }
+        for d in first..=n {
+            outs.push(if chosen.contains(&d) {
+                format!("p{d}")
+            } else {
+                x(d)
+            });
+        }
+        let f = parse_map_text(&map_text(n, &outs, &cons));
+        let origin = Origin {
+            source: ctx.source.to_string(),
+            span: ctx.call.span.clone(),
+            what: "this tile".to_string(),
+        };
+        self.affine(ctx, h, f, &origin)
+    }
+
+    /// Every statement of `h` has at least `n` loops (or, as `affine` allows, zeros where
+    /// it has fewer).
+    fn need_depth(
+        &self,
+        ctx: &OpCtx,
+        h: usize,
+        n: usize,
+        at: &Range<usize>,
+    ) -> Result<(), Diagnostic> {
+        let members = self.component_nonempty(ctx, h, 0)?;
+        if let Some(&i) = members.iter().find(|&&i| {
+            self.state.pieces[i].depth < n && (n > self.state.n_it() || !self.padding_is_zero(i, n))
+        }) {
+            let d = self.state.pieces[i].depth;
+            return Err(Diagnostic::new(format!(
+                "`{}` acts on loop {n}, but statement {} is only {d} loop(s) deep",
+                ctx.call.name.text,
+                self.stmt_label(i),
+            ))
+            .with_label(ctx.source, at.clone(), format!("loop {n}"))
+            .with_label(
+                ctx.source,
+                ctx.call.args[0].span(),
+                format!("contains {}", self.stmt_label(i)),
+            )
+            .with_help(format!(
+                "loops are counted from 1, the outermost loop of the nest; {} has loops 1 to {d}",
+                self.stmt_label(i)
+            )));
+        }
+        Ok(())
+    }
+
+    /// A loop number (from 1) and where it was written.
+    fn loop_no(
+        &self,
+        ctx: &OpCtx,
+        v: &(Value, Range<usize>),
+    ) -> Result<(usize, Range<usize>), Diagnostic> {
+        let k = self.any_int(ctx, v)?;
+        match k.to_i64() {
+            Some(k) if (1..=64).contains(&k) => Ok((k as usize, v.1.clone())),
+            _ => Err(Diagnostic::new(format!(
+                "`{}` needs a loop number from 1 (the outermost loop), found {k}",
+                ctx.call.name.text
+            ))
+            .with_label(ctx.source, v.1.clone(), "not a loop of the nest")),
+        }
+    }
+
+    fn any_int(&self, ctx: &OpCtx, v: &(Value, Range<usize>)) -> Result<Int, Diagnostic> {
+        match &v.0 {
+            Value::Int(i) => Ok(i.clone()),
+            other => Err(Diagnostic::new(format!(
+                "`{}` expects an integer here, found {}",
+                ctx.call.name.text,
+                other.describe()
+            ))
+            .with_label(ctx.source, v.1.clone(), "not an integer")),
+        }
+    }
+
+    fn size(&self, ctx: &OpCtx, v: &(Value, Range<usize>)) -> Result<Int, Diagnostic> {
+        let s = self.any_int(ctx, v)?;
+        if !s.is_positive() {
+            return Err(
+                Diagnostic::new(format!("strip sizes must be positive, found {s}")).with_label(
+                    ctx.source,
+                    v.1.clone(),
+                    "here",
+                ),
+            );
+        }
+        Ok(s)
+    }
+
+    fn int_list(
+        &self,
+        ctx: &OpCtx,
+        v: &(Value, Range<usize>),
+    ) -> Result<(Vec<i64>, Range<usize>), Diagnostic> {
+        match &v.0 {
+            Value::List(xs) => {
+                let mut out = vec![];
+                for k in xs {
+                    match k.to_i64() {
+                        Some(k) if k.abs() < 1 << 40 => out.push(k),
+                        _ => {
+                            return Err(Diagnostic::new(format!("{k} is too large here"))
+                                .with_label(ctx.source, v.1.clone(), "in this list"))
+                        }
+                    }
+                }
+                Ok((out, v.1.clone()))
+            }
+            other => Err(Diagnostic::new(format!(
+                "`{}` expects a list here, found {}",
+                ctx.call.name.text,
+                other.describe()
+            ))
+            .with_label(ctx.source, v.1.clone(), "expected `[1, 2]` or similar")),
+        }
+    }
+}
