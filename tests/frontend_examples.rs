@@ -14,6 +14,7 @@ const EXAMPLES: &[&str] = &[
     "div",
     "doitgen",
     "fdtd-2d",
+    "gemm",
     "gemver",
     "gramschmidt",
     "heat-3d",
@@ -104,6 +105,7 @@ fn tags_cover_what_the_scripts_expect() {
     let expect: &[(&str, &[(&str, usize)])] = &[
         ("matmul", &[("Init", 1), ("Mult", 1)]),
         ("div", &[("Div", 1)]),
+        ("gemm", &[("Scale", 1), ("Mult", 1)]),
         ("gemver", &[("Second", 1)]),
         ("trmm", &[("Mult", 1), ("Alpha", 1)]),
         ("2mm", &[("Init", 1), ("Mult", 1), ("Scale", 1), ("Sum", 1)]),

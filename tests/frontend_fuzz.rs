@@ -15,6 +15,7 @@ const EXAMPLES: &[&str] = &[
     "div",
     "doitgen",
     "fdtd-2d",
+    "gemm",
     "gemver",
     "gramschmidt",
     "heat-3d",

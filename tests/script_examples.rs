@@ -39,6 +39,7 @@ macro_rules! example {
 
 example!(matmul, "matmul");
 example!(div, "div");
+example!(gemm, "gemm");
 example!(gemver, "gemver");
 example!(mvt, "mvt");
 example!(trmm, "trmm");
