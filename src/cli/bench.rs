@@ -1,7 +1,7 @@
 //! `loopy bench`: build the original and the transformed program with the same compiler and
 //! flags, require identical outputs, then time them against each other (docs/bench.md).
 
-use super::{CcArgs, Ctx};
+use super::{CcArgs, Ctx, Format};
 use crate::bench::{
     bench_one, clock_name, describe_toolchain, manifest_jobs, outcome_json, second_label, secs,
     stem, table, Job, ManifestRun, Outcome, Settings,
@@ -9,7 +9,7 @@ use crate::bench::{
 use crate::manifest;
 use crate::model::json::Json;
 use crate::native::{compile::split_words, plot, Clock, Plan, Timing, Toolchain};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -117,12 +117,6 @@ pub struct BenchArgs {
     /// objects, libraries.
     #[arg(last = true, value_name = "EXTRA_SOURCES")]
     pub extra: Vec<String>,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Text,
-    Json,
 }
 
 /// Prints the diagnostics of a job that did not get timed, on stderr.

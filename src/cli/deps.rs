@@ -1,11 +1,11 @@
 //! `loopy deps`: the exact dependences of a kernel, and which loop carries each.
 
-use super::CcArgs;
 use super::Ctx;
+use super::{CcArgs, Format};
 use crate::driver::{render_deps, Kernel};
 use crate::model::json::Json;
 use crate::verify::{self, Level};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -17,12 +17,6 @@ pub struct DepsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Text,
-    Json,
 }
 
 pub fn run(a: DepsArgs, ctx: &Ctx) -> u8 {

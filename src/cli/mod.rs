@@ -110,6 +110,13 @@ impl CcArgs {
     }
 }
 
+/// Output format of the commands that can print JSON.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
 /// Options every command shares once parsed.
 pub struct Ctx {
     pub color: bool,

@@ -1,12 +1,12 @@
 //! `loopy show`: the polyhedral model of a C kernel.
 
-use super::CcArgs;
 use super::Ctx;
+use super::{CcArgs, Format};
 use crate::driver::{render_state, Kernel};
 use crate::model::json::Json;
 use crate::model::state::State;
 use crate::script::interp::Interpreter;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
@@ -24,12 +24,6 @@ pub struct ShowArgs {
     /// With `--script`: print the schedules after every operation.
     #[arg(long, requires = "script")]
     pub trace: bool,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Text,
-    Json,
 }
 
 pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {

@@ -1,13 +1,13 @@
 //! `loopy slices`: the valid computation slices of each segment of a kernel, and which
 //! slices of different segments can be fused (logic in `verify::slices`).
 
-use super::CcArgs;
 use super::Ctx;
+use super::{CcArgs, Format};
 use crate::diag::Diagnostic;
 use crate::driver::Kernel;
 use crate::model::json::Json;
 use crate::verify::{self, slices::Oracle, slices::Slice};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -27,12 +27,6 @@ pub struct SlicesArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Text,
-    Json,
 }
 
 pub fn run(a: SlicesArgs, ctx: &Ctx) -> u8 {

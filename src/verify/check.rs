@@ -337,6 +337,15 @@ pub(crate) fn instance_name(p: &Program, i: &Instance) -> String {
     )
 }
 
+/// "with n = 3, m = 2: " for a witness's parameter values (nothing without parameters).
+pub(crate) fn with_params(params: &[(String, Int)]) -> String {
+    if params.is_empty() {
+        return String::new();
+    }
+    let vals: Vec<String> = params.iter().map(|(n, x)| format!("{n} = {x}")).collect();
+    format!("with {}: ", vals.join(", "))
+}
+
 /// A report for one violation: the dependence, the witness, and where it comes from in the
 /// C file and in the script.
 pub fn report(p: &Program, deps: &[Dependence], v: &Violation, steps: &[Step]) -> Diagnostic {
@@ -344,18 +353,7 @@ pub fn report(p: &Program, deps: &[Dependence], v: &Violation, steps: &[Step]) -
         return super::marks::mark_report(p, deps, m);
     }
     let (a, b) = (&v.first, &v.second);
-    let with = if v.params.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "with {}: ",
-            v.params
-                .iter()
-                .map(|(n, x)| format!("{n} = {x}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
+    let with = with_params(&v.params);
     let mut d = match &v.kind {
         ViolationKind::Dependence(di) => {
             let dep = &deps[*di];

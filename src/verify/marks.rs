@@ -13,7 +13,8 @@
 //! tail); the test treats them as one, which can only refuse more, never less.
 
 use super::check::{
-    element, eval, fmt_vec, joint_params, name_of, named_params, Instance, Violation, ViolationKind,
+    element, eval, fmt_vec, joint_params, name_of, named_params, with_params, Instance, Violation,
+    ViolationKind,
 };
 use super::deps::{at_level, joint_raw, DepKind, Dependence, Order, Program};
 use crate::diag::Diagnostic;
@@ -152,18 +153,7 @@ pub fn mark_report(p: &Program, deps: &[Dependence], v: &MarkViolation) -> Diagn
         DepKind::Anti => ("reads", "writes"),
         DepKind::Output => ("writes", "writes"),
     };
-    let with = if v.params.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "with {}: ",
-            v.params
-                .iter()
-                .map(|(n, x)| format!("{n} = {x}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
+    let with = with_params(&v.params);
     let at = |t: &[Int]| t.get(v.level).map_or("?".to_string(), Int::to_string);
     let elem = element(p, dep.source_access, &v.params, &v.source);
     let inst = |s: usize, x: &[Int]| {
