@@ -2,9 +2,12 @@
 //! --manifest` verifies and `loopy bench --manifest` times (docs/ci.md, docs/bench.md).
 //! Every key of every command is validated here, so a typo fails all of them.
 
-use crate::diag::Report as Failure;
+use crate::diag::{Diagnostic, Report as Failure};
 use crate::frontend::Options;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub mod flops;
 
 /// The keys of a `[[check]]` entry that `loopy check` reads.
 pub const CHECK_KEYS: &[&str] = &[
@@ -49,6 +52,11 @@ pub fn parse(path: &Path) -> Result<Vec<Entry>, Failure> {
     let checks = match table.get("check") {
         Some(toml::Value::Array(a)) => a,
         _ => return Err(bad("the manifest has no `[[check]]` entries".to_string())),
+    };
+    let spanned = Spanned {
+        name: name.clone(),
+        text: Arc::from(text.as_str()),
+        doc: toml_edit::ImDocument::parse(text.clone()).ok(),
     };
     let mut out = vec![];
     for (i, c) in checks.iter().enumerate() {
@@ -118,7 +126,7 @@ pub fn parse(path: &Path) -> Result<Vec<Entry>, Failure> {
                 scop,
             },
             expect_legal,
-            bench: parse_bench_keys(t, i + 1, dir, &bad)?,
+            bench: parse_bench_keys(t, i + 1, dir, &bad, &spanned)?,
         });
     }
     Ok(out)
@@ -135,6 +143,19 @@ pub const BENCH_KEYS: &[&str] = &[
     "check-define",
     "check-cflags",
     "time-from-stdout",
+    "flops",
+    "reference",
+];
+
+/// The keys of an entry's `reference` table.
+pub const REFERENCE_KEYS: &[&str] = &[
+    "name",
+    "source",
+    "cflags",
+    "ldflags",
+    "headers",
+    "install",
+    "tolerance",
 ];
 
 /// The bench part of a manifest entry.
@@ -151,6 +172,36 @@ pub struct BenchKeys {
     pub check_defines: Vec<String>,
     pub check_cflags: Vec<String>,
     pub time_from_stdout: bool,
+    /// `flops = "2*NI*NJ*NK"`, parsed.
+    pub flops: Option<FlopsSpec>,
+    pub reference: Option<Reference>,
+}
+
+/// The manifest's text with the positions of its values, for diagnostics that point at a
+/// value (`flops`).
+struct Spanned {
+    name: String,
+    text: Arc<str>,
+    doc: Option<toml_edit::ImDocument<String>>,
+}
+
+impl Spanned {
+    /// The byte range of `check[i].key` (0-based entry) in the text.
+    fn span(&self, i: usize, key: &str) -> Option<std::ops::Range<usize>> {
+        let doc = self.doc.as_ref()?;
+        match doc.get("check")? {
+            toml_edit::Item::ArrayOfTables(a) => a.get(i)?.get(key)?.span(),
+            toml_edit::Item::Value(toml_edit::Value::Array(a)) => {
+                a.get(i)?.as_inline_table()?.get(key)?.span()
+            }
+            _ => None,
+        }
+    }
+
+    /// A report on `check[i].key` (`i` 0-based), pointing at its value when found.
+    fn error(&self, i: usize, key: &str, msg: String) -> Failure {
+        manifest_error(&self.name, &self.text, self.span(i, key), msg)
+    }
 }
 
 /// Reads the bench keys of entry `i` (1-based in messages).
@@ -159,6 +210,7 @@ fn parse_bench_keys(
     i: usize,
     dir: &Path,
     bad: &dyn Fn(String) -> Failure,
+    spanned: &Spanned,
 ) -> Result<BenchKeys, Failure> {
     let list = |k: &str, v: &toml::Value| -> Result<Vec<String>, Failure> {
         let err = || bad(format!("check #{i}: `{k}` must be a list of strings"));
@@ -205,5 +257,173 @@ fn parse_bench_keys(
         check_defines: get_list("check-define")?,
         check_cflags: get_list("check-cflags")?,
         time_from_stdout: get_bool("time-from-stdout", false)?,
+        flops: parse_flops(t, i, spanned)?,
+        reference: parse_reference(t, i, dir, spanned)?,
     })
+}
+
+/// `flops = "EXPR"`: parsed now (a syntax error fails `check` too), evaluated per size by
+/// `loopy bench`.
+fn parse_flops(t: &toml::Table, i: usize, spanned: &Spanned) -> Result<Option<FlopsSpec>, Failure> {
+    let text = match t.get("flops") {
+        None => return Ok(None),
+        Some(toml::Value::String(s)) => s.clone(),
+        Some(_) => {
+            return Err(spanned.error(
+                i - 1,
+                "flops",
+                format!(
+                    "check #{i}: `flops` must be a string: an expression in the size macros, \
+                     e.g. `flops = \"2*NI*NJ*NK\"`"
+                ),
+            ))
+        }
+    };
+    // The expression's offset: just inside the quotes when the value is written verbatim.
+    let span = spanned.span(i - 1, "flops");
+    let at = match &span {
+        Some(r) if spanned.text.get(r.start + 1..r.end - 1) == Some(text.as_str()) => {
+            Ok(r.start + 1)
+        }
+        Some(r) => Err(r.clone()),
+        None => Err(0..0),
+    };
+    let mut spec = FlopsSpec {
+        text: text.clone(),
+        expr: flops::Expr::Int(0.into()),
+        source: (spanned.name.clone(), spanned.text.clone()),
+        at,
+    };
+    spec.expr = flops::parse(&text).map_err(|e| spec.failure(&e))?;
+    Ok(Some(spec))
+}
+
+/// `reference = { name = "OpenBLAS", source = "gemm/gemm-cblas.c", ... }`.
+fn parse_reference(
+    t: &toml::Table,
+    i: usize,
+    dir: &Path,
+    spanned: &Spanned,
+) -> Result<Option<Reference>, Failure> {
+    let bad = |msg: String| spanned.error(i - 1, "reference", format!("check #{i}: {msg}"));
+    let r = match t.get("reference") {
+        None => return Ok(None),
+        Some(toml::Value::Table(r)) => r,
+        Some(_) => {
+            return Err(bad(
+                "`reference` must be a table, e.g. `reference = { name = \"OpenBLAS\", \
+                 source = \"gemm-cblas.c\", ldflags = [\"-lopenblas\"] }`"
+                    .to_string(),
+            ))
+        }
+    };
+    for key in r.keys() {
+        if !REFERENCE_KEYS.contains(&key.as_str()) {
+            return Err(bad(format!(
+                "unknown key `reference.{key}` (known: {})",
+                REFERENCE_KEYS.join(", ")
+            )));
+        }
+    }
+    let string = |k: &str| match r.get(k) {
+        None => Ok(None),
+        Some(toml::Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(bad(format!("`reference.{k}` must be a string"))),
+    };
+    let list = |k: &str| -> Result<Vec<String>, Failure> {
+        let err = || bad(format!("`reference.{k}` must be a list of strings"));
+        match r.get(k) {
+            None => Ok(vec![]),
+            Some(v) => v
+                .as_array()
+                .ok_or_else(err)?
+                .iter()
+                .map(|x| x.as_str().map(str::to_string).ok_or_else(err))
+                .collect(),
+        }
+    };
+    let source = string("source")?.ok_or_else(|| bad("`reference.source` is missing".into()))?;
+    let tolerance = match r.get("tolerance") {
+        None => None,
+        Some(v) => match v.as_float().or_else(|| v.as_integer().map(|n| n as f64)) {
+            Some(x) if x >= 0.0 && x.is_finite() => Some(x),
+            _ => {
+                return Err(bad(
+                    "`reference.tolerance` must be a non-negative number".to_string()
+                ))
+            }
+        },
+    };
+    Ok(Some(Reference {
+        name: string("name")?.unwrap_or_else(|| "reference".to_string()),
+        source: dir.join(source),
+        cflags: list("cflags")?,
+        ldflags: list("ldflags")?,
+        headers: list("headers")?,
+        install: string("install")?,
+        tolerance,
+    }))
+}
+
+/// A reference implementation that `loopy bench` times beside the pair (the `reference` key): another
+/// program computing the same thing, typically with a library (`cblas_dgemm`), built with
+/// the job's compiler, flags, defines and extra sources plus its own flags.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reference {
+    /// The column's name (`OpenBLAS`).
+    pub name: String,
+    pub source: PathBuf,
+    pub cflags: Vec<String>,
+    /// Before the job's link flags (`-lopenblas`).
+    pub ldflags: Vec<String>,
+    /// Headers that must be found for the reference to be built (`cblas.h`); with
+    /// `ldflags`, what is probed before building it.
+    pub headers: Vec<String>,
+    /// How to install what it needs (shown when the probe fails).
+    pub install: Option<String>,
+    /// Compare its outputs with the original's within this relative tolerance; `None`:
+    /// as the pair's are (byte for byte, or `--tolerance`).
+    pub tolerance: Option<f64>,
+}
+
+/// An expression for the number of floating-point operations of one run, and where it was
+/// written (for diagnostics).
+#[derive(Clone, Debug)]
+pub struct FlopsSpec {
+    pub text: String,
+    pub expr: flops::Expr,
+    /// The file (or `--flops`) it comes from and that file's text.
+    pub source: (String, Arc<str>),
+    /// Where the expression's text starts in the file, when it appears there verbatim;
+    /// else the range to point at.
+    pub at: Result<usize, std::ops::Range<usize>>,
+}
+
+impl FlopsSpec {
+    /// `--flops EXPR`.
+    pub fn from_option(text: &str) -> Result<FlopsSpec, Failure> {
+        let source = ("--flops".to_string(), Arc::<str>::from(text));
+        let mut spec = FlopsSpec {
+            text: text.to_string(),
+            expr: flops::Expr::Int(0.into()),
+            source,
+            at: Ok(0),
+        };
+        spec.expr = flops::parse(text).map_err(|e| spec.failure(&e))?;
+        Ok(spec)
+    }
+
+    /// A flops error as a report pointing into the expression.
+    pub fn failure(&self, e: &flops::Error) -> Failure {
+        let range = match &self.at {
+            Ok(o) => o + e.span.start..o + e.span.end,
+            Err(r) => r.clone(),
+        };
+        let d = Diagnostic::new(format!("the flop count `{}`: {}", self.text, e.message))
+            .with_label(&self.source.0, range, e.message.clone());
+        Failure {
+            diagnostic: d,
+            sources: vec![(self.source.0.clone(), self.source.1.to_string())],
+        }
+    }
 }

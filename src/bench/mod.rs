@@ -7,9 +7,12 @@
 use crate::diag::Diagnostic;
 use crate::driver::{self, load_and_run, Failure, Kernel, Run};
 use crate::frontend::Options;
-use crate::manifest::Entry;
+use crate::manifest::{flops, Entry, FlopsSpec, Reference};
 use crate::model::json::Json;
-use crate::native::{self, Clock, Difference, Plan, Stats, Timing, Toolchain, WorkDir};
+use crate::native::compile::split_words;
+use crate::native::{
+    self, Check, Clock, Difference, Plan, Program, Stats, Timing, Toolchain, WorkDir,
+};
 use std::path::{Path, PathBuf};
 
 /// One comparison to make.
@@ -26,6 +29,16 @@ pub struct Job {
     pub check_cflags: Vec<String>,
     pub plan: Plan,
     pub keep: Option<PathBuf>,
+    /// Other builds of the original to time beside the pair (`--baseline`).
+    pub baselines: Vec<Baseline>,
+    /// A reference implementation to time beside the pair (manifest `reference`).
+    pub reference: Option<Reference>,
+    /// `OMP_NUM_THREADS` values to time the pair at (`--threads`); empty: left as it is.
+    pub threads: Vec<u32>,
+    /// How the outputs are compared (`--tolerance`).
+    pub check: Check,
+    /// The flop count of one run (manifest `flops`, `--flops`).
+    pub flops: Option<FlopsSpec>,
 }
 
 impl Job {
@@ -47,8 +60,10 @@ impl Job {
 /// What became of a job.
 pub enum Outcome {
     Timed {
+        /// The pair at the first thread count.
         timing: Timing,
         kept: Option<PathBuf>,
+        extra: Box<Extra>,
     },
     Differ {
         diff: Difference,
@@ -103,11 +118,149 @@ pub fn openmp_flag(generated: &str) -> Option<&'static str> {
     }
 }
 
+/// Another build of the original timed beside the pair (`--baseline 'CC FLAGS...'`): the
+/// same sources, defines and link flags, this compiler and these flags.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Baseline {
+    /// As the user wrote it (the column's name).
+    pub spec: String,
+    pub cc: Vec<String>,
+    /// The baseline's flags, then the manifest entry's `cflags`.
+    pub cflags: Vec<String>,
+}
+
+impl Baseline {
+    /// `clang-16 -O3 -mllvm -polly`: the compiler, then its flags.
+    pub fn parse(spec: &str) -> Result<Baseline, String> {
+        let words = split_words(spec);
+        match words.first() {
+            None => Err(
+                "`--baseline` is empty: give a compiler and its flags, e.g. \
+                 `--baseline 'clang-16 -O3 -mllvm -polly'`"
+                    .to_string(),
+            ),
+            Some(w) if w.starts_with('-') => Err(format!(
+                "`--baseline '{spec}'` starts with a flag: give the compiler first, e.g. \
+                 `--baseline 'gcc {spec}'`"
+            )),
+            Some(w) => Ok(Baseline {
+                spec: words.join(" "),
+                cc: vec![w.clone()],
+                cflags: words[1..].to_vec(),
+            }),
+        }
+    }
+}
+
+/// What became of a baseline or the reference.
+#[derive(Debug)]
+pub enum OtherResult {
+    /// `ratio`: the median over rounds of (its time / the transformed program's time);
+    /// `check`: the largest relative difference between its numbers and the original's.
+    Timed {
+        samples: Vec<f64>,
+        ratio: f64,
+        check: f64,
+    },
+    /// Not available on this machine (a compiler or library that is not installed).
+    Skipped(String),
+    Differ(Difference),
+    Failed(Failure),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OtherKind {
+    Baseline,
+    Reference,
+}
+
+/// A baseline or the reference, as run.
+#[derive(Debug)]
+pub struct Other {
+    pub kind: OtherKind,
+    /// The baseline's spec, or the reference's name.
+    pub label: String,
+    pub result: OtherResult,
+}
+
+impl Other {
+    /// A short cell for the table: `1.23×` over a baseline, `43%` of a reference's speed, or
+    /// what went wrong.
+    pub fn cell(&self) -> String {
+        match &self.result {
+            OtherResult::Timed { ratio, .. } => match self.kind {
+                OtherKind::Baseline => format!("{ratio:.2}×"),
+                OtherKind::Reference => format!("{:.0}%", ratio * 100.0),
+            },
+            OtherResult::Skipped(_) => "skipped".into(),
+            OtherResult::Differ(_) => "differs".into(),
+            OtherResult::Failed(_) => "error".into(),
+        }
+    }
+
+    /// What went wrong, in one sentence (`None` when it was timed).
+    pub fn problem(&self) -> Option<String> {
+        match &self.result {
+            OtherResult::Timed { .. } => None,
+            OtherResult::Skipped(m) => Some(m.clone()),
+            OtherResult::Differ(d) => Some(format!(
+                "its output differs from the original's ({} line {})",
+                d.stream.name(),
+                d.line
+            )),
+            OtherResult::Failed(f) => Some(f.diagnostic.message.clone()),
+        }
+    }
+
+    /// `baseline \`clang-16 -O3\`` or `reference OpenBLAS`.
+    pub fn title(&self) -> String {
+        match self.kind {
+            OtherKind::Baseline => format!("baseline `{}`", self.label),
+            OtherKind::Reference => format!("reference {}", self.label),
+        }
+    }
+}
+
+/// What a timed job measured besides the first pair.
+#[derive(Debug, Default)]
+pub struct Extra {
+    /// With `--threads`: the pair's timing at each count, in the order given (the first is
+    /// also the outcome's `timing`).
+    pub threads: Vec<(u32, Timing)>,
+    /// The baselines, then the reference.
+    pub others: Vec<Other>,
+    /// Floating-point operations of one run.
+    pub flops: Option<f64>,
+    /// The largest relative difference between the two programs' numbers (`--tolerance`).
+    pub max_relative_difference: Option<f64>,
+    /// `-fopenmp` or `-fopenmp-simd` when the programs were built with it.
+    pub openmp: Option<&'static str>,
+}
+
 /// Runs one job: legality, generation, builds, the check run, the timing.
 pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
     let failed = |failure: Failure| Outcome::Failed {
         failure,
         kept: None,
+    };
+    let flops = match &job.flops {
+        None => None,
+        Some(spec) => {
+            progress("evaluating the flop count");
+            match job.toolchain.macro_dump(&job.kernel).and_then(|dump| {
+                let m = flops::parse_macro_dump(&dump);
+                flops::eval(&spec.expr, &m).map_err(|e| spec.failure(&e))
+            }) {
+                Ok(v) if v.is_positive() => Some(v.to_f64()),
+                Ok(v) => {
+                    return failed(spec.failure(&flops::Error {
+                        message: format!("the flop count must be positive, not {v}"),
+                        span: 0..spec.text.len(),
+                    }))
+                }
+                Err(f) => return failed(f),
+            }
+        }
     };
     progress("verifying the script");
     let loaded = match &job.script {
@@ -157,6 +310,7 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    let separate_check = !(job.check_defines.is_empty() && job.check_cflags.is_empty());
     // Builds both programs with `cflags` and `defines` added; the executables' names end in
     // `suffix`.
     let build = |suffix: &str,
@@ -182,10 +336,10 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
         Ok((a, b))
     };
     let built = build("", &[], &[]).and_then(|timed| {
-        let check = if job.check_defines.is_empty() && job.check_cflags.is_empty() {
-            timed.clone()
-        } else {
+        let check = if separate_check {
             build(".check", &job.check_cflags, &job.check_defines)?
+        } else {
+            timed.clone()
         };
         Ok((timed, check))
     });
@@ -200,28 +354,33 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
             };
         }
     };
+    // The check runs see the first thread count, as the first timed pair does.
+    let first_env = thread_env(job.threads.first().copied());
     progress("check run (original)");
-    let a = match native::run(&check.0) {
+    let a = match native::run_with_env(&check.0, &first_env) {
         Ok(o) => o,
         Err(f) => return failed(f),
     };
     progress("check run (transformed)");
-    let b = match native::run(&check.1) {
+    let b = match native::run_with_env(&check.1, &first_env) {
         Ok(o) => o,
         Err(f) => return failed(f),
     };
     let ignore_time = job.plan.clock == Clock::Stdout;
-    if let Some(diff) = native::compare(&a, &b, ignore_time) {
-        dir.persist();
-        for (which, o) in [("original", &a), ("transformed", &b)] {
-            let _ = std::fs::write(dir.join(&format!("{s}.{which}.stdout")), &o.stdout);
-            let _ = std::fs::write(dir.join(&format!("{s}.{which}.stderr")), &o.stderr);
+    let max_rel = match native::compare_with(&a, &b, ignore_time, job.check) {
+        Ok(r) => r,
+        Err(diff) => {
+            dir.persist();
+            for (which, o) in [("original", &a), ("transformed", &b)] {
+                let _ = std::fs::write(dir.join(&format!("{s}.{which}.stdout")), &o.stdout);
+                let _ = std::fs::write(dir.join(&format!("{s}.{which}.stderr")), &o.stderr);
+            }
+            return Outcome::Differ {
+                diff,
+                kept: dir.path().to_path_buf(),
+            };
         }
-        return Outcome::Differ {
-            diff,
-            kept: dir.path().to_path_buf(),
-        };
-    }
+    };
     if !a.success() {
         return failed(
             plain(format!(
@@ -231,23 +390,290 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
             .with_stderr(&a.stderr),
         );
     }
+    // The baselines and the reference: built, checked against the original's output, and
+    // timed with the pair if all went well.
+    let mut others: Vec<Other> = vec![];
+    // (index in `others`, executable, environment) of those to time.
+    let mut other_exes: Vec<(usize, PathBuf, Env)> = vec![];
+    let other_env = reference_env(job.threads.first().copied());
+    for (k, base) in job.baselines.iter().enumerate() {
+        let mut toolchain = job.toolchain.clone();
+        toolchain.cc = base.cc.clone();
+        toolchain.cflags = base.cflags.clone();
+        let name = format!("{s}.baseline{}", k + 1);
+        progress(&format!("baseline `{}`", base.spec));
+        let r = prepare_other(
+            job,
+            &dir,
+            &toolchain,
+            &job.kernel,
+            &name,
+            separate_check,
+            &a,
+            job.check,
+            &first_env,
+        );
+        let label = base.spec.clone();
+        match r {
+            Ok((exe, check)) => {
+                other_exes.push((others.len(), exe, first_env.clone()));
+                others.push(Other {
+                    kind: OtherKind::Baseline,
+                    label,
+                    result: OtherResult::Timed {
+                        samples: vec![],
+                        ratio: f64::NAN,
+                        check,
+                    },
+                });
+            }
+            Err(result) => others.push(Other {
+                kind: OtherKind::Baseline,
+                label,
+                result,
+            }),
+        }
+    }
+    if let Some(reference) = &job.reference {
+        progress(&format!("reference {}", reference.name));
+        let mut toolchain = job.toolchain.clone();
+        toolchain.cflags.extend(reference.cflags.iter().cloned());
+        let mut ldflags = reference.ldflags.clone();
+        ldflags.extend(toolchain.ldflags.iter().cloned());
+        toolchain.ldflags = ldflags;
+        let r = probe_reference(&dir, &toolchain, reference).and_then(|()| {
+            prepare_other(
+                job,
+                &dir,
+                &toolchain,
+                &reference.source,
+                &format!("{s}.reference"),
+                separate_check,
+                &a,
+                reference.tolerance.map_or(job.check, Check::Relative),
+                &other_env,
+            )
+        });
+        let label = reference.name.clone();
+        match r {
+            Ok((exe, check)) => {
+                other_exes.push((others.len(), exe, other_env.clone()));
+                others.push(Other {
+                    kind: OtherKind::Reference,
+                    label,
+                    result: OtherResult::Timed {
+                        samples: vec![],
+                        ratio: f64::NAN,
+                        check,
+                    },
+                });
+            }
+            Err(result) => others.push(Other {
+                kind: OtherKind::Reference,
+                label,
+                result,
+            }),
+        }
+    }
     let mut plan = job.plan;
-    if check == timed {
+    if check == timed && job.threads.len() <= 1 && other_exes.is_empty() {
         plan.warmup = plan.warmup.saturating_sub(1);
     }
-    let total = 2 * (plan.warmup + plan.runs);
-    let r = native::time_pair(&timed.0, &timed.1, &plan, &mut |p| {
+    // Each round: original and transformed at each thread count, then the others.
+    let counts: Vec<Option<u32>> = if job.threads.is_empty() {
+        vec![None]
+    } else {
+        job.threads.iter().copied().map(Some).collect()
+    };
+    let mut programs: Vec<Program> = vec![];
+    let mut names: Vec<String> = vec![];
+    for t in &counts {
+        let at = t.map_or(String::new(), |t| format!(", {}", threads_text(t)));
+        for (exe, what) in [(&timed.0, "original"), (&timed.1, "transformed")] {
+            programs.push(Program {
+                exe,
+                env: thread_env(*t),
+            });
+            names.push(format!("{what}{at}"));
+        }
+    }
+    for (i, exe, env) in &other_exes {
+        programs.push(Program {
+            exe,
+            env: env.clone(),
+        });
+        names.push(others[*i].title());
+    }
+    let results = native::time_all(&programs, &plan, &mut |p| {
         let what = if p.warmup { "warm-up" } else { "timing" };
-        let side = match p.side {
-            native::time::Side::A => "original",
-            native::time::Side::B => "transformed",
-        };
-        progress(&format!("{what} run {}/{total} ({side})", p.done + 1));
+        progress(&format!(
+            "{what} run {}/{} ({})",
+            p.done + 1,
+            p.total,
+            names[p.program]
+        ));
     });
     let kept = dir.is_kept().then(|| dir.path().to_path_buf());
-    match r {
-        Ok(timing) => Outcome::Timed { timing, kept },
-        Err(failure) => Outcome::Failed { failure, kept },
+    let mut results = results.into_iter();
+    let mut pairs: Vec<(u32, Timing)> = vec![];
+    for t in &counts {
+        let (ra, rb) = (results.next(), results.next());
+        match (ra, rb) {
+            (Some(Ok(a)), Some(Ok(b))) => pairs.push((t.unwrap_or(0), Timing { a, b })),
+            (Some(Err(failure)), _) | (_, Some(Err(failure))) => {
+                return Outcome::Failed { failure, kept }
+            }
+            _ => unreachable!("two results per thread count"),
+        }
+    }
+    let first = pairs[0].1.clone();
+    for ((i, _, _), r) in other_exes.iter().zip(results) {
+        let o = &mut others[*i];
+        o.result = match (
+            r,
+            std::mem::replace(&mut o.result, OtherResult::Skipped(String::new())),
+        ) {
+            (Ok(samples), OtherResult::Timed { check, .. }) => {
+                let ratios: Vec<f64> = samples.iter().zip(&first.b).map(|(x, y)| x / y).collect();
+                OtherResult::Timed {
+                    ratio: native::time::median(&ratios),
+                    samples,
+                    check,
+                }
+            }
+            (Err(f), _) => OtherResult::Failed(f),
+            (Ok(_), r) => r,
+        };
+    }
+    let extra = Extra {
+        threads: if job.threads.is_empty() {
+            vec![]
+        } else {
+            pairs
+        },
+        others,
+        flops,
+        max_relative_difference: matches!(job.check, Check::Relative(_)).then_some(max_rel),
+        openmp,
+    };
+    Outcome::Timed {
+        timing: first,
+        kept,
+        extra: Box::new(extra),
+    }
+}
+
+/// Variables added to a program's environment.
+type Env = Vec<(String, String)>;
+
+/// `1 thread`, `2 threads`.
+pub fn threads_text(t: u32) -> String {
+    if t == 1 {
+        "1 thread".to_string()
+    } else {
+        format!("{t} threads")
+    }
+}
+
+/// The environment of a run at a thread count (`None`: left as it is).
+fn thread_env(t: Option<u32>) -> Vec<(String, String)> {
+    t.map_or(vec![], |t| vec![("OMP_NUM_THREADS".into(), t.to_string())])
+}
+
+/// The reference runs on the first thread count, one thread without `--threads`: a
+/// library's own threads (OpenBLAS reads `OPENBLAS_NUM_THREADS`) must not outnumber the
+/// transformed program's.
+fn reference_env(t: Option<u32>) -> Vec<(String, String)> {
+    let t = t.unwrap_or(1).to_string();
+    vec![
+        ("OMP_NUM_THREADS".into(), t.clone()),
+        ("OPENBLAS_NUM_THREADS".into(), t),
+    ]
+}
+
+/// Whether the reference's headers and libraries are there: a small program that includes
+/// the headers, built and linked with the reference's flags.
+fn probe_reference(dir: &WorkDir, toolchain: &Toolchain, r: &Reference) -> Result<(), OtherResult> {
+    if r.headers.is_empty() && r.ldflags.is_empty() {
+        return Ok(());
+    }
+    let src = dir.join("reference-probe.c");
+    let mut text: String = r
+        .headers
+        .iter()
+        .map(|h| format!("#include <{h}>\n"))
+        .collect();
+    text.push_str("int main(void) { return 0; }\n");
+    let probe = Toolchain {
+        extra: vec![],
+        defines: vec![],
+        ..toolchain.clone()
+    };
+    let r_exe = dir.join("reference-probe");
+    let res = std::fs::write(&src, text)
+        .map_err(|e| plain(format!("cannot write `{}`: {e}", src.display())))
+        .and_then(|()| probe.compile(&src, &[], &[], &r_exe));
+    let _ = std::fs::remove_file(&src);
+    let _ = std::fs::remove_file(&r_exe);
+    res.map_err(|f| {
+        let mut needs: Vec<String> = r.headers.iter().map(|h| format!("<{h}>")).collect();
+        needs.extend(r.ldflags.iter().cloned());
+        let cause = f
+            .diagnostic
+            .labels
+            .first()
+            .map(|l| l.label.clone())
+            .or_else(|| f.diagnostic.notes.first().cloned())
+            .unwrap_or_default();
+        let mut m = format!(
+            "{} is not available here: cannot build with {} ({})",
+            r.name,
+            needs.join(" "),
+            cause.trim()
+        );
+        if let Some(i) = &r.install {
+            m.push_str(&format!("; install it with `{i}`"));
+        }
+        OtherResult::Skipped(m)
+    })
+}
+
+/// Builds a baseline or the reference (timed executable, and a check executable when the
+/// check build differs), runs its check build and compares it with the original's check
+/// output `original`. Returns the timed executable and the largest relative difference
+/// found.
+#[allow(clippy::too_many_arguments)]
+fn prepare_other(
+    job: &Job,
+    dir: &WorkDir,
+    toolchain: &Toolchain,
+    source: &Path,
+    name: &str,
+    separate_check: bool,
+    original: &native::Outcome,
+    check: Check,
+    env: &[(String, String)],
+) -> Result<(PathBuf, f64), OtherResult> {
+    toolchain.available().map_err(OtherResult::Skipped)?;
+    let exe = dir.join(name);
+    toolchain
+        .compile(source, &[], &[], &exe)
+        .map_err(OtherResult::Failed)?;
+    let check_exe = if separate_check {
+        let e = dir.join(&format!("{name}.check"));
+        let mut t = toolchain.clone();
+        t.cflags.extend(job.check_cflags.iter().cloned());
+        t.compile(source, &[], &job.check_defines, &e)
+            .map_err(OtherResult::Failed)?;
+        e
+    } else {
+        exe.clone()
+    };
+    let out = native::run_with_env(&check_exe, env).map_err(OtherResult::Failed)?;
+    let ignore_time = job.plan.clock == Clock::Stdout;
+    match native::compare_with(original, &out, ignore_time, check) {
+        Ok(r) => Ok((exe, r)),
+        Err(d) => Err(OtherResult::Differ(d)),
     }
 }
 
@@ -296,6 +722,23 @@ fn stats_json(s: &Stats, samples: &[f64]) -> Json {
     ])
 }
 
+fn tolerance_json(c: Check) -> Json {
+    match c {
+        Check::Exact => Json::Null,
+        Check::Relative(r) => Json::Num(r),
+    }
+}
+
+fn difference_json(diff: &Difference) -> Json {
+    Json::obj(vec![
+        ("stream", Json::str(diff.stream.name())),
+        ("line", Json::Int(diff.line as i128)),
+        ("original", Json::opt_str(diff.a.as_deref())),
+        ("transformed", Json::opt_str(diff.b.as_deref())),
+        ("detail", Json::opt_str(diff.detail.as_deref())),
+    ])
+}
+
 pub fn outcome_json(job: &Job, o: &Outcome) -> Json {
     let mut f: Vec<(&str, Json)> = vec![
         ("name", Json::str(&job.name)),
@@ -313,25 +756,120 @@ pub fn outcome_json(job: &Job, o: &Outcome) -> Json {
             .map_or(Json::Null, |p| Json::str(p.display().to_string()))
     };
     match o {
-        Outcome::Timed { timing, kept: k } => {
+        Outcome::Timed {
+            timing,
+            kept: k,
+            extra,
+        } => {
             f.push(("status", Json::str("ok")));
-            f.push(("check", Json::str("identical")));
+            f.push(("check", Json::str(job.check.describe())));
+            f.push(("tolerance", tolerance_json(job.check)));
+            if let Some(r) = extra.max_relative_difference {
+                f.push(("max_relative_difference", Json::Num(r)));
+            }
             f.push(("original", stats_json(&timing.a_stats(), &timing.a)));
             f.push(("transformed", stats_json(&timing.b_stats(), &timing.b)));
             f.push(("speedup", Json::Num(timing.speedup())));
+            f.push(("openmp", Json::opt_str(extra.openmp)));
+            if !extra.threads.is_empty() {
+                let rows = extra
+                    .threads
+                    .iter()
+                    .map(|(t, tm)| {
+                        Json::obj(vec![
+                            ("threads", Json::Int(*t as i128)),
+                            ("original", stats_json(&tm.a_stats(), &tm.a)),
+                            ("transformed", stats_json(&tm.b_stats(), &tm.b)),
+                            ("speedup", Json::Num(tm.speedup())),
+                        ])
+                    })
+                    .collect();
+                f.push(("threads", Json::Array(rows)));
+            }
+            let gflops = |t: f64| extra.flops.map_or(Json::Null, |n| Json::Num(n / t / 1e9));
+            f.push(("flops", extra.flops.map_or(Json::Null, Json::Num)));
+            f.push((
+                "gflops",
+                match extra.flops {
+                    None => Json::Null,
+                    Some(_) => Json::obj(vec![
+                        ("original", gflops(timing.a_stats().median)),
+                        ("transformed", gflops(timing.b_stats().median)),
+                    ]),
+                },
+            ));
+            let other_json = |o: &Other| {
+                let mut v: Vec<(&str, Json)> = vec![];
+                match o.kind {
+                    OtherKind::Baseline => v.push(("baseline", Json::str(&o.label))),
+                    OtherKind::Reference => v.push(("name", Json::str(&o.label))),
+                }
+                match &o.result {
+                    OtherResult::Timed {
+                        samples,
+                        ratio,
+                        check,
+                    } => {
+                        v.push(("status", Json::str("ok")));
+                        let (what, r) = match o.kind {
+                            OtherKind::Baseline => ("speedup", *ratio),
+                            OtherKind::Reference => ("fraction_of_speed", *ratio),
+                        };
+                        v.push(("times", stats_json(&Stats::of(samples), samples)));
+                        v.push((what, Json::Num(r)));
+                        v.push(("gflops", gflops(Stats::of(samples).median)));
+                        let used = match (o.kind, job.reference.as_ref().and_then(|r| r.tolerance))
+                        {
+                            (OtherKind::Reference, Some(t)) => Check::Relative(t),
+                            _ => job.check,
+                        };
+                        v.push(("check", Json::str(used.describe())));
+                        if let Check::Relative(_) = used {
+                            v.push(("max_relative_difference", Json::Num(*check)));
+                        }
+                    }
+                    OtherResult::Skipped(m) => {
+                        v.push(("status", Json::str("skipped")));
+                        v.push(("error", Json::str(m)));
+                    }
+                    OtherResult::Differ(d) => {
+                        v.push(("status", Json::str("differ")));
+                        v.push(("error", Json::str(o.problem().unwrap_or_default())));
+                        v.push(("difference", difference_json(d)));
+                    }
+                    OtherResult::Failed(fl) => {
+                        v.push(("status", Json::str("error")));
+                        v.push(("error", Json::str(&fl.diagnostic.message)));
+                    }
+                }
+                Json::obj(v)
+            };
+            let baselines: Vec<Json> = extra
+                .others
+                .iter()
+                .filter(|o| o.kind == OtherKind::Baseline)
+                .map(other_json)
+                .collect();
+            if !job.baselines.is_empty() {
+                f.push(("baselines", Json::Array(baselines)));
+            }
+            if job.reference.is_some() {
+                f.push((
+                    "reference",
+                    extra
+                        .others
+                        .iter()
+                        .find(|o| o.kind == OtherKind::Reference)
+                        .map_or(Json::Null, other_json),
+                ));
+            }
             f.push(("kept", kept(k)));
         }
         Outcome::Differ { diff, kept: k } => {
             f.push(("status", Json::str("differ")));
-            f.push((
-                "difference",
-                Json::obj(vec![
-                    ("stream", Json::str(diff.stream.name())),
-                    ("line", Json::Int(diff.line as i128)),
-                    ("original", Json::opt_str(diff.a.as_deref())),
-                    ("transformed", Json::opt_str(diff.b.as_deref())),
-                ]),
-            ));
+            f.push(("check", Json::str(job.check.describe())));
+            f.push(("tolerance", tolerance_json(job.check)));
+            f.push(("difference", difference_json(diff)));
             f.push(("kept", kept(&Some(k.clone()))));
         }
         Outcome::Illegal { reports } => {
@@ -362,6 +900,10 @@ pub struct Settings {
     pub check_defines: Vec<String>,
     pub check_cflags: Vec<String>,
     pub plan: Plan,
+    /// `--baseline`, as given (a manifest entry's `cflags` are added per entry).
+    pub baselines: Vec<Baseline>,
+    pub threads: Vec<u32>,
+    pub check: Check,
 }
 
 /// What a `--manifest` run adds to each entry: the command line's preprocessor options, the
@@ -374,6 +916,8 @@ pub struct ManifestRun {
     pub sizes: Vec<String>,
     pub identity: bool,
     pub keep: Option<PathBuf>,
+    /// Only the entries of these names (`--only`; empty: all).
+    pub only: Vec<String>,
 }
 
 pub fn describe_toolchain(t: &Toolchain) -> String {
@@ -406,6 +950,9 @@ pub fn manifest_jobs(
             continue;
         }
         let name = e.bench.name.clone().unwrap_or_else(|| stem(&e.kernel));
+        if !a.only.is_empty() && !a.only.contains(&name) {
+            continue;
+        }
         let mut opts = e.opts.clone();
         opts.includes.extend(a.includes.iter().cloned());
         opts.defines.extend(a.defines.iter().cloned());
@@ -462,6 +1009,18 @@ pub fn manifest_jobs(
                 check_cflags,
                 plan,
                 keep: None,
+                baselines: c
+                    .baselines
+                    .iter()
+                    .map(|b| Baseline {
+                        cflags: b.cflags.iter().chain(&e.bench.cflags).cloned().collect(),
+                        ..b.clone()
+                    })
+                    .collect(),
+                reference: e.bench.reference.clone(),
+                threads: c.threads.clone(),
+                check: c.check,
+                flops: e.bench.flops.clone(),
             };
             let folder = match &size {
                 Some(s) => format!("{name}-{s}"),
@@ -469,6 +1028,13 @@ pub fn manifest_jobs(
             };
             let keep = a.keep.as_ref().map(|k| k.join(slug(&folder)));
             jobs.push(Job { keep, ..job });
+        }
+    }
+    for n in &a.only {
+        if !jobs.iter().any(|j| &j.name == n) {
+            return Err(plain(format!(
+                "`--only {n}`: the manifest has no benched entry named `{n}`"
+            )));
         }
     }
     Ok(jobs)
@@ -484,6 +1050,10 @@ pub fn second_label<'a>(jobs: impl IntoIterator<Item = &'a Job>) -> &'static str
     }
 }
 
+/// The results table of a manifest run: one row per job; a column per thread count
+/// (`--threads`: the speedup at that count), per baseline (the speedup over it) and for the
+/// reference (the fraction of its speed), and GFLOP/s when entries have `flops`. Problems of
+/// baselines and references are listed under the table.
 pub fn table(results: &[(Job, Outcome)], compiler: &str, plan: &Plan) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
@@ -499,29 +1069,110 @@ pub fn table(results: &[(Job, Outcome)], compiler: &str, plan: &Plan) -> String 
         .max()
         .unwrap_or(4)
         .max(4);
-    let _ = writeln!(
+    let jobs = || results.iter().map(|(j, _)| j);
+    let threads: Vec<u32> = jobs().next().map_or(vec![], |j| j.threads.clone());
+    let baselines: Vec<String> = jobs().next().map_or(vec![], |j| {
+        j.baselines.iter().map(|b| b.spec.clone()).collect()
+    });
+    let mut references: Vec<String> = vec![];
+    for j in jobs() {
+        if let Some(r) = &j.reference {
+            if !references.contains(&r.name) {
+                references.push(r.name.clone());
+            }
+        }
+    }
+    let with_flops = jobs().any(|j| j.flops.is_some());
+    // Extra columns: (header, cell of a timed row).
+    type Cell<'a> = Box<dyn Fn(&Job, &Timing, &Extra) -> String + 'a>;
+    let mut cols: Vec<(String, Cell)> = vec![];
+    if threads.is_empty() {
+        cols.push((
+            "speedup".into(),
+            Box::new(|_, t: &Timing, _| format!("{:.2}×", t.speedup())),
+        ));
+    } else {
+        for (k, &n) in threads.iter().enumerate() {
+            cols.push((
+                threads_text(n),
+                Box::new(move |_, _, x: &Extra| {
+                    x.threads
+                        .get(k)
+                        .map_or("-".into(), |(_, t)| format!("{:.2}×", t.speedup()))
+                }),
+            ));
+        }
+    }
+    for b in &baselines {
+        let b = b.clone();
+        cols.push((
+            format!("vs {b}"),
+            Box::new(move |_, _, x: &Extra| {
+                x.others
+                    .iter()
+                    .find(|o| o.kind == OtherKind::Baseline && o.label == b)
+                    .map_or("-".into(), Other::cell)
+            }),
+        ));
+    }
+    for r in &references {
+        let r = r.clone();
+        cols.push((
+            format!("of {r}"),
+            Box::new(move |_, _, x: &Extra| {
+                x.others
+                    .iter()
+                    .find(|o| o.kind == OtherKind::Reference && o.label == r)
+                    .map_or("-".into(), Other::cell)
+            }),
+        ));
+    }
+    if with_flops {
+        cols.push((
+            "GFLOP/s".into(),
+            Box::new(|_, t: &Timing, x: &Extra| {
+                x.flops.map_or("-".into(), |n| {
+                    format!("{:.2}", n / t.b_stats().median / 1e9)
+                })
+            }),
+        ));
+    }
+    let widths: Vec<usize> = cols.iter().map(|(h, _)| h.chars().count().max(8)).collect();
+    let _ = write!(
         s,
-        "{:<nw$}  {:<sw$}  {:>11}  {:>11}  {:>8}",
+        "{:<nw$}  {:<sw$}  {:>11}  {:>11}",
         "kernel",
         "size",
         "original",
-        second_label(results.iter().map(|(j, _)| j)),
-        "speedup"
+        second_label(jobs()),
     );
+    for ((h, _), w) in cols.iter().zip(&widths) {
+        let _ = write!(s, "  {h:>w$}");
+    }
+    s.push('\n');
     let (mut ok, mut differ, mut bad) = (0, 0, 0);
+    let mut notes: Vec<String> = vec![];
     for (j, o) in results {
         let size = j.size.as_deref().unwrap_or("-");
         let _ = match o {
-            Outcome::Timed { timing, .. } => {
+            Outcome::Timed { timing, extra, .. } => {
                 ok += 1;
-                writeln!(
+                let _ = write!(
                     s,
-                    "{:<nw$}  {size:<sw$}  {:>11}  {:>11}  {:>7.2}×",
+                    "{:<nw$}  {size:<sw$}  {:>11}  {:>11}",
                     j.name,
                     secs(timing.a_stats().median),
                     secs(timing.b_stats().median),
-                    timing.speedup()
-                )
+                );
+                for ((_, cell), w) in cols.iter().zip(&widths) {
+                    let _ = write!(s, "  {:>w$}", cell(j, timing, extra));
+                }
+                for other in &extra.others {
+                    if let Some(p) = other.problem() {
+                        notes.push(format!("{}: {}: {p}", j.label(), other.title()));
+                    }
+                }
+                writeln!(s)
             }
             Outcome::Differ { diff, .. } => {
                 differ += 1;
@@ -552,12 +1203,24 @@ pub fn table(results: &[(Job, Outcome)], compiler: &str, plan: &Plan) -> String 
             }
         };
     }
+    let check = jobs().next().map_or(Check::Exact, |j| j.check);
     let _ = writeln!(
         s,
-        "{ok} timed, {differ} differ or illegal, {bad} failed; medians of {} runs ({}), {compiler}",
+        "{ok} timed, {differ} differ or illegal, {bad} failed; outputs {}; medians of {} runs ({}), {compiler}",
+        check.describe(),
         plan.runs,
         clock_name(plan.clock)
     );
+    if !baselines.is_empty() || !references.is_empty() {
+        let _ = writeln!(
+            s,
+            "vs BASELINE: the transformed program's speedup over the original built with that \
+             compiler and flags; of REFERENCE: the fraction of the reference's speed it reaches"
+        );
+    }
+    for n in notes {
+        let _ = writeln!(s, "note: {n}");
+    }
     s
 }
 

@@ -4,11 +4,12 @@
 use super::{CcArgs, Ctx, Format};
 use crate::bench::{
     bench_one, clock_name, describe_toolchain, manifest_jobs, outcome_json, second_label, secs,
-    stem, table, Job, ManifestRun, Outcome, Settings,
+    stem, table, threads_text, Baseline, Extra, Job, ManifestRun, OtherKind, OtherResult, Outcome,
+    Settings,
 };
-use crate::manifest;
+use crate::manifest::{self, FlopsSpec};
 use crate::model::json::Json;
-use crate::native::{compile::split_words, plot, Clock, Plan, Timing, Toolchain};
+use crate::native::{compile::split_words, plot, Check, Clock, Plan, Timing, Toolchain};
 use clap::Args;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -110,6 +111,28 @@ pub struct BenchArgs {
     /// repeatable). Without it, each entry runs at its default size.
     #[arg(long = "size", value_name = "NAME", requires = "manifest")]
     pub sizes: Vec<String>,
+    /// Also time the original built with this compiler and these flags (repeatable), e.g.
+    /// `--baseline 'clang-16 -O3 -mllvm -polly'`, and report the transformed program's
+    /// speedup over it. A baseline that is not installed, does not build or prints
+    /// something else is reported as such; it does not change the exit code.
+    #[arg(long = "baseline", value_name = "CC FLAGS", allow_hyphen_values = true)]
+    pub baselines: Vec<String>,
+    /// Time both programs with `OMP_NUM_THREADS` set to N (repeatable: one result per
+    /// count). Programs with a parallel loop are built with `-fopenmp` either way.
+    #[arg(long = "threads", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: Vec<u32>,
+    /// Compare the outputs' numbers within this relative tolerance instead of byte for
+    /// byte (the text around them, and integers, must still be identical).
+    #[arg(long, value_name = "REL", value_parser = parse_tolerance)]
+    pub tolerance: Option<f64>,
+    /// The number of floating-point operations of one run: an expression in the program's
+    /// macros (`2*NI*NJ*NK`); the report then gives GFLOP/s. With `--manifest`, each
+    /// entry's `flops` key.
+    #[arg(long, value_name = "EXPR", conflicts_with = "manifest")]
+    pub flops: Option<String>,
+    /// With `--manifest`: bench only the entries of this name (repeatable).
+    #[arg(long = "only", value_name = "NAME", requires = "manifest")]
+    pub only: Vec<String>,
     /// With `--manifest`: write a bar chart of the speedups (SVG).
     #[arg(long, value_name = "FILE.svg", requires = "manifest")]
     pub plot: Option<PathBuf>,
@@ -119,10 +142,45 @@ pub struct BenchArgs {
     pub extra: Vec<String>,
 }
 
-/// Prints the diagnostics of a job that did not get timed, on stderr.
+fn parse_tolerance(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x >= 0.0 && x.is_finite() => Ok(x),
+        _ => Err(format!(
+            "`{s}` is not a relative tolerance (a non-negative number such as 1e-9)"
+        )),
+    }
+}
+
+/// Prints the diagnostics of a job that did not get timed, and the problems of its
+/// baselines and reference, on stderr.
 fn explain(job: &Job, o: &Outcome, ctx: &Ctx) {
     match o {
-        Outcome::Timed { .. } => {}
+        Outcome::Timed { extra, .. } => {
+            for other in &extra.others {
+                match &other.result {
+                    OtherResult::Timed { .. } => {}
+                    OtherResult::Failed(f) => {
+                        eprint!("{}", f.render(ctx.color));
+                        eprintln!(
+                            "warning: {}: {} was not timed (see above)",
+                            job.label(),
+                            other.title()
+                        );
+                    }
+                    OtherResult::Differ(d) => eprint!(
+                        "warning: {}: {} was not timed: its output differs from the original's: {}",
+                        job.label(),
+                        other.title(),
+                        d.describe("original", &other.label)
+                    ),
+                    OtherResult::Skipped(m) => eprintln!(
+                        "warning: {}: {} was not timed: {m}",
+                        job.label(),
+                        other.title()
+                    ),
+                }
+            }
+        }
         Outcome::Differ { diff, kept } => {
             eprint!(
                 "error: {}: the transformed program's output differs from the original's: {}",
@@ -154,7 +212,7 @@ fn explain(job: &Job, o: &Outcome, ctx: &Ctx) {
     }
 }
 
-fn common(a: &BenchArgs) -> Settings {
+fn common(a: &BenchArgs) -> Result<Settings, String> {
     let mut toolchain = Toolchain {
         cflags: split_words(&a.cflags),
         ldflags: split_words(&a.ldflags),
@@ -167,7 +225,12 @@ fn common(a: &BenchArgs) -> Settings {
             toolchain.cc = w;
         }
     }
-    Settings {
+    let baselines = a
+        .baselines
+        .iter()
+        .map(|b| Baseline::parse(b))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Settings {
         toolchain,
         check_defines: a.check_define.clone(),
         check_cflags: split_words(&a.check_cflags),
@@ -180,14 +243,30 @@ fn common(a: &BenchArgs) -> Settings {
                 Clock::Process
             },
         },
-    }
+        baselines,
+        threads: a.threads.clone(),
+        check: a.tolerance.map_or(Check::Exact, Check::Relative),
+    })
 }
 
 pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
     if let Some(m) = a.manifest.clone() {
         return manifest(&m, &a, ctx);
     }
-    let c = common(&a);
+    let c = match common(&a) {
+        Ok(c) => c,
+        Err(m) => {
+            eprintln!("error: {m}");
+            return 2;
+        }
+    };
+    let flops = match a.flops.as_deref().map(FlopsSpec::from_option).transpose() {
+        Ok(f) => f,
+        Err(f) => {
+            eprint!("{}", f.render(ctx.color));
+            return 2;
+        }
+    };
     let kernel = a.kernel.clone().expect("clap requires it");
     let script = if a.identity {
         None
@@ -209,6 +288,11 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
         check_cflags: c.check_cflags,
         plan: c.plan,
         keep: a.keep.clone(),
+        baselines: c.baselines,
+        reference: None,
+        threads: c.threads,
+        check: c.check,
+        flops,
     };
     let ticker = Ticker {
         on: std::io::stderr().is_terminal(),
@@ -233,8 +317,13 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
             println!("{}", j.pretty());
         }
         Format::Text => {
-            if let Outcome::Timed { timing, kept } = &o {
-                print_single(&job, timing);
+            if let Outcome::Timed {
+                timing,
+                kept,
+                extra,
+            } = &o
+            {
+                print_single(&job, timing, extra);
                 if let Some(k) = kept {
                     println!("kept in {}", k.display());
                 }
@@ -244,11 +333,15 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
     o.exit_code()
 }
 
-fn print_single(job: &Job, t: &Timing) {
+fn print_single(job: &Job, t: &Timing, x: &Extra) {
+    let largest = x.max_relative_difference.map_or(String::new(), |r| {
+        format!(" (largest relative difference {r:.3e})")
+    });
     println!(
-        "{} + {}: outputs identical",
+        "{} + {}: outputs {}{largest}",
         job.kernel.display(),
-        job.script_name()
+        job.script_name(),
+        job.check.describe()
     );
     let second = second_label([job]);
     println!("{:<12} {:>11} {:>11} {:>11}", "", "min", "median", "max");
@@ -267,16 +360,57 @@ fn print_single(job: &Job, t: &Timing) {
         clock_name(job.plan.clock),
         describe_toolchain(&job.toolchain)
     );
+    for (n, tm) in &x.threads {
+        println!(
+            "{:<12} original {}, {second} {}: speedup {:.2}×",
+            threads_text(*n),
+            secs(tm.a_stats().median),
+            secs(tm.b_stats().median),
+            tm.speedup()
+        );
+    }
+    if let Some(n) = x.flops {
+        println!(
+            "GFLOP/s (median times, {:.4e} flops): original {:.2}, {second} {:.2}",
+            n,
+            n / t.a_stats().median / 1e9,
+            n / t.b_stats().median / 1e9
+        );
+    }
+    for o in &x.others {
+        let what = match o.kind {
+            OtherKind::Baseline => format!("vs {}", o.label),
+            OtherKind::Reference => format!("of {}", o.label),
+        };
+        match &o.result {
+            OtherResult::Timed { samples, ratio, .. } => {
+                let med = crate::native::Stats::of(samples).median;
+                let verdict = match o.kind {
+                    OtherKind::Baseline => format!("speedup {ratio:.2}×"),
+                    OtherKind::Reference => format!("{:.0}% of its speed", ratio * 100.0),
+                };
+                println!("{what}: {verdict} (its median {})", secs(med));
+            }
+            _ => println!("{what}: not timed: {}", o.problem().unwrap_or_default()),
+        }
+    }
 }
 
 fn manifest(path: &Path, a: &BenchArgs, ctx: &Ctx) -> u8 {
-    let c = common(a);
+    let c = match common(a) {
+        Ok(c) => c,
+        Err(m) => {
+            eprintln!("error: {m}");
+            return 2;
+        }
+    };
     let run = ManifestRun {
         includes: a.cc.include.clone(),
         defines: a.cc.define.clone(),
         sizes: a.sizes.clone(),
         identity: a.identity,
         keep: a.keep.clone(),
+        only: a.only.clone(),
     };
     let jobs = match manifest::parse(path).and_then(|e| manifest_jobs(e, &run, &c)) {
         Ok(j) => j,
@@ -313,6 +447,7 @@ fn manifest(path: &Path, a: &BenchArgs, ctx: &Ctx) -> u8 {
                 ("compiler", Json::str(&compiler)),
                 ("clock", Json::str(clock_name(c.plan.clock))),
                 ("runs", Json::Int(c.plan.runs as i128)),
+                ("check", Json::str(c.check.describe())),
                 (
                     "results",
                     Json::Array(results.iter().map(|(j, o)| outcome_json(j, o)).collect()),

@@ -125,6 +125,68 @@ impl Toolchain {
         Err(failure_report(d, &text, &shown))
     }
 
+    /// The object-like macros the compiler defines for `source` (`cc CFLAGS -E -dM`, with
+    /// the toolchain's includes and defines), as its `#define NAME BODY` lines.
+    pub fn macro_dump(&self, source: &Path) -> Result<String, Report> {
+        let mut line: Vec<String> = self.cc.clone();
+        line.extend(self.cflags.iter().cloned());
+        line.extend(["-E".to_string(), "-dM".to_string()]);
+        for i in &self.includes {
+            line.push("-I".into());
+            line.push(i.display().to_string());
+        }
+        for d in &self.defines {
+            line.push(format!("-D{d}"));
+        }
+        line.push(source.display().to_string());
+        let shown = line.join(" ");
+        let out = Command::new(&line[0])
+            .args(&line[1..])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| Report {
+                diagnostic: Diagnostic::new(format!(
+                    "cannot run the C compiler `{}`: {e}",
+                    line[0]
+                ))
+                .with_note(format!("command: {shown}")),
+                sources: vec![],
+            })?;
+        if !out.status.success() {
+            let d = Diagnostic::new(format!(
+                "the C compiler failed to preprocess `{}` ({})",
+                source.display(),
+                status_text(&out.status)
+            ));
+            return Err(failure_report(
+                d,
+                &String::from_utf8_lossy(&out.stderr),
+                &shown,
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// Whether the compiler can be run at all (`cc --version` starts): `Err` with a
+    /// sentence saying why not.
+    pub fn available(&self) -> Result<(), String> {
+        match Command::new(&self.cc[0])
+            .args(&self.cc[1..])
+            .arg("--version")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+        {
+            Ok(_) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(format!(
+                "the compiler `{}` is not installed (not found)",
+                self.cc[0]
+            )),
+            Err(e) => Err(format!("cannot run the compiler `{}`: {e}", self.cc[0])),
+        }
+    }
+
     /// The compiler's own name and version: the first line of `cc --version`.
     pub fn version(&self) -> Option<String> {
         let out = Command::new(&self.cc[0])

@@ -27,8 +27,14 @@ impl Outcome {
 
 /// Runs `exe` with no arguments and no input, capturing both output streams.
 pub fn run(exe: &Path) -> Result<Outcome, Report> {
+    run_with_env(exe, &[])
+}
+
+/// [`run`] with these variables added to the environment (`OMP_NUM_THREADS`).
+pub fn run_with_env(exe: &Path, env: &[(String, String)]) -> Result<Outcome, Report> {
     let start = Instant::now();
     let out = Command::new(exe)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .output()
         .map_err(|e| Report {
@@ -71,6 +77,8 @@ pub struct Difference {
     pub line: usize,
     pub a: Option<String>,
     pub b: Option<String>,
+    /// Under a relative tolerance: which numbers of the line differ, and by how much.
+    pub detail: Option<String>,
 }
 
 impl Difference {
@@ -108,8 +116,12 @@ impl Difference {
             }
             _ => String::new(),
         };
+        let detail = match &self.detail {
+            Some(d) => format!("  {d}\n"),
+            None => String::new(),
+        };
         format!(
-            "{} differs first at line {}{at}\n  {a:>w$}: {}\n  {b:>w$}: {}\n",
+            "{} differs first at line {}{at}\n  {a:>w$}: {}\n  {b:>w$}: {}\n{detail}",
             self.stream.name(),
             self.line,
             show(&self.a),
@@ -158,6 +170,7 @@ pub fn first_difference(stream: Stream, a: &[u8], b: &[u8]) -> Option<Difference
                 line: i + 1,
                 a: x.cloned(),
                 b: y.cloned(),
+                detail: None,
             });
         }
     }
@@ -167,6 +180,7 @@ pub fn first_difference(stream: Stream, a: &[u8], b: &[u8]) -> Option<Difference
         line: n.max(1),
         a: la.last().cloned(),
         b: lb.last().cloned(),
+        detail: None,
     })
 }
 
@@ -198,8 +212,240 @@ pub fn compare(a: &Outcome, b: &Outcome, ignore_last_stdout_line: bool) -> Optio
                 line: 0,
                 a: Some(a.status.clone()),
                 b: Some(b.status.clone()),
+                detail: None,
             })
         })
+}
+
+/// How two runs' outputs are compared.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Check {
+    /// Byte for byte (the default).
+    Exact,
+    /// Numbers within this relative tolerance, everything else byte for byte.
+    Relative(f64),
+}
+
+impl Check {
+    /// For reports: `identical` or `equal within relative tolerance 1e-9`.
+    pub fn describe(&self) -> String {
+        match self {
+            Check::Exact => "identical".to_string(),
+            Check::Relative(r) => format!("equal within relative tolerance {r:e}"),
+        }
+    }
+}
+
+/// [`compare`] under a check: `Ok` with the largest relative difference between two
+/// numbers of the outputs (0 when they are identical), or the first difference.
+///
+/// Under [`Check::Relative`] each pair of differing lines is split into numbers (decimal
+/// literals such as `-1.5e-3`, `42`, `.5`; not inside a word such as `C1` or a hexadecimal
+/// hash) and the text between them. The texts must be identical, and so must two integers
+/// (no `.` or exponent on either side: counts and indices); other pairs of numbers `x`, `y`
+/// must satisfy `|x - y| <= rel * max(|x|, |y|)`. The exit statuses must be equal.
+pub fn compare_with(
+    a: &Outcome,
+    b: &Outcome,
+    ignore_last_stdout_line: bool,
+    check: Check,
+) -> Result<f64, Difference> {
+    let rel = match check {
+        Check::Exact => {
+            return match compare(a, b, ignore_last_stdout_line) {
+                Some(d) => Err(d),
+                None => Ok(0.0),
+            }
+        }
+        Check::Relative(r) => r,
+    };
+    let (sa, sb) = if ignore_last_stdout_line {
+        (without_last_line(&a.stdout), without_last_line(&b.stdout))
+    } else {
+        (&a.stdout[..], &b.stdout[..])
+    };
+    let mut worst: f64 = 0.0;
+    for (stream, x, y) in [
+        (Stream::Stdout, sa, sb),
+        (Stream::Stderr, &a.stderr[..], &b.stderr[..]),
+    ] {
+        worst = worst.max(relative_difference(stream, x, y, rel)?);
+    }
+    if a.code != b.code {
+        return Err(Difference {
+            stream: Stream::Status,
+            line: 0,
+            a: Some(a.status.clone()),
+            b: Some(b.status.clone()),
+            detail: None,
+        });
+    }
+    Ok(worst)
+}
+
+/// Two byte streams compared line by line under a relative tolerance `rel`.
+fn relative_difference(stream: Stream, a: &[u8], b: &[u8], rel: f64) -> Result<f64, Difference> {
+    if a == b {
+        return Ok(0.0);
+    }
+    let (la, lb) = (lines(a), lines(b));
+    let mut worst: f64 = 0.0;
+    for i in 0..la.len().max(lb.len()) {
+        let (x, y) = (la.get(i), lb.get(i));
+        let differ = |detail: Option<String>| Difference {
+            stream,
+            line: i + 1,
+            a: x.cloned(),
+            b: y.cloned(),
+            detail,
+        };
+        let (Some(x), Some(y)) = (x, y) else {
+            return Err(differ(None));
+        };
+        if x == y {
+            continue;
+        }
+        match line_difference(x, y, rel) {
+            Ok(r) => worst = worst.max(r),
+            Err(detail) => return Err(differ(detail)),
+        }
+    }
+    if worst == 0.0 && a != b {
+        // Same lines but different bytes (invalid UTF-8 replaced alike).
+        return first_difference(stream, a, b).map_or(Ok(0.0), Err);
+    }
+    Ok(worst)
+}
+
+/// A piece of a line: text, or a decimal number.
+#[derive(Debug, PartialEq)]
+enum Piece<'a> {
+    Text(&'a str),
+    Number { text: &'a str, integer: bool },
+}
+
+/// Splits a line into numbers and the text between them.
+fn pieces(line: &str) -> Vec<Piece<'_>> {
+    let b = line.as_bytes();
+    let mut out = vec![];
+    let (mut i, mut text_from) = (0, 0);
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
+    while i < b.len() {
+        let starts = (i == 0 || !word(b[i - 1]))
+            && (b[i].is_ascii_digit()
+                || (b[i] == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+                || ((b[i] == b'-' || b[i] == b'+')
+                    && (b.get(i + 1).is_some_and(u8::is_ascii_digit)
+                        || (b.get(i + 1) == Some(&b'.')
+                            && b.get(i + 2).is_some_and(u8::is_ascii_digit)))));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut j = i;
+        if b[j] == b'-' || b[j] == b'+' {
+            j += 1;
+        }
+        let mut integer = true;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        if j < b.len() && b[j] == b'.' {
+            integer = false;
+            j += 1;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+        }
+        if j < b.len() && (b[j] == b'e' || b[j] == b'E') {
+            let mut k = j + 1;
+            if k < b.len() && (b[k] == b'-' || b[k] == b'+') {
+                k += 1;
+            }
+            if k < b.len() && b[k].is_ascii_digit() {
+                while k < b.len() && b[k].is_ascii_digit() {
+                    k += 1;
+                }
+                integer = false;
+                j = k;
+            }
+        }
+        // A number glued to a following letter or digit is part of a word (`1a2f`).
+        if j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+            i = j;
+            continue;
+        }
+        if text_from < start {
+            out.push(Piece::Text(&line[text_from..start]));
+        }
+        out.push(Piece::Number {
+            text: &line[start..j],
+            integer,
+        });
+        i = j;
+        text_from = j;
+    }
+    if text_from < line.len() {
+        out.push(Piece::Text(&line[text_from..]));
+    }
+    out
+}
+
+/// Two differing lines under a relative tolerance: the largest relative difference of
+/// their numbers, or why they differ (`None`: the text around the numbers differs).
+fn line_difference(x: &str, y: &str, rel: f64) -> Result<f64, Option<String>> {
+    let (px, py) = (pieces(x), pieces(y));
+    if px.len() != py.len() {
+        return Err(None);
+    }
+    let mut worst: f64 = 0.0;
+    for (p, q) in px.iter().zip(&py) {
+        match (p, q) {
+            (Piece::Text(s), Piece::Text(t)) if s == t => {}
+            (
+                Piece::Number {
+                    text: s,
+                    integer: true,
+                },
+                Piece::Number {
+                    text: t,
+                    integer: true,
+                },
+            ) => {
+                let (u, v) = (s.parse::<i128>(), t.parse::<i128>());
+                let same = match (u, v) {
+                    (Ok(u), Ok(v)) => u == v,
+                    _ => s == t,
+                };
+                if !same {
+                    return Err(Some(format!(
+                        "the integers {s} and {t} differ (integers are compared exactly)"
+                    )));
+                }
+            }
+            (Piece::Number { text: s, .. }, Piece::Number { text: t, .. }) => {
+                let (u, v): (f64, f64) = match (s.parse(), t.parse()) {
+                    (Ok(u), Ok(v)) => (u, v),
+                    _ => return Err(None),
+                };
+                let r = if u == v {
+                    0.0
+                } else {
+                    (u - v).abs() / u.abs().max(v.abs())
+                };
+                // NaN (from infinities) is a difference too.
+                if r.is_nan() || r > rel {
+                    return Err(Some(format!(
+                        "{s} and {t} differ by a relative {r:.3e}, more than the tolerance {rel:e}"
+                    )));
+                }
+                worst = worst.max(r);
+            }
+            _ => return Err(None),
+        }
+    }
+    Ok(worst)
 }
 
 #[cfg(test)]
@@ -312,5 +558,66 @@ mod tests {
         assert!(!d.success());
         assert!(d.status.contains("signal"), "{}", d.status);
         assert!(compare(&a, &d, false).is_some());
+    }
+
+    #[test]
+    fn numbers_and_text() {
+        let n = |text, integer| Piece::Number { text, integer };
+        assert_eq!(
+            pieces("C[12] = -1.5e-3, x1 0x1f .5"),
+            vec![
+                Piece::Text("C["),
+                n("12", true),
+                Piece::Text("] = "),
+                n("-1.5e-3", false),
+                Piece::Text(", x1 0x1f "),
+                n(".5", false),
+            ]
+        );
+        assert_eq!(pieces("hash 93e41abc"), vec![Piece::Text("hash 93e41abc")]);
+        assert_eq!(pieces("3e"), vec![Piece::Text("3e")]);
+        assert_eq!(pieces("1e5x 2"), vec![Piece::Text("1e5x "), n("2", true)]);
+    }
+
+    #[test]
+    fn relative_tolerance() {
+        let a = out("== C (2 x 2)\n1.000000001 2\nC[3] = 4e10\n", "", 0);
+        let b = out(
+            "== C (2 x 2)\n1.000000002 2.0000000001\nC[3] = 4.0000000001e10\n",
+            "",
+            0,
+        );
+        assert!(compare_with(&a, &b, false, Check::Exact).is_err());
+        let worst = compare_with(&a, &b, false, Check::Relative(1e-8)).unwrap();
+        assert!(worst > 9e-10 && worst < 1.1e-9, "{worst}");
+        let d = compare_with(&a, &b, false, Check::Relative(1e-10)).unwrap_err();
+        assert_eq!(d.line, 2);
+        let text = d.describe("original", "transformed");
+        assert!(
+            text.contains("1.000000001 and 1.000000002 differ by a relative"),
+            "{text}"
+        );
+        // Indices and counts are compared exactly; so is the text around the numbers.
+        let c = out("== C (2 x 3)\n1.000000001 2\nC[3] = 4e10\n", "", 0);
+        let d = compare_with(&a, &c, false, Check::Relative(0.9)).unwrap_err();
+        assert!(d.detail.unwrap().contains("integers 2 and 3"));
+        let c = out("== D (2 x 2)\n1.000000001 2\nC[3] = 4e10\n", "", 0);
+        assert!(compare_with(&a, &c, false, Check::Relative(0.9)).is_err());
+        // Identical outputs, different exit statuses, fewer lines.
+        assert_eq!(
+            compare_with(&a, &a.clone(), false, Check::Relative(0.0)),
+            Ok(0.0)
+        );
+        let c = out("== C (2 x 2)\n1.000000001 2\nC[3] = 4e10\n", "", 1);
+        let d = compare_with(&a, &c, false, Check::Relative(1.0)).unwrap_err();
+        assert_eq!(d.stream, Stream::Status);
+        let c = out("== C (2 x 2)\n", "", 0);
+        assert!(compare_with(&a, &c, false, Check::Relative(1.0)).is_err());
+        // Infinities equal themselves only; zero against a tiny number is a relative 1.
+        let (p, q) = (out("1e999\n", "", 0), out("inf\n", "", 0));
+        assert!(compare_with(&p, &q, false, Check::Relative(1.0)).is_err());
+        let (p, q) = (out("0.0\n", "", 0), out("1e-300\n", "", 0));
+        assert!(compare_with(&p, &q, false, Check::Relative(0.5)).is_err());
+        assert!(compare_with(&p, &q, false, Check::Relative(1.0)).is_ok());
     }
 }

@@ -5,7 +5,7 @@
 //! then affects both sides alike instead of all the runs of one side. The speedup is the
 //! median over rounds of `a / b` (each round's two runs saw nearly the same machine).
 
-use super::run::{run, Outcome};
+use super::run::{run_with_env, Outcome};
 use crate::diag::{Diagnostic, Report};
 use std::path::Path;
 
@@ -114,7 +114,16 @@ pub fn time_from_stdout(stdout: &[u8]) -> Result<f64, String> {
 
 /// One timed run: its time in seconds under `clock`.
 pub fn timed_run(exe: &Path, clock: Clock) -> Result<(f64, Outcome), Report> {
-    let o = run(exe)?;
+    timed_run_with_env(exe, &[], clock)
+}
+
+/// [`timed_run`] with these variables added to the program's environment.
+pub fn timed_run_with_env(
+    exe: &Path,
+    env: &[(String, String)],
+    clock: Clock,
+) -> Result<(f64, Outcome), Report> {
+    let o = run_with_env(exe, env)?;
     if !o.success() {
         let mut d = Diagnostic::new(format!(
             "`{}` failed while being timed ({})",
@@ -152,33 +161,84 @@ pub fn time_pair(
     plan: &Plan,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Timing, Report> {
-    let total = 2 * (plan.warmup + plan.runs);
+    let programs = [Program::new(a), Program::new(b)];
+    let mut samples = time_all(&programs, plan, &mut |p: AllProgress| {
+        progress(Progress {
+            warmup: p.warmup,
+            done: p.done,
+            total: p.total,
+            side: if p.program == 0 { Side::A } else { Side::B },
+        })
+    })
+    .into_iter();
+    let a = samples.next().expect("two programs")?;
+    let b = samples.next().expect("two programs")?;
+    Ok(Timing { a, b })
+}
+
+/// A program to time, with variables added to its environment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program<'a> {
+    pub exe: &'a Path,
+    pub env: Vec<(String, String)>,
+}
+
+impl<'a> Program<'a> {
+    pub fn new(exe: &'a Path) -> Program<'a> {
+        Program { exe, env: vec![] }
+    }
+}
+
+/// Reported before every run of [`time_all`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AllProgress {
+    pub warmup: bool,
+    /// Runs finished so far, warm-up included.
+    pub done: usize,
+    /// Runs planned (fewer happen when a program fails).
+    pub total: usize,
+    /// Index of the program about to run.
+    pub program: usize,
+}
+
+/// Times several programs against each other: `plan.warmup` untimed rounds, then
+/// `plan.runs` timed rounds; each round runs every program once, in the order given. A
+/// program that fails (or whose time cannot be read) is left out of the later rounds and
+/// its entry is that failure; the others go on. Entry `i` holds program `i`'s samples.
+pub fn time_all(
+    programs: &[Program],
+    plan: &Plan,
+    progress: &mut dyn FnMut(AllProgress),
+) -> Vec<Result<Vec<f64>, Report>> {
+    let total = programs.len() * (plan.warmup + plan.runs);
     let mut done = 0;
-    let mut t = Timing {
-        a: vec![],
-        b: vec![],
-    };
+    let mut out: Vec<Result<Vec<f64>, Report>> = programs.iter().map(|_| Ok(vec![])).collect();
     for round in 0..plan.warmup + plan.runs {
         let warmup = round < plan.warmup;
-        for side in [Side::A, Side::B] {
-            progress(Progress {
+        for (i, p) in programs.iter().enumerate() {
+            if out[i].is_err() {
+                continue;
+            }
+            progress(AllProgress {
                 warmup,
                 done,
                 total,
-                side,
+                program: i,
             });
-            let exe = if side == Side::A { a } else { b };
-            let (secs, _) = timed_run(exe, plan.clock)?;
             done += 1;
-            if !warmup {
-                match side {
-                    Side::A => t.a.push(secs),
-                    Side::B => t.b.push(secs),
+            match timed_run_with_env(p.exe, &p.env, plan.clock) {
+                Ok((secs, _)) => {
+                    if !warmup {
+                        if let Ok(v) = &mut out[i] {
+                            v.push(secs);
+                        }
+                    }
                 }
+                Err(e) => out[i] = Err(e),
             }
         }
     }
-    Ok(t)
+    out
 }
 
 #[cfg(test)]
@@ -217,7 +277,7 @@ mod tests {
         let src = dir.join(&format!("{name}.c"));
         std::fs::write(
             &src,
-            format!("#include <stdio.h>\nint main(void) {{ {body} }}\n"),
+            format!("#include <stdio.h>\n#include <stdlib.h>\nint main(void) {{ {body} }}\n"),
         )
         .unwrap();
         let exe = dir.join(name);
@@ -292,5 +352,41 @@ mod tests {
         };
         let e = time_pair(&ok, &words, &plan, &mut |_| {}).unwrap_err();
         assert!(e.diagnostic.message.contains("\"done\""), "{e}");
+    }
+
+    #[test]
+    fn several_programs_with_their_environments() {
+        let dir = WorkDir::new(None).unwrap();
+        let env = build(
+            &dir,
+            "env",
+            r#"const char *t = getenv("LOOPY_T"); printf("%s\n", t ? t : "0.5"); return 0;"#,
+        );
+        let fails = build(&dir, "fails", r#"return 4;"#);
+        let plan = Plan {
+            runs: 2,
+            warmup: 1,
+            clock: Clock::Stdout,
+        };
+        let programs = [
+            Program::new(&env),
+            Program {
+                exe: &env,
+                env: vec![("LOOPY_T".into(), "0.25".into())],
+            },
+            Program::new(&fails),
+        ];
+        let mut seen = vec![];
+        let r = time_all(&programs, &plan, &mut |p| seen.push(p.program));
+        assert_eq!(r[0].as_ref().unwrap(), &vec![0.5, 0.5]);
+        assert_eq!(r[1].as_ref().unwrap(), &vec![0.25, 0.25]);
+        assert!(r[2]
+            .as_ref()
+            .unwrap_err()
+            .diagnostic
+            .message
+            .contains("exit status 4"));
+        // The failing program ran once (in the warm-up round) and not again.
+        assert_eq!(seen, vec![0, 1, 2, 0, 1, 0, 1]);
     }
 }
