@@ -477,3 +477,30 @@ fn terminal_completion_and_history() {
     let s = tmux.wait("three", "the end of the session", |s| s.contains("exit="));
     assert!(s.contains("exit=0") && !s.contains("error"), "{s}");
 }
+
+/// `:bench` takes `loopy bench`'s options: baselines, thread counts, a tolerance, a flop
+/// count in the session's macros.
+#[test]
+fn bench_options() {
+    let dir = scratch("bench-options");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let input = format!(
+        ":load examples/matmul/matmul.loopy\n\
+         :bench --cflags -O1 --runs 1 --baseline '{cc} -O0' --threads 1 --tolerance 1e-12 --flops 2*N^3\n"
+    );
+    let (code, out, err) = repl(&[MATMUL, "-D", "N=16"], &input, &dir.join("history"));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("outputs equal within relative tolerance 1e-12"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("vs {cc} -O0: speedup")),
+        "{out}\n{err}"
+    );
+    assert!(out.lines().any(|l| l.starts_with("1 thread ")), "{out}");
+    assert!(
+        out.contains("GFLOP/s (median times, 8.1920e3 flops)"),
+        "{out}"
+    );
+}

@@ -1245,6 +1245,49 @@ mod tests {
     }
 
     #[test]
+    fn baselines_name_their_compiler() {
+        let b = Baseline::parse("  clang-16 -O3  -mllvm -polly ").unwrap();
+        assert_eq!(b.spec, "clang-16 -O3 -mllvm -polly");
+        assert_eq!(b.cc, vec!["clang-16"]);
+        assert_eq!(b.cflags, vec!["-O3", "-mllvm", "-polly"]);
+        assert!(Baseline::parse("").unwrap_err().contains("empty"));
+        assert!(Baseline::parse("-O3")
+            .unwrap_err()
+            .contains("compiler first"));
+    }
+
+    #[test]
+    fn cells() {
+        let timed = |kind, ratio| Other {
+            kind,
+            label: "x".into(),
+            result: OtherResult::Timed {
+                samples: vec![1.0],
+                ratio,
+                check: 0.0,
+            },
+        };
+        assert_eq!(timed(OtherKind::Baseline, 1.234).cell(), "1.23×");
+        assert_eq!(timed(OtherKind::Reference, 0.434).cell(), "43%");
+        assert_eq!(timed(OtherKind::Reference, 0.434).problem(), None);
+        let skipped = Other {
+            kind: OtherKind::Reference,
+            label: "OpenBLAS".into(),
+            result: OtherResult::Skipped("not here".into()),
+        };
+        assert_eq!(skipped.cell(), "skipped");
+        assert_eq!(skipped.problem().as_deref(), Some("not here"));
+        assert_eq!(skipped.title(), "reference OpenBLAS");
+        assert_eq!(threads_text(1), "1 thread");
+        assert_eq!(threads_text(4), "4 threads");
+        assert_eq!(
+            reference_env(None)[1],
+            ("OPENBLAS_NUM_THREADS".into(), "1".into())
+        );
+        assert!(thread_env(None).is_empty());
+    }
+
+    #[test]
     fn slugs() {
         assert_eq!(slug("fdtd-2d-large"), "fdtd-2d-large");
         assert_eq!(slug("a b/c"), "a-b-c");
