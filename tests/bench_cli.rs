@@ -568,8 +568,10 @@ fn relative_tolerance() {
     let dir = scratch("tolerance");
     let (c, s) = small_program(&dir, "affine(S, {[i] -> [i]})\n");
     let cc = wrapper(&dir, "  exec cc -DPERTURB \"$@\"");
+    // Differing outputs are kept: in the scratch directory.
+    let keep = dir.join("keep").display().to_string();
     let base = [
-        "bench", &c, &s, "--cc", &cc, "--cflags", "-O1", "--runs", "1",
+        "bench", &c, &s, "--cc", &cc, "--cflags", "-O1", "--runs", "1", "--keep", &keep,
     ];
     let (code, out, err) = loopy(&base);
     assert_eq!(code, 1, "{out}\n{err}");
