@@ -504,7 +504,7 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
         });
         names.push(others[*i].title());
     }
-    let results = native::time_all(&programs, &plan, &mut |p| {
+    let results = native::time_all(&programs, 2 * counts.len(), &plan, &mut |p| {
         let what = if p.warmup { "warm-up" } else { "timing" };
         progress(&format!(
             "{what} run {}/{} ({})",
@@ -523,7 +523,8 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
             (Some(Err(failure)), _) | (_, Some(Err(failure))) => {
                 return Outcome::Failed { failure, kept }
             }
-            _ => unreachable!("two results per thread count"),
+            // A program of an earlier count failed and ended the timing.
+            _ => unreachable!("the first failure is returned above"),
         }
     }
     let first = pairs[0].1.clone();

@@ -162,7 +162,7 @@ pub fn time_pair(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Timing, Report> {
     let programs = [Program::new(a), Program::new(b)];
-    let mut samples = time_all(&programs, plan, &mut |p: AllProgress| {
+    let mut samples = time_all(&programs, 2, plan, &mut |p: AllProgress| {
         progress(Progress {
             warmup: p.warmup,
             done: p.done,
@@ -204,9 +204,11 @@ pub struct AllProgress {
 /// Times several programs against each other: `plan.warmup` untimed rounds, then
 /// `plan.runs` timed rounds; each round runs every program once, in the order given. A
 /// program that fails (or whose time cannot be read) is left out of the later rounds and
-/// its entry is that failure; the others go on. Entry `i` holds program `i`'s samples.
+/// its entry is that failure; the others go on, unless it is one of the first `essential`
+/// programs: then nothing more runs. Entry `i` holds program `i`'s samples.
 pub fn time_all(
     programs: &[Program],
+    essential: usize,
     plan: &Plan,
     progress: &mut dyn FnMut(AllProgress),
 ) -> Vec<Result<Vec<f64>, Report>> {
@@ -234,7 +236,12 @@ pub fn time_all(
                         }
                     }
                 }
-                Err(e) => out[i] = Err(e),
+                Err(e) => {
+                    out[i] = Err(e);
+                    if i < essential {
+                        return out;
+                    }
+                }
             }
         }
     }
@@ -377,7 +384,7 @@ mod tests {
             Program::new(&fails),
         ];
         let mut seen = vec![];
-        let r = time_all(&programs, &plan, &mut |p| seen.push(p.program));
+        let r = time_all(&programs, 0, &plan, &mut |p| seen.push(p.program));
         assert_eq!(r[0].as_ref().unwrap(), &vec![0.5, 0.5]);
         assert_eq!(r[1].as_ref().unwrap(), &vec![0.25, 0.25]);
         assert!(r[2]
@@ -388,5 +395,11 @@ mod tests {
             .contains("exit status 4"));
         // The failing program ran once (in the warm-up round) and not again.
         assert_eq!(seen, vec![0, 1, 2, 0, 1, 0, 1]);
+        // When it is essential, nothing runs after it.
+        let programs = [Program::new(&fails), Program::new(&env)];
+        let mut seen = vec![];
+        let r = time_all(&programs, 1, &plan, &mut |p| seen.push(p.program));
+        assert!(r[0].is_err());
+        assert_eq!(seen, vec![0]);
     }
 }
