@@ -427,3 +427,72 @@ impl FlopsSpec {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes a manifest into a fresh directory and parses it.
+    fn parse_text(name: &str, text: &str) -> Result<Vec<Entry>, Failure> {
+        let dir =
+            std::env::temp_dir().join(format!("loopy-manifest-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("loopy.toml");
+        std::fs::write(&p, text).unwrap();
+        let r = parse(&p);
+        let _ = std::fs::remove_dir_all(&dir);
+        r
+    }
+
+    /// The text a report's first label points at.
+    fn labelled(f: &Failure) -> String {
+        let l = &f.diagnostic.labels[0];
+        f.sources[0].1[l.range.clone()].to_string()
+    }
+
+    #[test]
+    fn flops_and_references() {
+        let text = "[[check]]\nkernel = \"k.c\"\nscript = \"k.loopy\"\nflops = \"2*N^3\"\n\
+             reference = { name = \"BLAS\", source = \"r.c\", ldflags = [\"-lblas\"], tolerance = 1e-9 }\n";
+        let e = parse_text("ok", text).unwrap();
+        let b = &e[0].bench;
+        let f = b.flops.as_ref().unwrap();
+        let at = text.find("2*N^3").unwrap();
+        assert_eq!((f.text.as_str(), f.at.clone()), ("2*N^3", Ok(at)));
+        let r = b.reference.as_ref().unwrap();
+        assert_eq!((r.name.as_str(), r.tolerance), ("BLAS", Some(1e-9)));
+        assert!(r.source.ends_with("r.c"));
+        assert_eq!(r.ldflags, vec!["-lblas"]);
+    }
+
+    #[test]
+    fn errors_point_at_the_value() {
+        // An array of tables, and the same as an inline array.
+        for text in [
+            "[[check]]\nkernel = \"k.c\"\nscript = \"k.loopy\"\n\n[[check]]\nkernel = \"k.c\"\nscript = \"k.loopy\"\nflops = \"2*(n\"\n",
+            "check = [\n  { kernel = \"k.c\", script = \"k.loopy\" },\n  { kernel = \"k.c\", script = \"k.loopy\", flops = \"2*(n\" },\n]\n",
+        ] {
+            let f = parse_text("syntax", text).err().expect("a syntax error");
+            assert!(f.diagnostic.message.contains("expected `)`"), "{f:?}");
+            let l = &f.diagnostic.labels[0];
+            let t = &f.sources[0].1;
+            // Just after `2*(n`, inside the quotes.
+            assert_eq!(&t[l.range.start - 4..l.range.start], "2*(n", "{text}");
+        }
+        let f = parse_text(
+            "type",
+            "[[check]]\nkernel = \"k.c\"\nscript = \"k.loopy\"\nreference = { source = 3 }\n",
+        )
+        .err()
+        .unwrap();
+        assert_eq!(labelled(&f), "{ source = 3 }");
+        // An escaped string: the label is the whole value.
+        let f = parse_text(
+            "escaped",
+            "[[check]]\nkernel = \"k.c\"\nscript = \"k.loopy\"\nflops = \"2*\\u006E *\"\n",
+        )
+        .err()
+        .unwrap();
+        assert_eq!(labelled(&f), "\"2*\\u006E *\"");
+    }
+}

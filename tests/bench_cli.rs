@@ -553,6 +553,15 @@ fn thread_counts() {
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.lines().any(|l| l.starts_with("1 thread ")), "{out}");
     assert!(out.lines().any(|l| l.starts_with("2 threads ")), "{out}");
+    assert!(!out.contains("no parallel loop"), "{out}");
+    // Without a parallel loop, the output says that the count changes nothing.
+    let (c, s) = small_program(&dir, "affine(S, {[i] -> [i]})\n");
+    let (code, out, err) = loopy(&["bench", &c, &s, "--runs", "1", "--threads", "2"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.contains("(no parallel loop: the programs were not built with -fopenmp"),
+        "{out}"
+    );
 
     let (code, _, err) = loopy(&["bench", &c, &s, "--threads", "0"]);
     assert_eq!(code, 2, "{err}");

@@ -360,6 +360,12 @@ fn print_single(job: &Job, t: &Timing, x: &Extra) {
         clock_name(job.plan.clock),
         describe_toolchain(&job.toolchain)
     );
+    if !x.threads.is_empty() && x.openmp != Some("-fopenmp") {
+        println!(
+            "(no parallel loop: the programs were not built with -fopenmp, and the thread \
+             count changes nothing in them)"
+        );
+    }
     for (n, tm) in &x.threads {
         println!(
             "{:<12} original {}, {second} {}: speedup {:.2}×",
