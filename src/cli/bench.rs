@@ -225,11 +225,14 @@ fn common(a: &BenchArgs) -> Result<Settings, String> {
             toolchain.cc = w;
         }
     }
-    let baselines = a
-        .baselines
-        .iter()
-        .map(|b| Baseline::parse(b))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut baselines: Vec<Baseline> = vec![];
+    for b in &a.baselines {
+        let b = Baseline::parse(b)?;
+        // The same baseline twice would be one column.
+        if !baselines.iter().any(|x| x.spec == b.spec) {
+            baselines.push(b);
+        }
+    }
     Ok(Settings {
         toolchain,
         check_defines: a.check_define.clone(),
