@@ -221,6 +221,13 @@ fn unrolled_loops_trace_in_schedule_order() {
         ("lu", "unroll(Right, 3, 3)\nunroll(Left, 2, 2)"),
         ("lu", "unroll(Norm, 3, 4)\nunroll(Right, 2, 5)"),
         ("matmul", "unroll(Mult, 2, 1)"),
+        // The standard library's procedures, whole blocks split from partial ones.
+        (
+            "matmul",
+            "realign(Init, Mult, 0)\ninterchange(Mult, 2, 3)\nregister_tile(Mult, 2, 3)\n(F, R) = isplit(Mult, [n] -> {[a, b] : 3a + 3 <= n and 2b + 2 <= n}, 0)",
+        ),
+        ("matmul", "realign(Init, Mult, 0)\nunroll_jam(Mult, 3)\nunroll_jam(Init, 2)"),
+        ("2mm", "realign(Init, Mult, 0)\nunroll_jam2(Mult, 2)"),
     ];
     let mut v = values(9);
     v.push(vec![4; 6]);
