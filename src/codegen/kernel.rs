@@ -454,7 +454,8 @@ fn unroll_loops(
                         var,
                         name,
                         body: copies(0, u),
-                        rest: copy(0),
+                        // Its own C block already.
+                        rest: body.clone(),
                         lower,
                         step,
                         upper,
