@@ -302,7 +302,20 @@ mod random {
         /// Whatever the schedule (legal or not: order is all that is checked here; every
         /// operation here is one-to-one), the code runs every instance once, in schedule order.
         #[test]
-        fn random_schedules_trace_in_order(ops in prop::collection::vec(op(), 1..4)) {
+        fn random_schedules_trace_in_order(
+            ops in prop::collection::vec(op(), 1..4),
+            unrolls in prop::collection::vec(
+                (prop::sample::select(vec!["L1", "L2", "L3"]), 1..4i64, 2..6i64, 0..4usize),
+                0..3,
+            ),
+        ) {
+            // `unroll` marks at random places among the operations (a later operation that
+            // rewrites a marked loop is refused and changes nothing).
+            let mut ops = ops;
+            for (l, k, u, at) in unrolls {
+                let at = at.min(ops.len());
+                ops.insert(at, format!("unroll({l}, {k}, {u})"));
+            }
             let k = kernel();
             let mut run = Run::new(&k, "", "empty", Path::new(".")).unwrap();
             for (n, op) in ops.iter().enumerate() {
