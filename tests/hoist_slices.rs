@@ -143,3 +143,33 @@ proptest! {
         }
     }
 }
+
+/// The random hoists above must exercise both verdicts: a generator that only ever produced
+/// accepted (or only rejected) slices would leave half of the property untested. Counted over
+/// a deterministic sample of the same strategy.
+#[test]
+fn random_hoists_are_both_accepted_and_rejected() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let strategy = choice_strategy();
+    let (mut accepted, mut rejected) = (0, 0);
+    for _ in 0..48 {
+        let (s, choice) = strategy.new_tree(&mut runner).expect("a case").current();
+        let (state, prog) = build(&s);
+        let deps = verify::dependences(&prog);
+        let mut it = Interpreter::new(state);
+        let script = slice_text(&s, &choice);
+        it.run_text(&script, "h.loopy", Path::new("."))
+            .expect("hoist applies");
+        match verify::check(&prog, &deps, &it.state.pieces, &it.history).is_empty() {
+            true => accepted += 1,
+            false => rejected += 1,
+        }
+    }
+    eprintln!("random hoists: {accepted} accepted, {rejected} rejected");
+    assert!(
+        accepted >= 5 && rejected >= 5,
+        "48 random hoists: {accepted} accepted, {rejected} rejected"
+    );
+}
