@@ -238,6 +238,35 @@ fn unrolled_loops_trace_in_schedule_order() {
     for (n, (name, script)) in cases.iter().enumerate() {
         validate(name, script, &format!("unroll{n}"), &v);
     }
+    // The fast example scripts (register tiles of 6 by 16, strips of 32), at sizes with
+    // whole and partial blocks (parameters in the kernels' order: ni, nj, nk, nl, nm and
+    // nr, nq, np).
+    let fast: [(&str, Vec<Vec<i64>>); 3] = [
+        (
+            "2mm",
+            vec![
+                vec![0; 4],
+                vec![5; 4],
+                vec![13, 17, 3, 18],
+                vec![6, 16, 2, 33],
+            ],
+        ),
+        (
+            "3mm",
+            vec![vec![0; 5], vec![13, 17, 3, 18, 2], vec![6, 16, 2, 33, 3]],
+        ),
+        (
+            "doitgen",
+            vec![vec![0; 3], vec![2, 3, 5], vec![2, 2, 35], vec![1, 2, 64]],
+        ),
+    ];
+    for (name, vals) in fast {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(name);
+        let script = std::fs::read_to_string(root.join(format!("{name}-fast.loopy"))).unwrap();
+        validate(name, &script, "fast", &vals);
+    }
 }
 
 mod random {
