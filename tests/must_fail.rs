@@ -125,6 +125,12 @@ must_refuse!(
     "this map rewrites loop 3 of statement Mult, which is marked `unroll(4)`"
 );
 must_refuse!(
+    unroll_too_many_copies,
+    "apply",
+    "examples/matmul/matmul.c",
+    "more than the 20000 statement copies one unrolled loop may hold"
+);
+must_refuse!(
     unroll_parallel_shared_loop,
     "apply",
     "examples/matmul/matmul.c",

@@ -96,7 +96,7 @@ pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Di
     let declaring: BTreeSet<usize> = (0..placed.len())
         .filter(|&id| !scop.statements[placed[id].stmt].declares.is_empty())
         .collect();
-    let nodes = unroll_loops(nodes, placed, n_param, &declaring);
+    let nodes = unroll_loops(nodes, placed, n_param, &declaring)?;
     let largest = super::ast::largest_constant(&nodes);
     if largest > i64::from(i32::MAX) {
         return Err(Diagnostic::new(format!(
@@ -348,7 +348,7 @@ fn mark_loops(
 /// The unroll factor of a generated loop at scanned dim `var` enclosing `body`: the
 /// `unroll` mark its pieces carry at that dim (`mark_loops` has already refused two
 /// different marks on one loop).
-fn unroll_factor(var: usize, body: &[Node], placed: &[Placed]) -> Option<u32> {
+fn unroll_factor<'a>(var: usize, body: &[Node], placed: &'a [Placed]) -> Option<(u32, &'a Mark)> {
     if var.is_multiple_of(2) {
         return None;
     }
@@ -356,10 +356,29 @@ fn unroll_factor(var: usize, body: &[Node], placed: &[Placed]) -> Option<u32> {
     ids_in(body, &mut ids);
     ids.iter().find_map(|&id| {
         placed[id].marks.iter().find_map(|m| match m.kind {
-            MarkKind::Unroll { factor } if 2 * m.dim + 1 == var && factor > 1 => Some(factor),
+            MarkKind::Unroll { factor } if 2 * m.dim + 1 == var && factor > 1 => Some((factor, m)),
             _ => None,
         })
     })
+}
+
+/// The most statement copies one unrolled loop may hold (nested unrolls multiply).
+pub const MAX_UNROLLED_STATEMENTS: usize = 20_000;
+
+/// Statement leaves in a list of nodes.
+fn count_stmts(nodes: &[Node]) -> usize {
+    nodes
+        .iter()
+        .map(|n| match n {
+            Node::For { body, .. }
+            | Node::Assign { body, .. }
+            | Node::If { body, .. }
+            | Node::Block(body) => count_stmts(body),
+            Node::Unrolled { body, rest, .. } => count_stmts(body) + count_stmts(rest),
+            Node::Stmt { .. } => 1,
+            Node::Comment(_) | Node::Pragma(_) => 0,
+        })
+        .sum()
 }
 
 /// Unrolls every loop marked `unroll(u)`, inner loops first. A copy of the body is the body
@@ -375,7 +394,7 @@ fn unroll_loops(
     placed: &[Placed],
     n_param: usize,
     declaring: &BTreeSet<usize>,
-) -> Vec<Node> {
+) -> Result<Vec<Node>, Diagnostic> {
     use super::ast::shift_nodes;
     use crate::presburger::Int;
     let mut out = vec![];
@@ -389,8 +408,8 @@ fn unroll_loops(
                 upper,
                 body,
             } => {
-                let body = unroll_loops(body, placed, n_param, declaring);
-                let Some(u) = unroll_factor(var, &body, placed) else {
+                let body = unroll_loops(body, placed, n_param, declaring)?;
+                let Some((u, mark)) = unroll_factor(var, &body, placed) else {
                     out.push(Node::For {
                         var,
                         name,
@@ -401,6 +420,15 @@ fn unroll_loops(
                     });
                     continue;
                 };
+                let n = count_stmts(&body);
+                if n.saturating_mul(u as usize + 1) > MAX_UNROLLED_STATEMENTS {
+                    return Err(Diagnostic::new(format!(
+                        "cannot generate code: unrolling this loop by {u} would repeat {n} statement(s) {u} times, more than the {MAX_UNROLLED_STATEMENTS} statement copies one unrolled loop may hold"
+                    ))
+                    .with_label(&mark.origin.source, mark.origin.span.clone(), "unrolled here")
+                    .with_note("nested unrolled loops multiply: the body already holds the copies of the loops unrolled inside it")
+                    .with_help("use smaller factors"));
+                }
                 let mut ids = BTreeSet::new();
                 ids_in(&body, &mut ids);
                 let scoped = ids.iter().any(|id| declaring.contains(id));
@@ -466,16 +494,16 @@ fn unroll_loops(
             Node::Assign { var, value, body } => out.push(Node::Assign {
                 var,
                 value,
-                body: unroll_loops(body, placed, n_param, declaring),
+                body: unroll_loops(body, placed, n_param, declaring)?,
             }),
             Node::If { conds, body } => out.push(Node::If {
                 conds,
-                body: unroll_loops(body, placed, n_param, declaring),
+                body: unroll_loops(body, placed, n_param, declaring)?,
             }),
             n => out.push(n),
         }
     }
-    out
+    Ok(out)
 }
 
 /// The path of child indices from the root to every statement leaf, by piece.
