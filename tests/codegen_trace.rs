@@ -196,6 +196,79 @@ fn examples_with_small_tiles_trace_in_schedule_order() {
     }
 }
 
+/// Unrolled loops (`unroll`): every instance still runs once, in schedule order, with
+/// remainders of every size (parameters 0 to 9 against factors 2 to 5), loops with a
+/// constant trip count (fully unrolled, or unrolled with a fixed tail), unrolled tiles and
+/// unroll-and-jam, nested unrolls, a loop shared by two statements, a factor of 1.
+#[test]
+fn unrolled_loops_trace_in_schedule_order() {
+    let cases: &[(&str, &str)] = &[
+        ("matmul", "unroll(Init, 1, 2)\nunroll(Init, 2, 3)\nunroll(Mult, 3, 4)"),
+        (
+            "matmul",
+            "realign(Init, Mult, 0)\ninterchange(Mult, 2, 3)\ntile(Mult, [4, 4, 4])\nunroll(Mult, 5, 3)\nunroll(Mult, 6, 4)",
+        ),
+        // Unroll and jam: strip-mine i by 2, move the point loop innermost, unroll it fully.
+        (
+            "matmul",
+            "realign(Init, Mult, 0)\nstrip_mine(Mult, 1, 2)\ninterchange(Mult, 2, 4)\nunroll(Mult, 4, 2)\nunroll(Mult, 2, 5)",
+        ),
+        ("matmul", "realign(Init, Mult, 0)\ntile(Mult, [3, 3, 3])\nunroll(Mult, 4, 3)\nunroll(Mult, 6, 2)"),
+        ("div", "unroll(Div, 1, 5)"),
+        ("jacobi-2d", "unroll(LoopB, 3, 2)\nunroll(LoopA, 3, 3)\nunroll(LoopB, 2, 2)"),
+        ("2mm", "realign(Init, Mult, 0)\ninterchange(Mult, 2, 3)\ntile(Mult, [3, 4, 4])\nunroll(Mult, 4, 4)\nunroll(Mult, 5, 2)\nunroll(Scale, 2, 3)"),
+        ("doitgen", "realign(Init, Mult, 2)\ninterchange(Mult, 3, 4)\ntile(Mult, [3, 4], [4, 4])\nunroll(Mult, 3, 2)\nunroll(Mult, 6, 3)\nunroll(Ret, 3, 4)"),
+        ("lu", "unroll(Right, 3, 3)\nunroll(Left, 2, 2)"),
+        ("lu", "unroll(Norm, 3, 4)\nunroll(Right, 2, 5)"),
+        ("matmul", "unroll(Mult, 2, 1)"),
+        // The standard library's procedures, whole blocks split from partial ones.
+        (
+            "matmul",
+            "realign(Init, Mult, 0)\ninterchange(Mult, 2, 3)\nregister_tile(Mult, 2, 3)\n(F, R) = isplit(Mult, [n] -> {[a, b] : 3a + 3 <= n and 2b + 2 <= n}, 0)",
+        ),
+        ("matmul", "realign(Init, Mult, 0)\nunroll_jam(Mult, 3)\nunroll_jam(Init, 2)"),
+        ("2mm", "realign(Init, Mult, 0)\nunroll_jam2(Mult, 2)"),
+    ];
+    let mut v = values(9);
+    v.push(vec![4; 6]);
+    v.push(vec![6; 6]);
+    v.push(vec![7; 6]);
+    v.push(vec![9; 6]);
+    v.push(vec![6, 9, 7, 5, 8, 4]);
+    for (n, (name, script)) in cases.iter().enumerate() {
+        validate(name, script, &format!("unroll{n}"), &v);
+    }
+    // The fast example scripts (register tiles of 6 by 16, strips of 32), at sizes with
+    // whole and partial blocks (parameters in the kernels' order: ni, nj, nk, nl, nm and
+    // nr, nq, np).
+    let fast: [(&str, Vec<Vec<i64>>); 3] = [
+        (
+            "2mm",
+            vec![
+                vec![0; 4],
+                vec![5; 4],
+                vec![13, 17, 3, 18],
+                vec![6, 16, 2, 33],
+            ],
+        ),
+        (
+            "3mm",
+            vec![vec![0; 5], vec![13, 17, 3, 18, 2], vec![6, 16, 2, 33, 3]],
+        ),
+        (
+            "doitgen",
+            vec![vec![0; 3], vec![2, 3, 5], vec![2, 2, 35], vec![1, 2, 64]],
+        ),
+    ];
+    for (name, vals) in fast {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(name);
+        let script = std::fs::read_to_string(root.join(format!("{name}-fast.loopy"))).unwrap();
+        validate(name, &script, "fast", &vals);
+    }
+}
+
 mod random {
     use super::*;
     use proptest::prelude::*;
@@ -242,6 +315,13 @@ mod random {
             (-1..3i64).prop_map(|k| format!(
                 "affine(L3, {{[i, j] -> [i + {k}, j]}})\nrealign(L2, L3, 1)"
             )),
+            // Marks that keep the order (a later step rewriting the loop is refused).
+            (
+                prop::sample::select(vec!["L1", "L2", "L3"]),
+                1..4i64,
+                1..6i64
+            )
+                .prop_map(|(l, k, u)| format!("unroll({l}, {k}, {u})")),
         ]
     }
 
@@ -251,13 +331,34 @@ mod random {
         /// Whatever the schedule (legal or not: order is all that is checked here; every
         /// operation here is one-to-one), the code runs every instance once, in schedule order.
         #[test]
-        fn random_schedules_trace_in_order(ops in prop::collection::vec(op(), 1..4)) {
+        fn random_schedules_trace_in_order(
+            ops in prop::collection::vec(op(), 1..4),
+            unrolls in prop::collection::vec(
+                (prop::sample::select(vec!["L1", "L2", "L3"]), 1..4i64, 2..6i64, 0..4usize),
+                0..3,
+            ),
+        ) {
+            // `unroll` marks at random places among the operations (a later operation that
+            // rewrites a marked loop is refused and changes nothing).
+            let mut ops = ops;
+            for (l, k, u, at) in unrolls {
+                let at = at.min(ops.len());
+                ops.insert(at, format!("unroll({l}, {k}, {u})"));
+            }
             let k = kernel();
             let mut run = Run::new(&k, "", "empty", Path::new(".")).unwrap();
             for (n, op) in ops.iter().enumerate() {
                 // A failing operation (e.g. a realign of components that are not adjacent)
                 // leaves the state unchanged.
                 let _ = run.interp.run_text(op, &format!("op{n}"), Path::new("."));
+            }
+            // Marks moved by later operations may meet in one generated loop with different
+            // factors (`unroll(2)` on L2's loop 1 and `unroll(4)` on L3's): code generation
+            // refuses that with a report, which is all there is to check then.
+            if let Err(e) = generate_with(&k, &run.interp.state, Body::Trace) {
+                let m = &e.diagnostic.message;
+                prop_assert!(m.contains("is marked both `unroll("), "{}: {m}", ops.join(" / "));
+                return Ok(());
             }
             let vals = vec![vec![0, 0], vec![1, 1], vec![2, 3], vec![3, 2], vec![5, 4], vec![6, 6]];
             validate_run(&ops.join(" / "), &k, &run, "random", &vals);

@@ -504,3 +504,28 @@ fn bench_options() {
         "{out}"
     );
 }
+
+/// `unroll` in the REPL: `:code` shows the unrolled loop, a mark that clashes in the
+/// generated loops is reported on the inputs that set it, and completion knows the
+/// operation and the procedures built on it.
+#[test]
+fn unroll_in_the_repl() {
+    let dir = scratch("unroll");
+    let input = "parallel(Mult, 1)\nunroll(Init, 1, 2)\n:code\n:undo\n:undo\nrealign(Init, Mult, 0)\nunroll(Mult, 3, 4)\n:code\n";
+    let (code, out, err) = repl(&[MATMUL], input, &dir.join("history"));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("k += 4"), "{out}");
+    assert!(out.contains("A[i][(k + 3)]"), "{out}");
+    assert!(
+        err.contains("one loop is marked both `unroll(2)` and `parallel`")
+            && err.contains("marked here"),
+        "{err}"
+    );
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join(MATMUL);
+    let s = loopy::repl::Session::new(&kernel, &loopy::frontend::Options::default(), false)
+        .unwrap_or_else(|f| panic!("{}", f.diagnostic.message));
+    let names = s.completions();
+    for n in ["unroll", "unroll_jam", "register_tile"] {
+        assert!(names.iter().any(|x| x == n), "{n} not completed: {names:?}");
+    }
+}

@@ -283,7 +283,11 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
     progress("generating the transformed kernel");
     let generated = match driver::generate(&kernel, &run.interp.state) {
         Ok(g) => g,
-        Err(f) => return failed(f),
+        Err(mut f) => {
+            // Marks that cannot be generated point into the script.
+            f.sources = run.sources(&kernel);
+            return failed(f);
+        }
     };
     let mut dir = match WorkDir::new(job.keep.as_deref()) {
         Ok(d) => d,

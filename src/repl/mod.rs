@@ -478,7 +478,11 @@ impl Session {
     fn code(&self) -> Output {
         match driver::generate(&self.kernel, &self.run.interp.state) {
             Ok(g) => Output::out(unindent(&g.region)),
-            Err(f) => Output::err(f.render(self.color)),
+            Err(mut f) => {
+                // Marks that cannot be generated point into the inputs.
+                f.sources = self.run.sources(&self.kernel);
+                Output::err(f.render(self.color))
+            }
         }
     }
 
