@@ -116,6 +116,10 @@ fn known_shapes() {
         "[N] -> { [t, u] : exists (q : u = 4q + N + t) and 0 <= t <= N and 0 <= u <= 3N }",
         "[N] -> { [t] : exists (q : t = 4q + 1) and 0 <= t <= N; [t] : exists (q : t = 4q + 3) and 0 <= t <= 2N }",
         "[N] -> { [t] : exists (q : t = 2q) and 0 <= t <= N; [t] : exists (q : t = 3q) and 0 <= t <= N }",
+        // Unions with a box (found by the random test below): a piece whose loop runs over
+        // the hull of ranges one of which is empty, and a piece that leaves an item empty.
+        "[N] -> { [i, j, k] : -3 <= i <= 4 and -2 <= j <= N and 0 <= k <= 3 and (3i - 3j + k) % 3 = 1 and -i - k <= -2; [i, j, k] : 0 <= i <= 2 and 0 <= j <= 2 and k = 1 }",
+        "[N] -> { [i, j, k] : -3 <= i <= 4 and -2 <= j <= N and 0 <= k <= 3 and (2j + 2k) % 3 = 2 and (i - 3k) % 3 = 0; [i, j, k] : 0 <= i <= 2 and 0 <= j <= 2 and k = 1 }",
     ] {
         check(s);
     }

@@ -156,6 +156,16 @@ struct Scanner {
     strides: Vec<Option<(Int, Row)>>,
 }
 
+/// The contexts of one loop: `body` holds inside it when it runs over exactly its piece of
+/// a separated level (every item with the same bounds), `outer` in any case (the enclosing
+/// context and the piece's conditions on the outer dims), and `prune` is what the loop's
+/// bounds may take for granted.
+struct Ctxs<'a> {
+    body: &'a Basic,
+    outer: &'a Basic,
+    prune: &'a Basic,
+}
+
 /// Most items at one level for which loop separation is attempted (it is exponential in
 /// the worst case); beyond this, one loop with guards.
 const MAX_SEPARATE_ITEMS: usize = 8;
@@ -320,7 +330,21 @@ impl Scanner {
                     let conds = self.outer_conditions(k, &piece, ctx);
                     let mut cctx = ctx.clone();
                     restrict(&mut cctx, &piece);
-                    let nodes = self.loop_over(k, sub, &cctx, ctx, name.clone(), &stride);
+                    // What the piece says of the outer dims alone holds inside its loop
+                    // whatever the loop's bounds; its bounds on dim k only when the loop
+                    // runs over exactly the piece (see `loop_over`).
+                    let mut outer = ctx.clone();
+                    let c = self.col(k);
+                    let mut outer_piece = piece.clone();
+                    outer_piece.eqs.retain(|r| r[c].is_zero());
+                    outer_piece.ineqs.retain(|r| r[c].is_zero());
+                    restrict(&mut outer, &outer_piece);
+                    let ctxs = Ctxs {
+                        body: &cctx,
+                        outer: &outer,
+                        prune: ctx,
+                    };
+                    let nodes = self.loop_over(k, sub, ctxs, name.clone(), &stride);
                     if conds.is_empty() {
                         out.extend(nodes);
                     } else {
@@ -329,7 +353,14 @@ impl Scanner {
                 }
                 out
             }
-            None => self.loop_over(k, items, ctx, ctx, name, &stride),
+            None => {
+                let ctxs = Ctxs {
+                    body: ctx,
+                    outer: ctx,
+                    prune: ctx,
+                };
+                self.loop_over(k, items, ctxs, name, &stride)
+            }
         }
     }
 
@@ -625,17 +656,17 @@ impl Scanner {
     }
 
     /// One loop over dim `k` for `items` (or an assignment when its bounds coincide).
-    /// `body_ctx` holds what is known inside the loop beyond its bounds; `prune_ctx` what
+    /// `ctxs.body` holds what is known inside the loop beyond its bounds (see [`Ctxs`]); `ctxs.prune` what
     /// the bounds may take for granted.
     fn loop_over(
         &mut self,
         k: usize,
         items: Vec<Item>,
-        body_ctx: &Basic,
-        prune_ctx: &Basic,
+        ctxs: Ctxs,
         name: Option<String>,
         stride: &Option<(Int, Row)>,
     ) -> Vec<Node> {
+        let prune_ctx = ctxs.prune;
         let c = self.col(k);
         struct B {
             item: Item,
@@ -645,6 +676,14 @@ impl Scanner {
         let mut bs: Vec<B> = vec![];
         for it in items {
             let proj = self.project(&it.basic, k);
+            // An item the piece leaves empty (its projection has a row `-c >= 0`, c > 0)
+            // has no bounds at all: it is not scanned, rather than taken as unbounded.
+            if proj
+                .iter()
+                .any(|r| r[0].is_negative() && r[1..].iter().all(Int::is_zero))
+            {
+                continue;
+            }
             let mut lowers = vec![];
             let mut uppers = vec![];
             for r in proj {
@@ -660,6 +699,9 @@ impl Scanner {
                 lowers,
                 uppers,
             });
+        }
+        if bs.is_empty() {
+            return vec![];
         }
         let mut lo_alts: Vec<Expr> = vec![];
         let mut hi_alts: Vec<Expr> = vec![];
@@ -693,6 +735,13 @@ impl Scanner {
         let same = bs
             .iter()
             .all(|b| key(&b.lowers) == key(&bs[0].lowers) && key(&b.uppers) == key(&bs[0].uppers));
+        // With the same bounds for every item, the loop runs over exactly their range,
+        // inside the piece: the piece's bounds on dim k are facts in the body. Otherwise
+        // the loop runs over the hull of the items' ranges, which an item whose range is
+        // empty for some outer values can widen beyond the piece (its upper bound still
+        // counts): each item must then check its own bounds, so only the piece's
+        // conditions on the outer dims are facts.
+        let body_ctx = if same { ctxs.body } else { ctxs.outer };
         let mut cctx = body_ctx.clone();
         if same {
             for r in bs[0].lowers.iter().chain(&bs[0].uppers) {
