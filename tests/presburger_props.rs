@@ -772,6 +772,20 @@ fn check_algebra(
         bx,
         &diff,
     )?;
+    // Coalescing keeps the points and never adds parts.
+    for (name, set, truth) in [
+        ("A ∪ B", a.union(&b), &uni),
+        ("A \\ B", a.subtract(&b), &diff),
+    ] {
+        let c = set.coalesce();
+        prop_assert!(
+            c.n_basic() <= set.n_basic(),
+            "coalesce({}) has more parts\n{}",
+            name,
+            ctx
+        );
+        check_same(&format!("coalesce({name})\n{ctx}"), &c, np, nd, bx, truth)?;
+    }
     let diff2: BTreeSet<_> = tb.difference(&ta).cloned().collect();
     check_same(
         &format!("B \\ A\n{ctx}"),
@@ -1803,4 +1817,67 @@ fn omega_two_equalities_without_unit_coefficient_terminate() {
     }
     assert!(bf_points(std::slice::from_ref(&b), 0, 3, 4).is_empty());
     assert!(Set::from_basic(set_space(0, 3), b).is_empty());
+}
+
+// ---------------------------------------------------------------------------------------
+// Coalescing of unions of boxes (often adjacent or overlapping)
+// ---------------------------------------------------------------------------------------
+
+/// Parameters, dimensions, boxes (`(lo, hi)` per dimension), whether to cut by `x_0 <= N`.
+type Boxes = (usize, usize, Vec<Vec<(i64, i64)>>, bool);
+
+/// A box `lo <= x_d <= hi` per dimension, optionally cut by `x_0 <= N` (one parameter).
+fn boxes() -> impl Strategy<Value = Boxes> {
+    (0usize..=1, 1usize..=2).prop_flat_map(|(np, nd)| {
+        let side = (-4i64..=4, 0i64..=4).prop_map(|(lo, len)| (lo, lo + len));
+        (Just(np), Just(nd), vec(vec(side, nd), 2..=4), any::<bool>())
+    })
+}
+
+proptest! {
+    #![proptest_config(cfg(256))]
+
+    /// Unions of boxes: the coalesced union has the same integer points (compared with brute
+    /// force, and printed and parsed back), never more parts, and adjacent boxes of the same
+    /// cross-section become one.
+    #[test]
+    fn coalesce_boxes((np, nd, bs, cut) in boxes()) {
+        // Boxes lie in [-4, 8].
+        let bx = 9;
+        let parts: Vec<Basic> = bs
+            .iter()
+            .map(|sides| {
+                let mut b = Basic::universe(np, nd);
+                let w = 1 + np + nd;
+                for (d, (lo, hi)) in sides.iter().enumerate() {
+                    b.add_ineq(unit(w, 1 + np + d, 1, -lo));
+                    b.add_ineq(unit(w, 1 + np + d, -1, *hi));
+                }
+                if np == 1 {
+                    b.add_ineq(unit(w, 1, 1, 0));
+                    b.add_ineq(unit(w, 1, -1, PMAX));
+                }
+                if cut && np == 1 {
+                    // N - x_0 >= 0
+                    let mut r = vec![Int::ZERO; w];
+                    r[1] = Int::ONE;
+                    r[1 + np] = int(-1);
+                    b.add_ineq(r);
+                }
+                b
+            })
+            .collect();
+        let set = mk_set(np, nd, &parts);
+        let truth = bf_points(&parts, np, nd, bx);
+        let c = set.coalesce();
+        prop_assert!(c.n_basic() <= set.n_basic(), "{} parts from {}", c.n_basic(), show_all(&parts));
+        check_same(&format!("coalesce of {}", show_all(&parts)), &c, np, nd, bx, &truth)?;
+        // Two boxes side by side along dimension 0 with the same other sides are one box.
+        if nd == 1 && bs.len() == 2 && !cut {
+            let ((l0, h0), (l1, h1)) = (bs[0][0], bs[1][0]);
+            if l1 <= h0 + 1 && l0 <= h1 + 1 {
+                prop_assert_eq!(c.n_basic(), 1, "{} not merged: {}", show_all(&parts), c);
+            }
+        }
+    }
 }

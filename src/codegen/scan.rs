@@ -14,7 +14,7 @@
 
 use super::ast::{Cond, Expr, Node};
 use crate::presburger::omega::{self, Problem, Row};
-use crate::presburger::{Basic, Int, Set};
+use crate::presburger::{Basic, Int, Reduced, Set};
 
 /// One thing to scan: an identifier (a statement) and its points. The first `n_scan`
 /// dimensions are scanned; further dimensions (a statement's iterators) must be determined
@@ -78,6 +78,7 @@ pub fn scan_in(
 /// loops, instead of staying behind as guards that rational projection cannot see through.
 fn link_divs_to_dims(b: &mut Basic, n_param: usize, n_scan: usize) {
     let mut linked = false;
+    let mut known: Option<Known> = None;
     for i in 0..b.n_div() {
         let q = b.col_div(i);
         let used = b.eqs.iter().chain(&b.ineqs).any(|r| !r[q].is_zero());
@@ -89,9 +90,9 @@ fn link_divs_to_dims(b: &mut Basic, n_param: usize, n_scan: usize) {
             let mut diff = b.zero_row();
             diff[q] = Int::ONE;
             diff[t] = Int::from(-1);
-            let p = b.to_problem();
-            let neg: Row = diff.iter().map(|v| -v).collect();
-            if implies(&p, &diff) && implies(&p, &neg) {
+            let kn = known.get_or_insert_with(|| Known::new(b.to_problem()));
+            if kn.implies(&diff, true) {
+                kn.add(diff.clone(), true);
                 b.add_eq(diff);
                 linked = true;
                 break;
@@ -118,8 +119,11 @@ pub fn scan_sets(sets: &[(usize, Set)], n_scan: usize, inner_names: Vec<Vec<Stri
 }
 
 /// Splits a set into pairwise disjoint conjunctions whose locals are all known floors, ready
-/// to be scanned (overlapping parts would run a point twice).
+/// to be scanned (overlapping parts would run a point twice), after coalescing it.
 pub fn disjoint_parts(set: &Set) -> Vec<Basic> {
+    // Fewer parts, fewer pieces to separate and shorter code.
+    let set = set.coalesce();
+    let set = &set;
     let mut out: Vec<Basic> = vec![];
     let mut seen = Set::empty(set.space().clone());
     for b in set.parts() {
@@ -200,15 +204,11 @@ impl Scanner {
         uppers: Vec<Row>,
     ) -> (Vec<Row>, Vec<Row>) {
         let width = 1 + self.n_param + k + 1;
-        let mut base = Problem {
+        let known = Known::new(Problem {
             n: width - 1,
-            eqs: vec![],
-            ineqs: vec![],
-        };
-        base.eqs
-            .extend(ctx.eqs.iter().filter_map(|r| cut(r, width)));
-        base.ineqs
-            .extend(ctx.ineqs.iter().filter_map(|r| cut(r, width)));
+            eqs: ctx.eqs.iter().filter_map(|r| cut(r, width)).collect(),
+            ineqs: ctx.ineqs.iter().filter_map(|r| cut(r, width)).collect(),
+        });
         let mut all: Vec<(Row, bool)> = lowers.into_iter().map(|r| (r, true)).collect();
         all.extend(uppers.into_iter().map(|r| (r, false)));
         all.sort();
@@ -222,13 +222,11 @@ impl Scanner {
                 .enumerate()
                 .any(|(j, (_, s))| j != i && *s == side);
             let implied = others_on_side && {
-                let mut p = base.clone();
-                for (j, (r, _)) in all.iter().enumerate() {
-                    if j != i {
-                        p.ineqs.push(r.clone());
-                    }
-                }
-                implies(&p, &all[i].0)
+                let others: Vec<Row> = (all.iter().enumerate())
+                    .filter(|&(j, _)| j != i)
+                    .map(|(_, (r, _))| r.clone())
+                    .collect();
+                known.implies_given(&others, &all[i].0)
             };
             if implied {
                 all.remove(i);
@@ -284,7 +282,10 @@ impl Scanner {
             let mut out = vec![];
             for (v, g) in groups {
                 let mut cctx = ctx.clone();
-                cctx.fix_col(c, &v);
+                let mut eq = cctx.zero_row();
+                eq[c] = Int::ONE;
+                eq[0] = -&v;
+                add_row(&mut cctx, eq, true);
                 let body = self.level(k + 1, g, &cctx);
                 out.push(Node::Assign {
                     var: k,
@@ -302,7 +303,7 @@ impl Scanner {
                 let mut eq: Row = e.iter().map(|v| -v).collect();
                 eq.resize(cctx.width(), Int::ZERO);
                 eq[c] = Int::ONE;
-                cctx.add_eq(eq);
+                add_row(&mut cctx, eq, true);
                 let body = self.level(k + 1, items, &cctx);
                 return vec![Node::Assign {
                     var: k,
@@ -559,10 +560,10 @@ impl Scanner {
                     ms.push(m);
                     next.push((inter, ms));
                 }
-                for d in q.subtract(p) {
+                for d in minus(&q, p) {
                     next.push((d, members.clone()));
                 }
-                rest = rest.iter().flat_map(|r| r.subtract(&q)).collect();
+                rest = rest.iter().flat_map(|r| minus(r, &q)).collect();
                 if next.len() + rest.len() > MAX_PIECES {
                     return None;
                 }
@@ -592,11 +593,11 @@ impl Scanner {
     fn outer_conditions(&self, k: usize, piece: &Basic, ctx: &Basic) -> Vec<Cond> {
         let c = self.col(k);
         let width = c + 1;
-        let mut base = Problem {
+        let mut known = Known::new(Problem {
             n: width - 1,
             eqs: ctx.eqs.iter().filter_map(|r| cut(r, width)).collect(),
             ineqs: ctx.ineqs.iter().filter_map(|r| cut(r, width)).collect(),
-        };
+        });
         let mut conds = vec![];
         let rows = piece
             .eqs
@@ -607,17 +608,12 @@ impl Scanner {
             if !r[c].is_zero() {
                 continue;
             }
-            let neg: Row = r.iter().map(|v| -v).collect();
-            if implies(&base, r) && (!eq || implies(&base, &neg)) {
+            if known.implies(r, eq) {
                 continue;
             }
             let e = Expr::Aff(r[..c].to_vec());
             conds.push(if eq { Cond::Eq(e) } else { Cond::Ge(e) });
-            if eq {
-                base.eqs.push(r.clone());
-            } else {
-                base.ineqs.push(r.clone());
-            }
+            known.add(r.clone(), eq);
         }
         conds
     }
@@ -747,7 +743,7 @@ impl Scanner {
             for r in bs[0].lowers.iter().chain(&bs[0].uppers) {
                 let mut r = r.clone();
                 r.resize(cctx.width(), Int::ZERO);
-                cctx.add_ineq(r);
+                add_row(&mut cctx, r, false);
             }
         }
         let lower = Expr::min(lo_alts);
@@ -757,11 +753,11 @@ impl Scanner {
         // the assignment `c = L`, guarded by the other bounds at `c = L` where the context
         // does not imply them. (Items with different bounds keep their loop: as leaf guards
         // their bounds would cost the separation of the loops inside.)
-        let mut known = Problem {
+        let mut known = Known::new(Problem {
             n: c - 1,
             eqs: body_ctx.eqs.iter().filter_map(|r| cut(r, c)).collect(),
             ineqs: body_ctx.ineqs.iter().filter_map(|r| cut(r, c)).collect(),
-        };
+        });
         let at = |r: &Row, value: &Row| -> Row {
             let mut x: Row = r[..c].to_vec();
             for (v, w) in x.iter_mut().zip(value) {
@@ -792,7 +788,7 @@ impl Scanner {
                     .any(|u| {
                         let mut x: Row = at(u, &next).iter().map(|v| -v).collect();
                         x[0] -= &Int::ONE;
-                        implies(&known, &x)
+                        known.implies(&x, false)
                     })
                     .then_some(value)
             })
@@ -802,21 +798,21 @@ impl Scanner {
             let mut rows: Vec<Row> = vec![];
             for r in bs[0].lowers.iter().chain(&bs[0].uppers) {
                 let x = tighten(at(r, &value));
-                if !implies(&known, &x) {
-                    known.ineqs.push(x.clone());
+                if !known.implies(&x, false) {
+                    known.add(x.clone(), false);
                     rows.push(x);
                 }
             }
             // Guards no integer point satisfies (`128*c3 >= 128*c5 + 127` and
             // `128*c5 >= 128*c3 - 127`): the code would never run.
-            if !rows.is_empty() && !omega::is_feasible(&known) {
+            if !rows.is_empty() && !known.is_feasible() {
                 return vec![];
             }
             // c - value = 0
             let mut eq: Row = value.iter().map(|v| -v).collect();
             eq.resize(cctx.width(), Int::ZERO);
             eq[c] = Int::ONE;
-            cctx.add_eq(eq);
+            add_row(&mut cctx, eq, true);
             let body = self.level(k + 1, bs.into_iter().map(|b| b.item).collect(), &cctx);
             let node = Node::Assign {
                 var: k,
@@ -1009,26 +1005,17 @@ impl Scanner {
                 conds.push(Cond::Divisible(Expr::from_row(&num, &b), den));
             }
         }
-        let implied = |base: &Basic, r: &Row, eq: bool| -> bool {
-            let p = base.to_problem();
-            let r = fit(r, base);
-            let neg: Row = r.iter().map(|v| -v).collect();
-            implies(&p, &r) && (!eq || implies(&p, &neg))
-        };
+        let mut known = Known::new(base.to_problem());
         for (r, eq, is_def) in &rows {
             if *is_def || r.iter().all(Int::is_zero) {
                 continue;
             }
-            if !implied(&base, r, *eq) {
-                let e = Expr::from_row(r, &b);
-                conds.push(if *eq { Cond::Eq(e) } else { Cond::Ge(e) });
-            }
-            // Later guards may rely on this one.
             let r = fit(r, &base);
-            if *eq {
-                base.eqs.push(r);
-            } else {
-                base.ineqs.push(r);
+            if !known.implies(&r, *eq) {
+                let e = Expr::from_row(&r, &b);
+                conds.push(if *eq { Cond::Eq(e) } else { Cond::Ge(e) });
+                // Later guards may rely on this one.
+                known.add(r, *eq);
             }
         }
         let stmt = Node::Stmt { id: it.id, args };
@@ -1069,14 +1056,64 @@ fn tighten(mut r: Row) -> Row {
     r
 }
 
-/// Whether `p` implies `r >= 0` (over the integers): `r <= -1` is infeasible with it.
-fn implies(p: &Problem, r: &Row) -> bool {
-    let mut q = p.clone();
-    let mut neg: Row = r.iter().map(|v| -v).collect();
-    neg[0] -= &Int::ONE;
-    neg.resize(q.n + 1, Int::ZERO);
-    q.ineqs.push(neg);
-    !omega::is_feasible(&q)
+/// Facts for many implication tests: a conjunction reduced once (its unit equalities solved,
+/// see [`Reduced`]), and the rows added since. The Omega test would otherwise solve the same
+/// equalities again, normalising every row after each, on every test.
+struct Known {
+    reduced: Reduced,
+    base: Problem,
+    eqs: Vec<Row>,
+    ineqs: Vec<Row>,
+}
+
+impl Known {
+    fn new(base: Problem) -> Known {
+        let mut b = Basic::universe(0, base.n);
+        b.eqs = base.eqs.clone();
+        b.ineqs = base.ineqs.clone();
+        Known {
+            reduced: b.reduced(),
+            base,
+            eqs: vec![],
+            ineqs: vec![],
+        }
+    }
+
+    /// Whether the facts imply `r >= 0` (with `eq`, `r == 0`), over the integers.
+    fn implies(&self, r: &Row, eq: bool) -> bool {
+        self.implies_given(&[], r)
+            && (!eq || self.implies_given(&[], &r.iter().map(|v| -v).collect()))
+    }
+
+    /// Whether the facts and `extra >= 0` imply `r >= 0`, over the integers.
+    fn implies_given(&self, extra: &[Row], r: &Row) -> bool {
+        let mut neg: Row = r.iter().map(|v| -v).collect();
+        neg[0] -= &Int::ONE;
+        let mut ineqs = self.ineqs.clone();
+        ineqs.extend(extra.iter().cloned());
+        ineqs.push(neg);
+        self.reduced.is_empty_with(&self.eqs, &ineqs)
+    }
+
+    /// Whether the facts have an integer point.
+    fn is_feasible(&self) -> bool {
+        !self.reduced.is_empty_with(&self.eqs, &self.ineqs)
+    }
+
+    /// Adds `r >= 0` (with `eq`, `r == 0`) to the facts.
+    fn add(&mut self, r: Row, eq: bool) {
+        if eq {
+            self.eqs.push(r);
+        } else {
+            self.ineqs.push(r);
+        }
+        // New equalities are worth solving once for all later tests.
+        if eq || self.ineqs.len() > 16 {
+            self.base.eqs.append(&mut self.eqs);
+            self.base.ineqs.append(&mut self.ineqs);
+            *self = Known::new(std::mem::take(&mut self.base));
+        }
+    }
 }
 
 /// Guards `r >= 0`, with each pair `r >= 0`, `-r >= 0` as one equality `r == 0`.
@@ -1158,6 +1195,45 @@ fn same_rows(a: &Basic, b: &Basic) -> bool {
     key(a) == key(b)
 }
 
+/// Adds `r >= 0` (with `eq`, `r == 0`) to `b` unless a row already there says as much: the
+/// same equality, or an inequality with the same coefficients and a constant no larger.
+/// Restrictions to pieces and the bounds of enclosing loops repeat rows, and every emptiness
+/// test pays for each copy. The rows kept stay in order (which decides the order of guards).
+fn add_row(b: &mut Basic, r: Row, eq: bool) {
+    if eq {
+        let neg = |x: &Row| x.iter().zip(&r).all(|(a, c)| *a == -c);
+        if !b.eqs.iter().any(|x| *x == r || neg(x)) {
+            b.eqs.push(r);
+        }
+    } else if !b.ineqs.iter().any(|x| x[1..] == r[1..] && x[0] <= r[0]) {
+        b.ineqs.push(r);
+    }
+}
+
+/// `b` with rows that say no more than an earlier one dropped (see [`add_row`]).
+fn without_repeats(b: Basic) -> Basic {
+    let mut out = b.clone();
+    out.eqs.clear();
+    out.ineqs.clear();
+    for r in b.eqs {
+        add_row(&mut out, r, true);
+    }
+    for r in b.ineqs {
+        add_row(&mut out, r, false);
+    }
+    out
+}
+
+/// `a \ b` as disjoint pieces ([`Basic::subtract`]), without negating the rows `a` already
+/// has (`a ∧ ¬r` is empty for those): the projections separated here share the context's
+/// rows, and each negation costs an emptiness test.
+fn minus(a: &Basic, b: &Basic) -> Vec<Basic> {
+    let mut b = b.clone();
+    b.eqs.retain(|r| !a.eqs.contains(r));
+    b.ineqs.retain(|r| !a.ineqs.contains(r));
+    a.subtract(&b).into_iter().map(without_repeats).collect()
+}
+
 /// Adds the constraints of `piece` (over the leading columns) to `b`.
 fn restrict(b: &mut Basic, piece: &Basic) {
     let w = b.width();
@@ -1167,10 +1243,10 @@ fn restrict(b: &mut Basic, piece: &Basic) {
         x
     };
     for r in &piece.eqs {
-        b.add_eq(lift(r));
+        add_row(b, lift(r), true);
     }
     for r in &piece.ineqs {
-        b.add_ineq(lift(r));
+        add_row(b, lift(r), false);
     }
 }
 

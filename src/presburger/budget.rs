@@ -22,7 +22,7 @@ use std::cell::Cell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 /// The default budget in elementary steps: far above what any example needs (the largest,
-/// `loopy apply` of `lu`, uses about 2.6 million; see docs/calc.md), small enough that a
+/// `loopy apply` of `cholesky`, uses under 50 000; see docs/calc.md), small enough that a
 /// runaway problem is refused within about twenty seconds (some 3 million steps a second).
 pub const DEFAULT: u64 = 50_000_000;
 

@@ -192,6 +192,19 @@ macro_rules! common_ops {
                 }
             }
 
+            /// The same points in no more parts: pairs of parts merged where one conjunction
+            /// of their constraints holds exactly their points (see `coalesce.rs`).
+            pub fn coalesce(&self) -> $t {
+                budget::operation(
+                    "coalescing",
+                    || self.to_string(),
+                    || $t {
+                        space: self.space.clone(),
+                        parts: super::coalesce::coalesce(self.parts.clone()),
+                    },
+                )
+            }
+
             /// Exact integer emptiness, over all parameter values.
             pub fn is_empty(&self) -> bool {
                 budget::operation(
