@@ -362,7 +362,8 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
             marks: p.marks.clone(),
         })
         .collect();
-    let code = codegen::generate(scop, &placed, body).map_err(fail)?;
+    let plans = crate::model::copy::plan(state).map_err(fail)?;
+    let code = codegen::generate_with_copies(scop, &placed, body, &plans).map_err(fail)?;
     let Some((_, text)) = kernel.sources.iter().find(|(n, _)| *n == scop.file) else {
         return Err(fail(crate::diag::Diagnostic::new(format!(
             "cannot read `{}` again to splice the generated code into it",
