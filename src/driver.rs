@@ -272,6 +272,14 @@ impl Run {
                 .into_iter()
                 .map(|m| verify::marks::into_violation(&self.program, &self.deps, m)),
         );
+        // The interpreter keeps every copy plannable after each step, so this succeeds.
+        if let Ok(plans) = crate::model::copy::plan(&self.interp.state) {
+            v.extend(
+                verify::check_copies(&self.program, &plans, pieces)
+                    .into_iter()
+                    .map(|c| verify::copies::into_violation(&self.program, c)),
+            );
+        }
         v
     }
 

@@ -70,6 +70,11 @@ must_fail!(
     "tests/must_fail/scalar_temp.c",
     "anti dependence on `t`"
 );
+must_fail!(
+    copy_read_between,
+    "tests/must_fail/copy_rows.c",
+    "illegal `copy` of `B`: `Peek` (line 13) reads `B[0][0]` between the fill and the write-back"
+);
 
 #[test]
 fn manifest_of_all_examples_passes() {
