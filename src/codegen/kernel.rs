@@ -205,6 +205,15 @@ pub fn generate_with_copies(
         .collect();
     let var = |k: usize| fresh[k].clone();
     let stmt = |id: usize, args: &[String]| -> String {
+        if id >= n_stmt && body == Body::Trace {
+            // Traces print statement instances only; the copy's loops stay, empty.
+            let (what, c) = match &staged.extras[id - n_stmt] {
+                Extra::Setup(c) => ("corner", c),
+                Extra::Fill(c) => ("fill", c),
+                Extra::WriteBack(c) => ("write-back", c),
+            };
+            return format!("/* {what} of the copy of {} */", plans[*c].c_name);
+        }
         if id >= n_stmt {
             let floord = format!("{MACRO_PREFIX}floord");
             return super::copy::item_text(
@@ -261,8 +270,10 @@ pub fn generate_with_copies(
     let mut text = String::new();
     p.nodes(&nodes, 0, &mut text);
     let mut out = p.helpers.defines();
-    for plan in plans {
-        out.push_str(&super::copy::declarations(plan));
+    if body == Body::Source {
+        for plan in plans {
+            out.push_str(&super::copy::declarations(plan));
+        }
     }
     // `static` and `extern` locals of the region: one object for the whole function, so
     // declared once, before the loops that use them.
