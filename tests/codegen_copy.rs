@@ -13,8 +13,10 @@ use std::process::Command;
 
 fn load(path: &str, defines: &[&str], script: &str) -> (Kernel, Run) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut opts = Options::default();
-    opts.defines = defines.iter().map(|d| d.to_string()).collect();
+    let opts = Options {
+        defines: defines.iter().map(|d| d.to_string()).collect(),
+        ..Options::default()
+    };
     let kernel = Kernel::load(&root.join(path), &opts)
         .unwrap_or_else(|e| panic!("{path}: {}", e.diagnostic.message));
     let run = Run::new(&kernel, script, "script", root)
