@@ -271,35 +271,61 @@ fn corner(f: &Map, d: usize, k: usize) -> Option<Corner> {
     }
     let s = dims_as_params(&s, k);
     let min = s.lexmin().ok()?.simplify();
-    let mut found: Option<(Corner, String)> = None;
     let np = min.space().n_param();
-    let names: Vec<String> = (0..np).map(|i| format!("p{i}")).collect();
+    let nt = k;
+    // Candidate expressions, one per part; a candidate holds when every part agrees with it
+    // (parts may write one value differently, e.g. `8*i2` and `96*i1` where they are equal).
+    let mut candidates: Vec<Corner> = vec![];
     for b in min.parts() {
         let c = b.col_dim(0);
-        let eq = b
+        let Some(eq) = b
             .eqs
             .iter()
-            .find(|row| row[c].is_one() || (-&row[c]).is_one())?;
+            .find(|row| row[c].is_one() || (-&row[c]).is_one())
+        else {
+            continue;
+        };
+        if b.divs.iter().any(Option::is_none) {
+            continue;
+        }
         let s = -&eq[c];
         let mut row: Row = eq.iter().map(|v| &s * v).collect();
         row[c] = Int::ZERO;
-        if b.divs.iter().any(Option::is_none) {
-            return None;
-        }
         // Back to columns [1 | params | t | e | locals]: the t params follow the program's.
         let mut basic = b.clone();
-        let nt = k;
         basic.n_param -= nt;
         basic.n_dim += nt;
-        let corner = Corner { basic, row };
-        let text = corner.to_c(&names[..np - nt], &names[np - nt..], "f");
-        match &found {
-            None => found = Some((corner, text)),
-            Some((_, t)) if *t == text => {}
-            Some(_) => return None,
-        }
+        candidates.push(Corner { basic, row });
     }
-    found.map(|(c, _)| c)
+    let holds = |cand: &Corner| -> bool {
+        let uses_divs = cand.row[cand.basic.div_start()..]
+            .iter()
+            .any(|v| !v.is_zero());
+        if uses_divs {
+            return min.parts().len() == 1;
+        }
+        let base = &cand.row[..cand.basic.div_start()];
+        min.parts().iter().all(|b| {
+            // e - cand >= 1 or cand - e >= 1 on b: both must be empty.
+            let c = b.col_dim(0);
+            let mut diff = b.zero_row();
+            for (i, v) in base.iter().enumerate() {
+                diff[i] = -v;
+            }
+            diff[c] = Int::ONE;
+            let mut above = diff.clone();
+            above[0] = &above[0] - &Int::ONE;
+            let mut below: Row = diff.iter().map(|v| -v).collect();
+            below[0] = &below[0] - &Int::ONE;
+            let mut x = b.clone();
+            x.add_ineq(above);
+            let mut y = b.clone();
+            y.add_ineq(below);
+            x.is_empty() && y.is_empty()
+        })
+    };
+    let _ = np;
+    candidates.into_iter().find(|c| holds(c))
 }
 
 fn refuse(mark: &CopyMark, msg: String, label: &str) -> Diagnostic {
