@@ -79,6 +79,64 @@ fn transformed_examples_compile_cleanly_and_print_the_same() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The fast scripts beside the paper's (register tiling with `unroll`): legal, the code
+/// (snapshotted) compiles with `-Wall -Wextra -Werror` and prints exactly what the original
+/// prints, at the kernel's default sizes and at sizes that leave partial blocks.
+#[test]
+fn fast_scripts_compile_cleanly_and_print_the_same() {
+    let dir = common::scratch("codegen_examples", "fast");
+    let sizes: &[(&str, &[&str])] = &[
+        ("2mm", &["-DNI=37", "-DNJ=35", "-DNK=19", "-DNL=50"]),
+        (
+            "3mm",
+            &["-DNI=37", "-DNJ=35", "-DNK=19", "-DNL=50", "-DNM=23"],
+        ),
+        ("doitgen", &["-DNQ=5", "-DNR=3", "-DNP=71"]),
+    ];
+    for (name, odd) in sizes {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(name);
+        let c = root.join(format!("{name}.c"));
+        let script_name = format!("{name}-fast.loopy");
+        let kernel = Kernel::load(&c, &Options::default())
+            .unwrap_or_else(|e| panic!("{name}: {}", e.diagnostic.message));
+        let script = std::fs::read_to_string(root.join(&script_name)).unwrap();
+        let r = Run::new(&kernel, &script, &script_name, &root)
+            .unwrap_or_else(|e| panic!("{name}: {}", e.diagnostic.message));
+        assert!(r.check().is_empty(), "{name}: fast script is illegal");
+        let g = generate_from_script(&kernel, &r.interp.state, &script_name)
+            .unwrap_or_else(|e| panic!("{name}: {}", e.diagnostic.message));
+        let region = g
+            .region
+            .replace(&format!("{}/", env!("CARGO_MANIFEST_DIR")), "");
+        insta::assert_snapshot!(format!("apply_{name}_fast"), region);
+        let new_src = dir.join(format!("{name}.c"));
+        std::fs::write(&new_src, &g.file).unwrap();
+        for (k, defs) in [&[][..], odd].iter().enumerate() {
+            let build = |src: &Path, exe: &Path, strict: bool| {
+                let mut flags = vec!["-O2", "-ffp-contract=off", "-lm"];
+                flags.extend(defs.iter());
+                if strict {
+                    flags.extend(["-Wall", "-Wextra", "-Werror"]);
+                }
+                common::compile(src, exe, &flags, "");
+            };
+            let (old_exe, new_exe) = (
+                dir.join(format!("{name}{k}.old")),
+                dir.join(format!("{name}{k}.new")),
+            );
+            build(&c, &old_exe, false);
+            build(&new_src, &new_exe, true);
+            assert!(
+                run(&old_exe) == run(&new_exe),
+                "{name} {defs:?}: outputs differ"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A legal skew by a coefficient no C integer type of the loop counters holds is refused
 /// (exit 2) instead of printing an unrepresentable constant; a large one that fits is kept.
 #[test]

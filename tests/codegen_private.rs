@@ -34,6 +34,10 @@ fn declarations_stay_with_their_uses() {
         "isplit(L, {[i] : i < 5}, 0)",
         "isplit(M, {[i, j] : j < 5}, 1)",
         "tile(L, [4])\nisplit(L, {[i] : i < 2}, 0)",
+        // Unrolled copies of a body that declares a variable: one block each.
+        "unroll(L, 1, 3)",
+        "unroll(M, 2, 4)\nunroll(L, 1, 2)",
+        "tile(L, [4])\nunroll(L, 2, 4)",
     ];
     for (k, script) in scripts.iter().enumerate() {
         let s = dir.join(format!("s{k}.loopy"));

@@ -196,6 +196,50 @@ fn examples_with_small_tiles_trace_in_schedule_order() {
     }
 }
 
+/// Unrolled loops (`unroll`): every instance still runs once, in schedule order, with
+/// remainders of every size (parameters 0 to 9 against factors 2 to 5), loops with a
+/// constant trip count (fully unrolled, or unrolled with a fixed tail), unrolled tiles and
+/// unroll-and-jam, nested unrolls, a loop shared by two statements, a factor of 1.
+#[test]
+fn unrolled_loops_trace_in_schedule_order() {
+    let cases: &[(&str, &str)] = &[
+        ("matmul", "unroll(Init, 1, 2)\nunroll(Init, 2, 3)\nunroll(Mult, 3, 4)"),
+        (
+            "matmul",
+            "realign(Init, Mult, 0)\ninterchange(Mult, 2, 3)\ntile(Mult, [4, 4, 4])\nunroll(Mult, 5, 3)\nunroll(Mult, 6, 4)",
+        ),
+        // Unroll and jam: strip-mine i by 2, move the point loop innermost, unroll it fully.
+        (
+            "matmul",
+            "realign(Init, Mult, 0)\nstrip_mine(Mult, 1, 2)\ninterchange(Mult, 2, 4)\nunroll(Mult, 4, 2)\nunroll(Mult, 2, 5)",
+        ),
+        ("matmul", "realign(Init, Mult, 0)\ntile(Mult, [3, 3, 3])\nunroll(Mult, 4, 3)\nunroll(Mult, 6, 2)"),
+        ("div", "unroll(Div, 1, 5)"),
+        ("jacobi-2d", "unroll(LoopB, 3, 2)\nunroll(LoopA, 3, 3)\nunroll(LoopB, 2, 2)"),
+        ("2mm", "realign(Init, Mult, 0)\ninterchange(Mult, 2, 3)\ntile(Mult, [3, 4, 4])\nunroll(Mult, 4, 4)\nunroll(Mult, 5, 2)\nunroll(Scale, 2, 3)"),
+        ("doitgen", "realign(Init, Mult, 2)\ninterchange(Mult, 3, 4)\ntile(Mult, [3, 4], [4, 4])\nunroll(Mult, 3, 2)\nunroll(Mult, 6, 3)\nunroll(Ret, 3, 4)"),
+        ("lu", "unroll(Right, 3, 3)\nunroll(Left, 2, 2)"),
+        ("lu", "unroll(Norm, 3, 4)\nunroll(Right, 2, 5)"),
+        ("matmul", "unroll(Mult, 2, 1)"),
+        // The standard library's procedures, whole blocks split from partial ones.
+        (
+            "matmul",
+            "realign(Init, Mult, 0)\ninterchange(Mult, 2, 3)\nregister_tile(Mult, 2, 3)\n(F, R) = isplit(Mult, [n] -> {[a, b] : 3a + 3 <= n and 2b + 2 <= n}, 0)",
+        ),
+        ("matmul", "realign(Init, Mult, 0)\nunroll_jam(Mult, 3)\nunroll_jam(Init, 2)"),
+        ("2mm", "realign(Init, Mult, 0)\nunroll_jam2(Mult, 2)"),
+    ];
+    let mut v = values(9);
+    v.push(vec![4; 6]);
+    v.push(vec![6; 6]);
+    v.push(vec![7; 6]);
+    v.push(vec![9; 6]);
+    v.push(vec![6, 9, 7, 5, 8, 4]);
+    for (n, (name, script)) in cases.iter().enumerate() {
+        validate(name, script, &format!("unroll{n}"), &v);
+    }
+}
+
 mod random {
     use super::*;
     use proptest::prelude::*;
@@ -242,6 +286,13 @@ mod random {
             (-1..3i64).prop_map(|k| format!(
                 "affine(L3, {{[i, j] -> [i + {k}, j]}})\nrealign(L2, L3, 1)"
             )),
+            // Marks that keep the order (a later step rewriting the loop is refused).
+            (
+                prop::sample::select(vec!["L1", "L2", "L3"]),
+                1..4i64,
+                1..6i64
+            )
+                .prop_map(|(l, k, u)| format!("unroll({l}, {k}, {u})")),
         ]
     }
 

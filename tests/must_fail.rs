@@ -76,6 +76,66 @@ must_fail!(
     "illegal `copy` of `B`: `Peek` (line 13) reads `B[0][0]` between the fill and the write-back"
 );
 
+/// Scripts that are bad input rather than illegal (exit 2): misuses of `unroll`, with the
+/// report snapshotted like the illegal ones. `loopy check` refuses them, or, for marks that
+/// only clash in the generated loops, `loopy apply`.
+macro_rules! must_refuse {
+    ($name:ident, $cmd:expr, $kernel:expr, $needle:expr) => {
+        #[test]
+        fn $name() {
+            let script = concat!("tests/must_fail/", stringify!($name), ".loopy");
+            let (code, out, err) = common::loopy(&[$cmd, "--color", "never", $kernel, script]);
+            assert_eq!(
+                code, 2,
+                "{script} must be refused as bad input:\n{out}{err}"
+            );
+            assert!(
+                err.contains($needle),
+                "{script}: report lacks {:?}:\n{err}",
+                $needle
+            );
+            insta::assert_snapshot!(stringify!($name), err);
+        }
+    };
+}
+
+must_refuse!(
+    unroll_factor_zero,
+    "check",
+    "examples/matmul/matmul.c",
+    "`unroll` needs a factor from 1 to 64, found 0"
+);
+must_refuse!(
+    unroll_factor_too_large,
+    "check",
+    "examples/matmul/matmul.c",
+    "found 1000"
+);
+must_refuse!(
+    unroll_no_loop,
+    "check",
+    "examples/matmul/matmul.c",
+    "the component has no loop 4"
+);
+must_refuse!(
+    unroll_conflicting_mark,
+    "check",
+    "examples/matmul/matmul.c",
+    "loop 3 of statement Mult is already marked `vectorize`"
+);
+must_refuse!(
+    unroll_then_tile,
+    "check",
+    "examples/matmul/matmul.c",
+    "this map rewrites loop 3 of statement Mult, which is marked `unroll(4)`"
+);
+must_refuse!(
+    unroll_parallel_shared_loop,
+    "apply",
+    "examples/matmul/matmul.c",
+    "one loop is marked both `unroll(4)` and `parallel`"
+);
+
 #[test]
 fn manifest_of_all_examples_passes() {
     let (code, text, err) = common::loopy(&[
@@ -86,7 +146,7 @@ fn manifest_of_all_examples_passes() {
         "examples/loopy.toml",
     ]);
     assert_eq!(code, 0, "{text}{err}");
-    assert!(text.contains("21 passed, 0 failed"), "{text}");
+    assert!(text.contains("24 passed, 0 failed"), "{text}");
 }
 
 #[test]

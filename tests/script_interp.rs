@@ -481,3 +481,54 @@ fn rewriting_a_marked_loop_is_refused() {
     let e = run(figure4(), "parallel(L1, 3)").err().expect("refused");
     assert!(e.message.contains("no loop 3"), "{}", e.message);
 }
+
+#[test]
+fn unroll_marks_follow_their_loop_and_keep_their_factor() {
+    use loopy::model::state::MarkKind;
+    // Loop 2 of L1 unrolled by 4, then i and j exchanged: the mark moves to loop 1.
+    let it = run(
+        figure4(),
+        "unroll(L1, 2, 4)\naffine(L1, {[i, j] -> [j, i]})",
+    )
+    .unwrap();
+    for p in it.state.pieces.iter().filter(|p| p.stmt < 2) {
+        assert_eq!(p.marks.len(), 1);
+        assert_eq!(p.marks[0].dim, 0);
+        assert_eq!(p.marks[0].kind, MarkKind::Unroll { factor: 4 });
+    }
+    // Strip-mining a loop that is not marked shifts the mark; the same mark again is a
+    // no-op, another factor is refused.
+    let it = run(
+        figure4(),
+        "unroll(L1, 2, 3)\nstrip_mine(L1, 1, 4)\nunroll(L1, 3, 3)",
+    )
+    .unwrap();
+    assert!(it
+        .state
+        .pieces
+        .iter()
+        .filter(|p| p.stmt < 2)
+        .all(|p| p.marks.len() == 1 && p.marks[0].dim == 2));
+    let e = run(figure4(), "unroll(L1, 2, 3)\nunroll(L1, 2, 4)")
+        .err()
+        .expect("refused");
+    assert!(
+        e.message.contains("already marked `unroll(3)`"),
+        "{}",
+        e.message
+    );
+    for bad in ["0", "-2", "65"] {
+        let e = run(figure4(), &format!("unroll(L1, 2, {bad})"))
+            .err()
+            .expect("refused");
+        assert!(e.message.contains("factor from 1 to 64"), "{}", e.message);
+    }
+    let e = run(figure4(), "unroll(L1, 2, L2)").err().expect("refused");
+    assert!(
+        e.message.contains("expects an integer factor"),
+        "{}",
+        e.message
+    );
+    let e = run(figure4(), "unroll(L1, 2)").err().expect("refused");
+    assert!(e.message.contains("takes 3 arguments"), "{}", e.message);
+}

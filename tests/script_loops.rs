@@ -79,6 +79,35 @@ fn each_operation_is_its_affine_map_at_depth_four() {
     }
 }
 
+/// The unrolling procedures of the standard library are their strip-mining, interchange
+/// and marks (`show` prints the marks with the schedules).
+#[test]
+fn unrolling_procedures_are_their_operations() {
+    let cases = [
+        (
+            "unroll_jam(S, 4)",
+            "strip_mine(S, 1, 4)\ninterchange(S, 2, 3)\nunroll(S, 3, 4)",
+        ),
+        (
+            "unroll_jam2(S, 2)",
+            "affine(S, {[t,i,j] -> [t,i/2,j,i%2]})\nunroll(S, 4, 2)",
+        ),
+        (
+            "unroll_jam3(S, 3)",
+            "strip_mine(S, 3, 3)\ninterchange(S, 4, 5)\nunroll(S, 5, 3)",
+        ),
+        (
+            "register_tile(S, 4, 8)",
+            "tile(S, [3, 1], [8, 4])\ninterchange(S, 3, 4)\nunroll(S, 4, 4)",
+        ),
+    ];
+    for (k, (op, ops)) in cases.iter().enumerate() {
+        same(DEEP, op, ops, &format!("unroll{k}"));
+    }
+    let shown = schedules(DEEP, "register_tile(S, 4, 8)", "unroll-shown");
+    assert!(shown.contains("loop 4 unroll(4)"), "{shown}");
+}
+
 #[test]
 fn rewritten_examples_keep_their_schedules() {
     // The example scripts now use the operations; the paper's affine maps give the same

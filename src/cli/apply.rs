@@ -54,7 +54,11 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
     let script = a.script.display().to_string();
     let g = match driver::generate_from_script(&kernel, &run.interp.state, &script) {
         Ok(g) => g,
-        Err(f) => return fail(&f),
+        Err(mut f) => {
+            // Marks that cannot be generated point into the script.
+            f.sources.extend(run.interp.sources.iter().cloned());
+            return fail(&f);
+        }
     };
     let text = if a.region_only {
         format!("{}\n", g.region)

@@ -194,6 +194,169 @@ pub enum Node {
     Comment(String),
     /// A `#pragma` line for the node after it (a marked loop).
     Pragma(String),
+    /// A loop unrolled `factor` times whose trip count is not a known constant:
+    /// `for (v = lower; v <= upper - (factor - 1) * step; v += factor * step) { body }`
+    /// (`body` holds the `factor` copies, shifted by `0, step, ...`), then
+    /// `for (; v <= upper; v += step) { rest }` for the remaining iterations, the counter
+    /// declared once before both.
+    Unrolled {
+        var: usize,
+        name: Option<String>,
+        lower: Expr,
+        step: Int,
+        upper: Expr,
+        factor: Int,
+        body: Vec<Node>,
+        rest: Vec<Node>,
+    },
+    /// A C block `{ ... }` (one unrolled copy of a body that declares variables).
+    Block(Vec<Node>),
+}
+
+impl Expr {
+    /// The expression plus a constant: `e + c`, inside the affine part when there is one
+    /// and distributed over `min`/`max`.
+    pub fn plus_const(&self, c: &Int) -> Expr {
+        let shift = |r: &Row| {
+            let mut r = if r.is_empty() {
+                vec![Int::ZERO]
+            } else {
+                r.clone()
+            };
+            r[0] = &r[0] + c;
+            r
+        };
+        match self {
+            Expr::Aff(r) => Expr::Aff(shift(r)),
+            Expr::Sum(r, t) => Expr::Sum(shift(r), t.clone()),
+            Expr::Max(v) => Expr::Max(v.iter().map(|e| e.plus_const(c)).collect()),
+            Expr::Min(v) => Expr::Min(v.iter().map(|e| e.plus_const(c)).collect()),
+            e => Expr::Sum(vec![c.clone()], vec![(Int::ONE, e.clone())]),
+        }
+    }
+
+    /// The expression with column `col` (of `[1, params, c0, ...]`) replaced by itself
+    /// plus `off`: every row with coefficient `a` on it gains `a * off`.
+    pub fn shift_col(&self, col: usize, off: &Int) -> Expr {
+        let row = |r: &Row| {
+            let mut r = r.clone();
+            if let Some(a) = r.get(col).filter(|a| !a.is_zero()).cloned() {
+                r[0] = &r[0] + &(&a * off);
+            }
+            r
+        };
+        match self {
+            Expr::Aff(r) => Expr::Aff(row(r)),
+            Expr::Sum(r, t) => Expr::Sum(
+                row(r),
+                t.iter()
+                    .map(|(k, e)| (k.clone(), e.shift_col(col, off)))
+                    .collect(),
+            ),
+            Expr::Floor(e, d) => Expr::Floor(Box::new(e.shift_col(col, off)), d.clone()),
+            Expr::Ceil(e, d) => Expr::Ceil(Box::new(e.shift_col(col, off)), d.clone()),
+            Expr::ExactDiv(e, d) => Expr::ExactDiv(Box::new(e.shift_col(col, off)), d.clone()),
+            Expr::Max(v) => Expr::Max(v.iter().map(|e| e.shift_col(col, off)).collect()),
+            Expr::Min(v) => Expr::Min(v.iter().map(|e| e.shift_col(col, off)).collect()),
+            Expr::Comment(c) => Expr::Comment(c.clone()),
+        }
+    }
+
+    /// `self - other` when it is a constant: both affine (or the same non-affine terms
+    /// plus affine parts) with equal coefficients everywhere but the constant.
+    pub fn const_diff(&self, other: &Expr) -> Option<Int> {
+        let split = |e: &Expr| -> Option<(Row, Vec<(Int, Expr)>)> {
+            match e {
+                Expr::Aff(r) => Some((r.clone(), vec![])),
+                Expr::Sum(r, t) => Some((r.clone(), t.clone())),
+                _ => None,
+            }
+        };
+        let (a, ta) = split(self)?;
+        let (b, tb) = split(other)?;
+        if ta != tb {
+            return None;
+        }
+        let n = a.len().max(b.len()).max(1);
+        let at = |x: &Row, i: usize| x.get(i).cloned().unwrap_or(Int::ZERO);
+        if (1..n).any(|i| at(&a, i) != at(&b, i)) {
+            return None;
+        }
+        Some(&at(&a, 0) - &at(&b, 0))
+    }
+}
+
+impl Cond {
+    /// The condition with column `col` replaced by itself plus `off` (see
+    /// [`Expr::shift_col`]).
+    pub fn shift_col(&self, col: usize, off: &Int) -> Cond {
+        match self {
+            Cond::Ge(e) => Cond::Ge(e.shift_col(col, off)),
+            Cond::Eq(e) => Cond::Eq(e.shift_col(col, off)),
+            Cond::Divisible(e, d) => Cond::Divisible(e.shift_col(col, off), d.clone()),
+        }
+    }
+}
+
+/// Nodes with scanned dimension `var` (column `col`) replaced by `var + off` everywhere: in
+/// loop bounds, guards, assigned values and statement arguments (one unrolled copy).
+pub fn shift_nodes(nodes: &[Node], col: usize, off: &Int) -> Vec<Node> {
+    let e = |x: &Expr| x.shift_col(col, off);
+    nodes
+        .iter()
+        .map(|n| match n {
+            Node::For {
+                var,
+                name,
+                lower,
+                step,
+                upper,
+                body,
+            } => Node::For {
+                var: *var,
+                name: name.clone(),
+                lower: e(lower),
+                step: step.clone(),
+                upper: e(upper),
+                body: shift_nodes(body, col, off),
+            },
+            Node::Assign { var, value, body } => Node::Assign {
+                var: *var,
+                value: e(value),
+                body: shift_nodes(body, col, off),
+            },
+            Node::If { conds, body } => Node::If {
+                conds: conds.iter().map(|c| c.shift_col(col, off)).collect(),
+                body: shift_nodes(body, col, off),
+            },
+            Node::Stmt { id, args } => Node::Stmt {
+                id: *id,
+                args: args.iter().map(e).collect(),
+            },
+            Node::Comment(c) => Node::Comment(c.clone()),
+            Node::Pragma(p) => Node::Pragma(p.clone()),
+            Node::Unrolled {
+                var,
+                name,
+                lower,
+                step,
+                upper,
+                factor,
+                body,
+                rest,
+            } => Node::Unrolled {
+                var: *var,
+                name: name.clone(),
+                lower: e(lower),
+                step: step.clone(),
+                upper: e(upper),
+                factor: factor.clone(),
+                body: shift_nodes(body, col, off),
+                rest: shift_nodes(rest, col, off),
+            },
+            Node::Block(body) => Node::Block(shift_nodes(body, col, off)),
+        })
+        .collect()
 }
 
 /// Which helper macros a piece of C uses.
@@ -503,6 +666,63 @@ impl CPrinter<'_> {
                 Node::Pragma(t) => {
                     let _ = writeln!(out, "{pad}#pragma {t}");
                 }
+                Node::Unrolled {
+                    var,
+                    name,
+                    lower,
+                    step,
+                    upper,
+                    factor,
+                    body,
+                    rest,
+                } => {
+                    if self.names.len() <= *var {
+                        self.names.resize(*var + 1, None);
+                    }
+                    let saved = std::mem::replace(&mut self.names[*var], name.clone());
+                    let v = self.var_name(*var);
+                    let lo = self.expr(lower);
+                    let hi = self.expr(upper);
+                    let span = step * factor;
+                    let last = upper.plus_const(&-(&span - step));
+                    let hi_main = self.expr(&last);
+                    let inc = |s: &Int| {
+                        if s.is_one() {
+                            format!("{v}++")
+                        } else {
+                            format!("{v} += {s}")
+                        }
+                    };
+                    // The counter outlives the first loop: the second continues from it.
+                    let declared = !self.predeclared.contains(&v);
+                    let inner = if declared {
+                        let _ = writeln!(out, "{pad}{{");
+                        let _ = writeln!(out, "{pad}  int {v};");
+                        indent + 1
+                    } else {
+                        indent
+                    };
+                    let ipad = "  ".repeat(inner);
+                    let _ = writeln!(
+                        out,
+                        "{ipad}for ({v} = {lo}; {v} <= {hi_main}; {}) {{",
+                        inc(&span)
+                    );
+                    self.nodes(body, inner + 1, out);
+                    let _ = writeln!(out, "{ipad}}}");
+                    let _ = writeln!(out, "{ipad}for (; {v} <= {hi}; {}) {{", inc(step));
+                    self.nodes(rest, inner + 1, out);
+                    let _ = writeln!(out, "{ipad}}}");
+                    if declared {
+                        let _ = writeln!(out, "{pad}}}");
+                    }
+                    self.names[*var] = saved;
+                }
+                Node::Block(body) => {
+                    let _ = writeln!(out, "{pad}{{");
+                    self.nodes(body, indent + 1, out);
+                    let _ = writeln!(out, "{pad}}}");
+                }
             }
         }
     }
@@ -569,6 +789,22 @@ pub fn largest_constant(nodes: &[Node]) -> Int {
                 }
                 Node::Stmt { args, .. } => args.iter().for_each(|e| expr(e, m)),
                 Node::Comment(_) | Node::Pragma(_) => {}
+                Node::Unrolled {
+                    lower,
+                    step,
+                    upper,
+                    factor,
+                    body,
+                    rest,
+                    ..
+                } => {
+                    expr(lower, m);
+                    expr(upper, m);
+                    row(&[step.clone(), step * factor], m);
+                    walk(body, m);
+                    walk(rest, m);
+                }
+                Node::Block(body) => walk(body, m),
             }
         }
     }

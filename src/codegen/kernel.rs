@@ -194,6 +194,17 @@ pub fn generate_with_copies(
         &private_of,
         Inside::Nothing,
     )?;
+    let declaring: BTreeSet<usize> = (0..n_stmt)
+        .filter(|&id| !scop.statements[placed[id].stmt].declares.is_empty())
+        .collect();
+    let nodes = unroll_loops(nodes, placed, n_param, &declaring);
+    let largest = super::ast::largest_constant(&nodes);
+    if largest > i64::from(i32::MAX) {
+        return Err(Diagnostic::new(format!(
+            "cannot generate code: the unrolled loops would need the constant {largest}, which does not fit the type `int` of the loop counters"
+        ))
+        .with_help("use a smaller unroll factor"));
+    }
     let predeclared: Vec<String> = scop
         .statements
         .iter()
@@ -320,6 +331,11 @@ fn ids_in(nodes: &[Node], out: &mut BTreeSet<usize>) {
             Node::Stmt { id, .. } => {
                 out.insert(*id);
             }
+            Node::Unrolled { body, rest, .. } => {
+                ids_in(body, out);
+                ids_in(rest, out);
+            }
+            Node::Block(body) => ids_in(body, out),
             Node::Comment(_) | Node::Pragma(_) => {}
         }
     }
@@ -386,6 +402,9 @@ fn mark_loops(
                         .with_note("nested parallel loops are not generated; mark one of them"))
                     };
                     match (inside, &m.kind) {
+                        // Unrolling keeps the order: it is done after the pragmas
+                        // (`unroll_loops`), inside any loop.
+                        (_, MarkKind::Unroll { .. }) => {}
                         (Inside::Vectorize, _) => return refuse("vectorized"),
                         (Inside::Parallel, MarkKind::Parallel { .. }) => return refuse("parallel"),
                         (_, MarkKind::Parallel { reduction }) => {
@@ -455,6 +474,139 @@ fn mark_loops(
     Ok(out)
 }
 
+/// The unroll factor of a generated loop at scanned dim `var` enclosing `body`: the
+/// `unroll` mark its pieces carry at that dim (`mark_loops` has already refused two
+/// different marks on one loop).
+fn unroll_factor(var: usize, body: &[Node], placed: &[Placed]) -> Option<u32> {
+    if var.is_multiple_of(2) {
+        return None;
+    }
+    let mut ids = BTreeSet::new();
+    ids_in(body, &mut ids);
+    ids.iter().find_map(|&id| {
+        placed[id].marks.iter().find_map(|m| match m.kind {
+            MarkKind::Unroll { factor } if 2 * m.dim + 1 == var && factor > 1 => Some(factor),
+            _ => None,
+        })
+    })
+}
+
+/// Unrolls every loop marked `unroll(u)`, inner loops first. A copy of the body is the body
+/// with the loop variable `v` replaced by `v + k*step` in every expression (bounds of inner
+/// loops, guards, statement arguments). When the trip count `T` is a constant (the bounds
+/// differ by a constant, as in full tiles), the code has no remainder test: `T <= u`
+/// leaves no loop (`T` copies with `v` fixed to `lower + k*step`), otherwise a loop of
+/// `T / u` iterations of `u` copies and `T % u` fixed copies after it. Otherwise the loop
+/// becomes an [`Node::Unrolled`]: `u` copies while `u` iterations remain, then a loop for
+/// the rest. Copies of a body that declares variables are each a C block.
+fn unroll_loops(
+    nodes: Vec<Node>,
+    placed: &[Placed],
+    n_param: usize,
+    declaring: &BTreeSet<usize>,
+) -> Vec<Node> {
+    use super::ast::shift_nodes;
+    use crate::presburger::Int;
+    let mut out = vec![];
+    for n in nodes {
+        match n {
+            Node::For {
+                var,
+                name,
+                lower,
+                step,
+                upper,
+                body,
+            } => {
+                let body = unroll_loops(body, placed, n_param, declaring);
+                let Some(u) = unroll_factor(var, &body, placed) else {
+                    out.push(Node::For {
+                        var,
+                        name,
+                        lower,
+                        step,
+                        upper,
+                        body,
+                    });
+                    continue;
+                };
+                let mut ids = BTreeSet::new();
+                ids_in(&body, &mut ids);
+                let scoped = ids.iter().any(|id| declaring.contains(id));
+                let col = 1 + n_param + var;
+                let copy = |k: i64| {
+                    let c = shift_nodes(&body, col, &(&step * &Int::from(k)));
+                    if scoped {
+                        vec![Node::Block(c)]
+                    } else {
+                        c
+                    }
+                };
+                let copies =
+                    |from: i64, to: i64| -> Vec<Node> { (from..to).flat_map(copy).collect() };
+                let fixed = |k: i64, body: Vec<Node>| Node::Assign {
+                    var,
+                    value: lower.plus_const(&(&step * &Int::from(k))),
+                    body,
+                };
+                let u = i64::from(u);
+                let trips = upper
+                    .const_diff(&lower)
+                    .map(|d| d.div_floor(&step) + Int::ONE)
+                    .and_then(|t| t.to_i64());
+                match trips {
+                    Some(t) if t <= 0 => {}
+                    Some(t) if t <= u => {
+                        for k in 0..t {
+                            out.push(fixed(k, copy(0)));
+                        }
+                    }
+                    Some(t) => {
+                        let (q, r) = (t / u, t % u);
+                        if q == 1 {
+                            out.push(fixed(0, copies(0, u)));
+                        } else {
+                            out.push(Node::For {
+                                var,
+                                name,
+                                upper: lower.plus_const(&(&step * &Int::from((q - 1) * u))),
+                                lower: lower.clone(),
+                                step: &step * &Int::from(u),
+                                body: copies(0, u),
+                            });
+                        }
+                        for k in 0..r {
+                            out.push(fixed(q * u + k, copy(0)));
+                        }
+                    }
+                    None => out.push(Node::Unrolled {
+                        var,
+                        name,
+                        body: copies(0, u),
+                        // Its own C block already.
+                        rest: body.clone(),
+                        lower,
+                        step,
+                        upper,
+                        factor: Int::from(u),
+                    }),
+                }
+            }
+            Node::Assign { var, value, body } => out.push(Node::Assign {
+                var,
+                value,
+                body: unroll_loops(body, placed, n_param, declaring),
+            }),
+            Node::If { conds, body } => out.push(Node::If {
+                conds,
+                body: unroll_loops(body, placed, n_param, declaring),
+            }),
+            n => out.push(n),
+        }
+    }
+    out
+}
+
 /// The path of child indices from the root to every statement leaf, by piece.
 fn leaf_paths(nodes: &[Node], path: &mut Vec<usize>, out: &mut Vec<(usize, Vec<usize>)>) {
     for (k, n) in nodes.iter().enumerate() {
@@ -464,7 +616,8 @@ fn leaf_paths(nodes: &[Node], path: &mut Vec<usize>, out: &mut Vec<(usize, Vec<u
                 leaf_paths(body, path, out)
             }
             Node::Stmt { id, .. } => out.push((*id, path.clone())),
-            Node::Comment(_) | Node::Pragma(_) => {}
+            // Unrolling comes after the checks that walk paths.
+            Node::Comment(_) | Node::Pragma(_) | Node::Unrolled { .. } | Node::Block(_) => {}
         }
         path.pop();
     }
@@ -670,6 +823,8 @@ fn undetermined(nodes: &[Node]) -> Option<String> {
                 _ => None,
             }),
             Node::Comment(c) => Some(c.clone()),
+            Node::Unrolled { body, rest, .. } => undetermined(body).or_else(|| undetermined(rest)),
+            Node::Block(body) => undetermined(body),
             Node::Pragma(_) => None,
         };
         if found.is_some() {
@@ -687,7 +842,16 @@ fn loop_names(nodes: &[Node]) -> BTreeSet<String> {
                 out.extend(name.clone());
                 out.extend(loop_names(body));
             }
-            Node::Assign { body, .. } | Node::If { body, .. } => out.extend(loop_names(body)),
+            Node::Assign { body, .. } | Node::If { body, .. } | Node::Block(body) => {
+                out.extend(loop_names(body))
+            }
+            Node::Unrolled {
+                name, body, rest, ..
+            } => {
+                out.extend(name.clone());
+                out.extend(loop_names(body));
+                out.extend(loop_names(rest));
+            }
             _ => {}
         }
     }

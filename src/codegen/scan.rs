@@ -1134,6 +1134,7 @@ fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
         Node::For { body, .. } | Node::Assign { body, .. } | Node::If { body, .. } => {
             body.is_empty()
         }
+        Node::Unrolled { body, .. } | Node::Block(body) => body.is_empty(),
         Node::Stmt { .. } | Node::Comment(_) | Node::Pragma(_) => false,
     };
     nodes
@@ -1157,7 +1158,11 @@ fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
                     }
                     return n;
                 }
-                Node::Stmt { .. } | Node::Comment(_) | Node::Pragma(_) => return n,
+                Node::Stmt { .. }
+                | Node::Comment(_)
+                | Node::Pragma(_)
+                | Node::Unrolled { .. }
+                | Node::Block(_) => return n,
             };
             *body = hoist_guards(std::mem::take(body), n_param);
             let free = match &body[..] {

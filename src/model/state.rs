@@ -86,6 +86,11 @@ pub enum MarkKind {
     Parallel { reduction: Option<RedOp> },
     /// `vectorize(l, k)`: an OpenMP `simd` loop.
     Vectorize,
+    /// `unroll(l, k, u)`: the loop body appears `factor` times per iteration (constant
+    /// offsets), the remainder handled by a following loop; no loop at all when the trip
+    /// count is a constant at most `factor`. Order is unchanged, so there is nothing to
+    /// verify.
+    Unroll { factor: u32 },
 }
 
 impl MarkKind {
@@ -97,6 +102,17 @@ impl MarkKind {
                 reduction: Some(op),
             } => format!("parallel({})", op.symbol()),
             MarkKind::Vectorize => "vectorize".to_string(),
+            MarkKind::Unroll { factor } => format!("unroll({factor})"),
+        }
+    }
+
+    /// Whether the mark runs iterations of its loop together or in any order, so that the
+    /// verifier must find no dependence between them (`parallel`, `vectorize`; not `unroll`,
+    /// which keeps the order).
+    pub fn reorders(&self) -> bool {
+        match self {
+            MarkKind::Parallel { .. } | MarkKind::Vectorize => true,
+            MarkKind::Unroll { .. } => false,
         }
     }
 }

@@ -569,6 +569,13 @@ impl Interpreter {
                 self.mark(&ctx, h, k, MarkKind::Vectorize)?;
                 Ok(vec![])
             }
+            "unroll" => {
+                let [l, k, u] = self.arity::<3>(&ctx, &args, &["l", "k", "u"])?;
+                let (h, k) = (self.handle(&ctx, &l)?, self.int(&ctx, &k)?);
+                let factor = Self::unroll_factor(&ctx, &u)?;
+                self.mark(&ctx, h, k, MarkKind::Unroll { factor })?;
+                Ok(vec![])
+            }
             _ => self.call_proc(&ctx, args),
         }
     }
@@ -1147,6 +1154,28 @@ impl Interpreter {
         Ok(out)
     }
 
+    /// The factor of `unroll(l, k, u)`: an integer from 1 (no unrolling) to
+    /// [`MAX_UNROLL`].
+    fn unroll_factor(ctx: &OpCtx, u: &(Value, Span)) -> Result<u32, Diagnostic> {
+        match &u.0 {
+            Value::Int(i) => match i.to_i64() {
+                Some(v) if (1..=i64::from(MAX_UNROLL)).contains(&v) => Ok(v as u32),
+                _ => Err(Diagnostic::new(format!(
+                    "`unroll` needs a factor from 1 to {MAX_UNROLL}, found {i}"
+                ))
+                .with_label(ctx.source, u.1.clone(), "not a valid unroll factor")
+                .with_note(format!(
+                    "the body of the loop is repeated u times per iteration; u = 1 leaves the loop as it is, and factors above {MAX_UNROLL} are refused to keep the generated code small"
+                ))),
+            },
+            other => Err(Diagnostic::new(format!(
+                "`unroll` expects an integer factor here, found {}",
+                other.describe()
+            ))
+            .with_label(ctx.source, u.1.clone(), "not an integer")),
+        }
+    }
+
     /// Marks loop `k` (from 1, outermost) of every piece of component `h`. A loop keeps
     /// at most one mark: the same mark again is a no-op, a different one is refused.
     fn mark(&mut self, ctx: &OpCtx, h: usize, k: i64, kind: MarkKind) -> Result<(), Diagnostic> {
@@ -1402,7 +1431,7 @@ struct OpCtx<'a> {
 }
 
 /// Built-in operations (the Loopy paper's, plus `tile`, `hoist` and the loop marks).
-pub const BUILTINS: [&str; 9] = [
+pub const BUILTINS: [&str; 10] = [
     "realign",
     "lift",
     "affine",
@@ -1411,8 +1440,12 @@ pub const BUILTINS: [&str; 9] = [
     "hoist",
     "parallel",
     "vectorize",
+    "unroll",
     "copy",
 ];
+
+/// The largest factor `unroll` accepts (each marked loop multiplies the code size by it).
+pub const MAX_UNROLL: u32 = 64;
 
 fn param_note(s: &Set, vals: &[Int]) -> String {
     if vals.is_empty() {

@@ -46,6 +46,10 @@ mod tests {
             "distribute",
             "peel_front",
             "split_at",
+            "unroll_jam",
+            "unroll_jam2",
+            "unroll_jam3",
+            "register_tile",
         ] {
             assert!(defs.iter().any(|d| d.name.text == name), "{name} missing");
         }
@@ -66,6 +70,7 @@ mod tests {
             ("hoist_strip", &[&[0, 4], &[0, 64]]),
             ("hoist_strip2", &[&[0, 4], &[0, 64]]),
             ("hoist_strip3", &[&[0, 4], &[0, 64]]),
+            ("register_tile", &[&[4, 16], &[1, 8], &[6, 1]]),
         ];
         for d in defs {
             let cases: &[&[i64]] = valid

@@ -1,4 +1,5 @@
-//! Legality of loop marks (`parallel`, `vectorize`) on the final schedule.
+//! Legality of loop marks (`parallel`, `vectorize`) on the final schedule. (`unroll` keeps
+//! the order of its loop, so it needs no test and is skipped here.)
 //!
 //! The generated loop scanning schedule dim `2j+1` encloses every piece whose positions
 //! `p0..pj` are equal (scanning separates pieces by their constant position dims first); it
@@ -48,13 +49,16 @@ fn loop_mark<'a>(pieces: &'a [Piece], pos: &[Int], j: usize) -> Option<&'a Mark>
     pieces
         .iter()
         .filter(|r| r.pos.len() > j && r.pos[..=j] == pos[..=j])
-        .find_map(|r| r.mark_at(j))
+        .find_map(|r| r.mark_at(j).filter(|m| m.kind.reorders()))
 }
 
 /// Every dependence between different iterations of a marked loop of the final schedule,
 /// one violation (the smallest witness) per dependence and marked loop.
 pub fn check_marks(program: &Program, deps: &[Dependence], pieces: &[Piece]) -> Vec<MarkViolation> {
-    if pieces.iter().all(|p| p.marks.is_empty()) {
+    if pieces
+        .iter()
+        .all(|p| p.marks.iter().all(|m| !m.kind.reorders()))
+    {
         return vec![];
     }
     let scheds: Vec<Map> = pieces.iter().map(Piece::schedule).collect();
@@ -147,6 +151,7 @@ pub fn mark_report(p: &Program, deps: &[Dependence], v: &MarkViolation) -> Diagn
     let kind = match v.mark.kind {
         crate::model::state::MarkKind::Vectorize => "vectorized",
         crate::model::state::MarkKind::Parallel { .. } => "parallel",
+        crate::model::state::MarkKind::Unroll { .. } => "unrolled",
     };
     let verb = match dep.kind {
         DepKind::Flow => ("writes", "reads"),
