@@ -146,7 +146,7 @@ fn manifest_of_all_examples_passes() {
         "examples/loopy.toml",
     ]);
     assert_eq!(code, 0, "{text}{err}");
-    assert!(text.contains("24 passed, 0 failed"), "{text}");
+    assert!(text.contains("25 passed, 0 failed"), "{text}");
 }
 
 #[test]
