@@ -135,6 +135,17 @@ must_refuse!(
     "examples/matmul/matmul.c",
     "one loop is marked both `unroll(4)` and `parallel`"
 );
+must_fail!(
+    copy_write_between,
+    "tests/must_fail/copy_update.c",
+    "illegal `copy` of `B`: `Bump` (line 13) writes `B[0][0]` between the fill and the write-back"
+);
+must_refuse!(
+    copy_unbounded,
+    "check",
+    "examples/gemm/gemm.c",
+    "the footprint of `B` in one iteration of the outer 1 loop(s) is unbounded"
+);
 
 #[test]
 fn manifest_of_all_examples_passes() {
