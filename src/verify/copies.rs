@@ -109,15 +109,35 @@ pub fn check_copies(program: &Program, plans: &[CopyPlan], pieces: &[Piece]) -> 
                         let rx = relation(program, ax);
                         let same_e = ry.apply_range(&rx.inverse());
                         let both = same_t.intersect(&same_e);
-                        let Some(w) = both.wrap().lexmin_with_params() else {
+                        if both.is_empty() {
+                            continue;
+                        }
+                        // The witness shown is, when there is one, a pair whose order makes
+                        // the error visible: a staged access after an unstaged write (it
+                        // reads the stale buffer), or an unstaged read after a staged write
+                        // (it misses the value in the buffer).
+                        let (sy, sx) = (y.schedule(), x.schedule());
+                        let n = sy.n_out();
+                        let lt = Map::lex_lt(vec![], Tuple::anonymous(n, "s"));
+                        let order = if y_writes {
+                            sy.apply_range(&lt).apply_range(&sx.inverse())
+                        } else {
+                            sy.apply_range(&lt.inverse()).apply_range(&sx.inverse())
+                        };
+                        let ordered = both.intersect(&order);
+                        let visible = !ordered.is_empty();
+                        let shown = if visible { ordered } else { both };
+                        let Some(w) = shown.wrap().lexmin_with_params() else {
                             continue;
                         };
+                        let both = shown;
                         let np = both.space().n_param();
                         let _ = np;
                         let params = named_params(&both.space().params, &w.params);
                         let ni = both.n_in();
                         let (yv, xv) = (w.coords[..ni].to_vec(), w.coords[ni..].to_vec());
-                        let mut key = w.params.clone();
+                        let mut key = vec![Int::from(i64::from(!visible))];
+                        key.extend(w.params.iter().cloned());
                         key.extend(w.coords.iter().cloned());
                         if best.as_ref().is_some_and(|(b, _)| *b <= key) {
                             continue;
