@@ -42,21 +42,45 @@ copy(Mult, 3, C)
 /// Copies of `B` per row around a producer, a reader and a consumer.
 const ROWS: &str = "copy({Prod, Peek, Cons}, 1, B)\n";
 
+/// Copies inside a parallel loop: each thread has its own buffers.
+const GEMM_PARALLEL: &str = "realign(Scale, Mult, 0)
+affine(Mult, {[i,k,j] -> [i1,k1,j1,i2,k2,j2]: i1=[i/8] and i2=i%8 and k1=[k/16] and k2=k%16 and j1=[j/12] and j2=j%12})
+copy(Mult, 3, C)
+copy(Mult, 2, A)
+parallel(Mult, 1)
+";
+
 #[test]
 fn copies_compile_cleanly_and_print_the_same() {
+    same_output(GEMM, "gemm", &[]);
+}
+
+#[test]
+fn copies_inside_a_parallel_loop_are_private() {
+    let region = same_output(GEMM_PARALLEL, "gemm-parallel", &["-fopenmp"]);
+    assert!(
+        region.contains(
+            "private(i, j, k, loopy_A, loopy_A_o0, loopy_A_o1, loopy_C, loopy_C_o0, loopy_C_o1)"
+        ),
+        "{region}"
+    );
+}
+
+fn same_output(script: &str, tag: &str, extra: &[&str]) -> String {
     let sizes = ["NI=37", "NJ=29", "NK=41"];
-    let (kernel, run) = load("examples/gemm/gemm.c", &sizes, GEMM);
+    let (kernel, run) = load("examples/gemm/gemm.c", &sizes, script);
     let g = generate(&kernel, &run.interp.state).unwrap();
     assert!(g.region.contains("__attribute__((aligned(64)))"));
     assert!(g
         .region
         .contains("loopy_C[(i) - loopy_C_o0][(j) - loopy_C_o1]"));
-    let dir = common::scratch("codegen-copy", "gemm");
+    let dir = common::scratch("codegen-copy", tag);
     let (orig, new) = (dir.join("orig.c"), dir.join("new.c"));
     std::fs::copy(&kernel.scop.file, &orig).unwrap();
     std::fs::write(&new, &g.file).unwrap();
     let flags: Vec<String> = sizes.iter().map(|d| format!("-D{d}")).collect();
     let mut strict: Vec<&str> = vec!["-O2", "-Wall", "-Wextra", "-Werror"];
+    strict.extend(extra);
     strict.extend(flags.iter().map(String::as_str));
     let mut plain: Vec<&str> = vec!["-O2"];
     plain.extend(flags.iter().map(String::as_str));
@@ -69,6 +93,7 @@ fn copies_compile_cleanly_and_print_the_same() {
         g.region
     );
     let _ = std::fs::remove_dir_all(&dir);
+    g.region
 }
 
 /// The instances of every piece sorted by schedule, as the trace prints them.
