@@ -196,3 +196,25 @@ fn copies_trace_every_instance_once_in_order() {
         &[vec![0], vec![1], vec![4]],
     );
 }
+
+/// gemm-fast's A block is laid out in the order its micro-kernel walks it (k, then i); B and
+/// C keep the arrays' order, which is theirs; the 1 MiB B panel is `static`.
+#[test]
+fn buffers_follow_the_inner_loops() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = std::fs::read_to_string(root.join("examples/gemm/gemm-fast.loopy")).unwrap();
+    let (kernel, run) = load("examples/gemm/gemm.c", &[], &script);
+    let g = generate(&kernel, &run.interp.state).unwrap();
+    for decl in [
+        "static __typeof__(B[0][0]) loopy_B[256][512] __attribute__((aligned(64)));",
+        "static __typeof__(A[0][0]) loopy_A[256][96] __attribute__((aligned(64)));",
+        "  __typeof__(C[0][0]) loopy_C[16][16] __attribute__((aligned(64)));",
+    ] {
+        assert!(g.region.contains(decl), "{decl}\n{}", g.region);
+    }
+    assert!(
+        g.region.contains("loopy_A[(k) - loopy_A_o1]["),
+        "{}",
+        g.region
+    );
+}

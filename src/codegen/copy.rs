@@ -173,7 +173,11 @@ pub const STACK_ELEMENTS: i64 = 8192;
 pub fn declarations(plan: &CopyPlan) -> String {
     let total = plan.size.iter().fold(Int::ONE, |a, s| &a * s);
     let zero: String = (0..plan.rank).map(|_| "[0]").collect();
-    let dims: String = plan.size.iter().map(|s| format!("[{s}]")).collect();
+    let dims: String = plan
+        .layout
+        .iter()
+        .map(|&d| format!("[{}]", plan.size[d]))
+        .collect();
     let stack = Int::from(STACK_ELEMENTS);
     let storage = if total > stack { "static " } else { "" };
     let offs: Vec<String> = (0..plan.rank)
@@ -258,8 +262,8 @@ pub fn rewrite(text: &str, plan: &CopyPlan) -> Result<String, String> {
                 ));
             }
             out.push_str(&buffer(plan));
-            for (d, s) in subs.iter().enumerate() {
-                out.push_str(&format!("[({s}) - {}]", offset(plan, d)));
+            for &d in &plan.layout {
+                out.push_str(&format!("[({}) - {}]", subs[d], offset(plan, d)));
             }
             found = true;
             i = j;
@@ -313,8 +317,10 @@ pub fn item_text(
         return parts.join(" ");
     }
     let e: Vec<String> = args[k..].iter().map(paren).collect();
-    let buf: String = (0..plan.rank)
-        .map(|d| format!("[{} - {}]", e[d], offset(plan, d)))
+    let buf: String = plan
+        .layout
+        .iter()
+        .map(|&d| format!("[{} - {}]", e[d], offset(plan, d)))
         .collect();
     let arr: String = e.iter().map(|s| format!("[{s}]")).collect();
     if which == 1 {

@@ -56,6 +56,18 @@ pub fn generate_with_copies(
 ) -> Result<String, Diagnostic> {
     let n_param = scop.params.len();
     let n_stmt = placed.len();
+    // Buffers laid out in the order the staged statements' loops walk them.
+    let plans: Vec<CopyPlan> = plans
+        .iter()
+        .map(|c| {
+            let mut c = c.clone();
+            if let Some(l) = walk_order(scop, placed, &c) {
+                c.layout = l;
+            }
+            c
+        })
+        .collect();
+    let plans = &plans[..];
     let staged = super::copy::stage(placed, plans);
     let placed_ext: Vec<Placed> = staged
         .schedules
@@ -962,6 +974,65 @@ fn outer_name(scop: &Scop, placed: &[Placed], plan: &CopyPlan, d: usize) -> Opti
         }
     }
     name
+}
+
+/// Iteration dim `m` such that schedule dim `2m+1` equals iterator `x` of a piece.
+fn loop_of_iterator(p: &Placed, x: usize) -> Option<usize> {
+    let w = p.schedule.wrap();
+    let ni = p.schedule.n_in();
+    let np = w.space().n_param();
+    let width = 1 + np + ni + p.schedule.n_out();
+    (0..p.schedule.n_out() / 2).find(|&m| {
+        let mut r = vec![crate::presburger::Int::ZERO; width];
+        r[1 + np + x] = crate::presburger::Int::ONE;
+        r[1 + np + ni + 2 * m + 1] = crate::presburger::Int::from(-1);
+        let mut above = r.clone();
+        above[0] = crate::presburger::Int::from(-1);
+        let mut below: Vec<_> = r.iter().map(|v| -v.clone()).collect();
+        below[0] = crate::presburger::Int::from(-1);
+        w.add_constraints(&[], &[above]).is_empty() && w.add_constraints(&[], &[below]).is_empty()
+    })
+}
+
+/// The order the staged statements' loops walk a copy's array: array dims sorted by the
+/// loop whose iterator each subscript follows (a subscript `x + c` of one iterator `x`
+/// counted by that loop), outermost first; `None` (the array's own order) when a subscript
+/// follows no single loop or the staged accesses disagree.
+fn walk_order(scop: &Scop, placed: &[Placed], plan: &CopyPlan) -> Option<Vec<usize>> {
+    let mut level: Vec<Option<usize>> = vec![None; plan.rank];
+    for &i in &plan.members {
+        let p = &placed[i];
+        let st = &scop.statements[p.stmt];
+        for a in st.accesses.iter().filter(|a| a.array == plan.mark.array) {
+            let [b] = a.relation.parts() else {
+                return None;
+            };
+            let ni = a.relation.n_in();
+            for (d, lv) in level.iter_mut().enumerate() {
+                let col = b.col_dim(ni + d);
+                let row = b.eqs.iter().find(|r| !r[col].is_zero())?;
+                let ins: Vec<usize> = (0..ni).filter(|&x| !row[b.col_dim(x)].is_zero()).collect();
+                let [x] = ins[..] else {
+                    return None;
+                };
+                if !(&row[b.col_dim(x)] + &row[col]).is_zero()
+                    || row[b.div_start()..].iter().any(|v| !v.is_zero())
+                {
+                    return None;
+                }
+                let m = loop_of_iterator(p, x)?;
+                match lv {
+                    None => *lv = Some(m),
+                    Some(o) if *o == m => {}
+                    Some(_) => return None,
+                }
+            }
+        }
+    }
+    let level: Vec<usize> = level.into_iter().collect::<Option<_>>()?;
+    let mut order: Vec<usize> = (0..plan.rank).collect();
+    order.sort_by_key(|&d| level[d]);
+    Some(order)
 }
 
 #[cfg(test)]

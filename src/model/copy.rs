@@ -40,6 +40,9 @@ pub struct CopyPlan {
     pub lower: Vec<Corner>,
     /// Extent of the box, per array dimension.
     pub size: Vec<Int>,
+    /// The buffer's dimensions, outermost first, as array dimensions (the identity unless
+    /// the code generator lays the buffer out in the order the inner loops walk it).
+    pub layout: Vec<usize>,
 }
 
 /// The lower corner of one dimension of a box: `row` over the columns
@@ -528,6 +531,7 @@ fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan,
         footprint: fp,
         written,
         lower,
+        layout: (0..size.len()).collect(),
         size,
         mark,
     })
