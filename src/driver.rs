@@ -94,6 +94,31 @@ impl Kernel {
                 },
             );
         }
+        // Arrays and accesses, for the footprints of copies.
+        st.arrays = self
+            .scop
+            .arrays
+            .iter()
+            .map(|a| {
+                (
+                    a.name.clone(),
+                    a.c_name.clone(),
+                    a.rank,
+                    a.private_depth.is_some(),
+                )
+            })
+            .collect();
+        for (k, s) in self.scop.statements.iter().enumerate() {
+            for a in &s.accesses {
+                st.accesses.push(crate::model::state::StateAccess {
+                    stmt: k,
+                    array: a.array.clone(),
+                    write: a.kind == ModelAccess::Write,
+                    relation: a.relation.clone(),
+                    exact: a.exact,
+                });
+            }
+        }
         // Loop depth of each statement is the number of its modelled loops.
         for (k, p) in st.pieces.iter_mut().enumerate() {
             p.depth = self.scop.statements[k].loops.len();
@@ -247,6 +272,14 @@ impl Run {
                 .into_iter()
                 .map(|m| verify::marks::into_violation(&self.program, &self.deps, m)),
         );
+        // The interpreter keeps every copy plannable after each step, so this succeeds.
+        if let Ok(plans) = crate::model::copy::plan(&self.interp.state) {
+            v.extend(
+                verify::check_copies(&self.program, &plans, pieces)
+                    .into_iter()
+                    .map(|c| verify::copies::into_violation(&self.program, c)),
+            );
+        }
         v
     }
 
@@ -337,7 +370,8 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
             marks: p.marks.clone(),
         })
         .collect();
-    let code = codegen::generate(scop, &placed, body).map_err(fail)?;
+    let plans = crate::model::copy::plan(state).map_err(fail)?;
+    let code = codegen::generate_with_copies(scop, &placed, body, &plans).map_err(fail)?;
     let Some((_, text)) = kernel.sources.iter().find(|(n, _)| *n == scop.file) else {
         return Err(fail(crate::diag::Diagnostic::new(format!(
             "cannot read `{}` again to splice the generated code into it",
@@ -379,6 +413,9 @@ pub fn render_state(st: &State) -> String {
         if !p.marks.is_empty() {
             let _ = writeln!(out, "    marks: {}", render_marks(&p.marks));
         }
+        if !p.copies.is_empty() {
+            let _ = writeln!(out, "    copies: {}", render_copies(st, &p.copies));
+        }
     }
     let _ = writeln!(out, "  components:");
     for (h, c) in &st.handles {
@@ -398,6 +435,33 @@ pub fn render_state(st: &State) -> String {
         let _ = writeln!(out, "    {h}: {}", ps.join(" "));
     }
     out
+}
+
+/// A piece's copies as text: `B inside loops 1..3, box 32 × 32 from [32*t2, 32*t1]`
+/// (`t1`, `t2`, ... the values of the outer loops).
+pub fn render_copies(st: &State, copies: &[crate::model::state::CopyMark]) -> String {
+    let plans = crate::model::copy::plan(st).unwrap_or_default();
+    copies
+        .iter()
+        .map(|c| {
+            let mut s = format!("{} inside loops 1..{}", c.array, c.outer);
+            if let Some(p) = plans
+                .iter()
+                .find(|p| p.mark.step == c.step && p.mark.array == c.array)
+            {
+                let t: Vec<String> = (1..=c.outer).map(|k| format!("t{k}")).collect();
+                let size: Vec<String> = p.size.iter().map(|v| v.to_string()).collect();
+                let lo: Vec<String> = p
+                    .lower
+                    .iter()
+                    .map(|l| l.to_c(&st.params, &t, "floor"))
+                    .collect();
+                let _ = write!(s, ", box {} from [{}]", size.join(" × "), lo.join(", "));
+            }
+            s
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// A piece's marks as text: `loop 1 parallel, loop 3 vectorize` (loops numbered from 1).

@@ -103,6 +103,9 @@ proptest! {
                 ViolationKind::Mark(_) => {
                     prop_assert!(false, "{script}: a mark violation from a script without marks");
                 }
+                ViolationKind::Copy(_) => {
+                    prop_assert!(false, "{script}: a copy violation from a script without copies");
+                }
             }
         }
     }

@@ -70,6 +70,11 @@ must_fail!(
     "tests/must_fail/scalar_temp.c",
     "anti dependence on `t`"
 );
+must_fail!(
+    copy_read_between,
+    "tests/must_fail/copy_rows.c",
+    "illegal `copy` of `B`: `Peek` (line 13) reads `B[0][0]` between the fill and the write-back"
+);
 
 /// Scripts that are bad input rather than illegal (exit 2): misuses of `unroll`, with the
 /// report snapshotted like the illegal ones. `loopy check` refuses them, or, for marks that
@@ -136,6 +141,17 @@ must_refuse!(
     "examples/matmul/matmul.c",
     "one loop is marked both `unroll(4)` and `parallel`"
 );
+must_fail!(
+    copy_write_between,
+    "tests/must_fail/copy_update.c",
+    "illegal `copy` of `B`: `Bump` (line 13) writes `B[0][0]` between the fill and the write-back"
+);
+must_refuse!(
+    copy_unbounded,
+    "check",
+    "examples/gemm/gemm.c",
+    "the footprint of `B` in one iteration of the outer 1 loop(s) is unbounded"
+);
 
 #[test]
 fn manifest_of_all_examples_passes() {
@@ -147,7 +163,7 @@ fn manifest_of_all_examples_passes() {
         "examples/loopy.toml",
     ]);
     assert_eq!(code, 0, "{text}{err}");
-    assert!(text.contains("24 passed, 0 failed"), "{text}");
+    assert!(text.contains("25 passed, 0 failed"), "{text}");
 }
 
 #[test]

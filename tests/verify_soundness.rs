@@ -86,6 +86,7 @@ proptest! {
                     prop_assert!(a.new >= b.new, "{script}: witness not reversed");
                 }
                 ViolationKind::Mark(_) => prop_assert!(false, "{script}: no marks in these scripts"),
+                ViolationKind::Copy(_) => prop_assert!(false, "{script}: no copies in these scripts"),
             }
         }
     }

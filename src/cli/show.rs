@@ -114,6 +114,21 @@ fn state_json(k: &Kernel, st: &State) -> Json {
                                         .collect(),
                                 ),
                             ),
+                            (
+                                "copies",
+                                Json::Array(
+                                    p.copies
+                                        .iter()
+                                        .map(|c| {
+                                            Json::obj(vec![
+                                                ("array", Json::str(&c.array)),
+                                                ("loops", Json::Int(c.outer as i128)),
+                                                ("limit", Json::Int(c.limit as i128)),
+                                            ])
+                                        })
+                                        .collect(),
+                                ),
+                            ),
                         ])
                     })
                     .collect(),

@@ -7,8 +7,10 @@
 //! determined; the statement text then gets each iterator replaced by its expression.
 
 use super::ast::{CPrinter, Helpers, Node};
+use super::copy::Extra;
 use super::scan::{disjoint_parts, Item};
 use crate::diag::Diagnostic;
+use crate::model::copy::CopyPlan;
 use crate::model::state::{Mark, MarkKind};
 use crate::model::Scop;
 use crate::presburger::{Basic, Map};
@@ -41,23 +43,114 @@ const MACRO_PREFIX: &str = "loopy_";
 /// The C text replacing the modelled region: helper macros, then the loop nest. Lines end
 /// in `\n` and are not indented.
 pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Diagnostic> {
+    generate_with_copies(scop, placed, body, &[])
+}
+
+/// [`generate`] with copies into local buffers (planned by `model::copy`; `placed[i]` is
+/// the state's piece `i`, as the plans' members count them).
+pub fn generate_with_copies(
+    scop: &Scop,
+    placed: &[Placed],
+    body: Body,
+    plans: &[CopyPlan],
+) -> Result<String, Diagnostic> {
     let n_param = scop.params.len();
+    let n_stmt = placed.len();
+    // Buffers laid out in the order the staged statements' loops walk them.
+    let plans: Vec<CopyPlan> = plans
+        .iter()
+        .map(|c| {
+            let mut c = c.clone();
+            if let Some(l) = walk_order(scop, placed, &c) {
+                c.layout = l;
+            }
+            c
+        })
+        .collect();
+    let plans = &plans[..];
+    let staged = super::copy::stage(placed, plans);
+    let placed_ext: Vec<Placed> = staged
+        .schedules
+        .iter()
+        .enumerate()
+        .map(|(i, sch)| Placed {
+            stmt: placed.get(i).map_or(0, |p| p.stmt),
+            schedule: sch.clone(),
+            marks: placed.get(i).map_or(vec![], |p| p.marks.clone()),
+        })
+        .collect();
+    let placed = &placed_ext[..];
     let n_scan = placed.iter().map(|p| p.schedule.n_out()).max().unwrap_or(0);
+    // Fresh names of the scanned dims (loops counting no iterator): `c<k>`, avoiding every
+    // identifier the statements use.
+    let mut reserved: BTreeSet<String> = scop.params.iter().cloned().collect();
+    for s in &scop.statements {
+        reserved.extend(identifiers(&s.text));
+        reserved.extend(s.loops.iter().map(|l| l.c_name.clone()));
+    }
+    let fresh: Vec<String> = (0..n_scan)
+        .map(|k| {
+            let mut n = format!("c{k}");
+            while reserved.contains(&n) {
+                n.push('_');
+            }
+            n
+        })
+        .collect();
     let mut items = vec![];
-    let mut inner_names = vec![];
+    let mut inner_names: Vec<Vec<String>> = vec![];
     for (id, p) in placed.iter().enumerate() {
         if p.schedule.n_out() != n_scan {
             return Err(Diagnostic::new(
                 "internal error: statements' schedules have different lengths",
             ));
         }
-        let st = &scop.statements[p.stmt];
         let set = p.schedule.inverse().wrap().simplify();
         for b in disjoint_parts(&set) {
             items.push(Item { id, basic: b });
         }
-        // The C name each iterator has in the statement's text.
-        inner_names.push(st.loops.iter().map(|l| l.c_name.clone()).collect());
+        if id < n_stmt {
+            // The C name each iterator has in the statement's text.
+            let st = &scop.statements[p.stmt];
+            inner_names.push(st.loops.iter().map(|l| l.c_name.clone()).collect());
+        } else {
+            let plan = match &staged.extras[id - n_stmt] {
+                Extra::Setup(c) | Extra::Fill(c) | Extra::WriteBack(c) => &plans[*c],
+            };
+            let k = plan.mark.outer;
+            // The outer loops keep the name the staged statements give them; element loops
+            // get the fresh name of their dim.
+            let mut names: Vec<String> = (0..k)
+                .map(|d| {
+                    outer_name(scop, placed, plan, d).unwrap_or_else(|| fresh[2 * d + 1].clone())
+                })
+                .collect();
+            names.extend((0..plan.rank).map(|d| fresh[2 * (k + d) + 1].clone()));
+            inner_names.push(names);
+        }
+    }
+    // Statement texts with the copied arrays' accesses rewritten.
+    let mut texts: Vec<String> = placed[..n_stmt]
+        .iter()
+        .map(|p| scop.statements[p.stmt].text.clone())
+        .collect();
+    if body == Body::Source {
+        for plan in plans {
+            for &i in &plan.members {
+                let st = &scop.statements[placed[i].stmt];
+                if !st.accesses.iter().any(|a| a.array == plan.mark.array) {
+                    continue;
+                }
+                if st.opaque.is_some() {
+                    return Err(super::copy::refuse(
+                        plan,
+                        format!("statement {} is not modelled exactly", st.name),
+                    ));
+                }
+                texts[i] = super::copy::rewrite(&texts[i], plan)
+                    .map_err(|why| super::copy::refuse(plan, format!("{why}: `{}`", st.text)))?;
+            }
+        }
     }
     let mut ctx = Basic::universe(n_param, n_scan);
     if let [c] = scop.context.parts() {
@@ -88,12 +181,32 @@ pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Di
     }
     if body == Body::Source {
         for a in scop.arrays.iter().filter(|a| a.private_depth.is_some()) {
-            private_in_one_block(scop, placed, &nodes, &a.name)?;
+            private_in_one_block(scop, &placed[..n_stmt], &nodes, &a.name)?;
         }
     }
 
-    let nodes = mark_loops(nodes, placed, &predeclared_names(scop), Inside::Nothing)?;
-    let declaring: BTreeSet<usize> = (0..placed.len())
+    // Each thread of a parallel loop around a copy's window has its own buffer.
+    let private_of: Vec<Vec<String>> = (0..placed.len())
+        .map(
+            |id| match id.checked_sub(n_stmt).map(|e| &staged.extras[e]) {
+                Some(Extra::Setup(c)) => {
+                    let p = &plans[*c];
+                    let mut v = vec![super::copy::buffer(p)];
+                    v.extend((0..p.rank).map(|d| super::copy::offset(p, d)));
+                    v
+                }
+                _ => vec![],
+            },
+        )
+        .collect();
+    let nodes = mark_loops(
+        nodes,
+        placed,
+        &predeclared_names(scop),
+        &private_of,
+        Inside::Nothing,
+    )?;
+    let declaring: BTreeSet<usize> = (0..n_stmt)
         .filter(|&id| !scop.statements[placed[id].stmt].declares.is_empty())
         .collect();
     let nodes = unroll_loops(nodes, placed, n_param, &declaring)?;
@@ -104,23 +217,6 @@ pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Di
         ))
         .with_help("use a smaller unroll factor"));
     }
-
-    // Names: loops that count an iterator take its C name; others `c<k>`, avoiding every
-    // identifier the statements use.
-    let mut reserved: BTreeSet<String> = scop.params.iter().cloned().collect();
-    for s in &scop.statements {
-        reserved.extend(identifiers(&s.text));
-        reserved.extend(s.loops.iter().map(|l| l.c_name.clone()));
-    }
-    let fresh: Vec<String> = (0..n_scan)
-        .map(|k| {
-            let mut n = format!("c{k}");
-            while reserved.contains(&n) {
-                n.push('_');
-            }
-            n
-        })
-        .collect();
     let predeclared: Vec<String> = scop
         .statements
         .iter()
@@ -132,6 +228,25 @@ pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Di
         .collect();
     let var = |k: usize| fresh[k].clone();
     let stmt = |id: usize, args: &[String]| -> String {
+        if id >= n_stmt && body == Body::Trace {
+            // Traces print statement instances only; the copy's loops stay, empty.
+            let (what, c) = match &staged.extras[id - n_stmt] {
+                Extra::Setup(c) => ("corner", c),
+                Extra::Fill(c) => ("fill", c),
+                Extra::WriteBack(c) => ("write-back", c),
+            };
+            return format!("/* {what} of the copy of {} */", plans[*c].c_name);
+        }
+        if id >= n_stmt {
+            let floord = format!("{MACRO_PREFIX}floord");
+            return super::copy::item_text(
+                &staged.extras[id - n_stmt],
+                plans,
+                &scop.params,
+                args,
+                &floord,
+            );
+        }
         let st = &scop.statements[placed[id].stmt];
         match body {
             Body::Source => {
@@ -146,7 +261,7 @@ pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Di
                     subst.retain(|(n, _)| *n != l.c_name);
                     subst.push((l.c_name.clone(), v));
                 }
-                substitute(&st.text, &subst)
+                substitute(&texts[id], &subst)
             }
             Body::Trace => {
                 let fmt: String = args.iter().map(|_| " %d").collect();
@@ -167,9 +282,22 @@ pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Di
         names: vec![],
         predeclared: &predeclared,
     };
+    // The corners of the copies' boxes may use floors.
+    if plans.iter().any(|c| {
+        c.lower
+            .iter()
+            .any(|l| l.to_c(&scop.params, &[], "F").contains("F("))
+    }) {
+        p.helpers.floord = true;
+    }
     let mut text = String::new();
     p.nodes(&nodes, 0, &mut text);
     let mut out = p.helpers.defines();
+    if body == Body::Source {
+        for plan in plans {
+            out.push_str(&super::copy::declarations(plan));
+        }
+    }
     // `static` and `extern` locals of the region: one object for the whole function, so
     // declared once, before the loops that use them.
     for d in &scop.declarations {
@@ -235,6 +363,7 @@ fn mark_loops(
     nodes: Vec<Node>,
     placed: &[Placed],
     predeclared: &BTreeSet<String>,
+    private_of: &[Vec<String>],
     inside: Inside,
 ) -> Result<Vec<Node>, Diagnostic> {
     let mut out = vec![];
@@ -293,10 +422,13 @@ fn mark_loops(
                         (_, MarkKind::Parallel { reduction }) => {
                             inner = Inside::Parallel;
                             let mut text = "omp parallel for".to_string();
-                            let private: BTreeSet<String> = loop_names(&body)
+                            let mut private: BTreeSet<String> = loop_names(&body)
                                 .into_iter()
                                 .filter(|n| predeclared.contains(n))
                                 .collect();
+                            for &id in &ids {
+                                private.extend(private_of[id].iter().cloned());
+                            }
                             if !private.is_empty() {
                                 let v: Vec<String> = private.into_iter().collect();
                                 text.push_str(&format!(" private({})", v.join(", ")));
@@ -314,13 +446,22 @@ fn mark_loops(
                             }
                             out.push(Node::Pragma(text));
                         }
+                        (_, MarkKind::Vectorize)
+                            if ids.iter().any(|&id| !private_of[id].is_empty()) =>
+                        {
+                            return Err(Diagnostic::new(
+                                "cannot generate code: a loop marked `vectorize` encloses the fill of a copy",
+                            )
+                            .with_label(&m.origin.source, m.origin.span.clone(), "marked here")
+                            .with_note("the lanes of a vector loop would share one buffer; vectorize a loop inside the copy's loops"));
+                        }
                         (_, MarkKind::Vectorize) => {
                             inner = Inside::Vectorize;
                             out.push(Node::Pragma("omp simd".to_string()));
                         }
                     }
                 }
-                let body = mark_loops(body, placed, predeclared, inner)?;
+                let body = mark_loops(body, placed, predeclared, private_of, inner)?;
                 out.push(Node::For {
                     var,
                     name,
@@ -333,11 +474,11 @@ fn mark_loops(
             Node::Assign { var, value, body } => out.push(Node::Assign {
                 var,
                 value,
-                body: mark_loops(body, placed, predeclared, inside)?,
+                body: mark_loops(body, placed, predeclared, private_of, inside)?,
             }),
             Node::If { conds, body } => out.push(Node::If {
                 conds,
-                body: mark_loops(body, placed, predeclared, inside)?,
+                body: mark_loops(body, placed, predeclared, private_of, inside)?,
             }),
             n => out.push(n),
         }
@@ -829,6 +970,97 @@ fn walk(text: &str, mut f: impl FnMut(&str, bool)) {
             f(&text[start..i], false);
         }
     }
+}
+
+/// The C name the staged statements' loop at iteration dim `d` counts, when every staged
+/// piece's schedule has that dim equal to one of its iterators with one name.
+fn outer_name(scop: &Scop, placed: &[Placed], plan: &CopyPlan, d: usize) -> Option<String> {
+    let mut name: Option<String> = None;
+    for &i in &plan.members {
+        let p = &placed[i];
+        let st = &scop.statements[p.stmt];
+        let w = p.schedule.wrap();
+        let ni = p.schedule.n_in();
+        let np = w.space().n_param();
+        let width = 1 + np + ni + p.schedule.n_out();
+        let found = (0..ni).find(|&x| {
+            let mut r = vec![crate::presburger::Int::ZERO; width];
+            r[1 + np + x] = crate::presburger::Int::ONE;
+            r[1 + np + ni + 2 * d + 1] = crate::presburger::Int::from(-1);
+            let mut above = r.clone();
+            above[0] = crate::presburger::Int::from(-1);
+            let mut below: Vec<_> = r.iter().map(|v| -v.clone()).collect();
+            below[0] = crate::presburger::Int::from(-1);
+            w.add_constraints(&[], &[above]).is_empty()
+                && w.add_constraints(&[], &[below]).is_empty()
+        })?;
+        let n = st.loops.get(found)?.c_name.clone();
+        match &name {
+            None => name = Some(n),
+            Some(m) if *m == n => {}
+            Some(_) => return None,
+        }
+    }
+    name
+}
+
+/// Iteration dim `m` such that schedule dim `2m+1` equals iterator `x` of a piece.
+fn loop_of_iterator(p: &Placed, x: usize) -> Option<usize> {
+    let w = p.schedule.wrap();
+    let ni = p.schedule.n_in();
+    let np = w.space().n_param();
+    let width = 1 + np + ni + p.schedule.n_out();
+    (0..p.schedule.n_out() / 2).find(|&m| {
+        let mut r = vec![crate::presburger::Int::ZERO; width];
+        r[1 + np + x] = crate::presburger::Int::ONE;
+        r[1 + np + ni + 2 * m + 1] = crate::presburger::Int::from(-1);
+        let mut above = r.clone();
+        above[0] = crate::presburger::Int::from(-1);
+        let mut below: Vec<_> = r.iter().map(|v| -v.clone()).collect();
+        below[0] = crate::presburger::Int::from(-1);
+        w.add_constraints(&[], &[above]).is_empty() && w.add_constraints(&[], &[below]).is_empty()
+    })
+}
+
+/// The order the staged statements' loops walk a copy's array: array dims sorted by the
+/// loop whose iterator each subscript follows (a subscript `x + c` of one iterator `x`
+/// counted by that loop), outermost first; `None` (the array's own order) when a subscript
+/// follows no single loop or the staged accesses disagree.
+fn walk_order(scop: &Scop, placed: &[Placed], plan: &CopyPlan) -> Option<Vec<usize>> {
+    let mut level: Vec<Option<usize>> = vec![None; plan.rank];
+    for &i in &plan.members {
+        let p = &placed[i];
+        let st = &scop.statements[p.stmt];
+        for a in st.accesses.iter().filter(|a| a.array == plan.mark.array) {
+            let [b] = a.relation.parts() else {
+                return None;
+            };
+            let ni = a.relation.n_in();
+            for (d, lv) in level.iter_mut().enumerate() {
+                let col = b.col_dim(ni + d);
+                let row = b.eqs.iter().find(|r| !r[col].is_zero())?;
+                let ins: Vec<usize> = (0..ni).filter(|&x| !row[b.col_dim(x)].is_zero()).collect();
+                let [x] = ins[..] else {
+                    return None;
+                };
+                if !(&row[b.col_dim(x)] + &row[col]).is_zero()
+                    || row[b.div_start()..].iter().any(|v| !v.is_zero())
+                {
+                    return None;
+                }
+                let m = loop_of_iterator(p, x)?;
+                match lv {
+                    None => *lv = Some(m),
+                    Some(o) if *o == m => {}
+                    Some(_) => return None,
+                }
+            }
+        }
+    }
+    let level: Vec<usize> = level.into_iter().collect::<Option<_>>()?;
+    let mut order: Vec<usize> = (0..plan.rank).collect();
+    order.sort_by_key(|&d| level[d]);
+    Some(order)
 }
 
 #[cfg(test)]

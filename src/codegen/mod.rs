@@ -1,10 +1,11 @@
 //! Code generation: scanning schedules into loop nests (Ancourt & Irigoin) and printing C.
 
 pub mod ast;
+pub mod copy;
 pub mod kernel;
 pub mod scan;
 
-pub use kernel::{generate, Body, Placed};
+pub use kernel::{generate, generate_with_copies, Body, Placed};
 pub use scan::{disjoint_parts, scan, scan_in, scan_sets, Item};
 
 use crate::presburger::Set;

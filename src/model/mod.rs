@@ -8,6 +8,7 @@
 //! [`crate::presburger`] only.
 
 pub mod aff;
+pub mod copy;
 pub mod json;
 mod render;
 pub mod schedule;

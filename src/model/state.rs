@@ -31,6 +31,9 @@ pub struct Piece {
     pub touched: Vec<usize>,
     /// Code-generation marks on this piece's iteration dims (at most one per dim).
     pub marks: Vec<Mark>,
+    /// Arrays this piece reads and writes through a local buffer (`copy`), at most one per
+    /// array.
+    pub copies: Vec<CopyMark>,
 }
 
 impl Piece {
@@ -134,6 +137,39 @@ impl Piece {
     }
 }
 
+/// `copy(l, k, A)` on one piece: inside each iteration of the outer `outer` loops, the
+/// elements of `array` that the staged pieces (every piece carrying this copy, identified by
+/// its step) touch live in a local buffer. Like a mark it rides on the schedule: later steps
+/// carry it (`outer` follows the loops it counts) or refuse.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CopyMark {
+    /// The array's model name.
+    pub array: String,
+    /// Number of outer loops (k) whose iterations each get their own buffer contents.
+    pub outer: usize,
+    /// Most elements the buffer may have (the user raises it with a fourth argument).
+    pub limit: u64,
+    /// The script operation that set it, for reports.
+    pub origin: Origin,
+    /// Its step number (several pieces staged by one `copy` share it).
+    pub step: usize,
+}
+
+/// The default bound on a copy buffer's number of elements: 2^20 (8 MiB of `double`).
+pub const COPY_LIMIT: u64 = 1 << 20;
+
+/// An access as the schedule state knows it, for the footprints of copies.
+#[derive(Clone, Debug)]
+pub struct StateAccess {
+    pub stmt: usize,
+    pub array: String,
+    pub write: bool,
+    /// `S[iterators] -> A[subscripts]`.
+    pub relation: Map,
+    /// False when the relation over-approximates.
+    pub exact: bool,
+}
+
 /// Where a handle came from, for diagnostics.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Origin {
@@ -163,6 +199,10 @@ pub struct State {
     /// therefore stand for the whole block (§3.1); for messages when one is taken for its
     /// statement.
     pub block_tags: BTreeMap<usize, BlockTag>,
+    /// The arrays of the program (model name, C name, rank, declared inside the region) and
+    /// every statement's accesses, for `copy`; empty when the state was built without them.
+    pub arrays: Vec<(String, String, usize, bool)>,
+    pub accesses: Vec<StateAccess>,
 }
 
 /// A tag whose label sits on the first statement of a `{ }` block.
@@ -225,6 +265,7 @@ impl State {
                 depth: d,
                 touched: vec![],
                 marks: vec![],
+                copies: vec![],
             });
         }
         let mut components = vec![];
@@ -240,6 +281,8 @@ impl State {
             handles,
             stmt_names: stmts.iter().map(|s| s.name.clone()).collect(),
             block_tags: BTreeMap::new(),
+            arrays: vec![],
+            accesses: vec![],
         }
     }
 

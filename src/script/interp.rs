@@ -19,6 +19,7 @@ use crate::presburger::{parse_with_constants, Int, Map, ParseError, Parsed, Set}
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
+mod copy;
 mod hoist;
 mod loops;
 mod nesting;
@@ -191,6 +192,23 @@ impl Interpreter {
                 if let Err(d) = self.exec(s, source, &mut top, number) {
                     self.state = saved;
                     return Err(d);
+                }
+                // Copies must stay plannable (one window, an exact bounded box) after every
+                // step, so that the step that breaks one is the one reported.
+                if self.state.pieces.iter().any(|p| !p.copies.is_empty()) {
+                    if let Err(d) = crate::model::copy::plan(&self.state) {
+                        self.state = saved;
+                        let d = if d.labels.iter().any(|l| {
+                            l.source == source
+                                && l.range.start >= s.span().start
+                                && l.range.end <= s.span().end
+                        }) {
+                            d
+                        } else {
+                            d.with_label(source, s.span(), "after this step")
+                        };
+                        return Err(d);
+                    }
                 }
                 self.steps.push(step.clone());
                 self.history.push(self.state.pieces.clone());
@@ -445,11 +463,22 @@ impl Interpreter {
         frame: &Frame,
         step: usize,
     ) -> Result<Vec<Value>, Diagnostic> {
+        let name = call.name.text.as_str();
+        if name == "copy" {
+            // The third argument names an array of the kernel, not a handle.
+            let ctx = OpCtx {
+                source,
+                call,
+                frame,
+                step,
+            };
+            self.copy(&ctx)?;
+            return Ok(vec![]);
+        }
         let mut args = vec![];
         for a in &call.args {
             args.push((self.eval(a, frame, source)?, a.span()));
         }
-        let name = call.name.text.as_str();
         let ctx = OpCtx {
             source,
             call,
@@ -1020,12 +1049,17 @@ impl Interpreter {
         for &i in &members {
             new_marks.insert(i, self.carry_marks(ctx, i, &f, origin)?);
         }
+        let mut new_copies = BTreeMap::new();
+        for &i in &members {
+            new_copies.insert(i, self.carry_copies(ctx, i, &f, origin)?);
+        }
         let inside: BTreeSet<Pos> = self.state.components[h].positions.clone();
         for (i, p) in self.state.pieces.iter_mut().enumerate() {
             if members.contains(&i) {
                 p.it = p.it.apply_range(&g).simplify();
                 p.depth += b - a;
                 p.marks = new_marks.remove(&i).unwrap_or_default();
+                p.copies = new_copies.remove(&i).unwrap_or_default();
             } else {
                 p.it = p.it.apply_range(&pad).simplify();
             }
@@ -1397,7 +1431,7 @@ struct OpCtx<'a> {
 }
 
 /// Built-in operations (the Loopy paper's, plus `tile`, `hoist` and the loop marks).
-pub const BUILTINS: [&str; 9] = [
+pub const BUILTINS: [&str; 10] = [
     "realign",
     "lift",
     "affine",
@@ -1407,6 +1441,7 @@ pub const BUILTINS: [&str; 9] = [
     "parallel",
     "vectorize",
     "unroll",
+    "copy",
 ];
 
 /// The largest factor `unroll` accepts (each marked loop multiplies the code size by it).

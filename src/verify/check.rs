@@ -27,6 +27,9 @@ pub enum ViolationKind {
     /// Two different iterations of a loop marked `parallel` or `vectorize` depend on each
     /// other.
     Mark(Box<super::marks::MarkViolation>),
+    /// An instance that is not staged by a `copy` touches a buffered element between the
+    /// fill and the write-back.
+    Copy(Box<super::copies::CopyViolation>),
 }
 
 /// One reason the transformed schedule is illegal.
@@ -352,6 +355,9 @@ pub fn report(p: &Program, deps: &[Dependence], v: &Violation, steps: &[Step]) -
     if let ViolationKind::Mark(m) = &v.kind {
         return super::marks::mark_report(p, deps, m);
     }
+    if let ViolationKind::Copy(c) = &v.kind {
+        return super::copies::copy_report(p, c);
+    }
     let (a, b) = (&v.first, &v.second);
     let with = with_params(&v.params);
     let mut d = match &v.kind {
@@ -387,7 +393,7 @@ pub fn report(p: &Program, deps: &[Dependence], v: &Violation, steps: &[Step]) -
                 fmt_vec(&b.old_time)
             ))
         }
-        ViolationKind::Mark(_) => unreachable!("reported above"),
+        ViolationKind::Mark(_) | ViolationKind::Copy(_) => unreachable!("reported above"),
         ViolationKind::NotOneToOne => Diagnostic::new(format!(
             "illegal transformation: the schedule is not one-to-one: {} and {} both run at ({})",
             instance_name(p, a),

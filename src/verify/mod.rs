@@ -2,10 +2,12 @@
 //! schedule, with violation reports (Loopy paper §4.1, Pugh's dependence relations).
 
 pub mod check;
+pub mod copies;
 pub mod deps;
 pub mod marks;
 pub mod slices;
 
 pub use check::{check, report, Instance, Violation, ViolationKind};
+pub use copies::{check_copies, copy_report, CopyViolation};
 pub use deps::{dependences, Access, AccessKind, DepKind, Dependence, Level, Program, StmtInfo};
 pub use marks::{check_marks, mark_report, MarkViolation};

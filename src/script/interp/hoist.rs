@@ -331,10 +331,34 @@ impl Interpreter {
                 .with_help("mark the loops after hoisting"));
             }
         }
+        // Copies: the segment's loops inside the hoisting level are rewritten, so a copy
+        // inside them has no window that clearly corresponds; other copies count the new
+        // dimension when it is among their outer loops.
+        for &i in &members {
+            if let Some(c) = self.state.pieces[i].copies.iter().find(|c| c.outer > n) {
+                return Err(Diagnostic::new(format!(
+                    "`hoist` rewrites the outer loops of a copy of `{}` (statement {})",
+                    c.array,
+                    self.stmt_label(i)
+                ))
+                .with_label(
+                    ctx.source,
+                    ctx.call.span.clone(),
+                    "moves the slicing loops out",
+                )
+                .with_label(&c.origin.source, c.origin.span.clone(), "copied here")
+                .with_help("copy after hoisting"));
+            }
+        }
         for p in self.state.pieces.iter_mut() {
             for mk in p.marks.iter_mut() {
                 if mk.dim >= n {
                     mk.dim += 1;
+                }
+            }
+            for c in p.copies.iter_mut() {
+                if c.outer > n {
+                    c.outer += 1;
                 }
             }
         }

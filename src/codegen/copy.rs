@@ -1,0 +1,340 @@
+//! Code for copies (`copy(l, k, A)`, planned by `model::copy`): three extra scan items per
+//! copy, scheduled by the same scanner as the statements — *setup* (the buffer's lower
+//! corner for the outer iteration `t`), *fill* (`buf[e - o] = A[e]` over the footprint) and
+//! *write-back* (`A[e] = buf[e - o]` over the written part) — placed at the copy's outer
+//! loops, around the staged statements, whose accesses to `A` are rewritten.
+//!
+//! Placement: the position dimension `2k` of every schedule is scaled, `p -> 5p + 2`, so
+//! that the setup (`5·first`), the fill (`5·first + 1`) and the write-back (`5·last + 3`)
+//! fit before and after the staged pieces without reordering anything else. The window the
+//! verifier checks is exactly what lies between them.
+
+use super::kernel::Placed;
+use crate::diag::Diagnostic;
+use crate::model::copy::CopyPlan;
+use crate::model::state::parse_map_text;
+use crate::presburger::{Int, Map, Set};
+
+/// A scan item that is not a statement.
+#[derive(Clone, Debug)]
+pub enum Extra {
+    Setup(usize),
+    Fill(usize),
+    WriteBack(usize),
+}
+
+/// The schedules of the statements (rewritten) and of the copies' items.
+pub struct Staged {
+    pub schedules: Vec<Map>,
+    /// `extras[i]` is item `placed.len() + i`, with its schedule `schedules[placed.len() + i]`.
+    pub extras: Vec<Extra>,
+}
+
+/// A map on `n` dims: `{ [x0..] -> [outs] }`.
+fn map_on(n: usize, outs: &[String]) -> Map {
+    let xs: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+    parse_map_text(&format!(
+        "{{ [{}] -> [{}] }}",
+        xs.join(", "),
+        outs.join(", ")
+    ))
+}
+
+fn x(i: usize) -> String {
+    format!("x{i}")
+}
+
+/// Builds the schedules of every item.
+pub fn stage(placed: &[Placed], plans: &[CopyPlan]) -> Staged {
+    let mut schedules: Vec<Map> = placed.iter().map(|p| p.schedule.clone()).collect();
+    let mut extras = vec![];
+    // How positions at each level were rescaled so far (applied in order).
+    let mut scaled: Vec<usize> = vec![];
+    let through = |scaled: &[usize], level: usize, v: &Int| -> Int {
+        let mut v = v.clone();
+        for &l in scaled {
+            if l == level {
+                v = &(&v * &Int::from(5)) + &Int::from(2);
+            }
+        }
+        v
+    };
+    for (c, plan) in plans.iter().enumerate() {
+        let k = plan.mark.outer;
+        let r = plan.rank;
+        let n = schedules.first().map_or(0, Map::n_out);
+        let m = (n - 1) / 2;
+        if k + r > m {
+            // Room for the element loops: more (zero) dims for everyone.
+            let extra = 2 * (k + r - m);
+            let mut outs: Vec<String> = (0..n).map(x).collect();
+            outs.extend(std::iter::repeat_n("0".to_string(), extra));
+            let pad = map_on(n, &outs);
+            for s in schedules.iter_mut() {
+                *s = s.apply_range(&pad);
+            }
+        }
+        let n = schedules.first().map_or(0, Map::n_out);
+        let level = 2 * k;
+        let outs: Vec<String> = (0..n)
+            .map(|i| {
+                if i == level {
+                    format!("5*x{i} + 2")
+                } else {
+                    x(i)
+                }
+            })
+            .collect();
+        let scale = map_on(n, &outs);
+        for s in schedules.iter_mut() {
+            *s = s.apply_range(&scale);
+        }
+        let first = &through(&scaled, level, &plan.first) * &Int::from(5);
+        let last = &(&through(&scaled, level, &plan.last) * &Int::from(5)) + &Int::from(3);
+        // θ of an item over [t, e]: P, t interleaved, then its position, then e.
+        let theta = |pos: &Int, with_e: bool| -> Vec<String> {
+            let mut o = vec![];
+            for j in 0..k {
+                o.push(through(&scaled, 2 * j, &plan.prefix[j]).to_string());
+                o.push(format!("t{j}"));
+            }
+            o.push(pos.to_string());
+            for d in 0..r {
+                o.push(if with_e {
+                    format!("e{d}")
+                } else {
+                    "0".to_string()
+                });
+                o.push("0".to_string());
+            }
+            o.resize(n, "0".to_string());
+            o
+        };
+        let ts: Vec<String> = (0..k).map(|j| format!("t{j}")).collect();
+        let es: Vec<String> = (0..r).map(|d| format!("e{d}")).collect();
+        let with_params = |m: Map, dom: &Set| -> Map {
+            let m = m.align_params(&dom.space().params);
+            m.intersect_domain(dom)
+        };
+        let setup_dom = plan.footprint.domain();
+        let setup = with_params(
+            parse_map_text(&format!(
+                "{{ [{}] -> [{}] }}",
+                ts.join(", "),
+                theta(&first, false).join(", ")
+            )),
+            &setup_dom,
+        );
+        let mut te = ts.clone();
+        te.extend(es.iter().cloned());
+        let fill = with_params(
+            parse_map_text(&format!(
+                "{{ [{}] -> [{}] }}",
+                te.join(", "),
+                theta(&(&first + &Int::ONE), true).join(", ")
+            )),
+            &plan.footprint.wrap(),
+        );
+        schedules.push(setup);
+        extras.push(Extra::Setup(c));
+        schedules.push(fill);
+        extras.push(Extra::Fill(c));
+        if !plan.written.is_empty() {
+            let wb = with_params(
+                parse_map_text(&format!(
+                    "{{ [{}] -> [{}] }}",
+                    te.join(", "),
+                    theta(&last, true).join(", ")
+                )),
+                &plan.written.wrap(),
+            );
+            schedules.push(wb);
+            extras.push(Extra::WriteBack(c));
+        }
+        scaled.push(level);
+    }
+    Staged { schedules, extras }
+}
+
+/// The buffer's C name.
+pub fn buffer(plan: &CopyPlan) -> String {
+    format!("loopy_{}", plan.c_name)
+}
+
+/// The C name of the offset along dimension `d`.
+pub fn offset(plan: &CopyPlan, d: usize) -> String {
+    format!("loopy_{}_o{d}", plan.c_name)
+}
+
+/// Buffers of more elements than this are `static` (one per program, off the stack).
+pub const STACK_ELEMENTS: i64 = 8192;
+
+/// The declarations of a copy's buffer and offsets.
+pub fn declarations(plan: &CopyPlan) -> String {
+    let total = plan.size.iter().fold(Int::ONE, |a, s| &a * s);
+    let zero: String = (0..plan.rank).map(|_| "[0]").collect();
+    let dims: String = plan
+        .layout
+        .iter()
+        .map(|&d| format!("[{}]", plan.size[d]))
+        .collect();
+    let stack = Int::from(STACK_ELEMENTS);
+    let storage = if total > stack { "static " } else { "" };
+    let offs: Vec<String> = (0..plan.rank)
+        .map(|d| format!("{} = 0", offset(plan, d)))
+        .collect();
+    format!(
+        "{storage}__typeof__({}{zero}) {}{dims} __attribute__((aligned(64)));\nint {};\n",
+        plan.c_name,
+        buffer(plan),
+        offs.join(", ")
+    )
+}
+
+/// `text` with every access `A[s0]..[s(r-1)]` to the copied array replaced by the buffer
+/// access `buf[(s0) - o0]..`; refused when the array appears other than with all its
+/// subscripts (through a macro, as a pointer).
+pub fn rewrite(text: &str, plan: &CopyPlan) -> Result<String, String> {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 32);
+    let mut i = 0;
+    let mut found = false;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'"' || c == b'\'' {
+            let start = i;
+            i += 1;
+            while i < b.len() && b[i] != c {
+                if b[i] == b'\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i = (i + 1).min(b.len());
+            out.push_str(&text[start..i]);
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let tok = &text[start..i];
+            let before = text[..start].trim_end();
+            let member = before.ends_with('.') || before.ends_with("->");
+            if tok != plan.c_name || member {
+                out.push_str(tok);
+                continue;
+            }
+            // Subscripts.
+            let mut subs = vec![];
+            let mut j = i;
+            while subs.len() < plan.rank {
+                while j < b.len() && b[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                if j >= b.len() || b[j] != b'[' {
+                    break;
+                }
+                let s0 = j + 1;
+                let mut depth = 0;
+                while j < b.len() {
+                    match b[j] {
+                        b'[' => depth += 1,
+                        b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                if j >= b.len() {
+                    break;
+                }
+                subs.push(text[s0..j].trim().to_string());
+                j += 1;
+            }
+            if subs.len() != plan.rank {
+                return Err(format!(
+                    "`{}` appears in the statement without its {} subscript(s)",
+                    plan.c_name, plan.rank
+                ));
+            }
+            out.push_str(&buffer(plan));
+            for &d in &plan.layout {
+                out.push_str(&format!("[({}) - {}]", subs[d], offset(plan, d)));
+            }
+            found = true;
+            i = j;
+        } else {
+            let len = text[i..].chars().next().map_or(1, char::len_utf8);
+            out.push_str(&text[i..i + len]);
+            i += len;
+        }
+    }
+    if !found {
+        return Err(format!(
+            "the statement's text does not name `{}` (a macro?)",
+            plan.c_name
+        ));
+    }
+    Ok(out)
+}
+
+/// The text of an extra item, given its argument texts (`t`, then `e`).
+pub fn item_text(
+    extra: &Extra,
+    plans: &[CopyPlan],
+    params: &[String],
+    args: &[String],
+    floord: &str,
+) -> String {
+    let paren = |a: &String| {
+        if a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            a.clone()
+        } else {
+            format!("({a})")
+        }
+    };
+    let (plan, which) = match extra {
+        Extra::Setup(c) => (&plans[*c], 0),
+        Extra::Fill(c) => (&plans[*c], 1),
+        Extra::WriteBack(c) => (&plans[*c], 2),
+    };
+    let k = plan.mark.outer;
+    let t: Vec<String> = args[..k].iter().map(paren).collect();
+    if which == 0 {
+        let parts: Vec<String> = (0..plan.rank)
+            .map(|d| {
+                format!(
+                    "{} = {};",
+                    offset(plan, d),
+                    plan.lower[d].to_c(params, &t, floord)
+                )
+            })
+            .collect();
+        return parts.join(" ");
+    }
+    let e: Vec<String> = args[k..].iter().map(paren).collect();
+    let buf: String = plan
+        .layout
+        .iter()
+        .map(|&d| format!("[{} - {}]", e[d], offset(plan, d)))
+        .collect();
+    let arr: String = e.iter().map(|s| format!("[{s}]")).collect();
+    if which == 1 {
+        format!("{}{buf} = {}{arr};", buffer(plan), plan.c_name)
+    } else {
+        format!("{}{arr} = {}{buf};", plan.c_name, buffer(plan))
+    }
+}
+
+/// A copy that cannot be generated.
+pub fn refuse(plan: &CopyPlan, msg: String) -> Diagnostic {
+    Diagnostic::new(format!("cannot generate code: {msg}")).with_label(
+        &plan.mark.origin.source,
+        plan.mark.origin.span.clone(),
+        "copied here",
+    )
+}

@@ -1,0 +1,188 @@
+//! `copy(l, k, A)` / `copy(l, k, A, limit)`: the elements of array `A` that the statements
+//! of `l` touch in one iteration of their outer `k` loops live in a local buffer. The
+//! interpreter only records the request on the component's pieces (like a mark, it does not
+//! change θ) and carries it through later steps; `model::copy` plans the buffer after every
+//! step, the verifier checks it and the code generator writes the fill, the write-back and
+//! the rewritten accesses.
+
+use super::{Interpreter, OpCtx};
+use crate::diag::Diagnostic;
+use crate::model::state::{CopyMark, Origin, COPY_LIMIT};
+use crate::presburger::{Int, Map};
+use crate::script::ast::Arg;
+
+impl Interpreter {
+    pub(super) fn copy(&mut self, ctx: &OpCtx) -> Result<(), Diagnostic> {
+        let call = ctx.call;
+        if call.args.len() != 3 && call.args.len() != 4 {
+            return Err(Diagnostic::new(format!(
+                "`copy` takes 3 or 4 arguments (l, k, A, [limit]), {} given",
+                call.args.len()
+            ))
+            .with_label(ctx.source, call.span.clone(), "expected copy(l, k, A)"));
+        }
+        let l = (
+            self.eval(&call.args[0], ctx.frame, ctx.source)?,
+            call.args[0].span(),
+        );
+        let k = (
+            self.eval(&call.args[1], ctx.frame, ctx.source)?,
+            call.args[1].span(),
+        );
+        let h = self.handle(ctx, &l)?;
+        let k = self.int(ctx, &k)?;
+        let array =
+            match &call.args[2] {
+                Arg::Ident(n) => n.clone(),
+                a => {
+                    return Err(Diagnostic::new("`copy` expects the name of an array here")
+                        .with_label(ctx.source, a.span(), "not an array name"))
+                }
+            };
+        let limit = match call.args.get(3) {
+            None => COPY_LIMIT,
+            Some(a) => {
+                let v = self.eval(a, ctx.frame, ctx.source)?;
+                match &v {
+                    super::Value::Int(i) => match i.to_i64().filter(|x| *x >= 1) {
+                        Some(x) => x as u64,
+                        None => {
+                            return Err(Diagnostic::new(
+                                "the limit of a copy is a positive number of elements",
+                            )
+                            .with_label(
+                                ctx.source,
+                                a.span(),
+                                format!("{i}"),
+                            ))
+                        }
+                    },
+                    other => {
+                        return Err(Diagnostic::new(format!(
+                            "`copy` expects a number of elements here, found {}",
+                            other.describe()
+                        ))
+                        .with_label(
+                            ctx.source,
+                            a.span(),
+                            "not an integer",
+                        ))
+                    }
+                }
+            }
+        };
+        if !self.state.arrays.is_empty() && !self.state.arrays.iter().any(|a| a.0 == array.text) {
+            let mut d = Diagnostic::new(format!("the kernel has no array `{}`", array.text))
+                .with_label(ctx.source, array.span.clone(), "not an array of the region");
+            let names: Vec<String> = self
+                .state
+                .arrays
+                .iter()
+                .filter(|a| a.2 > 0 && !a.3)
+                .map(|a| format!("`{}`", a.0))
+                .collect();
+            if !names.is_empty() {
+                d = d.with_note(format!("arrays of the region: {}", names.join(", ")));
+            }
+            return Err(d);
+        }
+        let members = self.component_nonempty(ctx, h, 0)?;
+        let depth = members
+            .iter()
+            .map(|&i| self.state.pieces[i].depth)
+            .min()
+            .unwrap_or(0);
+        if k < 1 || k as usize > depth {
+            return Err(Diagnostic::new(format!(
+                "the component has no loop {k} to copy inside: loops are numbered from 1, and its shallowest statement is {depth} loop(s) deep"
+            ))
+            .with_label(ctx.source, call.args[1].span(), "no such loop"));
+        }
+        if let Some(c) = self
+            .state
+            .pieces
+            .iter()
+            .flat_map(|p| p.copies.iter())
+            .find(|c| c.array == array.text)
+        {
+            return Err(
+                Diagnostic::new(format!("`{}` is already copied", array.text))
+                    .with_label(ctx.source, call.span.clone(), "second copy")
+                    .with_label(&c.origin.source, c.origin.span.clone(), "first copy")
+                    .with_note("an array has at most one buffer; stage every statement that needs it in one `copy` (a group `{A, B}`)"),
+            );
+        }
+        let mark = CopyMark {
+            array: array.text.clone(),
+            outer: k as usize,
+            limit,
+            origin: Origin {
+                source: ctx.source.to_string(),
+                span: call.span.clone(),
+                what: "this `copy`".to_string(),
+            },
+            step: ctx.step,
+        };
+        for &i in &members {
+            self.state.pieces[i].copies.push(mark.clone());
+        }
+        Ok(())
+    }
+
+    /// The copies of member piece `i` after `affine` applies `f` to its first `f.n_in()`
+    /// iteration dims. A copy inside `k` loops with `k >= n_in` keeps its windows (the map
+    /// rewrites them one-to-one) and counts `k + n_out - n_in` loops; one with `k < n_in`
+    /// stays only when the map copies its `k` outer loops unchanged.
+    pub(super) fn carry_copies(
+        &self,
+        ctx: &OpCtx,
+        i: usize,
+        f: &Map,
+        origin: &Origin,
+    ) -> Result<Vec<CopyMark>, Diagnostic> {
+        let p = &self.state.pieces[i];
+        if p.copies.is_empty() {
+            return Ok(vec![]);
+        }
+        let (a, b) = (f.n_in(), f.n_out());
+        let prefix = Self::prefix_map(self.state.n_it(), a);
+        let vecs = p.domain.apply(&p.it.apply_range(&prefix));
+        let restricted = f.intersect_domain(&vecs);
+        let np = restricted.space().params.len();
+        let same = |d: usize| {
+            if d >= b {
+                return false;
+            }
+            let mut row = vec![Int::ZERO; 1 + np + a + b];
+            row[1 + np + a + d] = Int::ONE;
+            row[1 + np + d] = Int::from(-1i64);
+            let mut above = row.clone();
+            above[0] = Int::from(-1i64);
+            let mut below: Vec<Int> = row.iter().map(|x| -x.clone()).collect();
+            below[0] = Int::from(-1i64);
+            restricted.add_constraints(&[], &[above]).is_empty()
+                && restricted.add_constraints(&[], &[below]).is_empty()
+        };
+        let mut out = vec![];
+        for c in &p.copies {
+            let mut c2 = c.clone();
+            if c.outer >= a {
+                c2.outer = c.outer + b - a;
+            } else if let Some(d) = (0..c.outer).find(|&d| !same(d)) {
+                return Err(Diagnostic::new(format!(
+                    "this map rewrites loop {} of statement {}, one of the {} outer loop(s) of a copy of `{}`",
+                    d + 1,
+                    self.stmt_label(i),
+                    c.outer,
+                    c.array
+                ))
+                .with_label(&origin.source, origin.span.clone(), format!("output {} is not input {}", d + 1, d + 1))
+                .with_label(&c.origin.source, c.origin.span.clone(), "copied here")
+                .with_label(ctx.source, ctx.call.span.clone(), "applied here")
+                .with_help("copy after transforming the outer loops"));
+            }
+            out.push(c2);
+        }
+        Ok(out)
+    }
+}
