@@ -119,6 +119,7 @@ impl Kernel {
                     what: s.name.clone(),
                 }),
                 line: s.span.line,
+                update: s.update.clone(),
             })
             .collect();
         let mut accesses = vec![];

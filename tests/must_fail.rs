@@ -70,6 +70,11 @@ must_fail!(
     "tests/must_fail/scalar_temp.c",
     "anti dependence on `t`"
 );
+must_fail!(
+    parallel_reduction_read,
+    "tests/must_fail/reductions.c",
+    "`r` is not a `+` reduction variable of the loop: `Use` (line 25) reads it"
+);
 
 #[test]
 fn manifest_of_all_examples_passes() {

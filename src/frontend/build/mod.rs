@@ -19,6 +19,7 @@ mod loops;
 mod opaque;
 mod prepass;
 mod statements;
+mod updates;
 
 use super::srcmap::{normalize, SourceMap};
 use super::symbols::{declarator_name, declarator_rank, is_function, Symbols, TypeClass};

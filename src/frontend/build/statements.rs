@@ -136,7 +136,11 @@ impl<'a> Builder<'a> {
             Statement::Expression(Some(e)) => {
                 let mut acc = vec![];
                 self.expr(e, Mode::Read, &mut acc)?;
+                let update = self.update_of(e, &acc);
                 self.push_statement(&s.span, acc, None);
+                if let Some(st) = self.stmts.last_mut() {
+                    st.update = update;
+                }
                 Ok(())
             }
             Statement::If(i) => match self.condition(&i.node.condition, false)? {
@@ -255,6 +259,7 @@ impl<'a> Builder<'a> {
             loops,
             opaque,
             declares: vec![],
+            update: None,
         });
     }
 }
