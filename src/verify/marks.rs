@@ -360,3 +360,92 @@ pub fn into_violation(p: &Program, deps: &[Dependence], v: MarkViolation) -> Vio
         merged_by: None,
     }
 }
+
+/// A generated loop of the final schedule and whether it may be marked `parallel`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParallelLoop {
+    /// Iteration dim (loop `dim + 1` of its statements).
+    pub dim: usize,
+    /// The positions `p0..p_dim` every piece it encloses starts with.
+    pub pos: Vec<Int>,
+    /// The statements it encloses, in order.
+    pub stmts: Vec<usize>,
+    /// `Some(None)`: `parallel` is legal; `Some(Some(op))`: only `parallel(op)` is;
+    /// `None`: neither.
+    pub legal: Option<Option<RedOp>>,
+}
+
+/// Every generated loop of the final schedule (one per iteration dim and position prefix;
+/// scanning may split it into several, which share the verdict) with the exact verdict of
+/// [`check_marks`] for a `parallel` mark on it, or else for the first reduction operator
+/// that some enclosed statement updates with and that makes it legal. Marks already on the
+/// pieces are ignored.
+pub fn parallel_loops(
+    program: &Program,
+    deps: &[Dependence],
+    pieces: &[Piece],
+) -> Vec<ParallelLoop> {
+    let mut keys: Vec<(Vec<Int>, usize)> = vec![];
+    for p in pieces {
+        for j in 0..p.depth.min(p.it.n_out()) {
+            let key = (p.pos[..=j].to_vec(), j);
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+    }
+    keys.sort();
+    let mut out = vec![];
+    for (pos, j) in keys {
+        let mut stmts: Vec<usize> = enclosed(pieces, &pos, j).map(|p| p.stmt).collect();
+        stmts.sort_unstable();
+        stmts.dedup();
+        let legal_with = |reduction: Option<RedOp>| {
+            let mark = Mark {
+                dim: j,
+                kind: MarkKind::Parallel { reduction },
+                origin: crate::model::state::Origin {
+                    source: String::new(),
+                    span: 0..0,
+                    what: String::new(),
+                },
+                step: 0,
+            };
+            let test: Vec<Piece> = pieces
+                .iter()
+                .map(|p| {
+                    let mut p = p.clone();
+                    p.marks.clear();
+                    if p.pos.len() > j && p.pos[..=j] == pos[..] {
+                        p.marks.push(mark.clone());
+                    }
+                    p
+                })
+                .collect();
+            check_marks(program, deps, &test).is_empty()
+        };
+        let legal = if legal_with(None) {
+            Some(None)
+        } else {
+            [RedOp::Add, RedOp::Mul, RedOp::Min, RedOp::Max]
+                .into_iter()
+                .filter(|op| {
+                    stmts.iter().any(|&s| {
+                        program.stmts[s]
+                            .update
+                            .as_ref()
+                            .is_some_and(|u| u.op == *op)
+                    })
+                })
+                .find(|op| legal_with(Some(*op)))
+                .map(Some)
+        };
+        out.push(ParallelLoop {
+            dim: j,
+            pos,
+            stmts,
+            legal,
+        });
+    }
+    out
+}
