@@ -86,7 +86,7 @@ fn manifest_of_all_examples_passes() {
         "examples/loopy.toml",
     ]);
     assert_eq!(code, 0, "{text}{err}");
-    assert!(text.contains("21 passed, 0 failed"), "{text}");
+    assert!(text.contains("28 passed, 0 failed"), "{text}");
 }
 
 #[test]

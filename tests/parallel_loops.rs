@@ -361,6 +361,51 @@ mod reorder {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// The parallel scripts of the examples (`NAME-par.loopy`, the wavefronts among them):
+    /// their own marks, run in every order, give the original output bit for bit.
+    #[test]
+    fn the_parallel_scripts_of_the_examples_run_in_any_order() {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let mut tested = vec![];
+        for e in examples() {
+            let script_path = root.join(format!("examples/{e}/{e}-par.loopy"));
+            if !script_path.exists() {
+                continue;
+            }
+            let dir = scratch("reorder-par", &e);
+            let kernel_path = root.join(format!("examples/{e}/{e}.c"));
+            let kernel = Kernel::load(&kernel_path, &Options::default()).unwrap();
+            let script = std::fs::read_to_string(&script_path).unwrap();
+            let run = Run::new(
+                &kernel,
+                &script,
+                &script_path.display().to_string(),
+                script_path.parent().unwrap(),
+            )
+            .unwrap_or_else(|f| panic!("{e}: {}", f.diagnostic.message));
+            assert!(run.check().is_empty(), "{e}-par.loopy is illegal");
+            let want = original(&kernel_path, &dir, sizes(&e));
+            let g =
+                generate_with(&kernel, &run.interp.state, loopy::codegen::Body::Source).unwrap();
+            let (text, count) = rewrite(&g.file);
+            assert!(count > 0, "{e}-par.loopy has no parallel loop");
+            std::fs::write(dir.join("p.c"), &text).unwrap();
+            let mut flags = vec!["-O0", "-lm"];
+            flags.extend(sizes(&e));
+            compile(&dir.join("p.c"), &dir.join("p"), &flags, &text);
+            for order in ["0", "1", "2"] {
+                assert_eq!(
+                    execute(&dir.join("p"), order),
+                    want,
+                    "{e}-par.loopy in order {order}"
+                );
+            }
+            tested.push(e);
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        assert!(tested.len() >= 7, "{tested:?}");
+    }
+
     /// Loop operations on the small kernel's nests.
     fn op() -> impl Strategy<Value = String> {
         let l = prop::sample::select(vec!["L2", "L3", "L4"]);
@@ -406,4 +451,40 @@ mod reorder {
             let _ = std::fs::remove_dir_all(&dir);
         }
     }
+}
+
+/// The wavefront procedures: legal on the time-tiled stencils, their inner tile loop listed
+/// as parallel; refused (with the race) when the band was not skewed first.
+#[test]
+fn wavefronts_make_an_inner_tile_loop_parallel() {
+    for (e, loops) in [
+        ("jacobi-2d", "loop 2 around LoopB, LoopA: parallel"),
+        ("seidel-2d", "loop 2 around Loop: parallel"),
+    ] {
+        let kernel = format!("examples/{e}/{e}.c");
+        let script = format!("examples/{e}/{e}-par.loopy");
+        let (code, out, err) = loopy(&["check", &kernel, &script]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(candidates(&kernel, &script).contains(loops), "{e}");
+        let (code, generated, err) = loopy(&["apply", &kernel, &script]);
+        assert_eq!(code, 0, "{err}");
+        // One marked dim; scanning may split it into several loops (full and partial tiles).
+        assert!(
+            generated.contains("#pragma omp parallel for"),
+            "{generated}"
+        );
+    }
+    let dir = common::scratch("wavefront", "unskewed");
+    let bad = dir.join("bad.loopy");
+    std::fs::write(&bad, "tile3(Loop, 4, 8, 8)\nwavefront(Loop)\n").unwrap();
+    let (code, _, err) = loopy(&[
+        "check",
+        "--color",
+        "never",
+        "examples/seidel-2d/seidel-2d.c",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("dependence on `A`"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

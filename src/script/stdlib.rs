@@ -46,6 +46,9 @@ mod tests {
             "distribute",
             "peel_front",
             "split_at",
+            "wavefront",
+            "wavefront_jacobi2",
+            "wavefront_seidel2",
         ] {
             assert!(defs.iter().any(|d| d.name.text == name), "{name} missing");
         }
