@@ -43,7 +43,7 @@ impl Kernel {
     }
 
     /// Name of a statement in messages: its tag when it has one.
-    fn stmt_name(&self, k: usize) -> String {
+    pub fn stmt_name(&self, k: usize) -> String {
         let s = &self.scop.statements[k];
         s.label.clone().unwrap_or_else(|| s.name.clone())
     }
@@ -144,6 +144,7 @@ impl Kernel {
                     what: s.name.clone(),
                 }),
                 line: s.span.line,
+                update: s.update.clone(),
             })
             .collect();
         let mut accesses = vec![];
@@ -462,6 +463,37 @@ pub fn render_copies(st: &State, copies: &[crate::model::state::CopyMark]) -> St
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// The loops of the final schedule that may be marked `parallel` (`loopy show --script`):
+/// one line per generated loop that is, naming it by its loop number and the statements it
+/// encloses, with the reduction operator when only `parallel(l, k, op)` is legal.
+pub fn render_parallel_loops(k: &Kernel, st: &State) -> String {
+    let prog = k.program();
+    let deps = verify::dependences(&prog);
+    let loops = verify::marks::parallel_loops(&prog, &deps, &st.pieces);
+    let mut out = String::new();
+    let legal: Vec<_> = loops.iter().filter(|l| l.legal.is_some()).collect();
+    let _ = writeln!(
+        out,
+        "  parallel loops ({} of {} loops):",
+        legal.len(),
+        loops.len()
+    );
+    for l in legal {
+        let names: Vec<String> = l.stmts.iter().map(|&s| k.stmt_name(s)).collect();
+        let how = match l.legal {
+            Some(Some(op)) => format!("parallel({})", op.symbol()),
+            _ => "parallel".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "    loop {} around {}: {how}",
+            l.dim + 1,
+            names.join(", ")
+        );
+    }
+    out
 }
 
 /// A piece's marks as text: `loop 1 parallel, loop 3 vectorize` (loops numbered from 1).

@@ -499,3 +499,51 @@ fn macro_with_several_statements() {
     assert_eq!(texts, ["A[i] = 0;", "B[i] = 1;"]);
     assert_eq!(&src[s.statements[0].span.range.clone()], "BODY");
 }
+
+/// The associative updates the frontend records (`s += e` and friends), and look-alikes that
+/// are not updates.
+#[test]
+fn updates_are_recorded() {
+    use loopy::model::state::RedOp;
+    let s = kernel(
+        "for (i = 0; i < n; i++) {\n\
+         x += B[i];\n\
+         x -= B[i];\n\
+         x = x + B[i];\n\
+         x = B[i] * x;\n\
+         A[i][0] *= 2.0;\n\
+         x = fmax(x, B[i]);\n\
+         x = fminf(B[i], x);\n\
+         B[i] = B[i] + B[i + 1];\n\
+         x = B[i] - x;\n\
+         x = x / B[i];\n\
+         B[i] = x + 1;\n\
+         A[i][0] = A[0][i] + 1;\n\
+         x = x + x;\n\
+         }",
+    );
+    let got: Vec<Option<(RedOp, String)>> = s
+        .statements
+        .iter()
+        .map(|st| st.update.as_ref().map(|u| (u.op, u.array.clone())))
+        .collect();
+    let u = |op, a: &str| Some((op, a.to_string()));
+    assert_eq!(
+        got,
+        vec![
+            u(RedOp::Add, "x"),
+            u(RedOp::Add, "x"),
+            u(RedOp::Add, "x"),
+            u(RedOp::Mul, "x"),
+            u(RedOp::Mul, "A"),
+            u(RedOp::Max, "x"),
+            u(RedOp::Min, "x"),
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+        ]
+    );
+}

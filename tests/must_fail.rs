@@ -152,6 +152,11 @@ must_refuse!(
     "examples/gemm/gemm.c",
     "the footprint of `B` in one iteration of the outer 1 loop(s) is unbounded"
 );
+must_fail!(
+    parallel_reduction_read,
+    "tests/must_fail/reductions.c",
+    "`r` is not a `+` reduction variable of the loop: `Use` (line 25) reads it"
+);
 
 #[test]
 fn manifest_of_all_examples_passes() {
@@ -163,7 +168,7 @@ fn manifest_of_all_examples_passes() {
         "examples/loopy.toml",
     ]);
     assert_eq!(code, 0, "{text}{err}");
-    assert!(text.contains("25 passed, 0 failed"), "{text}");
+    assert!(text.contains("32 passed, 0 failed"), "{text}");
 }
 
 #[test]

@@ -94,6 +94,7 @@ impl Kernel {
                 schedule: p.schedule(),
                 origin: None,
                 line: 0,
+                update: None,
             });
         }
         Program {

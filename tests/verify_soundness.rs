@@ -164,3 +164,98 @@ proptest! {
         }
     }
 }
+
+/// A random kernel in which some statements are `+` updates `A[a*i + b*j + c] += …` (a read
+/// and a write of one element, recorded as an update) and the others random accesses.
+fn reduction_spec() -> impl Strategy<Value = (Spec, Vec<bool>)> {
+    let sub = (-1..=1i64, -1..=1i64, -1..=1i64);
+    let access = (any::<bool>(), -1..=1i64, -1..=1i64, -1..=1i64);
+    let stmt = (
+        1..=2usize,
+        any::<bool>(),
+        sub,
+        prop::collection::vec(access, 1..3),
+    );
+    (prop::collection::vec(stmt, 1..=2), any::<bool>()).prop_map(|(stmts, shared)| {
+        let upd: Vec<bool> = stmts.iter().map(|s| s.1).collect();
+        let stmts = stmts
+            .into_iter()
+            .map(|(d, u, (a, b, c), accs)| {
+                if u {
+                    (d, vec![(false, a, b, c), (true, a, b, c)])
+                } else {
+                    (d, accs)
+                }
+            })
+            .collect();
+        (Spec { stmts, shared }, upd)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Reductions against brute force: an accepted `parallel(l, k, +)` has, for every two
+    /// conflicting instances in different iterations of the marked loop, only `+` updates
+    /// of `A` among all the instances of that execution of the loop; every reported witness
+    /// is a real race.
+    #[test]
+    fn accepted_reductions_only_reorder_updates(
+        (s, upd) in reduction_spec(),
+        ops in prop::collection::vec(script_op(), 0..3),
+        mark in (prop::sample::select(vec!["S0", "S1"]), 1..=2i64),
+    ) {
+        let (state, mut prog) = build(&s);
+        for (k, u) in upd.iter().enumerate() {
+            if *u {
+                prog.stmts[k].update = Some(loopy::model::Update {
+                    op: loopy::model::state::RedOp::Add,
+                    array: "A".into(),
+                });
+            }
+        }
+        let deps = verify::dependences(&prog);
+        let mut it = Interpreter::new(state);
+        let mut kept = vec![];
+        let (h, k) = mark;
+        let all: Vec<String> = ops.iter().cloned().chain([format!("parallel({h}, {k}, +)")]).collect();
+        for (n, op) in all.iter().enumerate() {
+            if it.run_text(op, &format!("op{n}.loopy"), Path::new(".")).is_ok() {
+                kept.push(op.clone());
+            }
+        }
+        let script = kept.join("\n");
+        let reported = verify::check_marks(&prog, &deps, &it.state.pieces);
+        let m = it.state.n_it();
+        let race = |a: &Inst, b: &Inst, j: usize| {
+            let l = 2 * j + 1;
+            conflict(a, b) && a.new[..l] == b.new[..l] && a.new[l] != b.new[l] && marked_at(&it, &a.new, j)
+        };
+        if reported.is_empty() {
+            for n in [0i64, 1, 2, 4] {
+                let insts = instances(&prog, &it, n);
+                for a in &insts {
+                    for b in &insts {
+                        for j in 0..m {
+                            if !race(a, b, j) {
+                                continue;
+                            }
+                            let l = 2 * j + 1;
+                            for c in insts.iter().filter(|c| c.new[..l] == a.new[..l]) {
+                                prop_assert!(upd[c.stmt], "{script}: accepted, but N = {n}: {:?} {:?} race in loop {} and S{}{:?} is not an update", a.iters, b.iters, j + 1, c.stmt, c.iters);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for v in &reported {
+            let n = v.params.iter().find(|(p, _)| p == "N").map(|(_, x)| x.to_i64().unwrap()).unwrap_or(0);
+            let insts = instances(&prog, &it, n);
+            let d = &deps[v.dep];
+            let find = |s: usize, x: &[Int]| insts.iter().find(|i| i.stmt == s && i.iters == x).cloned().expect("witness instance exists");
+            let (a, b) = (find(d.source, &v.source), find(d.sink, &v.sink));
+            prop_assert!(race(&a, &b, v.level / 2), "{script}: witness {:?} {:?} is not a race", a.iters, b.iters);
+        }
+    }
+}

@@ -2,7 +2,7 @@
 
 use super::Ctx;
 use super::{CcArgs, Format};
-use crate::driver::{render_state, Kernel};
+use crate::driver::{render_parallel_loops, render_state, Kernel};
 use crate::model::json::Json;
 use crate::model::state::State;
 use crate::script::interp::Interpreter;
@@ -76,6 +76,7 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
             print!("{}", kernel.scop.to_text());
             println!("\nafter {name}:");
             print!("{}", render_state(&interp.state));
+            print!("{}", render_parallel_loops(&kernel, &interp.state));
         }
         Format::Text => {}
         Format::Json => println!("{}", state_json(&kernel, &interp.state).pretty()),

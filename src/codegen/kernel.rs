@@ -200,8 +200,10 @@ pub fn generate_with_copies(
         )
         .collect();
     let nodes = mark_loops(
+        scop,
         nodes,
         placed,
+        n_stmt,
         &predeclared_names(scop),
         &private_of,
         Inside::Nothing,
@@ -353,6 +355,42 @@ fn ids_in(nodes: &[Node], out: &mut BTreeSet<usize>) {
     }
 }
 
+/// The reduction variables of a loop marked `parallel(op)` that encloses the pieces `ids`:
+/// the arrays some enclosed statement updates with `op` (`s += e`) and that every enclosed
+/// statement accessing them updates with `op`. The verifier allowed the loop's dependences
+/// on exactly these; each thread combines into its own copy. Items past the statements'
+/// (`n_stmt`: a copy's fill, write-back and corner) touch only their buffers.
+fn reduction_variables<'a>(
+    scop: &'a Scop,
+    placed: &[Placed],
+    n_stmt: usize,
+    ids: &BTreeSet<usize>,
+    op: crate::model::state::RedOp,
+) -> Vec<&'a crate::model::Array> {
+    let stmts: BTreeSet<usize> = ids
+        .iter()
+        .filter(|&&i| i < n_stmt)
+        .map(|&i| placed[i].stmt)
+        .collect();
+    scop.arrays
+        .iter()
+        .filter(|a| {
+            let mut updated = false;
+            for &s in &stmts {
+                let st = &scop.statements[s];
+                if !st.accesses.iter().any(|x| x.array == a.name) {
+                    continue;
+                }
+                match &st.update {
+                    Some(u) if u.array == a.name && u.op == op => updated = true,
+                    _ => return false,
+                }
+            }
+            updated
+        })
+        .collect()
+}
+
 /// Puts a `#pragma` before every generated loop that carries a mark. A loop scanning
 /// iteration dim `j` (scanned dim `2j+1`) carries the marks its pieces have at `j`: every
 /// loop at that dim, also when scanning splits it into several (full and partial tiles,
@@ -360,8 +398,10 @@ fn ids_in(nodes: &[Node], out: &mut BTreeSet<usize>) {
 /// of them). Two different marks on one loop, and a marked loop inside a parallel or a
 /// vectorized loop (other than a vectorized loop inside a parallel one), are refused.
 fn mark_loops(
+    scop: &Scop,
     nodes: Vec<Node>,
     placed: &[Placed],
+    n_stmt: usize,
     predeclared: &BTreeSet<String>,
     private_of: &[Vec<String>],
     inside: Inside,
@@ -434,15 +474,34 @@ fn mark_loops(
                                 text.push_str(&format!(" private({})", v.join(", ")));
                             }
                             if let Some(op) = reduction {
-                                return Err(Diagnostic::new(format!(
-                                    "cannot generate code: reductions (`{}`) are not generated",
-                                    op.symbol()
-                                ))
-                                .with_label(
-                                    &m.origin.source,
-                                    m.origin.span.clone(),
-                                    "marked here",
-                                ));
+                                let vars = reduction_variables(scop, placed, n_stmt, &ids, *op);
+                                let mut names = vec![];
+                                for a in vars {
+                                    if a.rank > 0 {
+                                        return Err(Diagnostic::new(format!(
+                                            "cannot generate code: the `{}` reduction of the array `{}` is not generated (only scalar reductions are)",
+                                            op.symbol(),
+                                            a.c_name
+                                        ))
+                                        .with_label(
+                                            &m.origin.source,
+                                            m.origin.span.clone(),
+                                            "marked here",
+                                        )
+                                        .with_help(format!(
+                                            "if the loop carries no dependence on `{}`, mark it `parallel` without an operator",
+                                            a.c_name
+                                        )));
+                                    }
+                                    names.push(a.c_name.clone());
+                                }
+                                if !names.is_empty() {
+                                    text.push_str(&format!(
+                                        " reduction({}: {})",
+                                        op.symbol(),
+                                        names.join(", ")
+                                    ));
+                                }
                             }
                             out.push(Node::Pragma(text));
                         }
@@ -461,7 +520,7 @@ fn mark_loops(
                         }
                     }
                 }
-                let body = mark_loops(body, placed, predeclared, private_of, inner)?;
+                let body = mark_loops(scop, body, placed, n_stmt, predeclared, private_of, inner)?;
                 out.push(Node::For {
                     var,
                     name,
@@ -474,11 +533,11 @@ fn mark_loops(
             Node::Assign { var, value, body } => out.push(Node::Assign {
                 var,
                 value,
-                body: mark_loops(body, placed, predeclared, private_of, inside)?,
+                body: mark_loops(scop, body, placed, n_stmt, predeclared, private_of, inside)?,
             }),
             Node::If { conds, body } => out.push(Node::If {
                 conds,
-                body: mark_loops(body, placed, predeclared, private_of, inside)?,
+                body: mark_loops(scop, body, placed, n_stmt, predeclared, private_of, inside)?,
             }),
             n => out.push(n),
         }

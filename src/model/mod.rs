@@ -89,6 +89,18 @@ pub struct Statement {
     /// initializer inside the region is a statement, and the code generator keeps it in the
     /// same block as every use of what it declares.
     pub declares: Vec<String>,
+    /// Set when the statement is an associative update of one location (`s += e`,
+    /// `C[i][j] *= e`, `s = s + e`, `s = fmax(s, e)`): its only write, and its only other
+    /// access to that array reads the same element; `e` does not touch the array.
+    pub update: Option<Update>,
+}
+
+/// An associative update `x = x op e` (see [`Statement::update`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Update {
+    pub op: state::RedOp,
+    /// The array (model name) whose element is updated.
+    pub array: String,
 }
 
 /// A modelled `for` loop around a statement.

@@ -77,13 +77,19 @@ pub enum Arg {
     List(Vec<(Int, Span)>, Span),
     /// `{A, B}`: several handles at once.
     Group(Vec<Name>, Span),
+    /// A reduction operator: `+`, `*`, `min`, `max`.
+    Op(crate::model::state::RedOp, Span),
 }
 
 impl Arg {
     pub fn span(&self) -> Span {
         match self {
             Arg::Ident(n) => n.span.clone(),
-            Arg::Int(_, s) | Arg::Isl(_, s) | Arg::List(_, s) | Arg::Group(_, s) => s.clone(),
+            Arg::Int(_, s)
+            | Arg::Isl(_, s)
+            | Arg::List(_, s)
+            | Arg::Group(_, s)
+            | Arg::Op(_, s) => s.clone(),
         }
     }
 
@@ -95,6 +101,7 @@ impl Arg {
             Arg::Isl(..) => "a set or map",
             Arg::List(..) => "a list of integers",
             Arg::Group(..) => "a group of handles",
+            Arg::Op(..) => "a reduction operator",
         }
     }
 }

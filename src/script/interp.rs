@@ -13,7 +13,7 @@ use super::stdlib;
 use crate::diag::Diagnostic;
 use crate::model::state::parse_map_text;
 pub use crate::model::state::{
-    Component, Mark, MarkKind, Origin, Piece, Pos, State, Step, StmtInit,
+    Component, Mark, MarkKind, Origin, Piece, Pos, RedOp, State, Step, StmtInit,
 };
 use crate::presburger::{parse_with_constants, Int, Map, ParseError, Parsed, Set};
 use std::collections::{BTreeMap, BTreeSet};
@@ -62,6 +62,8 @@ enum Value {
         span: Span,
     },
     List(Vec<Int>),
+    /// A reduction operator.
+    Op(RedOp),
 }
 
 impl Value {
@@ -71,6 +73,7 @@ impl Value {
             Value::Int(_) => "an integer",
             Value::Isl { .. } => "a set or map",
             Value::List(_) => "a list of integers",
+            Value::Op(_) => "a reduction operator",
         }
     }
 }
@@ -422,6 +425,7 @@ impl Interpreter {
                 span: span.clone(),
             },
             Arg::List(v, _) => Value::List(v.iter().map(|(x, _)| x.clone()).collect()),
+            Arg::Op(op, _) => Value::Op(*op),
             Arg::Group(names, span) => {
                 let mut positions = BTreeSet::new();
                 for n in names {
@@ -557,9 +561,25 @@ impl Interpreter {
                 Ok(vec![])
             }
             "parallel" => {
-                let [l, k] = self.arity::<2>(&ctx, &args, &["l", "k"])?;
+                let reduction = if args.len() == 3 {
+                    match args.pop() {
+                        Some((Value::Op(op), _)) => Some(op),
+                        Some((v, span)) => {
+                            return Err(Diagnostic::new(format!(
+                                "expected a reduction operator (`+`, `*`, `min` or `max`), found {}",
+                                v.describe()
+                            ))
+                            .with_label(source, span, "the reduction operator")
+                            .with_note("`parallel(l, k, +)` runs loop k in parallel, combining the updates of `s += e` statements"))
+                        }
+                        None => None,
+                    }
+                } else {
+                    None
+                };
+                let [l, k] = self.arity::<2>(&ctx, &args, &["l", "k", "[op]"])?;
                 let (h, k) = (self.handle(&ctx, &l)?, self.int(&ctx, &k)?);
-                let kind = MarkKind::Parallel { reduction: None };
+                let kind = MarkKind::Parallel { reduction };
                 self.mark(&ctx, h, k, kind)?;
                 Ok(vec![])
             }

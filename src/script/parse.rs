@@ -161,6 +161,16 @@ fn arg(p: Pair<Rule>) -> Result<Arg, Diagnostic> {
         Rule::isl => Arg::Isl(p.as_str().to_string(), sp),
         Rule::list => Arg::List(meaningful(p).map(|q| (int(&q), span(&q))).collect(), sp),
         Rule::group => Arg::Group(meaningful(p).map(name).collect(), sp),
+        Rule::op => {
+            use crate::model::state::RedOp;
+            let op = match p.as_str() {
+                "+" => RedOp::Add,
+                "*" => RedOp::Mul,
+                "min" => RedOp::Min,
+                _ => RedOp::Max,
+            };
+            Arg::Op(op, sp)
+        }
         r => unreachable!("arg: {r:?}"),
     })
 }
@@ -182,6 +192,7 @@ fn rule_name(r: &Rule) -> &'static str {
         Rule::isl | Rule::isl_params | Rule::braced => "a set or map `{ ... }`",
         Rule::list => "a list `[32, 32]`",
         Rule::int => "an integer",
+        Rule::op => "a reduction operator",
         Rule::keyword => "a keyword",
         Rule::ident => "a name",
         Rule::WHITESPACE | Rule::COMMENT => "whitespace",

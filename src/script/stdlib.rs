@@ -50,6 +50,9 @@ mod tests {
             "unroll_jam2",
             "unroll_jam3",
             "register_tile",
+            "wavefront",
+            "wavefront_jacobi2",
+            "wavefront_seidel2",
         ] {
             assert!(defs.iter().any(|d| d.name.text == name), "{name} missing");
         }

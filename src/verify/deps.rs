@@ -19,6 +19,9 @@ pub struct StmtInfo {
     pub origin: Option<Origin>,
     /// 1-based line in the C file (0 if unknown).
     pub line: usize,
+    /// The associative update the statement performs, if any (`s += e`): a `parallel`
+    /// mark with that reduction operator may reorder such updates.
+    pub update: Option<crate::model::Update>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -12,6 +12,15 @@
 //!
 //! Scanning may split one marked dim into several loops (full and partial tiles, head and
 //! tail); the test treats them as one, which can only refuse more, never less.
+//!
+//! A `parallel` mark with a reduction operator (`parallel(l, k, +)`) also allows the
+//! dependences on a *reduction variable* of the loop: an array (or scalar) that every
+//! statement the loop encloses either leaves alone or updates with that operator
+//! (`s += e`: its only accesses to the array are the read and the write of one element, and
+//! `e` does not touch it; see [`crate::model::Statement::update`]). Updates by one
+//! associative and commutative operator can run in any order, each thread combining into its
+//! own copy (OpenMP's `reduction` clause), and nothing else inside the loop observes the
+//! partial values. Any other dependence the loop carries is refused as for `parallel`.
 
 use super::check::{
     element, eval, fmt_vec, joint_params, name_of, named_params, with_params, Instance, Violation,
@@ -19,7 +28,7 @@ use super::check::{
 };
 use super::deps::{at_level, joint_raw, DepKind, Dependence, Order, Program};
 use crate::diag::Diagnostic;
-use crate::model::state::{Mark, Piece};
+use crate::model::state::{Mark, MarkKind, Piece, RedOp};
 use crate::presburger::{Int, Map};
 
 /// A dependence between two different iterations of a marked loop.
@@ -38,6 +47,9 @@ pub struct MarkViolation {
     pub sink_time: Vec<Int>,
     /// The schedule dim of the marked loop (`2j+1`).
     pub level: usize,
+    /// For a reduction mark: why the dependence's array is not a reduction variable of the
+    /// loop (a statement inside it that accesses the array other than by the operator).
+    pub not_reduction: Option<String>,
 }
 
 /// The smallest witness so far: (parameters, i, j), the parameter names, the mark.
@@ -50,6 +62,63 @@ fn loop_mark<'a>(pieces: &'a [Piece], pos: &[Int], j: usize) -> Option<&'a Mark>
         .iter()
         .filter(|r| r.pos.len() > j && r.pos[..=j] == pos[..=j])
         .find_map(|r| r.mark_at(j).filter(|m| m.kind.reorders()))
+}
+
+/// The pieces the generated loop at iteration dim `j` around positions `pos` encloses.
+pub fn enclosed<'a>(
+    pieces: &'a [Piece],
+    pos: &'a [Int],
+    j: usize,
+) -> impl Iterator<Item = &'a Piece> {
+    pieces
+        .iter()
+        .filter(move |r| r.pos.len() > j && r.pos[..=j] == pos[..=j])
+}
+
+/// Whether `array` is a reduction variable of the loop at iteration dim `j` around `pos`
+/// for `op`: `Ok` when every enclosed statement that accesses it is an update of it by `op`,
+/// otherwise the first statement that is not, with what it does instead.
+pub fn reduction_variable(
+    program: &Program,
+    pieces: &[Piece],
+    pos: &[Int],
+    j: usize,
+    op: RedOp,
+    array: &str,
+) -> Result<(), (usize, String)> {
+    let mut stmts: Vec<usize> = enclosed(pieces, pos, j).map(|p| p.stmt).collect();
+    stmts.sort_unstable();
+    stmts.dedup();
+    for s in stmts {
+        if !program
+            .accesses
+            .iter()
+            .any(|a| a.stmt == s && a.array == array)
+        {
+            continue;
+        }
+        match &program.stmts[s].update {
+            Some(u) if u.array == array && u.op == op => {}
+            Some(u) if u.array == array => {
+                return Err((
+                    s,
+                    format!("updates it with `{}`, not `{}`", u.op.symbol(), op.symbol()),
+                ))
+            }
+            _ => {
+                let writes = program.accesses.iter().any(|a| {
+                    a.stmt == s && a.array == array && a.kind == super::deps::AccessKind::Write
+                });
+                let what = if writes {
+                    "writes it other than by an update `x = x op e`"
+                } else {
+                    "reads it"
+                };
+                return Err((s, what.to_string()));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Every dependence between different iterations of a marked loop of the final schedule,
@@ -91,6 +160,14 @@ pub fn check_marks(program: &Program, deps: &[Dependence], pieces: &[Piece]) -> 
                     let Some(mark) = loop_mark(pieces, &p.pos, j) else {
                         continue;
                     };
+                    if let MarkKind::Parallel {
+                        reduction: Some(op),
+                    } = mark.kind
+                    {
+                        if reduction_variable(program, pieces, &p.pos, j, op, &d.array).is_ok() {
+                            continue;
+                        }
+                    }
                     let l = 2 * j + 1;
                     let joint =
                         joint.get_or_insert_with(|| joint_raw(&rel, &scheds[pi], &scheds[qi]));
@@ -117,6 +194,25 @@ pub fn check_marks(program: &Program, deps: &[Dependence], pieces: &[Piece]) -> 
             let Some((w, names, mark)) = b else {
                 continue;
             };
+            let not_reduction = match mark.kind {
+                MarkKind::Parallel {
+                    reduction: Some(op),
+                } => {
+                    let pos = pieces
+                        .iter()
+                        .find(|p| {
+                            p.stmt == d.source
+                                && p.pos.len() > j
+                                && loop_mark(pieces, &p.pos, j) == Some(&mark)
+                        })
+                        .map(|p| p.pos.clone())
+                        .unwrap_or_default();
+                    reduction_variable(program, pieces, &pos, j, op, &d.array)
+                        .err()
+                        .map(|(s, what)| format!("{} {what}", name_of(program, s)))
+                }
+                _ => None,
+            };
             let jp = names.len();
             let params = named_params(&names, &w[..jp]);
             let (i, k) = (w[jp..jp + ni].to_vec(), w[jp + ni..jp + ni + nj].to_vec());
@@ -137,6 +233,7 @@ pub fn check_marks(program: &Program, deps: &[Dependence], pieces: &[Piece]) -> 
                 source: i,
                 sink: k,
                 level: 2 * j + 1,
+                not_reduction,
             });
         }
     }
@@ -206,7 +303,29 @@ pub fn mark_report(p: &Program, deps: &[Dependence], v: &MarkViolation) -> Diagn
             v.level / 2 + 1
         ),
     );
-    if dep.array.chars().all(|c| c.is_alphanumeric() || c == '_')
+    if let (
+        MarkKind::Parallel {
+            reduction: Some(op),
+        },
+        Some(why),
+    ) = (&v.mark.kind, &v.not_reduction)
+    {
+        d = d.with_note(format!(
+            "`{}` is not a `{}` reduction variable of the loop: {why}; a reduction variable may only be updated by `{}` inside the loop, and read by nothing else",
+            dep.array,
+            op.symbol(),
+            op.symbol()
+        ));
+    }
+    let update = |s: usize| {
+        p.stmts[s]
+            .update
+            .as_ref()
+            .is_some_and(|u| u.array == dep.array)
+    };
+    let updates = update(dep.source) && update(dep.sink);
+    if !updates
+        && dep.array.chars().all(|c| c.is_alphanumeric() || c == '_')
         && p.accesses[dep.source_access]
             .relation
             .as_ref()
@@ -245,4 +364,93 @@ pub fn into_violation(p: &Program, deps: &[Dependence], v: MarkViolation) -> Vio
         moved_by: vec![],
         merged_by: None,
     }
+}
+
+/// A generated loop of the final schedule and whether it may be marked `parallel`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParallelLoop {
+    /// Iteration dim (loop `dim + 1` of its statements).
+    pub dim: usize,
+    /// The positions `p0..p_dim` every piece it encloses starts with.
+    pub pos: Vec<Int>,
+    /// The statements it encloses, in order.
+    pub stmts: Vec<usize>,
+    /// `Some(None)`: `parallel` is legal; `Some(Some(op))`: only `parallel(op)` is;
+    /// `None`: neither.
+    pub legal: Option<Option<RedOp>>,
+}
+
+/// Every generated loop of the final schedule (one per iteration dim and position prefix;
+/// scanning may split it into several, which share the verdict) with the exact verdict of
+/// [`check_marks`] for a `parallel` mark on it, or else for the first reduction operator
+/// that some enclosed statement updates with and that makes it legal. Marks already on the
+/// pieces are ignored.
+pub fn parallel_loops(
+    program: &Program,
+    deps: &[Dependence],
+    pieces: &[Piece],
+) -> Vec<ParallelLoop> {
+    let mut keys: Vec<(Vec<Int>, usize)> = vec![];
+    for p in pieces {
+        for j in 0..p.depth.min(p.it.n_out()) {
+            let key = (p.pos[..=j].to_vec(), j);
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+    }
+    keys.sort();
+    let mut out = vec![];
+    for (pos, j) in keys {
+        let mut stmts: Vec<usize> = enclosed(pieces, &pos, j).map(|p| p.stmt).collect();
+        stmts.sort_unstable();
+        stmts.dedup();
+        let legal_with = |reduction: Option<RedOp>| {
+            let mark = Mark {
+                dim: j,
+                kind: MarkKind::Parallel { reduction },
+                origin: crate::model::state::Origin {
+                    source: String::new(),
+                    span: 0..0,
+                    what: String::new(),
+                },
+                step: 0,
+            };
+            let test: Vec<Piece> = pieces
+                .iter()
+                .map(|p| {
+                    let mut p = p.clone();
+                    p.marks.clear();
+                    if p.pos.len() > j && p.pos[..=j] == pos[..] {
+                        p.marks.push(mark.clone());
+                    }
+                    p
+                })
+                .collect();
+            check_marks(program, deps, &test).is_empty()
+        };
+        let legal = if legal_with(None) {
+            Some(None)
+        } else {
+            [RedOp::Add, RedOp::Mul, RedOp::Min, RedOp::Max]
+                .into_iter()
+                .filter(|op| {
+                    stmts.iter().any(|&s| {
+                        program.stmts[s]
+                            .update
+                            .as_ref()
+                            .is_some_and(|u| u.op == *op)
+                    })
+                })
+                .find(|op| legal_with(Some(*op)))
+                .map(Some)
+        };
+        out.push(ParallelLoop {
+            dim: j,
+            pos,
+            stmts,
+            legal,
+        });
+    }
+    out
 }

@@ -103,6 +103,7 @@ pub fn build(s: &Spec) -> (State, Program) {
             schedule: p.schedule(),
             origin: None,
             line: 0,
+            update: None,
         });
     }
     (

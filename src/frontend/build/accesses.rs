@@ -1,0 +1,407 @@
+//! Accesses: the reads and writes of expressions, and their relations.
+
+use super::*;
+
+impl<'a> Builder<'a> {
+    /// Records the accesses of an expression evaluated with `mode` (an lvalue is written).
+    pub(super) fn expr(
+        &mut self,
+        e: &Node<Expression>,
+        mode: Mode,
+        acc: &mut Vec<Access>,
+    ) -> R<()> {
+        use BinaryOperator::*;
+        match &e.node {
+            Expression::Identifier(id) => self.ident_access(&id.node.name, &e.span, mode, acc),
+            Expression::Constant(_) | Expression::StringLiteral(_) => Ok(()),
+            Expression::SizeOfTy(_) | Expression::SizeOfVal(_) | Expression::AlignOf(_) => Ok(()),
+            Expression::BinaryOperator(b) => {
+                let op = b.node.operator.node.clone();
+                match op {
+                    Index => self.index_access(e, mode, acc),
+                    Assign => {
+                        self.expr(&b.node.rhs, Mode::Read, acc)?;
+                        self.expr(&b.node.lhs, Mode::Write, acc)
+                    }
+                    AssignMultiply | AssignDivide | AssignModulo | AssignPlus | AssignMinus
+                    | AssignShiftLeft | AssignShiftRight | AssignBitwiseAnd | AssignBitwiseXor
+                    | AssignBitwiseOr => {
+                        self.expr(&b.node.rhs, Mode::Read, acc)?;
+                        self.expr(&b.node.lhs, Mode::ReadWrite, acc)
+                    }
+                    _ => {
+                        self.not_lvalue(e, mode)?;
+                        self.expr(&b.node.lhs, Mode::Read, acc)?;
+                        self.expr(&b.node.rhs, Mode::Read, acc)
+                    }
+                }
+            }
+            Expression::UnaryOperator(u) => match u.node.operator.node {
+                UnaryOperator::PostIncrement
+                | UnaryOperator::PostDecrement
+                | UnaryOperator::PreIncrement
+                | UnaryOperator::PreDecrement => self.expr(&u.node.operand, Mode::ReadWrite, acc),
+                UnaryOperator::Address => Err(self
+                    .err(
+                        "taking an address cannot be modelled",
+                        &e.span,
+                        "a pointer into the data escapes here",
+                    )
+                    .with_note("loopy tracks array elements by their subscripts; a pointer could reach any of them")),
+                UnaryOperator::Indirection => Err(self
+                    .err(
+                        "pointer dereference cannot be modelled",
+                        &e.span,
+                        "dereferences a pointer",
+                    )
+                    .with_help("write the access with subscripts: `A[i]` instead of `*(A + i)`")),
+                _ => {
+                    self.not_lvalue(e, mode)?;
+                    self.expr(&u.node.operand, Mode::Read, acc)
+                }
+            },
+            Expression::Cast(c) => self.expr(&c.node.expression, mode, acc),
+            Expression::Conditional(c) => {
+                self.not_lvalue(e, mode)?;
+                self.expr(&c.node.condition, Mode::Read, acc)?;
+                self.expr(&c.node.then_expression, Mode::Read, acc)?;
+                self.expr(&c.node.else_expression, Mode::Read, acc)
+            }
+            Expression::Comma(v) => {
+                for x in v.iter() {
+                    self.expr(x, Mode::Read, acc)?;
+                }
+                Ok(())
+            }
+            Expression::Call(c) => {
+                let name = match &c.node.callee.node {
+                    Expression::Identifier(id) => Some(id.node.name.clone()),
+                    _ => None,
+                };
+                match name {
+                    Some(n) if is_pure(&n) && self.lookup(&n).is_none() => {
+                        for a in &c.node.arguments {
+                            self.expr(a, Mode::Read, acc)?;
+                        }
+                        Ok(())
+                    }
+                    _ => Err(self
+                        .err(
+                            format!(
+                                "a call to `{}` cannot be modelled",
+                                self.pre_text(&c.node.callee.span)
+                            ),
+                            &e.span,
+                            "its side effects are unknown",
+                        )
+                        .with_note(format!(
+                            "only functions without side effects may be called in a region: {}, … (math.h)",
+                            PURE[..6].join(", ")
+                        ))),
+                }
+            }
+            Expression::Member(m) => {
+                if m.node.operator.node == lang_c::ast::MemberOperator::Indirect {
+                    return Err(self
+                        .err(
+                            "`->` cannot be modelled",
+                            &e.span,
+                            "dereferences a pointer",
+                        )
+                        .with_note("loopy tracks arrays by name and subscripts; a pointer could reach anything"));
+                }
+                let n = acc.len();
+                self.expr(&m.node.expression, mode, acc)?;
+                let what = self.pre_text(&e.span);
+                for a in &mut acc[n..] {
+                    a.exact = false;
+                    a.note = Some(format!("`{what}`: the whole struct is assumed to be accessed"));
+                }
+                Ok(())
+            }
+            _ => Err(self.err(
+                "this expression cannot be modelled",
+                &e.span,
+                "unsupported expression",
+            )),
+        }
+    }
+
+    pub(super) fn not_lvalue(&self, e: &Node<Expression>, mode: Mode) -> R<()> {
+        if mode == Mode::Read {
+            Ok(())
+        } else {
+            Err(self.err(
+                "this expression cannot be assigned to",
+                &e.span,
+                "not a variable or array element",
+            ))
+        }
+    }
+
+    pub(super) fn ident_access(
+        &mut self,
+        name: &str,
+        span: &Span,
+        mode: Mode,
+        acc: &mut Vec<Access>,
+    ) -> R<()> {
+        match self.lookup(name).cloned() {
+            Some(Binding::Iter(_)) => {
+                if mode != Mode::Read {
+                    return Err(self.iterator_write(name, span));
+                }
+                Ok(())
+            }
+            Some(Binding::OpaqueLocal) => Ok(()),
+            Some(Binding::Local {
+                array,
+                rank,
+                private_depth,
+            }) => {
+                if rank > 0 {
+                    return Err(self.pointer_use(name, span));
+                }
+                self.add_access(&array, name, 0, private_depth, vec![], mode, span, acc)
+            }
+            None => {
+                if let Some(info) = self.syms.get(name) {
+                    if info.enumerator {
+                        return Ok(());
+                    }
+                    if info.function {
+                        return Err(self.err(
+                            format!("the function `{name}` is used as a value"),
+                            span,
+                            "a function pointer",
+                        ));
+                    }
+                    if info.rank > 0 {
+                        return Err(self.pointer_use(name, span));
+                    }
+                }
+                self.add_access(name, name, 0, None, vec![], mode, span, acc)
+            }
+        }
+    }
+
+    pub(super) fn pointer_use(&self, name: &str, span: &Span) -> Diagnostic {
+        self.err(
+            format!("the array `{name}` is used as a pointer"),
+            span,
+            "pointer arithmetic or aliasing",
+        )
+        .with_note(
+            "loopy tracks array elements by their subscripts; use `A[i][j]` with every subscript",
+        )
+    }
+
+    pub(super) fn index_access(
+        &mut self,
+        e: &Node<Expression>,
+        mode: Mode,
+        acc: &mut Vec<Access>,
+    ) -> R<()> {
+        let mut subs: Vec<&Node<Expression>> = vec![];
+        let mut cur = e;
+        while let Expression::BinaryOperator(b) = &cur.node {
+            if b.node.operator.node != BinaryOperator::Index {
+                break;
+            }
+            subs.push(&b.node.rhs);
+            cur = &b.node.lhs;
+        }
+        subs.reverse();
+        let Expression::Identifier(id) = &cur.node else {
+            return Err(self
+                .err(
+                    "only arrays named by a variable can be subscripted",
+                    &cur.span,
+                    "not an array name",
+                )
+                .with_note("loopy tracks arrays by name and subscripts"));
+        };
+        let name = id.node.name.clone();
+        let (array, rank, private_depth) = match self.lookup(&name).cloned() {
+            Some(Binding::Iter(_)) => {
+                return Err(self.err(
+                    format!("the loop counter `{name}` is not an array"),
+                    &cur.span,
+                    "subscripted",
+                ))
+            }
+            Some(Binding::OpaqueLocal) => {
+                for s in &subs {
+                    self.expr(s, Mode::Read, acc)?;
+                }
+                return Ok(());
+            }
+            Some(Binding::Local {
+                array,
+                rank,
+                private_depth,
+            }) => (array, Some(rank), private_depth),
+            None => {
+                let info = self.syms.get(&name);
+                if info.is_some_and(|i| i.function) {
+                    return Err(self.err(
+                        format!("the function `{name}` is subscripted"),
+                        &cur.span,
+                        "not an array",
+                    ));
+                }
+                (name.clone(), info.map(|i| i.rank), None)
+            }
+        };
+        if let Some(r) = rank {
+            if r != subs.len() {
+                let msg = if r < subs.len() {
+                    format!(
+                        "`{name}` has {} but {}",
+                        count(r, "dimension"),
+                        count(subs.len(), "subscript")
+                    )
+                } else {
+                    format!(
+                        "`{name}` has {} but only {}: the rest is pointer arithmetic",
+                        count(r, "dimension"),
+                        count(subs.len(), "subscript")
+                    )
+                };
+                return Err(self
+                    .err(
+                        msg,
+                        &e.span,
+                        "every access needs one subscript per dimension",
+                    )
+                    .with_note("loopy tracks array elements by their subscripts"));
+            }
+        }
+        for s in &subs {
+            self.expr(s, Mode::Read, acc)?;
+        }
+        let mut affs = vec![];
+        for s in &subs {
+            affs.push(match self.aff(s, false)? {
+                Ok(p) => Ok(p),
+                Err(why) => {
+                    let text = self.pre_text(&s.span);
+                    Err(if why.starts_with(&format!("`{text}` ")) {
+                        format!("subscript {why}")
+                    } else {
+                        format!("subscript `{text}` is not affine: {why}")
+                    })
+                }
+            });
+        }
+        self.add_access(
+            &array,
+            &name,
+            subs.len(),
+            private_depth,
+            affs,
+            mode,
+            &e.span,
+            acc,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn add_access(
+        &mut self,
+        array: &str,
+        c_name: &str,
+        rank: usize,
+        private_depth: Option<usize>,
+        subs: Vec<Result<PwAff, String>>,
+        mode: Mode,
+        span: &Span,
+        acc: &mut Vec<Access>,
+    ) -> R<()> {
+        match self.arrays.iter().find(|a| a.name == array) {
+            Some(a) if a.rank != rank => {
+                let first = self.array_first[array].clone();
+                let d = self.err(
+                    format!(
+                        "`{c_name}` is accessed with {} here",
+                        count(rank, "subscript")
+                    ),
+                    span,
+                    count(rank, "subscript"),
+                );
+                let fs = self.sm.span_or_pre(first);
+                return Err(self.with_label(
+                    d,
+                    &fs,
+                    format!("{} here", count(a.rank, "subscript")),
+                ));
+            }
+            Some(_) => {}
+            None => {
+                self.arrays.push(Array {
+                    name: array.to_string(),
+                    c_name: c_name.to_string(),
+                    rank,
+                    private_depth,
+                });
+                self.array_first.insert(array.to_string(), range(span));
+            }
+        }
+        let note = subs.iter().find_map(|s| s.as_ref().err().cloned());
+        let relation = self.relation(array, &subs);
+        let exact = note.is_none() && self.opaque.is_none();
+        let sp = self.span(span);
+        for k in mode.kinds() {
+            acc.push(Access {
+                array: array.to_string(),
+                kind: *k,
+                relation: relation.clone(),
+                exact,
+                note: note.clone(),
+                span: sp.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// `S[iterators] -> A[subscripts]`, a union over the pieces of piecewise subscripts.
+    pub(super) fn relation(&self, array: &str, subs: &[Result<PwAff, String>]) -> Map {
+        let input = Tuple {
+            name: Some(self.stmt_name()),
+            dims: self.dims(),
+        };
+        let output = Tuple {
+            name: Some(array.to_string()),
+            dims: (0..subs.len()).map(|k| format!("o{k}")).collect(),
+        };
+        let mut combos: Vec<(Option<Set>, Vec<Option<LinExpr>>)> = vec![(None, vec![])];
+        for s in subs {
+            match s {
+                Err(_) => combos.iter_mut().for_each(|c| c.1.push(None)),
+                Ok(pw) => {
+                    let mut next = vec![];
+                    for (cond, exprs) in &combos {
+                        for p in pw {
+                            let mut e = exprs.clone();
+                            e.push(Some(p.expr.clone()));
+                            next.push((and_cond(cond, &p.cond), e));
+                        }
+                    }
+                    combos = next;
+                }
+            }
+        }
+        let mut out: Option<Map> = None;
+        for (cond, exprs) in combos {
+            let mut m = aff::relation(&input, &output, &exprs);
+            if let Some(c) = cond {
+                m = m.intersect_domain(&c);
+            }
+            out = Some(match out {
+                None => m,
+                Some(o) => o.union(&m),
+            });
+        }
+        out.expect("at least one piece")
+    }
+}

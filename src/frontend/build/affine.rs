@@ -1,0 +1,360 @@
+//! Affine expressions, conditions and comparisons.
+
+use super::*;
+
+impl<'a> Builder<'a> {
+    /// An integer expression as an affine function of the iterators and parameters.
+    /// `bound` is set for loop bounds, where a variable the region writes is an error rather
+    /// than an approximation.
+    pub(super) fn aff(&mut self, e: &Node<Expression>, bound: bool) -> Affine<PwAff> {
+        let one = |x: LinExpr| {
+            Ok(Ok(vec![Piece {
+                cond: None,
+                expr: x,
+            }]))
+        };
+        let not = |why: String| Ok(Err(why));
+        match &e.node {
+            Expression::Constant(c) => match &c.node {
+                Constant::Integer(i) => {
+                    let digits = i.number.trim_start_matches("0x").trim_start_matches("0X");
+                    let digits = digits.trim_start_matches("0b").trim_start_matches("0B");
+                    let radix = match i.base {
+                        IntegerBase::Decimal => 10,
+                        IntegerBase::Octal => 8,
+                        IntegerBase::Hexadecimal => 16,
+                        IntegerBase::Binary => 2,
+                    };
+                    let digits = if digits.is_empty() { "0" } else { digits };
+                    match i64::from_str_radix(digits, radix) {
+                        Ok(v) => one(LinExpr::constant(v)),
+                        Err(_) => not(format!(
+                            "the constant `{}` is too large",
+                            self.pre_text(&e.span)
+                        )),
+                    }
+                }
+                Constant::Float(_) => not(format!(
+                    "`{}` is a floating-point value",
+                    self.pre_text(&e.span)
+                )),
+                Constant::Character(ch) => {
+                    let inner = ch.trim_start_matches('\'').trim_end_matches('\'');
+                    let mut cs = inner.chars();
+                    match (cs.next(), cs.next()) {
+                        (Some(c), None) if c != '\\' => one(LinExpr::constant(c as i64)),
+                        _ => not(format!("the character constant {ch}")),
+                    }
+                }
+            },
+            Expression::Identifier(id) => {
+                let name = &id.node.name;
+                match self.lookup(name) {
+                    Some(Binding::Iter(m)) => return one(LinExpr::var(m)),
+                    Some(Binding::Local { .. }) => {
+                        return not(format!("`{name}` is computed inside the region"))
+                    }
+                    Some(Binding::OpaqueLocal) => {
+                        return not(format!("`{name}` changes inside the construct"))
+                    }
+                    None => {}
+                }
+                if let Some(info) = self.syms.get(name) {
+                    if info.function {
+                        return not(format!("`{name}` is a function"));
+                    }
+                    if info.rank > 0 {
+                        return not(format!("`{name}` is an array or pointer"));
+                    }
+                    if !matches!(info.class, TypeClass::Integer { .. }) {
+                        return not(format!("`{name}` is not an integer"));
+                    }
+                }
+                if self.pre.counters.contains(name) {
+                    return not(format!("`{name}` is a loop counter, used outside its loop"));
+                }
+                if let Some(w) = self.pre.written.get(name) {
+                    if bound {
+                        let d = self.err(
+                            format!("`{name}` bounds a loop, so it must be a parameter, but the region writes it"),
+                            &e.span,
+                            "used as a loop bound here",
+                        );
+                        let ws = self.sm.span_or_pre(w.clone());
+                        return Err(self
+                            .with_label(d, &ws, format!("`{name}` is written here"))
+                            .with_note("parameters are the integers that loop bounds depend on; they must not change inside the region")
+                            .with_help(format!("compute `{name}` before `#pragma scop`")));
+                    }
+                    return not(format!("`{name}` is written inside the region"));
+                }
+                if !self.params.contains(name) {
+                    self.params.push(name.clone());
+                }
+                one(LinExpr::var(name))
+            }
+            Expression::UnaryOperator(u) => match u.node.operator.node {
+                UnaryOperator::Minus => Ok(self.aff(&u.node.operand, bound)?.map(|p| {
+                    p.into_iter()
+                        .map(|x| Piece {
+                            cond: x.cond,
+                            expr: x.expr.neg(),
+                        })
+                        .collect()
+                })),
+                UnaryOperator::Plus => self.aff(&u.node.operand, bound),
+                _ => not(format!("`{}` is not affine", self.pre_text(&e.span))),
+            },
+            Expression::Cast(c) => {
+                let (class, rank) = self
+                    .syms
+                    .class_of_type_name(&c.node.type_name.node.specifiers);
+                let derived = c
+                    .node
+                    .type_name
+                    .node
+                    .declarator
+                    .as_ref()
+                    .map_or(0, |d| declarator_rank(&d.node));
+                if matches!(class, TypeClass::Integer { .. }) && rank + derived == 0 {
+                    self.aff(&c.node.expression, bound)
+                } else {
+                    not(format!(
+                        "`{}` converts to a non-integer type",
+                        self.pre_text(&e.span)
+                    ))
+                }
+            }
+            Expression::BinaryOperator(b) if b.node.operator.node != BinaryOperator::Index => {
+                let op = b.node.operator.node.clone();
+                let supported = matches!(
+                    op,
+                    BinaryOperator::Plus
+                        | BinaryOperator::Minus
+                        | BinaryOperator::Multiply
+                        | BinaryOperator::ShiftLeft
+                        | BinaryOperator::Divide
+                        | BinaryOperator::Modulo
+                );
+                if !supported {
+                    return not(format!("`{}` is not affine", self.pre_text(&e.span)));
+                }
+                let l = match self.aff(&b.node.lhs, bound)? {
+                    Ok(l) => l,
+                    Err(w) => return not(w),
+                };
+                let r = match self.aff(&b.node.rhs, bound)? {
+                    Ok(r) => r,
+                    Err(w) => return not(w),
+                };
+                let (lc, rc) = (constant_of(&l), constant_of(&r));
+                match op {
+                    BinaryOperator::Plus => Ok(Ok(combine(&l, &r, LinExpr::add))),
+                    BinaryOperator::Minus => Ok(Ok(combine(&l, &r, LinExpr::sub))),
+                    BinaryOperator::Multiply => match (lc, rc) {
+                        (_, Some(k)) => Ok(Ok(combine(&l, &r, |a, _| a.scale(&k)))),
+                        (Some(k), _) => Ok(Ok(combine(&l, &r, |_, b| b.scale(&k)))),
+                        _ => not(format!(
+                            "`{}` multiplies two variables",
+                            self.pre_text(&e.span)
+                        )),
+                    },
+                    BinaryOperator::ShiftLeft => match rc.and_then(|k| k.to_i64()) {
+                        Some(k) if (0..62).contains(&k) => {
+                            let f = Int::from(1i64 << k);
+                            Ok(Ok(combine(&l, &r, |a, _| a.scale(&f))))
+                        }
+                        _ => not(format!("`{}` is not affine", self.pre_text(&e.span))),
+                    },
+                    // C division truncates towards zero; only constants are folded.
+                    _ => match (lc.and_then(|x| x.to_i64()), rc.and_then(|x| x.to_i64())) {
+                        (Some(a), Some(b)) if b != 0 => {
+                            let v = if op == BinaryOperator::Divide {
+                                a.checked_div(b)
+                            } else {
+                                a.checked_rem(b)
+                            };
+                            match v {
+                                Some(v) => one(LinExpr::constant(v)),
+                                None => not("division overflows".into()),
+                            }
+                        }
+                        _ => not(format!(
+                            "`{}` divides (C division truncates; only constants are folded)",
+                            self.pre_text(&e.span)
+                        )),
+                    },
+                }
+            }
+            Expression::Conditional(c) => {
+                let cond = match self.condition(&c.node.condition, bound)? {
+                    Ok(s) => s,
+                    Err(w) => return not(w),
+                };
+                let t = match self.aff(&c.node.then_expression, bound)? {
+                    Ok(t) => t,
+                    Err(w) => return not(w),
+                };
+                let f = match self.aff(&c.node.else_expression, bound)? {
+                    Ok(f) => f,
+                    Err(w) => return not(w),
+                };
+                let yes = Some(cond.clone());
+                let no = Some(self.complement(&cond));
+                let mut out = vec![];
+                for p in t {
+                    out.push(Piece {
+                        cond: and_cond(&yes, &p.cond),
+                        expr: p.expr,
+                    });
+                }
+                for p in f {
+                    out.push(Piece {
+                        cond: and_cond(&no, &p.cond),
+                        expr: p.expr,
+                    });
+                }
+                Ok(Ok(out))
+            }
+            Expression::BinaryOperator(_) => {
+                not(format!("`{}` reads an array", self.pre_text(&e.span)))
+            }
+            Expression::Call(_) => not(format!("`{}` calls a function", self.pre_text(&e.span))),
+            _ => not(format!("`{}` is not affine", self.pre_text(&e.span))),
+        }
+    }
+
+    /// A condition as a set over the current iterators (`bound`: see [`Builder::aff`]).
+    pub(super) fn condition(&mut self, e: &Node<Expression>, bound: bool) -> Affine<Set> {
+        use BinaryOperator::*;
+        match &e.node {
+            Expression::BinaryOperator(b) => {
+                let op = b.node.operator.node.clone();
+                match op {
+                    LogicalAnd | LogicalOr => {
+                        let l = match self.condition(&b.node.lhs, bound)? {
+                            Ok(l) => l,
+                            Err(w) => return Ok(Err(w)),
+                        };
+                        let r = match self.condition(&b.node.rhs, bound)? {
+                            Ok(r) => r,
+                            Err(w) => return Ok(Err(w)),
+                        };
+                        Ok(Ok(if op == LogicalAnd {
+                            l.intersect(&r)
+                        } else {
+                            l.union(&r)
+                        }))
+                    }
+                    Less | Greater | LessOrEqual | GreaterOrEqual | Equals | NotEquals => {
+                        if matches!(op, Equals | NotEquals) {
+                            if let Some(s) = self.divisibility(&b.node.lhs, &b.node.rhs)? {
+                                return Ok(Ok(if op == Equals { s } else { self.complement(&s) }));
+                            }
+                        }
+                        let l = match self.aff(&b.node.lhs, bound)? {
+                            Ok(l) => l,
+                            Err(w) => return Ok(Err(w)),
+                        };
+                        let r = match self.aff(&b.node.rhs, bound)? {
+                            Ok(r) => r,
+                            Err(w) => return Ok(Err(w)),
+                        };
+                        Ok(Ok(self.compare(&l, &r, &op)))
+                    }
+                    _ => self.truth(e, bound),
+                }
+            }
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Negate => {
+                Ok(self
+                    .condition(&u.node.operand, bound)?
+                    .map(|s| self.complement(&s)))
+            }
+            _ => self.truth(e, bound),
+        }
+    }
+
+    /// `e % k == 0` (either way round) as the set where `k` divides `e`. C's `%` truncates,
+    /// but whether the remainder is zero does not depend on the rounding, so this one use
+    /// of `%` is affine (Presburger) for any sign of `e`.
+    pub(super) fn divisibility(
+        &mut self,
+        a: &Node<Expression>,
+        b: &Node<Expression>,
+    ) -> R<Option<Set>> {
+        for (x, zero) in [(a, b), (b, a)] {
+            let Expression::BinaryOperator(m) = &x.node else {
+                continue;
+            };
+            if m.node.operator.node != BinaryOperator::Modulo {
+                continue;
+            }
+            if self.constant(zero)? != Some(Int::ZERO) {
+                continue;
+            }
+            let Some(k) = self.constant(&m.node.rhs)? else {
+                continue;
+            };
+            if k.is_zero() {
+                continue;
+            }
+            let Ok(e) = self.aff(&m.node.lhs, false)? else {
+                continue;
+            };
+            let dims = self.dims();
+            let mut out = self.empty();
+            for p in e {
+                let mut s = aff::congruence(&dims, &p.expr, &k.abs());
+                if let Some(c) = &p.cond {
+                    s = s.intersect(c);
+                }
+                out = out.union(&s);
+            }
+            return Ok(Some(out));
+        }
+        Ok(None)
+    }
+
+    /// An integer used as a condition: true when non-zero.
+    pub(super) fn truth(&mut self, e: &Node<Expression>, bound: bool) -> Affine<Set> {
+        match self.aff(e, bound)? {
+            Ok(v) => {
+                let zero = vec![Piece {
+                    cond: None,
+                    expr: LinExpr::zero(),
+                }];
+                Ok(Ok(self.compare(&v, &zero, &BinaryOperator::NotEquals)))
+            }
+            Err(w) => Ok(Err(w)),
+        }
+    }
+
+    pub(super) fn compare(&self, l: &PwAff, r: &PwAff, op: &BinaryOperator) -> Set {
+        use BinaryOperator::*;
+        let dims = self.dims();
+        let mut out = self.empty();
+        for p in l {
+            for q in r {
+                // d = rhs - lhs
+                let d = q.expr.sub(&p.expr);
+                let m1 = Int::from(-1);
+                let atom =
+                    match op {
+                        Less => aff::set_from(&dims, &[], &[d.add_constant(&m1)]),
+                        LessOrEqual => aff::set_from(&dims, &[], &[d]),
+                        Greater => aff::set_from(&dims, &[], &[d.neg().add_constant(&m1)]),
+                        GreaterOrEqual => aff::set_from(&dims, &[], &[d.neg()]),
+                        Equals => aff::set_from(&dims, &[d], &[]),
+                        _ => aff::set_from(&dims, &[], &[d.add_constant(&m1)])
+                            .union(&aff::set_from(&dims, &[], &[d.neg().add_constant(&m1)])),
+                    };
+                let atom = match and_cond(&p.cond, &q.cond) {
+                    Some(c) => atom.intersect(&c),
+                    None => atom,
+                };
+                out = out.union(&atom);
+            }
+        }
+        out
+    }
+}

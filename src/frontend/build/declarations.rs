@@ -1,0 +1,121 @@
+//! Declarations in the region and their initialisers.
+
+use super::*;
+
+impl<'a> Builder<'a> {
+    pub(super) fn declaration(&mut self, d: &Node<Declaration>) -> R<()> {
+        let storage = d.node.specifiers.iter().find_map(|s| match &s.node {
+            DeclarationSpecifier::StorageClass(c) => Some(c.node.clone()),
+            _ => None,
+        });
+        if matches!(storage, Some(StorageClassSpecifier::Typedef)) {
+            return Err(self.err(
+                "type definitions cannot be inside the region",
+                &d.span,
+                "a typedef",
+            ));
+        }
+        let persistent = matches!(
+            storage,
+            Some(StorageClassSpecifier::Static)
+                | Some(StorageClassSpecifier::ThreadLocal)
+                | Some(StorageClassSpecifier::Extern)
+        );
+        if persistent && self.opaque.is_none() {
+            let sp = self.span(&d.span);
+            self.declarations
+                .push(normalize(self.sm.text(&sp).unwrap_or("")));
+        }
+        if matches!(storage, Some(StorageClassSpecifier::Extern)) {
+            return Ok(());
+        }
+        let (_, base) = self.syms.class_of_decl(&d.node.specifiers);
+        let mut acc = vec![];
+        let mut init = false;
+        let mut declared = vec![];
+        for x in &d.node.declarators {
+            let decl = &x.node.declarator.node;
+            if is_function(decl) {
+                continue;
+            }
+            let Some(name) = declarator_name(decl) else {
+                continue;
+            };
+            let rank = base + declarator_rank(decl);
+            let clash = |n: &str| {
+                self.syms.get(n).is_some()
+                    || self.local_names.contains(n)
+                    || self.lookup(n).is_some()
+            };
+            let array = if clash(&name) {
+                self.fresh(&name, clash)
+            } else {
+                name.clone()
+            };
+            self.local_names.insert(array.clone());
+            if !persistent {
+                declared.push(array.clone());
+            }
+            // A variable declared inside the region is a new one in every iteration of
+            // the loops around it, unless it is static.
+            let private_depth = (!persistent).then_some(self.loops.len());
+            if self.opaque.is_some() {
+                self.bind(&name, Binding::OpaqueLocal);
+            } else {
+                self.bind(
+                    &name,
+                    Binding::Local {
+                        array: array.clone(),
+                        rank,
+                        private_depth,
+                    },
+                );
+            }
+            // A static initializer runs once, before the program starts.
+            let Some(i) = &x.node.initializer else {
+                continue;
+            };
+            if persistent {
+                continue;
+            }
+            init = true;
+            self.initializer(&i.node, &mut acc)?;
+            if self.opaque.is_none() {
+                let subs = (0..rank)
+                    .map(|_| Err("initialised as a whole".to_string()))
+                    .collect();
+                self.add_access(
+                    &array,
+                    &name,
+                    rank,
+                    private_depth,
+                    subs,
+                    Mode::Write,
+                    &x.span,
+                    &mut acc,
+                )?;
+            }
+        }
+        if init && self.opaque.is_none() {
+            self.push_statement(&d.span, acc, None);
+            if let Some(st) = self.stmts.last_mut() {
+                st.declares = declared;
+            }
+        } else if self.opaque.is_some() {
+            self.opaque_acc.append(&mut acc);
+        }
+        Ok(())
+    }
+
+    pub(super) fn initializer(&mut self, i: &Initializer, acc: &mut Vec<Access>) -> R<()> {
+        match i {
+            Initializer::Expression(e) => self.expr(e, Mode::Read, acc),
+            Initializer::List(items) => {
+                for it in items {
+                    self.initializer(&it.node.initializer.node, acc)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! The finished model: checks over the whole region, then the `Scop`.
+
+use super::*;
+
+impl<'a> Builder<'a> {
+    pub fn finish(mut self, file: &str, function: &str, region: SourceSpan) -> R<Scop> {
+        // Loop counters must not be read or written outside the loops they count: the
+        // model does not see the loop headers' writes.
+        for st in &self.stmts {
+            for a in &st.accesses {
+                let Some(arr) = self.arrays.iter().find(|x| x.name == a.array) else {
+                    continue;
+                };
+                if arr.rank == 0 && self.pre.counters.contains(&arr.c_name) {
+                    let name = &arr.c_name;
+                    return Err(Diagnostic::new(format!(
+                        "the loop counter `{name}` is used outside the loops that count with it"
+                    ))
+                    .with_label(&a.span.file, a.span.range.clone(), format!("{} `{name}`", if a.kind == AccessKind::Read { "reads" } else { "writes" }))
+                    .with_note("the model does not see the values a loop leaves in its counter, nor keeps them when loops are transformed")
+                    .with_help(format!("use another variable here, or declare the counter in the loop: `for (int {name} = …)`")));
+                }
+            }
+        }
+        let params = self.params.clone();
+        // Reads of parameters are not accesses: they never change inside the region.
+        for st in &mut self.stmts {
+            st.accesses.retain(|a| !params.contains(&a.array));
+        }
+        self.arrays.retain(|a| !params.contains(&a.name));
+        // A macro that expands to several statements gives them one original span; its
+        // text would be emitted once per statement, so they keep the expanded text.
+        let spans: Vec<SourceSpan> = self.stmts.iter().map(|s| s.span.clone()).collect();
+        for (k, st) in self.stmts.iter_mut().enumerate() {
+            let shared = spans.iter().enumerate().any(|(j, o)| {
+                j != k
+                    && o.file == st.span.file
+                    && o.range.start < st.span.range.end
+                    && st.span.range.start < o.range.end
+            });
+            if shared {
+                st.text = st.expanded_text.clone();
+            }
+        }
+        // A loop that declares its counter may shadow a name the region also uses as a
+        // parameter (outside that loop): give the iterator a fresh name so that no set has
+        // a parameter and a dimension of one name.
+        for k in 0..self.stmts.len() {
+            let clashes: Vec<String> = self.stmts[k]
+                .iterators
+                .iter()
+                .filter(|i| params.contains(i))
+                .cloned()
+                .collect();
+            for old in clashes {
+                let its = self.stmts[k].iterators.clone();
+                let new = self.fresh(&old, |n| {
+                    params.iter().any(|p| p == n) || its.iter().any(|i| i == n)
+                });
+                self.stmts[k].rename_iterator(&old, &new);
+            }
+        }
+        let depth = self
+            .stmts
+            .iter()
+            .map(|s| s.schedule.depth())
+            .max()
+            .unwrap_or(0);
+        for st in &mut self.stmts {
+            st.domain = st.domain.align_params(&params).simplify();
+            st.schedule.pad_to(depth);
+            st.schedule.dims = st.schedule.dims.align_params(&params);
+            for a in &mut st.accesses {
+                a.relation = a.relation.align_params(&params).simplify();
+            }
+        }
+        // Facts the code states: unsigned parameters are not negative.
+        let space = Space {
+            params: params.clone(),
+            domain: None,
+            range: Tuple::default(),
+        };
+        let mut context = Set::universe(space);
+        for p in &params {
+            if let Some(info) = self.syms.get(p) {
+                if matches!(info.class, TypeClass::Integer { unsigned: true }) {
+                    context = context.intersect(&aff::set_from(&[], &[], &[LinExpr::var(p)]));
+                }
+            }
+        }
+        let context = context.align_params(&params).simplify();
+        // Tags in the order their labels appear (they are completed inside out).
+        let mut tags = self.tags;
+        tags.sort_by_key(|t| (t.span.file != file, t.span.range.start));
+        Ok(Scop {
+            file: file.to_string(),
+            function: function.to_string(),
+            region,
+            params,
+            context,
+            arrays: self.arrays,
+            statements: self.stmts,
+            tags,
+            declarations: self.declarations,
+        })
+    }
+}

@@ -1,0 +1,258 @@
+//! Loops: bounds, steps and strides of modelled `for` loops.
+
+use super::*;
+
+impl<'a> Builder<'a> {
+    /// Models a `for` loop and walks its body, or says why it cannot be modelled (then
+    /// nothing has changed).
+    pub(super) fn for_loop(&mut self, f: &ForStatement, s: &Node<Statement>) -> Affine<()> {
+        // The counter and its first value.
+        let (c_name, init, declared) = match &f.initializer.node {
+            ForInitializer::Expression(e) => match &e.node {
+                Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Assign => {
+                    match &b.node.lhs.node {
+                        Expression::Identifier(id) => (id.node.name.clone(), &*b.node.rhs, false),
+                        _ => return Ok(Err("the loop does not start with `i = …`".into())),
+                    }
+                }
+                _ => return Ok(Err("the loop does not start with `i = …`".into())),
+            },
+            ForInitializer::Declaration(d) => {
+                let (class, base) = self.syms.class_of_decl(&d.node.specifiers);
+                match d.node.declarators.as_slice() {
+                    [x] => match (
+                        declarator_name(&x.node.declarator.node),
+                        &x.node.initializer,
+                    ) {
+                        (Some(n), Some(init))
+                            if base + declarator_rank(&x.node.declarator.node) == 0 =>
+                        {
+                            if !matches!(class, TypeClass::Integer { .. }) {
+                                return Ok(Err(format!("the counter `{n}` is not an integer")));
+                            }
+                            match &init.node {
+                                Initializer::Expression(e) => (n, &**e, true),
+                                _ => return Ok(Err("the loop does not start with `i = …`".into())),
+                            }
+                        }
+                        _ => return Ok(Err("the loop does not start with `int i = …`".into())),
+                    },
+                    _ => return Ok(Err("the loop declares several variables".into())),
+                }
+            }
+            _ => return Ok(Err("the loop does not start with `i = …`".into())),
+        };
+        let mut outer_counter = false;
+        // Writing the counter of an enclosing loop is never modelled.
+        if !declared {
+            match self.lookup(&c_name) {
+                Some(Binding::Iter(_)) => {
+                    let d = self.iterator_write(&c_name, &f.initializer.span);
+                    return Err(Diagnostic {
+                        message: format!(
+                            "this loop reuses the counter `{c_name}` of an enclosing loop"
+                        ),
+                        ..d
+                    }
+                    .with_help(format!(
+                        "count with another variable, or declare a new one: `for (int {c_name} = …)`"
+                    )));
+                }
+                Some(Binding::Local { rank, .. }) if *rank > 0 => {
+                    return Ok(Err(format!("the counter `{c_name}` is an array")));
+                }
+                None => {
+                    if let Some(info) = self.syms.get(&c_name) {
+                        if info.rank > 0 || !matches!(info.class, TypeClass::Integer { .. }) {
+                            return Ok(Err(format!("the counter `{c_name}` is not an integer")));
+                        }
+                        outer_counter = info.class == TypeClass::Integer { unsigned: false };
+                    }
+                }
+                _ => {}
+            }
+        }
+        // The step: a constant added to the counter.
+        let step = match &f.step {
+            Some(st) => match self.step(&st.node, &c_name)? {
+                Ok(v) => v,
+                Err(why) => return Ok(Err(why)),
+            },
+            None => return Ok(Err("the loop has no step".into())),
+        };
+        let Some(cond) = &f.condition else {
+            return Ok(Err("the loop has no condition".into()));
+        };
+        let init_pw = match self.aff(init, true)? {
+            Ok(p) => p,
+            Err(why) => return Ok(Err(format!("the initial value is not affine: {why}"))),
+        };
+        // Enter the loop: the counter is now an iterator.
+        let outer_dims = self.dims();
+        let iterator = if outer_dims.contains(&c_name) {
+            self.fresh(&c_name, |n| outer_dims.iter().any(|d| d == n))
+        } else {
+            c_name.clone()
+        };
+        // The header `for (…)`, up to its closing parenthesis.
+        let body_start = f.statement.span.start.max(s.span.start);
+        let header_end = self
+            .sm
+            .pre
+            .get(s.span.start..body_start)
+            .and_then(|h| h.rfind(')'))
+            .map_or(body_start, |p| s.span.start + p + 1);
+        let header = Span::span(s.span.start, header_end);
+        self.scopes.push(HashMap::new());
+        self.bind(&c_name, Binding::Iter(iterator.clone()));
+        self.loops.push(Frame {
+            iterator: iterator.clone(),
+            c_name: c_name.clone(),
+            step: step.clone(),
+            first: match init_pw.as_slice() {
+                [Piece { cond: None, expr }] => Some(expr.clone()),
+                _ => None,
+            },
+            span: self.span(&header),
+            outer_counter,
+        });
+        let leave = |b: &mut Self| {
+            b.loops.pop();
+            b.scopes.pop();
+        };
+        let cond_set = match self.condition(cond, true) {
+            Ok(Ok(c)) => c,
+            Ok(Err(why)) => {
+                leave(self);
+                return Ok(Err(format!("the condition is not affine: {why}")));
+            }
+            Err(d) => {
+                leave(self);
+                return Err(d);
+            }
+        };
+        // The iterations from the first value on, along the stride.
+        let dims = self.dims();
+        let i = LinExpr::var(&iterator);
+        let up = step.is_positive();
+        let mut lower: Option<Set> = None;
+        for p in &init_pw {
+            let base = match &p.cond {
+                Some(c) => self.ctx.intersect(c),
+                None => self.ctx.clone(),
+            };
+            let from = if up { i.sub(&p.expr) } else { p.expr.sub(&i) };
+            let mut s =
+                aff::add_dim(&base, &iterator).intersect(&aff::set_from(&dims, &[], &[from]));
+            if !step.abs().is_one() {
+                s = s.intersect(&aff::congruence(&dims, &i.sub(&p.expr), &step.abs()));
+            }
+            lower = Some(match lower {
+                None => s,
+                Some(l) => l.union(&s),
+            });
+        }
+        let lower = lower.expect("an affine value has a piece");
+        // The condition must stay false once it is false (an upper bound for a loop counting
+        // up), or the loop would stop at its first false test where the domain goes on.
+        let failing = aff::widen_last(&lower.subtract(&cond_set), false);
+        let holding = aff::widen_last(&lower.intersect(&cond_set), true);
+        let later = format!("{iterator}'");
+        let mut dims2 = dims.clone();
+        dims2.push(later.clone());
+        let order = if up {
+            LinExpr::var(&later).sub(&i)
+        } else {
+            i.sub(&LinExpr::var(&later))
+        };
+        let order = aff::set_from(&dims2, &[], &[order.add_constant(&Int::from(-1))]);
+        if !failing.intersect(&holding).intersect(&order).is_empty() {
+            leave(self);
+            return Ok(Err(format!(
+                "the condition is not a bound on `{c_name}` (it can become true again after the loop stops)"
+            )));
+        }
+        // Walk the body.
+        let saved = std::mem::replace(&mut self.ctx, lower.intersect(&cond_set));
+        let pos = self.next_position();
+        self.path.push(pos);
+        self.next.push(0);
+        let r = self.stmt(&f.statement);
+        self.next.pop();
+        self.path.pop();
+        self.ctx = saved;
+        leave(self);
+        r.map(Ok)
+    }
+
+    /// The constant a step expression adds to the counter.
+    pub(super) fn step(&mut self, e: &Expression, c: &str) -> Affine<Int> {
+        let is_c = |x: &Node<Expression>| matches!(&x.node, Expression::Identifier(id) if id.node.name == c);
+        let bad = || {
+            Ok(Err(format!(
+                "the step is not `{c}++`, `{c}--`, `{c} += k` or `{c} -= k` with a constant k"
+            )))
+        };
+        let k = match e {
+            Expression::UnaryOperator(u) if is_c(&u.node.operand) => match u.node.operator.node {
+                UnaryOperator::PostIncrement | UnaryOperator::PreIncrement => Int::ONE,
+                UnaryOperator::PostDecrement | UnaryOperator::PreDecrement => Int::from(-1),
+                _ => return bad(),
+            },
+            Expression::BinaryOperator(b) if is_c(&b.node.lhs) => {
+                let sign = match b.node.operator.node {
+                    BinaryOperator::AssignPlus => Int::ONE,
+                    BinaryOperator::AssignMinus => Int::from(-1),
+                    BinaryOperator::Assign => {
+                        // c = c + k, c = k + c, c = c - k
+                        match &b.node.rhs.node {
+                            Expression::BinaryOperator(r) => {
+                                let (op, l, rr) = (&r.node.operator.node, &r.node.lhs, &r.node.rhs);
+                                let k = if is_c(l) && *op == BinaryOperator::Plus {
+                                    self.constant(rr)?
+                                } else if is_c(rr) && *op == BinaryOperator::Plus {
+                                    self.constant(l)?
+                                } else if is_c(l) && *op == BinaryOperator::Minus {
+                                    self.constant(rr)?.map(|k| -k)
+                                } else {
+                                    None
+                                };
+                                match k {
+                                    Some(k) if !k.is_zero() => return Ok(Ok(k)),
+                                    _ => return bad(),
+                                }
+                            }
+                            _ => return bad(),
+                        }
+                    }
+                    _ => return bad(),
+                };
+                match self.constant(&b.node.rhs)? {
+                    Some(k) => &sign * &k,
+                    None => return bad(),
+                }
+            }
+            _ => return bad(),
+        };
+        if k.is_zero() {
+            return bad();
+        }
+        Ok(Ok(k))
+    }
+
+    pub(super) fn constant(&mut self, e: &Node<Expression>) -> R<Option<Int>> {
+        Ok(self.aff(e, false)?.ok().and_then(|p| constant_of(&p)))
+    }
+
+    pub(super) fn iterator_write(&self, name: &str, at: &Span) -> Diagnostic {
+        let mut d = self.err(
+            format!("the loop counter `{name}` is written inside its loop"),
+            at,
+            format!("writes `{name}`"),
+        );
+        if let Some(f) = self.loops.iter().rev().find(|f| f.c_name == name) {
+            d = self.with_label(d, &f.span, format!("the loop that `{name}` counts"));
+        }
+        d.with_note("a modelled loop runs exactly from its first value to its bound; changing its counter inside breaks that")
+    }
+}
