@@ -10,6 +10,7 @@ mod check;
 mod deps;
 mod draw;
 mod repl;
+mod search;
 mod show;
 mod slices;
 
@@ -80,6 +81,10 @@ pub enum Command {
     /// alignment per statement, for `hoist`), decided exactly from the dependences, and which
     /// slices of different segments can be fused.
     Slices(slices::SlicesArgs),
+    /// Search the legal schedules: enumerate the legal outer interleavings (fusion
+    /// structures), build a tilable schedule with the shortest dependence distances for each,
+    /// write each as a script, verify and time it, and write the fastest (`-o`).
+    Search(Box<search::SearchArgs>),
 }
 
 /// Preprocessor and region options shared by the commands that read a kernel.
@@ -192,6 +197,8 @@ pub fn main() -> ExitCode {
         Command::Slices(a) => budgeted(&ctx, || slices::run(a, &ctx)),
         Command::Repl(a) => repl::run(a, &ctx),
         Command::Draw(a) => budgeted(&ctx, || draw::run(a, &ctx)),
+        // The budget applies to each problem of the search separately.
+        Command::Search(a) => search::run(*a, &ctx),
     };
     ExitCode::from(code)
 }

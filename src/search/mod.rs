@@ -4,6 +4,8 @@
 //!
 //! Uses `presburger` and `verify`; no earlier stage imports it.
 
+pub mod schedule;
+pub mod script;
 pub mod space;
 
 pub use space::{Edge, Layout, Legal};
