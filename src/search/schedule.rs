@@ -51,30 +51,78 @@ impl Legal {
         }
         let all: Vec<usize> = (0..self.edges.len()).collect();
         let edges = self.internal(&all, stmts);
-        let mut b = self.space(&edges, &[]);
-        let l = &self.layout;
-        for s in 0..l.iters.len() {
-            let first = l.offset[s];
-            let end = first + l.iters[s] + l.n_param() + 1;
-            for c in first..end {
-                let mut r = vec![Int::ZERO; 1 + l.len];
-                r[1 + c] = Int::ONE;
-                if stmts.contains(&s) {
-                    b.add_ineq(r);
-                } else {
-                    b.add_eq(r);
-                }
-            }
-            if stmts.contains(&s) {
-                let mut r = vec![Int::ZERO; 1 + l.len];
-                r[0] = Int::from(-1);
-                for k in 0..l.iters[s] {
-                    r[1 + l.iter(s, k)] = Int::ONE;
-                }
-                b.add_ineq(r);
-            }
+        let cols = self.columns(stmts);
+        let keep: Vec<usize> = std::iter::once(0)
+            .chain(cols.iter().map(|c| 1 + c))
+            .collect();
+        let mut b = Basic::universe(0, cols.len());
+        for r in self.space(&edges, &[]).ineqs {
+            b.add_ineq(keep.iter().map(|&c| r[c].clone()).collect());
+        }
+        for r in self.hyperplane_rows(stmts, &cols, 0) {
+            b.add_ineq(r);
+        }
+        for r in self.no_params(stmts, &cols, 0) {
+            b.add_eq(r);
         }
         !b.is_empty()
+    }
+
+    /// The coefficient columns of some statements, in layout order.
+    fn columns(&self, stmts: &[usize]) -> Vec<usize> {
+        let l = &self.layout;
+        let mut sorted = stmts.to_vec();
+        sorted.sort();
+        sorted
+            .iter()
+            .flat_map(|&s| l.offset[s]..l.offset[s] + l.iters[s] + l.n_param() + 1)
+            .collect()
+    }
+
+    /// Rows over `[1 | cols | extra]`: every coefficient non-negative, and a non-zero
+    /// linear part for each statement.
+    fn hyperplane_rows(&self, stmts: &[usize], cols: &[usize], extra: usize) -> Vec<Row> {
+        let l = &self.layout;
+        let w = 1 + cols.len() + extra;
+        let mut out = vec![];
+        for k in 0..cols.len() {
+            let mut r = vec![Int::ZERO; w];
+            r[1 + k] = Int::ONE;
+            out.push(r);
+        }
+        for &s in stmts {
+            let mut r = vec![Int::ZERO; w];
+            r[0] = Int::from(-1);
+            for k in 0..l.iters[s] {
+                let c = cols
+                    .iter()
+                    .position(|&c| c == l.iter(s, k))
+                    .expect("column kept");
+                r[1 + c] = Int::ONE;
+            }
+            out.push(r);
+        }
+        out
+    }
+
+    /// Equalities over `[1 | cols | extra]`: no parameter in any statement's hyperplane
+    /// (a parametric shift would separate the statements' instances, not fuse them).
+    fn no_params(&self, stmts: &[usize], cols: &[usize], extra: usize) -> Vec<Row> {
+        let l = &self.layout;
+        let w = 1 + cols.len() + extra;
+        let mut out = vec![];
+        for &s in stmts {
+            for q in 0..l.n_param() {
+                let c = cols
+                    .iter()
+                    .position(|&c| c == l.param(s, q))
+                    .expect("column kept");
+                let mut r = vec![Int::ZERO; w];
+                r[1 + c] = Int::ONE;
+                out.push(r);
+            }
+        }
+        out
     }
 
     /// The legal outer interleavings: every ordered partition of the statements such that
@@ -296,29 +344,34 @@ impl Legal {
         let l = &self.layout;
         let np = l.n_param();
         let n = l.len + np + 1;
-        let mut base: Vec<Row> = self.bound_space(edges).ineqs;
+        let cols = self.columns(group);
+        let nc = cols.len();
+        // Columns kept: [1 | the group's coefficients | u | w] (the edges are internal to
+        // the group, so their rows have zeros elsewhere).
+        let keep: Vec<usize> = std::iter::once(0)
+            .chain(cols.iter().map(|c| 1 + c))
+            .chain((l.len..n).map(|c| 1 + c))
+            .collect();
+        let mut base: Vec<Row> = vec![];
+        for r in self.bound_space(edges).ineqs {
+            base.push(keep.iter().map(|&c| r[c].clone()).collect());
+        }
         for r in self.space(edges, &[]).ineqs {
             let mut r = r;
             r.resize(1 + n, Int::ZERO);
+            base.push(keep.iter().map(|&c| r[c].clone()).collect());
+        }
+        let width = 1 + nc + np + 1;
+        for r in self.hyperplane_rows(&[], &cols, np + 1) {
             base.push(r);
         }
-        let mut eqs: Vec<Row> = vec![];
-        for c in 0..l.len + np {
-            let mut r = vec![Int::ZERO; 1 + n];
-            r[1 + c] = Int::ONE;
+        for q in 0..np {
+            let mut r = vec![Int::ZERO; width];
+            r[1 + nc + q] = Int::ONE;
             base.push(r);
         }
-        for s in 0..l.iters.len() {
-            if group.contains(&s) {
-                continue;
-            }
-            let first = l.offset[s];
-            for c in first..first + l.iters[s] + np + 1 {
-                let mut r = vec![Int::ZERO; 1 + n];
-                r[1 + c] = Int::ONE;
-                eqs.push(r);
-            }
-        }
+        let eqs: Vec<Row> = self.no_params(group, &cols, np + 1);
+        let at = |c: usize| 1 + cols.iter().position(|&x| x == c).expect("column kept");
         // Orthogonal complements.
         let comps: Vec<(usize, Vec<Vec<i128>>)> = group
             .iter()
@@ -337,54 +390,51 @@ impl Legal {
             .max()
             .unwrap_or(1)
             .max(1);
-        // Columns [1 | u | w | coefficients], each statement's iterator coefficients from
-        // the innermost: among hyperplanes of equal distances the one that follows the
-        // kernel's loop order (outer iterators first) is the smallest.
+        // Lexicographic order [1 | u | w | coefficients], each statement's iterator
+        // coefficients from the innermost: among hyperplanes of equal distances the one that
+        // follows the kernel's loop order (outer iterators first) is the smallest.
         let mut coeff_order: Vec<usize> = vec![];
-        for s in 0..l.iters.len() {
-            coeff_order.extend((0..l.iters[s]).rev().map(|k| l.iter(s, k)));
-            coeff_order.extend((0..np).map(|q| l.param(s, q)));
-            coeff_order.push(l.constant(s));
+        let mut sorted = group.to_vec();
+        sorted.sort();
+        for &s in &sorted {
+            coeff_order.extend((0..l.iters[s]).rev().map(|k| at(l.iter(s, k))));
+            coeff_order.extend((0..np).map(|q| at(l.param(s, q))));
+            coeff_order.push(at(l.constant(s)));
         }
         let order: Vec<usize> = std::iter::once(0)
-            .chain((l.len..n).map(|c| 1 + c))
-            .chain(coeff_order.iter().map(|c| 1 + c))
+            .chain(1 + nc..width)
+            .chain(coeff_order.iter().copied())
             .collect();
         let mut best: Option<Vec<Int>> = None;
         for choice in 0..choices {
             let mut rows_c = base.clone();
-            let mut ok = true;
             for (s, comp) in &comps {
-                let mut r = vec![Int::ZERO; 1 + n];
+                let mut r = vec![Int::ZERO; width];
                 r[0] = Int::from(-1);
                 if rows[*s].is_empty() {
                     for k in 0..l.iters[*s] {
-                        r[1 + l.iter(*s, k)] = Int::ONE;
+                        r[at(l.iter(*s, k))] = Int::ONE;
                     }
                 } else {
                     if comp.is_empty() {
-                        ok = false;
-                        break;
+                        return None;
                     }
                     let c = choice % (2 * comp.len());
                     let sign: i128 = if c % 2 == 0 { 1 } else { -1 };
                     for (k, x) in comp[c / 2].iter().enumerate() {
-                        r[1 + l.iter(*s, k)] = Int::from((sign * x) as i64);
+                        r[at(l.iter(*s, k))] = Int::from((sign * x) as i64);
                     }
                 }
                 rows_c.push(r);
             }
-            if !ok {
-                return None;
-            }
-            let mut b = Basic::universe(0, n);
+            let mut b = Basic::universe(0, width - 1);
             for r in rows_c {
                 b.add_ineq(order.iter().map(|&c| r[c].clone()).collect());
             }
             for r in &eqs {
                 b.add_eq(order.iter().map(|&c| r[c].clone()).collect());
             }
-            let Some(pt) = b.lexmin_prefix(n) else {
+            let Some(pt) = b.lexmin_prefix(width - 1) else {
                 continue;
             };
             if best.as_ref().is_none_or(|p| pt < *p) {
@@ -394,7 +444,7 @@ impl Legal {
         best.map(|pt| {
             let mut h = vec![Int::ZERO; l.len];
             for (k, &c) in coeff_order.iter().enumerate() {
-                h[c] = pt[np + 1 + k].clone();
+                h[cols[c - 1]] = pt[np + 1 + k].clone();
             }
             h
         })

@@ -237,6 +237,40 @@ fn statement_lines(s: usize, rows: &[Vec<Int>], names: &Names) -> Result<Vec<Str
             }
             return Ok(lines);
         }
+        // Skews of the kernel's loops first, then a permutation: the rows of M are those
+        // of a unit lower-triangular L in another order.
+        if let Some(pi) = row_order(&m) {
+            for k in (1..d).rev() {
+                for (mm, &f) in m[pi[k]][..k].iter().enumerate() {
+                    if f != 0 {
+                        lines.push(format!("skew({h}, {}, {}, {f})", k + 1, mm + 1));
+                    }
+                }
+            }
+            // New loop j is skewed loop σ(j), with pi[σ(j)] = j.
+            let mut sigma = vec![0; d];
+            for (k, &j) in pi.iter().enumerate() {
+                sigma[j] = k;
+            }
+            let moved: Vec<usize> = (0..d).filter(|&i| sigma[i] != i).collect();
+            if moved.len() == 2 {
+                lines.push(format!(
+                    "interchange({h}, {}, {})",
+                    moved[0] + 1,
+                    moved[1] + 1
+                ));
+            } else if !moved.is_empty() {
+                let p: Vec<String> = sigma.iter().map(|x| (x + 1).to_string()).collect();
+                lines.push(format!("permute({h}, [{}])", p.join(", ")));
+            }
+            for (k, r) in rows.iter().enumerate() {
+                let c = &r[d + np];
+                if !c.is_zero() {
+                    lines.push(format!("shift({h}, {}, {c})", k + 1));
+                }
+            }
+            return Ok(lines);
+        }
     }
     // The general case: one affine map.
     let xs = &names.iterators[s];
@@ -309,6 +343,20 @@ fn unit_triangular_order(m: &[Vec<i64>]) -> Option<Vec<usize>> {
             return None;
         }
     }
+}
+
+/// For each kernel loop `k`, the row `pi[k]` of `M` that is `x_k` plus a combination of the
+/// outer loops, every row used once: then `M` is a unit lower-triangular matrix with its
+/// rows reordered.
+fn row_order(m: &[Vec<i64>]) -> Option<Vec<usize>> {
+    let d = m.len();
+    let mut pi = vec![usize::MAX; d];
+    for k in 0..d {
+        let r = (0..d)
+            .find(|&r| !pi.contains(&r) && m[r][k] == 1 && (k + 1..d).all(|j| m[r][j] == 0))?;
+        pi[k] = r;
+    }
+    Some(pi)
 }
 
 /// Advances to the next permutation in lexicographic order; false after the last.
@@ -389,6 +437,9 @@ mod tests {
         );
         assert_eq!(unit_triangular_order(&[vec![1, 1], vec![1, 0]]), None);
         assert_eq!(unit_triangular_order(&[vec![2, 1], vec![1, 1]]), None);
+        // (i + j, i): skew loop 2 by loop 1, then interchange.
+        assert_eq!(row_order(&[vec![1, 1], vec![1, 0]]), Some(vec![1, 0]));
+        assert_eq!(row_order(&[vec![2, 1], vec![1, 1]]), None);
     }
 
     #[test]
