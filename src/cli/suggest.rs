@@ -174,12 +174,8 @@ pub fn suggest(
     max_tries: usize,
     limit: u64,
 ) -> Option<Suggestion> {
-    let mut tried = 0;
-    for c in changes(text, name) {
-        if tried >= max_tries {
-            break;
-        }
-        tried += 1;
+    for (k, c) in changes(text, name).into_iter().take(max_tries).enumerate() {
+        let tried = k + 1;
         run.restart(kernel);
         let ok = budget::with_budget(limit, || {
             run.apply(kernel, &c.text, name, base).is_ok() && run.check().is_empty()
