@@ -188,6 +188,9 @@ fn suggestions_are_legal_and_minimal() {
     std::fs::write(&f, "shift(S1, 1, -2)\nrealign(S0, S1, 1)\n").unwrap();
     let (code, out, _) = loopy(&["check", "--suggest", &c, f.to_str().unwrap()]);
     assert_eq!(code, 1);
-    assert!(out.contains("illegal:") && out.contains("shift(S1, 1, -1)"), "{out}");
+    assert!(
+        out.contains("illegal:") && out.contains("shift(S1, 1, -1)"),
+        "{out}"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }

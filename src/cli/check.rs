@@ -184,7 +184,7 @@ pub fn run_suggest(a: CheckArgs, ctx: &Ctx) -> u8 {
     else {
         return 1;
     };
-    let s = super::suggest::suggest(&k, &mut run, &text, &name, &base, 300, ctx.budget);
-    super::suggest::print(&s);
+    let s = crate::search::edit::suggest(&k, &mut run, &text, &name, &base, 300, ctx.budget);
+    print!("{}", crate::search::edit::render(&s));
     1
 }

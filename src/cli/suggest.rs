@@ -5,7 +5,7 @@
 use super::{CcArgs, Ctx};
 use crate::driver::{Kernel, Run};
 use crate::presburger::budget;
-use crate::search::edit::{changes, Suggestion};
+use crate::search::edit::{render, suggest};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -20,48 +20,6 @@ pub struct SuggestArgs {
     pub max_tries: usize,
     #[command(flatten)]
     pub cc: CcArgs,
-}
-
-/// The smallest change that makes the script legal, checked with the ordinary checker.
-pub fn suggest(
-    kernel: &Kernel,
-    run: &mut Run,
-    text: &str,
-    name: &str,
-    base: &Path,
-    max_tries: usize,
-    limit: u64,
-) -> Option<Suggestion> {
-    for (k, c) in changes(text, name).into_iter().take(max_tries).enumerate() {
-        let tried = k + 1;
-        run.restart(kernel);
-        let ok = budget::with_budget(limit, || {
-            run.apply(kernel, &c.text, name, base).is_ok() && run.check().is_empty()
-        });
-        if matches!(ok, Ok(true)) {
-            return Some(Suggestion { change: c, tried });
-        }
-    }
-    None
-}
-
-/// Prints a suggestion (or that none was found) on standard output.
-pub fn print(s: &Option<Suggestion>) {
-    match s {
-        Some(s) => {
-            println!(
-                "suggestion (verified legal; the smallest of the {} change(s) tried): {}",
-                s.tried, s.change.what
-            );
-            for l in &s.change.lines {
-                println!("    {l}");
-            }
-        }
-        None => println!(
-            "no suggestion: no change of a skew factor, a shift, a fusion depth or skews \
-             before a tiling that was tried makes the script legal"
-        ),
-    }
 }
 
 pub fn run(a: SuggestArgs, ctx: &Ctx) -> u8 {
@@ -114,7 +72,7 @@ pub fn run(a: SuggestArgs, ctx: &Ctx) -> u8 {
                 a.max_tries,
                 ctx.budget,
             );
-            print(&s);
+            print!("{}", render(&s));
             if s.is_some() {
                 0
             } else {

@@ -1,7 +1,10 @@
 //! Small changes to a script, smallest first: what `loopy suggest` tries (docs/search.md).
 
+use crate::driver::{Kernel, Run};
+use crate::presburger::budget;
 use crate::script::ast::{Arg, Item, Stmt};
 use crate::script::parse::parse_script;
+use std::path::Path;
 
 /// One change to a script.
 #[derive(Clone, Debug)]
@@ -144,3 +147,44 @@ pub fn changes(text: &str, name: &str) -> Vec<Change> {
     out
 }
 
+/// The smallest change that makes the script legal, checked with the ordinary checker.
+pub fn suggest(
+    kernel: &Kernel,
+    run: &mut Run,
+    text: &str,
+    name: &str,
+    base: &Path,
+    max_tries: usize,
+    limit: u64,
+) -> Option<Suggestion> {
+    for (k, c) in changes(text, name).into_iter().take(max_tries).enumerate() {
+        let tried = k + 1;
+        run.restart(kernel);
+        let ok = budget::with_budget(limit, || {
+            run.apply(kernel, &c.text, name, base).is_ok() && run.check().is_empty()
+        });
+        if matches!(ok, Ok(true)) {
+            return Some(Suggestion { change: c, tried });
+        }
+    }
+    None
+}
+
+/// A suggestion (or that none was found) as text for the terminal.
+pub fn render(s: &Option<Suggestion>) -> String {
+    match s {
+        Some(s) => {
+            let mut out = format!(
+                "suggestion (verified legal; the smallest of the {} change(s) tried): {}\n",
+                s.tried, s.change.what
+            );
+            for l in &s.change.lines {
+                out.push_str(&format!("    {l}\n"));
+            }
+            out
+        }
+        None => "no suggestion: no change of a skew factor, a shift, a fusion depth or skews \
+                 before a tiling that was tried makes the script legal\n"
+            .to_string(),
+    }
+}
