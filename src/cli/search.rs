@@ -406,20 +406,22 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         }
     } else {
         // Phase 2: from the fastest interleaving, one change at a time, kept when faster:
-        // the order of each band's loops, then its tile size, then a parallel mark.
+        // each band's tile size, then the order of its loops, then a parallel mark.
         let best_il = base
             .iter()
             .enumerate()
-            .filter_map(|(k, c)| c.and_then(|c| s.speedup(c)).map(|x| (k, c.unwrap(), x)))
+            .filter_map(|(k, c)| c.and_then(|c| s.speedup(c)).map(|x| (k, x)))
             .max_by(|x, y| x.2.total_cmp(&y.2));
-        if let Some((k, c0, mut best)) = best_il {
+        if let Some((k, mut best)) = best_il {
             let b = built[k].as_ref().expect("timed, so built");
             let mut v = Variant::plain(b);
-            let _ = c0;
             for j in 0..b.bands.len() {
-                for o in band_orders(b.bands[j].len) {
+                if b.bands[j].len < 2 {
+                    continue;
+                }
+                for &size in &a.tile_sizes {
                     let mut w = v.clone();
-                    w.order[j] = o;
+                    w.tile[j] = size;
                     let c = s.add(k, b, &w, true);
                     if let Some(x) = s.speedup(c).filter(|&x| x > best) {
                         best = x;
@@ -428,12 +430,9 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                 }
             }
             for j in 0..b.bands.len() {
-                if b.bands[j].len < 2 {
-                    continue;
-                }
-                for &size in &a.tile_sizes {
+                for o in band_orders(b.bands[j].len) {
                     let mut w = v.clone();
-                    w.tile[j] = size;
+                    w.order[j] = o;
                     let c = s.add(k, b, &w, true);
                     if let Some(x) = s.speedup(c).filter(|&x| x > best) {
                         best = x;
