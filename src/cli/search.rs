@@ -411,7 +411,7 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
             .iter()
             .enumerate()
             .filter_map(|(k, c)| c.and_then(|c| s.speedup(c)).map(|x| (k, x)))
-            .max_by(|x, y| x.2.total_cmp(&y.2));
+            .max_by(|x, y| x.1.total_cmp(&y.1));
         if let Some((k, mut best)) = best_il {
             let b = built[k].as_ref().expect("timed, so built");
             let mut v = Variant::plain(b);
