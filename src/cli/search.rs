@@ -382,11 +382,15 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         budget: ctx.budget,
     };
     let time = !a.no_bench;
-    // Phase 1: the schedule of every interleaving as built.
+    // Phase 1: the schedule of every interleaving as built, timed until half the time
+    // limit has gone (the rest is for the changes of phase 2); later ones are verified only.
+    let half = Instant::now() + std::time::Duration::from_secs_f64(a.time_limit.max(0.0) / 2.0);
     let mut base: Vec<Option<usize>> = vec![None; built.len()];
     for (k, b) in built.iter().enumerate() {
         if let Ok(b) = b {
-            base[k] = Some(s.add(k, b, &Variant::plain(b), time));
+            let timed_any = base.iter().flatten().any(|&c| s.speedup(c).is_some());
+            let now = time && (!timed_any || Instant::now() < half);
+            base[k] = Some(s.add(k, b, &Variant::plain(b), now));
         }
     }
     if a.no_bench {
