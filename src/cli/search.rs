@@ -419,7 +419,24 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         if let Some((k, mut best)) = best_il {
             let b = built[k].as_ref().expect("timed, so built");
             let mut v = Variant::plain(b);
-            for j in 0..b.bands.len() {
+            // Bands with more loops first, then those with more work (accesses times depth
+            // of their statements): the time limit may not reach the last ones.
+            let weight = |j: usize| -> usize {
+                b.bands[j]
+                    .stmts
+                    .iter()
+                    .map(|&st| scop.statements[st].accesses.len() * b.rows[st].len())
+                    .sum()
+            };
+            let mut bands: Vec<usize> = (0..b.bands.len()).collect();
+            bands.sort_by_key(|&j| {
+                (
+                    std::cmp::Reverse(b.bands[j].len),
+                    std::cmp::Reverse(weight(j)),
+                    j,
+                )
+            });
+            for &j in &bands {
                 if b.bands[j].len < 2 {
                     continue;
                 }
@@ -433,7 +450,7 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                     }
                 }
             }
-            for j in 0..b.bands.len() {
+            for &j in &bands {
                 for o in band_orders(b.bands[j].len) {
                     let mut w = v.clone();
                     w.order[j] = o;
@@ -444,7 +461,7 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                     }
                 }
             }
-            for j in 0..b.bands.len() {
+            for &j in &bands {
                 let mut w = v.clone();
                 w.parallel[j] = true;
                 let c = s.add(k, b, &w, true);
