@@ -270,6 +270,19 @@ impl Legal {
             let lvl = b.rows[group[0]].len();
             let full: Vec<bool> = group.iter().map(|&s| b.rows[s].len() >= depth(s)).collect();
             if full.iter().all(|&f| f) {
+                // Instances left at equal times run in textual order: a dependence still
+                // active from a later statement to an earlier one is broken.
+                if let Some(&e) = active
+                    .iter()
+                    .find(|&&e| self.edges[e].source > self.edges[e].sink)
+                {
+                    let e = &self.edges[e];
+                    return Err(format!(
+                        "a dependence from S{} to S{} is left to the textual order, which runs \
+                         S{} first",
+                        e.source, e.sink, e.sink
+                    ));
+                }
                 close(b, band_start, lvl);
                 for w in group.windows(2) {
                     b.shared[w[0]] = lvl;
@@ -277,7 +290,20 @@ impl Legal {
                 return Ok(());
             }
             if !full.iter().any(|&f| f) {
-                if let Some(h) = self.hyperplane(group, &band_edges, &b.rows) {
+                // A dependence from a later statement to an earlier one must be strongly
+                // satisfied by the time one of them has all its loops: the textual order
+                // that decides ties inside the innermost loop runs the other way.
+                let strong: Vec<usize> = active
+                    .iter()
+                    .copied()
+                    .filter(|&e| {
+                        let e = &self.edges[e];
+                        e.source > e.sink
+                            && (b.rows[e.source].len() + 1 >= depth(e.source)
+                                || b.rows[e.sink].len() + 1 >= depth(e.sink))
+                    })
+                    .collect();
+                if let Some(h) = self.hyperplane(group, &band_edges, &strong, &b.rows) {
                     for &s in group {
                         let l = &self.layout;
                         let first = l.offset[s];
@@ -329,7 +355,7 @@ impl Legal {
     }
 
     /// One hyperplane for the statements of `group`: non-negative coefficients, weakly
-    /// satisfying `edges`, linearly independent of each statement's earlier rows (for a
+    /// satisfying `edges` (strongly those of `strong`, which must also be in the bound), linearly independent of each statement's earlier rows (for a
     /// statement without rows: a non-zero linear part), shortest dependence distances
     /// (lexicographic minimum of `(u, w, coefficients)`, §4.1). Linear independence is not
     /// convex: it is asked as `v·h ≥ 1` or `v·h ≤ −1` for one vector `v` of a basis of the
@@ -339,6 +365,7 @@ impl Legal {
         &self,
         group: &[usize],
         edges: &[usize],
+        strong: &[usize],
         rows: &[Vec<Vec<Int>>],
     ) -> Option<Vec<Int>> {
         let l = &self.layout;
@@ -356,7 +383,12 @@ impl Legal {
         for r in self.bound_space(edges).ineqs {
             base.push(keep.iter().map(|&c| r[c].clone()).collect());
         }
-        for r in self.space(edges, &[]).ineqs {
+        let weak: Vec<usize> = edges
+            .iter()
+            .copied()
+            .filter(|e| !strong.contains(e))
+            .collect();
+        for r in self.space(&weak, strong).ineqs {
             let mut r = r;
             r.resize(1 + n, Int::ZERO);
             base.push(keep.iter().map(|&c| r[c].clone()).collect());
