@@ -48,7 +48,45 @@ impl Kernel {
         s.label.clone().unwrap_or_else(|| s.name.clone())
     }
 
-    /// The interpreter's initial state: the model's schedules and tags.
+    /// The default handle of every statement: its model name (`S0`, `S1`, … in textual
+    /// order), naming that statement alone, tagged or not. A tag of the same name takes
+    /// precedence (the statement is then reachable through the tag only).
+    pub fn statement_handles(&self) -> Vec<(String, BTreeSet<Pos>, Origin)> {
+        self.scop
+            .statements
+            .iter()
+            .filter(|s| !self.scop.tags.iter().any(|t| t.name == s.name))
+            .map(|s| {
+                let origin = Origin {
+                    source: s.span.file.clone(),
+                    span: s.span.range.clone(),
+                    what: format!("statement `{}`", s.name),
+                };
+                (
+                    s.name.clone(),
+                    BTreeSet::from([s.schedule.positions.clone()]),
+                    origin,
+                )
+            })
+            .collect()
+    }
+
+    /// The handle a generated script uses for statement `k`: a tag naming exactly that
+    /// statement when there is one, else its default handle (`S0`, …).
+    pub fn handle_of(&self, k: usize) -> String {
+        let s = &self.scop.statements[k];
+        let own = self
+            .scop
+            .tags
+            .iter()
+            .find(|t| t.statements == [k] && self.scop.positions(t).len() == 1);
+        match own {
+            Some(t) => t.name.clone(),
+            None => s.name.clone(),
+        }
+    }
+
+    /// The interpreter's initial state: the model's schedules, tags and statement handles.
     pub fn initial_state(&self) -> State {
         let stmts = self
             .scop
@@ -62,7 +100,7 @@ impl Kernel {
                 it: Some(s.schedule.dims.clone()),
             })
             .collect();
-        let tags = self
+        let mut tags: Vec<(String, BTreeSet<Pos>, Origin)> = self
             .scop
             .tags
             .iter()
@@ -76,6 +114,7 @@ impl Kernel {
                 (t.name.clone(), positions, origin)
             })
             .collect();
+        tags.extend(self.statement_handles());
         let mut st = State::new(self.scop.params.clone(), stmts, tags);
         for (k, t) in self.scop.tags.iter().enumerate() {
             let Some(block) = t.block.as_ref().filter(|_| t.statements.len() > 1) else {
@@ -405,7 +444,14 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
     Ok(Generated { region, file })
 }
 
-/// Schedules of every piece and the positions of every named handle.
+/// Is component `c` a statement's default handle (`S0`, …)? Listings leave those out: every
+/// statement has one, and `loopy show` lists the statements already.
+fn is_statement_handle(st: &State, c: usize) -> bool {
+    st.components[c].origin.what.starts_with("statement `")
+}
+
+/// Schedules of every piece and the positions of every named handle (tags and the handles a
+/// script defines; not the statements' default handles).
 pub fn render_state(st: &State) -> String {
     let mut out = String::new();
     for p in &st.pieces {
@@ -420,6 +466,9 @@ pub fn render_state(st: &State) -> String {
     }
     let _ = writeln!(out, "  components:");
     for (h, c) in &st.handles {
+        if is_statement_handle(st, *c) {
+            continue;
+        }
         let ps: Vec<String> = st.components[*c]
             .positions
             .iter()
@@ -551,6 +600,9 @@ pub fn render_deps(k: &Kernel, deps: &[Dependence]) -> String {
 pub fn render_handles(st: &State, sources: &[(String, String)]) -> String {
     let mut out = String::new();
     for (h, c) in &st.handles {
+        if is_statement_handle(st, *c) {
+            continue;
+        }
         let comp = &st.components[*c];
         let mut stmts: Vec<&str> = vec![];
         for p in &st.pieces {

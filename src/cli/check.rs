@@ -19,6 +19,10 @@ pub struct CheckArgs {
     /// Check every (kernel, script) pair listed in a manifest (see docs/ci.md).
     #[arg(long, conflicts_with_all = ["kernel", "script"])]
     pub manifest: Option<PathBuf>,
+    /// When the script is illegal, also print the smallest change of the same kind that
+    /// makes it legal (as `loopy suggest` does).
+    #[arg(long, conflicts_with = "manifest")]
+    pub suggest: bool,
     #[command(flatten)]
     pub cc: CcArgs,
 }
@@ -137,4 +141,50 @@ fn manifest(path: &Path, extra: &CcArgs, ctx: &Ctx) -> u8 {
     } else {
         0
     }
+}
+
+/// `check --suggest`: the check, then for an illegal script a suggestion. Each script checked
+/// gets the work budget of its own.
+pub fn run_suggest(a: CheckArgs, ctx: &Ctx) -> u8 {
+    let (kernel, script) = (
+        a.kernel.clone().expect("clap requires it"),
+        a.script.clone().expect("clap requires it"),
+    );
+    let opts = a.cc.options();
+    let verdict = match crate::presburger::budget::with_budget(ctx.budget, || {
+        check_one(&kernel, &script, &opts)
+    }) {
+        Ok(v) => v,
+        Err(e) => {
+            eprint!("{}", super::budget_diagnostic(&e).render(&[], ctx.color));
+            return 2;
+        }
+    };
+    let Verdict::Illegal { reports } = verdict else {
+        return super::budgeted(ctx, || run(a, ctx));
+    };
+    for r in &reports {
+        eprint!("{}", r.render(ctx.color));
+    }
+    println!(
+        "illegal: {} ({} violation(s))",
+        script.display(),
+        reports.len()
+    );
+    let Ok(k) = crate::driver::Kernel::load(&kernel, &opts) else {
+        return 1;
+    };
+    let Ok(text) = std::fs::read_to_string(&script) else {
+        return 1;
+    };
+    let name = script.display().to_string();
+    let base = script.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let Ok(mut run) =
+        crate::presburger::budget::with_budget(ctx.budget, || crate::driver::Run::start(&k))
+    else {
+        return 1;
+    };
+    let s = crate::search::edit::suggest(&k, &mut run, &text, &name, &base, 300, ctx.budget);
+    print!("{}", crate::search::edit::render(&s));
+    1
 }

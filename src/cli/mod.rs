@@ -10,8 +10,10 @@ mod check;
 mod deps;
 mod draw;
 mod repl;
+mod search;
 mod show;
 mod slices;
+mod suggest;
 
 use crate::diag::Diagnostic;
 use crate::frontend::Options;
@@ -80,6 +82,15 @@ pub enum Command {
     /// alignment per statement, for `hoist`), decided exactly from the dependences, and which
     /// slices of different segments can be fused.
     Slices(slices::SlicesArgs),
+    /// Search the legal schedules: enumerate the legal outer interleavings (fusion
+    /// structures), build a tilable schedule with the shortest dependence distances for each,
+    /// write each as a script, verify and time it, and write the fastest (`-o`).
+    Search(Box<search::SearchArgs>),
+    /// For an illegal script, find the smallest change of the same kind (a skew factor, a
+    /// shift, a fusion depth, skews before a tiling) that the checker accepts, and print it
+    /// as script lines. Exit 0 with a suggestion (or when the script is legal already), 1
+    /// without one, 2 on bad input.
+    Suggest(suggest::SuggestArgs),
 }
 
 /// Preprocessor and region options shared by the commands that read a kernel.
@@ -185,6 +196,8 @@ pub fn main() -> ExitCode {
     let code = match cli.command {
         Command::Calc(c) => calc::run(c, &ctx),
         Command::Show(a) => budgeted(&ctx, || show::run(a, &ctx)),
+        // With --suggest the budget applies to each script checked separately.
+        Command::Check(a) if a.suggest => check::run_suggest(a, &ctx),
         Command::Check(a) => budgeted(&ctx, || check::run(a, &ctx)),
         Command::Deps(a) => budgeted(&ctx, || deps::run(a, &ctx)),
         Command::Apply(a) => budgeted(&ctx, || apply::run(a, &ctx)),
@@ -192,6 +205,9 @@ pub fn main() -> ExitCode {
         Command::Slices(a) => budgeted(&ctx, || slices::run(a, &ctx)),
         Command::Repl(a) => repl::run(a, &ctx),
         Command::Draw(a) => budgeted(&ctx, || draw::run(a, &ctx)),
+        // The budget applies to each problem of the search separately.
+        Command::Search(a) => search::run(*a, &ctx),
+        Command::Suggest(a) => suggest::run(a, &ctx),
     };
     ExitCode::from(code)
 }

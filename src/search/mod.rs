@@ -4,6 +4,9 @@
 //!
 //! Uses `presburger` and `verify`; no earlier stage imports it.
 
+pub mod edit;
+pub mod schedule;
+pub mod script;
 pub mod space;
 
 pub use space::{Edge, Layout, Legal};

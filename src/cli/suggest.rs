@@ -1,0 +1,83 @@
+//! `loopy suggest` (and `loopy check --suggest`): for an illegal script, the smallest change
+//! of the same kind — a skew factor, a shift, a fusion depth, skews before a tiling — that the
+//! checker accepts, printed as script lines (docs/search.md).
+
+use super::{CcArgs, Ctx};
+use crate::driver::{Kernel, Run};
+use crate::presburger::budget;
+use crate::search::edit::{render, suggest};
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct SuggestArgs {
+    /// The C file with the kernel.
+    pub kernel: PathBuf,
+    /// The illegal `.loopy` script.
+    pub script: PathBuf,
+    /// Check at most this many changed scripts.
+    #[arg(long, value_name = "N", default_value_t = 300)]
+    pub max_tries: usize,
+    #[command(flatten)]
+    pub cc: CcArgs,
+}
+
+pub fn run(a: SuggestArgs, ctx: &Ctx) -> u8 {
+    let kernel = match Kernel::load(&a.kernel, &a.cc.options()) {
+        Ok(k) => k,
+        Err(f) => {
+            eprint!("{}", f.render(ctx.color));
+            return 2;
+        }
+    };
+    let name = a.script.display().to_string();
+    let text = match std::fs::read_to_string(&a.script) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: cannot read `{name}`: {e}");
+            return 2;
+        }
+    };
+    let base = a.script.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let first = budget::with_budget(ctx.budget, || {
+        let mut run = Run::start(&kernel);
+        let r = run.apply(&kernel, &text, &name, &base);
+        let v = r.map(|()| run.check());
+        (run, v)
+    });
+    let (mut run, verdict) = match first {
+        Ok(x) => x,
+        Err(e) => {
+            eprint!("{}", super::budget_diagnostic(&e).render(&[], ctx.color));
+            return 2;
+        }
+    };
+    match verdict {
+        Err(f) => {
+            eprint!("{}", f.render(ctx.color));
+            2
+        }
+        Ok(v) if v.is_empty() => {
+            println!("legal already: {name} needs no change");
+            0
+        }
+        Ok(v) => {
+            println!("illegal: {name} ({} violation(s))", v.len());
+            let s = suggest(
+                &kernel,
+                &mut run,
+                &text,
+                &name,
+                &base,
+                a.max_tries,
+                ctx.budget,
+            );
+            print!("{}", render(&s));
+            if s.is_some() {
+                0
+            } else {
+                1
+            }
+        }
+    }
+}

@@ -1,0 +1,575 @@
+//! From the legal-schedule space to schedules: the legal outer interleavings (the set F¹ of
+//! the convexity paper, §3 and §4.3) and, for one of them, a schedule built as §4.1 builds
+//! it — permutable bands of hyperplanes with the shortest dependence distances, each
+//! linearly independent of the hyperplanes before it, distribution where no hyperplane fits.
+//!
+//! Coefficients are non-negative throughout, as in §4 of the paper: what is found is a
+//! subset of all legal schedules (no reversal), and every schedule is checked again by the
+//! ordinary verifier once written as a script.
+
+use super::space::Legal;
+use crate::presburger::omega::Row;
+use crate::presburger::{Basic, Int};
+use std::collections::HashMap;
+
+/// The legal outer interleavings of a program: ordered partitions of its statements into
+/// classes, the statements of a class fused under a common outermost loop.
+#[derive(Clone, Debug)]
+pub struct Interleavings {
+    /// Each interleaving: its classes in execution order, each a sorted list of statements.
+    pub list: Vec<Vec<Vec<usize>>>,
+    /// The enumeration stopped at the cap (there may be more).
+    pub truncated: bool,
+}
+
+/// A statement set as a bit mask (programs have at most 64 statements here).
+type Mask = u64;
+
+fn members(m: Mask) -> Vec<usize> {
+    (0..64).filter(|&k| m >> k & 1 == 1).collect()
+}
+
+impl Legal {
+    /// Edges whose source and sink both lie in `stmts`.
+    pub fn internal(&self, among: &[usize], stmts: &[usize]) -> Vec<usize> {
+        among
+            .iter()
+            .copied()
+            .filter(|&e| {
+                stmts.contains(&self.edges[e].source) && stmts.contains(&self.edges[e].sink)
+            })
+            .collect()
+    }
+
+    /// Can the statements share an outermost loop (Definition 7, without its interval
+    /// condition)? There must be one hyperplane with non-negative coefficients and a
+    /// non-zero linear part for each of them that weakly satisfies every dependence among
+    /// them. A convex test: one emptiness check.
+    pub fn fusable(&self, stmts: &[usize]) -> bool {
+        if stmts.iter().any(|&s| self.layout.iters[s] == 0) {
+            return stmts.len() == 1;
+        }
+        let all: Vec<usize> = (0..self.edges.len()).collect();
+        let edges = self.internal(&all, stmts);
+        let cols = self.columns(stmts);
+        let keep: Vec<usize> = std::iter::once(0)
+            .chain(cols.iter().map(|c| 1 + c))
+            .collect();
+        let mut b = Basic::universe(0, cols.len());
+        for r in self.space(&edges, &[]).ineqs {
+            b.add_ineq(keep.iter().map(|&c| r[c].clone()).collect());
+        }
+        for r in self.hyperplane_rows(stmts, &cols, 0) {
+            b.add_ineq(r);
+        }
+        for r in self.no_params(stmts, &cols, 0) {
+            b.add_eq(r);
+        }
+        !b.is_empty()
+    }
+
+    /// The coefficient columns of some statements, in layout order.
+    fn columns(&self, stmts: &[usize]) -> Vec<usize> {
+        let l = &self.layout;
+        let mut sorted = stmts.to_vec();
+        sorted.sort();
+        sorted
+            .iter()
+            .flat_map(|&s| l.offset[s]..l.offset[s] + l.iters[s] + l.n_param() + 1)
+            .collect()
+    }
+
+    /// Rows over `[1 | cols | extra]`: every coefficient non-negative, and a non-zero
+    /// linear part for each statement.
+    fn hyperplane_rows(&self, stmts: &[usize], cols: &[usize], extra: usize) -> Vec<Row> {
+        let l = &self.layout;
+        let w = 1 + cols.len() + extra;
+        let mut out = vec![];
+        for k in 0..cols.len() {
+            let mut r = vec![Int::ZERO; w];
+            r[1 + k] = Int::ONE;
+            out.push(r);
+        }
+        for &s in stmts {
+            let mut r = vec![Int::ZERO; w];
+            r[0] = Int::from(-1);
+            for k in 0..l.iters[s] {
+                let c = cols
+                    .iter()
+                    .position(|&c| c == l.iter(s, k))
+                    .expect("column kept");
+                r[1 + c] = Int::ONE;
+            }
+            out.push(r);
+        }
+        out
+    }
+
+    /// Equalities over `[1 | cols | extra]`: no parameter in any statement's hyperplane
+    /// (a parametric shift would separate the statements' instances, not fuse them).
+    fn no_params(&self, stmts: &[usize], cols: &[usize], extra: usize) -> Vec<Row> {
+        let l = &self.layout;
+        let w = 1 + cols.len() + extra;
+        let mut out = vec![];
+        for &s in stmts {
+            for q in 0..l.n_param() {
+                let c = cols
+                    .iter()
+                    .position(|&c| c == l.param(s, q))
+                    .expect("column kept");
+                let mut r = vec![Int::ZERO; w];
+                r[1 + c] = Int::ONE;
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    /// The legal outer interleavings: every ordered partition of the statements such that
+    /// no dependence goes from a later class to an earlier one and every class is
+    /// [`fusable`](Legal::fusable). Pruned as §4.3 prunes: a class is only tried when every
+    /// statement it depends on is placed already or in it, and a set found unfusable is
+    /// remembered. Stops after `cap` interleavings.
+    pub fn interleavings(&self, cap: usize) -> Interleavings {
+        let n = self.layout.iters.len();
+        assert!(n <= 63, "at most 63 statements");
+        let mut pred: Vec<Mask> = vec![0; n];
+        for e in &self.edges {
+            if e.source != e.sink {
+                pred[e.sink] |= 1 << e.source;
+            }
+        }
+        let mut out = Interleavings {
+            list: vec![],
+            truncated: false,
+        };
+        let mut memo: HashMap<Mask, bool> = HashMap::new();
+        let all: Mask = if n == 0 { 0 } else { (1u64 << n) - 1 };
+        let mut prefix = vec![];
+        self.enumerate(all, &pred, &mut prefix, &mut memo, cap, &mut out);
+        out
+    }
+
+    fn enumerate(
+        &self,
+        remaining: Mask,
+        pred: &[Mask],
+        prefix: &mut Vec<Mask>,
+        memo: &mut HashMap<Mask, bool>,
+        cap: usize,
+        out: &mut Interleavings,
+    ) {
+        if remaining == 0 {
+            if out.list.len() >= cap {
+                out.truncated = true;
+                return;
+            }
+            out.list.push(prefix.iter().map(|&m| members(m)).collect());
+            return;
+        }
+        // Every non-empty subset of `remaining`, in increasing order of its mask.
+        let mut sub: Mask = 0;
+        loop {
+            sub = (sub.wrapping_sub(remaining)) & remaining;
+            if sub == 0 || out.truncated {
+                break;
+            }
+            let rest = remaining & !sub;
+            if members(sub).iter().any(|&s| pred[s] & rest != 0) {
+                continue;
+            }
+            if sub.count_ones() > 1 {
+                let ok = *memo
+                    .entry(sub)
+                    .or_insert_with(|| self.fusable(&members(sub)));
+                if !ok {
+                    continue;
+                }
+            }
+            prefix.push(sub);
+            self.enumerate(rest, pred, prefix, memo, cap, out);
+            prefix.pop();
+        }
+    }
+}
+
+/// A band of permutable loops: loops `start + 1 ..= start + len` (1-based) of `stmts`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Band {
+    pub stmts: Vec<usize>,
+    pub start: usize,
+    pub len: usize,
+}
+
+/// A schedule found for one interleaving.
+#[derive(Clone, Debug)]
+pub struct Built {
+    /// Per statement, its hyperplanes outermost first, each over the statement's own
+    /// coefficients `[iterators | parameters | constant]`.
+    pub rows: Vec<Vec<Vec<Int>>>,
+    /// Per statement in textual order, the number of loops it shares with the next one.
+    pub shared: Vec<usize>,
+    /// The permutable bands (every band's hyperplanes weakly satisfy every dependence still
+    /// active at its first loop).
+    pub bands: Vec<Band>,
+}
+
+impl Legal {
+    /// The whole-layout coefficient vector of level `lvl` of the given rows (zero for
+    /// statements without that level).
+    fn level_vector(&self, rows: &[Vec<Vec<Int>>], lvl: usize) -> Vec<Int> {
+        let l = &self.layout;
+        let mut v = vec![Int::ZERO; l.len];
+        for (s, r) in rows.iter().enumerate() {
+            if let Some(h) = r.get(lvl) {
+                for (k, x) in h.iter().enumerate() {
+                    v[l.offset[s] + k] = x.clone();
+                }
+            }
+        }
+        v
+    }
+
+    /// The §4.1 schedule for an interleaving whose classes follow the textual order.
+    /// `Err` says why none was found (no hyperplane and no legal distribution somewhere, or
+    /// the interleaving reorders statements).
+    pub fn build(&self, classes: &[Vec<usize>]) -> Result<Built, String> {
+        let n = self.layout.iters.len();
+        let flat: Vec<usize> = classes.iter().flatten().copied().collect();
+        if flat != (0..n).collect::<Vec<_>>() {
+            return Err("the interleaving reorders statements".into());
+        }
+        let mut b = Built {
+            rows: vec![vec![]; n],
+            shared: vec![0; n.saturating_sub(1)],
+            bands: vec![],
+        };
+        let all: Vec<usize> = (0..self.edges.len()).collect();
+        for c in classes {
+            self.build_group(c, &all, &mut b)?;
+        }
+        Ok(b)
+    }
+
+    fn build_group(&self, group: &[usize], active: &[usize], b: &mut Built) -> Result<(), String> {
+        let depth = |s: usize| self.layout.iters[s];
+        let mut active = self.internal(active, group);
+        let mut band_edges = active.clone();
+        let lvl0 = b.rows[group[0]].len();
+        let mut band_start = lvl0;
+        let close = |b: &mut Built, start: usize, end: usize| {
+            if end > start {
+                b.bands.push(Band {
+                    stmts: group.to_vec(),
+                    start,
+                    len: end - start,
+                });
+            }
+        };
+        loop {
+            let lvl = b.rows[group[0]].len();
+            let full: Vec<bool> = group.iter().map(|&s| b.rows[s].len() >= depth(s)).collect();
+            if full.iter().all(|&f| f) {
+                // Instances left at equal times run in textual order: a dependence still
+                // active from a later statement to an earlier one is broken.
+                if let Some(&e) = active
+                    .iter()
+                    .find(|&&e| self.edges[e].source > self.edges[e].sink)
+                {
+                    let e = &self.edges[e];
+                    return Err(format!(
+                        "a dependence from S{} to S{} is left to the textual order, which runs \
+                         S{} first",
+                        e.source, e.sink, e.sink
+                    ));
+                }
+                close(b, band_start, lvl);
+                for w in group.windows(2) {
+                    b.shared[w[0]] = lvl;
+                }
+                return Ok(());
+            }
+            if !full.iter().any(|&f| f) {
+                // A dependence from a later statement to an earlier one must be strongly
+                // satisfied by the time one of them has all its loops: the textual order
+                // that decides ties inside the innermost loop runs the other way.
+                let strong: Vec<usize> = active
+                    .iter()
+                    .copied()
+                    .filter(|&e| {
+                        let e = &self.edges[e];
+                        e.source > e.sink
+                            && (b.rows[e.source].len() + 1 >= depth(e.source)
+                                || b.rows[e.sink].len() + 1 >= depth(e.sink))
+                    })
+                    .collect();
+                if let Some(h) = self.hyperplane(group, &band_edges, &strong, &b.rows) {
+                    for &s in group {
+                        let l = &self.layout;
+                        let first = l.offset[s];
+                        let end = first + l.iters[s] + l.n_param() + 1;
+                        b.rows[s].push(h[first..end].to_vec());
+                    }
+                    let v = self.level_vector(&b.rows, lvl);
+                    let strong = self.strongly_satisfied(&v, &active);
+                    active.retain(|e| !strong.contains(e));
+                    continue;
+                }
+                if lvl > band_start {
+                    close(b, band_start, lvl);
+                    band_start = lvl;
+                    band_edges = active.clone();
+                    continue;
+                }
+            }
+            close(b, band_start, lvl);
+            // Distribute: cut between consecutive statements wherever no active edge runs
+            // backwards across the cut.
+            let mut runs: Vec<Vec<usize>> = vec![vec![group[0]]];
+            for k in 1..group.len() {
+                let (before, after) = group.split_at(k);
+                let backward = active.iter().any(|&e| {
+                    let e = &self.edges[e];
+                    after.contains(&e.source) && before.contains(&e.sink)
+                });
+                if backward {
+                    runs.last_mut().expect("non-empty").push(group[k]);
+                } else {
+                    b.shared[group[k - 1]] = lvl;
+                    runs.push(vec![group[k]]);
+                }
+            }
+            if runs.len() == 1 {
+                let names: Vec<String> = group.iter().map(|s| format!("S{s}")).collect();
+                return Err(format!(
+                    "no hyperplane for {} at loop {} and no legal distribution",
+                    names.join(", "),
+                    lvl + 1
+                ));
+            }
+            for r in &runs {
+                self.build_group(r, &active, b)?;
+            }
+            return Ok(());
+        }
+    }
+
+    /// One hyperplane for the statements of `group`: non-negative coefficients, weakly
+    /// satisfying `edges` (strongly those of `strong`, which must also be in the bound), linearly independent of each statement's earlier rows (for a
+    /// statement without rows: a non-zero linear part), shortest dependence distances
+    /// (lexicographic minimum of `(u, w, coefficients)`, §4.1). Linear independence is not
+    /// convex: it is asked as `v·h ≥ 1` or `v·h ≤ −1` for one vector `v` of a basis of the
+    /// orthogonal complement of the earlier rows, the same choice for every statement, and
+    /// the best over the choices is taken.
+    pub fn hyperplane(
+        &self,
+        group: &[usize],
+        edges: &[usize],
+        strong: &[usize],
+        rows: &[Vec<Vec<Int>>],
+    ) -> Option<Vec<Int>> {
+        let l = &self.layout;
+        let np = l.n_param();
+        let n = l.len + np + 1;
+        let cols = self.columns(group);
+        let nc = cols.len();
+        // Columns kept: [1 | the group's coefficients | u | w] (the edges are internal to
+        // the group, so their rows have zeros elsewhere).
+        let keep: Vec<usize> = std::iter::once(0)
+            .chain(cols.iter().map(|c| 1 + c))
+            .chain((l.len..n).map(|c| 1 + c))
+            .collect();
+        let mut base: Vec<Row> = vec![];
+        for r in self.bound_space(edges).ineqs {
+            base.push(keep.iter().map(|&c| r[c].clone()).collect());
+        }
+        let weak: Vec<usize> = edges
+            .iter()
+            .copied()
+            .filter(|e| !strong.contains(e))
+            .collect();
+        for r in self.space(&weak, strong).ineqs {
+            let mut r = r;
+            r.resize(1 + n, Int::ZERO);
+            base.push(keep.iter().map(|&c| r[c].clone()).collect());
+        }
+        let width = 1 + nc + np + 1;
+        for r in self.hyperplane_rows(&[], &cols, np + 1) {
+            base.push(r);
+        }
+        for q in 0..np {
+            let mut r = vec![Int::ZERO; width];
+            r[1 + nc + q] = Int::ONE;
+            base.push(r);
+        }
+        let eqs: Vec<Row> = self.no_params(group, &cols, np + 1);
+        let at = |c: usize| 1 + cols.iter().position(|&x| x == c).expect("column kept");
+        // Orthogonal complements.
+        let comps: Vec<(usize, Vec<Vec<i128>>)> = group
+            .iter()
+            .map(|&s| {
+                let h: Vec<Vec<i128>> = rows[s]
+                    .iter()
+                    .map(|r| r[..l.iters[s]].iter().map(to_i128).collect())
+                    .collect();
+                (s, null_space(&h, l.iters[s]))
+            })
+            .collect();
+        let choices = comps
+            .iter()
+            .filter(|(s, _)| !rows[*s].is_empty())
+            .map(|(_, v)| 2 * v.len())
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        // Lexicographic order [1 | u | w | coefficients], each statement's iterator
+        // coefficients from the innermost: among hyperplanes of equal distances the one that
+        // follows the kernel's loop order (outer iterators first) is the smallest.
+        let mut coeff_order: Vec<usize> = vec![];
+        let mut sorted = group.to_vec();
+        sorted.sort();
+        for &s in &sorted {
+            coeff_order.extend((0..l.iters[s]).rev().map(|k| at(l.iter(s, k))));
+            coeff_order.extend((0..np).map(|q| at(l.param(s, q))));
+            coeff_order.push(at(l.constant(s)));
+        }
+        let order: Vec<usize> = std::iter::once(0)
+            .chain(1 + nc..width)
+            .chain(coeff_order.iter().copied())
+            .collect();
+        let mut best: Option<Vec<Int>> = None;
+        for choice in 0..choices {
+            let mut rows_c = base.clone();
+            for (s, comp) in &comps {
+                let mut r = vec![Int::ZERO; width];
+                r[0] = Int::from(-1);
+                if rows[*s].is_empty() {
+                    for k in 0..l.iters[*s] {
+                        r[at(l.iter(*s, k))] = Int::ONE;
+                    }
+                } else {
+                    if comp.is_empty() {
+                        return None;
+                    }
+                    let c = choice % (2 * comp.len());
+                    let sign: i128 = if c % 2 == 0 { 1 } else { -1 };
+                    for (k, x) in comp[c / 2].iter().enumerate() {
+                        r[at(l.iter(*s, k))] = Int::from((sign * x) as i64);
+                    }
+                }
+                rows_c.push(r);
+            }
+            let mut b = Basic::universe(0, width - 1);
+            for r in rows_c {
+                b.add_ineq(order.iter().map(|&c| r[c].clone()).collect());
+            }
+            for r in &eqs {
+                b.add_eq(order.iter().map(|&c| r[c].clone()).collect());
+            }
+            let Some(pt) = b.lexmin_prefix(width - 1) else {
+                continue;
+            };
+            if best.as_ref().is_none_or(|p| pt < *p) {
+                best = Some(pt);
+            }
+        }
+        best.map(|pt| {
+            let mut h = vec![Int::ZERO; l.len];
+            for (k, &c) in coeff_order.iter().enumerate() {
+                h[cols[c - 1]] = pt[np + 1 + k].clone();
+            }
+            h
+        })
+    }
+}
+
+fn to_i128(x: &Int) -> i128 {
+    x.to_i64().map_or(i128::MAX, i128::from)
+}
+
+/// An integer basis of `{v : H·v = 0}` (`H` has `d` columns), each vector primitive.
+pub fn null_space(h: &[Vec<i128>], d: usize) -> Vec<Vec<i128>> {
+    // Integer row reduction to echelon form with pivots cleared above and below.
+    let mut m: Vec<Vec<i128>> = h.to_vec();
+    let mut pivots: Vec<usize> = vec![];
+    let mut r = 0;
+    for c in 0..d {
+        let Some(p) = (r..m.len()).find(|&i| m[i][c] != 0) else {
+            continue;
+        };
+        m.swap(r, p);
+        for i in 0..m.len() {
+            if i != r && m[i][c] != 0 {
+                let (a, b) = (m[r][c], m[i][c]);
+                let pivot = m[r].clone();
+                for (x, y) in m[i].iter_mut().zip(&pivot) {
+                    *x = a * *x - b * y;
+                }
+                let g = m[i].iter().fold(0i128, |g, &x| gcd(g, x));
+                if g > 1 {
+                    m[i].iter_mut().for_each(|x| *x /= g);
+                }
+            }
+        }
+        pivots.push(c);
+        r += 1;
+        if r == m.len() {
+            break;
+        }
+    }
+    let mut out = vec![];
+    for f in (0..d).filter(|c| !pivots.contains(c)) {
+        // v[f] = L, v[pivot_i] = −m[i][f]·L / m[i][pivot_i].
+        let l = pivots
+            .iter()
+            .enumerate()
+            .fold(1i128, |l, (i, &pc)| lcm(l, m[i][pc].abs()));
+        let mut v = vec![0i128; d];
+        v[f] = l;
+        for (i, &pc) in pivots.iter().enumerate() {
+            v[pc] = -m[i][f] * l / m[i][pc];
+        }
+        let g = v.iter().fold(0i128, |g, &x| gcd(g, x));
+        if g > 1 {
+            v.iter_mut().for_each(|x| *x /= g);
+        }
+        out.push(v);
+    }
+    out
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    let (mut a, mut b) = (a.abs(), b.abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+fn lcm(a: i128, b: i128) -> i128 {
+    if a == 0 || b == 0 {
+        a.max(b)
+    } else {
+        a / gcd(a, b) * b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn null_space_of_rows() {
+        assert_eq!(
+            null_space(&[vec![1, 0, 0]], 3),
+            vec![vec![0, 1, 0], vec![0, 0, 1]]
+        );
+        assert_eq!(null_space(&[vec![1, 1]], 2), vec![vec![-1, 1]]);
+        assert_eq!(
+            null_space(&[vec![1, 1, 0], vec![0, 0, 1]], 3),
+            vec![vec![-1, 1, 0]]
+        );
+        assert!(null_space(&[vec![1, 0], vec![0, 1]], 2).is_empty());
+        assert_eq!(null_space(&[], 2), vec![vec![1, 0], vec![0, 1]]);
+    }
+}

@@ -1,0 +1,452 @@
+//! A schedule found by the search, written as a short script of the language's own
+//! operations: `interchange`/`permute`, `skew`, `shift` (or `affine` when the hyperplanes
+//! are not a permutation with unit skews), `realign` for the fusion structure, `tile` for the
+//! permutable bands, `parallel` marks.
+
+use super::schedule::{Band, Built};
+use crate::presburger::Int;
+
+/// What a script needs to know about the kernel's statements.
+#[derive(Clone, Debug)]
+pub struct Names {
+    /// The handle of each statement in scripts (its tag, or `S0`, …).
+    pub handles: Vec<String>,
+    /// Iterator names of each statement.
+    pub iterators: Vec<Vec<String>>,
+    pub params: Vec<String>,
+    /// Each statement's positions in the kernel's own schedule.
+    pub positions: Vec<Vec<Int>>,
+}
+
+/// Choices made on top of a schedule: per band, an order of its loops, a tile size and a
+/// `parallel` mark on its outermost (tile) loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// Per band (in the order of [`Built::bands`]): the band's loops in their new order
+    /// (a permutation of `0..len`).
+    pub order: Vec<Vec<usize>>,
+    /// Per band: tile size, 0 for none (bands of one loop are never tiled).
+    pub tile: Vec<u32>,
+    /// Per band: mark its outermost loop `parallel`.
+    pub parallel: Vec<bool>,
+}
+
+impl Variant {
+    /// The schedule as built: no permutation, no tiling, no marks.
+    pub fn plain(b: &Built) -> Variant {
+        Variant {
+            order: b.bands.iter().map(|x| (0..x.len).collect()).collect(),
+            tile: vec![0; b.bands.len()],
+            parallel: vec![false; b.bands.len()],
+        }
+    }
+
+    /// A short description: `band 2 (S1): loops 3,1,2, tiled 32, parallel`.
+    pub fn describe(&self, b: &Built, names: &Names) -> String {
+        let mut parts = vec![];
+        for (k, band) in b.bands.iter().enumerate() {
+            let mut what = vec![];
+            if self.order[k].iter().enumerate().any(|(i, &x)| i != x) {
+                let o: Vec<String> = self.order[k].iter().map(|x| (x + 1).to_string()).collect();
+                what.push(format!("order {}", o.join(",")));
+            }
+            if self.tile[k] > 0 {
+                what.push(format!("tiled {}", self.tile[k]));
+            }
+            if self.parallel[k] {
+                what.push("parallel".to_string());
+            }
+            if !what.is_empty() {
+                parts.push(format!("{}: {}", group(band, names), what.join(", ")));
+            }
+        }
+        if parts.is_empty() {
+            "as built".to_string()
+        } else {
+            parts.join("; ")
+        }
+    }
+}
+
+fn group(band: &Band, names: &Names) -> String {
+    handles(&band.stmts, names)
+}
+
+fn handles(stmts: &[usize], names: &Names) -> String {
+    if stmts.len() == 1 {
+        names.handles[stmts[0]].clone()
+    } else {
+        let h: Vec<&str> = stmts.iter().map(|&s| names.handles[s].as_str()).collect();
+        format!("{{{}}}", h.join(", "))
+    }
+}
+
+/// The rows of every statement after the variant's band orders.
+fn ordered_rows(b: &Built, v: &Variant) -> Vec<Vec<Vec<Int>>> {
+    let mut rows = b.rows.clone();
+    for (k, band) in b.bands.iter().enumerate() {
+        for &s in &band.stmts {
+            let old = b.rows[s][band.start..band.start + band.len].to_vec();
+            for (i, &o) in v.order[k].iter().enumerate() {
+                rows[s][band.start + i] = old[o].clone();
+            }
+        }
+    }
+    rows
+}
+
+/// The script lines of a schedule and a variant. `Err` when a statement's hyperplanes are
+/// not unimodular (the language's operations would leave holes in its iteration space).
+pub fn write(b: &Built, v: &Variant, names: &Names) -> Result<Vec<String>, String> {
+    let n = b.rows.len();
+    let rows = ordered_rows(b, v);
+    let mut per_stmt: Vec<Vec<String>> = vec![];
+    for (s, r) in rows.iter().enumerate() {
+        per_stmt.push(statement_lines(s, r, names)?);
+    }
+    // Statements next to each other with the same operations share one line.
+    let mut lines = vec![];
+    let mut s = 0;
+    while s < n {
+        let mut e = s + 1;
+        while e < n
+            && rows[e].len() == rows[s].len()
+            && !per_stmt[s].is_empty()
+            && per_stmt[e] == per_stmt[s]
+        {
+            e += 1;
+        }
+        let h = handles(&(s..e).collect::<Vec<_>>(), names);
+        for l in &per_stmt[s] {
+            lines.push(l.replace("\u{0}", &h));
+        }
+        s = e;
+    }
+    // Fusion structure.
+    for k in 0..n.saturating_sub(1) {
+        let (a, c) = (&names.positions[k], &names.positions[k + 1]);
+        let depth = b.rows[k].len().min(b.rows[k + 1].len());
+        let now = a
+            .iter()
+            .zip(c)
+            .take(depth)
+            .take_while(|(x, y)| x == y)
+            .count();
+        if now != b.shared[k] {
+            lines.push(format!(
+                "realign({}, {}, {})",
+                names.handles[k],
+                names.handles[k + 1],
+                b.shared[k]
+            ));
+        }
+    }
+    // Tiles, innermost bands first so that the loop numbers of outer bands stay valid;
+    // then marks on the outermost loop of each band (a tile loop when tiled).
+    let mut order: Vec<usize> = (0..b.bands.len()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(b.bands[k].start));
+    let mut shift_after: Vec<usize> = vec![0; b.bands.len()];
+    for &k in &order {
+        let band = &b.bands[k];
+        if v.tile[k] == 0 || band.len < 2 {
+            continue;
+        }
+        let loops: Vec<String> = (band.start + 1..=band.start + band.len)
+            .map(|x| x.to_string())
+            .collect();
+        let sizes: Vec<String> = vec![v.tile[k].to_string(); band.len];
+        lines.push(format!(
+            "tile({}, [{}], [{}])",
+            group(band, names),
+            loops.join(", "),
+            sizes.join(", ")
+        ));
+        // Bands nested inside this one move down by its tile loops.
+        for (j, other) in b.bands.iter().enumerate() {
+            if other.start >= band.start + band.len
+                && other.stmts.iter().all(|s| band.stmts.contains(s))
+            {
+                shift_after[j] += band.len;
+            }
+        }
+    }
+    for (k, band) in b.bands.iter().enumerate() {
+        if v.parallel[k] {
+            lines.push(format!(
+                "parallel({}, {})",
+                group(band, names),
+                band.start + 1 + shift_after[k]
+            ));
+        }
+    }
+    Ok(lines)
+}
+
+/// The operations that give statement `s` the hyperplanes `rows` (the handle written as
+/// NUL, replaced by the caller).
+fn statement_lines(s: usize, rows: &[Vec<Int>], names: &Names) -> Result<Vec<String>, String> {
+    let d = rows.len();
+    let np = names.params.len();
+    let it = |r: &Vec<Int>| -> Vec<i64> {
+        r[..d]
+            .iter()
+            .map(|x| x.to_i64().unwrap_or(i64::MAX))
+            .collect()
+    };
+    let m: Vec<Vec<i64>> = rows.iter().map(it).collect();
+    let det = det(&m);
+    if det.abs() != 1 {
+        return Err(format!(
+            "the hyperplanes of {} are not unimodular (determinant {det})",
+            names.handles[s]
+        ));
+    }
+    let h = "\u{0}";
+    let params_free = rows
+        .iter()
+        .all(|r| r[d..d + np].iter().all(|x| x.is_zero()));
+    let mut lines = vec![];
+    if params_free {
+        if let Some(sigma) = unit_triangular_order(&m) {
+            if sigma.iter().enumerate().any(|(i, &x)| i != x) {
+                let moved: Vec<usize> = (0..d).filter(|&i| sigma[i] != i).collect();
+                if moved.len() == 2 {
+                    lines.push(format!(
+                        "interchange({h}, {}, {})",
+                        moved[0] + 1,
+                        moved[1] + 1
+                    ));
+                } else {
+                    let p: Vec<String> = sigma.iter().map(|x| (x + 1).to_string()).collect();
+                    lines.push(format!("permute({h}, [{}])", p.join(", ")));
+                }
+            }
+            for k in (1..d).rev() {
+                for mm in 0..k {
+                    let f = m[k][sigma[mm]];
+                    if f != 0 {
+                        lines.push(format!("skew({h}, {}, {}, {f})", k + 1, mm + 1));
+                    }
+                }
+            }
+            for (k, r) in rows.iter().enumerate() {
+                let c = &r[d + np];
+                if !c.is_zero() {
+                    lines.push(format!("shift({h}, {}, {c})", k + 1));
+                }
+            }
+            return Ok(lines);
+        }
+        // Skews of the kernel's loops first, then a permutation: the rows of M are those
+        // of a unit lower-triangular L in another order.
+        if let Some(pi) = row_order(&m) {
+            for k in (1..d).rev() {
+                for (mm, &f) in m[pi[k]][..k].iter().enumerate() {
+                    if f != 0 {
+                        lines.push(format!("skew({h}, {}, {}, {f})", k + 1, mm + 1));
+                    }
+                }
+            }
+            // New loop j is skewed loop σ(j), with pi[σ(j)] = j.
+            let mut sigma = vec![0; d];
+            for (k, &j) in pi.iter().enumerate() {
+                sigma[j] = k;
+            }
+            let moved: Vec<usize> = (0..d).filter(|&i| sigma[i] != i).collect();
+            if moved.len() == 2 {
+                lines.push(format!(
+                    "interchange({h}, {}, {})",
+                    moved[0] + 1,
+                    moved[1] + 1
+                ));
+            } else if !moved.is_empty() {
+                let p: Vec<String> = sigma.iter().map(|x| (x + 1).to_string()).collect();
+                lines.push(format!("permute({h}, [{}])", p.join(", ")));
+            }
+            for (k, r) in rows.iter().enumerate() {
+                let c = &r[d + np];
+                if !c.is_zero() {
+                    lines.push(format!("shift({h}, {}, {c})", k + 1));
+                }
+            }
+            return Ok(lines);
+        }
+    }
+    // The general case: one affine map.
+    let xs = &names.iterators[s];
+    let exprs: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let mut terms: Vec<(Int, String)> = vec![];
+            for k in 0..d {
+                terms.push((r[k].clone(), xs[k].clone()));
+            }
+            for q in 0..np {
+                terms.push((r[d + q].clone(), names.params[q].clone()));
+            }
+            terms.push((r[d + np].clone(), String::new()));
+            linear(&terms)
+        })
+        .collect();
+    if exprs.iter().zip(xs).all(|(e, x)| e == x) {
+        return Ok(vec![]);
+    }
+    lines.push(format!(
+        "affine({h}, {{[{}] -> [{}]}})",
+        xs[..d].join(", "),
+        exprs.join(", ")
+    ));
+    Ok(lines)
+}
+
+/// `2*i + j - 1` from coefficients and names (an empty name is the constant).
+fn linear(terms: &[(Int, String)]) -> String {
+    let mut out = String::new();
+    for (c, x) in terms {
+        if c.is_zero() {
+            continue;
+        }
+        let neg = c.is_negative();
+        let a = c.abs();
+        let body = if x.is_empty() {
+            a.to_string()
+        } else if a.is_one() {
+            x.clone()
+        } else {
+            format!("{a}*{x}")
+        };
+        if out.is_empty() {
+            out = if neg { format!("-{body}") } else { body };
+        } else {
+            out.push_str(if neg { " - " } else { " + " });
+            out.push_str(&body);
+        }
+    }
+    if out.is_empty() {
+        "0".to_string()
+    } else {
+        out
+    }
+}
+
+/// A permutation `σ` (identity first, then in lexicographic order) such that
+/// `L[k][j] = M[k][σ(j)]` is lower triangular with a unit diagonal.
+fn unit_triangular_order(m: &[Vec<i64>]) -> Option<Vec<usize>> {
+    let d = m.len();
+    let mut sigma: Vec<usize> = (0..d).collect();
+    loop {
+        let ok = (0..d).all(|k| m[k][sigma[k]] == 1 && (k + 1..d).all(|j| m[k][sigma[j]] == 0));
+        if ok {
+            return Some(sigma);
+        }
+        if !next_permutation(&mut sigma) {
+            return None;
+        }
+    }
+}
+
+/// For each kernel loop `k`, the row `pi[k]` of `M` that is `x_k` plus a combination of the
+/// outer loops, every row used once: then `M` is a unit lower-triangular matrix with its
+/// rows reordered.
+fn row_order(m: &[Vec<i64>]) -> Option<Vec<usize>> {
+    let d = m.len();
+    let mut pi = vec![usize::MAX; d];
+    for k in 0..d {
+        let r = (0..d)
+            .find(|&r| !pi.contains(&r) && m[r][k] == 1 && (k + 1..d).all(|j| m[r][j] == 0))?;
+        pi[k] = r;
+    }
+    Some(pi)
+}
+
+/// Advances to the next permutation in lexicographic order; false after the last.
+pub fn next_permutation(p: &mut [usize]) -> bool {
+    let n = p.len();
+    if n < 2 {
+        return false;
+    }
+    let mut i = n - 1;
+    while i > 0 && p[i - 1] >= p[i] {
+        i -= 1;
+    }
+    if i == 0 {
+        return false;
+    }
+    let mut j = n - 1;
+    while p[j] <= p[i - 1] {
+        j -= 1;
+    }
+    p.swap(i - 1, j);
+    p[i..].reverse();
+    true
+}
+
+fn det(m: &[Vec<i64>]) -> i128 {
+    let d = m.len();
+    if d == 0 {
+        return 1;
+    }
+    // Fraction-free elimination (Bareiss).
+    let mut a: Vec<Vec<i128>> = m
+        .iter()
+        .map(|r| r.iter().map(|&x| x as i128).collect())
+        .collect();
+    let mut sign = 1i128;
+    let mut prev = 1i128;
+    for k in 0..d {
+        if a[k][k] == 0 {
+            let Some(p) = (k + 1..d).find(|&i| a[i][k] != 0) else {
+                return 0;
+            };
+            a.swap(k, p);
+            sign = -sign;
+        }
+        for i in k + 1..d {
+            for j in k + 1..d {
+                a[i][j] = (a[i][j] * a[k][k] - a[i][k] * a[k][j]) / prev;
+            }
+        }
+        prev = a[k][k];
+    }
+    sign * a[d - 1][d - 1]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn determinants() {
+        assert_eq!(det(&[vec![1, 0], vec![0, 1]]), 1);
+        assert_eq!(det(&[vec![0, 1], vec![1, 0]]), -1);
+        assert_eq!(det(&[vec![1, 1], vec![1, 2]]), 1);
+        assert_eq!(det(&[vec![2, 0], vec![0, 1]]), 2);
+        assert_eq!(det(&[vec![1, 0, 0], vec![1, 1, 0], vec![2, 1, 1]]), 1);
+    }
+
+    #[test]
+    fn triangular_orders() {
+        // (j, i + j): σ = [1, 0], skew of the new loop 2 by loop 1.
+        assert_eq!(
+            unit_triangular_order(&[vec![0, 1], vec![1, 1]]),
+            Some(vec![1, 0])
+        );
+        assert_eq!(
+            unit_triangular_order(&[vec![1, 0], vec![1, 1]]),
+            Some(vec![0, 1])
+        );
+        assert_eq!(unit_triangular_order(&[vec![1, 1], vec![1, 0]]), None);
+        assert_eq!(unit_triangular_order(&[vec![2, 1], vec![1, 1]]), None);
+        // (i + j, i): skew loop 2 by loop 1, then interchange.
+        assert_eq!(row_order(&[vec![1, 1], vec![1, 0]]), Some(vec![1, 0]));
+        assert_eq!(row_order(&[vec![2, 1], vec![1, 1]]), None);
+    }
+
+    #[test]
+    fn linear_forms() {
+        let t = |c: i64, x: &str| (Int::from(c), x.to_string());
+        assert_eq!(linear(&[t(1, "i"), t(2, "j"), t(-1, "")]), "i + 2*j - 1");
+        assert_eq!(linear(&[t(0, "i"), t(-1, "j")]), "-j");
+        assert_eq!(linear(&[t(0, "i")]), "0");
+    }
+}

@@ -1,0 +1,196 @@
+//! `loopy search` and `loopy suggest` end to end: the legal outer interleavings of small
+//! kernels, determinism, every emitted script accepted by `loopy check`, suggestions legal
+//! and the smallest among the changes tried.
+
+mod common;
+use common::{loopy, scratch};
+use loopy::search::edit::changes;
+use std::path::Path;
+
+fn kernel(dir: &Path, name: &str, body: &str) -> String {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(
+        &c,
+        format!(
+            "void k(int n, double A[n], double B[n], double C[n]) {{\n  int i;\n\
+             #pragma scop\n{body}#pragma endscop\n}}\n"
+        ),
+    )
+    .unwrap();
+    c.to_str().unwrap().to_string()
+}
+
+/// The value of a top-level integer field of the JSON output.
+fn int_field(json: &str, field: &str) -> i64 {
+    let at = json.find(&format!("\"{field}\": ")).expect(field) + field.len() + 4;
+    json[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect::<String>()
+        .parse()
+        .unwrap()
+}
+
+/// The JSON output without its timings (the only fields that may differ between runs).
+fn without_times(json: &str) -> String {
+    json.lines()
+        .filter(|l| !l.contains("\"seconds\"") && !l.contains("\"build_seconds\""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn scripts(json: &str) -> Vec<String> {
+    json.lines()
+        .filter_map(|l| l.trim().strip_prefix("\"script\": \""))
+        .map(|s| {
+            s.trim_end_matches(',')
+                .trim_end_matches('"')
+                .replace("\\n", "\n")
+        })
+        .collect()
+}
+
+/// Counted against the definition: independent statements can be ordered and fused in
+/// every way (13 ordered partitions of three), a dependence forbids running the reader
+/// first, a reversed access forbids fusion (no hyperplane with non-negative coefficients
+/// and no parametric shift keeps it).
+#[test]
+fn interleavings_of_small_kernels() {
+    let d = scratch("search", "count");
+    let cases = [
+        (
+            "independent",
+            "  for (i = 0; i < n; i++)\n    A[i] = 1.0;\n  for (i = 0; i < n; i++)\n    \
+             B[i] = 2.0;\n  for (i = 0; i < n; i++)\n    C[i] = 3.0;\n",
+            13,
+        ),
+        (
+            "chain",
+            "  for (i = 0; i < n; i++)\n    A[i] = 1.0;\n  for (i = 1; i < n; i++)\n    \
+             B[i] = A[i - 1];\n",
+            2,
+        ),
+        (
+            "reversed",
+            "  for (i = 0; i < n; i++)\n    A[i] = 1.0;\n  for (i = 0; i < n; i++)\n    \
+             B[i] = A[n - 1 - i];\n",
+            1,
+        ),
+    ];
+    for (name, body, want) in cases {
+        let c = kernel(&d, name, body);
+        let (code, out, err) = loopy(&["search", &c, "--no-bench", "--format", "json"]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert_eq!(int_field(&out, "interleavings"), want, "{name}: {out}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The same kernel twice gives the same candidates, and `loopy check` accepts every script
+/// the search writes (on an untagged kernel, through the default statement handles, and on
+/// jacobi-2d, whose schedule needs skews and a shift to fuse).
+#[test]
+fn deterministic_and_every_script_checks() {
+    let d = scratch("search", "scripts");
+    let c = kernel(
+        &d,
+        "chain",
+        "  for (i = 0; i < n; i++)\n    A[i] = 1.0;\n  for (i = 1; i < n; i++)\n    \
+         B[i] = A[i - 1];\n",
+    );
+    for k in [c.as_str(), "examples/jacobi-2d/jacobi-2d.c"] {
+        let (code, a, err) = loopy(&["search", k, "--no-bench", "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let (_, b, _) = loopy(&["search", k, "--no-bench", "--format", "json"]);
+        assert_eq!(without_times(&a), without_times(&b), "{k}");
+        let all = scripts(&a);
+        assert!(!all.is_empty(), "{a}");
+        assert!(!a.contains("\"verdict\": \"illegal\""), "{a}");
+        for (n, s) in all.iter().enumerate() {
+            let f = d.join(format!("cand-{n}.loopy"));
+            std::fs::write(&f, format!("{s}\n")).unwrap();
+            let (code, out, err) = loopy(&["check", k, f.to_str().unwrap()]);
+            assert_eq!(code, 0, "{k}, candidate {n}:\n{s}\n{out}{err}");
+        }
+    }
+    // The fused schedule of the chain shifts the writer by one: distance 0 from `A[i - 1]`
+    // written to its read.
+    let (_, out, _) = loopy(&["search", &c, "--no-bench"]);
+    assert!(out.contains("shift(S0, 1, 1)"), "{out}");
+    assert!(out.contains("realign(S0, S1, 1)"), "{out}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The suggested line, taken from the output.
+fn suggested(out: &str) -> Vec<String> {
+    out.lines()
+        .skip_while(|l| !l.starts_with("suggestion"))
+        .skip(1)
+        .map(|l| l.trim().to_string())
+        .collect()
+}
+
+/// Every change cheaper than the suggestion is illegal (checked with `loopy check`), and
+/// the suggestion itself is legal.
+fn assert_minimal(kernel: &str, script: &str, dir: &Path) -> Vec<String> {
+    let f = dir.join("illegal.loopy");
+    std::fs::write(&f, script).unwrap();
+    let (code, out, err) = loopy(&["suggest", kernel, f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let lines = suggested(&out);
+    let all = changes(script, "illegal.loopy");
+    let chosen = all
+        .iter()
+        .position(|c| c.lines == lines)
+        .unwrap_or_else(|| panic!("{lines:?} is not among the changes"));
+    let g = dir.join("fixed.loopy");
+    std::fs::write(&g, &all[chosen].text).unwrap();
+    let (code, o, e) = loopy(&["check", kernel, g.to_str().unwrap()]);
+    assert_eq!(code, 0, "{o}{e}");
+    for c in &all[..chosen] {
+        std::fs::write(&g, &c.text).unwrap();
+        let (code, o, _) = loopy(&["check", kernel, g.to_str().unwrap()]);
+        assert_ne!(code, 0, "a smaller change is legal: {:?}\n{o}", c.lines);
+    }
+    lines
+}
+
+#[test]
+fn suggestions_are_legal_and_minimal() {
+    let d = scratch("search", "suggest");
+    let c = kernel(
+        &d,
+        "chain",
+        "  for (i = 0; i < n; i++)\n    A[i] = 1.0;\n  for (i = 1; i < n; i++)\n    \
+         B[i] = A[i - 1];\n",
+    );
+    // A shift one too far back: the next value.
+    let s = assert_minimal(&c, "shift(S1, 1, -2)\nrealign(S0, S1, 1)\n", &d);
+    assert_eq!(s, ["shift(S1, 1, -1)"]);
+    // Three too far: no shift within one step is legal, but not fusing is.
+    let s = assert_minimal(&c, "shift(S1, 1, -3)\nrealign(S0, S1, 1)\n", &d);
+    assert_eq!(s, ["realign(S0, S1, 0)"]);
+    // seidel-2d tiled without skewing: a skew line before the tiling.
+    let s = assert_minimal(
+        "examples/seidel-2d/seidel-2d.c",
+        "tile(Loop, [2, 3], [32, 32])\n",
+        &d,
+    );
+    assert_eq!(s, ["skew(Loop, 3, 2, 1)"]);
+    // A legal script needs nothing.
+    let f = d.join("legal.loopy");
+    std::fs::write(&f, "shift(S1, 1, 1)\nrealign(S0, S1, 1)\n").unwrap();
+    let (code, out, _) = loopy(&["suggest", &c, f.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("legal already"), "{out}");
+    // check --suggest: the verdict stays illegal (exit 1), the suggestion follows.
+    let f = d.join("bad.loopy");
+    std::fs::write(&f, "shift(S1, 1, -2)\nrealign(S0, S1, 1)\n").unwrap();
+    let (code, out, _) = loopy(&["check", "--suggest", &c, f.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("illegal:") && out.contains("shift(S1, 1, -1)"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
