@@ -166,6 +166,11 @@ impl Search<'_> {
             check_cflags: self.job.check_cflags.clone(),
             plan: self.job.plan,
             keep: None,
+            baselines: vec![],
+            reference: None,
+            threads: vec![],
+            check: self.job.check,
+            flops: None,
         };
         job.keep = None;
         let left = self
@@ -367,6 +372,11 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
             clock: Clock::Process,
         },
         keep: None,
+        baselines: vec![],
+        reference: None,
+        threads: vec![],
+        check: crate::native::run::Check::Exact,
+        flops: None,
     };
     let mut s = Search {
         kernel: &kernel,

@@ -10,8 +10,10 @@ pub mod coalesce;
 pub mod int;
 pub mod omega;
 pub mod parse;
+pub mod pip;
 pub mod print;
 pub mod set;
+pub mod simplex;
 pub mod space;
 
 pub use basic::{Basic, Div, Reduced};
@@ -19,4 +21,5 @@ pub use int::Int;
 pub use parse::{parse, parse_map, parse_set, parse_with_constants, ParseError, Parsed};
 pub use print::fmt_point;
 pub use set::{BoundError, Map, Point, Set};
+pub use simplex::{Lp, Optimum, Rat};
 pub use space::{Space, Tuple};

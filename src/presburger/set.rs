@@ -8,6 +8,7 @@ use super::basic::Basic;
 use super::budget;
 use super::int::Int;
 use super::omega::{self, Row};
+use super::pip;
 use super::space::{Space, Tuple};
 use std::collections::BTreeSet;
 
@@ -599,16 +600,42 @@ impl Set {
             || self.to_string(),
             || {
                 self.check_bounded(!max, max)?;
-                // lexmin(S) = S \ { x : ∃ y ∈ S, y ≺ x }
-                let order = if max {
-                    Map::lex_gt(self.space.params.clone(), self.space.range.clone())
-                } else {
-                    Map::lex_lt(self.space.params.clone(), self.space.range.clone())
-                };
-                let dominated = self.apply(&order);
-                Ok(self.subtract(&dominated))
+                Ok(match self.lex_opt_pip(max) {
+                    Some(s) => s,
+                    None => self.lex_opt_by_subtraction(max),
+                })
             },
         )
+    }
+
+    /// Parametric lexicographic optimum by parametric integer programming
+    /// ([`super::pip`]); `None` when the solver gives up (a dimension unbounded for some
+    /// parameter values, or a cut loop past its guard), which no known input does. The
+    /// caller checks boundedness first.
+    #[doc(hidden)]
+    pub fn lex_opt_pip(&self, max: bool) -> Option<Set> {
+        let parts = pip::lexopt(&self.parts, max).ok()?;
+        Some(
+            Set {
+                space: self.space.clone(),
+                parts,
+            }
+            .tidy_nonempty(),
+        )
+    }
+
+    /// Parametric lexicographic optimum as `S \ { x : ∃ y ∈ S, y ≺ x }`: exact but
+    /// exponential on sets with divisions (kept as the fallback of [`Self::lexmin`] and as
+    /// a test oracle).
+    #[doc(hidden)]
+    pub fn lex_opt_by_subtraction(&self, max: bool) -> Set {
+        let order = if max {
+            Map::lex_gt(self.space.params.clone(), self.space.range.clone())
+        } else {
+            Map::lex_lt(self.space.params.clone(), self.space.range.clone())
+        };
+        let dominated = self.apply(&order);
+        self.subtract(&dominated)
     }
 
     /// Checks (rationally, which is exact for non-empty sets) that every dimension has a
