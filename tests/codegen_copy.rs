@@ -4,12 +4,14 @@
 //! once, in schedule order.
 
 mod common;
+#[path = "common/trace.rs"]
+mod trace;
 use loopy::codegen::Body;
 use loopy::driver::{generate, generate_with, Kernel, Run};
 use loopy::frontend::Options;
-use loopy::presburger::Int;
 use std::path::Path;
 use std::process::Command;
+use trace::scheduled_instances;
 
 fn load(path: &str, defines: &[&str], script: &str) -> (Kernel, Run) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -98,39 +100,7 @@ fn same_output(script: &str, tag: &str, extra: &[&str]) -> String {
 
 /// The instances of every piece sorted by schedule, as the trace prints them.
 fn expected(kernel: &Kernel, run: &Run, values: &[i64]) -> Vec<String> {
-    let np = kernel.scop.params.len();
-    let mut all: Vec<(Vec<Int>, String)> = vec![];
-    for p in &run.interp.state.pieces {
-        let st = &kernel.scop.statements[p.stmt];
-        let mut dom = p.domain.clone();
-        for (name, v) in kernel.scop.params.iter().zip(values) {
-            dom = dom.fix_param(name, &Int::from(*v)).expect("parameter");
-        }
-        let graph = p.schedule().wrap();
-        let n_in = st.iterators.len();
-        for pt in dom.points(2_000_000).expect("bounded") {
-            let time = graph
-                .parts()
-                .iter()
-                .find_map(|b| {
-                    let mut b = b.clone();
-                    for (k, v) in values[..np].iter().enumerate() {
-                        b.fix_col(1 + k, &Int::from(*v));
-                    }
-                    for (k, v) in pt.iter().enumerate() {
-                        b.fix_col(1 + np + k, v);
-                    }
-                    b.sample().map(|s| s[np + n_in..np + b.n_dim].to_vec())
-                })
-                .expect("every instance has a time");
-            let line: String = std::iter::once(st.name.clone())
-                .chain(pt.iter().map(|v| v.to_string()))
-                .collect::<Vec<_>>()
-                .join(" ");
-            all.push((time, line));
-        }
-    }
-    all.sort();
+    let all = scheduled_instances(kernel, run, values);
     all.into_iter().map(|x| x.1).collect()
 }
 

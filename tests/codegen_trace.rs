@@ -4,13 +4,15 @@
 //! included).
 
 mod common;
+#[path = "common/trace.rs"]
+mod trace;
 use common::examples;
 use loopy::codegen::Body;
 use loopy::driver::{generate_with, Kernel, Run};
 use loopy::frontend::Options;
-use loopy::presburger::Int;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use trace::scheduled_instances;
 
 fn scratch(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("loopy-trace-{}-{tag}", std::process::id()));
@@ -23,39 +25,7 @@ fn scratch(tag: &str) -> PathBuf {
 /// Instances come from the domain's points; each one's time from the schedule by an
 /// integer solve with the iterators fixed (the schedule is a function).
 fn expected(kernel: &Kernel, run: &Run, values: &[i64]) -> Option<Vec<String>> {
-    let np = kernel.scop.params.len();
-    let mut all: Vec<(Vec<Int>, String)> = vec![];
-    for p in &run.interp.state.pieces {
-        let st = &kernel.scop.statements[p.stmt];
-        let mut dom = p.domain.clone();
-        for (name, v) in kernel.scop.params.iter().zip(values) {
-            dom = dom.fix_param(name, &Int::from(*v)).expect("parameter");
-        }
-        let graph = p.schedule().wrap();
-        let n_in = st.iterators.len();
-        for pt in dom.points(2_000_000).expect("bounded") {
-            let time = graph
-                .parts()
-                .iter()
-                .find_map(|b| {
-                    let mut b = b.clone();
-                    for (k, v) in values[..np].iter().enumerate() {
-                        b.fix_col(1 + k, &Int::from(*v));
-                    }
-                    for (k, v) in pt.iter().enumerate() {
-                        b.fix_col(1 + np + k, v);
-                    }
-                    b.sample().map(|s| s[np + n_in..np + b.n_dim].to_vec())
-                })
-                .expect("every instance has a time");
-            let line: String = std::iter::once(st.name.clone())
-                .chain(pt.iter().map(|v| v.to_string()))
-                .collect::<Vec<_>>()
-                .join(" ");
-            all.push((time, line));
-        }
-    }
-    all.sort();
+    let all = scheduled_instances(kernel, run, values);
     if all.windows(2).any(|w| w[0].0 == w[1].0) {
         return None;
     }
