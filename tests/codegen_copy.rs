@@ -11,7 +11,7 @@ use loopy::driver::{generate, generate_with, Kernel, Run};
 use loopy::frontend::Options;
 use std::path::Path;
 use std::process::Command;
-use trace::scheduled_instances;
+use trace::{build_trace, scheduled_instances};
 
 fn load(path: &str, defines: &[&str], script: &str) -> (Kernel, Run) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -108,31 +108,8 @@ fn trace(path: &str, script: &str, tag: &str, values: &[Vec<i64>]) {
     let (kernel, run) = load(path, &[], script);
     let g = generate_with(&kernel, &run.interp.state, Body::Trace).unwrap();
     assert!(g.region.contains("/* fill of the copy of"), "{}", g.region);
-    let mut prog = String::from(
-        "#include <stdio.h>\n#include <stdlib.h>\nint main(int argc, char **argv) {\n  (void)argc;\n",
-    );
-    for (k, p) in kernel.scop.params.iter().enumerate() {
-        prog.push_str(&format!("  int {p} = atoi(argv[{}]);\n", k + 1));
-    }
-    let mut counters: Vec<String> = kernel
-        .scop
-        .statements
-        .iter()
-        .flat_map(|s| s.loops.iter().filter(|l| l.outer_counter))
-        .map(|l| l.c_name.clone())
-        .collect();
-    counters.sort();
-    counters.dedup();
-    if !counters.is_empty() {
-        prog.push_str(&format!("  int {};\n", counters.join(", ")));
-    }
-    prog.push_str(&g.region);
-    prog.push_str("\n  return 0;\n}\n");
     let dir = common::scratch("codegen-copy", tag);
-    let src = dir.join("trace.c");
-    std::fs::write(&src, &prog).unwrap();
-    let exe = dir.join("trace");
-    common::compile(&src, &exe, &["-O0", "-Wall", "-Wextra", "-Werror"], &prog);
+    let exe = build_trace(&kernel, &g.region, &dir);
     for vals in values {
         let vals = &vals[..kernel.scop.params.len()];
         let want = expected(&kernel, &run, vals);

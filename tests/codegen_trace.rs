@@ -12,7 +12,7 @@ use loopy::driver::{generate_with, Kernel, Run};
 use loopy::frontend::Options;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use trace::scheduled_instances;
+use trace::{build_trace, scheduled_instances};
 
 fn scratch(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("loopy-trace-{}-{tag}", std::process::id()));
@@ -30,33 +30,6 @@ fn expected(kernel: &Kernel, run: &Run, values: &[i64]) -> Option<Vec<String>> {
         return None;
     }
     Some(all.into_iter().map(|x| x.1).collect())
-}
-
-/// Compiles the traced region as a program taking the parameters as arguments.
-fn build(kernel: &Kernel, region: &str, dir: &Path) -> PathBuf {
-    let mut prog = String::from("#include <stdio.h>\n#include <stdlib.h>\nint main(int argc, char **argv) {\n  (void)argc;\n");
-    for (k, p) in kernel.scop.params.iter().enumerate() {
-        prog.push_str(&format!("  int {p} = atoi(argv[{}]);\n", k + 1));
-    }
-    let mut counters: Vec<String> = kernel
-        .scop
-        .statements
-        .iter()
-        .flat_map(|s| s.loops.iter().filter(|l| l.outer_counter))
-        .map(|l| l.c_name.clone())
-        .collect();
-    counters.sort();
-    counters.dedup();
-    if !counters.is_empty() {
-        prog.push_str(&format!("  int {};\n", counters.join(", ")));
-    }
-    prog.push_str(region);
-    prog.push_str("\n  return 0;\n}\n");
-    let src = dir.join("trace.c");
-    std::fs::write(&src, &prog).unwrap();
-    let exe = dir.join("trace");
-    common::compile(&src, &exe, &["-O0", "-Wall", "-Wextra", "-Werror"], &prog);
-    exe
 }
 
 /// Runs `script` (text) on an example and validates the trace for each parameter vector.
@@ -85,7 +58,7 @@ fn validate_run(name: &str, kernel: &Kernel, run: &Run, tag: &str, values: &[Vec
     let g = generate_with(kernel, &run.interp.state, Body::Trace)
         .unwrap_or_else(|e| panic!("{name}: {}", e.diagnostic.message));
     let dir = scratch(&format!("{name}-{tag}"));
-    let exe = build(kernel, &g.region, &dir);
+    let exe = build_trace(kernel, &g.region, &dir);
     for (vals, want) in values.iter().zip(wants) {
         let vals = &vals[..kernel.scop.params.len().min(vals.len())];
         let out = Command::new(&exe)

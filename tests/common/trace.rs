@@ -1,10 +1,11 @@
 //! The instances a trace of generated code must print: every piece's domain points at fixed
 //! parameter values, each with its time under the piece's schedule (an integer solve with
 //! the iterators fixed: the schedule is a function), sorted by time. Shared by the trace
-//! tests (`codegen_trace.rs`, `codegen_copy.rs`).
+//! tests (`codegen_trace.rs`, `codegen_copy.rs`), with the program that prints a trace.
 
 use loopy::driver::{Kernel, Run};
 use loopy::presburger::Int;
+use std::path::{Path, PathBuf};
 
 /// `(time, "Stmt i j ...")` for every instance of every piece, sorted by time.
 pub fn scheduled_instances(kernel: &Kernel, run: &Run, values: &[i64]) -> Vec<(Vec<Int>, String)> {
@@ -42,4 +43,32 @@ pub fn scheduled_instances(kernel: &Kernel, run: &Run, values: &[i64]) -> Vec<(V
     }
     all.sort();
     all
+}
+
+/// Compiles a traced region as a program taking the parameters as arguments (outer loop
+/// counters the kernel declares outside the region declared too), with -Wall -Wextra -Werror.
+pub fn build_trace(kernel: &Kernel, region: &str, dir: &Path) -> PathBuf {
+    let mut prog = String::from("#include <stdio.h>\n#include <stdlib.h>\nint main(int argc, char **argv) {\n  (void)argc;\n");
+    for (k, p) in kernel.scop.params.iter().enumerate() {
+        prog.push_str(&format!("  int {p} = atoi(argv[{}]);\n", k + 1));
+    }
+    let mut counters: Vec<String> = kernel
+        .scop
+        .statements
+        .iter()
+        .flat_map(|s| s.loops.iter().filter(|l| l.outer_counter))
+        .map(|l| l.c_name.clone())
+        .collect();
+    counters.sort();
+    counters.dedup();
+    if !counters.is_empty() {
+        prog.push_str(&format!("  int {};\n", counters.join(", ")));
+    }
+    prog.push_str(region);
+    prog.push_str("\n  return 0;\n}\n");
+    let src = dir.join("trace.c");
+    std::fs::write(&src, &prog).unwrap();
+    let exe = dir.join("trace");
+    crate::common::compile(&src, &exe, &["-O0", "-Wall", "-Wextra", "-Werror"], &prog);
+    exe
 }
