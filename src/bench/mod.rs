@@ -417,26 +417,14 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
             job.check,
             &first_env,
         );
-        let label = base.spec.clone();
-        match r {
-            Ok((exe, check)) => {
-                other_exes.push((others.len(), exe, first_env.clone()));
-                others.push(Other {
-                    kind: OtherKind::Baseline,
-                    label,
-                    result: OtherResult::Timed {
-                        samples: vec![],
-                        ratio: f64::NAN,
-                        check,
-                    },
-                });
-            }
-            Err(result) => others.push(Other {
-                kind: OtherKind::Baseline,
-                label,
-                result,
-            }),
-        }
+        add_other(
+            &mut others,
+            &mut other_exes,
+            OtherKind::Baseline,
+            base.spec.clone(),
+            r,
+            &first_env,
+        );
     }
     if let Some(reference) = &job.reference {
         progress(&format!("reference {}", reference.name));
@@ -458,26 +446,14 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
                 &other_env,
             )
         });
-        let label = reference.name.clone();
-        match r {
-            Ok((exe, check)) => {
-                other_exes.push((others.len(), exe, other_env.clone()));
-                others.push(Other {
-                    kind: OtherKind::Reference,
-                    label,
-                    result: OtherResult::Timed {
-                        samples: vec![],
-                        ratio: f64::NAN,
-                        check,
-                    },
-                });
-            }
-            Err(result) => others.push(Other {
-                kind: OtherKind::Reference,
-                label,
-                result,
-            }),
-        }
+        add_other(
+            &mut others,
+            &mut other_exes,
+            OtherKind::Reference,
+            reference.name.clone(),
+            r,
+            &other_env,
+        );
     }
     let mut plan = job.plan;
     if check == timed && job.threads.len() <= 1 && other_exes.is_empty() {
@@ -647,6 +623,34 @@ fn probe_reference(dir: &WorkDir, toolchain: &Toolchain, r: &Reference) -> Resul
 /// check build differs), runs its check build and compares it with the original's check
 /// output `original`. Returns the timed executable and the largest relative difference
 /// found.
+/// Records a baseline or reference: to be timed (with `env`) when it was built and checked,
+/// else with the reason it was not.
+fn add_other(
+    others: &mut Vec<Other>,
+    other_exes: &mut Vec<(usize, PathBuf, Env)>,
+    kind: OtherKind,
+    label: String,
+    prepared: Result<(PathBuf, f64), OtherResult>,
+    env: &Env,
+) {
+    let result = match prepared {
+        Ok((exe, check)) => {
+            other_exes.push((others.len(), exe, env.clone()));
+            OtherResult::Timed {
+                samples: vec![],
+                ratio: f64::NAN,
+                check,
+            }
+        }
+        Err(result) => result,
+    };
+    others.push(Other {
+        kind,
+        label,
+        result,
+    });
+}
+
 #[allow(clippy::too_many_arguments)]
 fn prepare_other(
     job: &Job,
