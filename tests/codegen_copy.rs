@@ -165,3 +165,21 @@ fn buffers_follow_the_inner_loops() {
         g.region
     );
 }
+
+/// `loopy show --script` lists each piece's copies with the buffer's box, planned once for
+/// the whole listing.
+#[test]
+fn show_lists_the_copies_with_their_boxes() {
+    let (code, out, err) = common::loopy(&[
+        "show",
+        "examples/gemm/gemm.c",
+        "--script",
+        "examples/gemm/gemm-fast.loopy",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("B inside loops 1..2, box 256 × 512 from [256 * t2, 512 * t1]")
+            && out.contains("C inside loops 1..5, box 16 × 16 from [16 * t5, 16 * t4]"),
+        "{out}"
+    );
+}
