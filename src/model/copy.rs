@@ -12,7 +12,7 @@
 //! of the footprint's width). A footprint whose width is unbounded, or whose box holds more
 //! elements than the copy's limit, is refused.
 
-use super::state::{parse_map_text, CopyMark, Piece, State};
+use super::state::{prefix_map, CopyMark, Piece, State};
 use crate::diag::Diagnostic;
 use crate::presburger::omega::Row;
 use crate::presburger::{Basic, Int, Map, Set, Space, Tuple};
@@ -117,16 +117,6 @@ fn row_text(b: &Basic, r: &Row, params: &[String], t: &[String], floord: &str) -
         s.push_str(&format!(" - {}", c.abs()));
     }
     s
-}
-
-/// `[j0..j(m-1)] -> [j0..j(k-1)]`.
-fn prefix_map(m: usize, k: usize) -> Map {
-    let js: Vec<String> = (0..m).map(|i| format!("j{i}")).collect();
-    parse_map_text(&format!(
-        "{{ [{}] -> [{}] }}",
-        js.join(", "),
-        js[..k].join(", ")
-    ))
 }
 
 /// `S[x] -> [t]`: the outer `k` iteration values of each instance of a piece.

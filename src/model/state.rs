@@ -308,6 +308,16 @@ impl State {
     }
 }
 
+/// `[j0 .. j(m-1)] -> [j0 .. j(k-1)]`: the first `k` of `m` iteration dims.
+pub(crate) fn prefix_map(m: usize, k: usize) -> Map {
+    let js: Vec<String> = (0..m).map(|i| format!("j{i}")).collect();
+    parse_map_text(&format!(
+        "{{ [{}] -> [{}] }}",
+        js.join(", "),
+        js[..k].join(", ")
+    ))
+}
+
 pub(crate) fn parse_map_text(text: &str) -> Map {
     match parse_with_constants(text, &[], &[]).expect("internal map text parses") {
         Parsed::Map(m) => m,

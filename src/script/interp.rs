@@ -11,7 +11,7 @@ use super::ast::{Arg, Call, Item, Name, ProcDef, Script, Span, Stmt};
 use super::parse::parse_script;
 use super::stdlib;
 use crate::diag::Diagnostic;
-use crate::model::state::parse_map_text;
+use crate::model::state::{parse_map_text, prefix_map};
 pub use crate::model::state::{
     Component, Mark, MarkKind, Origin, Piece, Pos, RedOp, State, Step, StmtInit,
 };
@@ -957,16 +957,6 @@ impl Interpreter {
         Ok(self.state.components.len() - 1)
     }
 
-    /// `[j0 .. j(m-1)] -> [j0 .. j(k-1)]`
-    fn prefix_map(m: usize, k: usize) -> Map {
-        let js: Vec<String> = (0..m).map(|i| format!("j{i}")).collect();
-        parse_map_text(&format!(
-            "{{ [{}] -> [{}] }}",
-            js.join(", "),
-            js[..k].join(", ")
-        ))
-    }
-
     fn affine(&mut self, ctx: &OpCtx, h: usize, f: Map, origin: &Origin) -> Result<(), Diagnostic> {
         let members = self.component_nonempty(ctx, h, 0)?;
         let m = self.state.n_it();
@@ -1000,7 +990,7 @@ impl Interpreter {
             .with_label(&origin.source, origin.span.clone(), "drops dimensions"));
         }
         // f must be a function defined on every iteration vector of the component.
-        let prefix = Self::prefix_map(m, a);
+        let prefix = prefix_map(m, a);
         for &i in &members {
             let p = &self.state.pieces[i];
             let vecs = p.domain.apply(&p.it.apply_range(&prefix));
@@ -1100,6 +1090,29 @@ impl Interpreter {
         Ok(())
     }
 
+    /// For member piece `i` and a map `f` over its first `f.n_in()` iteration dims: whether
+    /// output `o` of `f` equals input `d` on every iteration vector of the piece (exactly:
+    /// `o > d` and `o < d` are both empty there). Used to carry marks and copies.
+    pub(super) fn output_equals_input(&self, i: usize, f: &Map) -> impl Fn(usize, usize) -> bool {
+        let p = &self.state.pieces[i];
+        let (a, b) = (f.n_in(), f.n_out());
+        let prefix = prefix_map(self.state.n_it(), a);
+        let vecs = p.domain.apply(&p.it.apply_range(&prefix));
+        let restricted = f.intersect_domain(&vecs);
+        let np = restricted.space().params.len();
+        move |d: usize, o: usize| {
+            let mut row = vec![Int::ZERO; 1 + np + a + b];
+            row[1 + np + a + o] = Int::ONE;
+            row[1 + np + d] = Int::from(-1i64);
+            let mut above = row.clone();
+            above[0] = Int::from(-1i64);
+            let mut below: Vec<Int> = row.iter().map(|x| -x.clone()).collect();
+            below[0] = Int::from(-1i64);
+            restricted.add_constraints(&[], &[above]).is_empty()
+                && restricted.add_constraints(&[], &[below]).is_empty()
+        }
+    }
+
     /// The marks of member piece `i` after `affine` applies `f` to its first `f.n_in()`
     /// iteration dims: a mark on input d moves to an output equal to input d on every
     /// iteration vector of the piece (output d first if it qualifies); a mark on a dim the
@@ -1117,23 +1130,7 @@ impl Interpreter {
         if p.marks.is_empty() {
             return Ok(vec![]);
         }
-        let prefix = Self::prefix_map(self.state.n_it(), a);
-        let vecs = p.domain.apply(&p.it.apply_range(&prefix));
-        let restricted = f.intersect_domain(&vecs);
-        let np = restricted.space().params.len();
-        // Does output o equal input d on every iteration vector?
-        let copies = |d: usize, o: usize| {
-            let mut row = vec![Int::ZERO; 1 + np + a + b];
-            row[1 + np + a + o] = Int::ONE;
-            row[1 + np + d] = Int::from(-1i64);
-            let mut above = row.clone();
-            above[0] = Int::from(-1i64);
-            let below: Vec<Int> = row.iter().map(|x| -x.clone()).collect();
-            let mut below = below;
-            below[0] = Int::from(-1i64);
-            restricted.add_constraints(&[], &[above]).is_empty()
-                && restricted.add_constraints(&[], &[below]).is_empty()
-        };
+        let copies = self.output_equals_input(i, f);
         let mut out = vec![];
         for mk in &p.marks {
             let mut m = mk.clone();
@@ -1321,7 +1318,7 @@ impl Interpreter {
         // The second half lands after the whole component at level n (as realign would
         // place it), and everything after the component moves with it.
         let shift = add(&sub(&pmax, &pm), &unit(len, n));
-        let prefix = Self::prefix_map(m, a);
+        let prefix = prefix_map(m, a);
         let mut new_pieces = vec![];
         let mut touched = vec![];
         for (i, p) in self.state.pieces.iter().enumerate() {

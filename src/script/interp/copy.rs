@@ -8,7 +8,7 @@
 use super::{Interpreter, OpCtx};
 use crate::diag::Diagnostic;
 use crate::model::state::{CopyMark, Origin, COPY_LIMIT};
-use crate::presburger::{Int, Map};
+use crate::presburger::Map;
 use crate::script::ast::Arg;
 
 impl Interpreter {
@@ -145,24 +145,8 @@ impl Interpreter {
             return Ok(vec![]);
         }
         let (a, b) = (f.n_in(), f.n_out());
-        let prefix = Self::prefix_map(self.state.n_it(), a);
-        let vecs = p.domain.apply(&p.it.apply_range(&prefix));
-        let restricted = f.intersect_domain(&vecs);
-        let np = restricted.space().params.len();
-        let same = |d: usize| {
-            if d >= b {
-                return false;
-            }
-            let mut row = vec![Int::ZERO; 1 + np + a + b];
-            row[1 + np + a + d] = Int::ONE;
-            row[1 + np + d] = Int::from(-1i64);
-            let mut above = row.clone();
-            above[0] = Int::from(-1i64);
-            let mut below: Vec<Int> = row.iter().map(|x| -x.clone()).collect();
-            below[0] = Int::from(-1i64);
-            restricted.add_constraints(&[], &[above]).is_empty()
-                && restricted.add_constraints(&[], &[below]).is_empty()
-        };
+        let copies = self.output_equals_input(i, f);
+        let same = |d: usize| d < b && copies(d, d);
         let mut out = vec![];
         for c in &p.copies {
             let mut c2 = c.clone();
