@@ -3,9 +3,11 @@
 //! it — permutable bands of hyperplanes with the shortest dependence distances, each
 //! linearly independent of the hyperplanes before it, distribution where no hyperplane fits.
 //!
-//! Coefficients are non-negative throughout, as in §4 of the paper: what is found is a
-//! subset of all legal schedules (no reversal), and every schedule is checked again by the
-//! ordinary verifier once written as a script.
+//! Coefficients are non-negative throughout, as in §4 of the paper, but over each
+//! statement's original iteration dimensions (`−j` for a loop counting down, see
+//! `space`), so the kernel's own order is always among them: what is found is a subset of
+//! all legal schedules (no reversal of the original direction of a loop), and every
+//! schedule is checked again by the ordinary verifier once written as a script.
 
 use super::space::Legal;
 use crate::presburger::omega::Row;
@@ -205,7 +207,8 @@ pub struct Band {
 #[derive(Clone, Debug)]
 pub struct Built {
     /// Per statement, its hyperplanes outermost first, each over the statement's own
-    /// coefficients `[iterators | parameters | constant]`.
+    /// coefficients `[iteration dimensions | parameters | constant]` (the original
+    /// schedule's iteration dimensions: `−j` for a loop counting down).
     pub rows: Vec<Vec<Vec<Int>>>,
     /// Per statement in textual order, the number of loops it shares with the next one.
     pub shared: Vec<usize>,
