@@ -540,6 +540,42 @@ mod tests {
         assert_eq!(row_order(&[vec![2, 1], vec![1, 1]]), None);
     }
 
+    /// `A; B` in one loop, `C` in a second; the new order `(B C) (A)`: distribute A from B,
+    /// move B's and C's loops (already one after the other) together, fuse B and C.
+    #[test]
+    fn reordering_lines() {
+        let one = |s: usize| vec![vec![Int::ONE, Int::ZERO, Int::ZERO]; usize::from(s < 3)];
+        let b = Built {
+            rows: (0..3).map(one).collect(),
+            shared: vec![0, 1, 0],
+            bands: vec![],
+            order: vec![1, 2, 0],
+        };
+        let p = |a: i64, c: i64| vec![Int::from(a), Int::from(c)];
+        let names = Names {
+            handles: vec!["A".into(), "B".into(), "C".into()],
+            iterators: vec![vec!["i".into()]; 3],
+            params: vec!["n".into()],
+            positions: vec![p(0, 0), p(0, 1), p(1, 0)],
+        };
+        assert_eq!(
+            reorder_lines(&b, &names),
+            vec![
+                "realign(A, B, 0)",
+                "move_before({B, C}, A)",
+                "realign(B, C, 1)"
+            ]
+        );
+        // The textual order with the same fusion needs no move.
+        let b = Built {
+            order: vec![0, 1, 2],
+            shared: vec![1, 0, 0],
+            ..b
+        };
+        let lines = write(&b, &Variant::plain(&b), &names).unwrap();
+        assert!(lines.is_empty(), "{lines:?}");
+    }
+
     #[test]
     fn linear_forms() {
         let t = |c: i64, x: &str| (Int::from(c), x.to_string());
