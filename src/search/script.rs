@@ -544,9 +544,8 @@ mod tests {
     /// move B's and C's loops (already one after the other) together, fuse B and C.
     #[test]
     fn reordering_lines() {
-        let one = |s: usize| vec![vec![Int::ONE, Int::ZERO, Int::ZERO]; usize::from(s < 3)];
         let b = Built {
-            rows: (0..3).map(one).collect(),
+            rows: vec![vec![vec![Int::ONE, Int::ZERO, Int::ZERO]]; 3],
             shared: vec![0, 1, 0],
             bands: vec![],
             order: vec![1, 2, 0],
