@@ -307,7 +307,17 @@ fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
         if p.ineqs.is_empty() {
             break;
         }
-        let (k, exact) = choose_variable(&p);
+        let (mut k, mut exact) = choose_variable(&p);
+        if growth(&p, k) > PRUNE_ABOVE {
+            // The elimination would multiply the rows: first drop those the others imply.
+            if !drop_redundant(&mut p) {
+                return None;
+            }
+            if p.ineqs.is_empty() {
+                break;
+            }
+            (k, exact) = choose_variable(&p);
+        }
         let (lowers, uppers, rest) = split_bounds(&p.ineqs, k);
         if exact || lowers.is_empty() || uppers.is_empty() {
             let mut ineqs = rest;
@@ -394,6 +404,53 @@ fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
         return None;
     }
     Some(reconstruct(&steps, vec![Int::ZERO; p.n]))
+}
+
+/// Rows an elimination may produce before [`drop_redundant`] runs first. Below it,
+/// Fourier–Motzkin is cheaper than the linear programs that find redundant rows (no
+/// example's dependence or schedule problem comes near it); above it, rows multiply with
+/// every further elimination (a 9-row problem over 8 variables reached 8 million rows).
+const PRUNE_ABOVE: usize = 64;
+
+/// How many inequalities remain after eliminating `x_k` by Fourier–Motzkin: the rows
+/// without `x_k` and one per pair of a lower and an upper bound.
+fn growth(p: &Problem, k: usize) -> usize {
+    let (mut l, mut u) = (0usize, 0usize);
+    for r in &p.ineqs {
+        if r[k].is_positive() {
+            l += 1;
+        } else if r[k].is_negative() {
+            u += 1;
+        }
+    }
+    p.ineqs.len() - l - u + l * u
+}
+
+/// Drops every inequality that the remaining rows imply over the rationals (exact linear
+/// programming, [`Lp::redundant_rows`]). The rational polyhedron, hence its set of integer
+/// points, does not change, so neither does the answer nor any witness. Returns `false`
+/// when there is no rational point at all (then there is no integer point either).
+///
+/// [`Lp::redundant_rows`]: super::simplex::Lp::redundant_rows
+fn drop_redundant(p: &mut Problem) -> bool {
+    let lp = super::simplex::Lp::new(p.n, &p.eqs, &p.ineqs);
+    if !lp.is_feasible() {
+        return false;
+    }
+    let redundant = lp.redundant_rows();
+    if redundant.is_empty() {
+        return true;
+    }
+    let mut drop = vec![false; p.ineqs.len()];
+    for i in redundant {
+        drop[i] = true;
+    }
+    let mut i = 0;
+    p.ineqs.retain(|_| {
+        i += 1;
+        !drop[i - 1]
+    });
+    true
 }
 
 /// Eliminates one equality. Without a unit coefficient, unimodular changes of variables
@@ -524,7 +581,10 @@ fn split_bounds(ineqs: &[Row], k: usize) -> (Vec<Row>, Vec<Row>, Vec<Row>) {
 /// Fourier–Motzkin combinations of every lower with every upper bound on `x_k`: the real
 /// shadow, or with `dark` the dark shadow `b·l + a·u >= (a-1)(b-1)`.
 fn combine(lowers: &[Row], uppers: &[Row], k: usize, dark: bool) -> Vec<Row> {
-    budget::tick((lowers.len() * uppers.len()) as u64);
+    // One step per coefficient created, so that the budget bounds memory as well as time
+    // (a row is as long as the problem is wide).
+    let width = lowers.first().map_or(1, Vec::len) as u64;
+    budget::tick((lowers.len() * uppers.len()) as u64 * width);
     let mut out = Vec::with_capacity(lowers.len() * uppers.len());
     for l in lowers {
         let a = &l[k];
@@ -612,24 +672,27 @@ fn splinter_count(lowers: &[Row], uppers: &[Row], k: usize) -> Int {
 /// The splinter equalities (Pugh): if no integer point lies in the dark shadow, every
 /// integer point lies within a bounded distance of some lower bound (or, symmetrically,
 /// upper bound); take whichever side gives fewer cases.
-fn splinters(lowers: &[Row], uppers: &[Row], k: usize) -> Vec<Row> {
+/// They are produced one at a time: their number can be astronomical, and each one is
+/// charged to the budget when it is solved.
+fn splinters<'a>(lowers: &'a [Row], uppers: &'a [Row], k: usize) -> impl Iterator<Item = Row> + 'a {
     let (bounds, others) = if side_count(lowers, uppers, k) <= side_count(uppers, lowers, k) {
         (lowers, uppers)
     } else {
         (uppers, lowers)
     };
-    let mut out = vec![];
-    for (r, top) in splinter_tops(bounds, others, k) {
+    splinter_tops(bounds, others, k).flat_map(|(r, top)| {
         // r = i for 0 <= i <= top
         let mut i = Int::ZERO;
-        while i <= top {
+        std::iter::from_fn(move || {
+            if i > top {
+                return None;
+            }
             let mut eq = r.clone();
             eq[0] -= &i;
-            out.push(eq);
             i = &i + &Int::ONE;
-        }
-    }
-    out
+            Some(eq)
+        })
+    })
 }
 
 fn apply_step(step: &Step, sol: &mut [Int]) {
