@@ -247,24 +247,59 @@ fn along(r: &Row, a: &[Int], d: &[Int]) -> (Int, Int) {
     (x, y)
 }
 
+/// A tiled band: loops `first ..= last` (1-based) of the statements `stmts`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileBand {
+    pub first: usize,
+    pub last: usize,
+    pub stmts: Vec<usize>,
+}
+
 /// The integers `w` for which the schedule `a + w·d` satisfies every dependence of the
 /// space level by level: for each edge, weakly at every level up to one where it holds
-/// strongly. `None` when a number does not fit.
-pub fn legal_values(legal: &Legal, a: &Levels, d: &Levels) -> Option<Values> {
+/// strongly. For each band of `bands` (loops of the schedule `a + w·d`, tiled afterwards),
+/// every edge among its statements must also be satisfied strongly before the band or
+/// weakly by every loop of it (the band is permutable). `None` when a number does not fit.
+pub fn legal_values(legal: &Legal, a: &Levels, d: &Levels, bands: &[TileBand]) -> Option<Values> {
     let mut all = Values::all();
     for e in &legal.edges {
         let weak = e.rows(0);
         let strong = e.rows(1);
+        let w_at = |k: usize| -> Option<Values> {
+            let w: Vec<(Int, Int)> = weak.iter().map(|r| along(r, &a[k], &d[k])).collect();
+            solve_line(&w)
+        };
+        let s_at = |k: usize| -> Option<Values> {
+            let s: Vec<(Int, Int)> = strong.iter().map(|r| along(r, &a[k], &d[k])).collect();
+            solve_line(&s)
+        };
         let mut prefix = Values::all();
         let mut ok = Values::none();
-        for (la, ld) in a.iter().zip(d) {
-            let w: Vec<(Int, Int)> = weak.iter().map(|r| along(r, la, ld)).collect();
-            let s: Vec<(Int, Int)> = strong.iter().map(|r| along(r, la, ld)).collect();
-            ok = ok.union(&prefix.intersect(&solve_line(&s)?));
-            prefix = prefix.intersect(&solve_line(&w)?);
+        for k in 0..a.len() {
+            ok = ok.union(&prefix.intersect(&s_at(k)?));
+            prefix = prefix.intersect(&w_at(k)?);
             if prefix.0.is_empty() {
                 break;
             }
+        }
+        for b in bands {
+            if !b.stmts.contains(&e.source) || !b.stmts.contains(&e.sink) {
+                continue;
+            }
+            if 2 * b.last > a.len() || b.first == 0 {
+                return None;
+            }
+            // Satisfied before the band (levels p0 .. p(first − 1)), or weakly by all of it.
+            let mut prefix = Values::all();
+            let mut before = Values::none();
+            for k in 0..2 * b.first - 1 {
+                before = before.union(&prefix.intersect(&s_at(k)?));
+                prefix = prefix.intersect(&w_at(k)?);
+            }
+            for j in b.first..=b.last {
+                prefix = prefix.intersect(&w_at(2 * j - 1)?);
+            }
+            ok = ok.intersect(&before.union(&prefix));
         }
         all = all.intersect(&ok);
         if all.0.is_empty() {
@@ -383,12 +418,16 @@ pub fn space_changes(
             _ => None,
         })
         .collect();
-    let calls = script.items.iter().filter_map(|it| match it {
-        Item::Stmt(Stmt::Call { call, span, .. }) => Some((call, span.clone())),
-        _ => None,
-    });
+    let calls: Vec<(&crate::script::ast::Call, std::ops::Range<usize>)> = script
+        .items
+        .iter()
+        .filter_map(|it| match it {
+            Item::Stmt(Stmt::Call { call, span, .. }) => Some((call, span.clone())),
+            _ => None,
+        })
+        .collect();
     let mut out = vec![];
-    for (call, span) in calls {
+    for (call, span) in calls.iter().cloned() {
         let Some(idx) = spans.iter().position(|s| *s == span) else {
             continue;
         };
@@ -403,9 +442,9 @@ pub fn space_changes(
                 let Some(v0) = v.to_i64() else {
                     continue;
                 };
-                let with = |w: i64| {
-                    format!("{}{w}{}", &text[..at.start], &text[at.end..])
-                };
+                let with = |w: i64| format!("{}{w}{}", &text[..at.start], &text[at.end..]);
+                let (plain, bands) = untiled(kernel, run, text, name, base, &spans, &calls, idx);
+                let plain_with = |w: i64| format!("{}{w}{}", &plain[..at.start], &plain[at.end..]);
                 let skew = op == "skew";
                 let probes: Vec<i64> = (1..=4)
                     .map(|k| v0 + k)
@@ -418,12 +457,12 @@ pub fn space_changes(
                     legal,
                     name,
                     base,
-                    &with,
+                    &plain_with,
                     [probes[0], probes[1], probes[2]],
                 ) else {
                     continue;
                 };
-                let Some(vals) = legal_values(legal, &a, &d) else {
+                let Some(vals) = legal_values(legal, &a, &d, &bands) else {
                     continue;
                 };
                 let ok = |w: i128| !(skew && w == 0);
@@ -450,24 +489,27 @@ pub fn space_changes(
                     continue;
                 };
                 let Some(n) = n.to_i64() else { continue };
+                let (plain, bands) = untiled(kernel, run, text, name, base, &spans, &calls, idx);
                 for h in [h2, h1] {
                     let handle = &text[h.span()];
                     for k in 1..=n {
                         let shift = |w: i64| format!("shift({handle}, {k}, {w})");
                         let with = |w: i64| insert_before(text, span.start, &[shift(w)]);
+                        let plain_with = |w: i64| insert_before(&plain, span.start, &[shift(w)]);
                         let Some((a, d)) =
-                            line_of_scripts(kernel, run, legal, name, base, &with, [1, 2, 3])
+                            line_of_scripts(kernel, run, legal, name, base, &plain_with, [1, 2, 3])
                         else {
                             continue;
                         };
-                        let Some(vals) = legal_values(legal, &a, &d) else {
+                        let Some(vals) = legal_values(legal, &a, &d, &bands) else {
                             continue;
                         };
-                        let mut found: Vec<i64> = [vals.next_above(0, |_| true), vals.next_below(0, |_| true)]
-                            .into_iter()
-                            .flatten()
-                            .filter_map(|w| i64::try_from(w).ok())
-                            .collect();
+                        let mut found: Vec<i64> =
+                            [vals.next_above(0, |_| true), vals.next_below(0, |_| true)]
+                                .into_iter()
+                                .flatten()
+                                .filter_map(|w| i64::try_from(w).ok())
+                                .collect();
                         found.sort_by_key(|w| (w.abs(), *w < 0));
                         for w in found {
                             out.push(Change {
@@ -482,7 +524,8 @@ pub fn space_changes(
                 }
             }
             "tile" => {
-                if let Some(c) = tile_repair(kernel, run, legal, text, name, base, &spans, idx, call)
+                if let Some(c) =
+                    tile_repair(kernel, run, legal, text, name, base, &spans, idx, call)
                 {
                     out.push(c);
                 }
@@ -491,6 +534,79 @@ pub fn space_changes(
         }
     }
     out
+}
+
+/// The band a top-level `tile` statement tiles (its loops must be consecutive) and the
+/// statements it changes (those whose schedule the step touches when the script runs
+/// through it).
+#[allow(clippy::too_many_arguments)]
+fn tile_band(
+    kernel: &Kernel,
+    run: &mut Run,
+    text: &str,
+    name: &str,
+    base: &Path,
+    spans: &[std::ops::Range<usize>],
+    idx: usize,
+    call: &crate::script::ast::Call,
+) -> Option<TileBand> {
+    let loops: Vec<usize> = match call.args.as_slice() {
+        [_, Arg::List(loops, _), Arg::List(..)] => loops
+            .iter()
+            .map(|(v, _)| v.to_i64().and_then(|x| usize::try_from(x).ok()))
+            .collect::<Option<Vec<_>>>()?,
+        [_, Arg::List(sizes, _)] => (1..=sizes.len()).collect(),
+        _ => return None,
+    };
+    let (first, last) = (*loops.iter().min()?, *loops.iter().max()?);
+    if first == 0 || last - first + 1 != loops.len() {
+        return None;
+    }
+    let through = without_from(text, spans, idx + 1);
+    run.restart(kernel);
+    run.apply(kernel, &through, name, base).ok()?;
+    let step = run.interp.steps.len();
+    let mut stmts: Vec<usize> = run
+        .interp
+        .state
+        .pieces
+        .iter()
+        .filter(|p| p.touched.contains(&step))
+        .map(|p| p.stmt)
+        .collect();
+    stmts.sort();
+    stmts.dedup();
+    if stmts.is_empty() {
+        return None;
+    }
+    Some(TileBand { first, last, stmts })
+}
+
+/// For a change at statement `idx`: the script to read the schedule from and the bands
+/// tiled afterwards. A `tile` after `idx` is blanked out (its floor divisions have no affine
+/// rows) and returned as a band when it is the last statement of the script; the script
+/// unchanged otherwise.
+#[allow(clippy::too_many_arguments)]
+fn untiled(
+    kernel: &Kernel,
+    run: &mut Run,
+    text: &str,
+    name: &str,
+    base: &Path,
+    spans: &[std::ops::Range<usize>],
+    calls: &[(&crate::script::ast::Call, std::ops::Range<usize>)],
+    idx: usize,
+) -> (String, Vec<TileBand>) {
+    let last = spans.len().saturating_sub(1);
+    let tile = calls
+        .iter()
+        .find(|(c, sp)| c.name.text == "tile" && spans.get(last) == Some(sp) && last > idx);
+    if let Some((call, _)) = tile {
+        if let Some(b) = tile_band(kernel, run, text, name, base, spans, last, call) {
+            return (without_from(text, spans, last), vec![b]);
+        }
+    }
+    (text.to_string(), vec![])
 }
 
 /// Skews before an illegal `tile` that make its band permutable (module comment).
@@ -507,38 +623,13 @@ fn tile_repair(
     call: &crate::script::ast::Call,
 ) -> Option<Change> {
     let span = spans[idx].clone();
-    let h = call.args.first()?;
-    let handle = &text[h.span()];
-    let loops: Vec<usize> = match call.args.as_slice() {
-        [_, Arg::List(loops, _), Arg::List(..)] => loops
-            .iter()
-            .map(|(v, _)| v.to_i64().and_then(|x| usize::try_from(x).ok()))
-            .collect::<Option<Vec<_>>>()?,
-        [_, Arg::List(sizes, _)] => (1..=sizes.len()).collect(),
-        _ => return None,
-    };
-    let (first, last) = (*loops.iter().min()?, *loops.iter().max()?);
-    if first == 0 || last - first + 1 != loops.len() {
-        return None;
-    }
-    // The schedule just before the tile, and the statements the tile changes.
+    let handle = &text[call.args.first()?.span()];
+    let band = tile_band(kernel, run, text, name, base, spans, idx, call)?;
+    let (first, last, group) = (band.first, band.last, band.stmts);
+    // The schedule just before the tile.
     let before = without_from(text, spans, idx);
     let lv = run_levels(kernel, run, legal, &before, name, base)?;
-    let through = without_from(text, spans, idx + 1);
-    run.restart(kernel);
-    run.apply(kernel, &through, name, base).ok()?;
-    let step = run.interp.steps.len();
-    let mut group: Vec<usize> = run
-        .interp
-        .state
-        .pieces
-        .iter()
-        .filter(|p| p.touched.contains(&step))
-        .map(|p| p.stmt)
-        .collect();
-    group.sort();
-    group.dedup();
-    if group.is_empty() || 2 * last >= lv.len() {
+    if 2 * last >= lv.len() {
         return None;
     }
     let sub = legal.restrict(&group);
@@ -663,8 +754,10 @@ pub fn space_changes_within(
         Ok(l) => l,
         Err(_) => return vec![],
     };
-    budget::with_budget(limit, || space_changes(kernel, run, &legal, text, name, base))
-        .unwrap_or_default()
+    budget::with_budget(limit, || {
+        space_changes(kernel, run, &legal, text, name, base)
+    })
+    .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -692,10 +785,7 @@ mod tests {
     fn lines_solved() {
         let r = |a: i64, b: i64| (Int::from(a), Int::from(b));
         // 3 − w ≥ 0, 2w + 1 ≥ 0: w in [0, 3].
-        assert_eq!(
-            solve_line(&[r(3, -1), r(1, 2)]).unwrap().0,
-            vec![(0, 3)]
-        );
+        assert_eq!(solve_line(&[r(3, -1), r(1, 2)]).unwrap().0, vec![(0, 3)]);
         assert!(solve_line(&[r(-1, 0)]).unwrap().0.is_empty());
         assert_eq!(solve_line(&[r(-7, 2)]).unwrap().0, vec![(4, POS)]);
     }
