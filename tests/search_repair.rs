@@ -114,6 +114,19 @@ fn jacobi_fused_without_its_shift_gets_it_back() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// The parallel jacobi-2d script without its column shift: the tiling procedure after the
+/// fusion has no affine rows, so the shift is computed for the script through the fusion
+/// and the whole script checked.
+#[test]
+fn jacobi_wavefronts_without_the_column_shift() {
+    let d = scratch("repair", "jacobi-par");
+    let script = "shift(LoopA, 2, 1)\nrealign(LoopB, LoopA, 3)\nwavefront_jacobi2({LoopB, LoopA}, 2, 16, 32)\n";
+    let c = suggest_minimal(JACOBI, script, &d);
+    assert_eq!(c.lines, ["shift(LoopA, 3, 1)"]);
+    assert!(c.space);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn a_skew_factor_out_of_reach_of_the_fixed_list() {
     let d = scratch("repair", "factor");

@@ -443,7 +443,8 @@ pub fn space_changes(
                     continue;
                 };
                 let with = |w: i64| format!("{}{w}{}", &text[..at.start], &text[at.end..]);
-                let (plain, bands) = untiled(kernel, run, text, name, base, &spans, &calls, idx);
+                let (plain, bands) =
+                    untiled(kernel, run, legal, text, name, base, &spans, &calls, idx);
                 let plain_with = |w: i64| format!("{}{w}{}", &plain[..at.start], &plain[at.end..]);
                 let skew = op == "skew";
                 let probes: Vec<i64> = (1..=4)
@@ -489,7 +490,8 @@ pub fn space_changes(
                     continue;
                 };
                 let Some(n) = n.to_i64() else { continue };
-                let (plain, bands) = untiled(kernel, run, text, name, base, &spans, &calls, idx);
+                let (plain, bands) =
+                    untiled(kernel, run, legal, text, name, base, &spans, &calls, idx);
                 for h in [h2, h1] {
                     let handle = &text[h.span()];
                     for k in 1..=n {
@@ -583,13 +585,15 @@ fn tile_band(
 }
 
 /// For a change at statement `idx`: the script to read the schedule from and the bands
-/// tiled afterwards. A `tile` after `idx` is blanked out (its floor divisions have no affine
-/// rows) and returned as a band when it is the last statement of the script; the script
-/// unchanged otherwise.
+/// tiled afterwards. A `tile` that ends the script is blanked out (its floor divisions have
+/// no affine rows) and returned as a band. When the schedule still cannot be read (a tiling
+/// procedure, several tiles), the script through statement `idx` only: the values found
+/// then make that prefix legal, and the checker judges the whole script.
 #[allow(clippy::too_many_arguments)]
 fn untiled(
     kernel: &Kernel,
     run: &mut Run,
+    legal: &Legal,
     text: &str,
     name: &str,
     base: &Path,
@@ -601,12 +605,16 @@ fn untiled(
     let tile = calls
         .iter()
         .find(|(c, sp)| c.name.text == "tile" && spans.get(last) == Some(sp) && last > idx);
-    if let Some((call, _)) = tile {
-        if let Some(b) = tile_band(kernel, run, text, name, base, spans, last, call) {
-            return (without_from(text, spans, last), vec![b]);
-        }
+    let (plain, bands) = match tile
+        .and_then(|(call, _)| tile_band(kernel, run, text, name, base, spans, last, call))
+    {
+        Some(b) => (without_from(text, spans, last), vec![b]),
+        None => (text.to_string(), vec![]),
+    };
+    if run_levels(kernel, run, legal, &plain, name, base).is_some() {
+        return (plain, bands);
     }
-    (text.to_string(), vec![])
+    (without_from(text, spans, idx + 1), vec![])
 }
 
 /// Skews before an illegal `tile` that make its band permutable (module comment).
@@ -676,6 +684,9 @@ fn tile_repair(
 /// of the outer loops' factors. `None` when no support of up to three factors works.
 fn min_factors(rows: &[Row], target: &[Int], by: &[&Vec<Int>]) -> Option<Vec<i64>> {
     let n = by.len();
+    if n > 16 {
+        return None;
+    }
     // Each row as `a + Σ b_m f_m ≥ 0`.
     let lin: Vec<(Int, Vec<Int>)> = rows
         .iter()
@@ -750,6 +761,17 @@ pub fn space_changes_within(
     base: &Path,
     limit: u64,
 ) -> Vec<Change> {
+    // The space is only built for a script with an operation it can repair.
+    let Ok(script) = parse_script(text, name) else {
+        return vec![];
+    };
+    let repairable = script.items.iter().any(|it| {
+        matches!(it, Item::Stmt(Stmt::Call { call, .. })
+            if ["skew", "shift", "realign", "tile"].contains(&call.name.text.as_str()))
+    });
+    if !repairable {
+        return vec![];
+    }
     let legal = match budget::with_budget(limit, || Legal::new(&run.program, &run.deps)) {
         Ok(l) => l,
         Err(_) => return vec![],
