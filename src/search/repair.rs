@@ -494,10 +494,22 @@ pub fn space_changes(
                     untiled(kernel, run, legal, text, name, base, &spans, &calls, idx);
                 for h in [h2, h1] {
                     let handle = &text[h.span()];
+                    let shift = |k: i64, w: i64| format!("shift({handle}, {k}, {w})");
+                    let what = format!("insert before line {line} (`{stmt_text}`):");
+                    let nearest = |vals: &Values| -> Vec<i64> {
+                        let mut found: Vec<i64> =
+                            [vals.next_above(0, |_| true), vals.next_below(0, |_| true)]
+                                .into_iter()
+                                .flatten()
+                                .filter_map(|w| i64::try_from(w).ok())
+                                .collect();
+                        found.sort_by_key(|w| (w.abs(), *w < 0));
+                        found
+                    };
+                    // One loop shifted: the nearest legal amounts.
+                    let mut lines_of: Vec<(i64, Levels, Levels)> = vec![];
                     for k in 1..=n {
-                        let shift = |w: i64| format!("shift({handle}, {k}, {w})");
-                        let with = |w: i64| insert_before(text, span.start, &[shift(w)]);
-                        let plain_with = |w: i64| insert_before(&plain, span.start, &[shift(w)]);
+                        let plain_with = |w: i64| insert_before(&plain, span.start, &[shift(k, w)]);
                         let Some((a, d)) =
                             line_of_scripts(kernel, run, legal, name, base, &plain_with, [1, 2, 3])
                         else {
@@ -506,21 +518,47 @@ pub fn space_changes(
                         let Some(vals) = legal_values(legal, &a, &d, &bands) else {
                             continue;
                         };
-                        let mut found: Vec<i64> =
-                            [vals.next_above(0, |_| true), vals.next_below(0, |_| true)]
-                                .into_iter()
-                                .flatten()
-                                .filter_map(|w| i64::try_from(w).ok())
-                                .collect();
-                        found.sort_by_key(|w| (w.abs(), *w < 0));
-                        for w in found {
+                        for w in nearest(&vals) {
+                            let lines = vec![shift(k, w)];
                             out.push(Change {
                                 cost: (1, w.abs()),
-                                what: format!("insert before line {line} (`{stmt_text}`):"),
-                                lines: vec![shift(w)],
-                                text: with(w),
+                                what: what.clone(),
+                                text: insert_before(text, span.start, &lines),
+                                lines,
                                 space: true,
                             });
+                        }
+                        lines_of.push((k, a, d));
+                    }
+                    // Two loops shifted: the first by ±1..3, the second by the nearest legal
+                    // amount along the line the first leaves.
+                    for (i, (k1, a, d1)) in lines_of.iter().enumerate() {
+                        for (k2, _, d2) in &lines_of[i + 1..] {
+                            for w1 in [1i64, -1, 2, -2, 3, -3] {
+                                let moved: Levels = a
+                                    .iter()
+                                    .zip(d1)
+                                    .map(|(x, y)| {
+                                        x.iter()
+                                            .zip(y)
+                                            .map(|(u, v)| u + &(&Int::from(w1) * v))
+                                            .collect()
+                                    })
+                                    .collect();
+                                let Some(vals) = legal_values(legal, &moved, d2, &bands) else {
+                                    continue;
+                                };
+                                for w2 in nearest(&vals) {
+                                    let lines = vec![shift(*k1, w1), shift(*k2, w2)];
+                                    out.push(Change {
+                                        cost: (2, w1.abs() + w2.abs()),
+                                        what: what.clone(),
+                                        text: insert_before(text, span.start, &lines),
+                                        lines,
+                                        space: true,
+                                    });
+                                }
+                            }
                         }
                     }
                 }
