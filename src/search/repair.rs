@@ -398,7 +398,9 @@ fn line_no(text: &str, at: usize) -> usize {
 }
 
 /// The changes computed from the space for a script, each with its cost as in
-/// [`Change::cost`]. Empty when the script does not parse or the space cannot be read.
+/// [`Change::cost`]. Empty when the script does not parse or the space cannot be read; the
+/// changes of each statement are computed under a work budget `limit` of their own (none
+/// for that statement past it).
 pub fn space_changes(
     kernel: &Kernel,
     run: &mut Run,
@@ -406,6 +408,7 @@ pub fn space_changes(
     text: &str,
     name: &str,
     base: &Path,
+    limit: u64,
 ) -> Vec<Change> {
     let Ok(script) = parse_script(text, name) else {
         return vec![];
@@ -427,151 +430,174 @@ pub fn space_changes(
         })
         .collect();
     let mut out = vec![];
-    for (call, span) in calls.iter().cloned() {
-        let Some(idx) = spans.iter().position(|s| *s == span) else {
+    for (call, span) in &calls {
+        let Some(idx) = spans.iter().position(|s| s == span) else {
             continue;
         };
-        let op = call.name.text.as_str();
-        let stmt_text = &text[span.clone()];
-        let line = line_no(text, span.start);
-        match op {
-            "skew" | "shift" => {
-                let Some(Arg::Int(v, at)) = call.args.last() else {
-                    continue;
-                };
-                let Some(v0) = v.to_i64() else {
-                    continue;
-                };
-                let with = |w: i64| format!("{}{w}{}", &text[..at.start], &text[at.end..]);
-                let (plain, bands) =
-                    untiled(kernel, run, legal, text, name, base, &spans, &calls, idx);
-                let plain_with = |w: i64| format!("{}{w}{}", &plain[..at.start], &plain[at.end..]);
-                let skew = op == "skew";
-                let probes: Vec<i64> = (1..=4)
-                    .map(|k| v0 + k)
-                    .filter(|&w| !(skew && w == 0))
-                    .take(3)
-                    .collect();
-                let Some((a, d)) = line_of_scripts(
-                    kernel,
-                    run,
-                    legal,
-                    name,
-                    base,
-                    &plain_with,
-                    [probes[0], probes[1], probes[2]],
-                ) else {
-                    continue;
-                };
-                let Some(vals) = legal_values(legal, &a, &d, &bands) else {
-                    continue;
-                };
-                let ok = |w: i128| !(skew && w == 0);
-                let v = i128::from(v0);
-                for w in [vals.next_above(v, ok), vals.next_below(v, ok)]
-                    .into_iter()
-                    .flatten()
-                {
-                    let Ok(w) = i64::try_from(w) else { continue };
-                    let rel = at.start - span.start..at.end - span.start;
-                    let new_stmt =
-                        format!("{}{w}{}", &stmt_text[..rel.start], &stmt_text[rel.end..]);
-                    out.push(Change {
-                        cost: (1, (w - v0).abs()),
-                        what: format!("replace line {line} (`{stmt_text}`) with:"),
-                        lines: vec![new_stmt],
-                        text: with(w),
-                        space: true,
-                    });
-                }
+        // Each statement's changes under a work budget of their own; none past it.
+        let found = budget::with_budget(limit, || {
+            changes_at(
+                kernel, run, legal, text, name, base, &spans, &calls, idx, call,
+            )
+        });
+        out.extend(found.unwrap_or_default());
+    }
+    out
+}
+
+/// The changes computed from the space for top-level statement `idx` (a call).
+#[allow(clippy::too_many_arguments)]
+fn changes_at(
+    kernel: &Kernel,
+    run: &mut Run,
+    legal: &Legal,
+    text: &str,
+    name: &str,
+    base: &Path,
+    spans: &[std::ops::Range<usize>],
+    calls: &[(&crate::script::ast::Call, std::ops::Range<usize>)],
+    idx: usize,
+    call: &crate::script::ast::Call,
+) -> Vec<Change> {
+    let span = spans[idx].clone();
+    let mut out = vec![];
+    let op = call.name.text.as_str();
+    let stmt_text = &text[span.clone()];
+    let line = line_no(text, span.start);
+    match op {
+        "skew" | "shift" => {
+            let Some(Arg::Int(v, at)) = call.args.last() else {
+                return out;
+            };
+            let Some(v0) = v.to_i64() else {
+                return out;
+            };
+            let with = |w: i64| format!("{}{w}{}", &text[..at.start], &text[at.end..]);
+            let (plain, bands) = untiled(kernel, run, legal, text, name, base, spans, calls, idx);
+            let plain_with = |w: i64| format!("{}{w}{}", &plain[..at.start], &plain[at.end..]);
+            let skew = op == "skew";
+            let probes: Vec<i64> = (1..=4)
+                .map(|k| v0 + k)
+                .filter(|&w| !(skew && w == 0))
+                .take(3)
+                .collect();
+            let Some((a, d)) = line_of_scripts(
+                kernel,
+                run,
+                legal,
+                name,
+                base,
+                &plain_with,
+                [probes[0], probes[1], probes[2]],
+            ) else {
+                return out;
+            };
+            let Some(vals) = legal_values(legal, &a, &d, &bands) else {
+                return out;
+            };
+            let ok = |w: i128| !(skew && w == 0);
+            let v = i128::from(v0);
+            for w in [vals.next_above(v, ok), vals.next_below(v, ok)]
+                .into_iter()
+                .flatten()
+            {
+                let Ok(w) = i64::try_from(w) else { continue };
+                let rel = at.start - span.start..at.end - span.start;
+                let new_stmt = format!("{}{w}{}", &stmt_text[..rel.start], &stmt_text[rel.end..]);
+                out.push(Change {
+                    cost: (1, (w - v0).abs()),
+                    what: format!("replace line {line} (`{stmt_text}`) with:"),
+                    lines: vec![new_stmt],
+                    text: with(w),
+                    space: true,
+                });
             }
-            "realign" => {
-                let [h1, h2, Arg::Int(n, _)] = call.args.as_slice() else {
-                    continue;
+        }
+        "realign" => {
+            let [h1, h2, Arg::Int(n, _)] = call.args.as_slice() else {
+                return out;
+            };
+            let Some(n) = n.to_i64() else {
+                return out;
+            };
+            let (plain, bands) = untiled(kernel, run, legal, text, name, base, spans, calls, idx);
+            for h in [h2, h1] {
+                let handle = &text[h.span()];
+                let shift = |k: i64, w: i64| format!("shift({handle}, {k}, {w})");
+                let what = format!("insert before line {line} (`{stmt_text}`):");
+                let nearest = |vals: &Values| -> Vec<i64> {
+                    let mut found: Vec<i64> =
+                        [vals.next_above(0, |_| true), vals.next_below(0, |_| true)]
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|w| i64::try_from(w).ok())
+                            .collect();
+                    found.sort_by_key(|w| (w.abs(), *w < 0));
+                    found
                 };
-                let Some(n) = n.to_i64() else { continue };
-                let (plain, bands) =
-                    untiled(kernel, run, legal, text, name, base, &spans, &calls, idx);
-                for h in [h2, h1] {
-                    let handle = &text[h.span()];
-                    let shift = |k: i64, w: i64| format!("shift({handle}, {k}, {w})");
-                    let what = format!("insert before line {line} (`{stmt_text}`):");
-                    let nearest = |vals: &Values| -> Vec<i64> {
-                        let mut found: Vec<i64> =
-                            [vals.next_above(0, |_| true), vals.next_below(0, |_| true)]
-                                .into_iter()
-                                .flatten()
-                                .filter_map(|w| i64::try_from(w).ok())
-                                .collect();
-                        found.sort_by_key(|w| (w.abs(), *w < 0));
-                        found
+                // One loop shifted: the nearest legal amounts.
+                let mut lines_of: Vec<(i64, Levels, Levels)> = vec![];
+                for k in 1..=n {
+                    let plain_with = |w: i64| insert_before(&plain, span.start, &[shift(k, w)]);
+                    let Some((a, d)) =
+                        line_of_scripts(kernel, run, legal, name, base, &plain_with, [1, 2, 3])
+                    else {
+                        continue;
                     };
-                    // One loop shifted: the nearest legal amounts.
-                    let mut lines_of: Vec<(i64, Levels, Levels)> = vec![];
-                    for k in 1..=n {
-                        let plain_with = |w: i64| insert_before(&plain, span.start, &[shift(k, w)]);
-                        let Some((a, d)) =
-                            line_of_scripts(kernel, run, legal, name, base, &plain_with, [1, 2, 3])
-                        else {
-                            continue;
-                        };
-                        let Some(vals) = legal_values(legal, &a, &d, &bands) else {
-                            continue;
-                        };
-                        for w in nearest(&vals) {
-                            let lines = vec![shift(k, w)];
-                            out.push(Change {
-                                cost: (1, w.abs()),
-                                what: what.clone(),
-                                text: insert_before(text, span.start, &lines),
-                                lines,
-                                space: true,
-                            });
-                        }
-                        lines_of.push((k, a, d));
+                    let Some(vals) = legal_values(legal, &a, &d, &bands) else {
+                        continue;
+                    };
+                    for w in nearest(&vals) {
+                        let lines = vec![shift(k, w)];
+                        out.push(Change {
+                            cost: (1, w.abs()),
+                            what: what.clone(),
+                            text: insert_before(text, span.start, &lines),
+                            lines,
+                            space: true,
+                        });
                     }
-                    // Two loops shifted: the first by ±1..3, the second by the nearest legal
-                    // amount along the line the first leaves.
-                    for (i, (k1, a, d1)) in lines_of.iter().enumerate() {
-                        for (k2, _, d2) in &lines_of[i + 1..] {
-                            for w1 in [1i64, -1, 2, -2, 3, -3] {
-                                let moved: Levels = a
-                                    .iter()
-                                    .zip(d1)
-                                    .map(|(x, y)| {
-                                        x.iter()
-                                            .zip(y)
-                                            .map(|(u, v)| u + &(&Int::from(w1) * v))
-                                            .collect()
-                                    })
-                                    .collect();
-                                let Some(vals) = legal_values(legal, &moved, d2, &bands) else {
-                                    continue;
-                                };
-                                for w2 in nearest(&vals) {
-                                    let lines = vec![shift(*k1, w1), shift(*k2, w2)];
-                                    out.push(Change {
-                                        cost: (2, w1.abs() + w2.abs()),
-                                        what: what.clone(),
-                                        text: insert_before(text, span.start, &lines),
-                                        lines,
-                                        space: true,
-                                    });
-                                }
+                    lines_of.push((k, a, d));
+                }
+                // Two loops shifted: the first by ±1..3, the second by the nearest legal
+                // amount along the line the first leaves.
+                for (i, (k1, a, d1)) in lines_of.iter().enumerate() {
+                    for (k2, _, d2) in &lines_of[i + 1..] {
+                        for w1 in [1i64, -1, 2, -2, 3, -3] {
+                            let moved: Levels = a
+                                .iter()
+                                .zip(d1)
+                                .map(|(x, y)| {
+                                    x.iter()
+                                        .zip(y)
+                                        .map(|(u, v)| u + &(&Int::from(w1) * v))
+                                        .collect()
+                                })
+                                .collect();
+                            let Some(vals) = legal_values(legal, &moved, d2, &bands) else {
+                                continue;
+                            };
+                            for w2 in nearest(&vals) {
+                                let lines = vec![shift(*k1, w1), shift(*k2, w2)];
+                                out.push(Change {
+                                    cost: (2, w1.abs() + w2.abs()),
+                                    what: what.clone(),
+                                    text: insert_before(text, span.start, &lines),
+                                    lines,
+                                    space: true,
+                                });
                             }
                         }
                     }
                 }
             }
-            "tile" => {
-                if let Some(c) =
-                    tile_repair(kernel, run, legal, text, name, base, &spans, idx, call)
-                {
-                    out.push(c);
-                }
-            }
-            _ => {}
         }
+        "tile" => {
+            if let Some(c) = tile_repair(kernel, run, legal, text, name, base, spans, idx, call) {
+                out.push(c);
+            }
+        }
+        _ => {}
     }
     out
 }
@@ -814,10 +840,7 @@ pub fn space_changes_within(
         Ok(l) => l,
         Err(_) => return vec![],
     };
-    budget::with_budget(limit, || {
-        space_changes(kernel, run, &legal, text, name, base)
-    })
-    .unwrap_or_default()
+    space_changes(kernel, run, &legal, text, name, base, limit)
 }
 
 #[cfg(test)]
