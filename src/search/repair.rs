@@ -513,7 +513,7 @@ fn changes_at(
                 });
             }
         }
-        "realign" => {
+        "realign" | "fuse" | "distribute" => {
             let [h1, h2, Arg::Int(n, _)] = call.args.as_slice() else {
                 return out;
             };
@@ -829,9 +829,10 @@ pub fn space_changes_within(
     let Ok(script) = parse_script(text, name) else {
         return vec![];
     };
+    const OPS: [&str; 6] = ["skew", "shift", "realign", "fuse", "distribute", "tile"];
     let repairable = script.items.iter().any(|it| {
         matches!(it, Item::Stmt(Stmt::Call { call, .. })
-            if ["skew", "shift", "realign", "tile"].contains(&call.name.text.as_str()))
+            if OPS.contains(&call.name.text.as_str()))
     });
     if !repairable {
         return vec![];
