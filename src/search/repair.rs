@@ -4,7 +4,7 @@
 //!
 //! The schedule a script leaves is read back from the interpreter's state as one affine row
 //! per level of the 2d+1 schedule (positions and iteration dims), over the space's layout.
-//! Three kinds of change are computed:
+//! The changes computed:
 //!
 //! - a `tile` whose band is not permutable: for each tiled loop `j`, the skew factors
 //!   `f` (by every loop before it) such that `row_j + Σ f_m·row_m` weakly satisfies every
@@ -18,12 +18,16 @@
 //!   `A + w·D` (read from the state at two values and checked at a third). For each
 //!   dependence the values of `w` that satisfy it level by level (weakly at every level up
 //!   to one that satisfies it strongly) are a union of intervals read off the space; their
-//!   intersection over all dependences gives the nearest legal values on each side.
+//!   intersection over all dependences gives the nearest legal values on each side. A
+//!   `tile` ending the script is left out of the line and its band asked to be permutable;
+//!   when the schedule still has no affine rows, the script up to the changed line is used;
+//! - two shifts before a `realign`: the first by ±1..3, the second along the line the first
+//!   leaves, as above.
 //!
-//! Every integer point of the space is legal (the rational construction), so a value found
-//! here is legal up to what the space leaves out (marks, copies, the statement order inside
-//! the innermost loop); every change is checked again by the ordinary checker before it is
-//! shown.
+//! Every integer point of the space is legal (the rational construction), so a change found
+//! here is legal up to what the space does not see (marks, copies, the part of a script
+//! left out when its schedule cannot be read); every change is checked again by the
+//! ordinary checker before it is shown.
 
 use super::edit::Change;
 use super::space::Legal;
