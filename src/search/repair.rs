@@ -811,7 +811,12 @@ fn min_factors(rows: &[Row], target: &[Int], by: &[&Vec<Int>]) -> Option<Vec<i64
                 let sg = if signs >> i & 1 == 1 { -1 } else { 1 };
                 f[m] = sg * pt[1 + i].to_i64()?;
             }
-            if best.as_ref().is_none_or(|b| (k, &pt[0]) < (b.0, &b.1)) {
+            // Ties: the smaller magnitudes of the outer loops' factors.
+            let mags = |f: &[i64]| f.iter().map(|x| x.abs()).collect::<Vec<_>>();
+            let better = best
+                .as_ref()
+                .is_none_or(|b| (k, &pt[0], mags(&f)) < (b.0, &b.1, mags(&b.2)));
+            if better {
                 best = Some((k, pt[0].clone(), f));
             }
         }
@@ -867,6 +872,49 @@ mod tests {
         assert_eq!(b.next_below(5, |_| true), Some(3));
         assert_eq!(b.next_above(6, |_| true), None);
         assert_eq!(Values::all().next_above(-1, |w| w != 0), Some(1));
+    }
+
+    fn ints(v: &[i64]) -> Vec<Int> {
+        v.iter().map(|&x| Int::from(x)).collect()
+    }
+
+    #[test]
+    fn affine_rows_of_maps() {
+        let params = vec!["N".to_string()];
+        let m = crate::presburger::parse_map("[N] -> { S[i, j] -> [j + 2i + N - 1, i] }", &params)
+            .unwrap();
+        // [iterators | parameters | constant] per output.
+        assert_eq!(
+            affine_rows(&m, &params),
+            Some(vec![ints(&[2, 1, 1, -1]), ints(&[1, 0, 0, 0])])
+        );
+        // A tiling (a floor division) has no affine rows.
+        let t = crate::presburger::parse_map("{ S[i] -> [floor(i / 32), i] }", &[]).unwrap();
+        assert_eq!(affine_rows(&t, &[]), None);
+    }
+
+    #[test]
+    fn fewest_factors_first() {
+        // Coefficients (c0, c1, c2) of loops (t, i, j); the space: c0 − c2 ≥ 0 and
+        // c1 − c2 ≥ 0. Row j = (0, 0, 1) needs a skew by both t and i.
+        let rows = vec![ints(&[0, 1, 0, -1]), ints(&[0, 0, 1, -1])];
+        let (t, i, j) = (ints(&[1, 0, 0]), ints(&[0, 1, 0]), ints(&[0, 0, 1]));
+        assert_eq!(min_factors(&rows, &j, &[&t, &i]), Some(vec![1, 1]));
+        // c0 + c1 − c2 ≥ 0: one skew, by either; the outer loop's factor is minimised
+        // first, so by i.
+        let rows = vec![ints(&[0, 1, 1, -1])];
+        assert_eq!(min_factors(&rows, &j, &[&t, &i]), Some(vec![0, 1]));
+        // Only c1 − c2 ≥ 0: one factor, on i.
+        let rows = vec![ints(&[0, 0, 1, -1])];
+        assert_eq!(min_factors(&rows, &j, &[&t, &i]), Some(vec![0, 1]));
+        // c1 − 2·c2 ≥ 0 with a sign choice: i + (−1)·… never helps; the factor is 2.
+        let rows = vec![ints(&[0, 0, 1, -2])];
+        assert_eq!(min_factors(&rows, &j, &[&t, &i]), Some(vec![0, 2]));
+        // Already in the space: no factor.
+        assert_eq!(min_factors(&rows, &i, &[&t]), Some(vec![0]));
+        // −c2 ≥ 1 can never hold for j plus multiples of t and i.
+        let rows = vec![ints(&[-1, 0, 0, -1])];
+        assert_eq!(min_factors(&rows, &j, &[&t, &i]), None);
     }
 
     #[test]
