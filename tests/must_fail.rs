@@ -256,3 +256,9 @@ fn show_script_errors_point_into_script_and_kernel() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+must_fail!(
+    move_before_consumer_first,
+    "tests/must_fail/producer_consumer.c",
+    "flow dependence on `B`"
+);

@@ -197,3 +197,34 @@ fn values_read_off_the_space_are_legal() {
     assert!(legal_seen >= 1, "{vals:?}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The schedule read back from the state is in the space's coordinates: each kernel's own
+/// schedule (adi has loops counting down) is legal for the space, and a reversal of a loop
+/// that carries a dependence is not.
+#[test]
+fn schedules_read_back_in_the_space_coordinates() {
+    let d = scratch("repair", "coords");
+    for (kernel, bad) in [
+        ("examples/adi/adi.c", None),
+        (SEIDEL, Some("affine(Loop, {[t, i, j] -> [-t, i, j]})\n")),
+        (JACOBI, None),
+    ] {
+        let k = Kernel::load(Path::new(kernel), &Default::default()).unwrap();
+        let mut run = Run::start(&k);
+        let legal = Legal::new(&run.program, &run.deps);
+        let lv = levels(&run.interp.state, &legal).unwrap();
+        let zero: Vec<Vec<_>> = lv
+            .iter()
+            .map(|l| vec![Default::default(); l.len()])
+            .collect();
+        let vals = legal_values(&legal, &lv, &zero, &[]).unwrap();
+        assert!(vals.contains(0), "{kernel}: its own schedule");
+        if let Some(script) = bad {
+            run.apply(&k, script, "bad.loopy", &d).unwrap();
+            let lv = levels(&run.interp.state, &legal).unwrap();
+            let vals = legal_values(&legal, &lv, &zero, &[]).unwrap();
+            assert!(!vals.contains(0), "{kernel}: {script}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -246,3 +246,128 @@ fn shortest_hyperplane() {
     assert_eq!(c2, c);
     assert_eq!((u2, w2), (ints(&[0, 0]), Int::from(0)));
 }
+
+/// A kernel whose second nest runs its inner loop downwards (`j--`: iteration dimension
+/// `−j`), reading the first nest's results.
+const DOWN: &str = "
+void down(int N, double A[20][20], double B[20][20]) {
+  int i, j;
+#pragma scop
+  for (i = 1; i < N; i++)
+    for (j = 1; j < N; j++)
+      A[i][j] = A[i][j-1] + A[i-1][j];
+  for (i = 0; i < N; i++)
+    for (j = N - 2; j >= 0; j--)
+      B[i][j] = B[i][j+1] + A[i][j+1];
+#pragma endscop
+}
+";
+
+/// Coefficients are over the original schedule's iteration dimensions: for the downward
+/// loop, coefficient `h` multiplies `−j`. Every schedule of a box in these coordinates is
+/// legal (each dependent pair, enumerated at small `N`, stays in order — evaluated here with
+/// `−j` written out, not through the layout) iff it lies in the space, weakly and strongly;
+/// the exact per-edge test agrees; and the kernel's own order, all coefficients
+/// non-negative, is legal level by level.
+#[test]
+fn downward_loop_in_original_coordinates() {
+    let k = kernel("down", DOWN);
+    let p = k.program();
+    let legal = Legal::new(&p, &dependences(&p));
+    let l = &legal.layout;
+    assert_eq!(l.dirs, vec![vec![1, 1], vec![1, -1]]);
+    // [S0: i j N 1 | S1: i y N 1] with y = −j.
+    let free: Vec<usize> = (0..2)
+        .flat_map(|s| [l.iter(s, 0), l.iter(s, 1), l.constant(s)])
+        .collect();
+    let schedules = boxed(l.len, &free, -1..=1);
+    let values: Vec<Vec<i64>> = (1..=7).map(|n| vec![n]).collect();
+    let pairs = pairs(&legal, &values);
+    let theta = |c: &[i64], s: usize, x: &[i64], n: i64| -> i64 {
+        let o = l.offset[s];
+        let y1 = if s == 1 { -x[1] } else { x[1] };
+        c[o] * x[0] + c[o + 1] * y1 + c[o + 2] * n + c[o + 3]
+    };
+    let all: Vec<usize> = (0..legal.edges.len()).collect();
+    let weak = legal.space(&all, &[]);
+    let strong = legal.space(&[], &all);
+    let (mut n_weak, mut n_strong, mut n_nonneg) = (0, 0, 0);
+    for c in &schedules {
+        let mut min = i64::MAX;
+        for (e, ps) in legal.edges.iter().zip(&pairs) {
+            for (i, j, n) in ps {
+                min = min.min(theta(c, e.sink, j, n[0]) - theta(c, e.source, i, n[0]));
+            }
+        }
+        let cc = ints(c);
+        assert_eq!(weak.contains(&cc), min >= 0, "weak, schedule {c:?}");
+        assert_eq!(strong.contains(&cc), min >= 1, "strong, schedule {c:?}");
+        let exact = legal.edges.iter().all(|e| e.satisfied(l, &cc, 0));
+        assert_eq!(exact, min >= 0, "exact test, schedule {c:?}");
+        n_weak += usize::from(min >= 0);
+        n_strong += usize::from(min >= 1);
+        n_nonneg += usize::from(min >= 0 && c.iter().all(|&x| x >= 0));
+    }
+    // No schedule of the box satisfies every edge strongly (S0 -> S1 needs distances
+    // growing with j), but some do weakly, non-negative ones among them.
+    assert!(n_weak > 0 && n_nonneg > 0, "{n_weak} {n_nonneg}");
+    assert_eq!(n_strong, 0);
+    // With non-negative coefficients over the iterators themselves, S1 could not follow its
+    // own dependence B[j+1] -> B[j] at the inner level; over (i, −j) the original order is
+    // (p0, i, 0, y, 0): legal level by level, and nothing is left to the textual order.
+    let dims = original_dims(&k, &legal);
+    let rest = legal
+        .remaining(&dims)
+        .expect("the original schedule is legal");
+    assert!(rest.is_empty(), "{rest:?}");
+}
+
+/// The kernel's own schedule `(p0, j1, p1, …)` as one coefficient vector per dimension, in
+/// the coordinates of the space (iteration dimension `k` has coefficient 1).
+fn original_dims(k: &Kernel, legal: &Legal) -> Vec<Vec<Int>> {
+    let l = &legal.layout;
+    let m = k
+        .scop
+        .statements
+        .iter()
+        .map(|s| s.schedule.positions.len())
+        .max()
+        .unwrap_or(1);
+    let mut dims = vec![];
+    for level in 0..m {
+        let mut p = vec![Int::from(0); l.len];
+        for (s, st) in k.scop.statements.iter().enumerate() {
+            if let Some(v) = st.schedule.positions.get(level) {
+                p[l.constant(s)] = v.clone();
+            }
+        }
+        dims.push(p);
+        if level + 1 < m {
+            let mut j = vec![Int::from(0); l.len];
+            for s in 0..k.scop.statements.len() {
+                if level < l.iters[s] {
+                    j[l.iter(s, level)] = Int::from(1);
+                }
+            }
+            dims.push(j);
+        }
+    }
+    dims
+}
+
+/// adi (the only example with loops counting down): its own schedule, written with
+/// non-negative coefficients over the original iteration dimensions, is legal level by level.
+#[test]
+fn adi_original_schedule_is_non_negative_and_legal() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/adi/adi.c");
+    let k = Kernel::load(&root, &Options::default()).unwrap();
+    let p = k.program();
+    let legal = Legal::new(&p, &dependences(&p));
+    assert!(legal.layout.dirs.iter().flatten().any(|&d| d == -1));
+    let dims = original_dims(&k, &legal);
+    assert!(dims.iter().flatten().all(|x| !x.is_negative()));
+    let rest = legal
+        .remaining(&dims)
+        .expect("the original schedule is legal");
+    assert!(rest.is_empty(), "{rest:?}");
+}

@@ -27,6 +27,8 @@ fn script_op() -> impl Strategy<Value = String> {
         (h.clone(), 1..=2i64)
             .prop_map(|(x, k)| format!("(P{k}, Q{k}) = isplit({x}, {{[i] : i < {k}}}, 0)")),
         h.prop_map(|x| format!("affine({x}, {{[i] -> [2i]}})")),
+        prop::sample::select(vec!["move_before(S1, S0)", "move_before(S0, S1)"])
+            .prop_map(str::to_string),
     ]
 }
 proptest! {

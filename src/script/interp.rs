@@ -23,6 +23,7 @@ mod copy;
 mod hoist;
 mod loops;
 mod nesting;
+mod reorder;
 
 pub use loops::LOOP_OPS;
 
@@ -498,6 +499,12 @@ impl Interpreter {
                     self.int(&ctx, &n)?,
                 );
                 self.realign(&ctx, h1, h2, n)?;
+                Ok(vec![])
+            }
+            "move_before" => {
+                let [l, m] = self.arity::<2>(&ctx, &args, &["l", "m"])?;
+                let (hl, hm) = (self.handle(&ctx, &l)?, self.handle(&ctx, &m)?);
+                self.move_before(&ctx, hl, hm)?;
                 Ok(vec![])
             }
             "lift" => {
@@ -1447,9 +1454,10 @@ struct OpCtx<'a> {
     step: usize,
 }
 
-/// Built-in operations (the Loopy paper's, plus `tile`, `hoist` and the loop marks).
-pub const BUILTINS: [&str; 10] = [
+/// Built-in operations (the Loopy paper's, plus `move_before`, `tile`, `hoist` and the loop marks).
+pub const BUILTINS: [&str; 11] = [
     "realign",
+    "move_before",
     "lift",
     "affine",
     "isplit",

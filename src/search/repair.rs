@@ -100,7 +100,8 @@ pub fn affine_rows(it: &Map, params: &[String]) -> Option<Vec<Vec<Int>>> {
 }
 
 /// The schedule a state gives, level by level, when every statement is one piece with an
-/// affine iteration map.
+/// affine iteration map, in the space's coordinates (iterator coefficients over the
+/// original iteration dimensions).
 pub fn levels(state: &State, legal: &Legal) -> Option<Levels> {
     let l = &legal.layout;
     let n = l.iters.len();
@@ -121,7 +122,13 @@ pub fn levels(state: &State, legal: &Legal) -> Option<Levels> {
         for (k, r) in rows.iter().enumerate() {
             let first = l.offset[s];
             for (c, v) in r.iter().enumerate() {
-                out[2 * k + 1][first + c] = v.clone();
+                // Iterator coefficients are over the original iteration dimensions (`−j`
+                // for a loop counting down): `c·j = (c·dir)·(dir·j)`.
+                out[2 * k + 1][first + c] = if c < l.iters[s] {
+                    v * &Int::from(l.dir(s, c))
+                } else {
+                    v.clone()
+                };
             }
         }
     }

@@ -3,9 +3,11 @@
 //! it — permutable bands of hyperplanes with the shortest dependence distances, each
 //! linearly independent of the hyperplanes before it, distribution where no hyperplane fits.
 //!
-//! Coefficients are non-negative throughout, as in §4 of the paper: what is found is a
-//! subset of all legal schedules (no reversal), and every schedule is checked again by the
-//! ordinary verifier once written as a script.
+//! Coefficients are non-negative throughout, as in §4 of the paper, but over each
+//! statement's original iteration dimensions (`−j` for a loop counting down, see
+//! `space`), so the kernel's own order is always among them: what is found is a subset of
+//! all legal schedules (no reversal of the original direction of a loop), and every
+//! schedule is checked again by the ordinary verifier once written as a script.
 
 use super::space::Legal;
 use crate::presburger::omega::Row;
@@ -205,13 +207,19 @@ pub struct Band {
 #[derive(Clone, Debug)]
 pub struct Built {
     /// Per statement, its hyperplanes outermost first, each over the statement's own
-    /// coefficients `[iterators | parameters | constant]`.
+    /// coefficients `[iteration dimensions | parameters | constant]` (the original
+    /// schedule's iteration dimensions: `−j` for a loop counting down).
     pub rows: Vec<Vec<Vec<Int>>>,
-    /// Per statement in textual order, the number of loops it shares with the next one.
+    /// Per statement (by index), the number of loops it shares with the next one in
+    /// [`Built::order`] (0 for the last).
     pub shared: Vec<usize>,
     /// The permutable bands (every band's hyperplanes weakly satisfy every dependence still
     /// active at its first loop).
     pub bands: Vec<Band>,
+    /// The statements in execution order: the classes of the interleaving one after the
+    /// other, each in textual order (the textual order itself unless the interleaving
+    /// reorders statements).
+    pub order: Vec<usize>,
 }
 
 impl Legal {
@@ -230,23 +238,34 @@ impl Legal {
         v
     }
 
-    /// The §4.1 schedule for an interleaving whose classes follow the textual order.
-    /// `Err` says why none was found (no hyperplane and no legal distribution somewhere, or
-    /// the interleaving reorders statements).
+    /// The §4.1 schedule for an interleaving: its classes run one after the other (in the
+    /// interleaving's order, which may differ from the textual one), the statements of a
+    /// class in textual order. `Err` says why none was found (no hyperplane and no legal
+    /// distribution somewhere).
     pub fn build(&self, classes: &[Vec<usize>]) -> Result<Built, String> {
         let n = self.layout.iters.len();
-        let flat: Vec<usize> = classes.iter().flatten().copied().collect();
-        if flat != (0..n).collect::<Vec<_>>() {
-            return Err("the interleaving reorders statements".into());
+        let mut flat: Vec<usize> = vec![];
+        for c in classes {
+            let mut c = c.clone();
+            c.sort();
+            flat.extend(c);
+        }
+        let mut seen = flat.clone();
+        seen.sort();
+        if seen != (0..n).collect::<Vec<_>>() {
+            return Err("the interleaving is not a partition of the statements".into());
         }
         let mut b = Built {
             rows: vec![vec![]; n],
-            shared: vec![0; n.saturating_sub(1)],
+            shared: vec![0; n],
             bands: vec![],
+            order: flat,
         };
         let all: Vec<usize> = (0..self.edges.len()).collect();
         for c in classes {
-            self.build_group(c, &all, &mut b)?;
+            let mut c = c.clone();
+            c.sort();
+            self.build_group(&c, &all, &mut b)?;
         }
         Ok(b)
     }

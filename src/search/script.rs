@@ -122,8 +122,13 @@ pub fn write(b: &Built, v: &Variant, names: &Names) -> Result<Vec<String>, Strin
         }
         s = e;
     }
-    // Fusion structure.
-    for k in 0..n.saturating_sub(1) {
+    // Fusion structure (and order, when it is not the textual one).
+    let reordered = b.order.len() == n && b.order.iter().enumerate().any(|(k, &s)| k != s);
+    if reordered {
+        lines.extend(reorder_lines(b, names));
+    }
+    let textual_pairs = if reordered { 0 } else { n.saturating_sub(1) };
+    for k in 0..textual_pairs {
         let (a, c) = (&names.positions[k], &names.positions[k + 1]);
         let depth = b.rows[k].len().min(b.rows[k + 1].len());
         let now = a
@@ -180,6 +185,99 @@ pub fn write(b: &Built, v: &Variant, names: &Names) -> Result<Vec<String>, Strin
         }
     }
     Ok(lines)
+}
+
+/// Number of loops statements `a` and `c` share in the kernel (common leading positions,
+/// at most the depth of the shallower).
+fn shared_now(names: &Names, b: &Built, a: usize, c: usize) -> usize {
+    let (p, q) = (&names.positions[a], &names.positions[c]);
+    let depth = b.rows[a].len().min(b.rows[c].len());
+    p.iter()
+        .zip(q)
+        .take(depth)
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// The fusion structure of a schedule whose statements run in another order than the
+/// textual one (`b.order`): textual neighbours that share loops in the kernel but not in
+/// the new order are distributed (`realign(a, b, 0)`), the outermost loops that result are
+/// put in the new order with `move_before`, and the statements that are neighbours in the
+/// new order are given their common loops with `realign`.
+fn reorder_lines(b: &Built, names: &Names) -> Vec<String> {
+    let n = b.order.len();
+    let mut lines = vec![];
+    let mut place = vec![0; n];
+    for (k, &s) in b.order.iter().enumerate() {
+        place[s] = k;
+    }
+    // Textual neighbours kept together: next in the new order too, sharing a loop there.
+    let together = |k: usize| {
+        place[k + 1] == place[k] + 1 && b.shared[k] > 0 && shared_now(names, b, k, k + 1) > 0
+    };
+    let mut units: Vec<Vec<usize>> = vec![vec![0]];
+    for k in 0..n.saturating_sub(1) {
+        if together(k) {
+            units.last_mut().expect("non-empty").push(k + 1);
+        } else {
+            if shared_now(names, b, k, k + 1) > 0 {
+                lines.push(format!(
+                    "realign({}, {}, 0)",
+                    names.handles[k],
+                    names.handles[k + 1]
+                ));
+            }
+            units.push(vec![k + 1]);
+        }
+    }
+    // Outermost loops into the new order: at the first place that differs, the loops that
+    // belong there (as many as already follow one another) move with one `move_before`.
+    let mut current: Vec<usize> = (0..units.len()).collect();
+    let mut target = current.clone();
+    target.sort_by_key(|&u| place[units[u][0]]);
+    for i in 0..target.len() {
+        if current[i] == target[i] {
+            continue;
+        }
+        let j = current
+            .iter()
+            .position(|&u| u == target[i])
+            .expect("a permutation");
+        let mut len = 1;
+        while i + len < target.len()
+            && j + len < current.len()
+            && current[j + len] == target[i + len]
+        {
+            len += 1;
+        }
+        let moved: Vec<usize> = current[j..j + len]
+            .iter()
+            .flat_map(|&u| units[u].iter().copied())
+            .collect();
+        lines.push(format!(
+            "move_before({}, {})",
+            handles(&moved, names),
+            names.handles[units[current[i]][0]]
+        ));
+        let block: Vec<usize> = current.drain(j..j + len).collect();
+        current.splice(i..i, block);
+    }
+    // Common loops of neighbours in the new order.
+    for w in b.order.windows(2) {
+        let (a, c) = (w[0], w[1]);
+        let now = if c == a + 1 && together(a) {
+            shared_now(names, b, a, c)
+        } else {
+            0
+        };
+        if now != b.shared[a] {
+            lines.push(format!(
+                "realign({}, {}, {})",
+                names.handles[a], names.handles[c], b.shared[a]
+            ));
+        }
+    }
+    lines
 }
 
 /// The operations that give statement `s` the hyperplanes `rows` (the handle written as
@@ -440,6 +538,41 @@ mod tests {
         // (i + j, i): skew loop 2 by loop 1, then interchange.
         assert_eq!(row_order(&[vec![1, 1], vec![1, 0]]), Some(vec![1, 0]));
         assert_eq!(row_order(&[vec![2, 1], vec![1, 1]]), None);
+    }
+
+    /// `A; B` in one loop, `C` in a second; the new order `(B C) (A)`: distribute A from B,
+    /// move B's and C's loops (already one after the other) together, fuse B and C.
+    #[test]
+    fn reordering_lines() {
+        let b = Built {
+            rows: vec![vec![vec![Int::ONE, Int::ZERO, Int::ZERO]]; 3],
+            shared: vec![0, 1, 0],
+            bands: vec![],
+            order: vec![1, 2, 0],
+        };
+        let p = |a: i64, c: i64| vec![Int::from(a), Int::from(c)];
+        let names = Names {
+            handles: vec!["A".into(), "B".into(), "C".into()],
+            iterators: vec![vec!["i".into()]; 3],
+            params: vec!["n".into()],
+            positions: vec![p(0, 0), p(0, 1), p(1, 0)],
+        };
+        assert_eq!(
+            reorder_lines(&b, &names),
+            vec![
+                "realign(A, B, 0)",
+                "move_before({B, C}, A)",
+                "realign(B, C, 1)"
+            ]
+        );
+        // The textual order with the same fusion needs no move.
+        let b = Built {
+            order: vec![0, 1, 2],
+            shared: vec![1, 0, 0],
+            ..b
+        };
+        let lines = write(&b, &Variant::plain(&b), &names).unwrap();
+        assert!(lines.is_empty(), "{lines:?}");
     }
 
     #[test]

@@ -16,6 +16,14 @@
 //! a legal schedule. It is exact when the dependence polyhedra are integral (uniform and
 //! rectangular cases); otherwise a legal integer schedule may fall outside (never the other
 //! way round).
+//!
+//! **Coordinates.** A statement's iterator coefficients are taken over the iteration
+//! dimensions of its *original* schedule, not over its iterators: where a loop counts down
+//! (`j--`, iteration dimension `−j`), coefficient `k` multiplies `−j` (Pluto's practice).
+//! Non-negative coefficients then always include the kernel's own order, and a hyperplane
+//! reads directly as operations on the schedule the script starts from. [`Layout::dirs`]
+//! holds the signs; everything that turns coefficients into a function of the iterators
+//! ([`Layout::eval`], the Farkas rows, the exact per-edge test) applies them.
 
 use crate::presburger::omega::Row;
 use crate::presburger::{Basic, Int, Map};
@@ -32,6 +40,11 @@ pub struct Layout {
     pub offset: Vec<usize>,
     /// Total number of coefficients.
     pub len: usize,
+    /// Per statement and iterator, the direction of its loop in the original schedule:
+    /// `1` when iteration dimension `k` is the iterator, `−1` when it is `−iterator` (a loop
+    /// counting down). Iterator coefficients are over these dimensions (see the module
+    /// documentation).
+    pub dirs: Vec<Vec<i64>>,
 }
 
 impl Layout {
@@ -40,10 +53,12 @@ impl Layout {
         let mut offset = vec![];
         let mut iters = vec![];
         let mut len = 0;
+        let mut dirs = vec![];
         for s in &p.stmts {
             offset.push(len);
             let n = s.domain.n_dim();
             iters.push(n);
+            dirs.push(directions(&s.schedule, n));
             len += n + np + 1;
         }
         Layout {
@@ -51,7 +66,18 @@ impl Layout {
             iters,
             offset,
             len,
+            dirs,
         }
+    }
+
+    /// The multiplier of iterator `k` of statement `s` in `θs` for a coefficient `c` of
+    /// its iteration dimension `k` (`±c`, see [`Layout::dirs`]).
+    pub fn dir(&self, s: usize, k: usize) -> i64 {
+        self.dirs
+            .get(s)
+            .and_then(|d| d.get(k))
+            .copied()
+            .unwrap_or(1)
     }
 
     pub fn n_param(&self) -> usize {
@@ -77,7 +103,7 @@ impl Layout {
     pub fn eval(&self, coeffs: &[i64], s: usize, iters: &[i64], params: &[i64]) -> i64 {
         let mut v = coeffs[self.constant(s)];
         for (k, x) in iters.iter().enumerate() {
-            v += coeffs[self.iter(s, k)] * x;
+            v += coeffs[self.iter(s, k)] * self.dir(s, k) * x;
         }
         for (q, x) in params.iter().enumerate() {
             v += coeffs[self.param(s, q)] * x;
@@ -119,7 +145,8 @@ impl Edge {
                 r[1 + q] += &(&sign * &coeffs[l.param(s, q)]);
             }
             for k in 0..l.iters[s] {
-                r[first + k] += &(&sign * &coeffs[l.iter(s, k)]);
+                let d = &sign * &Int::from(l.dir(s, k));
+                r[first + k] += &(&d * &coeffs[l.iter(s, k)]);
             }
         }
         r[0] -= &Int::from(shift);
@@ -386,10 +413,40 @@ fn difference_form(l: &Layout, e: &Edge, nu: usize) -> Vec<Row> {
             form[1 + q][1 + l.param(s, q)] += &sign;
         }
         for k in 0..l.iters[s] {
-            form[first + k][1 + l.iter(s, k)] += &sign;
+            form[first + k][1 + l.iter(s, k)] += &(&sign * &Int::from(l.dir(s, k)));
         }
     }
     form
+}
+
+/// The direction of each of the first `n` iteration dimensions of an original schedule
+/// `S[x] -> [p0, j1, p1, …]`: `−1` where `j(k+1) = −x(k)`, `1` otherwise (`j = x`, and any
+/// form the frontend does not produce).
+fn directions(schedule: &Map, n: usize) -> Vec<i64> {
+    let mut out = vec![1; n];
+    let [part] = schedule.parts() else {
+        return out;
+    };
+    let n_in = schedule.n_in();
+    for (k, d) in out.iter_mut().enumerate() {
+        let (x, j) = (part.col_dim(k), part.col_dim(n_in + 2 * k + 1));
+        if j >= part.width() {
+            continue;
+        }
+        // An equality in x(k) and j(k+1) only: `a·j + b·x = 0`.
+        let found = part.eqs.iter().find(|r| {
+            !r[j].is_zero()
+                && r.iter()
+                    .enumerate()
+                    .all(|(c, v)| v.is_zero() || c == j || c == x)
+        });
+        if let Some(r) = found {
+            if r[j] == r[x] {
+                *d = -1;
+            }
+        }
+    }
+    out
 }
 
 /// Farkas rows for `u·n + w − (θT(j) − θS(i)) ≥ 0`, over `[1 | coefficients | u | w]`.
