@@ -4,7 +4,6 @@
 
 mod common;
 use common::{loopy, scratch};
-use loopy::search::edit::changes;
 use std::path::Path;
 
 fn kernel(dir: &Path, name: &str, body: &str) -> String {
@@ -121,6 +120,17 @@ fn deterministic_and_every_script_checks() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Every change `suggest` tries for a script, in its order (the space's and the fixed
+/// list's).
+fn all_changes(kernel: &str, script: &Path) -> Vec<loopy::search::edit::Change> {
+    let k = loopy::driver::Kernel::load(Path::new(kernel), &Default::default()).unwrap();
+    let mut run = loopy::driver::Run::start(&k);
+    let text = std::fs::read_to_string(script).unwrap();
+    let base = script.parent().unwrap();
+    let limit = loopy::presburger::budget::DEFAULT;
+    loopy::search::edit::all_changes(&k, &mut run, &text, "illegal.loopy", base, limit)
+}
+
 /// The suggested line, taken from the output.
 fn suggested(out: &str) -> Vec<String> {
     out.lines()
@@ -138,10 +148,10 @@ fn assert_minimal(kernel: &str, script: &str, dir: &Path) -> Vec<String> {
     let (code, out, err) = loopy(&["suggest", kernel, f.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let lines = suggested(&out);
-    let all = changes(script, "illegal.loopy");
+    let all = all_changes(kernel, &f);
     let chosen = all
         .iter()
-        .position(|c| c.lines == lines)
+        .position(|c| c.lines == lines && out.contains(&c.what))
         .unwrap_or_else(|| panic!("{lines:?} is not among the changes"));
     let g = dir.join("fixed.loopy");
     std::fs::write(&g, &all[chosen].text).unwrap();

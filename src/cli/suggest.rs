@@ -1,5 +1,6 @@
 //! `loopy suggest` (and `loopy check --suggest`): for an illegal script, the smallest change
-//! of the same kind — a skew factor, a shift, a fusion depth, skews before a tiling — that the
+//! of the same kind — a skew factor, a shift, a fusion depth, shifts before a fusion, skews
+//! before a tiling, computed from the legal-schedule space where it can be — that the
 //! checker accepts, printed as script lines (docs/search.md).
 
 use super::{CcArgs, Ctx};

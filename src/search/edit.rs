@@ -17,6 +17,9 @@ pub struct Change {
     pub lines: Vec<String>,
     /// The whole script after the change.
     pub text: String,
+    /// Computed from the legal-schedule space (`repair.rs`) rather than taken from the
+    /// fixed list of [`changes`].
+    pub space: bool,
 }
 
 /// A change the checker accepts, and how many were checked to find it.
@@ -73,6 +76,7 @@ pub fn changes(text: &str, name: &str) -> Vec<Change> {
                         what: format!("replace line {line} (`{stmt_text}`) with:"),
                         lines: vec![new_stmt],
                         text: replace(at.clone(), &w.to_string()),
+                        space: false,
                     });
                 }
             }
@@ -121,6 +125,7 @@ pub fn changes(text: &str, name: &str) -> Vec<Change> {
                         what: format!("insert before line {line} (`{stmt_text}`):"),
                         text: insert(&lines),
                         lines,
+                        space: false,
                     });
                 }
                 for (i, a) in skews.iter().enumerate() {
@@ -135,6 +140,7 @@ pub fn changes(text: &str, name: &str) -> Vec<Change> {
                             what: format!("insert before line {line} (`{stmt_text}`):"),
                             text: insert(&lines),
                             lines,
+                            space: false,
                         });
                     }
                 }
@@ -144,6 +150,26 @@ pub fn changes(text: &str, name: &str) -> Vec<Change> {
     }
     // Stable: among equal costs, the order above (script order, then as generated).
     out.sort_by_key(|c| c.cost);
+    out
+}
+
+/// Every change tried, smallest first: the changes computed from the legal-schedule space
+/// (`repair.rs`) and the fixed list of [`changes`], merged and ordered by cost (the space's
+/// first among equal costs, then script order), a change that gives the same script as an
+/// earlier one dropped. `limit` is the work budget of each computation.
+pub fn all_changes(
+    kernel: &Kernel,
+    run: &mut Run,
+    text: &str,
+    name: &str,
+    base: &Path,
+    limit: u64,
+) -> Vec<Change> {
+    let mut out = super::repair::space_changes_within(kernel, run, text, name, base, limit);
+    out.extend(changes(text, name));
+    out.sort_by_key(|c| (c.cost, !c.space));
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|c| seen.insert(c.text.clone()));
     out
 }
 
@@ -157,7 +183,8 @@ pub fn suggest(
     max_tries: usize,
     limit: u64,
 ) -> Option<Suggestion> {
-    for (k, c) in changes(text, name).into_iter().take(max_tries).enumerate() {
+    let all = all_changes(kernel, run, text, name, base, limit);
+    for (k, c) in all.into_iter().take(max_tries).enumerate() {
         let tried = k + 1;
         run.restart(kernel);
         let ok = budget::with_budget(limit, || {
@@ -174,8 +201,13 @@ pub fn suggest(
 pub fn render(s: &Option<Suggestion>) -> String {
     match s {
         Some(s) => {
+            let from = if s.change.space {
+                "computed from the legal-schedule space, "
+            } else {
+                ""
+            };
             let mut out = format!(
-                "suggestion (verified legal; the smallest of the {} change(s) tried): {}\n",
+                "suggestion ({from}verified legal; the smallest of the {} change(s) tried): {}\n",
                 s.tried, s.change.what
             );
             for l in &s.change.lines {
@@ -183,8 +215,8 @@ pub fn render(s: &Option<Suggestion>) -> String {
             }
             out
         }
-        None => "no suggestion: no change of a skew factor, a shift, a fusion depth or skews \
-                 before a tiling that was tried makes the script legal\n"
+        None => "no suggestion: no change of a skew factor, a shift, a fusion depth, a shift \
+                 before a fusion or skews before a tiling that was tried makes the script legal\n"
             .to_string(),
     }
 }

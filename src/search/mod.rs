@@ -5,6 +5,7 @@
 //! Uses `presburger` and `verify`; no earlier stage imports it.
 
 pub mod edit;
+pub mod repair;
 pub mod schedule;
 pub mod script;
 pub mod space;
