@@ -273,6 +273,12 @@ impl Basic {
 
     /// Exact integer emptiness over all parameter values.
     pub fn is_empty(&self) -> bool {
+        // The fast exact path first, on the rows as they are (no copy of the problem).
+        if let Some(feasible) =
+            super::sample::feasible_rows(self.width() - 1, &self.eqs, &self.ineqs)
+        {
+            return !feasible;
+        }
         if budget::active() {
             return budget::operation(
                 "emptiness test",
