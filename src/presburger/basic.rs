@@ -273,14 +273,16 @@ impl Basic {
 
     /// Exact integer emptiness over all parameter values.
     pub fn is_empty(&self) -> bool {
+        // The fast exact path first, on the rows as they are (no copy of the problem).
+        let decide = || match super::sample::feasible_rows(self.width() - 1, &self.eqs, &self.ineqs)
+        {
+            Some(feasible) => !feasible,
+            None => !omega::is_feasible_owned(self.to_problem()),
+        };
         if budget::active() {
-            return budget::operation(
-                "emptiness test",
-                || self.describe(),
-                || !omega::is_feasible_owned(self.to_problem()),
-            );
+            return budget::operation("emptiness test", || self.describe(), decide);
         }
-        !omega::is_feasible_owned(self.to_problem())
+        decide()
     }
 
     /// The conjunction in isl notation with made-up names (`p0..` parameters, `x0..`
