@@ -474,13 +474,18 @@ pub fn search(
     } else {
         // Phase 2: from the fastest schedule, one change at a time, kept when faster: the
         // order of each band's loops (the bands with most work first), then tile sizes,
-        // then a parallel mark.
-        let best_base = base
+        // then a parallel mark. When time is left, the same from the next fastest schedule,
+        // and so on.
+        let mut bases: Vec<(usize, f64)> = base
             .iter()
             .enumerate()
             .filter_map(|(k, c)| c.and_then(|c| s.speedup(c)).map(|x| (k, x)))
-            .max_by(|x, y| x.1.total_cmp(&y.1));
-        if let Some((k, mut best)) = best_base {
+            .collect();
+        bases.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+        for (k, mut best) in bases {
+            if Instant::now() >= greedy_end {
+                break;
+            }
             let sc = &schedules[k];
             let b = sc.built.as_ref().expect("timed, so built");
             let scop = &kernel.scop;
@@ -557,6 +562,10 @@ pub fn search(
                 .filter_map(|c| s.candidates[c].screen.map(|t| (c, t.2)))
                 .collect();
             ranked.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+            // Not those at less than half the best screened speedup: at the sizes asked
+            // for they would take most of the time left and could not win.
+            let top = ranked.first().map_or(0.0, |r| r.1);
+            ranked.retain(|r| r.1 >= top / 2.0);
             for &(c, _) in ranked.iter().take(settings.finalists.max(1)) {
                 s.time(c, false, end);
             }
@@ -578,4 +587,41 @@ pub fn search(
         best,
         screen_defines,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn screening_sizes() {
+        let d = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            scaled_defines(&d(&["NI=800", "FAST", "NK=1100", "X=abc", "T=2"]), 0.25),
+            Some(d(&["NI=200", "FAST", "NK=275", "X=abc", "T=2"]))
+        );
+        assert_eq!(scaled_defines(&d(&["N=10"]), 0.01), Some(d(&["N=2"])));
+        assert_eq!(scaled_defines(&d(&["N=1000"]), 1.0), None);
+        assert_eq!(scaled_defines(&d(&["FAST"]), 0.5), None);
+        assert_eq!(scaled_defines(&[], 0.5), None);
+    }
+
+    #[test]
+    fn loop_orders_of_a_band() {
+        // The reduction loop in the middle first, then every other order.
+        assert_eq!(
+            band_orders(3),
+            vec![
+                vec![0, 2, 1],
+                vec![1, 0, 2],
+                vec![1, 2, 0],
+                vec![2, 0, 1],
+                vec![2, 1, 0]
+            ]
+        );
+        assert_eq!(band_orders(2), vec![vec![1, 0]]);
+        assert_eq!(band_orders(4).len(), 23);
+        assert_eq!(band_orders(5).len(), 3);
+        assert!(band_orders(1).is_empty());
+    }
 }
