@@ -42,6 +42,10 @@ pub struct SearchArgs {
     /// only the best few again at the sizes given (1: time every candidate at those sizes).
     #[arg(long, value_name = "FRACTION", default_value_t = 0.25)]
     pub screen: f64,
+    /// Screen only when the original runs at least this long (seconds) at the sizes given:
+    /// the first schedule is timed there first.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.5)]
+    pub screen_above: f64,
     /// How many of the best screened candidates are timed at the sizes given.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub finalists: usize,
@@ -125,6 +129,7 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         tile_sizes: a.tile_sizes.clone(),
         budget: ctx.budget,
         screen: a.screen,
+        screen_above: a.screen_above,
         finalists: a.finalists,
         job,
     };

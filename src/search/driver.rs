@@ -46,6 +46,9 @@ pub struct Settings {
     pub budget: u64,
     /// Screening: the integer `-D NAME=VALUE` sizes multiplied by this (1: no screening).
     pub screen: f64,
+    /// Screening is skipped when the original runs faster than this (seconds, median) at
+    /// the sizes given.
+    pub screen_above: f64,
     /// How many of the best screened candidates are timed again at the sizes asked for.
     pub finalists: usize,
     /// The bench job every candidate is timed with (its `script` is replaced): the kernel,
@@ -436,6 +439,32 @@ pub fn search(
     let t0 = Instant::now();
     let limit = settings.time_limit.max(0.0);
     let end = t0 + Duration::from_secs_f64(limit);
+    // Screening only pays when the original is slow at the sizes given: the first schedule
+    // is timed there first, and when the original takes less than `screen_above` seconds,
+    // everything is timed at those sizes (small sizes would only measure noise).
+    let mut screen_defines = screen_defines;
+    if s.screen_job.is_some() {
+        if let Some((k, b)) = schedules
+            .iter()
+            .enumerate()
+            .find_map(|(k, sc)| sc.built.as_ref().ok().map(|b| (k, b)))
+        {
+            let c = s.add(
+                schedules[k].interleaving,
+                schedules[k].kind,
+                b,
+                &Variant::plain(b),
+            );
+            s.time(c, false, end);
+            if s.candidates[c]
+                .timing
+                .is_some_and(|t| t.0 < settings.screen_above)
+            {
+                s.screen_job = None;
+                screen_defines = None;
+            }
+        }
+    }
     let screening = s.screen_job.is_some();
     // With screening, the screening phase has 60% of the time and the finalists the rest.
     let greedy_end = if screening {
