@@ -97,7 +97,11 @@ fn deterministic_and_every_script_checks() {
         "  for (i = 0; i < n; i++)\n    A[i] = 1.0;\n  for (i = 1; i < n; i++)\n    \
          B[i] = A[i - 1];\n",
     );
-    for k in [c.as_str(), "examples/jacobi-2d/jacobi-2d.c"] {
+    for k in [
+        c.as_str(),
+        "examples/jacobi-2d/jacobi-2d.c",
+        "examples/fdtd-2d/fdtd-2d.c",
+    ] {
         let (code, a, err) = loopy(&["search", k, "--no-bench", "--format", "json"]);
         assert_eq!(code, 0, "{err}");
         let (_, b, _) = loopy(&["search", k, "--no-bench", "--format", "json"]);
@@ -118,6 +122,90 @@ fn deterministic_and_every_script_checks() {
     assert!(out.contains("shift(S0, 1, 1)"), "{out}");
     assert!(out.contains("realign(S0, S1, 1)"), "{out}");
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The script of the first candidate of a kind, taken from the JSON output.
+fn script_of_kind(json: &str, kind: &str) -> Option<String> {
+    let at = json.find(&format!("\"kind\": \"{kind}\""))?;
+    scripts(&json[at..]).into_iter().next()
+}
+
+/// The fuse-with-shifts schedule keeps a stencil's loop order: on jacobi-2d and fdtd-2d it
+/// is the hand-written script (shift and fuse under `(t, i, j)`, no skew, no interchange),
+/// so `j` stays innermost; the §4.1 schedule of the same interleaving skews.
+#[test]
+fn stencils_keep_their_loop_order() {
+    let cases = [
+        (
+            "examples/jacobi-2d/jacobi-2d.c",
+            vec!["shift(LoopA, 2, 1)", "realign(LoopB, LoopA, 3)"],
+        ),
+        (
+            "examples/fdtd-2d/fdtd-2d.c",
+            vec![
+                "shift(HZ, 2, 1)",
+                "realign(EY, EX, 3)",
+                "realign(EX, HZ, 3)",
+            ],
+        ),
+    ];
+    for (k, want) in cases {
+        let (code, out, err) = loopy(&["search", k, "--no-bench", "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let fused = script_of_kind(&out, "fused").expect(&out);
+        let mut lines: Vec<&str> = fused.lines().collect();
+        lines.sort();
+        let mut want = want.clone();
+        want.sort();
+        assert_eq!(lines, want, "{k}:\n{out}");
+        let bands = script_of_kind(&out, "bands").expect(&out);
+        assert!(bands.contains("skew("), "{k}:\n{bands}");
+    }
+}
+
+/// With timing: the candidates are screened at the scaled sizes, and the best few timed
+/// again at the sizes asked for; the best is one of those. (`--screen-above 0`: the
+/// original runs in milliseconds at this size, which would otherwise turn screening off.)
+#[test]
+fn screening_then_finalists() {
+    let (code, out, err) = loopy(&[
+        "search",
+        "examples/matmul/matmul.c",
+        "-D",
+        "N=48",
+        "--screen",
+        "0.5",
+        "--screen-above",
+        "0",
+        "--finalists",
+        "2",
+        "--runs",
+        "1",
+        "--tile-sizes",
+        "8",
+        "--time-limit",
+        "40",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["screen_defines"], serde_json::json!(["N=24"]), "{out}");
+    let cands = j["candidates"].as_array().unwrap();
+    assert!(
+        cands.iter().any(|c| c["screen_speedup"].is_number()),
+        "{out}"
+    );
+    // The first schedule (timed at the sizes given to decide whether to screen) and at most
+    // two finalists.
+    let finalists = cands.iter().filter(|c| c["speedup"].is_number()).count();
+    assert!((1..=3).contains(&finalists), "{out}");
+    // Every candidate timed at the sizes given was screened too, and the best is one of them.
+    assert!(cands
+        .iter()
+        .all(|c| c["speedup"].is_null() || c["screen_speedup"].is_number()));
+    let best = j["best"].as_u64().unwrap() as usize;
+    assert!(cands[best]["speedup"].is_number(), "{out}");
 }
 
 /// Every change `suggest` tries for a script, in its order (the space's and the fixed

@@ -4,7 +4,9 @@
 //!
 //! Uses `presburger` and `verify`; no earlier stage imports it.
 
+pub mod driver;
 pub mod edit;
+pub mod fuse;
 pub mod repair;
 pub mod schedule;
 pub mod script;

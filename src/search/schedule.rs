@@ -71,7 +71,7 @@ impl Legal {
     }
 
     /// The coefficient columns of some statements, in layout order.
-    fn columns(&self, stmts: &[usize]) -> Vec<usize> {
+    pub(super) fn columns(&self, stmts: &[usize]) -> Vec<usize> {
         let l = &self.layout;
         let mut sorted = stmts.to_vec();
         sorted.sort();
@@ -83,7 +83,12 @@ impl Legal {
 
     /// Rows over `[1 | cols | extra]`: every coefficient non-negative, and a non-zero
     /// linear part for each statement.
-    fn hyperplane_rows(&self, stmts: &[usize], cols: &[usize], extra: usize) -> Vec<Row> {
+    pub(super) fn hyperplane_rows(
+        &self,
+        stmts: &[usize],
+        cols: &[usize],
+        extra: usize,
+    ) -> Vec<Row> {
         let l = &self.layout;
         let w = 1 + cols.len() + extra;
         let mut out = vec![];
@@ -225,7 +230,7 @@ pub struct Built {
 impl Legal {
     /// The whole-layout coefficient vector of level `lvl` of the given rows (zero for
     /// statements without that level).
-    fn level_vector(&self, rows: &[Vec<Vec<Int>>], lvl: usize) -> Vec<Int> {
+    pub(super) fn level_vector(&self, rows: &[Vec<Vec<Int>>], lvl: usize) -> Vec<Int> {
         let l = &self.layout;
         let mut v = vec![Int::ZERO; l.len];
         for (s, r) in rows.iter().enumerate() {
@@ -270,7 +275,12 @@ impl Legal {
         Ok(b)
     }
 
-    fn build_group(&self, group: &[usize], active: &[usize], b: &mut Built) -> Result<(), String> {
+    pub(super) fn build_group(
+        &self,
+        group: &[usize],
+        active: &[usize],
+        b: &mut Built,
+    ) -> Result<(), String> {
         let depth = |s: usize| self.layout.iters[s];
         let mut active = self.internal(active, group);
         let mut band_edges = active.clone();

@@ -1,0 +1,656 @@
+//! The search itself (§4.4's iterative compilation): the legal outer interleavings, two
+//! schedules for each (the §4.1 permutable bands and the fuse-with-shifts schedule), written
+//! as scripts, checked, timed through `bench`, then improved one change at a time. Screening
+//! at smaller sizes keeps the timing affordable: every candidate is first timed with the size
+//! macros scaled down, and only the best few are timed again at the sizes asked for. Prints
+//! nothing: the caller hears of progress through a callback (docs/search.md).
+
+use super::schedule::{Built, Interleavings};
+use super::script::{self, Names, Variant};
+use super::Legal;
+use crate::bench::{bench_one, Job, Outcome};
+use crate::driver::{Kernel, Run};
+use crate::presburger::budget::{self, Exhausted};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The two ways of building a schedule for an interleaving.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// §4.1: permutable bands with the shortest dependence distances (tilable; skews where
+    /// the band needs them).
+    Bands,
+    /// The kernel's own loop order with shifts, level by level ([`Legal::build_fused`]).
+    Fused,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Bands => "bands",
+            Kind::Fused => "fused",
+        }
+    }
+}
+
+/// What the search is asked to do.
+pub struct Settings {
+    /// Time limit of the timing phase in seconds: no candidate starts after it.
+    pub time_limit: f64,
+    /// Time candidates (false: build and check them only).
+    pub bench: bool,
+    pub max_interleavings: usize,
+    pub tile_sizes: Vec<u32>,
+    /// The integer core's work budget, for each problem separately.
+    pub budget: u64,
+    /// Screening: the integer `-D NAME=VALUE` sizes multiplied by this (1: no screening).
+    pub screen: f64,
+    /// Screening is skipped when the original runs faster than this (seconds, median) at
+    /// the sizes given.
+    pub screen_above: f64,
+    /// How many of the best screened candidates are timed again at the sizes asked for.
+    pub finalists: usize,
+    /// The bench job every candidate is timed with (its `script` is replaced): the kernel,
+    /// the toolchain with the sizes asked for, the plan.
+    pub job: Job,
+}
+
+/// A schedule built for one interleaving.
+pub struct Schedule {
+    pub interleaving: usize,
+    pub kind: Kind,
+    pub built: Result<Built, String>,
+}
+
+/// One candidate script and what became of it.
+pub struct Candidate {
+    pub interleaving: usize,
+    pub kind: Kind,
+    /// The changes on top of the schedule as built (band orders, tiles, marks).
+    pub variant: String,
+    pub script: Vec<String>,
+    pub verdict: Verdict,
+    /// `(original, transformed, speedup)` at the screening sizes.
+    pub screen: Option<(f64, f64, f64)>,
+    /// `(original, transformed, speedup)` at the sizes asked for.
+    pub timing: Option<(f64, f64, f64)>,
+}
+
+impl Candidate {
+    /// The kind and the variant: `fused, as built`.
+    pub fn describe(&self) -> String {
+        format!("{}, {}", self.kind.name(), self.variant)
+    }
+}
+
+pub enum Verdict {
+    Legal,
+    Illegal(String),
+    Error(String),
+}
+
+impl Verdict {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Legal => "legal",
+            Verdict::Illegal(_) => "illegal",
+            Verdict::Error(_) => "error",
+        }
+    }
+}
+
+/// What the caller hears while the search runs.
+pub enum Event<'a> {
+    /// What is being done now (for a progress line).
+    Status(&'a str),
+    /// A candidate was timed (`screen`: at the screening sizes).
+    Timed {
+        index: usize,
+        candidate: &'a Candidate,
+        screen: bool,
+    },
+}
+
+/// Everything the search found.
+pub struct Report {
+    pub interleavings: Interleavings,
+    /// Seconds to build the dependences, the space, the interleavings and their schedules.
+    pub build_seconds: f64,
+    pub schedules: Vec<Schedule>,
+    pub candidates: Vec<Candidate>,
+    /// The fastest candidate: by its time at the sizes asked for when any was timed there,
+    /// else by its screening time.
+    pub best: Option<usize>,
+    /// The `-D` sizes of screening, when it was done.
+    pub screen_defines: Option<Vec<String>>,
+}
+
+impl Report {
+    /// The speedup of the best candidate, and whether it was measured at the screening sizes.
+    pub fn best_speedup(&self) -> Option<(f64, bool)> {
+        let c = &self.candidates[self.best?];
+        c.timing
+            .map(|t| (t.2, false))
+            .or(c.screen.map(|t| (t.2, true)))
+    }
+}
+
+/// The handles, iterators and positions scripts are written with.
+pub fn names(kernel: &Kernel) -> Names {
+    let scop = &kernel.scop;
+    Names {
+        handles: (0..scop.statements.len())
+            .map(|k| kernel.handle_of(k))
+            .collect(),
+        iterators: scop
+            .statements
+            .iter()
+            .map(|s| s.iterators.clone())
+            .collect(),
+        params: scop.params.clone(),
+        positions: scop
+            .statements
+            .iter()
+            .map(|s| s.schedule.positions.clone())
+            .collect(),
+    }
+}
+
+/// The `-D NAME=VALUE` macros with every integer value multiplied by `scale` (at least 2);
+/// `None` when none is an integer or `scale` is not below 1.
+pub fn scaled_defines(defines: &[String], scale: f64) -> Option<Vec<String>> {
+    if !(scale > 0.0 && scale < 1.0) {
+        return None;
+    }
+    let mut any = false;
+    let out = defines
+        .iter()
+        .map(|d| match d.split_once('=') {
+            Some((name, v)) => match v.trim().parse::<i64>() {
+                Ok(x) if x > 2 => {
+                    any = true;
+                    let y = ((x as f64 * scale).round() as i64).max(2);
+                    format!("{name}={y}")
+                }
+                _ => d.clone(),
+            },
+            None => d.clone(),
+        })
+        .collect();
+    any.then_some(out)
+}
+
+/// Other orders of a band's loops, the most promising first: the two innermost swapped
+/// (`i, k, j` from `i, j, k`: the reduction loop in the middle), then every other
+/// permutation in lexicographic order for bands of up to four loops; for longer bands the
+/// innermost moved outermost and the outermost moved innermost.
+pub fn band_orders(len: usize) -> Vec<Vec<usize>> {
+    let id: Vec<usize> = (0..len).collect();
+    let mut out: Vec<Vec<usize>> = vec![];
+    if len >= 2 {
+        let mut s = id.clone();
+        s.swap(len - 2, len - 1);
+        out.push(s);
+        if len <= 4 {
+            let mut p = id.clone();
+            while script::next_permutation(&mut p) {
+                out.push(p.clone());
+            }
+        } else {
+            let mut r = vec![len - 1];
+            r.extend(0..len - 1);
+            out.push(r);
+            let mut l: Vec<usize> = (1..len).collect();
+            l.push(0);
+            out.push(l);
+        }
+    }
+    let mut seen = vec![id];
+    out.retain(|o| {
+        if seen.contains(o) {
+            false
+        } else {
+            seen.push(o.clone());
+            true
+        }
+    });
+    out
+}
+
+/// A job like `template` (kernel, options, toolchain, plan, comparison) for `script`.
+fn job_like(template: &Job, script: Option<PathBuf>) -> Job {
+    Job {
+        name: template.name.clone(),
+        size: None,
+        kernel: template.kernel.clone(),
+        script,
+        opts: template.opts.clone(),
+        toolchain: template.toolchain.clone(),
+        check_defines: vec![],
+        check_cflags: template.check_cflags.clone(),
+        plan: template.plan,
+        keep: None,
+        baselines: vec![],
+        reference: None,
+        threads: vec![],
+        check: template.check,
+        flops: None,
+    }
+}
+
+/// Everything the search keeps while it runs.
+struct State<'a, 'b> {
+    kernel: &'a Kernel,
+    run: Run,
+    names: Names,
+    settings: &'a Settings,
+    screen_job: Option<Job>,
+    candidates: Vec<Candidate>,
+    /// Script text to the candidate that has it: a script is checked and timed once.
+    seen: HashMap<String, usize>,
+    dir: PathBuf,
+    on: &'b mut dyn FnMut(Event),
+}
+
+impl State<'_, '_> {
+    /// Writes and checks a candidate (or finds the candidate with the same script); returns
+    /// its index.
+    fn add(&mut self, il: usize, kind: Kind, b: &Built, v: &Variant) -> usize {
+        let variant = v.describe(b, &self.names);
+        let (script, verdict) = match script::write(b, v, &self.names) {
+            Err(e) => (vec![], Verdict::Error(e)),
+            Ok(lines) => {
+                let text = lines.join("\n") + "\n";
+                if let Some(&k) = self.seen.get(&text) {
+                    return k;
+                }
+                self.seen.insert(text.clone(), self.candidates.len());
+                self.run.restart(self.kernel);
+                let (run, kernel) = (&mut self.run, self.kernel);
+                let checked = budget::with_budget(self.settings.budget, || {
+                    run.apply(kernel, &text, "candidate.loopy", Path::new("."))
+                        .map(|()| run.check())
+                });
+                let v = match checked {
+                    Err(e) => Verdict::Error(e.to_string()),
+                    Ok(Err(f)) => Verdict::Error(f.diagnostic.message),
+                    Ok(Ok(bad)) => match bad.first() {
+                        None => Verdict::Legal,
+                        Some(_) => {
+                            let r = self.run.reports(self.kernel, &bad);
+                            Verdict::Illegal(r[0].diagnostic.message.clone())
+                        }
+                    },
+                };
+                (lines, v)
+            }
+        };
+        self.candidates.push(Candidate {
+            interleaving: il,
+            kind,
+            variant,
+            script,
+            verdict,
+            screen: None,
+            timing: None,
+        });
+        self.candidates.len() - 1
+    }
+
+    /// Times a legal candidate not timed yet, at the screening sizes (`screen`) or at the
+    /// sizes asked for, unless `deadline` has passed.
+    fn time(&mut self, idx: usize, screen: bool, deadline: Instant) {
+        let c = &self.candidates[idx];
+        let done = if screen { c.screen } else { c.timing };
+        if !matches!(c.verdict, Verdict::Legal) || done.is_some() || Instant::now() >= deadline {
+            return;
+        }
+        let template = match (&self.screen_job, screen) {
+            (Some(j), true) => j,
+            _ => &self.settings.job,
+        };
+        let file = self.dir.join(format!("candidate-{idx}.loopy"));
+        if std::fs::write(&file, c.script.join("\n") + "\n").is_err() {
+            return;
+        }
+        let job = job_like(template, Some(file.clone()));
+        let left = deadline.saturating_duration_since(Instant::now()).as_secs();
+        let label = format!(
+            "candidate {} ({}){}, {left} s left",
+            idx + 1,
+            c.describe(),
+            if screen { ", screening" } else { "" }
+        );
+        let outcome = {
+            let on = &mut *self.on;
+            let cell = std::cell::RefCell::new(on);
+            let progress = |msg: &str| {
+                let status = format!("{label}: {msg}");
+                (*cell.borrow_mut())(Event::Status(&status));
+            };
+            bench_one(&job, &progress)
+        };
+        let _ = std::fs::remove_file(&file);
+        let c = &mut self.candidates[idx];
+        match outcome {
+            Outcome::Timed { timing, .. } => {
+                let t = (
+                    timing.a_stats().median,
+                    timing.b_stats().median,
+                    timing.speedup(),
+                );
+                if screen {
+                    c.screen = Some(t);
+                } else {
+                    c.timing = Some(t);
+                }
+                (self.on)(Event::Timed {
+                    index: idx,
+                    candidate: &self.candidates[idx],
+                    screen,
+                });
+            }
+            Outcome::Differ { diff, .. } => {
+                c.verdict = Verdict::Error(format!(
+                    "outputs differ ({} line {})",
+                    diff.stream.name(),
+                    diff.line
+                ))
+            }
+            Outcome::Illegal { reports } => {
+                c.verdict = Verdict::Illegal(
+                    reports
+                        .first()
+                        .map_or(String::new(), |r| r.diagnostic.message.clone()),
+                )
+            }
+            Outcome::Failed { failure, .. } => {
+                c.verdict = Verdict::Error(failure.diagnostic.message)
+            }
+        }
+    }
+
+    /// The speedup the greedy phase compares: at the screening sizes when screening.
+    fn speedup(&self, idx: usize) -> Option<f64> {
+        let c = &self.candidates[idx];
+        if self.screen_job.is_some() {
+            c.screen.map(|t| t.2)
+        } else {
+            c.timing.map(|t| t.2)
+        }
+    }
+}
+
+/// The search: interleavings, schedules, candidates; timed when `settings.bench`.
+/// `Err` when the integer core runs out of budget building the space.
+pub fn search(
+    kernel: &Kernel,
+    settings: &Settings,
+    on: &mut dyn FnMut(Event),
+) -> Result<Report, Exhausted> {
+    let start = Instant::now();
+    let (run, legal, il) = budget::with_budget(settings.budget, || {
+        let run = Run::start(kernel);
+        let legal = Legal::new(&run.program, &run.deps);
+        let il = legal.interleavings(settings.max_interleavings);
+        (run, legal, il)
+    })?;
+    let mut schedules = vec![];
+    for (k, c) in il.list.iter().enumerate() {
+        for kind in [Kind::Bands, Kind::Fused] {
+            let built = budget::with_budget(settings.budget, || match kind {
+                Kind::Bands => legal.build(c),
+                Kind::Fused => legal.build_fused(c),
+            })
+            .unwrap_or_else(|e| Err(e.to_string()));
+            schedules.push(Schedule {
+                interleaving: k,
+                kind,
+                built,
+            });
+        }
+    }
+    let build_seconds = start.elapsed().as_secs_f64();
+    let screen_defines = if settings.bench {
+        scaled_defines(&settings.job.toolchain.defines, settings.screen)
+    } else {
+        None
+    };
+    let screen_job = screen_defines.as_ref().map(|d| {
+        let mut j = job_like(&settings.job, None);
+        j.toolchain.defines = d.clone();
+        j.opts.defines = d.clone();
+        j
+    });
+    let dir = std::env::temp_dir().join(format!("loopy-search-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let mut s = State {
+        kernel,
+        run,
+        names: names(kernel),
+        settings,
+        screen_job,
+        candidates: vec![],
+        seen: HashMap::new(),
+        dir: dir.clone(),
+        on,
+    };
+    let t0 = Instant::now();
+    let limit = settings.time_limit.max(0.0);
+    let end = t0 + Duration::from_secs_f64(limit);
+    // Screening only pays when the original is slow at the sizes given: the first schedule
+    // is timed there first, and when the original takes less than `screen_above` seconds,
+    // everything is timed at those sizes (small sizes would only measure noise).
+    let mut screen_defines = screen_defines;
+    if s.screen_job.is_some() {
+        if let Some((k, b)) = schedules
+            .iter()
+            .enumerate()
+            .find_map(|(k, sc)| sc.built.as_ref().ok().map(|b| (k, b)))
+        {
+            let c = s.add(
+                schedules[k].interleaving,
+                schedules[k].kind,
+                b,
+                &Variant::plain(b),
+            );
+            s.time(c, false, end);
+            if s.candidates[c]
+                .timing
+                .is_some_and(|t| t.0 < settings.screen_above)
+            {
+                s.screen_job = None;
+                screen_defines = None;
+            }
+        }
+    }
+    let screening = s.screen_job.is_some();
+    // With screening, the screening phase has 60% of the time and the finalists the rest.
+    let greedy_end = if screening {
+        t0 + Duration::from_secs_f64(limit * 0.6)
+    } else {
+        end
+    };
+    let half = t0 + Duration::from_secs_f64(greedy_end.duration_since(t0).as_secs_f64() / 2.0);
+    // Phase 1: every schedule as built, both kinds, timed until half the greedy time has
+    // gone (at least one is timed); later ones are checked only.
+    let mut base: Vec<Option<usize>> = vec![None; schedules.len()];
+    for (k, sc) in schedules.iter().enumerate() {
+        let Ok(b) = &sc.built else { continue };
+        let c = s.add(sc.interleaving, sc.kind, b, &Variant::plain(b));
+        base[k] = Some(c);
+        if settings.bench {
+            let timed_any = base.iter().flatten().any(|&c| s.speedup(c).is_some());
+            let deadline = if timed_any { half } else { greedy_end };
+            s.time(c, screening, deadline);
+        }
+    }
+    if !settings.bench {
+        // Without timing: the tiled variant of each as well, checked.
+        for (k, sc) in schedules.iter().enumerate() {
+            let Ok(b) = &sc.built else { continue };
+            if b.bands.iter().any(|x| x.len >= 2) {
+                let mut v = Variant::plain(b);
+                for (j, band) in b.bands.iter().enumerate() {
+                    if band.len >= 2 {
+                        v.tile[j] = settings.tile_sizes.first().copied().unwrap_or(32);
+                    }
+                }
+                s.add(schedules[k].interleaving, sc.kind, b, &v);
+            }
+        }
+    } else {
+        // Phase 2: from the fastest schedule, one change at a time, kept when faster: the
+        // order of each band's loops (the bands with most work first), then tile sizes,
+        // then a parallel mark. When time is left, the same from the next fastest schedule,
+        // and so on.
+        let mut bases: Vec<(usize, f64)> = base
+            .iter()
+            .enumerate()
+            .filter_map(|(k, c)| c.and_then(|c| s.speedup(c)).map(|x| (k, x)))
+            .collect();
+        bases.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+        for (k, mut best) in bases {
+            if Instant::now() >= greedy_end {
+                break;
+            }
+            let sc = &schedules[k];
+            let b = sc.built.as_ref().expect("timed, so built");
+            let scop = &kernel.scop;
+            let mut v = Variant::plain(b);
+            let weight = |j: usize| -> usize {
+                b.bands[j]
+                    .stmts
+                    .iter()
+                    .map(|&st| scop.statements[st].accesses.len() * b.rows[st].len())
+                    .sum()
+            };
+            let mut bands: Vec<usize> = (0..b.bands.len()).collect();
+            bands.sort_by_key(|&j| {
+                (
+                    std::cmp::Reverse(weight(j)),
+                    std::cmp::Reverse(b.bands[j].len),
+                    j,
+                )
+            });
+            let mut changes: Vec<Variant> = vec![];
+            for &j in &bands {
+                for o in band_orders(b.bands[j].len) {
+                    let mut w = Variant::plain(b);
+                    w.order[j] = o;
+                    changes.push(w);
+                }
+            }
+            for &j in &bands {
+                if b.bands[j].len >= 2 {
+                    for &size in &settings.tile_sizes {
+                        let mut w = Variant::plain(b);
+                        w.tile[j] = size;
+                        changes.push(w);
+                    }
+                }
+            }
+            for &j in &bands {
+                let mut w = Variant::plain(b);
+                w.parallel[j] = true;
+                changes.push(w);
+            }
+            let plain = Variant::plain(b);
+            for ch in changes {
+                if Instant::now() >= greedy_end {
+                    break;
+                }
+                // Apply the one change `ch` makes to the variant kept so far.
+                let mut w = v.clone();
+                for j in 0..b.bands.len() {
+                    if ch.order[j] != plain.order[j] {
+                        w.order[j] = ch.order[j].clone();
+                    }
+                    if ch.tile[j] != plain.tile[j] {
+                        w.tile[j] = ch.tile[j];
+                    }
+                    if ch.parallel[j] != plain.parallel[j] {
+                        w.parallel[j] = ch.parallel[j];
+                    }
+                }
+                if w == v {
+                    continue;
+                }
+                let c = s.add(sc.interleaving, sc.kind, b, &w);
+                s.time(c, screening, greedy_end);
+                if let Some(x) = s.speedup(c).filter(|&x| x > best) {
+                    best = x;
+                    v = w;
+                }
+            }
+        }
+        // Phase 3 (screening only): the best few screened candidates at the sizes asked for.
+        if screening {
+            let mut ranked: Vec<(usize, f64)> = (0..s.candidates.len())
+                .filter_map(|c| s.candidates[c].screen.map(|t| (c, t.2)))
+                .collect();
+            ranked.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+            // Not those at less than half the best screened speedup: at the sizes asked
+            // for they would take most of the time left and could not win.
+            let top = ranked.first().map_or(0.0, |r| r.1);
+            ranked.retain(|r| r.1 >= top / 2.0);
+            for &(c, _) in ranked.iter().take(settings.finalists.max(1)) {
+                s.time(c, false, end);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let pick = |f: &dyn Fn(&Candidate) -> Option<f64>| {
+        (0..s.candidates.len())
+            .filter_map(|c| f(&s.candidates[c]).map(|x| (c, x)))
+            .max_by(|x, y| x.1.total_cmp(&y.1))
+            .map(|(c, _)| c)
+    };
+    let best = pick(&|c| c.timing.map(|t| t.2)).or_else(|| pick(&|c| c.screen.map(|t| t.2)));
+    Ok(Report {
+        interleavings: il,
+        build_seconds,
+        schedules,
+        candidates: s.candidates,
+        best,
+        screen_defines,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn screening_sizes() {
+        let d = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            scaled_defines(&d(&["NI=800", "FAST", "NK=1100", "X=abc", "T=2"]), 0.25),
+            Some(d(&["NI=200", "FAST", "NK=275", "X=abc", "T=2"]))
+        );
+        assert_eq!(scaled_defines(&d(&["N=10"]), 0.01), Some(d(&["N=2"])));
+        assert_eq!(scaled_defines(&d(&["N=1000"]), 1.0), None);
+        assert_eq!(scaled_defines(&d(&["FAST"]), 0.5), None);
+        assert_eq!(scaled_defines(&[], 0.5), None);
+    }
+
+    #[test]
+    fn loop_orders_of_a_band() {
+        // The reduction loop in the middle first, then every other order.
+        assert_eq!(
+            band_orders(3),
+            vec![
+                vec![0, 2, 1],
+                vec![1, 0, 2],
+                vec![1, 2, 0],
+                vec![2, 0, 1],
+                vec![2, 1, 0]
+            ]
+        );
+        assert_eq!(band_orders(2), vec![vec![1, 0]]);
+        assert_eq!(band_orders(4).len(), 23);
+        assert_eq!(band_orders(5).len(), 3);
+        assert!(band_orders(1).is_empty());
+    }
+}
