@@ -380,3 +380,30 @@ fn every_interleaving_of_independent_statements_gets_a_script() {
     assert_eq!(reordered, 9);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `--no-parallel`: the greedy phase never adds a `parallel` mark (with it, the same search
+/// tries one on every band).
+#[test]
+fn no_parallel_leaves_marks_out() {
+    let (code, out, err) = loopy(&[
+        "search",
+        "examples/matmul/matmul.c",
+        "-D",
+        "N=40",
+        "--no-parallel",
+        "--screen",
+        "1",
+        "--runs",
+        "1",
+        "--tile-sizes",
+        "8",
+        "--time-limit",
+        "30",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let all = scripts(&out);
+    assert!(all.len() > 2, "{out}");
+    assert!(all.iter().all(|s| !s.contains("parallel(")), "{out}");
+}

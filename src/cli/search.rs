@@ -40,7 +40,7 @@ pub struct SearchArgs {
     pub tile_sizes: Vec<u32>,
     /// Screen candidates with the integer `-D` sizes multiplied by this fraction, and time
     /// only the best few again at the sizes given (1: time every candidate at those sizes).
-    #[arg(long, value_name = "FRACTION", default_value_t = 0.25)]
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.5)]
     pub screen: f64,
     /// Screen only when the original runs at least this long (seconds) at the sizes given:
     /// the first schedule is timed there first.
@@ -49,6 +49,10 @@ pub struct SearchArgs {
     /// How many of the best screened candidates are timed at the sizes given.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub finalists: usize,
+    /// Never add `parallel` marks: sequential scripts only (compare with sequential hand
+    /// scripts, or time for one core).
+    #[arg(long)]
+    pub no_parallel: bool,
     /// Timed runs of each program per candidate.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
@@ -131,6 +135,7 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         screen: a.screen,
         screen_above: a.screen_above,
         finalists: a.finalists,
+        parallel: !a.no_parallel,
         job,
     };
     let ticker = std::io::stderr().is_terminal() && !a.no_bench;

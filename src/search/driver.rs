@@ -51,6 +51,8 @@ pub struct Settings {
     pub screen_above: f64,
     /// How many of the best screened candidates are timed again at the sizes asked for.
     pub finalists: usize,
+    /// Try a `parallel` mark on each band's outermost loop in the greedy phase.
+    pub parallel: bool,
     /// The bench job every candidate is timed with (its `script` is replaced): the kernel,
     /// the toolchain with the sizes asked for, the plan.
     pub job: Job,
@@ -551,7 +553,7 @@ pub fn search(
                     }
                 }
             }
-            for &j in &bands {
+            for &j in bands.iter().filter(|_| settings.parallel) {
                 let mut w = Variant::plain(b);
                 w.parallel[j] = true;
                 changes.push(w);
