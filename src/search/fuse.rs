@@ -68,17 +68,7 @@ impl Legal {
         loop {
             let lvl = b.rows[group[0]].len();
             if group.iter().all(|&s| b.rows[s].len() >= depth(s)) {
-                if let Some(&e) = active
-                    .iter()
-                    .find(|&&e| self.edges[e].source > self.edges[e].sink)
-                {
-                    let e = &self.edges[e];
-                    return Err(format!(
-                        "a dependence from S{} to S{} is left to the textual order, which runs \
-                         S{} first",
-                        e.source, e.sink, e.sink
-                    ));
-                }
+                self.textual_order_kept(&active)?;
                 close(b, band_start, lvl);
                 for w in group.windows(2) {
                     b.shared[w[0]] = lvl;

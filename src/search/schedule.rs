@@ -228,6 +228,25 @@ pub struct Built {
 }
 
 impl Legal {
+    /// Instances left at equal times run in textual order: `Err` when a dependence still
+    /// active runs from a later statement to an earlier one (it would be broken).
+    pub(super) fn textual_order_kept(&self, active: &[usize]) -> Result<(), String> {
+        match active
+            .iter()
+            .find(|&&e| self.edges[e].source > self.edges[e].sink)
+        {
+            Some(&e) => {
+                let e = &self.edges[e];
+                Err(format!(
+                    "a dependence from S{} to S{} is left to the textual order, which runs \
+                     S{} first",
+                    e.source, e.sink, e.sink
+                ))
+            }
+            None => Ok(()),
+        }
+    }
+
     /// The whole-layout coefficient vector of level `lvl` of the given rows (zero for
     /// statements without that level).
     pub(super) fn level_vector(&self, rows: &[Vec<Vec<Int>>], lvl: usize) -> Vec<Int> {
@@ -301,17 +320,7 @@ impl Legal {
             if full.iter().all(|&f| f) {
                 // Instances left at equal times run in textual order: a dependence still
                 // active from a later statement to an earlier one is broken.
-                if let Some(&e) = active
-                    .iter()
-                    .find(|&&e| self.edges[e].source > self.edges[e].sink)
-                {
-                    let e = &self.edges[e];
-                    return Err(format!(
-                        "a dependence from S{} to S{} is left to the textual order, which runs \
-                         S{} first",
-                        e.source, e.sink, e.sink
-                    ));
-                }
+                self.textual_order_kept(&active)?;
                 close(b, band_start, lvl);
                 for w in group.windows(2) {
                     b.shared[w[0]] = lvl;
