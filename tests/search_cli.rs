@@ -502,3 +502,35 @@ fn equivalent_interleavings_share_one_key() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Each class is scheduled once and reused: the schedules built with the shared table of
+/// classes are those `Legal::build` and `Legal::build_fused` build for each interleaving
+/// alone (gemver: 8 interleavings; three statements, one reading another: 8).
+#[test]
+fn class_schedules_are_built_once() {
+    use loopy::search::driver::{build, Classes, Kind};
+    let d = scratch("search", "memo");
+    let own = std::fs::read_to_string("examples/gemver/gemver.c").unwrap();
+    let independent = "void k(int n, double A[n], double B[n], double C[n]) {\n  int i;\n\
+         #pragma scop\n  for (i = 0; i < n; i++)\n    A[i] = 1.0;\n  for (i = 0; i < n; i++)\n    \
+         B[i] = A[i];\n  for (i = 0; i < n; i++)\n    C[i] = 3.0;\n#pragma endscop\n}\n";
+    for (name, text) in [("gemver", own.as_str()), ("independent", independent)] {
+        let (legal, _) = model_of(&d, name, text);
+        let il = legal.interleavings(100);
+        assert!(il.list.len() >= 5, "{name}: {}", il.list.len());
+        let mut memo = Classes::default();
+        for c in &il.list {
+            for kind in [Kind::Bands, Kind::Fused] {
+                let alone = match kind {
+                    Kind::Bands => legal.build(c),
+                    Kind::Fused => legal.build_fused(c),
+                };
+                let shared = build(&legal, c, kind, &mut memo);
+                assert_eq!(format!("{alone:?}"), format!("{shared:?}"), "{name} {c:?}");
+            }
+        }
+        let classes: usize = il.list.iter().map(|c| 2 * c.len()).sum();
+        assert!(memo.len() < classes, "{name}: {} of {classes}", memo.len());
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

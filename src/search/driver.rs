@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The two ways of building a schedule for an interleaving.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// §4.1: permutable bands with the shortest dependence distances (tilable; skews where
     /// the band needs them).
@@ -385,6 +385,61 @@ impl State<'_, '_> {
     }
 }
 
+/// The schedule of each class, by kind and (sorted) statements, once built.
+pub type Classes = HashMap<(Kind, Vec<usize>), Result<Built, String>>;
+
+/// The schedule of an interleaving, as [`Legal::build`] (`Kind::Bands`) or
+/// [`Legal::build_fused`] (`Kind::Fused`) builds it: every class is scheduled on its own
+/// (its statements start without rows and only the dependences among them count), so each
+/// class is built once and reused by every interleaving that has it (`memo`).
+pub fn build(
+    legal: &Legal,
+    classes: &[Vec<usize>],
+    kind: Kind,
+    memo: &mut Classes,
+) -> Result<Built, String> {
+    let n = legal.layout.iters.len();
+    let classes: Vec<Vec<usize>> = classes
+        .iter()
+        .map(|c| {
+            let mut c = c.clone();
+            c.sort();
+            c
+        })
+        .collect();
+    let order: Vec<usize> = classes.iter().flatten().copied().collect();
+    let mut seen = order.clone();
+    seen.sort();
+    if seen != (0..n).collect::<Vec<_>>() {
+        return Err("the interleaving is not a partition of the statements".into());
+    }
+    let empty = |order: Vec<usize>| Built {
+        rows: vec![vec![]; n],
+        shared: vec![0; n],
+        bands: vec![],
+        order,
+    };
+    let all: Vec<usize> = (0..legal.edges.len()).collect();
+    let mut out = empty(order);
+    for c in classes {
+        let part = memo.entry((kind, c.clone())).or_insert_with(|| {
+            let mut b = empty(c.clone());
+            match kind {
+                Kind::Bands => legal.build_group(&c, &all, &mut b),
+                Kind::Fused => legal.fuse_group(&c, &all, &mut b),
+            }
+            .map(|()| b)
+        });
+        let part = part.as_ref().map_err(|e| e.clone())?;
+        for &s in &c {
+            out.rows[s] = part.rows[s].clone();
+            out.shared[s] = part.shared[s];
+        }
+        out.bands.extend(part.bands.iter().cloned());
+    }
+    Ok(out)
+}
+
 /// The changes the greedy phase tries on a schedule whose phase-1 variant is `v0`, each as a
 /// variant differing from `v0` in one band: the tile sizes of each band (the bands with the
 /// most work first), then the other loop orders that the cost model finds no worse than
@@ -463,13 +518,11 @@ pub fn search(
         (run, legal, il)
     })?;
     let mut schedules = vec![];
+    let mut memo = Classes::default();
     for (k, c) in il.list.iter().enumerate() {
         for kind in [Kind::Bands, Kind::Fused] {
-            let built = budget::with_budget(settings.budget, || match kind {
-                Kind::Bands => legal.build(c),
-                Kind::Fused => legal.build_fused(c),
-            })
-            .unwrap_or_else(|e| Err(e.to_string()));
+            let built = budget::with_budget(settings.budget, || build(&legal, c, kind, &mut memo))
+                .unwrap_or_else(|e| Err(e.to_string()));
             schedules.push(Schedule {
                 interleaving: k,
                 kind,
