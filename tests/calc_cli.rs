@@ -67,6 +67,15 @@ fn points() {
         "[0, 0]\n[1, 0]\n[1, 1]\n"
     );
     assert_eq!(ok(&["calc", "points", "{ [i] : false }"]), "\n");
+    // isl's `mod` is `%`.
+    assert_eq!(
+        ok(&[
+            "calc",
+            "points",
+            "{ [i] : 0 <= i <= 9 and (i + 1) mod 4 = 0 }"
+        ]),
+        "[3]\n[7]\n"
+    );
 }
 
 #[test]
