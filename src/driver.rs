@@ -462,7 +462,7 @@ pub fn render_state(st: &State) -> String {
     };
     for p in &st.pieces {
         let name = &st.stmt_names[p.stmt];
-        let _ = writeln!(out, "  {name}: {}", p.schedule().simplify());
+        let _ = writeln!(out, "  {name}: {}", p.schedule().for_print());
         if !p.marks.is_empty() {
             let _ = writeln!(out, "    marks: {}", render_marks(&p.marks));
         }
@@ -600,7 +600,7 @@ pub fn render_deps(k: &Kernel, deps: &[Dependence]) -> String {
             stmt(d.sink)
         );
         for (l, m) in &d.pieces {
-            let _ = writeln!(out, "  {}: {}", level(d.source, l), m.simplify());
+            let _ = writeln!(out, "  {}: {}", level(d.source, l), m.for_print());
         }
     }
     out

@@ -67,6 +67,15 @@ fn points() {
         "[0, 0]\n[1, 0]\n[1, 1]\n"
     );
     assert_eq!(ok(&["calc", "points", "{ [i] : false }"]), "\n");
+    // isl's `mod` is `%`.
+    assert_eq!(
+        ok(&[
+            "calc",
+            "points",
+            "{ [i] : 0 <= i <= 9 and (i + 1) mod 4 = 0 }"
+        ]),
+        "[3]\n[7]\n"
+    );
 }
 
 #[test]
@@ -96,6 +105,55 @@ fn apply_and_lex() {
             "{ [i, j] : 0 <= i <= 3 and i + j >= 2 and 0 <= j <= 1 }"
         ]),
         "{ [1, 1] }\n"
+    );
+}
+
+/// Printed sets and maps are coalesced (`for_print`): adjacent parts, the two residues of a
+/// modulus over one box, an image made of two pieces. Without coalescing each prints two
+/// parts.
+#[test]
+fn printed_sets_are_coalesced() {
+    assert_eq!(
+        ok(&[
+            "calc",
+            "simplify",
+            "{ [i, j] : 0 <= i <= 9 and 0 <= j <= 4; [i, j] : 0 <= i <= 9 and 5 <= j <= 8 }"
+        ]),
+        "{ [i, j] : 0 <= i <= 9 and 0 <= j <= 8 }\n"
+    );
+    assert_eq!(
+        ok(&[
+            "calc",
+            "simplify",
+            "{ [i] : 0 <= i <= 9 and i % 2 = 0; [i] : 0 <= i <= 9 and i % 2 = 1 }"
+        ]),
+        "{ [i] : 0 <= i <= 9 }\n"
+    );
+    assert_eq!(
+        ok(&[
+            "calc",
+            "simplify",
+            "{ [i] -> [j] : 0 <= i <= 9 and j = i; [i] -> [j] : 10 <= i <= 20 and j = i }"
+        ]),
+        "{ [i] -> [i] : 0 <= i <= 20 }\n"
+    );
+    assert_eq!(
+        ok(&[
+            "calc",
+            "apply",
+            "{ [i] -> [i] : i <= 4; [i] -> [i] : i >= 5 }",
+            "{ [i] : 0 <= i <= 9 }"
+        ]),
+        "{ [o0] : 0 <= o0 <= 9 }\n"
+    );
+    // Parts that do not make one conjunction stay apart.
+    assert_eq!(
+        ok(&[
+            "calc",
+            "simplify",
+            "{ [i] : 0 <= i <= 3; [i] : 6 <= i <= 9 }"
+        ]),
+        "{ [i] : 0 <= i <= 3; [i] : 6 <= i <= 9 }\n"
     );
 }
 

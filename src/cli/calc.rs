@@ -243,7 +243,7 @@ fn exec(cmd: CalcCommand) -> Outcome {
                 );
                 return Err((d, vec![(mi.name, mi.text), (input.name, input.text)]));
             }
-            Ok(s.apply(&m).simplify().to_string())
+            Ok(s.apply(&m).for_print().to_string())
         }
         CalcCommand::Scan(one) => scan(&one),
         CalcCommand::Lexmin(one) => lexopt(&one, false),
@@ -252,9 +252,9 @@ fn exec(cmd: CalcCommand) -> Outcome {
             let input = Input::load(&one.set, "SET")?;
             match presburger::parse(&input.text, &[]).map_err(|e| input.parse_err(e))? {
                 presburger::Parsed::Set(s) => {
-                    Ok(fix(s, &one.params, &input)?.simplify().to_string())
+                    Ok(fix(s, &one.params, &input)?.for_print().to_string())
                 }
-                presburger::Parsed::Map(m) => Ok(m.simplify().to_string()),
+                presburger::Parsed::Map(m) => Ok(m.for_print().to_string()),
             }
         }
     }
@@ -283,5 +283,5 @@ fn lexopt(one: &One, max: bool) -> Outcome {
         Err(e) => return Err(bound_err(&input, e)),
     }
     let r = if max { s.lexmax() } else { s.lexmin() };
-    Ok(r.map_err(|e| bound_err(&input, e))?.simplify().to_string())
+    Ok(r.map_err(|e| bound_err(&input, e))?.for_print().to_string())
 }

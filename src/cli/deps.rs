@@ -61,7 +61,7 @@ pub fn run(a: DepsArgs, ctx: &Ctx) -> u8 {
                                         Json::obj(vec![
                                             ("level", Json::str(kind)),
                                             ("depth", Json::Int(n as i128)),
-                                            ("relation", Json::str(m.simplify().to_string())),
+                                            ("relation", Json::str(m.for_print().to_string())),
                                         ])
                                     })
                                     .collect(),

@@ -99,8 +99,8 @@ fn state_json(k: &Kernel, st: &State) -> Json {
                                 "label",
                                 Json::opt_str(k.scop.statements[p.stmt].label.as_deref()),
                             ),
-                            ("domain", Json::str(p.domain.simplify().to_string())),
-                            ("schedule", Json::str(p.schedule().simplify().to_string())),
+                            ("domain", Json::str(p.domain.for_print().to_string())),
+                            ("schedule", Json::str(p.schedule().for_print().to_string())),
                             (
                                 "marks",
                                 Json::Array(

@@ -14,7 +14,7 @@
 
 use super::ast::{Cond, Expr, Node};
 use crate::presburger::omega::{self, Problem, Row};
-use crate::presburger::{Basic, Int, Reduced, Set};
+use crate::presburger::{coalesce, Basic, Int, Reduced, Set};
 
 /// One thing to scan: an identifier (a statement) and its points. The first `n_scan`
 /// dimensions are scanned; further dimensions (a statement's iterators) must be determined
@@ -326,6 +326,10 @@ impl Scanner {
                             it
                         })
                         .collect();
+                    // Restricted to the piece, two parts of one statement may make one
+                    // conjunction (the partial tiles of the last row of tiles, split by
+                    // column): one loop instead of two.
+                    let sub = merge_same_id(sub);
                     // Conditions of the piece on the outer dims alone are not loop
                     // bounds: they guard the loop.
                     let conds = self.outer_conditions(k, &piece, ctx);
@@ -1232,6 +1236,35 @@ fn minus(a: &Basic, b: &Basic) -> Vec<Basic> {
     b.eqs.retain(|r| !a.eqs.contains(r));
     b.ineqs.retain(|r| !a.ineqs.contains(r));
     a.subtract(&b).into_iter().map(without_repeats).collect()
+}
+
+/// Most items of one piece for which parts of the same statement are merged (the search
+/// is quadratic in their number).
+const MAX_MERGE_ITEMS: usize = 8;
+
+/// `items` with pairs of parts of one statement replaced by one conjunction with exactly
+/// their points where there is one ([`coalesce::merge`]). Items are pairwise disjoint, so
+/// the merged ones stay disjoint from the others; a merged item takes the place of the first
+/// of its two parts.
+fn merge_same_id(mut items: Vec<Item>) -> Vec<Item> {
+    if items.len() < 2 || items.len() > MAX_MERGE_ITEMS {
+        return items;
+    }
+    'outer: loop {
+        for i in 0..items.len() {
+            for j in i + 1..items.len() {
+                if items[i].id != items[j].id {
+                    continue;
+                }
+                if let Some(h) = coalesce::merge(&items[i].basic, &items[j].basic) {
+                    items[i].basic = h;
+                    items.remove(j);
+                    continue 'outer;
+                }
+            }
+        }
+        return items;
+    }
 }
 
 /// Adds the constraints of `piece` (over the leading columns) to `b`.

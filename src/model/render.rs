@@ -138,8 +138,8 @@ impl Scop {
         if let Some(why) = &st.opaque {
             let _ = writeln!(s, "  opaque:    {why}");
         }
-        let _ = writeln!(s, "  domain:    {}", st.domain);
-        let _ = writeln!(s, "  schedule:  {}", st.schedule_on_domain().simplify());
+        let _ = writeln!(s, "  domain:    {}", st.domain.for_print());
+        let _ = writeln!(s, "  schedule:  {}", st.schedule_on_domain().for_print());
         for a in &st.accesses {
             let _ = write!(
                 s,
@@ -228,10 +228,10 @@ impl Scop {
                         Json::Array(st.iterators.iter().map(Json::str).collect()),
                     ),
                     ("loops", Json::Array(loops)),
-                    ("domain", Json::str(st.domain.to_string())),
+                    ("domain", Json::str(st.domain.for_print().to_string())),
                     (
                         "schedule",
-                        Json::str(st.schedule_on_domain().simplify().to_string()),
+                        Json::str(st.schedule_on_domain().for_print().to_string()),
                     ),
                     (
                         "positions",

@@ -10,9 +10,12 @@
 //! integers). Unlike isl, the final test is the exact difference rather than a case analysis
 //! of facets, so a merge is never wrong and only costs emptiness tests.
 //!
-//! Parts are merged only when their locals have the same definitions (the same floors in the
-//! same columns), so that a constraint means the same thing in both; parts with locals that
-//! have no closed form are left alone.
+//! Parts are merged only when every local has a definition (a floor). When the two parts'
+//! floors differ (other floors, or the same ones in another order) they are first aligned:
+//! each floor of `B` is rewritten over the columns of `A` and added to `A` unless `A` has it
+//! already, and each part gains the definitions of the floors only the other uses, so that a
+//! constraint means the same thing on both sides. Floors left unused by the merged part are
+//! dropped. Parts with locals that have no closed form are left alone.
 
 use super::basic::Basic;
 use super::budget;
@@ -51,12 +54,24 @@ pub fn coalesce(parts: Vec<Basic>) -> Vec<Basic> {
 /// one of the kind described in the module documentation.
 pub fn merge(a: &Basic, b: &Basic) -> Option<Basic> {
     budget::tick(1 + (a.eqs.len() + a.ineqs.len() + b.eqs.len() + b.ineqs.len()) as u64);
-    if a.n_param != b.n_param || a.n_dim != b.n_dim || a.divs != b.divs {
+    if a.n_param != b.n_param || a.n_dim != b.n_dim {
         return None;
     }
-    if a.divs.iter().any(Option::is_none) {
+    if a.divs.iter().chain(&b.divs).any(Option::is_none) {
         return None;
     }
+    if a.divs != b.divs {
+        let (a, b) = align(a, b)?;
+        let mut h = merge_aligned(&a, &b)?;
+        // Floors that only one side used may be left with nothing but their definition.
+        h.eliminate_locals();
+        return Some(h);
+    }
+    merge_aligned(a, b)
+}
+
+/// [`merge`] of two parts with the same locals (the same floors in the same columns).
+fn merge_aligned(a: &Basic, b: &Basic) -> Option<Basic> {
     let mut h = a.clone();
     h.eqs.clear();
     h.ineqs.clear();
@@ -76,6 +91,48 @@ pub fn merge(a: &Basic, b: &Basic) -> Option<Basic> {
     } else {
         None
     }
+}
+
+/// `a` and `b` over one list of floors: `a` with the floors of `b` it lacks appended, and `b`
+/// rewritten over the same columns (with the definitions of the floors it does not use).
+/// `None` when a local has no definition.
+fn align(a: &Basic, b: &Basic) -> Option<(Basic, Basic)> {
+    let mut a2 = a.clone();
+    // Column of `b` -> column of the aligned parts.
+    let mut map: Vec<usize> = (0..b.div_start()).collect();
+    for (i, d) in b.divs.iter().enumerate() {
+        let d = d.as_ref()?;
+        let mut num = a2.zero_row();
+        for (c, v) in d.num.iter().enumerate() {
+            if v.is_zero() {
+                continue;
+            }
+            // A floor is defined from the columns before its own.
+            let &to = map.get(c)?;
+            num[to] = &num[to] + v;
+        }
+        map.push(a2.add_div(num, d.den.clone()));
+        debug_assert_eq!(map.len(), b.div_start() + i + 1);
+    }
+    let mut b2 = Basic::universe(a2.n_param, a2.n_dim);
+    b2.divs = a2.divs.clone();
+    let w = a2.width();
+    let remap = |r: &Row| -> Row {
+        let mut x = vec![Int::ZERO; w];
+        for (c, v) in r.iter().enumerate() {
+            x[map[c]] = &x[map[c]] + v;
+        }
+        x
+    };
+    b2.eqs = b.eqs.iter().map(remap).collect();
+    b2.ineqs = b.ineqs.iter().map(remap).collect();
+    for i in 0..a2.n_div() {
+        let col = a2.col_div(i);
+        if !map[b.div_start()..].contains(&col) {
+            b2.ineqs.extend(b2.div_constraints(col)?);
+        }
+    }
+    Some((a2, b2))
 }
 
 /// Adds to `h` the constraints of `from` that every point of `other` satisfies (an equality

@@ -4,7 +4,7 @@
 //! unions with `;`, `and`/`or` (also `&&`/`||`), parentheses, chained comparisons
 //! (`<`, `<=`, `>`, `>=`, `=`, `==`, `!=`), `exists (a, b : ...)`, `floor(e/c)`, `ceil(e/c)`,
 //! the bracket floor `[e/c]` of the Loopy paper, integer division `e/c` (a floor, as in the
-//! paper's `{[i, j] -> [i, j/32, j%32]}`), `e % c`, `true`/`false`, juxtaposed
+//! paper's `{[i, j] -> [i, j/32, j%32]}`), `e % c` (or isl's `e mod c`), `true`/`false`, juxtaposed
 //! coefficients (`2i`) and `*` by constants, named tuples (`S[i, j]`), and constants,
 //! expressions or repeated names in tuples (`{ [i, j, 0] -> [i, j, j] }`).
 //!
@@ -717,7 +717,8 @@ impl<'a> Parser<'a> {
                 self.bump();
                 let (c, sp) = self.positive_const()?;
                 e = self.new_div(e, c, sp)?;
-            } else if self.is_sym("%") {
+            } else if self.is_sym("%") || self.is_kw("mod") {
+                // `mod` is isl's spelling (`(i + 1) mod 4 = 0`).
                 self.bump();
                 let (c, sp) = self.positive_const()?;
                 // e % c = e - c * floor(e / c)
@@ -973,6 +974,6 @@ impl<'a> Parser<'a> {
 fn is_keyword(s: &str) -> bool {
     matches!(
         s,
-        "and" | "or" | "exists" | "not" | "true" | "false" | "floor" | "ceil"
+        "and" | "or" | "exists" | "not" | "true" | "false" | "floor" | "ceil" | "mod"
     )
 }

@@ -206,6 +206,21 @@ macro_rules! common_ops {
                 )
             }
 
+            /// The form printed for people: parts simplified ([`Self::simplify`]), then
+            /// coalesced ([`Self::coalesce`]), the merged parts simplified again. The same
+            /// points; the operations themselves keep their parts as they are.
+            pub fn for_print(&self) -> $t {
+                let s = self.simplify();
+                if s.parts.len() < 2 {
+                    return s;
+                }
+                let c = s.coalesce();
+                if c.parts.len() == s.parts.len() {
+                    return s;
+                }
+                c.simplify()
+            }
+
             /// Exact integer emptiness, over all parameter values.
             pub fn is_empty(&self) -> bool {
                 budget::operation(

@@ -387,7 +387,7 @@ impl Session {
                     out,
                     "    {}: {}",
                     st.stmt_names[p.stmt],
-                    p.schedule().simplify()
+                    p.schedule().for_print()
                 );
             }
         }
