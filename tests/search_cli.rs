@@ -534,3 +534,23 @@ fn class_schedules_are_built_once() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The instances the cost model weighs statements by, on covariance (parameters at 1000):
+/// the product `Mult` over the triangle `j >= i` counts as its longest row (1000³), the
+/// one-iteration `k` loops of `Init` and `Final` count once.
+#[test]
+fn cost_model_work_of_covariance() {
+    let k = loopy::driver::Kernel::load(
+        Path::new("examples/covariance/covariance.c"),
+        &loopy::frontend::Options::default(),
+    )
+    .unwrap();
+    let layout = loopy::search::Layout::new(&k.program());
+    let model = cost::Model::new(&k.scop, &layout.dirs, 10_000_000);
+    let work = |tag: &str| model.work[k.scop.tag(tag).unwrap().statements[0]];
+    assert_eq!(work("Mult"), 1e9);
+    assert_eq!(work("Init"), 1e6);
+    assert_eq!(work("Final"), 1e6);
+    // mean[j] += data[i][j]: 1000 x 1000.
+    assert_eq!(model.work[1], 1e6);
+}
