@@ -4,6 +4,8 @@
 //! at smaller sizes keeps the timing affordable: every candidate is first timed with the size
 //! macros scaled down, and only the best few are timed again at the sizes asked for. Prints
 //! nothing: the caller hears of progress through a callback (docs/search.md).
+//! What is timed first is ordered by a static cost model ([`super::cost`]): one schedule per
+//! loop structure, the cheapest first, and the changes most likely to pay first.
 
 use super::cost::{self, Model};
 use super::schedule::{Built, Interleavings};
