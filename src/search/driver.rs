@@ -4,7 +4,10 @@
 //! at smaller sizes keeps the timing affordable: every candidate is first timed with the size
 //! macros scaled down, and only the best few are timed again at the sizes asked for. Prints
 //! nothing: the caller hears of progress through a callback (docs/search.md).
+//! What is timed first is ordered by a static cost model ([`super::cost`]): one schedule per
+//! loop structure, the cheapest first, and the changes most likely to pay first.
 
+use super::cost::{self, Model};
 use super::schedule::{Built, Interleavings};
 use super::script::{self, Names, Variant};
 use super::Legal;
@@ -16,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The two ways of building a schedule for an interleaving.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// §4.1: permutable bands with the shortest dependence distances (tilable; skews where
     /// the band needs them).
@@ -384,6 +387,124 @@ impl State<'_, '_> {
     }
 }
 
+/// The schedule of each class, by kind and (sorted) statements, once built.
+pub type Classes = HashMap<(Kind, Vec<usize>), Result<Built, String>>;
+
+/// The schedule of an interleaving, as [`Legal::build`] (`Kind::Bands`) or
+/// [`Legal::build_fused`] (`Kind::Fused`) builds it: every class is scheduled on its own
+/// (its statements start without rows and only the dependences among them count), so each
+/// class is built once and reused by every interleaving that has it (`memo`).
+pub fn build(
+    legal: &Legal,
+    classes: &[Vec<usize>],
+    kind: Kind,
+    memo: &mut Classes,
+) -> Result<Built, String> {
+    let n = legal.layout.iters.len();
+    let classes: Vec<Vec<usize>> = classes
+        .iter()
+        .map(|c| {
+            let mut c = c.clone();
+            c.sort();
+            c
+        })
+        .collect();
+    let order: Vec<usize> = classes.iter().flatten().copied().collect();
+    let mut seen = order.clone();
+    seen.sort();
+    if seen != (0..n).collect::<Vec<_>>() {
+        return Err("the interleaving is not a partition of the statements".into());
+    }
+    let empty = |order: Vec<usize>| Built {
+        rows: vec![vec![]; n],
+        shared: vec![0; n],
+        bands: vec![],
+        order,
+    };
+    let all: Vec<usize> = (0..legal.edges.len()).collect();
+    let mut out = empty(order);
+    for c in classes {
+        let part = memo.entry((kind, c.clone())).or_insert_with(|| {
+            let mut b = empty(c.clone());
+            match kind {
+                Kind::Bands => legal.build_group(&c, &all, &mut b),
+                Kind::Fused => legal.fuse_group(&c, &all, &mut b),
+            }
+            .map(|()| b)
+        });
+        let part = part.as_ref().map_err(|e| e.clone())?;
+        for &s in &c {
+            out.rows[s] = part.rows[s].clone();
+            out.shared[s] = part.shared[s];
+        }
+        out.bands.extend(part.bands.iter().cloned());
+    }
+    Ok(out)
+}
+
+/// The changes the greedy phase tries on a schedule whose phase-1 variant is `v0`, each as a
+/// variant differing from `v0` in one band: the tile sizes of each band (the bands with the
+/// most work first), then the other loop orders that the cost model finds no worse than
+/// `v0`'s, then `parallel` marks, then the orders it finds worse (cheapest first).
+pub fn changes(
+    model: &Model,
+    b: &Built,
+    v0: &Variant,
+    tile_sizes: &[u32],
+    parallel: bool,
+) -> Vec<Variant> {
+    let mut bands: Vec<usize> = (0..b.bands.len()).collect();
+    bands.sort_by(|&x, &y| {
+        model
+            .band_work(b, y)
+            .total_cmp(&model.band_work(b, x))
+            .then(b.bands[y].len.cmp(&b.bands[x].len))
+            .then(x.cmp(&y))
+    });
+    let mut tiles = vec![];
+    let mut good = vec![];
+    let mut marks = vec![];
+    let mut worse: Vec<(f64, Variant)> = vec![];
+    for &j in &bands {
+        if b.bands[j].len >= 2 {
+            for &size in tile_sizes {
+                let mut w = v0.clone();
+                w.tile[j] = size;
+                tiles.push(w);
+            }
+        }
+        let orders = model.band_orders(b, v0, j);
+        let own = orders
+            .iter()
+            .find(|(o, _)| *o == v0.order[j])
+            .map_or(f64::INFINITY, |x| x.1);
+        for (o, c) in orders {
+            if o == v0.order[j] {
+                continue;
+            }
+            let mut w = v0.clone();
+            w.order[j] = o;
+            if c <= own {
+                good.push(w);
+            } else {
+                worse.push((c - own, w));
+            }
+        }
+        if parallel {
+            let mut w = v0.clone();
+            w.parallel[j] = true;
+            marks.push(w);
+        }
+    }
+    worse.sort_by(|x, y| x.0.total_cmp(&y.0));
+    tiles
+        .into_iter()
+        .chain(good)
+        .chain(marks)
+        .chain(worse.into_iter().map(|x| x.1))
+        .collect()
+}
+
 /// The search: interleavings, schedules, candidates; timed when `settings.bench`.
 /// `Err` when the integer core runs out of budget building the space.
 pub fn search(
@@ -399,13 +520,11 @@ pub fn search(
         (run, legal, il)
     })?;
     let mut schedules = vec![];
+    let mut memo = Classes::default();
     for (k, c) in il.list.iter().enumerate() {
         for kind in [Kind::Bands, Kind::Fused] {
-            let built = budget::with_budget(settings.budget, || match kind {
-                Kind::Bands => legal.build(c),
-                Kind::Fused => legal.build_fused(c),
-            })
-            .unwrap_or_else(|e| Err(e.to_string()));
+            let built = budget::with_budget(settings.budget, || build(&legal, c, kind, &mut memo))
+                .unwrap_or_else(|e| Err(e.to_string()));
             schedules.push(Schedule {
                 interleaving: k,
                 kind,
@@ -441,22 +560,41 @@ pub fn search(
     let t0 = Instant::now();
     let limit = settings.time_limit.max(0.0);
     let end = t0 + Duration::from_secs_f64(limit);
+    let model = Model::new(&kernel.scop, &legal.layout.dirs, settings.budget);
+    // Every schedule as built is a candidate, checked.
+    let mut base: Vec<Option<usize>> = vec![None; schedules.len()];
+    for (k, sc) in schedules.iter().enumerate() {
+        let Ok(b) = &sc.built else { continue };
+        base[k] = Some(s.add(sc.interleaving, sc.kind, b, &Variant::plain(b)));
+    }
+    // What phase 1 times: one schedule per loop structure (the nests of the schedule with
+    // each band in its statically cheapest order, regardless of the order of the outermost
+    // nests), cheapest first, ties in enumeration order.
+    let mut reps: Vec<(usize, Variant, f64)> = vec![];
+    let mut keys = std::collections::HashSet::new();
+    for (k, sc) in schedules.iter().enumerate() {
+        let (Ok(b), Some(c)) = (&sc.built, base[k]) else {
+            continue;
+        };
+        if !matches!(s.candidates[c].verdict, Verdict::Legal) {
+            continue;
+        }
+        let v = model.best_orders(b);
+        if keys.insert(cost::nest_key(b, &v)) {
+            let cost = model.cost(b, &v);
+            reps.push((k, v, cost));
+        }
+    }
+    reps.sort_by(|x, y| x.2.total_cmp(&y.2).then(x.0.cmp(&y.0)));
     // Screening only pays when the original is slow at the sizes given: the first schedule
-    // is timed there first, and when the original takes less than `screen_above` seconds,
-    // everything is timed at those sizes (small sizes would only measure noise).
+    // to time is timed there first, and when the original takes less than `screen_above`
+    // seconds, everything is timed at those sizes (small sizes would only measure noise).
     let mut screen_defines = screen_defines;
     if s.screen_job.is_some() {
-        if let Some((k, b)) = schedules
-            .iter()
-            .enumerate()
-            .find_map(|(k, sc)| sc.built.as_ref().ok().map(|b| (k, b)))
-        {
-            let c = s.add(
-                schedules[k].interleaving,
-                schedules[k].kind,
-                b,
-                &Variant::plain(b),
-            );
+        if let Some((k, v, _)) = reps.first() {
+            let sc = &schedules[*k];
+            let b = sc.built.as_ref().expect("built");
+            let c = s.add(sc.interleaving, sc.kind, b, v);
             s.time(c, false, end);
             if s.candidates[c]
                 .timing
@@ -474,18 +612,28 @@ pub fn search(
     } else {
         end
     };
-    let half = t0 + Duration::from_secs_f64(greedy_end.duration_since(t0).as_secs_f64() / 2.0);
-    // Phase 1: every schedule as built, both kinds, timed until half the greedy time has
-    // gone (at least one is timed); later ones are checked only.
-    let mut base: Vec<Option<usize>> = vec![None; schedules.len()];
-    for (k, sc) in schedules.iter().enumerate() {
-        let Ok(b) = &sc.built else { continue };
-        let c = s.add(sc.interleaving, sc.kind, b, &Variant::plain(b));
-        base[k] = Some(c);
-        if settings.bench {
-            let timed_any = base.iter().flatten().any(|&c| s.speedup(c).is_some());
-            let deadline = if timed_any { half } else { greedy_end };
+    // Phase 1: the representatives, best first, timed until a third of the greedy time
+    // left has gone (at least one is timed).
+    let now = Instant::now();
+    let phase1_end = now + greedy_end.saturating_duration_since(now) / 3;
+    let mut timed: Vec<(usize, Variant, usize)> = vec![];
+    if settings.bench {
+        for (k, v, _) in &reps {
+            let sc = &schedules[*k];
+            let b = sc.built.as_ref().expect("built");
+            let c = s.add(sc.interleaving, sc.kind, b, v);
+            let deadline = if timed.is_empty() {
+                greedy_end
+            } else {
+                phase1_end
+            };
             s.time(c, screening, deadline);
+            if s.speedup(c).is_some() {
+                timed.push((*k, v.clone(), c));
+            }
+            if Instant::now() >= phase1_end && !timed.is_empty() {
+                break;
+            }
         }
     }
     if !settings.bench {
@@ -503,76 +651,34 @@ pub fn search(
             }
         }
     } else {
-        // Phase 2: from the fastest schedule, one change at a time, kept when faster: the
-        // order of each band's loops (the bands with most work first), then tile sizes,
-        // then a parallel mark. When time is left, the same from the next fastest schedule,
-        // and so on.
-        let mut bases: Vec<(usize, f64)> = base
+        // Phase 2: from the fastest schedule, one change at a time, kept when faster.
+        // When time is left, the same from the next fastest schedule, and so on.
+        let mut bases: Vec<(usize, Variant, f64)> = timed
             .iter()
-            .enumerate()
-            .filter_map(|(k, c)| c.and_then(|c| s.speedup(c)).map(|x| (k, x)))
+            .filter_map(|(k, v, c)| s.speedup(*c).map(|x| (*k, v.clone(), x)))
             .collect();
-        bases.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
-        for (k, mut best) in bases {
+        bases.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)));
+        for (k, v0, mut best) in bases {
             if Instant::now() >= greedy_end {
                 break;
             }
             let sc = &schedules[k];
             let b = sc.built.as_ref().expect("timed, so built");
-            let scop = &kernel.scop;
-            let mut v = Variant::plain(b);
-            let weight = |j: usize| -> usize {
-                b.bands[j]
-                    .stmts
-                    .iter()
-                    .map(|&st| scop.statements[st].accesses.len() * b.rows[st].len())
-                    .sum()
-            };
-            let mut bands: Vec<usize> = (0..b.bands.len()).collect();
-            bands.sort_by_key(|&j| {
-                (
-                    std::cmp::Reverse(weight(j)),
-                    std::cmp::Reverse(b.bands[j].len),
-                    j,
-                )
-            });
-            let mut changes: Vec<Variant> = vec![];
-            for &j in &bands {
-                for o in band_orders(b.bands[j].len) {
-                    let mut w = Variant::plain(b);
-                    w.order[j] = o;
-                    changes.push(w);
-                }
-            }
-            for &j in &bands {
-                if b.bands[j].len >= 2 {
-                    for &size in &settings.tile_sizes {
-                        let mut w = Variant::plain(b);
-                        w.tile[j] = size;
-                        changes.push(w);
-                    }
-                }
-            }
-            for &j in bands.iter().filter(|_| settings.parallel) {
-                let mut w = Variant::plain(b);
-                w.parallel[j] = true;
-                changes.push(w);
-            }
-            let plain = Variant::plain(b);
-            for ch in changes {
+            let mut v = v0.clone();
+            for ch in changes(&model, b, &v0, &settings.tile_sizes, settings.parallel) {
                 if Instant::now() >= greedy_end {
                     break;
                 }
                 // Apply the one change `ch` makes to the variant kept so far.
                 let mut w = v.clone();
                 for j in 0..b.bands.len() {
-                    if ch.order[j] != plain.order[j] {
+                    if ch.order[j] != v0.order[j] {
                         w.order[j] = ch.order[j].clone();
                     }
-                    if ch.tile[j] != plain.tile[j] {
+                    if ch.tile[j] != v0.tile[j] {
                         w.tile[j] = ch.tile[j];
                     }
-                    if ch.parallel[j] != plain.parallel[j] {
+                    if ch.parallel[j] != v0.parallel[j] {
                         w.parallel[j] = ch.parallel[j];
                     }
                 }

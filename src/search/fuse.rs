@@ -51,7 +51,12 @@ impl Legal {
         Ok(b)
     }
 
-    fn fuse_group(&self, group: &[usize], active: &[usize], b: &mut Built) -> Result<(), String> {
+    pub(super) fn fuse_group(
+        &self,
+        group: &[usize],
+        active: &[usize],
+        b: &mut Built,
+    ) -> Result<(), String> {
         let depth = |s: usize| self.layout.iters[s];
         let mut active = self.internal(active, group);
         let mut band_edges = active.clone();

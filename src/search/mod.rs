@@ -4,6 +4,7 @@
 //!
 //! Uses `presburger` and `verify`; no earlier stage imports it.
 
+pub mod cost;
 pub mod driver;
 pub mod edit;
 pub mod fuse;

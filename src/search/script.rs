@@ -82,7 +82,7 @@ fn handles(stmts: &[usize], names: &Names) -> String {
 }
 
 /// The rows of every statement after the variant's band orders.
-fn ordered_rows(b: &Built, v: &Variant) -> Vec<Vec<Vec<Int>>> {
+pub(super) fn ordered_rows(b: &Built, v: &Variant) -> Vec<Vec<Vec<Int>>> {
     let mut rows = b.rows.clone();
     for (k, band) in b.bands.iter().enumerate() {
         for &s in &band.stmts {
@@ -479,7 +479,7 @@ pub fn next_permutation(p: &mut [usize]) -> bool {
     true
 }
 
-fn det(m: &[Vec<i64>]) -> i128 {
+pub(super) fn det(m: &[Vec<i64>]) -> i128 {
     let d = m.len();
     if d == 0 {
         return 1;

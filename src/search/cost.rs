@@ -1,0 +1,339 @@
+//! A static cost model for the search: which schedules to time first, and which loop orders
+//! to try first. Timing is what decides; this only orders the work so that the timing
+//! reaches the promising schedules early (docs/search.md, "How phase 1 chooses").
+//!
+//! The cost of a schedule is the memory traffic of its innermost loops, estimated from the
+//! access matrices: for each statement, the direction its innermost loop walks through its
+//! iteration space (the last column of the inverse of its hyperplanes), and for each of its
+//! accesses the step that direction makes in the array. An access that stays put costs 0,
+//! one that walks the last dimension by one element costs 1, anything else (a step along an
+//! outer dimension, or a large step) costs [`STRIDED`], a cache line of doubles. Each
+//! statement's sum is weighted by its estimated number of instances ([`Model::work`]: the
+//! product of the extents of its loops, every parameter set to [`NOMINAL`]).
+
+use super::schedule::Built;
+use super::script::{self, Variant};
+use crate::model::Scop;
+use crate::presburger::budget;
+use crate::presburger::Int;
+
+/// The cost of an access whose innermost step is not contiguous: 8 doubles share a 64-byte
+/// cache line, so a contiguous walk misses once every 8 steps, a strided one every step.
+pub const STRIDED: f64 = 8.0;
+
+/// The value every parameter is given when loop extents are estimated.
+pub const NOMINAL: i64 = 1000;
+
+/// What the cost model knows about a kernel.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// Per statement: the estimated number of instances.
+    pub work: Vec<f64>,
+    /// Per statement, per access: the subscripts' coefficients of the statement's
+    /// iterators (one row per array dimension); `None` when the access is not affine.
+    accesses: Vec<Vec<Option<Vec<Vec<i64>>>>>,
+    /// Per statement and iteration dimension: `1`, or `−1` for a loop counting down.
+    dirs: Vec<Vec<i64>>,
+}
+
+impl Model {
+    /// The model of a kernel; `dirs` as in [`super::Layout::dirs`]. Loop extents are
+    /// computed with the integer core under `budget` steps per statement; past it (or where
+    /// a loop is unbounded) an extent is taken to be [`NOMINAL`].
+    pub fn new(scop: &Scop, dirs: &[Vec<i64>], budget_steps: u64) -> Model {
+        let params = &scop.params;
+        let work = scop
+            .statements
+            .iter()
+            .map(|st| {
+                budget::with_budget(budget_steps, || extents(st, params))
+                    .unwrap_or_else(|_| vec![NOMINAL as f64; st.iterators.len()])
+                    .iter()
+                    .product::<f64>()
+            })
+            .collect();
+        let accesses = scop
+            .statements
+            .iter()
+            .map(|st| {
+                st.accesses
+                    .iter()
+                    .map(|a| {
+                        if !a.exact {
+                            return None;
+                        }
+                        let rows = super::repair::affine_rows(&a.relation, params)?;
+                        let n = st.iterators.len();
+                        rows.iter()
+                            .map(|r| r[..n].iter().map(|x| x.to_i64()).collect())
+                            .collect::<Option<Vec<Vec<i64>>>>()
+                    })
+                    .collect()
+            })
+            .collect();
+        Model {
+            work,
+            accesses,
+            dirs: dirs.to_vec(),
+        }
+    }
+
+    /// The cost of one statement whose hyperplanes (outermost first, over its iteration
+    /// dimensions, parameters and constant) are `rows`: its work times the sum of its
+    /// accesses' costs along the innermost loop. When the rows do not determine that
+    /// direction (fewer rows than loops, not independent), every access costs 1.
+    pub fn statement_cost(&self, s: usize, rows: &[Vec<Int>]) -> f64 {
+        let per_access = match innermost_direction(rows, self.dirs[s].len()) {
+            None => self.accesses[s].len() as f64,
+            Some(d) => {
+                // Iteration dimension k is dirs[k]·iterator k.
+                let step: Vec<i64> = d
+                    .iter()
+                    .zip(&self.dirs[s])
+                    .map(|(x, dir)| x * dir)
+                    .collect();
+                self.accesses[s]
+                    .iter()
+                    .map(|a| match a {
+                        None => 1.0,
+                        Some(sub) => access_cost(sub, &step),
+                    })
+                    .sum()
+            }
+        };
+        self.work[s] * per_access
+    }
+
+    /// The cost of a schedule with a variant's band orders (tiles and marks do not count).
+    pub fn cost(&self, b: &Built, v: &Variant) -> f64 {
+        script::ordered_rows(b, v)
+            .iter()
+            .enumerate()
+            .map(|(s, r)| self.statement_cost(s, r))
+            .sum()
+    }
+
+    /// The orders of band `j` (its own order first, then [`super::driver::band_orders`]),
+    /// each with the cost of the statements whose innermost loop the band holds, the other
+    /// bands as in `v`; sorted by that cost, ties in list order. A band that does not hold
+    /// any statement's innermost loop does not change the cost (every order costs the same).
+    pub fn band_orders(&self, b: &Built, v: &Variant, j: usize) -> Vec<(Vec<usize>, f64)> {
+        let band = &b.bands[j];
+        let mut orders = vec![(0..band.len).collect::<Vec<usize>>()];
+        orders.extend(super::driver::band_orders(band.len));
+        let mut out: Vec<(Vec<usize>, f64)> = orders
+            .into_iter()
+            .map(|o| {
+                let mut w = v.clone();
+                w.order[j] = o.clone();
+                let rows = script::ordered_rows(b, &w);
+                let c = band
+                    .stmts
+                    .iter()
+                    .filter(|&&s| b.rows[s].len() == band.start + band.len)
+                    .map(|&s| self.statement_cost(s, &rows[s]))
+                    .sum();
+                (o, c)
+            })
+            .collect();
+        out.sort_by(|x, y| x.1.total_cmp(&y.1));
+        out
+    }
+
+    /// The schedule as built with each band in its cheapest order (the schedule's own order
+    /// when no other is cheaper). Bands are independent here: a band that does not hold a
+    /// statement's innermost loop does not change that loop's direction.
+    pub fn best_orders(&self, b: &Built) -> Variant {
+        let mut v = Variant::plain(b);
+        for j in 0..b.bands.len() {
+            let best = self.band_orders(b, &v, j).swap_remove(0).0;
+            v.order[j] = best;
+        }
+        v
+    }
+
+    /// The work of a band: the instances of its statements.
+    pub fn band_work(&self, b: &Built, j: usize) -> f64 {
+        b.bands[j].stmts.iter().map(|&s| self.work[s]).sum()
+    }
+}
+
+/// The extent of each loop of a statement, every parameter at [`NOMINAL`]: the number of
+/// values its iterator takes with the outer iterators fixed, at the first and at the last
+/// outer values, whichever is larger (a triangle counts as its longest row; a loop of one
+/// iteration inside another counts once); at least 1.
+fn extents(st: &crate::model::Statement, params: &[String]) -> Vec<f64> {
+    let mut dom = st.domain.clone();
+    for p in params {
+        if let Some(d) = dom.fix_param(p, &Int::from(NOMINAL)) {
+            dom = d;
+        }
+    }
+    let n = st.iterators.len();
+    let np = dom.space().params.len();
+    let range = |set: &crate::presburger::Set, k: usize| -> Option<i64> {
+        let lo = set.lexmin_point().ok()??;
+        let hi = set.lexmax_point().ok()??;
+        Some(hi[k].to_i64()? - lo[k].to_i64()? + 1)
+    };
+    (0..n)
+        .map(|k| {
+            let upto = dom.project_out(k + 1, n - k - 1);
+            let (Ok(Some(lo)), Ok(Some(hi))) = (upto.lexmin_point(), upto.lexmax_point()) else {
+                return NOMINAL as f64;
+            };
+            let at = |outer: &[Int]| -> Option<i64> {
+                let eqs: Vec<Vec<Int>> = outer
+                    .iter()
+                    .enumerate()
+                    .map(|(d, v)| {
+                        let mut r = vec![Int::ZERO; 1 + np + k + 1];
+                        r[0] = -v;
+                        r[1 + np + d] = Int::ONE;
+                        r
+                    })
+                    .collect();
+                range(&upto.add_constraints(&eqs, &[]), k)
+            };
+            match (at(&lo[..k]), at(&hi[..k])) {
+                (Some(a), Some(b)) => a.max(b).max(1) as f64,
+                _ => NOMINAL as f64,
+            }
+        })
+        .collect()
+}
+
+/// The direction (over the iteration dimensions) in which the innermost of `rows` moves
+/// when the outer ones stay put: the last column of the inverse of the square matrix of the
+/// rows' first `n` entries, scaled to integers (`det · H⁻¹ e_last`, divided by the gcd, sign
+/// of the determinant kept). `None` unless there are exactly `n` independent rows.
+pub fn innermost_direction(rows: &[Vec<Int>], n: usize) -> Option<Vec<i64>> {
+    if rows.len() != n || n == 0 {
+        return None;
+    }
+    let h: Vec<Vec<i64>> = rows
+        .iter()
+        .map(|r| {
+            r[..n]
+                .iter()
+                .map(|x| x.to_i64())
+                .collect::<Option<Vec<i64>>>()
+        })
+        .collect::<Option<_>>()?;
+    let d = script::det(&h);
+    if d == 0 {
+        return None;
+    }
+    // Cramer: component k is det(H with column k replaced by e_last) / det(H).
+    let mut x: Vec<i128> = (0..n)
+        .map(|k| {
+            let m: Vec<Vec<i64>> = (0..n)
+                .map(|i| {
+                    (0..n)
+                        .map(|c| {
+                            if c == k {
+                                i64::from(i == n - 1)
+                            } else {
+                                h[i][c]
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            script::det(&m) * d.signum()
+        })
+        .collect();
+    let g = x.iter().fold(0i128, |g, &v| gcd(g, v.abs()));
+    if g > 1 {
+        for v in &mut x {
+            *v /= g;
+        }
+    }
+    x.iter().map(|&v| i64::try_from(v).ok()).collect()
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// The cost of one access (subscript rows over the iterators) when the iterators move by
+/// `step`: 0 when it stays put, the step when it walks only the last dimension (at most
+/// [`STRIDED`]), [`STRIDED`] otherwise.
+fn access_cost(sub: &[Vec<i64>], step: &[i64]) -> f64 {
+    let delta: Vec<i64> = sub
+        .iter()
+        .map(|r| r.iter().zip(step).map(|(a, b)| a * b).sum())
+        .collect();
+    match delta.split_last() {
+        None => 0.0,
+        Some((&last, outer)) if outer.iter().all(|&x| x == 0) => {
+            (last.unsigned_abs() as f64).min(STRIDED)
+        }
+        Some(_) => STRIDED,
+    }
+}
+
+/// A key for the loop structure a schedule generates with a variant's band orders: its
+/// nests (maximal runs of statements that share a loop, in execution order), each as its
+/// statements with their ordered hyperplanes and fusion depths, the nests sorted. Two
+/// schedules with the same key differ only in the order of their outermost nests.
+pub fn nest_key(b: &Built, v: &Variant) -> String {
+    let rows = script::ordered_rows(b, v);
+    let mut nests: Vec<String> = vec![];
+    let mut cur = String::new();
+    for (k, &s) in b.order.iter().enumerate() {
+        cur.push_str(&format!("{s}:{:?}:{};", rows[s], b.shared[s]));
+        let last = k + 1 == b.order.len();
+        if last || b.shared[s] == 0 {
+            nests.push(std::mem::take(&mut cur));
+        }
+    }
+    nests.sort();
+    nests.join("|")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ints(rows: &[&[i64]]) -> Vec<Vec<Int>> {
+        rows.iter()
+            .map(|r| r.iter().map(|&x| Int::from(x)).collect())
+            .collect()
+    }
+
+    #[test]
+    fn innermost_directions() {
+        // (i, j, k): the innermost loop walks k.
+        let id = ints(&[&[1, 0, 0, 0], &[0, 1, 0, 0], &[0, 0, 1, 0]]);
+        assert_eq!(innermost_direction(&id, 3), Some(vec![0, 0, 1]));
+        // (k, i, j): it walks j.
+        let p = ints(&[&[0, 0, 1, 0], &[1, 0, 0, 0], &[0, 1, 0, 0]]);
+        assert_eq!(innermost_direction(&p, 3), Some(vec![0, 1, 0]));
+        // (t, t + i): holding t, the inner loop walks i.
+        let s = ints(&[&[1, 0], &[1, 1]]);
+        assert_eq!(innermost_direction(&s, 2), Some(vec![0, 1]));
+        // (t + i, t): holding t + i, the inner loop moves t up and i down.
+        let s = ints(&[&[1, 1], &[1, 0]]);
+        assert_eq!(innermost_direction(&s, 2), Some(vec![1, -1]));
+        // Too few rows, dependent rows.
+        assert_eq!(innermost_direction(&ints(&[&[1, 0]]), 2), None);
+        assert_eq!(innermost_direction(&ints(&[&[1, 1], &[2, 2]]), 2), None);
+    }
+
+    #[test]
+    fn access_costs() {
+        // A[i][j] walked along j: contiguous; along i: strided; B[j] along i: stays put.
+        let a = vec![vec![1, 0], vec![0, 1]];
+        assert_eq!(access_cost(&a, &[0, 1]), 1.0);
+        assert_eq!(access_cost(&a, &[1, 0]), STRIDED);
+        assert_eq!(access_cost(&[vec![0, 1]], &[1, 0]), 0.0);
+        // A scalar, a step of 2 along the last dimension.
+        assert_eq!(access_cost(&[], &[1]), 0.0);
+        assert_eq!(access_cost(&[vec![2]], &[1]), 2.0);
+    }
+}
