@@ -19,9 +19,10 @@ pub struct SearchArgs {
     /// Write the fastest script found here.
     #[arg(short = 'o', value_name = "BEST.loopy")]
     pub output: Option<PathBuf>,
-    /// Time limit of the timing phase in seconds (candidates not timed by then are listed
-    /// untimed). Not `--budget`: that is the integer core's work budget, as for every
-    /// command.
+    /// Time limit of the whole search in seconds, building and checking included: no timing
+    /// starts that would not end by then, judging by the longest so far (candidates not
+    /// timed are listed untimed). Not `--budget`: that is the integer core's work budget,
+    /// as for every command.
     #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
     pub time_limit: f64,
     /// Build and verify the candidates of every interleaving without timing anything.

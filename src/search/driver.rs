@@ -39,7 +39,8 @@ impl Kind {
 
 /// What the search is asked to do.
 pub struct Settings {
-    /// Time limit of the timing phase in seconds: no candidate starts after it.
+    /// Time limit of the whole search in seconds, counted from its start: no timing starts
+    /// that would not end before its phase's deadline, judging by the longest one so far.
     pub time_limit: f64,
     /// Time candidates (false: build and check them only).
     pub bench: bool,
@@ -256,6 +257,10 @@ struct State<'a, 'b> {
     seen: HashMap<String, usize>,
     dir: PathBuf,
     on: &'b mut dyn FnMut(Event),
+    /// The longest a timing has taken so far, at the sizes asked for (`[0]`) and at the
+    /// screening sizes (`[1]`): a timing that would not end before its deadline is not
+    /// started.
+    longest: [Option<Duration>; 2],
 }
 
 impl State<'_, '_> {
@@ -303,14 +308,21 @@ impl State<'_, '_> {
         self.candidates.len() - 1
     }
 
+    /// Whether a timing (at the screening sizes or not) started now would end before
+    /// `deadline`, judging by the longest one so far.
+    fn fits(&self, screen: bool, deadline: Instant) -> bool {
+        Instant::now() + self.longest[screen as usize].unwrap_or_default() < deadline
+    }
+
     /// Times a legal candidate not timed yet, at the screening sizes (`screen`) or at the
     /// sizes asked for, unless `deadline` has passed.
     fn time(&mut self, idx: usize, screen: bool, deadline: Instant) {
         let c = &self.candidates[idx];
         let done = if screen { c.screen } else { c.timing };
-        if !matches!(c.verdict, Verdict::Legal) || done.is_some() || Instant::now() >= deadline {
+        if !matches!(c.verdict, Verdict::Legal) || done.is_some() || !self.fits(screen, deadline) {
             return;
         }
+        let began = Instant::now();
         let template = match (&self.screen_job, screen) {
             (Some(j), true) => j,
             _ => &self.settings.job,
@@ -337,6 +349,9 @@ impl State<'_, '_> {
             bench_one(&job, &progress)
         };
         let _ = std::fs::remove_file(&file);
+        let took = began.elapsed();
+        let longest = &mut self.longest[screen as usize];
+        *longest = Some(longest.map_or(took, |l| l.max(took)));
         let c = &mut self.candidates[idx];
         match outcome {
             Outcome::Timed { timing, .. } => {
@@ -556,8 +571,11 @@ pub fn search(
         seen: HashMap::new(),
         dir: dir.clone(),
         on,
+        longest: [None, None],
     };
-    let t0 = Instant::now();
+    // The time limit counts from the start: building and checking the schedules are part of
+    // it.
+    let t0 = start;
     let limit = settings.time_limit.max(0.0);
     let end = t0 + Duration::from_secs_f64(limit);
     let model = Model::new(&kernel.scop, &legal.layout.dirs, settings.budget);
@@ -631,7 +649,7 @@ pub fn search(
             if s.speedup(c).is_some() {
                 timed.push((*k, v.clone(), c));
             }
-            if Instant::now() >= phase1_end && !timed.is_empty() {
+            if !s.fits(screening, phase1_end) && !timed.is_empty() {
                 break;
             }
         }
@@ -659,14 +677,14 @@ pub fn search(
             .collect();
         bases.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)));
         for (k, v0, mut best) in bases {
-            if Instant::now() >= greedy_end {
+            if !s.fits(screening, greedy_end) {
                 break;
             }
             let sc = &schedules[k];
             let b = sc.built.as_ref().expect("timed, so built");
             let mut v = v0.clone();
             for ch in changes(&model, b, &v0, &settings.tile_sizes, settings.parallel) {
-                if Instant::now() >= greedy_end {
+                if !s.fits(screening, greedy_end) {
                     break;
                 }
                 // Apply the one change `ch` makes to the variant kept so far.
