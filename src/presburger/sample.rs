@@ -8,13 +8,16 @@
 //! can prove the answer:
 //!
 //! - **non-empty** with a witness: the eliminations are undone to give an integer point,
-//!   which is then checked against every constraint of the original problem;
+//!   which is then checked against every constraint of the original problem. When no
+//!   elimination is exact, a variable is eliminated by its dark shadow, which may only
+//!   shrink the set: a point it leads to is still a real point (and checked), but from
+//!   then on a contradiction proves nothing;
 //! - **empty** only by a contradiction reached through exact steps (a constant row that is
 //!   violated, an equality whose gcd does not divide its constant, two opposite bounds that
 //!   cross), each of which preserves the integer points;
-//! - **don't know** (`None`) on anything else: an arithmetic overflow, an elimination that
-//!   would need the dark shadow or splinters, a problem that grows past a fixed size, or a
-//!   witness that fails its check. The caller then runs the general Omega test, so the
+//! - **don't know** (`None`) on anything else: an arithmetic overflow, a contradiction
+//!   after a dark shadow (only the splinters could decide), a problem that grows past a
+//!   fixed size, or a witness that fails its check. The caller then runs the general Omega test, so the
 //!   answer never depends on this path being taken.
 //!
 //! Rows are `[c, a1, ..., an]` as in [`super::omega`]: `c + a·x = 0` or `c + a·x >= 0`.
@@ -100,6 +103,9 @@ struct Sys {
     tmp: Vec<i64>,
     /// The witness.
     sol: Vec<i64>,
+    /// Whether a variable was eliminated by its dark shadow (from then on the system only
+    /// under-approximates the problem, so a contradiction proves nothing).
+    dark: bool,
 }
 
 /// Outcome of one pass that may prove emptiness or give up.
@@ -172,6 +178,7 @@ impl Sys {
         }
         self.tmp.clear();
         self.tmp.resize(w, 0);
+        self.dark = false;
         Some(())
     }
 
@@ -180,8 +187,8 @@ impl Sys {
         self.load(n, eqs, ineqs)?;
         match self.eliminate() {
             Ok(()) => {}
-            Err(Stop::Empty) => return Some(false),
-            Err(Stop::GiveUp) => return None,
+            Err(Stop::Empty) if !self.dark => return Some(false),
+            Err(_) => return None,
         }
         // The witness must satisfy the original problem; if it does not, this path has no
         // answer (and the general test decides).
@@ -207,8 +214,8 @@ impl Sys {
             if self.merge_parallel()? {
                 continue;
             }
-            let k = self.choose_variable().ok_or(Stop::GiveUp)?;
-            self.fourier_motzkin(k)?;
+            let (k, exact) = self.choose_variable().ok_or(Stop::GiveUp)?;
+            self.fourier_motzkin(k, exact)?;
         }
     }
 
@@ -440,9 +447,10 @@ impl Sys {
     }
 
     /// The variable whose exact elimination (one side of its bounds has unit coefficients)
-    /// adds the fewest rows; `None` when every elimination would be inexact. Every variable
-    /// left has bounds on both sides ([`Sys::drop_one_sided`] ran).
-    fn choose_variable(&mut self) -> Option<usize> {
+    /// adds the fewest rows, with `true`; when there is none, the variable whose dark shadow
+    /// adds the fewest rows, with `false`. Every variable left has bounds on both sides
+    /// ([`Sys::drop_one_sided`] ran); `None` when there is none.
+    fn choose_variable(&mut self) -> Option<(usize, bool)> {
         let w = self.w;
         let Sys {
             arena,
@@ -470,14 +478,23 @@ impl Sys {
                 }
             }
         }
+        let both = |k: &usize| pos[*k] > 0 && neg[*k] > 0;
+        let cost = |k: &usize| pos[*k] * neg[*k];
         (1..w)
-            .filter(|&k| pos[k] > 0 && neg[k] > 0 && (unit_pos[k] || unit_neg[k]))
-            .min_by_key(|&k| pos[k] * neg[k])
+            .filter(|k| both(k) && (unit_pos[*k] || unit_neg[*k]))
+            .min_by_key(cost)
+            .map(|k| (k, true))
+            .or_else(|| (1..w).filter(both).min_by_key(cost).map(|k| (k, false)))
     }
 
-    /// Exact Fourier–Motzkin elimination of `x_k`: its bounds are kept for reconstruction
-    /// and replaced by every lower–upper combination.
-    fn fourier_motzkin(&mut self, k: usize) -> Pass {
+    /// Fourier–Motzkin elimination of `x_k`: its bounds are kept for reconstruction and
+    /// replaced by every lower–upper combination. When not `exact`, by the dark shadow:
+    /// each combination of `a·x + l >= 0` and `-b·x + u >= 0` is tightened to
+    /// `b·l + a·u >= (a - 1)(b - 1)`, which guarantees an integer `x` between every pair of
+    /// bounds (Pugh), so a point of the smaller system extends to one of the original (the
+    /// largest lower bound of `x` is then below every upper bound); but an empty dark
+    /// shadow proves nothing, which [`Sys::dark`] records.
+    fn fourier_motzkin(&mut self, k: usize, exact: bool) -> Pass {
         let w = self.w;
         let at = self.refs.len();
         for &i in &self.ineqs {
@@ -516,9 +533,15 @@ impl Sys {
                     self.arena.push(v);
                 }
                 self.arena[new * w + k] = 0;
+                if !exact {
+                    let slack = (a - 1).checked_mul(b - 1).ok_or(Stop::GiveUp)?;
+                    let c = &mut self.arena[new * w];
+                    *c = c.checked_sub(slack).ok_or(Stop::GiveUp)?;
+                }
                 self.ineqs.push(new);
             }
         }
+        self.dark |= !exact;
         self.steps.push(Step::Bounds { k, at, n_l, n_u });
         Ok(())
     }
