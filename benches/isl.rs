@@ -2,7 +2,9 @@
 //! relation of every example (as `loopy::verify::dependences` computes them), and the
 //! parametric lexmin and lexmax of random parametric 3-D sets with one or two existentials
 //! with non-unit coefficients (the shape of `tests/presburger_pip.rs`). Prints the median
-//! time of each side per problem, the ratio loopy / isl, their median and the worst case.
+//! time of each side per problem, the ratio loopy / isl, their median and the worst case,
+//! and how many of the emptiness problems' conjunctions the fast exact path
+//! (`presburger::sample`) answers without the Omega test.
 //!
 //! isl is timed through islpy (`benches/isl_compare.py`); when `python3 -c 'import islpy'`
 //! fails, the bench tries `python3 -m pip install --user islpy` once and, failing that,
@@ -12,7 +14,7 @@
 
 use loopy::driver::Kernel;
 use loopy::frontend::Options;
-use loopy::presburger::{parse_map, parse_set};
+use loopy::presburger::{parse_map, parse_set, sample};
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -155,6 +157,23 @@ fn time_loopy(p: &Problem) -> Duration {
     }
 }
 
+/// How the fast path of `presburger::sample` fares on the emptiness problems' conjunctions:
+/// (answered non-empty, answered empty, left to the Omega test).
+fn fast_path_coverage(problems: &[Problem]) -> (usize, usize, usize) {
+    let mut counts = (0, 0, 0);
+    for p in problems.iter().filter(|p| p.kind == "empty") {
+        let m = parse_map(&p.text, &[]).expect("dependence parses back");
+        for b in m.parts() {
+            match sample::feasible_rows(b.width() - 1, &b.eqs, &b.ineqs) {
+                Some(true) => counts.0 += 1,
+                Some(false) => counts.1 += 1,
+                None => counts.2 += 1,
+            }
+        }
+    }
+    counts
+}
+
 fn have_islpy() -> bool {
     let ok = || {
         Command::new("python3")
@@ -257,6 +276,11 @@ fn main() {
         );
     }
     println!();
+    let (non_empty, empty, fell) = fast_path_coverage(&problems);
+    println!(
+        "empty: the fast path answered {} conjunctions non-empty and {empty} empty; {fell} went to the Omega test",
+        non_empty
+    );
     for (kind, mut ratios, slowest) in by_kind {
         ratios.sort_by(|a, b| a.total_cmp(b));
         if ratios.is_empty() {

@@ -8,23 +8,35 @@
 //! can prove the answer:
 //!
 //! - **non-empty** with a witness: the eliminations are undone to give an integer point,
-//!   which is then checked against every constraint of the original problem;
+//!   which is then checked against every constraint of the original problem. When no
+//!   elimination is exact, a variable is eliminated by its dark shadow, which may only
+//!   shrink the set: a point it leads to is still a real point (and checked), but from
+//!   then on a contradiction proves nothing;
 //! - **empty** only by a contradiction reached through exact steps (a constant row that is
 //!   violated, an equality whose gcd does not divide its constant, two opposite bounds that
 //!   cross), each of which preserves the integer points;
-//! - **don't know** (`None`) on anything else: an arithmetic overflow, an elimination that
-//!   would need the dark shadow or splinters, a problem that grows past a fixed size, or a
-//!   witness that fails its check. The caller then runs the general Omega test, so the
+//! - **don't know** (`None`) on anything else: an arithmetic overflow, a contradiction
+//!   after a dark shadow (only the splinters could decide), a problem that grows past a
+//!   fixed size, or a witness that fails its check. The caller then runs the general Omega test, so the
 //!   answer never depends on this path being taken.
 //!
 //! Rows are `[c, a1, ..., an]` as in [`super::omega`]: `c + a·x = 0` or `c + a·x >= 0`.
 
 use super::budget;
-use super::int::Int;
 use super::omega::{Problem, Row};
+use std::cell::Cell;
 
 /// Past this many inequalities (Fourier–Motzkin growing the system) the fast path gives up.
 const MAX_ROWS: usize = 160;
+
+/// Scratch buffers that grew past this many words are freed rather than kept for the next
+/// call.
+const KEEP_WORDS: usize = 1 << 16;
+
+thread_local! {
+    /// The buffers of the last call, reused so that a test allocates nothing once warm.
+    static SCRATCH: Cell<Option<Box<Sys>>> = const { Cell::new(None) };
+}
 
 /// Is there an integer point in `p`? `Some(answer)` when the fast path can prove it, `None`
 /// when the general Omega test must decide.
@@ -34,15 +46,22 @@ pub fn feasible(p: &Problem) -> Option<bool> {
 
 /// [`feasible`] on the rows of a problem over `n` variables, without building one.
 pub fn feasible_rows(n: usize, eqs: &[Row], ineqs: &[Row]) -> Option<bool> {
-    Sys::load(n, eqs, ineqs)?.run(eqs, ineqs)
+    // Taken out while in use: if the budget unwinds through `run`, the buffers are simply
+    // dropped and the next call starts afresh.
+    let mut sys = SCRATCH.with(Cell::take).unwrap_or_default();
+    let answer = sys.run(n, eqs, ineqs);
+    if sys.arena.capacity() + sys.refs.capacity() <= KEEP_WORDS {
+        SCRATCH.with(|c| c.set(Some(sys)));
+    }
+    answer
 }
 
 /// How to recover one variable, in the order of elimination.
 enum Step {
-    /// `x_k = expr · (1, x)`; `expr` is `w` entries of `store` from `at`.
-    Subst { k: usize, at: usize },
-    /// `x_k` between `n_l` lower and `n_u` upper bounds stored from `at` (lower bounds
-    /// first), `w` entries each.
+    /// `x_k = row · (1, x)` for the arena row `row`.
+    Subst { k: usize, row: usize },
+    /// `x_k` between the `n_l` lower and `n_u` upper bounds whose arena rows are listed in
+    /// `refs[at..]` (lower bounds first).
     Bounds {
         k: usize,
         at: usize,
@@ -51,20 +70,42 @@ enum Step {
     },
 }
 
-/// A constraint system in flat row-major buffers of machine words.
+/// A constraint system over machine words. Every row lives in one flat arena (`w` words
+/// each) and the live equalities and inequalities are lists of row numbers, so that dropping
+/// a row moves nothing. A row is only ever changed while live: once a step refers to it
+/// (the bounds of an eliminated variable, a substitution), it stays as it was, which is
+/// what reconstruction needs.
+#[derive(Default)]
 struct Sys {
     /// Row width: the constant and `n` coefficients.
     w: usize,
-    eqs: Vec<i64>,
-    ineqs: Vec<i64>,
-    /// Rows saved for reconstruction, referenced by [`Step`]s.
-    store: Vec<i64>,
+    arena: Vec<i64>,
+    /// The original rows (equalities first), for the witness check.
+    orig: Vec<i64>,
+    n_orig_eqs: usize,
+    /// Live rows.
+    eqs: Vec<usize>,
+    ineqs: Vec<usize>,
+    /// Eliminations, in order, and the rows they refer to.
     steps: Vec<Step>,
-    /// Scratch buffer for the next system of inequalities.
-    next: Vec<i64>,
-    /// Scratch buffers of [`Sys::merge_parallel`], kept between passes.
-    order: Vec<usize>,
-    dropped: Vec<bool>,
+    refs: Vec<usize>,
+    /// Per column: live inequalities with a positive / negative coefficient.
+    pos: Vec<usize>,
+    neg: Vec<usize>,
+    /// Per column: are those coefficients all `1` / all `-1`?
+    unit_pos: Vec<bool>,
+    unit_neg: Vec<bool>,
+    /// Per live inequality: hashes of its coefficients and of their negation, and whether
+    /// it was merged away ([`Sys::merge_parallel`]).
+    hash: Vec<(u64, u64)>,
+    gone: Vec<bool>,
+    /// One row of scratch.
+    tmp: Vec<i64>,
+    /// The witness.
+    sol: Vec<i64>,
+    /// Whether a variable was eliminated by its dark shadow (from then on the system only
+    /// under-approximates the problem, so a contradiction proves nothing).
+    dark: bool,
 }
 
 /// Outcome of one pass that may prove emptiness or give up.
@@ -99,121 +140,93 @@ fn row_gcd(r: &[i64]) -> Option<i64> {
     i64::try_from(g).ok()
 }
 
+/// Hashes of the coefficients of `r` and of their negation (equal rows have equal hashes;
+/// rows with equal hashes are still compared entry by entry).
+fn hashes(r: &[i64]) -> (u64, u64) {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let (mut h, mut hn) = (0u64, 0u64);
+    for &v in &r[1..] {
+        h = (h.rotate_left(7) ^ v as u64).wrapping_mul(K);
+        hn = (hn.rotate_left(7) ^ v.wrapping_neg() as u64).wrapping_mul(K);
+    }
+    (h, hn)
+}
+
 impl Sys {
-    fn load(n: usize, eqs: &[Row], ineqs: &[Row]) -> Option<Sys> {
+    fn load(&mut self, n: usize, eqs: &[Row], ineqs: &[Row]) -> Option<()> {
         let w = n + 1;
-        let flat = |rows: &[Vec<Int>]| -> Option<Vec<i64>> {
-            let mut out = Vec::with_capacity(rows.len() * w);
-            for r in rows {
-                debug_assert_eq!(r.len(), w);
-                for v in r {
-                    out.push(v.to_i64()?);
-                }
+        self.w = w;
+        self.arena.clear();
+        self.steps.clear();
+        self.refs.clear();
+        self.eqs.clear();
+        self.ineqs.clear();
+        for r in eqs.iter().chain(ineqs) {
+            debug_assert_eq!(r.len(), w);
+            for v in r {
+                self.arena.push(v.to_i64()?);
             }
-            Some(out)
-        };
-        let eqs = flat(eqs)?;
-        let ineqs = flat(ineqs)?;
-        Some(Sys {
-            w,
-            eqs,
-            ineqs,
-            store: Vec::new(),
-            steps: Vec::new(),
-            next: Vec::new(),
-            order: Vec::new(),
-            dropped: Vec::new(),
-        })
+        }
+        self.orig.clear();
+        self.orig.extend_from_slice(&self.arena);
+        self.n_orig_eqs = eqs.len();
+        self.eqs.extend(0..eqs.len());
+        self.ineqs.extend(eqs.len()..eqs.len() + ineqs.len());
+        for v in [&mut self.pos, &mut self.neg] {
+            v.clear();
+            v.resize(w, 0);
+        }
+        self.tmp.clear();
+        self.tmp.resize(w, 0);
+        self.dark = false;
+        Some(())
     }
 
-    fn run(mut self, eqs: &[Row], ineqs: &[Row]) -> Option<bool> {
-        budget::tick(1 + (self.eqs.len() + self.ineqs.len()) as u64 / self.w as u64);
+    fn run(&mut self, n: usize, eqs: &[Row], ineqs: &[Row]) -> Option<bool> {
+        budget::tick(1 + (eqs.len() + ineqs.len()) as u64);
+        self.load(n, eqs, ineqs)?;
         match self.eliminate() {
             Ok(()) => {}
-            Err(Stop::Empty) => return Some(false),
-            Err(Stop::GiveUp) => return None,
+            Err(Stop::Empty) if !self.dark => return Some(false),
+            Err(_) => return None,
         }
-        let sol = self.reconstruct()?;
         // The witness must satisfy the original problem; if it does not, this path has no
         // answer (and the general test decides).
-        let ok = |r: &Vec<Int>| -> Option<i64> {
-            let mut v = r[0].to_i64()? as i128;
-            for (a, x) in r[1..].iter().zip(&sol) {
-                v = v.checked_add(a.to_i64()? as i128 * *x as i128)?;
-            }
-            i64::try_from(v).ok()
-        };
-        for r in eqs {
-            if ok(r)? != 0 {
-                return None;
-            }
-        }
-        for r in ineqs {
-            if ok(r)? < 0 {
-                return None;
-            }
-        }
-        Some(true)
+        (self.reconstruct().is_some() && self.check()).then_some(true)
     }
 
-    fn n_eqs(&self) -> usize {
-        self.eqs.len() / self.w
-    }
-
-    fn n_ineqs(&self) -> usize {
-        self.ineqs.len() / self.w
+    fn row(&self, i: usize) -> &[i64] {
+        &self.arena[i * self.w..(i + 1) * self.w]
     }
 
     /// Eliminates every variable; `Ok` means the system is feasible (and `steps` rebuild a
     /// point).
     fn eliminate(&mut self) -> Pass {
         loop {
-            self.normalize()?;
-            if self.n_eqs() > 0 {
+            while !self.eqs.is_empty() {
                 self.eliminate_equality()?;
-                continue;
             }
+            self.normalize_ineqs()?;
+            self.drop_one_sided();
             if self.ineqs.is_empty() {
                 return Ok(());
             }
-            let (k, exact) = self.choose_variable();
-            if !exact {
-                return Err(Stop::GiveUp);
+            if self.merge_parallel()? {
+                continue;
             }
-            self.fourier_motzkin(k)?;
+            let (k, exact) = self.choose_variable().ok_or(Stop::GiveUp)?;
+            self.fourier_motzkin(k, exact)?;
         }
     }
 
-    /// Divides every row by the gcd of its coefficients (flooring an inequality's
-    /// constant), drops trivial rows, keeps the tightest of parallel inequalities and turns
-    /// opposite inequalities that pin a value into an equality.
-    fn normalize(&mut self) -> Pass {
+    /// Divides every live inequality by the gcd of its coefficients (flooring its constant)
+    /// and drops the trivial ones.
+    fn normalize_ineqs(&mut self) -> Pass {
         let w = self.w;
-        // Equalities.
         let mut out = 0;
-        for i in 0..self.n_eqs() {
-            let r = &mut self.eqs[i * w..(i + 1) * w];
-            let g = row_gcd(r).ok_or(Stop::GiveUp)?;
-            if g == 0 {
-                if r[0] != 0 {
-                    return Err(Stop::Empty);
-                }
-                continue;
-            }
-            if r[0] % g != 0 {
-                return Err(Stop::Empty);
-            }
-            if g != 1 {
-                r.iter_mut().for_each(|v| *v /= g);
-            }
-            self.eqs.copy_within(i * w..(i + 1) * w, out * w);
-            out += 1;
-        }
-        self.eqs.truncate(out * w);
-        // Inequalities.
-        let mut out = 0;
-        for i in 0..self.n_ineqs() {
-            let r = &mut self.ineqs[i * w..(i + 1) * w];
+        for j in 0..self.ineqs.len() {
+            let i = self.ineqs[j];
+            let r = &mut self.arena[i * w..(i + 1) * w];
             let g = row_gcd(r).ok_or(Stop::GiveUp)?;
             if g == 0 {
                 if r[0] < 0 {
@@ -225,88 +238,141 @@ impl Sys {
                 r[0] = r[0].div_euclid(g);
                 r[1..].iter_mut().for_each(|v| *v /= g);
             }
-            self.ineqs.copy_within(i * w..(i + 1) * w, out * w);
+            self.ineqs[out] = i;
             out += 1;
         }
-        self.ineqs.truncate(out * w);
-        self.merge_parallel()
+        self.ineqs.truncate(out);
+        Ok(())
     }
 
-    /// Parallel and opposite inequalities: sorted by coefficients, parallel rows are
-    /// adjacent (the tightest, smallest constant, first); an opposite pair `f + c >= 0`,
-    /// `-f + c' >= 0` with `c + c' < 0` is a contradiction and with `c + c' = 0` an
-    /// equality.
-    fn merge_parallel(&mut self) -> Pass {
+    /// Drops, one after the other, every variable that has live bounds on one side only
+    /// (there are no live equalities): whatever the other variables are, a value far enough
+    /// on that side satisfies all of its rows, so they go with it, unchanged.
+    fn drop_one_sided(&mut self) {
         let w = self.w;
-        let n = self.n_ineqs();
-        if n < 2 {
-            return Ok(());
+        let Sys {
+            arena,
+            ineqs,
+            steps,
+            refs,
+            pos,
+            neg,
+            ..
+        } = self;
+        pos.fill(0);
+        neg.fill(0);
+        for &i in ineqs.iter() {
+            for (k, &a) in arena[i * w..(i + 1) * w].iter().enumerate().skip(1) {
+                if a > 0 {
+                    pos[k] += 1;
+                } else if a < 0 {
+                    neg[k] += 1;
+                }
+            }
         }
-        let rows = &self.ineqs;
-        let mut order = std::mem::take(&mut self.order);
-        order.clear();
-        order.extend(0..n);
-        order.sort_unstable_by(|&a, &b| {
-            let (ra, rb) = (&rows[a * w..(a + 1) * w], &rows[b * w..(b + 1) * w]);
-            ra[1..].cmp(&rb[1..]).then(ra[0].cmp(&rb[0]))
-        });
-        order.dedup_by(|later, earlier| {
-            rows[*later * w + 1..(*later + 1) * w] == rows[*earlier * w + 1..(*earlier + 1) * w]
-        });
-        // Opposite pairs, found by binary search for the negated coefficients.
-        let mut drop = std::mem::take(&mut self.dropped);
-        drop.clear();
-        drop.resize(order.len(), false);
-        let mut pinned = vec![];
-        for (pos, &i) in order.iter().enumerate() {
-            if drop[pos] {
-                continue;
-            }
-            let me = &rows[i * w + 1..(i + 1) * w];
-            let negative_first = me.iter().find(|v| **v != 0).is_some_and(|v| *v < 0);
-            if !negative_first {
-                continue;
-            }
-            let found = order.binary_search_by(|&j| {
-                let other = &rows[j * w + 1..(j + 1) * w];
-                for (x, y) in other.iter().zip(me) {
-                    // `y == i64::MIN` cannot be negated: give up rather than misorder.
-                    let o = x.cmp(&y.checked_neg().unwrap_or(i64::MAX));
-                    if o.is_ne() {
-                        return o;
+        loop {
+            let mut changed = false;
+            for k in 1..w {
+                let lower = pos[k] > 0;
+                if lower == (neg[k] > 0) {
+                    continue;
+                }
+                let at = refs.len();
+                let mut out = 0;
+                for j in 0..ineqs.len() {
+                    let i = ineqs[j];
+                    let r = &arena[i * w..(i + 1) * w];
+                    if r[k] == 0 {
+                        ineqs[out] = i;
+                        out += 1;
+                        continue;
+                    }
+                    refs.push(i);
+                    for (c, &a) in r.iter().enumerate().skip(1) {
+                        if a > 0 {
+                            pos[c] -= 1;
+                        } else if a < 0 {
+                            neg[c] -= 1;
+                        }
                     }
                 }
-                std::cmp::Ordering::Equal
-            });
-            if me.contains(&i64::MIN) {
-                return Err(Stop::GiveUp);
+                ineqs.truncate(out);
+                let m = refs.len() - at;
+                let (n_l, n_u) = if lower { (m, 0) } else { (0, m) };
+                steps.push(Step::Bounds { k, at, n_l, n_u });
+                changed = true;
             }
-            if let Ok(jpos) = found {
-                let j = order[jpos];
-                let width = rows[i * w].checked_add(rows[j * w]).ok_or(Stop::GiveUp)?;
-                if width < 0 {
-                    return Err(Stop::Empty);
+            if !changed {
+                return;
+            }
+        }
+    }
+
+    /// Parallel and opposite inequalities: of two rows with the same coefficients the
+    /// tighter (smaller constant) is kept; an opposite pair `f + c >= 0`, `-f + c' >= 0` with
+    /// `c + c' < 0` is a contradiction and with `c + c' = 0` an equality. Returns whether
+    /// equalities were found.
+    fn merge_parallel(&mut self) -> Result<bool, Stop> {
+        let w = self.w;
+        let n = self.ineqs.len();
+        if n < 2 {
+            return Ok(false);
+        }
+        let Sys {
+            arena,
+            ineqs,
+            eqs,
+            hash,
+            gone,
+            ..
+        } = self;
+        hash.clear();
+        hash.extend(ineqs.iter().map(|&i| hashes(&arena[i * w..(i + 1) * w])));
+        gone.clear();
+        gone.resize(n, false);
+        let row = |i: usize| &arena[i * w..(i + 1) * w];
+        for a in 0..n {
+            for b in a + 1..n {
+                if gone[a] {
+                    break;
                 }
-                if width == 0 {
-                    drop[pos] = true;
-                    drop[jpos] = true;
-                    pinned.push(i);
+                if gone[b] {
+                    continue;
+                }
+                let (ra, rb) = (row(ineqs[a]), row(ineqs[b]));
+                if hash[a].0 == hash[b].0 && ra[1..] == rb[1..] {
+                    if rb[0] < ra[0] {
+                        gone[a] = true;
+                    } else {
+                        gone[b] = true;
+                    }
+                } else if hash[a].0 == hash[b].1
+                    && ra[1..]
+                        .iter()
+                        .zip(&rb[1..])
+                        .all(|(x, y)| x.checked_neg() == Some(*y))
+                {
+                    let width = ra[0].checked_add(rb[0]).ok_or(Stop::GiveUp)?;
+                    if width < 0 {
+                        return Err(Stop::Empty);
+                    }
+                    if width == 0 {
+                        gone[a] = true;
+                        gone[b] = true;
+                        eqs.push(ineqs[a]);
+                    }
                 }
             }
         }
-        self.next.clear();
-        for (pos, &i) in order.iter().enumerate() {
-            if !drop[pos] {
-                self.next.extend_from_slice(&self.ineqs[i * w..(i + 1) * w]);
+        let mut out = 0;
+        for j in 0..n {
+            if !gone[j] {
+                ineqs[out] = ineqs[j];
+                out += 1;
             }
         }
-        for i in pinned {
-            self.eqs.extend_from_slice(&self.ineqs[i * w..(i + 1) * w]);
-        }
-        std::mem::swap(&mut self.ineqs, &mut self.next);
-        self.order = order;
-        self.dropped = drop;
-        Ok(())
+        ineqs.truncate(out);
+        Ok(!eqs.is_empty())
     }
 
     /// Eliminates one equality by substitution, after unimodular changes of variables that
@@ -314,164 +380,185 @@ impl Sys {
     fn eliminate_equality(&mut self) -> Pass {
         let w = self.w;
         let unit = |r: &[i64]| (1..w).rev().find(|&k| r[k] == 1 || r[k] == -1);
-        let e = (0..self.n_eqs())
-            .find(|&i| unit(&self.eqs[i * w..(i + 1) * w]).is_some())
+        let pick = (0..self.eqs.len())
+            .find(|&j| unit(self.row(self.eqs[j])).is_some())
             .unwrap_or(0);
-        let mut eq: Vec<i64> = self.eqs[e * w..(e + 1) * w].to_vec();
-        self.eqs.drain(e * w..(e + 1) * w);
+        let e = self.eqs.swap_remove(pick);
         loop {
-            let g = row_gcd(&eq).ok_or(Stop::GiveUp)?;
+            let eq = &mut self.arena[e * w..(e + 1) * w];
+            let g = row_gcd(eq).ok_or(Stop::GiveUp)?;
+            if g == 0 {
+                // No variable left: `c = 0`.
+                return if eq[0] == 0 { Ok(()) } else { Err(Stop::Empty) };
+            }
             if eq[0] % g != 0 {
                 return Err(Stop::Empty);
             }
             if g != 1 {
                 eq.iter_mut().for_each(|v| *v /= g);
             }
-            if unit(&eq).is_some() {
-                break;
+            if let Some(k) = unit(eq) {
+                // a_k x_k + rest = 0 with a_k = ±1  ⇒  x_k = -a_k · rest: the row itself,
+                // no longer live, becomes the expression.
+                let s = eq[k];
+                for (i, v) in eq.iter_mut().enumerate() {
+                    *v = if i == k {
+                        0
+                    } else {
+                        v.checked_mul(-s).ok_or(Stop::GiveUp)?
+                    };
+                }
+                self.tmp.copy_from_slice(eq);
+                self.substitute_live(k)?;
+                self.steps.push(Step::Subst { k, row: e });
+                return Ok(());
             }
-            // x_k = t - Σ floor(a_i / a_k) x_i, with |a_k| the smallest coefficient.
+            // x_k = t - Σ floor(a_i / a_k) x_i, with |a_k| the smallest coefficient; column
+            // k now stands for t.
             let k = (1..w)
                 .filter(|&k| eq[k] != 0)
                 .min_by_key(|&k| eq[k].unsigned_abs())
                 .expect("normalised equality has a variable");
             let ak = eq[k];
-            let at = self.store.len();
             for (i, &v) in eq.iter().enumerate() {
-                let e = if i == k {
+                self.tmp[i] = if i == k {
                     1
                 } else {
                     floor_div(v, ak)
                         .and_then(i64::checked_neg)
                         .ok_or(Stop::GiveUp)?
                 };
-                self.store.push(e);
             }
-            let (store, eqs, ineqs) = (&self.store, &mut self.eqs, &mut self.ineqs);
-            let expr = &store[at..at + w];
-            substitute(&mut eq, k, expr)?;
-            for r in eqs.chunks_exact_mut(w).chain(ineqs.chunks_exact_mut(w)) {
-                substitute(r, k, expr)?;
-            }
-            self.steps.push(Step::Subst { k, at });
+            substitute(&mut self.arena[e * w..(e + 1) * w], k, &self.tmp)?;
+            self.substitute_live(k)?;
+            let row = self.arena.len() / w;
+            self.arena.extend_from_slice(&self.tmp);
+            self.steps.push(Step::Subst { k, row });
         }
-        let k = unit(&eq).expect("unit coefficient");
-        // a_k x_k + rest = 0 with a_k = ±1  ⇒  x_k = -a_k · rest
-        let s = eq[k];
-        let at = self.store.len();
-        for (i, &v) in eq.iter().enumerate() {
-            self.store.push(if i == k {
-                0
-            } else {
-                v.checked_mul(-s).ok_or(Stop::GiveUp)?
-            });
+    }
+
+    /// Replaces `x_k` by `tmp · (1, x)` in every live row.
+    fn substitute_live(&mut self, k: usize) -> Pass {
+        let w = self.w;
+        for &i in self.eqs.iter().chain(&self.ineqs) {
+            substitute(&mut self.arena[i * w..(i + 1) * w], k, &self.tmp)?;
         }
-        let (store, eqs, ineqs) = (&self.store, &mut self.eqs, &mut self.ineqs);
-        let expr = &store[at..at + w];
-        for r in eqs.chunks_exact_mut(w).chain(ineqs.chunks_exact_mut(w)) {
-            substitute(r, k, expr)?;
-        }
-        self.steps.push(Step::Subst { k, at });
         Ok(())
     }
 
-    /// The variable to eliminate next: one bounded on one side only if any, else the exact
-    /// elimination adding the fewest rows; `exact` is false when every elimination would be
-    /// inexact.
-    fn choose_variable(&self) -> (usize, bool) {
+    /// The variable whose exact elimination (one side of its bounds has unit coefficients)
+    /// adds the fewest rows, with `true`; when there is none, the variable whose dark shadow
+    /// adds the fewest rows, with `false`. Every variable left has bounds on both sides
+    /// ([`Sys::drop_one_sided`] ran); `None` when there is none.
+    fn choose_variable(&mut self) -> Option<(usize, bool)> {
         let w = self.w;
-        let mut best: Option<(usize, usize)> = None;
-        let mut any = 0;
-        for k in 1..w {
-            let (mut nl, mut nu) = (0usize, 0usize);
-            let (mut unit_l, mut unit_u) = (true, true);
-            for r in self.ineqs.chunks_exact(w) {
-                let a = r[k];
+        let Sys {
+            arena,
+            ineqs,
+            pos,
+            neg,
+            unit_pos,
+            unit_neg,
+            ..
+        } = self;
+        pos.fill(0);
+        neg.fill(0);
+        for v in [&mut *unit_pos, &mut *unit_neg] {
+            v.clear();
+            v.resize(w, true);
+        }
+        for &i in ineqs.iter() {
+            for (k, &a) in arena[i * w..(i + 1) * w].iter().enumerate().skip(1) {
                 if a > 0 {
-                    nl += 1;
-                    unit_l &= a == 1;
+                    pos[k] += 1;
+                    unit_pos[k] &= a == 1;
                 } else if a < 0 {
-                    nu += 1;
-                    unit_u &= a == -1;
-                }
-            }
-            if nl + nu == 0 {
-                continue;
-            }
-            any = k;
-            if nl == 0 || nu == 0 {
-                return (k, true);
-            }
-            if unit_l || unit_u {
-                let cost = nl * nu;
-                if best.is_none_or(|(_, c)| cost < c) {
-                    best = Some((k, cost));
+                    neg[k] += 1;
+                    unit_neg[k] &= a == -1;
                 }
             }
         }
-        match best {
-            Some((k, _)) => (k, true),
-            None => (any, false),
-        }
+        let both = |k: &usize| pos[*k] > 0 && neg[*k] > 0;
+        let cost = |k: &usize| pos[*k] * neg[*k];
+        (1..w)
+            .filter(|k| both(k) && (unit_pos[*k] || unit_neg[*k]))
+            .min_by_key(cost)
+            .map(|k| (k, true))
+            .or_else(|| (1..w).filter(both).min_by_key(cost).map(|k| (k, false)))
     }
 
-    /// Exact Fourier–Motzkin elimination of `x_k`: its bounds are saved for
-    /// reconstruction and replaced by every lower–upper combination.
-    fn fourier_motzkin(&mut self, k: usize) -> Pass {
+    /// Fourier–Motzkin elimination of `x_k`: its bounds are kept for reconstruction and
+    /// replaced by every lower–upper combination. When not `exact`, by the dark shadow:
+    /// each combination of `a·x + l >= 0` and `-b·x + u >= 0` is tightened to
+    /// `b·l + a·u >= (a - 1)(b - 1)`, which guarantees an integer `x` between every pair of
+    /// bounds (Pugh), so a point of the smaller system extends to one of the original (the
+    /// largest lower bound of `x` is then below every upper bound); but an empty dark
+    /// shadow proves nothing, which [`Sys::dark`] records.
+    fn fourier_motzkin(&mut self, k: usize, exact: bool) -> Pass {
         let w = self.w;
-        let at = self.store.len();
-        let (mut n_l, mut n_u) = (0, 0);
-        for r in self.ineqs.chunks_exact(w) {
-            if r[k] > 0 {
-                self.store.extend_from_slice(r);
-                n_l += 1;
+        let at = self.refs.len();
+        for &i in &self.ineqs {
+            if self.arena[i * w + k] > 0 {
+                self.refs.push(i);
             }
         }
-        for r in self.ineqs.chunks_exact(w) {
-            if r[k] < 0 {
-                self.store.extend_from_slice(r);
-                n_u += 1;
+        let n_l = self.refs.len() - at;
+        for &i in &self.ineqs {
+            if self.arena[i * w + k] < 0 {
+                self.refs.push(i);
             }
         }
-        let n_rest = self.n_ineqs() - n_l - n_u;
+        let n_u = self.refs.len() - at - n_l;
+        let n_rest = self.ineqs.len() - n_l - n_u;
         if n_rest + n_l * n_u > MAX_ROWS {
             return Err(Stop::GiveUp);
         }
         budget::tick((n_l * n_u) as u64);
-        self.next.clear();
-        for r in self.ineqs.chunks_exact(w) {
-            if r[k] == 0 {
-                self.next.extend_from_slice(r);
-            }
-        }
-        let lowers = &self.store[at..at + n_l * w];
-        let uppers = &self.store[at + n_l * w..at + (n_l + n_u) * w];
-        for l in lowers.chunks_exact(w) {
-            let a = l[k];
-            for u in uppers.chunks_exact(w) {
-                let b = -u[k];
-                for (x, y) in l.iter().zip(u) {
+        let arena = &self.arena;
+        self.ineqs.retain(|&i| arena[i * w + k] == 0);
+        self.arena.reserve(n_l * n_u * w);
+        for li in at..at + n_l {
+            let l = self.refs[li] * w;
+            let a = self.arena[l + k];
+            for ui in at + n_l..at + n_l + n_u {
+                let u = self.refs[ui] * w;
+                let b = -self.arena[u + k];
+                let new = self.arena.len() / w;
+                for c in 0..w {
                     let v = b
-                        .checked_mul(*x)
-                        .zip(a.checked_mul(*y))
+                        .checked_mul(self.arena[l + c])
+                        .zip(a.checked_mul(self.arena[u + c]))
                         .and_then(|(p, q)| p.checked_add(q))
                         .ok_or(Stop::GiveUp)?;
-                    self.next.push(v);
+                    self.arena.push(v);
                 }
-                let len = self.next.len();
-                self.next[len - w + k] = 0;
+                self.arena[new * w + k] = 0;
+                if !exact {
+                    let slack = (a - 1).checked_mul(b - 1).ok_or(Stop::GiveUp)?;
+                    let c = &mut self.arena[new * w];
+                    *c = c.checked_sub(slack).ok_or(Stop::GiveUp)?;
+                }
+                self.ineqs.push(new);
             }
         }
-        std::mem::swap(&mut self.ineqs, &mut self.next);
+        self.dark |= !exact;
         self.steps.push(Step::Bounds { k, at, n_l, n_u });
         Ok(())
     }
 
-    /// Undoes the eliminations on the all-zero point of the final (empty) system: an
-    /// integer point of the original system. `None` on overflow.
-    fn reconstruct(&self) -> Option<Vec<i64>> {
+    /// Undoes the eliminations on the all-zero point of the final (empty) system, into
+    /// `sol`: an integer point of the original system. `None` on overflow.
+    fn reconstruct(&mut self) -> Option<()> {
         let w = self.w;
-        let mut sol = vec![0i64; w - 1];
+        let Sys {
+            arena,
+            steps,
+            refs,
+            sol,
+            ..
+        } = self;
+        sol.clear();
+        sol.resize(w - 1, 0);
         // `r · (1, sol)` without column `skip`.
         let eval = |r: &[i64], sol: &[i64], skip: usize| -> Option<i64> {
             let mut v = r[0] as i128;
@@ -482,27 +569,27 @@ impl Sys {
             }
             i64::try_from(v).ok()
         };
-        for step in self.steps.iter().rev() {
+        let row = |i: usize| &arena[i * w..(i + 1) * w];
+        for step in steps.iter().rev() {
             match *step {
-                Step::Subst { k, at } => {
-                    let expr = &self.store[at..at + w];
-                    // `expr` may use column k itself (the new variable of a change of
-                    // variables), so evaluate with it.
-                    let v = eval(expr, &sol, 0)?;
-                    sol[k - 1] = v;
+                Step::Subst { k, row: e } => {
+                    // The expression may use column k itself (the new variable of a change
+                    // of variables), so evaluate with it.
+                    sol[k - 1] = eval(row(e), sol, 0)?;
                 }
                 Step::Bounds { k, at, n_l, n_u } => {
-                    let rows = &self.store[at..at + (n_l + n_u) * w];
                     let mut v: Option<i64> = None;
                     // a x + l >= 0  ⇒  x >= ceil(-l / a)
-                    for r in rows[..n_l * w].chunks_exact(w) {
-                        let lo = ceil_div(eval(r, &sol, k)?.checked_neg()?, r[k])?;
+                    for &i in &refs[at..at + n_l] {
+                        let r = row(i);
+                        let lo = ceil_div(eval(r, sol, k)?.checked_neg()?, r[k])?;
                         v = Some(v.map_or(lo, |v| v.max(lo)));
                     }
                     if v.is_none() {
                         // -b x + u >= 0  ⇒  x <= floor(u / b)
-                        for r in rows[n_l * w..].chunks_exact(w) {
-                            let hi = floor_div(eval(r, &sol, k)?, r[k].checked_neg()?)?;
+                        for &i in &refs[at + n_l..at + n_l + n_u] {
+                            let r = row(i);
+                            let hi = floor_div(eval(r, sol, k)?, r[k].checked_neg()?)?;
                             v = Some(v.map_or(hi, |v| v.min(hi)));
                         }
                     }
@@ -510,7 +597,26 @@ impl Sys {
                 }
             }
         }
-        Some(sol)
+        Some(())
+    }
+
+    /// Does `sol` satisfy every original row (exactly, in 128 bits)?
+    fn check(&self) -> bool {
+        let w = self.w;
+        self.orig.chunks_exact(w).enumerate().all(|(i, r)| {
+            let mut v = r[0] as i128;
+            for (a, x) in r[1..].iter().zip(&self.sol) {
+                match v.checked_add(*a as i128 * *x as i128) {
+                    Some(s) => v = s,
+                    None => return false,
+                }
+            }
+            if i < self.n_orig_eqs {
+                v == 0
+            } else {
+                v >= 0
+            }
+        })
     }
 }
 
