@@ -74,15 +74,17 @@ struct Part {
     constraints: Vec<String>,
 }
 
-fn div_depends_on(b: &Basic, div: usize, col: usize) -> bool {
+/// Whether local `div` has a definition over parameters and columns before `col` only
+/// (through the definitions of the locals it mentions).
+fn div_only_before(b: &Basic, div: usize, col: usize) -> bool {
     match &b.divs[div] {
-        None => true,
-        Some(d) => d.num.iter().enumerate().any(|(c, v)| {
-            !v.is_zero()
-                && (c == col
-                    || (c >= b.div_start()
-                        && c < b.width()
-                        && div_depends_on(b, c - b.div_start(), col)))
+        None => false,
+        Some(d) => d.num.iter().enumerate().all(|(c, v)| {
+            v.is_zero()
+                || c < col
+                || (c >= b.div_start()
+                    && c < b.width()
+                    && div_only_before(b, c - b.div_start(), col))
         }),
     }
 }
@@ -110,7 +112,9 @@ fn format_part(space: &Space, b: &Basic) -> Option<Part> {
                     if k < b.div_start() {
                         return k < c;
                     }
-                    !div_depends_on(&b, k - b.div_start(), c)
+                    // The tuple is read left to right: a floor in `c`'s expression may
+                    // only mention parameters and earlier dimensions.
+                    div_only_before(&b, k - b.div_start(), c)
                 })
         });
         if let Some(e) = pick {
