@@ -52,7 +52,22 @@ pub fn coalesce(parts: Vec<Basic>) -> Vec<Basic> {
 
 /// One conjunction with exactly the points of `a ∪ b`, from their constraints, if there is
 /// one of the kind described in the module documentation.
+///
+/// One attempt is given at most [`MERGE_STEPS`] steps of the work budget: past them the two
+/// parts stay apart. Coalescing only changes the form of a union, so a hard emptiness test
+/// (parts whose aligned floors make the Omega test splinter) is not worth a refusal or a
+/// long wait; the steps used are charged to the enclosing budget as usual.
 pub fn merge(a: &Basic, b: &Basic) -> Option<Basic> {
+    budget::with_budget(MERGE_STEPS, || merge_unbounded(a, b))
+        .ok()
+        .flatten()
+}
+
+/// Most steps one merge attempt may take (see [`merge`]). No example's generated code
+/// changes under this limit.
+pub const MERGE_STEPS: u64 = 200_000;
+
+fn merge_unbounded(a: &Basic, b: &Basic) -> Option<Basic> {
     budget::tick(1 + (a.eqs.len() + a.ineqs.len() + b.eqs.len() + b.ineqs.len()) as u64);
     if a.n_param != b.n_param || a.n_dim != b.n_dim {
         return None;
