@@ -415,46 +415,20 @@ pub fn build(
     kind: Kind,
     memo: &mut Classes,
 ) -> Result<Built, String> {
-    let n = legal.layout.iters.len();
-    let classes: Vec<Vec<usize>> = classes
-        .iter()
-        .map(|c| {
-            let mut c = c.clone();
-            c.sort();
-            c
-        })
-        .collect();
-    let order: Vec<usize> = classes.iter().flatten().copied().collect();
-    let mut seen = order.clone();
-    seen.sort();
-    if seen != (0..n).collect::<Vec<_>>() {
-        return Err("the interleaving is not a partition of the statements".into());
-    }
-    let empty = |order: Vec<usize>| Built {
-        rows: vec![vec![]; n],
-        shared: vec![0; n],
-        bands: vec![],
-        order,
-    };
     let all: Vec<usize> = (0..legal.edges.len()).collect();
-    let mut out = empty(order);
-    for c in classes {
-        let part = memo.entry((kind, c.clone())).or_insert_with(|| {
-            let mut b = empty(c.clone());
-            match kind {
-                Kind::Bands => legal.build_group(&c, &all, &mut b),
-                Kind::Fused => legal.fuse_group(&c, &all, &mut b),
-            }
-            .map(|()| b)
-        });
-        let part = part.as_ref().map_err(|e| e.clone())?;
-        for &s in &c {
-            out.rows[s] = part.rows[s].clone();
-            out.shared[s] = part.shared[s];
-        }
-        out.bands.extend(part.bands.iter().cloned());
-    }
-    Ok(out)
+    let n = legal.layout.iters.len();
+    legal.build_classes(classes, |c| {
+        memo.entry((kind, c.to_vec()))
+            .or_insert_with(|| {
+                let mut b = Built::empty(n, c.to_vec());
+                match kind {
+                    Kind::Bands => legal.build_group(c, &all, &mut b),
+                    Kind::Fused => legal.fuse_group(c, &all, &mut b),
+                }
+                .map(|()| b)
+            })
+            .clone()
+    })
 }
 
 /// The changes the greedy phase tries on a schedule whose phase-1 variant is `v0`, each as a

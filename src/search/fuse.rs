@@ -23,32 +23,11 @@ impl Legal {
     /// other (in the interleaving's order, which may differ from the textual one), the
     /// statements of a class in textual order. `Err` says why none was found.
     pub fn build_fused(&self, classes: &[Vec<usize>]) -> Result<Built, String> {
-        let n = self.layout.iters.len();
-        let classes: Vec<Vec<usize>> = classes
-            .iter()
-            .map(|c| {
-                let mut c = c.clone();
-                c.sort();
-                c
-            })
-            .collect();
-        let flat: Vec<usize> = classes.iter().flatten().copied().collect();
-        let mut seen = flat.clone();
-        seen.sort();
-        if seen != (0..n).collect::<Vec<_>>() {
-            return Err("the interleaving is not a partition of the statements".into());
-        }
-        let mut b = Built {
-            rows: vec![vec![]; n],
-            shared: vec![0; n],
-            bands: vec![],
-            order: flat,
-        };
         let all: Vec<usize> = (0..self.edges.len()).collect();
-        for c in &classes {
-            self.fuse_group(c, &all, &mut b)?;
-        }
-        Ok(b)
+        self.build_classes(classes, |c| {
+            let mut b = Built::empty(self.layout.iters.len(), c.to_vec());
+            self.fuse_group(c, &all, &mut b).map(|()| b)
+        })
     }
 
     pub(super) fn fuse_group(

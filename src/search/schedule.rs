@@ -227,6 +227,18 @@ pub struct Built {
     pub order: Vec<usize>,
 }
 
+impl Built {
+    /// No rows yet for any of the `n` statements, run in `order`.
+    pub(super) fn empty(n: usize, order: Vec<usize>) -> Built {
+        Built {
+            rows: vec![vec![]; n],
+            shared: vec![0; n],
+            bands: vec![],
+            order,
+        }
+    }
+}
+
 impl Legal {
     /// Instances left at equal times run in textual order: `Err` when a dependence still
     /// active runs from a later statement to an earlier one (it would be broken).
@@ -267,31 +279,48 @@ impl Legal {
     /// class in textual order. `Err` says why none was found (no hyperplane and no legal
     /// distribution somewhere).
     pub fn build(&self, classes: &[Vec<usize>]) -> Result<Built, String> {
+        let all: Vec<usize> = (0..self.edges.len()).collect();
+        self.build_classes(classes, |c| {
+            let mut b = Built::empty(self.layout.iters.len(), c.to_vec());
+            self.build_group(c, &all, &mut b).map(|()| b)
+        })
+    }
+
+    /// An interleaving's schedule from one schedule per class, `class(statements)` (sorted
+    /// statements; each class is scheduled on its own: its statements start without rows
+    /// and only the dependences among them count), put side by side in the interleaving's
+    /// order. `Err` when the classes are not a partition of the statements, or from
+    /// `class`.
+    pub fn build_classes(
+        &self,
+        classes: &[Vec<usize>],
+        mut class: impl FnMut(&[usize]) -> Result<Built, String>,
+    ) -> Result<Built, String> {
         let n = self.layout.iters.len();
-        let mut flat: Vec<usize> = vec![];
-        for c in classes {
-            let mut c = c.clone();
-            c.sort();
-            flat.extend(c);
-        }
-        let mut seen = flat.clone();
+        let classes: Vec<Vec<usize>> = classes
+            .iter()
+            .map(|c| {
+                let mut c = c.clone();
+                c.sort();
+                c
+            })
+            .collect();
+        let order: Vec<usize> = classes.iter().flatten().copied().collect();
+        let mut seen = order.clone();
         seen.sort();
         if seen != (0..n).collect::<Vec<_>>() {
             return Err("the interleaving is not a partition of the statements".into());
         }
-        let mut b = Built {
-            rows: vec![vec![]; n],
-            shared: vec![0; n],
-            bands: vec![],
-            order: flat,
-        };
-        let all: Vec<usize> = (0..self.edges.len()).collect();
-        for c in classes {
-            let mut c = c.clone();
-            c.sort();
-            self.build_group(&c, &all, &mut b)?;
+        let mut out = Built::empty(n, order);
+        for c in &classes {
+            let part = class(c)?;
+            for &s in c {
+                out.rows[s] = part.rows[s].clone();
+                out.shared[s] = part.shared[s];
+            }
+            out.bands.extend(part.bands);
         }
-        Ok(b)
+        Ok(out)
     }
 
     pub(super) fn build_group(
