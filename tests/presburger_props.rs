@@ -772,28 +772,22 @@ fn check_algebra(
         bx,
         &diff,
     )?;
-    // Coalescing keeps the points and never adds parts.
+    // Coalescing, and the form printed for people, keep the points (printed and parsed
+    // back) and never add parts.
     for (name, set, truth) in [
         ("A ∪ B", a.union(&b), &uni),
         ("A \\ B", a.subtract(&b), &diff),
     ] {
-        let c = set.coalesce();
-        prop_assert!(
-            c.n_basic() <= set.n_basic(),
-            "coalesce({}) has more parts\n{}",
-            name,
-            ctx
-        );
-        check_same(&format!("coalesce({name})\n{ctx}"), &c, np, nd, bx, truth)?;
-        // The form printed for people: the same points, printed and parsed back.
-        let f = set.for_print();
-        prop_assert!(
-            f.n_basic() <= set.n_basic(),
-            "for_print({}) has more parts\n{}",
-            name,
-            ctx
-        );
-        check_same(&format!("for_print({name})\n{ctx}"), &f, np, nd, bx, truth)?;
+        for (op, c) in [("coalesce", set.coalesce()), ("for_print", set.for_print())] {
+            prop_assert!(
+                c.n_basic() <= set.n_basic(),
+                "{}({}) has more parts\n{}",
+                op,
+                name,
+                ctx
+            );
+            check_same(&format!("{op}({name})\n{ctx}"), &c, np, nd, bx, truth)?;
+        }
     }
     let diff2: BTreeSet<_> = tb.difference(&ta).cloned().collect();
     check_same(
