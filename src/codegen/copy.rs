@@ -180,15 +180,21 @@ pub fn declarations(plan: &CopyPlan) -> String {
         .collect();
     let stack = Int::from(STACK_ELEMENTS);
     let storage = if total > stack { "static " } else { "" };
+    format!(
+        "{storage}__typeof__({}{zero}) {}{dims} __attribute__((aligned(64)));\n{}",
+        plan.c_name,
+        buffer(plan),
+        offset_declarations(plan)
+    )
+}
+
+/// The declaration of a copy's offsets alone (a register block keeps them, not the
+/// buffer).
+pub fn offset_declarations(plan: &CopyPlan) -> String {
     let offs: Vec<String> = (0..plan.rank)
         .map(|d| format!("{} = 0", offset(plan, d)))
         .collect();
-    format!(
-        "{storage}__typeof__({}{zero}) {}{dims} __attribute__((aligned(64)));\nint {};\n",
-        plan.c_name,
-        buffer(plan),
-        offs.join(", ")
-    )
+    format!("int {};\n", offs.join(", "))
 }
 
 /// `text` with every access `A[s0]..[s(r-1)]` to the copied array replaced by the buffer
