@@ -11,10 +11,10 @@ use super::copy::Extra;
 use super::registers::Target;
 use super::scan::{disjoint_parts, Item};
 use crate::diag::Diagnostic;
-use crate::model::copy::CopyPlan;
+use crate::model::copy::{BufDim, CopyPlan};
 use crate::model::state::{Mark, MarkKind};
 use crate::model::Scop;
-use crate::presburger::{Basic, Map};
+use crate::presburger::{Basic, Int, Map};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -1140,12 +1140,18 @@ fn loop_of_iterator(p: &Placed, x: usize) -> Option<usize> {
     })
 }
 
-/// The order the staged statements' loops walk a copy's array: array dims sorted by the
-/// loop whose iterator each subscript follows (a subscript `x + c` of one iterator `x`
+/// The layout the staged statements' loops walk a copy's array in: array dims sorted by
+/// the loop whose iterator each subscript follows (a subscript `x + c` of one iterator `x`
 /// counted by that loop), outermost first; `None` (the array's own order) when a subscript
-/// follows no single loop or the staged accesses disagree.
-fn walk_order(scop: &Scop, placed: &[Placed], plan: &CopyPlan) -> Option<Vec<usize>> {
+/// follows no single loop or the staged accesses disagree. A dimension whose iterator is
+/// also counted in blocks by a loop of the window (`floor(x / b)`, as after strip-mining or
+/// tiling) is split into blocks of `b` (at that loop's place) and the position inside a
+/// block (at the point loop's): BLIS's micro-panels, which the innermost loops stream
+/// contiguously.
+fn walk_order(scop: &Scop, placed: &[Placed], plan: &CopyPlan) -> Option<Vec<BufDim>> {
     let mut level: Vec<Option<usize>> = vec![None; plan.rank];
+    // Per dim: the blocking loop and block size, `Some(None)` once accesses disagree.
+    let mut blocks: Vec<Option<Option<(usize, i64)>>> = vec![None; plan.rank];
     for &i in &plan.members {
         let p = &placed[i];
         let st = &scop.statements[p.stmt];
@@ -1172,13 +1178,77 @@ fn walk_order(scop: &Scop, placed: &[Placed], plan: &CopyPlan) -> Option<Vec<usi
                     Some(o) if *o == m => {}
                     Some(_) => return None,
                 }
+                let blk = block_loop(p, x, plan.mark.outer, m);
+                blocks[d] = match blocks[d] {
+                    None => Some(blk),
+                    Some(prev) if prev == blk => Some(prev),
+                    Some(_) => Some(None),
+                };
             }
         }
     }
     let level: Vec<usize> = level.into_iter().collect::<Option<_>>()?;
-    let mut order: Vec<usize> = (0..plan.rank).collect();
-    order.sort_by_key(|&d| level[d]);
-    Some(order)
+    let mut dims: Vec<(usize, usize, BufDim)> = vec![];
+    for d in 0..plan.rank {
+        let size = plan.size[d].to_i64().unwrap_or(i64::MAX);
+        match blocks[d].flatten() {
+            Some((mb, b)) if size > b => {
+                dims.push((mb, d, BufDim::Blocks(d, b)));
+                dims.push((level[d], d, BufDim::Within(d, b)));
+            }
+            _ => dims.push((level[d], d, BufDim::Whole(d))),
+        }
+    }
+    dims.sort_by_key(|&(l, d, _)| (l, d));
+    Some(dims.into_iter().map(|(_, _, b)| b).collect())
+}
+
+/// A loop of the window (iteration dims `outer..point`) that counts iterator `x` in blocks:
+/// its schedule dim is `floor(x / b)` on the whole piece, with `b` one of the divisors the
+/// schedule divides `x` by. The innermost such loop, with `b`.
+fn block_loop(p: &Placed, x: usize, outer: usize, point: usize) -> Option<(usize, i64)> {
+    let [sb] = p.schedule.parts() else {
+        return None;
+    };
+    let ni = p.schedule.n_in();
+    // Candidate sizes: the coefficients of schedule dims in rows that bound `x` (or the
+    // point loop's dim, equal to it) by them; each is checked below.
+    let (col_x, col_p) = (sb.col_dim(x), sb.col_dim(ni + 2 * point + 1));
+    let mut sizes: Vec<i64> = sb
+        .ineqs
+        .iter()
+        .chain(&sb.eqs)
+        .filter(|r| r[col_x].abs().is_one() || r[col_p].abs().is_one())
+        .flat_map(|r| {
+            (outer..point)
+                .filter_map(|m| r[sb.col_dim(ni + 2 * m + 1)].abs().to_i64())
+                .collect::<Vec<_>>()
+        })
+        .filter(|&b| b > 1)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let w = p.schedule.wrap();
+    let np = w.space().n_param();
+    let width = 1 + np + ni + p.schedule.n_out();
+    let implied = |r: Vec<Int>| w.add_constraints(&[], &[r]).is_empty();
+    (outer..point).rev().find_map(|m| {
+        sizes.iter().find_map(|&b| {
+            // floor(x / b) = θ: x - bθ >= 0 and bθ + b - 1 - x >= 0 on the piece, so
+            // neither negation has a point.
+            let col_x = 1 + np + x;
+            let col_t = 1 + np + ni + 2 * m + 1;
+            let mut below = vec![Int::ZERO; width];
+            below[0] = Int::from(-1);
+            below[col_x] = Int::from(-1);
+            below[col_t] = Int::from(b);
+            let mut above = vec![Int::ZERO; width];
+            above[0] = Int::from(-b);
+            above[col_x] = Int::ONE;
+            above[col_t] = Int::from(-b);
+            (implied(below) && implied(above)).then_some((m, b))
+        })
+    })
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@
 
 use super::ast::{Expr, Node};
 use super::copy::{buffer, offset, Extra};
-use crate::model::copy::CopyPlan;
+use crate::model::copy::{BufDim, CopyPlan};
 use crate::presburger::omega::Row;
 use crate::presburger::Int;
 use std::collections::BTreeMap;
@@ -265,6 +265,12 @@ pub(super) fn register_blocks(
             corner: corners(plan, ctx.n_param),
             converted: 0,
             loads: &mut loads,
+            others: plans
+                .iter()
+                .enumerate()
+                .filter(|&(o, _)| o != c)
+                .map(|(_, p)| (p, corners(p, ctx.n_param)))
+                .collect(),
         };
         let mut bound = vec![];
         nodes = pass.walk(nodes, &mut bound);
@@ -347,6 +353,17 @@ struct Pass<'a, 'b> {
     converted: usize,
     /// Typedefs of the unaligned vector types of arrays loaded as vectors, by type name.
     loads: &'b mut BTreeMap<String, String>,
+    /// The other copies, with their corners when affine (their buffers may be loaded).
+    others: Vec<(&'a CopyPlan, Option<Vec<Row>>)>,
+}
+
+/// How one subscript of an operand of a vector statement moves across the lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Walk {
+    /// The same in every lane.
+    Fixed,
+    /// Up by one from each lane to the next, within one row of memory.
+    Lanes,
 }
 
 /// Values of scanned dims fixed by enclosing assignments (affine rows).
@@ -716,6 +733,71 @@ impl Pass<'_, '_> {
         Some(out)
     }
 
+    /// How each subscript of `name[g0][g1]..` moves across the lanes of the vector loop
+    /// (scanned column `vcol`), or `None` when some subscript moves otherwise. A copy's
+    /// buffer is read through its layout: a block index `((s) - o) / b` or a place
+    /// `((s) - o) % b` moves with the lanes only inside one block, which holds when `b` is
+    /// a multiple of the lanes and `s - o` is one at the first lane.
+    fn walks(
+        &self,
+        name: &str,
+        groups: &[String],
+        row_of: &dyn Fn(&str, bool) -> Option<Row>,
+        bound: &Bound,
+        unbound: &Bound,
+        vcol: usize,
+    ) -> Option<Vec<Walk>> {
+        let np = self.ctx.n_param;
+        let lanes = self.block.lanes as i64;
+        let moves = |r: &Row| coef(&expand(r, unbound, np), vcol);
+        let step = |w: Int| {
+            if w.is_zero() {
+                Some(Walk::Fixed)
+            } else if w.is_one() {
+                Some(Walk::Lanes)
+            } else {
+                None
+            }
+        };
+        let Some((plan, corner)) = self
+            .others
+            .iter()
+            .find(|(p, _)| buffer(p) == name)
+            .map(|(p, c)| (p, c))
+        else {
+            return groups
+                .iter()
+                .map(|g| step(moves(&row_of(g, false)?)))
+                .collect();
+        };
+        if groups.len() != plan.layout.len() {
+            return None;
+        }
+        let mut out = vec![];
+        for (g, bd) in groups.iter().zip(&plan.layout) {
+            let d = bd.dim();
+            let s = strip_index(g, bd, &offset(plan, d))?;
+            let r = row_of(&s, false)?;
+            let w = step(moves(&r))?;
+            let inside_one_block = |b: i64| {
+                let Some(corner) = corner else { return false };
+                let first = sub(&expand(&r, bound, np), &expand(&corner[d], bound, np));
+                b % lanes == 0
+                    && first
+                        .iter()
+                        .all(|v| v.mod_floor(&Int::from(lanes)).is_zero())
+            };
+            out.push(match (bd, w) {
+                (_, Walk::Fixed) => Walk::Fixed,
+                (BufDim::Whole(_), Walk::Lanes) => Walk::Lanes,
+                (BufDim::Blocks(_, b), Walk::Lanes) if inside_one_block(*b) => Walk::Fixed,
+                (BufDim::Within(_, b), Walk::Lanes) if inside_one_block(*b) => Walk::Lanes,
+                _ => return None,
+            });
+        }
+        Some(out)
+    }
+
     /// Statement `id`'s text with every access to the buffer replaced by its register (the
     /// iterators stay, for the printer to substitute). With `vector = Some(v)`, the
     /// statement stands for `lanes` consecutive iterations of the loop over scanned dim `v`
@@ -828,20 +910,19 @@ impl Pass<'_, '_> {
                         .get(k + 1)
                         .is_some_and(|t| matches!(t, Tok::Punct('[')))
                     {
-                        // Another array: scalar, or a vector load along its last subscript.
+                        // Another array (or another copy's buffer): scalar, or a vector load
+                        // along its last subscript.
                         let (groups, next) = subscripts(&toks, k + 1)?;
-                        let mut walks = vec![];
-                        for g in &groups {
-                            let r = row_of(g, true)?;
-                            walks.push(coef(&expand(&r, &unbound, np), vcol?));
-                        }
+                        let walks = self.walks(name, &groups, &row_of, bound, &unbound, vcol?)?;
                         let n = walks.len();
                         let text: String = std::iter::once(name.clone())
                             .chain(groups.iter().map(|g| format!("[{g}]")))
                             .collect();
-                        if walks.iter().all(Int::is_zero) || b.lanes == 1 {
+                        if walks.iter().all(|w| *w == Walk::Fixed) || b.lanes == 1 {
                             out.push_str(&text);
-                        } else if walks[..n - 1].iter().all(Int::is_zero) && walks[n - 1].is_one() {
+                        } else if walks[..n - 1].iter().all(|w| *w == Walk::Fixed)
+                            && walks[n - 1] == Walk::Lanes
+                        {
                             let ty = format!("loopy_vu{}_{name}", b.lanes);
                             let zero: String = (0..n).map(|_| "[0]").collect();
                             self.loads.entry(ty.clone()).or_insert_with(|| {
@@ -915,6 +996,32 @@ fn is_offset_name(name: &str) -> bool {
         && name
             .rsplit_once("_o")
             .is_some_and(|(_, d)| d.parse::<usize>().is_ok())
+}
+
+/// The subscript `s` of one buffer index as `rewrite` writes it for `bd`: `(s) - o`,
+/// `((s) - o) / b` or `((s) - o) % b`.
+fn strip_index(g: &str, bd: &BufDim, off: &str) -> Option<String> {
+    let g = g.trim();
+    let inner = match bd {
+        BufDim::Whole(_) => g.to_string(),
+        BufDim::Blocks(_, b) => g.strip_suffix(&format!(" / {b}"))?.trim().to_string(),
+        BufDim::Within(_, b) => g.strip_suffix(&format!(" % {b}"))?.trim().to_string(),
+    };
+    let inner = match bd {
+        BufDim::Whole(_) => inner.as_str(),
+        _ => inner.strip_prefix('(')?.strip_suffix(')')?,
+    };
+    let s = inner
+        .trim()
+        .strip_suffix(off)?
+        .trim_end()
+        .strip_suffix('-')?
+        .trim();
+    let s = s
+        .strip_prefix('(')
+        .and_then(|s| s.strip_suffix(')'))
+        .unwrap_or(s);
+    Some(s.to_string())
 }
 
 /// `(s) - loopy_A_o<d>` → (`s`, `d`).
