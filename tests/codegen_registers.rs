@@ -91,7 +91,9 @@ fn gemm_micro_kernel_is_in_registers() {
     let file = generate_for(&mut kernel, &run, 32);
     let start = file.find("loopy_C_v loopy_C_r0_0").expect("register block");
     let window = &file[start..];
-    let window = &window[..window.find("loopy_C_r5_1;\n").expect("write-back") + 14];
+    let end = window.find(" = loopy_C_r5_1;\n").expect("write-back");
+    let window = &window[..end + 17];
+    assert!(window.contains("for (k = "), "{window}");
     assert!(!window.contains("loopy_C["), "{window}");
     insta::assert_snapshot!("gemm_6x8_avx2_window", window);
     for decl in [
