@@ -187,3 +187,29 @@ fn apply_takes_the_vector_width() {
     assert!(!out.contains("loopy_C_r0_0"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The standard library's `gemm_block` is the explicit script: the same generated code.
+/// Arrays pass through a procedure's parameters to its `copy`; an array where a loop
+/// component is expected is refused with the array named.
+#[test]
+fn gemm_block_is_the_explicit_script() {
+    let explicit = blis(6, 8, 256, 72, 1104);
+    let (mut k1, r1) = load("examples/gemm/gemm.c", &explicit);
+    let split = explicit.lines().take(2).collect::<Vec<_>>().join("\n");
+    let lib = format!("{split}\ngemm_block(Full, A, B, C, 6, 8, 256, 72, 1104)\n");
+    let (mut k2, r2) = load("examples/gemm/gemm.c", &lib);
+    assert_eq!(
+        generate_for(&mut k1, &r1, 32),
+        generate_for(&mut k2, &r2, 32)
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let kernel = Kernel::load(&root.join("examples/gemm/gemm.c"), &Options::default()).unwrap();
+    let Err(e) = Run::new(&kernel, "tile(A, [4, 4])\n", "script", root) else {
+        panic!("an array is not a loop component");
+    };
+    assert!(
+        e.diagnostic.message.contains("an array"),
+        "{}",
+        e.diagnostic.message
+    );
+}
