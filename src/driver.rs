@@ -19,6 +19,9 @@ pub type Failure = crate::diag::Report;
 pub struct Kernel {
     pub scop: Scop,
     pub sources: Vec<(String, String)>,
+    /// What the generated code may assume of the machine it is compiled for (register
+    /// blocks, vector width); scalar register blocks unless the caller says more.
+    pub target: codegen::Target,
 }
 
 impl Kernel {
@@ -39,7 +42,11 @@ impl Kernel {
         for t in &scop.tags {
             add(&t.span.file);
         }
-        Ok(Kernel { scop, sources })
+        Ok(Kernel {
+            scop,
+            sources,
+            target: codegen::Target::default(),
+        })
     }
 
     /// Name of a statement in messages: its tag when it has one.
@@ -411,7 +418,8 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
         })
         .collect();
     let plans = crate::model::copy::plan(state).map_err(fail)?;
-    let code = codegen::generate_with_copies(scop, &placed, body, &plans).map_err(fail)?;
+    let code =
+        codegen::generate_with_copies(scop, &placed, body, &plans, &kernel.target).map_err(fail)?;
     let Some((_, text)) = kernel.sources.iter().find(|(n, _)| *n == scop.file) else {
         return Err(fail(crate::diag::Diagnostic::new(format!(
             "cannot read `{}` again to splice the generated code into it",

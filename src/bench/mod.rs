@@ -270,10 +270,12 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
             Ok((k, run))
         }),
     };
-    let (kernel, run) = match loaded {
+    let (mut kernel, run) = match loaded {
         Ok(x) => x,
         Err(f) => return failed(f),
     };
+    // Register blocks take the vector width the compiler targets with the timed flags.
+    kernel.target.vector_bytes = job.toolchain.vector_bytes().unwrap_or(0);
     let violations = run.check();
     if !violations.is_empty() {
         return Outcome::Illegal {

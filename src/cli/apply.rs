@@ -27,6 +27,8 @@ pub struct ApplyArgs {
     pub region_only: bool,
     #[command(flatten)]
     pub cc: CcArgs,
+    #[command(flatten)]
+    pub target: super::TargetArgs,
 }
 
 pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
@@ -34,10 +36,11 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
         eprint!("{}", f.render(ctx.color));
         2
     };
-    let (kernel, run) = match load_and_run(&a.kernel, &a.script, &a.cc.options()) {
+    let (mut kernel, run) = match load_and_run(&a.kernel, &a.script, &a.cc.options()) {
         Ok(x) => x,
         Err(f) => return fail(&f),
     };
+    kernel.target = a.target.target();
     let violations = run.check();
     if !violations.is_empty() {
         for r in run.reports(&kernel, &violations) {

@@ -121,6 +121,40 @@ impl CcArgs {
     }
 }
 
+/// What the generated code may assume of the machine (commands that generate code).
+#[derive(Args, Debug, Clone, Default)]
+pub struct TargetArgs {
+    /// Bytes of one vector register for register blocks: 64 (AVX-512), 32 (AVX, AVX2),
+    /// 16 (SSE2, NEON), 0 (scalar locals). Default: what the C compiler (`$CC`, else `cc`)
+    /// defines for `-O3 -march=native`.
+    #[arg(long, value_name = "BYTES")]
+    pub vector_bytes: Option<u32>,
+    /// Keep every copy as a buffer in memory (no register blocks).
+    #[arg(long)]
+    pub no_registers: bool,
+}
+
+impl TargetArgs {
+    pub fn target(&self) -> crate::codegen::Target {
+        let vector_bytes = self.vector_bytes.unwrap_or_else(|| {
+            crate::native::Toolchain {
+                cc: crate::native::default_cc(),
+                cflags: vec!["-O3".to_string(), "-march=native".to_string()],
+                includes: vec![],
+                defines: vec![],
+                extra: vec![],
+                ldflags: vec![],
+            }
+            .vector_bytes()
+            .unwrap_or(0)
+        });
+        crate::codegen::Target {
+            vector_bytes,
+            registers: !self.no_registers,
+        }
+    }
+}
+
 /// Output format of the commands that can print JSON.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {

@@ -211,6 +211,15 @@ pub enum Node {
     },
     /// A C block `{ ... }` (one unrolled copy of a body that declares variables).
     Block(Vec<Node>),
+    /// Statement `id` with its own text (a register block's statement,
+    /// `codegen::registers`): `text` with the statement's iterators replaced by `args`.
+    Text {
+        id: usize,
+        args: Vec<Expr>,
+        text: String,
+    },
+    /// A line of C that uses no scanned dimension.
+    Raw(String),
 }
 
 impl Expr {
@@ -333,8 +342,14 @@ pub fn shift_nodes(nodes: &[Node], col: usize, off: &Int) -> Vec<Node> {
                 id: *id,
                 args: args.iter().map(e).collect(),
             },
+            Node::Text { id, args, text } => Node::Text {
+                id: *id,
+                args: args.iter().map(e).collect(),
+                text: text.clone(),
+            },
             Node::Comment(c) => Node::Comment(c.clone()),
             Node::Pragma(p) => Node::Pragma(p.clone()),
+            Node::Raw(t) => Node::Raw(t.clone()),
             Node::Unrolled {
                 var,
                 name,
@@ -404,6 +419,8 @@ pub struct CPrinter<'a> {
     pub var: &'a dyn Fn(usize) -> String,
     /// Text of statement `id` given its argument texts.
     pub stmt: &'a dyn Fn(usize, &[String]) -> String,
+    /// Text of statement `id` written as `text` ([`Node::Text`]) given its argument texts.
+    pub text: &'a dyn Fn(usize, &[String], &str) -> String,
     pub helpers: Helpers,
     /// Dimensions fixed by an enclosing assignment, replaced by their value: affine values
     /// are substituted into affine expressions (`c1 + 1` rather than `(c1) + 1`), others
@@ -660,6 +677,13 @@ impl CPrinter<'_> {
                     let a: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
                     let _ = writeln!(out, "{pad}{}", (self.stmt)(*id, &a));
                 }
+                Node::Text { id, args, text } => {
+                    let a: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
+                    let _ = writeln!(out, "{pad}{}", (self.text)(*id, &a, text));
+                }
+                Node::Raw(t) => {
+                    let _ = writeln!(out, "{pad}{t}");
+                }
                 Node::Comment(c) => {
                     let _ = writeln!(out, "{pad}/* {c} */");
                 }
@@ -787,8 +811,10 @@ pub fn largest_constant(nodes: &[Node]) -> Int {
                     }
                     walk(body, m);
                 }
-                Node::Stmt { args, .. } => args.iter().for_each(|e| expr(e, m)),
-                Node::Comment(_) | Node::Pragma(_) => {}
+                Node::Stmt { args, .. } | Node::Text { args, .. } => {
+                    args.iter().for_each(|e| expr(e, m))
+                }
+                Node::Comment(_) | Node::Pragma(_) | Node::Raw(_) => {}
                 Node::Unrolled {
                     lower,
                     step,

@@ -171,24 +171,31 @@ pub const STACK_ELEMENTS: i64 = 8192;
 
 /// The declarations of a copy's buffer and offsets.
 pub fn declarations(plan: &CopyPlan) -> String {
-    let total = plan.size.iter().fold(Int::ONE, |a, s| &a * s);
     let zero: String = (0..plan.rank).map(|_| "[0]").collect();
-    let dims: String = plan
+    let extents: Vec<Int> = plan
         .layout
         .iter()
-        .map(|&d| format!("[{}]", plan.size[d]))
+        .map(|b| b.extent(&plan.size[b.dim()]))
         .collect();
+    let total = extents.iter().fold(Int::ONE, |a, s| &a * s);
+    let dims: String = extents.iter().map(|e| format!("[{e}]")).collect();
     let stack = Int::from(STACK_ELEMENTS);
     let storage = if total > stack { "static " } else { "" };
+    format!(
+        "{storage}__typeof__({}{zero}) {}{dims} __attribute__((aligned(64)));\n{}",
+        plan.c_name,
+        buffer(plan),
+        offset_declarations(plan)
+    )
+}
+
+/// The declaration of a copy's offsets alone (a register block keeps them, not the
+/// buffer).
+pub fn offset_declarations(plan: &CopyPlan) -> String {
     let offs: Vec<String> = (0..plan.rank)
         .map(|d| format!("{} = 0", offset(plan, d)))
         .collect();
-    format!(
-        "{storage}__typeof__({}{zero}) {}{dims} __attribute__((aligned(64)));\nint {};\n",
-        plan.c_name,
-        buffer(plan),
-        offs.join(", ")
-    )
+    format!("int {};\n", offs.join(", "))
 }
 
 /// `text` with every access `A[s0]..[s(r-1)]` to the copied array replaced by the buffer
@@ -262,8 +269,10 @@ pub fn rewrite(text: &str, plan: &CopyPlan) -> Result<String, String> {
                 ));
             }
             out.push_str(&buffer(plan));
-            for &d in &plan.layout {
-                out.push_str(&format!("[({}) - {}]", subs[d], offset(plan, d)));
+            for b in &plan.layout {
+                let d = b.dim();
+                let i = b.index(&format!("({}) - {}", subs[d], offset(plan, d)));
+                out.push_str(&format!("[{i}]"));
             }
             found = true;
             i = j;
@@ -320,7 +329,10 @@ pub fn item_text(
     let buf: String = plan
         .layout
         .iter()
-        .map(|&d| format!("[{} - {}]", e[d], offset(plan, d)))
+        .map(|b| {
+            let d = b.dim();
+            format!("[{}]", b.index(&format!("{} - {}", e[d], offset(plan, d))))
+        })
         .collect();
     let arr: String = e.iter().map(|s| format!("[{s}]")).collect();
     if which == 1 {

@@ -8,12 +8,13 @@
 
 use super::ast::{CPrinter, Helpers, Node};
 use super::copy::Extra;
+use super::registers::Target;
 use super::scan::{disjoint_parts, Item};
 use crate::diag::Diagnostic;
-use crate::model::copy::CopyPlan;
+use crate::model::copy::{BufDim, CopyPlan};
 use crate::model::state::{Mark, MarkKind};
 use crate::model::Scop;
-use crate::presburger::{Basic, Map};
+use crate::presburger::{Basic, Int, Map};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -43,7 +44,7 @@ const MACRO_PREFIX: &str = "loopy_";
 /// The C text replacing the modelled region: helper macros, then the loop nest. Lines end
 /// in `\n` and are not indented.
 pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Diagnostic> {
-    generate_with_copies(scop, placed, body, &[])
+    generate_with_copies(scop, placed, body, &[], &Target::default())
 }
 
 /// [`generate`] with copies into local buffers (planned by `model::copy`; `placed[i]` is
@@ -53,6 +54,7 @@ pub fn generate_with_copies(
     placed: &[Placed],
     body: Body,
     plans: &[CopyPlan],
+    target: &Target,
 ) -> Result<String, Diagnostic> {
     let n_param = scop.params.len();
     let n_stmt = placed.len();
@@ -212,6 +214,48 @@ pub fn generate_with_copies(
         .filter(|&id| !scop.statements[placed[id].stmt].declares.is_empty())
         .collect();
     let nodes = unroll_loops(nodes, placed, n_param, &declaring)?;
+    // Copies whose windows qualify become register blocks.
+    let mut buffer_used = vec![true; plans.len()];
+    let mut register_types = String::new();
+    let nodes = if body == Body::Source && target.registers && !plans.is_empty() {
+        let iters: Vec<Vec<String>> = placed[..n_stmt]
+            .iter()
+            .map(|p| {
+                scop.statements[p.stmt]
+                    .loops
+                    .iter()
+                    .map(|l| l.c_name.clone())
+                    .collect()
+            })
+            .collect();
+        let writes: Vec<Vec<String>> = placed[..n_stmt]
+            .iter()
+            .map(|p| {
+                scop.statements[p.stmt]
+                    .accesses
+                    .iter()
+                    .filter(|a| a.kind == crate::model::AccessKind::Write)
+                    .filter_map(|a| scop.arrays.iter().find(|x| x.name == a.array))
+                    .map(|x| x.c_name.clone())
+                    .collect()
+            })
+            .collect();
+        let ctx = super::registers::Ctx {
+            n_param,
+            n_stmt,
+            params: &scop.params,
+            iters: &iters,
+            texts: &texts,
+            writes: &writes,
+            lanes: target.lanes(),
+        };
+        let r = super::registers::register_blocks(nodes, plans, &staged.extras, &ctx);
+        buffer_used = r.buffer_used;
+        register_types = r.typedefs;
+        r.nodes
+    } else {
+        nodes
+    };
     let largest = super::ast::largest_constant(&nodes);
     if largest > i64::from(i32::MAX) {
         return Err(Diagnostic::new(format!(
@@ -229,6 +273,21 @@ pub fn generate_with_copies(
         .into_iter()
         .collect();
     let var = |k: usize| fresh[k].clone();
+    let text_stmt = |id: usize, args: &[String], text: &str| -> String {
+        let st = &scop.statements[placed[id].stmt];
+        let mut subst: Vec<(String, String)> = vec![];
+        for (l, a) in st.loops.iter().zip(args) {
+            let v = if is_atom(a) {
+                a.clone()
+            } else {
+                format!("({a})")
+            };
+            // An inner loop reusing a name hides the outer one, as in C.
+            subst.retain(|(n, _)| *n != l.c_name);
+            subst.push((l.c_name.clone(), v));
+        }
+        substitute(text, &subst)
+    };
     let stmt = |id: usize, args: &[String]| -> String {
         if id >= n_stmt && body == Body::Trace {
             // Traces print statement instances only; the copy's loops stay, empty.
@@ -251,20 +310,7 @@ pub fn generate_with_copies(
         }
         let st = &scop.statements[placed[id].stmt];
         match body {
-            Body::Source => {
-                let mut subst: Vec<(String, String)> = vec![];
-                for (l, a) in st.loops.iter().zip(args) {
-                    let v = if is_atom(a) {
-                        a.clone()
-                    } else {
-                        format!("({a})")
-                    };
-                    // An inner loop reusing a name hides the outer one, as in C.
-                    subst.retain(|(n, _)| *n != l.c_name);
-                    subst.push((l.c_name.clone(), v));
-                }
-                substitute(&texts[id], &subst)
-            }
+            Body::Source => text_stmt(id, args, &texts[id]),
             Body::Trace => {
                 let fmt: String = args.iter().map(|_| " %d").collect();
                 let vals: String = args.iter().map(|a| format!(", {a}")).collect();
@@ -276,6 +322,7 @@ pub fn generate_with_copies(
         params: &scop.params,
         var: &var,
         stmt: &stmt,
+        text: &text_stmt,
         helpers: Helpers {
             prefix: MACRO_PREFIX,
             ..Helpers::default()
@@ -296,9 +343,14 @@ pub fn generate_with_copies(
     p.nodes(&nodes, 0, &mut text);
     let mut out = p.helpers.defines();
     if body == Body::Source {
-        for plan in plans {
-            out.push_str(&super::copy::declarations(plan));
+        for (plan, used) in plans.iter().zip(&buffer_used) {
+            if *used {
+                out.push_str(&super::copy::declarations(plan));
+            } else {
+                out.push_str(&super::copy::offset_declarations(plan));
+            }
         }
+        out.push_str(&register_types);
     }
     // `static` and `extern` locals of the region: one object for the whole function, so
     // declared once, before the loops that use them.
@@ -342,7 +394,7 @@ fn ids_in(nodes: &[Node], out: &mut BTreeSet<usize>) {
             Node::For { body, .. } | Node::Assign { body, .. } | Node::If { body, .. } => {
                 ids_in(body, out)
             }
-            Node::Stmt { id, .. } => {
+            Node::Stmt { id, .. } | Node::Text { id, .. } => {
                 out.insert(*id);
             }
             Node::Unrolled { body, rest, .. } => {
@@ -350,7 +402,7 @@ fn ids_in(nodes: &[Node], out: &mut BTreeSet<usize>) {
                 ids_in(rest, out);
             }
             Node::Block(body) => ids_in(body, out),
-            Node::Comment(_) | Node::Pragma(_) => {}
+            Node::Comment(_) | Node::Pragma(_) | Node::Raw(_) => {}
         }
     }
 }
@@ -575,8 +627,8 @@ fn count_stmts(nodes: &[Node]) -> usize {
             | Node::If { body, .. }
             | Node::Block(body) => count_stmts(body),
             Node::Unrolled { body, rest, .. } => count_stmts(body) + count_stmts(rest),
-            Node::Stmt { .. } => 1,
-            Node::Comment(_) | Node::Pragma(_) => 0,
+            Node::Stmt { .. } | Node::Text { .. } => 1,
+            Node::Comment(_) | Node::Pragma(_) | Node::Raw(_) => 0,
         })
         .sum()
 }
@@ -715,8 +767,13 @@ fn leaf_paths(nodes: &[Node], path: &mut Vec<usize>, out: &mut Vec<(usize, Vec<u
                 leaf_paths(body, path, out)
             }
             Node::Stmt { id, .. } => out.push((*id, path.clone())),
-            // Unrolling comes after the checks that walk paths.
-            Node::Comment(_) | Node::Pragma(_) | Node::Unrolled { .. } | Node::Block(_) => {}
+            // Unrolling and register blocks come after the checks that walk paths.
+            Node::Comment(_)
+            | Node::Pragma(_)
+            | Node::Unrolled { .. }
+            | Node::Block(_)
+            | Node::Text { .. }
+            | Node::Raw(_) => {}
         }
         path.pop();
     }
@@ -917,14 +974,16 @@ fn undetermined(nodes: &[Node]) -> Option<String> {
             Node::For { body, .. } | Node::Assign { body, .. } | Node::If { body, .. } => {
                 undetermined(body)
             }
-            Node::Stmt { args, .. } => args.iter().find_map(|a| match a {
-                Expr::Comment(c) => Some(c.clone()),
-                _ => None,
-            }),
+            Node::Stmt { args, .. } | Node::Text { args, .. } => {
+                args.iter().find_map(|a| match a {
+                    Expr::Comment(c) => Some(c.clone()),
+                    _ => None,
+                })
+            }
             Node::Comment(c) => Some(c.clone()),
             Node::Unrolled { body, rest, .. } => undetermined(body).or_else(|| undetermined(rest)),
             Node::Block(body) => undetermined(body),
-            Node::Pragma(_) => None,
+            Node::Pragma(_) | Node::Raw(_) => None,
         };
         if found.is_some() {
             return found;
@@ -1081,12 +1140,18 @@ fn loop_of_iterator(p: &Placed, x: usize) -> Option<usize> {
     })
 }
 
-/// The order the staged statements' loops walk a copy's array: array dims sorted by the
-/// loop whose iterator each subscript follows (a subscript `x + c` of one iterator `x`
+/// The layout the staged statements' loops walk a copy's array in: array dims sorted by
+/// the loop whose iterator each subscript follows (a subscript `x + c` of one iterator `x`
 /// counted by that loop), outermost first; `None` (the array's own order) when a subscript
-/// follows no single loop or the staged accesses disagree.
-fn walk_order(scop: &Scop, placed: &[Placed], plan: &CopyPlan) -> Option<Vec<usize>> {
+/// follows no single loop or the staged accesses disagree. A dimension whose iterator is
+/// also counted in blocks by a loop of the window (`floor(x / b)`, as after strip-mining or
+/// tiling) is split into blocks of `b` (at that loop's place) and the position inside a
+/// block (at the point loop's): BLIS's micro-panels, which the innermost loops stream
+/// contiguously.
+fn walk_order(scop: &Scop, placed: &[Placed], plan: &CopyPlan) -> Option<Vec<BufDim>> {
     let mut level: Vec<Option<usize>> = vec![None; plan.rank];
+    // Per dim: the blocking loop and block size, `Some(None)` once accesses disagree.
+    let mut blocks: Vec<Option<Option<(usize, i64)>>> = vec![None; plan.rank];
     for &i in &plan.members {
         let p = &placed[i];
         let st = &scop.statements[p.stmt];
@@ -1113,13 +1178,77 @@ fn walk_order(scop: &Scop, placed: &[Placed], plan: &CopyPlan) -> Option<Vec<usi
                     Some(o) if *o == m => {}
                     Some(_) => return None,
                 }
+                let blk = block_loop(p, x, plan.mark.outer, m);
+                blocks[d] = match blocks[d] {
+                    None => Some(blk),
+                    Some(prev) if prev == blk => Some(prev),
+                    Some(_) => Some(None),
+                };
             }
         }
     }
     let level: Vec<usize> = level.into_iter().collect::<Option<_>>()?;
-    let mut order: Vec<usize> = (0..plan.rank).collect();
-    order.sort_by_key(|&d| level[d]);
-    Some(order)
+    let mut dims: Vec<(usize, usize, BufDim)> = vec![];
+    for d in 0..plan.rank {
+        let size = plan.size[d].to_i64().unwrap_or(i64::MAX);
+        match blocks[d].flatten() {
+            Some((mb, b)) if size > b => {
+                dims.push((mb, d, BufDim::Blocks(d, b)));
+                dims.push((level[d], d, BufDim::Within(d, b)));
+            }
+            _ => dims.push((level[d], d, BufDim::Whole(d))),
+        }
+    }
+    dims.sort_by_key(|&(l, d, _)| (l, d));
+    Some(dims.into_iter().map(|(_, _, b)| b).collect())
+}
+
+/// A loop of the window (iteration dims `outer..point`) that counts iterator `x` in blocks:
+/// its schedule dim is `floor(x / b)` on the whole piece, with `b` one of the divisors the
+/// schedule divides `x` by. The innermost such loop, with `b`.
+fn block_loop(p: &Placed, x: usize, outer: usize, point: usize) -> Option<(usize, i64)> {
+    let [sb] = p.schedule.parts() else {
+        return None;
+    };
+    let ni = p.schedule.n_in();
+    // Candidate sizes: the coefficients of schedule dims in rows that bound `x` (or the
+    // point loop's dim, equal to it) by them; each is checked below.
+    let (col_x, col_p) = (sb.col_dim(x), sb.col_dim(ni + 2 * point + 1));
+    let mut sizes: Vec<i64> = sb
+        .ineqs
+        .iter()
+        .chain(&sb.eqs)
+        .filter(|r| r[col_x].abs().is_one() || r[col_p].abs().is_one())
+        .flat_map(|r| {
+            (outer..point)
+                .filter_map(|m| r[sb.col_dim(ni + 2 * m + 1)].abs().to_i64())
+                .collect::<Vec<_>>()
+        })
+        .filter(|&b| b > 1)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let w = p.schedule.wrap();
+    let np = w.space().n_param();
+    let width = 1 + np + ni + p.schedule.n_out();
+    let implied = |r: Vec<Int>| w.add_constraints(&[], &[r]).is_empty();
+    (outer..point).rev().find_map(|m| {
+        sizes.iter().find_map(|&b| {
+            // floor(x / b) = θ: x - bθ >= 0 and bθ + b - 1 - x >= 0 on the piece, so
+            // neither negation has a point.
+            let col_x = 1 + np + x;
+            let col_t = 1 + np + ni + 2 * m + 1;
+            let mut below = vec![Int::ZERO; width];
+            below[0] = Int::from(-1);
+            below[col_x] = Int::from(-1);
+            below[col_t] = Int::from(b);
+            let mut above = vec![Int::ZERO; width];
+            above[0] = Int::from(-b);
+            above[col_x] = Int::ONE;
+            above[col_t] = Int::from(-b);
+            (implied(below) && implied(above)).then_some((m, b))
+        })
+    })
 }
 
 #[cfg(test)]

@@ -3,9 +3,11 @@
 pub mod ast;
 pub mod copy;
 pub mod kernel;
+pub mod registers;
 pub mod scan;
 
 pub use kernel::{generate, generate_with_copies, Body, Placed};
+pub use registers::Target;
 pub use scan::{disjoint_parts, scan, scan_in, scan_sets, Item};
 
 use crate::presburger::Set;
@@ -50,6 +52,7 @@ pub fn scan_set_to_c(set: &Set) -> String {
         params: &params,
         var: &var,
         stmt: &stmt,
+        text: &|id, args, _| stmt(id, args),
         helpers: ast::Helpers::default(),
         bound: vec![],
         names: vec![],

@@ -1293,7 +1293,11 @@ fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
             body.is_empty()
         }
         Node::Unrolled { body, .. } | Node::Block(body) => body.is_empty(),
-        Node::Stmt { .. } | Node::Comment(_) | Node::Pragma(_) => false,
+        Node::Stmt { .. }
+        | Node::Text { .. }
+        | Node::Comment(_)
+        | Node::Pragma(_)
+        | Node::Raw(_) => false,
     };
     nodes
         .into_iter()
@@ -1317,6 +1321,8 @@ fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
                     return n;
                 }
                 Node::Stmt { .. }
+                | Node::Text { .. }
+                | Node::Raw(_)
                 | Node::Comment(_)
                 | Node::Pragma(_)
                 | Node::Unrolled { .. }

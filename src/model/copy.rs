@@ -40,9 +40,48 @@ pub struct CopyPlan {
     pub lower: Vec<Corner>,
     /// Extent of the box, per array dimension.
     pub size: Vec<Int>,
-    /// The buffer's dimensions, outermost first, as array dimensions (the identity unless
+    /// The buffer's dimensions, outermost first (the array's own dimensions, whole, unless
     /// the code generator lays the buffer out in the order the inner loops walk it).
-    pub layout: Vec<usize>,
+    pub layout: Vec<BufDim>,
+}
+
+/// One dimension of a copy's buffer, in terms of the box index `e - o` of an array
+/// dimension `d` (from 0 to the box's extent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufDim {
+    /// `e - o`: the whole extent.
+    Whole(usize),
+    /// `(e - o) / b`: the block of `b` elements (micro-panels).
+    Blocks(usize, i64),
+    /// `(e - o) % b`: the place inside the block.
+    Within(usize, i64),
+}
+
+impl BufDim {
+    /// The array dimension it indexes.
+    pub fn dim(&self) -> usize {
+        match *self {
+            BufDim::Whole(d) | BufDim::Blocks(d, _) | BufDim::Within(d, _) => d,
+        }
+    }
+
+    /// Its extent, given the box's extent along its array dimension.
+    pub fn extent(&self, size: &Int) -> Int {
+        match *self {
+            BufDim::Whole(_) => size.clone(),
+            BufDim::Blocks(_, b) => size.div_ceil(&Int::from(b)),
+            BufDim::Within(_, b) => Int::from(b),
+        }
+    }
+
+    /// The buffer index as C, given the box index (`(s) - o`, parenthesised).
+    pub fn index(&self, box_index: &str) -> String {
+        match *self {
+            BufDim::Whole(_) => box_index.to_string(),
+            BufDim::Blocks(_, b) => format!("({box_index}) / {b}"),
+            BufDim::Within(_, b) => format!("({box_index}) % {b}"),
+        }
+    }
 }
 
 /// The lower corner of one dimension of a box: `row` over the columns
@@ -521,7 +560,7 @@ fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan,
         footprint: fp,
         written,
         lower,
-        layout: (0..size.len()).collect(),
+        layout: (0..size.len()).map(BufDim::Whole).collect(),
         size,
         mark,
     })

@@ -65,6 +65,8 @@ enum Value {
     List(Vec<Int>),
     /// A reduction operator.
     Op(RedOp),
+    /// An array of the kernel, by its C name (passed to a procedure for its `copy`).
+    Array(String),
 }
 
 impl Value {
@@ -75,6 +77,7 @@ impl Value {
             Value::Isl { .. } => "a set or map",
             Value::List(_) => "a list of integers",
             Value::Op(_) => "a reduction operator",
+            Value::Array(_) => "an array",
         }
     }
 }
@@ -418,6 +421,13 @@ impl Interpreter {
 
     fn eval(&mut self, a: &Arg, frame: &Frame, source: &str) -> Result<Value, Diagnostic> {
         Ok(match a {
+            // A name that is no handle but one of the kernel's arrays stands for the array.
+            Arg::Ident(n)
+                if !frame.contains_key(&n.text)
+                    && self.state.arrays.iter().any(|a| a.1 == n.text) =>
+            {
+                Value::Array(n.text.clone())
+            }
             Arg::Ident(n) => self.lookup(frame, n, source)?,
             Arg::Int(v, _) => Value::Int(v.clone()),
             Arg::Isl(t, span) => Value::Isl {

@@ -5,11 +5,11 @@
 //! step, the verifier checks it and the code generator writes the fill, the write-back and
 //! the rewritten accesses.
 
-use super::{Interpreter, OpCtx};
+use super::{Interpreter, OpCtx, Value};
 use crate::diag::Diagnostic;
 use crate::model::state::{CopyMark, Origin, COPY_LIMIT};
 use crate::presburger::Map;
-use crate::script::ast::Arg;
+use crate::script::ast::{Arg, Name};
 
 impl Interpreter {
     pub(super) fn copy(&mut self, ctx: &OpCtx) -> Result<(), Diagnostic> {
@@ -33,7 +33,14 @@ impl Interpreter {
         let k = self.int(ctx, &k)?;
         let array =
             match &call.args[2] {
-                Arg::Ident(n) => n.clone(),
+                // A procedure's parameter bound to an array names that array.
+                Arg::Ident(n) => match ctx.frame.get(&n.text) {
+                    Some(Value::Array(a)) => Name {
+                        text: a.clone(),
+                        span: n.span.clone(),
+                    },
+                    _ => n.clone(),
+                },
                 a => {
                     return Err(Diagnostic::new("`copy` expects the name of an array here")
                         .with_label(ctx.source, a.span(), "not an array name"))

@@ -1,0 +1,1335 @@
+//! Register blocks: a copy generated as local variables instead of a buffer in memory.
+//!
+//! A copy (`model::copy`) stages a box of an array in a buffer for each execution of its
+//! window. When the box is a small constant, the fill and the write-back cover the whole
+//! box, and every access of the window's statements to the buffer has a constant index
+//! once the enclosing unrolled loops are resolved, the buffer can live in registers: each
+//! element (or each group of `lanes` consecutive elements along the last dimension) becomes
+//! a local variable of the window, filled from the array before the window and written back
+//! after it. A loop marked `vectorize` over the last dimension becomes one statement per
+//! group of lanes, written with GCC/Clang vector types: the block's accumulators are
+//! vectors, operands that vary along the loop are vector loads, the others are scalars the
+//! compiler broadcasts. This is the shape of a BLIS micro-kernel.
+//!
+//! Nothing new is trusted: the copy was verified as a copy, and this only changes where the
+//! buffer lives. Each window is decided on its own; a window that does not qualify keeps the
+//! buffer in memory, as before (for instance the partial tiles around full ones).
+//!
+//! Vector statements keep the statement's expression and evaluation order: a vector
+//! operation computes, lane by lane, exactly what the scalar statement computes for that
+//! lane, so the outputs are the same bit for bit (with the same floating-point contraction
+//! setting on both sides).
+
+use super::ast::{Expr, Node};
+use super::copy::{buffer, offset, Extra};
+use crate::model::copy::{BufDim, CopyPlan};
+use crate::presburger::omega::Row;
+use crate::presburger::Int;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Register blocks of at most this many elements.
+pub const MAX_REGISTER_ELEMENTS: i64 = 512;
+
+/// What the generated code may assume of the machine it is compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// Bytes of one vector register (64 with AVX-512, 32 with AVX2, 16 with SSE or NEON),
+    /// or 0: register blocks are scalars. Vector types are plain GCC/Clang vector
+    /// extensions, so the code is correct for any value; the value only decides the
+    /// shape that runs fast.
+    pub vector_bytes: u32,
+    /// Whether copies may become register blocks at all.
+    pub registers: bool,
+}
+
+impl Default for Target {
+    fn default() -> Self {
+        Target {
+            vector_bytes: 0,
+            registers: true,
+        }
+    }
+}
+
+impl Target {
+    /// Lanes of a vector of doubles (1: no vectors).
+    pub fn lanes(&self) -> usize {
+        (self.vector_bytes as usize / 8).max(1)
+    }
+}
+
+/// What the pass needs of the kernel.
+pub(super) struct Ctx<'a> {
+    pub n_param: usize,
+    pub n_stmt: usize,
+    pub params: &'a [String],
+    /// Per statement item: the C names of its iterators, outermost first.
+    pub iters: &'a [Vec<String>],
+    /// Per statement item: its text, with the copied arrays' accesses already rewritten to
+    /// their buffers.
+    pub texts: &'a [String],
+    /// Per statement item: the C names of the arrays and scalars it writes.
+    pub writes: &'a [Vec<String>],
+    pub lanes: usize,
+}
+
+/// The register form of the copies where it applies: the new nodes, the type definitions
+/// they need (to put before the loops) and, per plan, whether the buffer in memory is still
+/// used by some window.
+pub(super) struct Registers {
+    pub nodes: Vec<Node>,
+    pub typedefs: String,
+    pub buffer_used: Vec<bool>,
+}
+
+/// One plan's items and register layout.
+struct Block<'a> {
+    plan: &'a CopyPlan,
+    setup: usize,
+    fill: usize,
+    write_back: Option<usize>,
+    /// Lanes of one register (1: scalars); divides the box's last extent.
+    lanes: usize,
+    sizes: Vec<i64>,
+}
+
+impl Block<'_> {
+    fn elem_type(&self) -> String {
+        format!("loopy_{}_e", self.plan.c_name)
+    }
+    fn reg_type(&self) -> String {
+        if self.lanes > 1 {
+            format!("loopy_{}_v", self.plan.c_name)
+        } else {
+            self.elem_type()
+        }
+    }
+    fn unaligned_type(&self) -> String {
+        format!("loopy_{}_vu", self.plan.c_name)
+    }
+    /// The register holding element `idx` of the box (its lane, when vectors).
+    fn reg(&self, idx: &[i64]) -> (String, Option<i64>) {
+        let r = idx.len();
+        let mut name = format!("loopy_{}_r", self.plan.c_name);
+        for (d, &v) in idx.iter().enumerate() {
+            if d > 0 {
+                name.push('_');
+            }
+            if d + 1 == r && self.lanes > 1 {
+                let _ = write!(name, "{}", v / self.lanes as i64);
+            } else {
+                let _ = write!(name, "{v}");
+            }
+        }
+        if r == 0 {
+            name.push('0');
+        }
+        let lane = (self.lanes > 1).then(|| idx[r - 1] % self.lanes as i64);
+        (name, lane)
+    }
+    /// Every register's first element, in row-major order.
+    fn registers(&self) -> Vec<Vec<i64>> {
+        let mut out: Vec<Vec<i64>> = vec![vec![]];
+        for (d, &s) in self.sizes.iter().enumerate() {
+            let step = if d + 1 == self.sizes.len() {
+                self.lanes as i64
+            } else {
+                1
+            };
+            out = out
+                .into_iter()
+                .flat_map(|p| {
+                    (0..s).step_by(step as usize).map(move |v| {
+                        let mut q = p.clone();
+                        q.push(v);
+                        q
+                    })
+                })
+                .collect();
+        }
+        out
+    }
+    /// `A[o0 + i0][o1 + i1]`: the array element of box index `idx`.
+    fn element(&self, idx: &[i64]) -> String {
+        let mut s = self.plan.c_name.clone();
+        for (d, v) in idx.iter().enumerate() {
+            let _ = write!(s, "[{} + {v}]", offset(self.plan, d));
+        }
+        s
+    }
+    fn fill_lines(&self) -> Vec<String> {
+        self.registers()
+            .iter()
+            .map(|idx| {
+                let (r, _) = self.reg(idx);
+                if self.lanes > 1 {
+                    format!(
+                        "{r} = *({} *)&{};",
+                        self.unaligned_type(),
+                        self.element(idx)
+                    )
+                } else {
+                    format!("{r} = {};", self.element(idx))
+                }
+            })
+            .collect()
+    }
+    fn write_back_lines(&self) -> Vec<String> {
+        self.registers()
+            .iter()
+            .map(|idx| {
+                let (r, _) = self.reg(idx);
+                if self.lanes > 1 {
+                    format!(
+                        "*({} *)&{} = {r};",
+                        self.unaligned_type(),
+                        self.element(idx)
+                    )
+                } else {
+                    format!("{} = {r};", self.element(idx))
+                }
+            })
+            .collect()
+    }
+    fn declaration(&self) -> String {
+        let names: Vec<String> = self.registers().iter().map(|i| self.reg(i).0).collect();
+        format!("{} {};", self.reg_type(), names.join(", "))
+    }
+    fn typedefs(&self) -> String {
+        let c = &self.plan.c_name;
+        let zero: String = (0..self.plan.rank).map(|_| "[0]").collect();
+        let e = self.elem_type();
+        let mut s = format!("typedef __typeof__({c}{zero}) {e};\n");
+        if self.lanes > 1 {
+            let l = self.lanes;
+            let _ = writeln!(
+                s,
+                "typedef {e} {} __attribute__((vector_size({l} * sizeof({e}))));",
+                self.reg_type()
+            );
+            let _ = writeln!(
+                s,
+                "typedef {e} {} __attribute__((vector_size({l} * sizeof({e})), aligned(sizeof({e})), __may_alias__));",
+                self.unaligned_type()
+            );
+        }
+        s
+    }
+}
+
+/// Applies the register form to every window that qualifies.
+pub(super) fn register_blocks(
+    nodes: Vec<Node>,
+    plans: &[CopyPlan],
+    extras: &[Extra],
+    ctx: &Ctx,
+) -> Registers {
+    let mut nodes = nodes;
+    let mut typedefs = String::new();
+    let mut buffer_used = vec![true; plans.len()];
+    let mut loads: BTreeMap<String, String> = BTreeMap::new();
+    for (c, plan) in plans.iter().enumerate() {
+        let id_of =
+            |want: &dyn Fn(&Extra) -> bool| extras.iter().position(want).map(|p| ctx.n_stmt + p);
+        let (Some(setup), Some(fill)) = (
+            id_of(&|e| matches!(e, Extra::Setup(x) if *x == c)),
+            id_of(&|e| matches!(e, Extra::Fill(x) if *x == c)),
+        ) else {
+            continue;
+        };
+        let write_back = id_of(&|e| matches!(e, Extra::WriteBack(x) if *x == c));
+        let sizes: Option<Vec<i64>> = plan.size.iter().map(Int::to_i64).collect();
+        let Some(sizes) = sizes else { continue };
+        let total = sizes.iter().try_fold(1i64, |a, &s| a.checked_mul(s));
+        if plan.rank == 0 || total.is_none_or(|t| t > MAX_REGISTER_ELEMENTS) {
+            continue;
+        }
+        let last = sizes[plan.rank - 1];
+        let lanes = if ctx.lanes > 1 && last % ctx.lanes as i64 == 0 {
+            ctx.lanes
+        } else {
+            1
+        };
+        let block = Block {
+            plan,
+            setup,
+            fill,
+            write_back,
+            lanes,
+            sizes,
+        };
+        let mut pass = Pass {
+            ctx,
+            block: &block,
+            corner: corners(plan, ctx.n_param),
+            converted: 0,
+            loads: &mut loads,
+            others: plans
+                .iter()
+                .enumerate()
+                .filter(|&(o, _)| o != c)
+                .map(|(_, p)| (p, corners(p, ctx.n_param)))
+                .collect(),
+        };
+        let mut bound = vec![];
+        nodes = pass.walk(nodes, &mut bound);
+        if pass.converted > 0 {
+            typedefs.push_str(&block.typedefs());
+            buffer_used[c] = uses_buffer(&nodes, &block, ctx);
+        }
+    }
+    for t in loads.values() {
+        let _ = writeln!(typedefs, "{t}");
+    }
+    Registers {
+        nodes,
+        typedefs,
+        buffer_used,
+    }
+}
+
+/// The lower corner of each box dimension as a row over `[1, params, c0, c1, ...]` (the
+/// copy's outer iteration `t` is scanned dims `1, 3, 5, ...`), when it is affine.
+fn corners(plan: &CopyPlan, n_param: usize) -> Option<Vec<Row>> {
+    let k = plan.mark.outer;
+    plan.lower
+        .iter()
+        .map(|c| {
+            let b = &c.basic;
+            let r = &c.row;
+            // Columns [1 | params | t | e | locals].
+            if (b.div_start()..r.len()).any(|i| !r[i].is_zero()) {
+                return None;
+            }
+            if b.n_param != n_param {
+                return None;
+            }
+            let mut out: Row = vec![Int::ZERO; 1 + n_param + 2 * k];
+            out[0] = r[0].clone();
+            out[1..=n_param].clone_from_slice(&r[1..=n_param]);
+            for j in 0..k {
+                out[1 + n_param + 2 * j + 1] = r[1 + n_param + j].clone();
+            }
+            // The value of `e` may not depend on another `e`.
+            if r[1 + n_param + k..b.div_start()]
+                .iter()
+                .any(|v| !v.is_zero())
+            {
+                return None;
+            }
+            Some(out)
+        })
+        .collect()
+}
+
+/// Whether a node list still uses the buffer in memory: a fill or write-back item, or a
+/// statement naming the buffer.
+fn uses_buffer(nodes: &[Node], block: &Block, ctx: &Ctx) -> bool {
+    let name = format!("{}[", buffer(block.plan));
+    nodes.iter().any(|n| match n {
+        Node::For { body, .. }
+        | Node::Assign { body, .. }
+        | Node::If { body, .. }
+        | Node::Block(body) => uses_buffer(body, block, ctx),
+        Node::Unrolled { body, rest, .. } => {
+            uses_buffer(body, block, ctx) || uses_buffer(rest, block, ctx)
+        }
+        Node::Stmt { id, .. } => {
+            *id == block.fill
+                || Some(*id) == block.write_back
+                || (*id < ctx.n_stmt && ctx.texts[*id].contains(&name))
+        }
+        Node::Text { text, .. } => text.contains(&name),
+        Node::Raw(t) => t.contains(&name),
+        Node::Comment(_) | Node::Pragma(_) => false,
+    })
+}
+
+struct Pass<'a, 'b> {
+    ctx: &'a Ctx<'a>,
+    block: &'a Block<'a>,
+    corner: Option<Vec<Row>>,
+    converted: usize,
+    /// Typedefs of the unaligned vector types of arrays loaded as vectors, by type name.
+    loads: &'b mut BTreeMap<String, String>,
+    /// The other copies, with their corners when affine (their buffers may be loaded).
+    others: Vec<(&'a CopyPlan, Option<Vec<Row>>)>,
+}
+
+/// How one subscript of an operand of a vector statement moves across the lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Walk {
+    /// The same in every lane.
+    Fixed,
+    /// Up by one from each lane to the next, within one row of memory.
+    Lanes,
+}
+
+/// Values of scanned dims fixed by enclosing assignments (affine rows).
+type Bound = Vec<Option<Row>>;
+
+fn expand(r: &Row, bound: &Bound, n_param: usize) -> Row {
+    let mut r = r.clone();
+    for k in (0..bound.len()).rev() {
+        let col = 1 + n_param + k;
+        if col >= r.len() || r[col].is_zero() {
+            continue;
+        }
+        if let Some(v) = &bound[k] {
+            let a = std::mem::replace(&mut r[col], Int::ZERO);
+            if r.len() < v.len() {
+                r.resize(v.len(), Int::ZERO);
+            }
+            for (x, y) in r.iter_mut().zip(v) {
+                *x = &*x + &(&a * y);
+            }
+        }
+    }
+    r
+}
+
+fn sub(a: &Row, b: &Row) -> Row {
+    let n = a.len().max(b.len());
+    let at = |x: &Row, i: usize| x.get(i).cloned().unwrap_or(Int::ZERO);
+    (0..n).map(|i| &at(a, i) - &at(b, i)).collect()
+}
+
+fn constant(r: &Row) -> Option<i64> {
+    if r.iter().skip(1).all(Int::is_zero) {
+        r.first().map_or(Some(0), Int::to_i64)
+    } else {
+        None
+    }
+}
+
+fn coef(r: &Row, col: usize) -> Int {
+    r.get(col).cloned().unwrap_or(Int::ZERO)
+}
+
+impl Pass<'_, '_> {
+    fn walk(&mut self, nodes: Vec<Node>, bound: &mut Bound) -> Vec<Node> {
+        let mut out = vec![];
+        let mut nodes: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
+        let mut i = 0;
+        while i < nodes.len() {
+            if nodes[i]
+                .as_ref()
+                .is_some_and(|n| alone(n, self.block.setup))
+            {
+                if let Some((end, block)) = self.window(&nodes, i, bound) {
+                    out.push(block);
+                    self.converted += 1;
+                    i = end;
+                    continue;
+                }
+            }
+            let n = nodes[i].take().expect("each node once");
+            out.push(self.descend(n, bound));
+            i += 1;
+        }
+        out
+    }
+
+    fn descend(&mut self, n: Node, bound: &mut Bound) -> Node {
+        match n {
+            Node::For {
+                var,
+                name,
+                lower,
+                step,
+                upper,
+                body,
+            } => Node::For {
+                var,
+                name,
+                lower,
+                step,
+                upper,
+                body: self.walk(body, bound),
+            },
+            Node::Assign { var, value, body } => {
+                let saved = set_bound(bound, var, &value, self.ctx.n_param);
+                let body = self.walk(body, bound);
+                bound[var] = saved;
+                Node::Assign { var, value, body }
+            }
+            Node::If { conds, body } => Node::If {
+                conds,
+                body: self.walk(body, bound),
+            },
+            Node::Block(body) => Node::Block(self.walk(body, bound)),
+            Node::Unrolled {
+                var,
+                name,
+                lower,
+                step,
+                upper,
+                factor,
+                body,
+                rest,
+            } => Node::Unrolled {
+                var,
+                name,
+                lower,
+                step,
+                upper,
+                factor,
+                body: self.walk(body, bound),
+                rest: self.walk(rest, bound),
+            },
+            n => n,
+        }
+    }
+
+    /// The window starting with the setup at `nodes[at]`: the fill right after it, then the
+    /// window's statements, then the write-back. Returns the index after the window and its
+    /// register form, or `None` when it does not qualify.
+    fn window(
+        &mut self,
+        nodes: &[Option<Node>],
+        at: usize,
+        bound: &mut Bound,
+    ) -> Option<(usize, Node)> {
+        let corner = self.corner.clone()?;
+        let b = self.block;
+        let only = |n: &Node, id: usize| {
+            let mut ids = vec![];
+            stmt_ids(std::slice::from_ref(n), &mut ids);
+            !ids.is_empty() && ids.iter().all(|&x| x == id)
+        };
+        let get = |k: usize| nodes.get(k).and_then(Option::as_ref);
+        // The fill: one nest over the whole box.
+        let fill = get(at + 1)?;
+        if !only(fill, b.fill) || !whole_box(fill, &b.sizes) {
+            return None;
+        }
+        let mut end = at + 2;
+        while get(end).is_some_and(|n| {
+            let mut ids = vec![];
+            stmt_ids(std::slice::from_ref(n), &mut ids);
+            !ids.contains(&b.setup)
+                && !ids.contains(&b.fill)
+                && b.write_back.is_none_or(|w| !ids.contains(&w))
+        }) {
+            end += 1;
+        }
+        let body_end = end;
+        if let Some(w) = b.write_back {
+            let wb = get(end)?;
+            if !only(wb, w) || !whole_box(wb, &b.sizes) {
+                return None;
+            }
+            end += 1;
+        }
+        let body: Vec<Node> = (at + 2..body_end)
+            .map(|k| get(k).cloned())
+            .collect::<Option<_>>()?;
+        let body = self.body(body, bound, &corner)?;
+        let mut inner = vec![Node::Raw(b.declaration())];
+        inner.push(get(at)?.clone());
+        inner.extend(b.fill_lines().into_iter().map(Node::Raw));
+        inner.extend(body);
+        if b.write_back.is_some() {
+            inner.extend(b.write_back_lines().into_iter().map(Node::Raw));
+        }
+        Some((end, Node::Block(inner)))
+    }
+
+    /// The window's statements with every buffer access turned into a register, or `None`.
+    fn body(&mut self, nodes: Vec<Node>, bound: &mut Bound, corner: &[Row]) -> Option<Vec<Node>> {
+        let mut out = vec![];
+        let mut it = nodes.into_iter().peekable();
+        while let Some(n) = it.next() {
+            match n {
+                Node::Pragma(p)
+                    if p == "omp simd" && matches!(it.peek(), Some(Node::For { .. })) =>
+                {
+                    let Some(Node::For {
+                        var,
+                        name,
+                        lower,
+                        step,
+                        upper,
+                        body,
+                    }) = it.next()
+                    else {
+                        unreachable!("peeked")
+                    };
+                    if !self.touches(&body) {
+                        out.push(Node::Pragma(p));
+                        out.push(Node::For {
+                            var,
+                            name,
+                            lower,
+                            step,
+                            upper,
+                            body: self.body(body, bound, corner)?,
+                        });
+                        continue;
+                    }
+                    out.extend(self.vector_loop(var, &lower, &step, &upper, body, bound, corner)?);
+                }
+                Node::For {
+                    var,
+                    name,
+                    lower,
+                    step,
+                    upper,
+                    body,
+                } => out.push(Node::For {
+                    var,
+                    name,
+                    lower,
+                    step,
+                    upper,
+                    body: self.body(body, bound, corner)?,
+                }),
+                Node::Unrolled {
+                    var,
+                    name,
+                    lower,
+                    step,
+                    upper,
+                    factor,
+                    body,
+                    rest,
+                } => out.push(Node::Unrolled {
+                    var,
+                    name,
+                    lower,
+                    step,
+                    upper,
+                    factor,
+                    body: self.body(body, bound, corner)?,
+                    rest: self.body(rest, bound, corner)?,
+                }),
+                Node::Assign { var, value, body } => {
+                    let saved = set_bound(bound, var, &value, self.ctx.n_param);
+                    let body = self.body(body, bound, corner);
+                    bound[var] = saved;
+                    out.push(Node::Assign {
+                        var,
+                        value,
+                        body: body?,
+                    });
+                }
+                Node::If { conds, body } => out.push(Node::If {
+                    conds,
+                    body: self.body(body, bound, corner)?,
+                }),
+                Node::Block(body) => out.push(Node::Block(self.body(body, bound, corner)?)),
+                Node::Stmt { id, args } => {
+                    // Statements that do not use the block (and other copies' items) stay.
+                    if id < self.ctx.n_stmt && self.names_buffer(id) {
+                        let text = self.rewrite(id, &args, bound, corner, None)?;
+                        out.push(Node::Text { id, args, text });
+                    } else {
+                        out.push(Node::Stmt { id, args });
+                    }
+                }
+                Node::Text { .. } => return None,
+                n => out.push(n),
+            }
+        }
+        Some(out)
+    }
+
+    fn names_buffer(&self, id: usize) -> bool {
+        self.ctx.texts[id].contains(&format!("{}[", buffer(self.block.plan)))
+    }
+
+    fn touches(&self, nodes: &[Node]) -> bool {
+        let mut ids = vec![];
+        stmt_ids(nodes, &mut ids);
+        ids.iter()
+            .any(|&id| id < self.ctx.n_stmt && self.names_buffer(id))
+    }
+
+    /// A loop marked `vectorize` whose statements use the block: one copy of its body per
+    /// group of lanes, the loop variable fixed to the group's first value.
+    #[allow(clippy::too_many_arguments)]
+    fn vector_loop(
+        &mut self,
+        var: usize,
+        lower: &Expr,
+        step: &Int,
+        upper: &Expr,
+        body: Vec<Node>,
+        bound: &mut Bound,
+        corner: &[Row],
+    ) -> Option<Vec<Node>> {
+        let lanes = self.block.lanes as i64;
+        if !step.is_one() {
+            return None;
+        }
+        let trips = upper.const_diff(lower)?.to_i64()? + 1;
+        let Expr::Aff(lo) = lower else { return None };
+        if trips <= 0 || trips % lanes != 0 {
+            return None;
+        }
+        let np = self.ctx.n_param;
+        let mut out = vec![];
+        for q in 0..trips / lanes {
+            let mut value = lo.clone();
+            if value.is_empty() {
+                value.push(Int::ZERO);
+            }
+            value[0] = &value[0] + &Int::from(q * lanes);
+            let saved = bound.get(var).cloned().flatten();
+            if bound.len() <= var {
+                bound.resize(var + 1, None);
+            }
+            bound[var] = Some(expand(&value, bound, np));
+            let stmts = self.vector_body(&body, var, bound, corner);
+            bound[var] = saved;
+            let stmts = stmts?;
+            out.push(Node::Assign {
+                var,
+                value: Expr::Aff(value),
+                body: stmts,
+            });
+        }
+        Some(out)
+    }
+
+    /// The body of a vector loop for one group of lanes (the loop variable fixed in
+    /// `bound`): statements, under assignments only.
+    fn vector_body(
+        &mut self,
+        nodes: &[Node],
+        var: usize,
+        bound: &mut Bound,
+        corner: &[Row],
+    ) -> Option<Vec<Node>> {
+        let mut out = vec![];
+        for n in nodes {
+            match n {
+                Node::Assign {
+                    var: v,
+                    value,
+                    body,
+                } => {
+                    let saved = set_bound(bound, *v, value, self.ctx.n_param);
+                    let body = self.vector_body(body, var, bound, corner);
+                    bound[*v] = saved;
+                    out.push(Node::Assign {
+                        var: *v,
+                        value: value.clone(),
+                        body: body?,
+                    });
+                }
+                Node::Stmt { id, args } if *id < self.ctx.n_stmt && self.names_buffer(*id) => {
+                    let text = self.rewrite(*id, args, bound, corner, Some(var))?;
+                    out.push(Node::Text {
+                        id: *id,
+                        args: args.clone(),
+                        text,
+                    });
+                }
+                _ => return None,
+            }
+        }
+        Some(out)
+    }
+
+    /// How each subscript of `name[g0][g1]..` moves across the lanes of the vector loop
+    /// (scanned column `vcol`), or `None` when some subscript moves otherwise. A copy's
+    /// buffer is read through its layout: a block index `((s) - o) / b` or a place
+    /// `((s) - o) % b` moves with the lanes only inside one block, which holds when `b` is
+    /// a multiple of the lanes and `s - o` is one at the first lane.
+    fn walks(
+        &self,
+        name: &str,
+        groups: &[String],
+        row_of: &dyn Fn(&str, bool) -> Option<Row>,
+        bound: &Bound,
+        unbound: &Bound,
+        vcol: usize,
+    ) -> Option<Vec<Walk>> {
+        let np = self.ctx.n_param;
+        let lanes = self.block.lanes as i64;
+        let moves = |r: &Row| coef(&expand(r, unbound, np), vcol);
+        let step = |w: Int| {
+            if w.is_zero() {
+                Some(Walk::Fixed)
+            } else if w.is_one() {
+                Some(Walk::Lanes)
+            } else {
+                None
+            }
+        };
+        let Some((plan, corner)) = self
+            .others
+            .iter()
+            .find(|(p, _)| buffer(p) == name)
+            .map(|(p, c)| (p, c))
+        else {
+            return groups
+                .iter()
+                .map(|g| step(moves(&row_of(g, false)?)))
+                .collect();
+        };
+        if groups.len() != plan.layout.len() {
+            return None;
+        }
+        let mut out = vec![];
+        for (g, bd) in groups.iter().zip(&plan.layout) {
+            let d = bd.dim();
+            let s = strip_index(g, bd, &offset(plan, d))?;
+            let r = row_of(&s, false)?;
+            let w = step(moves(&r))?;
+            let inside_one_block = |b: i64| {
+                let Some(corner) = corner else { return false };
+                let first = sub(&expand(&r, bound, np), &expand(&corner[d], bound, np));
+                b % lanes == 0
+                    && first
+                        .iter()
+                        .all(|v| v.mod_floor(&Int::from(lanes)).is_zero())
+            };
+            out.push(match (bd, w) {
+                (_, Walk::Fixed) => Walk::Fixed,
+                (BufDim::Whole(_), Walk::Lanes) => Walk::Lanes,
+                (BufDim::Blocks(_, b), Walk::Lanes) if inside_one_block(*b) => Walk::Fixed,
+                (BufDim::Within(_, b), Walk::Lanes) if inside_one_block(*b) => Walk::Lanes,
+                _ => return None,
+            });
+        }
+        Some(out)
+    }
+
+    /// Statement `id`'s text with every access to the buffer replaced by its register (the
+    /// iterators stay, for the printer to substitute). With `vector = Some(v)`, the
+    /// statement stands for `lanes` consecutive iterations of the loop over scanned dim `v`
+    /// (fixed in `bound` to the first): the block's accesses must walk the last dimension
+    /// with the loop, whole registers at a time; other arrays are loaded as vectors where
+    /// their last subscript walks with the loop and are scalars where nothing does.
+    fn rewrite(
+        &mut self,
+        id: usize,
+        args: &[Expr],
+        bound: &Bound,
+        corner: &[Row],
+        vector: Option<usize>,
+    ) -> Option<String> {
+        let ctx = self.ctx;
+        let np = ctx.n_param;
+        let b = self.block;
+        let text = &ctx.texts[id];
+        let buf = buffer(b.plan);
+        // The iterators' values as rows over scanned dims, unexpanded (to see the vector
+        // loop) and expanded.
+        let arg_rows: Vec<Option<Row>> = args
+            .iter()
+            .map(|a| match a {
+                Expr::Aff(r) => Some(r.clone()),
+                _ => None,
+            })
+            .collect();
+        let vcol = vector.map(|v| 1 + np + v);
+        let mut unbound = bound.clone();
+        if let Some(v) = vector {
+            if unbound.len() > v {
+                unbound[v] = None;
+            }
+        }
+        // A subscript's row over scanned dims, or None if it is not affine in the
+        // iterators and parameters (other names: `Other`).
+        let row_of = |s: &str, allow_other: bool| -> Option<Row> {
+            let lin = parse_affine(s)?;
+            let mut row: Row = vec![Int::ZERO; 1 + np];
+            row[0] = Int::from(lin.constant);
+            for (name, c) in &lin.terms {
+                let c = Int::from(*c);
+                if let Some(p) = ctx.params.iter().position(|p| p == name) {
+                    row[1 + p] = &row[1 + p] + &c;
+                } else if let Some(k) = ctx.iters[id].iter().rposition(|n| n == name) {
+                    let a = arg_rows.get(k)?.as_ref()?;
+                    if row.len() < a.len() {
+                        row.resize(a.len(), Int::ZERO);
+                    }
+                    for (x, y) in row.iter_mut().zip(a) {
+                        *x = &*x + &(&c * y);
+                    }
+                } else if !allow_other || !is_offset_name(name) {
+                    return None;
+                }
+            }
+            Some(row)
+        };
+        if vector.is_some() {
+            // Only the block may be written: a vector store elsewhere is not generated.
+            let own = &b.plan.c_name;
+            if ctx.writes[id].iter().any(|w| w != own) {
+                return None;
+            }
+        }
+        let toks = tokens(text);
+        let mut out = String::new();
+        let mut k = 0;
+        while k < toks.len() {
+            let t = &toks[k];
+            match t {
+                Tok::Ident(name) if *name == buf => {
+                    // `buf[(s) - loopy_A_o<d>]...` in layout order.
+                    let (groups, next) = subscripts(&toks, k + 1)?;
+                    if groups.len() != b.plan.rank {
+                        return None;
+                    }
+                    let mut idx = vec![0i64; b.plan.rank];
+                    for g in &groups {
+                        let (s, d) = split_offset(g, &buf)?;
+                        let r = row_of(&s, false)?;
+                        let e = expand(&r, bound, np);
+                        let v = constant(&sub(&e, &expand(&corner[d], bound, np)))?;
+                        if v < 0 || v >= b.sizes[d] {
+                            return None;
+                        }
+                        let walks = vcol.map(|c| coef(&expand(&r, &unbound, np), c));
+                        let last = d + 1 == b.plan.rank;
+                        match walks {
+                            Some(w) if last && (!w.is_one() || v % b.lanes as i64 != 0) => {
+                                return None
+                            }
+                            Some(w) if !last && !w.is_zero() => return None,
+                            _ => {}
+                        }
+                        idx[d] = v;
+                    }
+                    let (reg, lane) = b.reg(&idx);
+                    match (vector, lane) {
+                        (None, Some(l)) => {
+                            let _ = write!(out, "{reg}[{l}]");
+                        }
+                        _ => out.push_str(&reg),
+                    }
+                    k = next;
+                }
+                Tok::Ident(name) if vector.is_some() => {
+                    if toks
+                        .get(k + 1)
+                        .is_some_and(|t| matches!(t, Tok::Punct('[')))
+                    {
+                        // Another array (or another copy's buffer): scalar, or a vector load
+                        // along its last subscript.
+                        let (groups, next) = subscripts(&toks, k + 1)?;
+                        let walks = self.walks(name, &groups, &row_of, bound, &unbound, vcol?)?;
+                        let n = walks.len();
+                        let text: String = std::iter::once(name.clone())
+                            .chain(groups.iter().map(|g| format!("[{g}]")))
+                            .collect();
+                        if walks.iter().all(|w| *w == Walk::Fixed) || b.lanes == 1 {
+                            out.push_str(&text);
+                        } else if walks[..n - 1].iter().all(|w| *w == Walk::Fixed)
+                            && walks[n - 1] == Walk::Lanes
+                        {
+                            let ty = format!("loopy_vu{}_{name}", b.lanes);
+                            let zero: String = (0..n).map(|_| "[0]").collect();
+                            self.loads.entry(ty.clone()).or_insert_with(|| {
+                                format!(
+                                    "typedef __typeof__({name}{zero}) {ty}_e;\ntypedef {ty}_e {ty} __attribute__((vector_size({} * sizeof({ty}_e)), aligned(sizeof({ty}_e)), __may_alias__));",
+                                    b.lanes
+                                )
+                            });
+                            let _ = write!(out, "(*({ty} *)&{text})");
+                        } else {
+                            return None;
+                        }
+                        k = next;
+                    } else if toks
+                        .get(k + 1)
+                        .is_some_and(|t| matches!(t, Tok::Punct('(')))
+                    {
+                        // A call: not applied to vectors.
+                        return None;
+                    } else {
+                        // A scalar name: an iterator walking with the loop is not a vector.
+                        if let Some(j) = ctx.iters[id].iter().rposition(|n| n == name) {
+                            let r = arg_rows.get(j)?.as_ref()?;
+                            if !coef(&expand(r, &unbound, np), vcol?).is_zero() {
+                                return None;
+                            }
+                        }
+                        out.push_str(name);
+                        k += 1;
+                    }
+                }
+                Tok::Punct(c) if vector.is_some() && !"+-*/()=;. ".contains(*c) => return None,
+                Tok::Ident(name) => {
+                    out.push_str(name);
+                    k += 1;
+                }
+                Tok::Num(n) => {
+                    out.push_str(n);
+                    k += 1;
+                }
+                Tok::Punct(c) => {
+                    out.push(*c);
+                    k += 1;
+                }
+                Tok::Str(s) => {
+                    if vector.is_some() {
+                        return None;
+                    }
+                    out.push_str(s);
+                    k += 1;
+                }
+            }
+        }
+        Some(out)
+    }
+}
+
+fn set_bound(bound: &mut Bound, var: usize, value: &Expr, n_param: usize) -> Option<Row> {
+    if bound.len() <= var {
+        bound.resize(var + 1, None);
+    }
+    let v = match value {
+        Expr::Aff(r) => Some(expand(r, bound, n_param)),
+        _ => None,
+    };
+    std::mem::replace(&mut bound[var], v)
+}
+
+fn is_offset_name(name: &str) -> bool {
+    name.starts_with("loopy_")
+        && name
+            .rsplit_once("_o")
+            .is_some_and(|(_, d)| d.parse::<usize>().is_ok())
+}
+
+/// The subscript `s` of one buffer index as `rewrite` writes it for `bd`: `(s) - o`,
+/// `((s) - o) / b` or `((s) - o) % b`.
+fn strip_index(g: &str, bd: &BufDim, off: &str) -> Option<String> {
+    let g = g.trim();
+    let inner = match bd {
+        BufDim::Whole(_) => g.to_string(),
+        BufDim::Blocks(_, b) => g.strip_suffix(&format!(" / {b}"))?.trim().to_string(),
+        BufDim::Within(_, b) => g.strip_suffix(&format!(" % {b}"))?.trim().to_string(),
+    };
+    let inner = match bd {
+        BufDim::Whole(_) => inner.as_str(),
+        _ => inner.strip_prefix('(')?.strip_suffix(')')?,
+    };
+    let s = inner
+        .trim()
+        .strip_suffix(off)?
+        .trim_end()
+        .strip_suffix('-')?
+        .trim();
+    let s = s
+        .strip_prefix('(')
+        .and_then(|s| s.strip_suffix(')'))
+        .unwrap_or(s);
+    Some(s.to_string())
+}
+
+/// `(s) - loopy_A_o<d>` → (`s`, `d`).
+fn split_offset(g: &str, buf: &str) -> Option<(String, usize)> {
+    let (s, o) = g.rsplit_once(" - ")?;
+    let d: usize = o.trim().strip_prefix(&format!("{buf}_o"))?.parse().ok()?;
+    let s = s.trim();
+    let s = s
+        .strip_prefix('(')
+        .and_then(|s| s.strip_suffix(')'))
+        .unwrap_or(s);
+    Some((s.to_string(), d))
+}
+
+/// Whether a fill or write-back nest covers the whole box: a chain of loops with constant
+/// trip counts and assignments (loops of one iteration), without guards, down to the one
+/// item, whose trip counts multiply to the box's size. The item runs once per element of
+/// the footprint, which lies in the box, so the footprint is then the whole box.
+fn whole_box(n: &Node, sizes: &[i64]) -> bool {
+    let mut n = n;
+    let mut count: i64 = 1;
+    loop {
+        match n {
+            Node::For {
+                lower,
+                step,
+                upper,
+                body,
+                ..
+            } if step.is_one() && body.len() == 1 => {
+                let Some(t) = upper.const_diff(lower).and_then(|d| d.to_i64()) else {
+                    return false;
+                };
+                count = count.saturating_mul(t + 1);
+                n = &body[0];
+            }
+            Node::Assign { body, .. } if body.len() == 1 => n = &body[0],
+            Node::Stmt { .. } => break,
+            _ => return false,
+        }
+    }
+    count == sizes.iter().product::<i64>()
+}
+
+/// Whether `n` is item `id` alone under assignments (the fixed dims of its schedule).
+fn alone(n: &Node, id: usize) -> bool {
+    match n {
+        Node::Assign { body, .. } if body.len() == 1 => alone(&body[0], id),
+        Node::Stmt { id: x, .. } => *x == id,
+        _ => false,
+    }
+}
+
+fn stmt_ids(nodes: &[Node], out: &mut Vec<usize>) {
+    for n in nodes {
+        match n {
+            Node::For { body, .. }
+            | Node::Assign { body, .. }
+            | Node::If { body, .. }
+            | Node::Block(body) => stmt_ids(body, out),
+            Node::Unrolled { body, rest, .. } => {
+                stmt_ids(body, out);
+                stmt_ids(rest, out);
+            }
+            Node::Stmt { id, .. } | Node::Text { id, .. } => out.push(*id),
+            Node::Comment(_) | Node::Pragma(_) | Node::Raw(_) => {}
+        }
+    }
+}
+
+/// A C token of a statement's text (white space is a `Punct(' ')`).
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Ident(String),
+    Num(String),
+    Str(String),
+    Punct(char),
+}
+
+fn tokens(text: &str) -> Vec<Tok> {
+    let b: Vec<char> = text.chars().collect();
+    let mut out = vec![];
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_alphabetic() || c == '_' {
+            let s = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == '_') {
+                i += 1;
+            }
+            out.push(Tok::Ident(b[s..i].iter().collect()));
+        } else if c.is_ascii_digit() || (c == '.' && b.get(i + 1).is_some_and(char::is_ascii_digit))
+        {
+            let s = i;
+            while i < b.len()
+                && (b[i].is_ascii_alphanumeric()
+                    || b[i] == '.'
+                    || ((b[i] == '+' || b[i] == '-') && matches!(b[i - 1], 'e' | 'E' | 'p' | 'P')))
+            {
+                i += 1;
+            }
+            out.push(Tok::Num(b[s..i].iter().collect()));
+        } else if c == '"' || c == '\'' {
+            let s = i;
+            i += 1;
+            while i < b.len() && b[i] != c {
+                if b[i] == '\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i = (i + 1).min(b.len());
+            out.push(Tok::Str(b[s..i].iter().collect()));
+        } else if c.is_whitespace() {
+            while i < b.len() && b[i].is_whitespace() {
+                i += 1;
+            }
+            out.push(Tok::Punct(' '));
+        } else {
+            out.push(Tok::Punct(c));
+            i += 1;
+        }
+    }
+    out
+}
+
+fn text_of(toks: &[Tok]) -> String {
+    toks.iter()
+        .map(|t| match t {
+            Tok::Ident(s) | Tok::Num(s) | Tok::Str(s) => s.clone(),
+            Tok::Punct(c) => c.to_string(),
+        })
+        .collect()
+}
+
+/// The bracketed subscripts starting at `toks[at]` (white space allowed between them): their
+/// texts and the index after the last `]`.
+fn subscripts(toks: &[Tok], at: usize) -> Option<(Vec<String>, usize)> {
+    let mut groups = vec![];
+    let mut k = at;
+    loop {
+        let mut j = k;
+        while matches!(toks.get(j), Some(Tok::Punct(' '))) {
+            j += 1;
+        }
+        if !matches!(toks.get(j), Some(Tok::Punct('['))) {
+            break;
+        }
+        let start = j + 1;
+        let mut depth = 0;
+        while j < toks.len() {
+            match toks[j] {
+                Tok::Punct('[') => depth += 1,
+                Tok::Punct(']') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        if j >= toks.len() {
+            return None;
+        }
+        groups.push(text_of(&toks[start..j]).trim().to_string());
+        k = j + 1;
+    }
+    (!groups.is_empty()).then_some((groups, k))
+}
+
+/// An affine expression of names with integer coefficients.
+#[derive(Debug, Default, PartialEq)]
+struct Linear {
+    constant: i64,
+    terms: Vec<(String, i64)>,
+}
+
+impl Linear {
+    fn scaled(mut self, k: i64) -> Option<Linear> {
+        self.constant = self.constant.checked_mul(k)?;
+        for t in &mut self.terms {
+            t.1 = t.1.checked_mul(k)?;
+        }
+        Some(self)
+    }
+    fn plus(mut self, o: Linear) -> Option<Linear> {
+        self.constant = self.constant.checked_add(o.constant)?;
+        for (n, c) in o.terms {
+            match self.terms.iter_mut().find(|t| t.0 == n) {
+                Some(t) => t.1 = t.1.checked_add(c)?,
+                None => self.terms.push((n, c)),
+            }
+        }
+        Some(self)
+    }
+    fn as_constant(&self) -> Option<i64> {
+        self.terms.iter().all(|t| t.1 == 0).then_some(self.constant)
+    }
+}
+
+/// Parses `+`, `-`, `*` by a constant, parentheses, integer literals and names; `None` for
+/// anything else.
+fn parse_affine(s: &str) -> Option<Linear> {
+    let toks: Vec<Tok> = tokens(s)
+        .into_iter()
+        .filter(|t| *t != Tok::Punct(' '))
+        .collect();
+    let mut p = 0;
+    let e = sum(&toks, &mut p)?;
+    (p == toks.len()).then_some(e)
+}
+
+fn sum(t: &[Tok], p: &mut usize) -> Option<Linear> {
+    let mut acc = product(t, p)?;
+    while let Some(Tok::Punct(c @ ('+' | '-'))) = t.get(*p) {
+        *p += 1;
+        let r = product(t, p)?;
+        acc = acc.plus(if *c == '-' { r.scaled(-1)? } else { r })?;
+    }
+    Some(acc)
+}
+
+fn product(t: &[Tok], p: &mut usize) -> Option<Linear> {
+    let mut acc = unary(t, p)?;
+    while let Some(Tok::Punct('*')) = t.get(*p) {
+        *p += 1;
+        let r = unary(t, p)?;
+        acc = match (acc.as_constant(), r.as_constant()) {
+            (Some(k), _) => r.scaled(k)?,
+            (_, Some(k)) => acc.scaled(k)?,
+            _ => return None,
+        };
+    }
+    Some(acc)
+}
+
+fn unary(t: &[Tok], p: &mut usize) -> Option<Linear> {
+    match t.get(*p)? {
+        Tok::Punct('-') => {
+            *p += 1;
+            unary(t, p)?.scaled(-1)
+        }
+        Tok::Punct('+') => {
+            *p += 1;
+            unary(t, p)
+        }
+        Tok::Punct('(') => {
+            *p += 1;
+            let e = sum(t, p)?;
+            if t.get(*p) != Some(&Tok::Punct(')')) {
+                return None;
+            }
+            *p += 1;
+            Some(e)
+        }
+        Tok::Num(n) => {
+            *p += 1;
+            Some(Linear {
+                constant: n.parse().ok()?,
+                terms: vec![],
+            })
+        }
+        Tok::Ident(n) => {
+            *p += 1;
+            Some(Linear {
+                constant: 0,
+                terms: vec![(n.clone(), 1)],
+            })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn affine_subscripts_parse() {
+        let l = parse_affine("(2 * i + 1) - j*3 - (-4)").expect("affine");
+        assert_eq!(l.constant, 5);
+        assert_eq!(l.terms, vec![("i".to_string(), 2), ("j".to_string(), -3)]);
+        assert!(parse_affine("i * j").is_none());
+        assert!(parse_affine("i / 2").is_none());
+        assert!(parse_affine("p[i]").is_none());
+        assert_eq!(parse_affine("07").map(|l| l.constant), Some(7));
+    }
+
+    #[test]
+    fn offsets_split() {
+        assert_eq!(
+            split_offset("((6 * c9 + 1)) - loopy_C_o0", "loopy_C"),
+            Some(("(6 * c9 + 1)".to_string(), 0))
+        );
+        assert_eq!(
+            split_offset("(j) - loopy_C_o12", "loopy_C"),
+            Some(("j".to_string(), 12))
+        );
+        assert_eq!(split_offset("(j) - loopy_B_o1", "loopy_C"), None);
+    }
+
+    #[test]
+    fn subscripts_are_found() {
+        let t = tokens("A [i][ (j+1) ] = 2;");
+        let (g, next) = subscripts(&t, 1).expect("subscripts");
+        assert_eq!(g, vec!["i".to_string(), "(j+1)".to_string()]);
+        assert_eq!(t[next], Tok::Punct(' '));
+    }
+}

@@ -1,0 +1,215 @@
+//! Register blocks and packed micro-panels (`codegen::registers`, `codegen::kernel`'s
+//! layouts): the BLIS-shaped gemm a script asks for is generated with the block of C in
+//! local variables (vector accumulators for every vector width, scalars without vectors),
+//! A and B in micro-panels; the programs compile with `-Wall -Wextra -Werror` and print
+//! exactly what the original prints, at sizes with full and partial blocks. Windows that do
+//! not qualify keep the buffer in memory.
+
+mod common;
+use loopy::codegen::Target;
+use loopy::driver::{generate, Kernel, Run};
+use loopy::frontend::Options;
+use std::path::Path;
+use std::process::Command;
+
+fn load(path: &str, script: &str) -> (Kernel, Run) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let kernel = Kernel::load(&root.join(path), &Options::default())
+        .unwrap_or_else(|e| panic!("{path}: {}", e.diagnostic.message));
+    let run = Run::new(&kernel, script, "script", root)
+        .unwrap_or_else(|e| panic!("{path}: {}", e.diagnostic.message));
+    assert!(run.check().is_empty(), "{path}: {script} must be legal");
+    (kernel, run)
+}
+
+fn run_exe(exe: &Path) -> Vec<u8> {
+    let out = Command::new(exe).output().unwrap();
+    assert!(out.status.success(), "{} failed", exe.display());
+    out.stdout
+}
+
+/// gemm in BLIS's shape: an MR×NR block of C across the k loop, A in MR-row slivers, B in
+/// NR-column slivers; full micro-tiles only, the rest as written.
+fn blis(mr: i64, nr: i64, kc: i64, mc: i64, nc: i64) -> String {
+    format!(
+        "realign(Scale, Mult, 0)
+(Full, Rest) = isplit(Mult, [ni, nj] -> {{[i,k,j] : j < {nr}*floor(nj/{nr}) and i < {mr}*floor(ni/{mr})}}, 0)
+affine(Full, {{[i,k,j] -> [j1,k1,i1,j2,i2,k,i,j] : j1 = floor(j/{nc}) and k1 = floor(k/{kc}) and i1 = floor(i/{mc}) and j2 = floor(j/{nr}) and i2 = floor(i/{mr})}})
+copy(Full, 2, B)
+copy(Full, 3, A)
+copy(Full, 5, C)
+unroll(Full, 7, {mr})
+vectorize(Full, 8)
+"
+    )
+}
+
+fn generate_for(kernel: &mut Kernel, run: &Run, vector_bytes: u32) -> String {
+    kernel.target = Target {
+        vector_bytes,
+        registers: true,
+    };
+    generate(kernel, &run.interp.state)
+        .unwrap_or_else(|e| panic!("{}", e.diagnostic.message))
+        .file
+}
+
+/// Compiles the original and `file` at each size and compares their outputs.
+fn same_outputs(name: &str, file: &str, sizes: &[&[&str]]) {
+    let dir = common::scratch("codegen_registers", name);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = dir.join("new.c");
+    std::fs::write(&src, file).unwrap();
+    for (k, defs) in sizes.iter().enumerate() {
+        let mut flags = vec!["-O2", "-ffp-contract=off", "-lm"];
+        flags.extend(defs.iter());
+        let (old, new) = (dir.join(format!("old{k}")), dir.join(format!("new{k}")));
+        common::compile(&root.join("examples/gemm/gemm.c"), &old, &flags, "");
+        let mut strict = flags.clone();
+        strict.extend(["-Wall", "-Wextra", "-Werror"]);
+        common::compile(&src, &new, &strict, file);
+        assert!(
+            run_exe(&old) == run_exe(&new),
+            "{name} {defs:?}: outputs differ"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const SIZES: &[&[&str]] = &[
+    &["-DNI=48", "-DNJ=64", "-DNK=40"],
+    &["-DNI=53", "-DNJ=70", "-DNK=37"],
+    &["-DNI=7", "-DNJ=13", "-DNK=3"],
+];
+
+/// The micro-kernel of a 6×8 block with AVX2-wide vectors: six accumulators of four lanes
+/// twice over, each k step two vector loads of the B sliver and six scalars of the A sliver;
+/// no access to the block's buffer is left in the full micro-tiles.
+#[test]
+fn gemm_micro_kernel_is_in_registers() {
+    let (mut kernel, run) = load("examples/gemm/gemm.c", &blis(6, 8, 256, 72, 1104));
+    let file = generate_for(&mut kernel, &run, 32);
+    let start = file.find("loopy_C_v loopy_C_r0_0").expect("register block");
+    let window = &file[start..];
+    let end = window.find(" = loopy_C_r5_1;\n").expect("write-back");
+    let window = &window[..end + 17];
+    assert!(window.contains("for (k = "), "{window}");
+    assert!(!window.contains("loopy_C["), "{window}");
+    insta::assert_snapshot!("gemm_6x8_avx2_window", window);
+    for decl in [
+        "static __typeof__(B[0][0]) loopy_B[138][256][8] __attribute__((aligned(64)));",
+        "static __typeof__(A[0][0]) loopy_A[12][256][6] __attribute__((aligned(64)));",
+        "typedef loopy_C_e loopy_C_v __attribute__((vector_size(4 * sizeof(loopy_C_e))));",
+    ] {
+        assert!(file.contains(decl), "{decl}");
+    }
+    same_outputs("gemm68", &file, SIZES);
+}
+
+/// Every vector width gives the same outputs: scalars (0), SSE/NEON (16), AVX (32), AVX-512
+/// (64, whose 8 lanes are the whole sliver), and widths that do not divide the block's last
+/// extent fall back to scalar registers.
+#[test]
+fn every_vector_width_prints_the_same() {
+    for (mr, nr, bytes) in [
+        (6, 8, 0),
+        (6, 8, 16),
+        (6, 8, 64),
+        (4, 12, 64),
+        (3, 6, 32),
+        (1, 4, 32),
+    ] {
+        let (mut kernel, run) = load("examples/gemm/gemm.c", &blis(mr, nr, 16, 4 * mr, 4 * nr));
+        let file = generate_for(&mut kernel, &run, bytes);
+        assert!(file.contains("loopy_C_r0_0 +="), "{mr}x{nr} at {bytes}");
+        let lanes = (bytes / 8).max(1) as i64;
+        let vectors = lanes > 1 && nr % lanes == 0;
+        assert_eq!(
+            file.contains("loopy_C_v loopy_C_r0_0"),
+            vectors,
+            "{mr}x{nr} at {bytes}"
+        );
+        same_outputs(&format!("w{mr}x{nr}x{bytes}"), &file, SIZES);
+    }
+}
+
+/// A block whose loops are neither unrolled nor vectorized has no constant index: the
+/// buffer stays in memory, and so does everything with `--no-registers`.
+#[test]
+fn windows_that_do_not_qualify_keep_the_buffer() {
+    let script = blis(4, 4, 16, 16, 16)
+        .replace("unroll(Full, 7, 4)\n", "")
+        .replace("vectorize(Full, 8)\n", "");
+    let (mut kernel, run) = load("examples/gemm/gemm.c", &script);
+    let file = generate_for(&mut kernel, &run, 32);
+    assert!(!file.contains("loopy_C_r"), "{file}");
+    assert!(file.contains("loopy_C[(i) - loopy_C_o0][(j) - loopy_C_o1] +="));
+    same_outputs("plain", &file, SIZES);
+
+    let (mut kernel, run) = load("examples/gemm/gemm.c", &blis(6, 8, 16, 24, 32));
+    kernel.target = Target {
+        vector_bytes: 32,
+        registers: false,
+    };
+    let file = generate(&kernel, &run.interp.state).unwrap().file;
+    assert!(!file.contains("loopy_C_r"));
+    same_outputs("off", &file, SIZES);
+}
+
+/// `loopy apply --vector-bytes` chooses the width; the default asks the compiler.
+#[test]
+fn apply_takes_the_vector_width() {
+    let dir = common::scratch("codegen_registers", "apply");
+    let script = dir.join("g.loopy");
+    std::fs::write(&script, blis(6, 8, 256, 72, 1104)).unwrap();
+    let s = script.to_str().unwrap();
+    let (code, out, err) = common::loopy(&[
+        "apply",
+        "examples/gemm/gemm.c",
+        s,
+        "--region-only",
+        "--vector-bytes",
+        "16",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("vector_size(2 * sizeof(loopy_C_e))"), "{out}");
+    let (code, out, err) = common::loopy(&["apply", "examples/gemm/gemm.c", s, "--region-only"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("loopy_C_r0_0 +="), "{out}");
+    let (code, out, _) = common::loopy(&[
+        "apply",
+        "examples/gemm/gemm.c",
+        s,
+        "--region-only",
+        "--no-registers",
+    ]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("loopy_C_r0_0"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The standard library's `gemm_block` is the explicit script: the same generated code.
+/// Arrays pass through a procedure's parameters to its `copy`; an array where a loop
+/// component is expected is refused with the array named.
+#[test]
+fn gemm_block_is_the_explicit_script() {
+    let explicit = blis(6, 8, 256, 72, 1104);
+    let (mut k1, r1) = load("examples/gemm/gemm.c", &explicit);
+    let split = explicit.lines().take(2).collect::<Vec<_>>().join("\n");
+    let lib = format!("{split}\ngemm_block(Full, A, B, C, 6, 8, 256, 72, 1104)\n");
+    let (mut k2, r2) = load("examples/gemm/gemm.c", &lib);
+    assert_eq!(
+        generate_for(&mut k1, &r1, 32),
+        generate_for(&mut k2, &r2, 32)
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let kernel = Kernel::load(&root.join("examples/gemm/gemm.c"), &Options::default()).unwrap();
+    let Err(e) = Run::new(&kernel, "tile(A, [4, 4])\n", "script", root) else {
+        panic!("an array is not a loop component");
+    };
+    assert!(
+        e.diagnostic.message.contains("an array"),
+        "{}",
+        e.diagnostic.message
+    );
+}
