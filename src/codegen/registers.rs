@@ -96,22 +96,22 @@ struct Block<'a> {
 
 impl Block<'_> {
     fn elem_type(&self) -> String {
-        format!("loopy_{}_e", self.plan.c_name)
+        format!("{}_e", buffer(self.plan))
     }
     fn reg_type(&self) -> String {
         if self.lanes > 1 {
-            format!("loopy_{}_v", self.plan.c_name)
+            format!("{}_v", buffer(self.plan))
         } else {
             self.elem_type()
         }
     }
     fn unaligned_type(&self) -> String {
-        format!("loopy_{}_vu", self.plan.c_name)
+        format!("{}_vu", buffer(self.plan))
     }
     /// The register holding element `idx` of the box (its lane, when vectors).
     fn reg(&self, idx: &[i64]) -> (String, Option<i64>) {
         let r = idx.len();
-        let mut name = format!("loopy_{}_r", self.plan.c_name);
+        let mut name = format!("{}_r", buffer(self.plan));
         for (d, &v) in idx.iter().enumerate() {
             if d > 0 {
                 name.push('_');
