@@ -135,7 +135,8 @@ fn cache_line(c: &Cache) -> String {
     format!(
         "  {name:<16} {:>9}  {:>8}  {:>14}  {:>12}  shared by {shared}\n",
         c.size.map_or("size unknown".to_string(), bytes),
-        c.ways.map_or("ways unknown".to_string(), |w| format!("{w}-way")),
+        c.ways
+            .map_or("ways unknown".to_string(), |w| format!("{w}-way")),
         c.line
             .map_or("line unknown".to_string(), |l| format!("{l}-byte lines")),
         c.sets
@@ -392,7 +393,10 @@ pub fn model_json(b: &Blocking) -> Json {
         "inputs",
         Json::obj(vec![
             ("element_bytes", int(b.inputs.elem.bytes())),
-            ("registers", opt_int(b.inputs.registers.as_ref().ok().copied())),
+            (
+                "registers",
+                opt_int(b.inputs.registers.as_ref().ok().copied()),
+            ),
             ("fma_latency", int(p.fma_latency)),
             ("fma_per_cycle", int(p.fma_per_cycle)),
             ("loads_per_cycle", int(p.loads_per_cycle)),

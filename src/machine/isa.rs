@@ -288,7 +288,10 @@ mod tests {
     #[test]
     fn avx2_zen3() {
         let isa = Isa::from_macros(&Macros::parse(ZEN3));
-        assert_eq!((isa.ext, isa.vector_bits, isa.registers), (Ext::Avx2, Some(256), Some(16)));
+        assert_eq!(
+            (isa.ext, isa.vector_bits, isa.registers),
+            (Ext::Avx2, Some(256), Some(16))
+        );
         assert_eq!((isa.lanes(8), isa.lanes(4)), (4, 8));
         assert!(isa.fma);
     }
@@ -298,7 +301,10 @@ mod tests {
         let avx = Isa::from_macros(&Macros::parse(
             "#define __AVX__ 1\n#define __SSE2__ 1\n#define __x86_64__ 1\n",
         ));
-        assert_eq!((avx.ext, avx.vector_bits, avx.registers), (Ext::Avx, Some(256), Some(16)));
+        assert_eq!(
+            (avx.ext, avx.vector_bits, avx.registers),
+            (Ext::Avx, Some(256), Some(16))
+        );
         assert!(!avx.fma);
         assert_eq!(Pipeline::default_for(&avx).fma_latency, 8);
         assert_eq!(Pipeline::default_for(&avx).fma_per_cycle, 1);
@@ -307,8 +313,9 @@ mod tests {
         let i386 = Isa::from_macros(&Macros::parse("#define __i386__ 1\n#define __SSE2__ 1\n"));
         assert_eq!((i386.arch, i386.registers), (Arch::X86, Some(8)));
         // AVX-512 registers beyond 16 exist in 64-bit mode only.
-        let i386 =
-            Isa::from_macros(&Macros::parse("#define __i386__ 1\n#define __AVX512F__ 1\n"));
+        let i386 = Isa::from_macros(&Macros::parse(
+            "#define __i386__ 1\n#define __AVX512F__ 1\n",
+        ));
         assert_eq!(i386.registers, Some(8));
     }
 
@@ -331,16 +338,21 @@ mod tests {
             "#define __aarch64__ 1\n#define __ARM_NEON 1\n#define __ARM_FEATURE_SVE 1\n\
              #define __ARM_FEATURE_SVE_BITS 256\n",
         ));
-        assert_eq!((sve.ext, sve.vector_bits, sve.lanes(4)), (Ext::Sve, Some(256), 8));
-        let arm32 =
-            Isa::from_macros(&Macros::parse("#define __arm__ 1\n#define __ARM_NEON 1\n"));
+        assert_eq!(
+            (sve.ext, sve.vector_bits, sve.lanes(4)),
+            (Ext::Sve, Some(256), 8)
+        );
+        let arm32 = Isa::from_macros(&Macros::parse("#define __arm__ 1\n#define __ARM_NEON 1\n"));
         assert_eq!((arm32.arch, arm32.registers), (Arch::Arm, Some(16)));
     }
 
     #[test]
     fn unknown_target() {
         let isa = Isa::from_macros(&Macros::parse("#define __riscv 1\n"));
-        assert_eq!((isa.arch, isa.ext, isa.registers), (Arch::Other, Ext::Scalar, None));
+        assert_eq!(
+            (isa.arch, isa.ext, isa.registers),
+            (Arch::Other, Ext::Scalar, None)
+        );
         assert_eq!(isa.lanes(8), 1);
     }
 }

@@ -156,9 +156,11 @@ fn processor_name() -> Option<String> {
 impl Machine {
     /// The data (or unified) cache of a level, as cpu0 sees it.
     pub fn cache(&self, level: u32) -> Option<&Cache> {
-        self.caches.as_ref().ok()?.iter().find(|c| {
-            c.level == Some(level) && c.kind.as_ref().is_some_and(|k| k.holds_data())
-        })
+        self.caches
+            .as_ref()
+            .ok()?
+            .iter()
+            .find(|c| c.level == Some(level) && c.kind.as_ref().is_some_and(|k| k.holds_data()))
     }
 
     /// A cache level as the model needs it, or why it is unknown.
@@ -240,7 +242,13 @@ mod tests {
         assert_eq!(m.cpus.cores, Some(2));
         assert_eq!(m.registers, Some((32, Origin::Probed)));
         assert_eq!(m.pipeline_origin, [Origin::Default; 3]);
-        assert_eq!(m.level(1), Ok(Level { size: 48 << 10, ways: 12 }));
+        assert_eq!(
+            m.level(1),
+            Ok(Level {
+                size: 48 << 10,
+                ways: 12
+            })
+        );
         let model = m.model();
         assert_eq!(model.value("MR"), Some(14));
         assert_eq!(model.value("NC"), Some(168512));
@@ -256,7 +264,11 @@ mod tests {
         assert_eq!(m.pipeline.fma_latency, 5);
         assert_eq!(m.pipeline_origin[0], Origin::Given);
         assert_eq!(m.registers, Some((16, Origin::Given)));
-        assert_eq!(m.model().value("MR"), Some(6), "16 registers of 8 doubles: 6×16");
+        assert_eq!(
+            m.model().value("MR"),
+            Some(6),
+            "16 registers of 8 doubles: 6×16"
+        );
 
         // No sysfs: caches unknown, so only the register block is known.
         let m = from_parts(

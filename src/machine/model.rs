@@ -412,7 +412,10 @@ mod tests {
             [Some(4), Some(6), Some(8), Some(256), Some(192), Some(14336)]
         );
         let r = b.block.as_ref().unwrap();
-        assert_eq!((r.accumulators, r.registers_used, r.needed_accumulators), (12, 15, 8));
+        assert_eq!(
+            (r.accumulators, r.registers_used, r.needed_accumulators),
+            (12, 15, 8)
+        );
         assert!(r.relaxed.is_empty());
         assert_eq!(b.kc.as_ref().unwrap().c_ar, 3);
         let m = b.mc.as_ref().unwrap();
@@ -428,7 +431,14 @@ mod tests {
         // C_Ac = ⌈576·170·4/2 MiB⌉ = 1, NC = ⌊14·2097152/680⌋ = 43176 → 43168.
         assert_eq!(
             values(&zen3(Elem::Float)),
-            [Some(8), Some(6), Some(16), Some(170), Some(576), Some(43168)]
+            [
+                Some(8),
+                Some(6),
+                Some(16),
+                Some(170),
+                Some(576),
+                Some(43168)
+            ]
         );
     }
 
@@ -440,7 +450,14 @@ mod tests {
         let b = xeon(Elem::Double);
         assert_eq!(
             values(&b),
-            [Some(8), Some(14), Some(16), Some(182), Some(1260), Some(168512)]
+            [
+                Some(8),
+                Some(14),
+                Some(16),
+                Some(182),
+                Some(1260),
+                Some(168512)
+            ]
         );
         assert_eq!(b.block.as_ref().unwrap().registers_used, 31);
         assert_eq!(b.nc.as_ref().unwrap().unrounded, 168521);
@@ -453,7 +470,14 @@ mod tests {
         // NC = ⌊18·13631488/876⌋ = 280099 → 280096.
         assert_eq!(
             values(&xeon(Elem::Float)),
-            [Some(16), Some(14), Some(32), Some(219), Some(2086), Some(280096)]
+            [
+                Some(16),
+                Some(14),
+                Some(32),
+                Some(219),
+                Some(2086),
+                Some(280096)
+            ]
         );
     }
 
@@ -500,7 +524,10 @@ mod tests {
         // A 2-way L1 leaves ⌊1·6/14⌋ = 0 ways for A.
         i.registers = Ok(16);
         i.l1 = level(32 * KIB, 2);
-        assert!(Blocking::new(i.clone()).kc.unwrap_err().contains("too few ways"));
+        assert!(Blocking::new(i.clone())
+            .kc
+            .unwrap_err()
+            .contains("too few ways"));
         // A 2-way L2 has no way left for A once B and C have theirs.
         i.l1 = level(32 * KIB, 8);
         i.l2 = level(512 * KIB, 2);

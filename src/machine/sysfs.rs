@@ -151,8 +151,8 @@ pub fn read_caches(root: &Path) -> Result<Vec<Cache>, String> {
                         .flatten()
                         .filter(|&w| w > 0)
                 });
-            let shared_with = read(&d.join("shared_cpu_list"))
-                .and_then(|s| parse_cpu_list(&s).map(|v| (s, v)));
+            let shared_with =
+                read(&d.join("shared_cpu_list")).and_then(|s| parse_cpu_list(&s).map(|v| (s, v)));
             Cache {
                 index: name,
                 level: number(&d.join("level")),
@@ -206,7 +206,12 @@ pub fn read_cpus(root: &Path) -> Cpus {
 
 /// Writes a fake `cpu` tree under `root` (tests here and in `machine`).
 #[cfg(test)]
-pub(crate) fn write_tree(root: &Path, online: &str, topology: &[(u32, u32, u32)], caches: &[[&str; 6]]) {
+pub(crate) fn write_tree(
+    root: &Path,
+    online: &str,
+    topology: &[(u32, u32, u32)],
+    caches: &[[&str; 6]],
+) {
     let w = |p: std::path::PathBuf, s: &str| {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, format!("{s}\n")).unwrap();
@@ -260,7 +265,10 @@ mod tests {
     fn cpu_lists() {
         assert_eq!(parse_cpu_list("0"), Some(vec![0]));
         assert_eq!(parse_cpu_list("0-1\n"), Some(vec![0, 1]));
-        assert_eq!(parse_cpu_list("0-2,8,10-11"), Some(vec![0, 1, 2, 8, 10, 11]));
+        assert_eq!(
+            parse_cpu_list("0-2,8,10-11"),
+            Some(vec![0, 1, 2, 8, 10, 11])
+        );
         assert_eq!(parse_cpu_list("3,1,1"), Some(vec![1, 3]));
         assert_eq!(parse_cpu_list(""), Some(vec![]));
         assert_eq!(parse_cpu_list("2-1"), None);
@@ -272,8 +280,7 @@ mod tests {
         let dir = WorkDir::new(None).unwrap();
         let root = dir.path();
         // Two packages, two cores each, two threads per core.
-        let topo: Vec<(u32, u32, u32)> =
-            (0..8).map(|c| (c, c / 4, (c % 4) / 2)).collect();
+        let topo: Vec<(u32, u32, u32)> = (0..8).map(|c| (c, c / 4, (c % 4) / 2)).collect();
         write_tree(
             root,
             "0-7",
@@ -294,7 +301,10 @@ mod tests {
         assert_eq!(c.len(), 4);
         assert_eq!(c[0].level, Some(1));
         assert_eq!(c[0].kind, Some(CacheKind::Data));
-        assert_eq!((c[0].size, c[0].ways, c[0].line), (Some(32768), Some(8), Some(64)));
+        assert_eq!(
+            (c[0].size, c[0].ways, c[0].line),
+            (Some(32768), Some(8), Some(64))
+        );
         assert_eq!(c[0].shared_with, Some(("0,4".to_string(), vec![0, 4])));
         assert_eq!(c[1].kind, Some(CacheKind::Instruction));
         assert_eq!(c[2].ways, Some(8), "512 KiB / (1024 sets × 64 bytes)");

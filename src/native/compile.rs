@@ -128,7 +128,10 @@ impl Toolchain {
     /// The object-like macros the compiler defines for `source` (`cc CFLAGS -E -dM`, with
     /// the toolchain's includes and defines), as its `#define NAME BODY` lines.
     pub fn macro_dump(&self, source: &Path) -> Result<String, Report> {
-        self.dump_macros(&source.display().to_string(), &format!("`{}`", source.display()))
+        self.dump_macros(
+            &source.display().to_string(),
+            &format!("`{}`", source.display()),
+        )
     }
 
     /// The macros the compiler predefines for the toolchain's flags: `cc CFLAGS -dM -E -`
