@@ -90,7 +90,7 @@ pub fn run(a: MachineArgs, ctx: &Ctx) -> u8 {
 /// Bytes as KiB, MiB or GiB when exact, else bytes.
 fn bytes(n: u64) -> String {
     for (unit, shift) in [("GiB", 30), ("MiB", 20), ("KiB", 10)] {
-        if n >= 1 << shift && n % (1 << shift) == 0 {
+        if n >= 1 << shift && n.is_multiple_of(1 << shift) {
             return format!("{} {unit}", n >> shift);
         }
     }

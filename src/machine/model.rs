@@ -195,6 +195,9 @@ impl Model {
     }
 }
 
+/// A condition on a block (MR, v).
+type Condition<'a> = &'a dyn Fn(&(u64, u64)) -> bool;
+
 /// True when a/b > c/d (positive denominators).
 fn greater(a: u64, b: u64, c: u64, d: u64) -> bool {
     u128::from(a) * u128::from(d) > u128::from(c) * u128::from(b)
@@ -231,7 +234,7 @@ fn register_block(inp: &Inputs) -> Result<RegisterBlock, String> {
         .collect();
     let hides_latency = |&(mr, v): &(u64, u64)| mr * v >= needed;
     let not_load_bound = |&(mr, v): &(u64, u64)| fma * (mr + v) <= loads * mr * v;
-    let tries: [(&[&'static str], &dyn Fn(&(u64, u64)) -> bool); 4] = [
+    let tries: [(&[&'static str], Condition); 4] = [
         (&[], &|s| hides_latency(s) && not_load_bound(s)),
         (&["loads"], &hides_latency),
         (&["latency"], &not_load_bound),
@@ -532,6 +535,61 @@ mod tests {
         i.l1 = level(32 * KIB, 8);
         i.l2 = level(512 * KIB, 2);
         assert!(Blocking::new(i).mc.unwrap_err().contains("leaving none"));
+    }
+
+    /// Over a grid of machines, every value the model gives keeps the promises of
+    /// docs/machine.md: the block fits the registers; B's micro-panel fits the L1 ways
+    /// beside A's (at most W₁ − 1 − C_Ar of them) and A's takes at most C_Ar; the block of A
+    /// fits L2 beside a micro-panel of B and one way; the panel of B fits L3 likewise; MC
+    /// and NC are whole blocks.
+    #[test]
+    fn promises_hold_on_a_grid() {
+        let mut checked = 0;
+        for regs in [3, 8, 16, 32] {
+            for lanes in [1, 2, 4, 8, 16] {
+                for (l1_kib, w1) in [(16, 4), (32, 8), (48, 12), (64, 4), (32, 2)] {
+                    for (l2_kib, w2) in [(256, 4), (512, 8), (2048, 16), (1024, 3)] {
+                        for (l3_kib, w3) in [(4096, 4), (32768, 16), (266240, 20)] {
+                            let inputs = Inputs {
+                                elem: Elem::Double,
+                                lanes,
+                                registers: Ok(regs),
+                                pipeline: FMA4X2,
+                                l1: level(l1_kib * KIB, w1),
+                                l2: level(l2_kib * KIB, w2),
+                                l3: level(l3_kib * KIB, w3),
+                            };
+                            let b = Blocking::new(inputs);
+                            let r = b.block.as_ref().unwrap();
+                            assert!(r.registers_used <= regs);
+                            assert_eq!(r.nr, r.vectors * lanes);
+                            let s = 8;
+                            if let Ok(k) = &b.kc {
+                                let way = k.level.way_bytes();
+                                let a_ways = (r.mr * k.value * s).div_ceil(way);
+                                let b_ways = (k.value * r.nr * s).div_ceil(way);
+                                assert!(a_ways <= k.c_ar, "{b:?}");
+                                assert!(b_ways <= k.level.ways - 1 - k.c_ar, "{b:?}");
+                                checked += 1;
+                            }
+                            if let (Ok(k), Ok(m)) = (&b.kc, &b.mc) {
+                                let way = m.level.way_bytes();
+                                assert_eq!(m.value % r.mr, 0);
+                                assert!(m.value * k.value * s <= m.c_ac * way);
+                                assert!(m.c_ac + m.c_br < m.level.ways);
+                            }
+                            if let (Ok(k), Ok(n)) = (&b.kc, &b.nc) {
+                                let way = n.level.way_bytes();
+                                assert_eq!(n.value % r.nr, 0);
+                                assert!(n.value * k.value * s <= n.c_bc * way);
+                                assert!(n.c_ac + n.c_bc < n.level.ways);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 100, "{checked}");
     }
 
     #[test]

@@ -146,7 +146,7 @@ pub fn read_caches(root: &Path) -> Result<Vec<Cache>, String> {
                 .or_else(|| {
                     let (size, line, sets) = (size?, u64::from(line?), sets?);
                     let per_way = line.checked_mul(sets)?;
-                    (size % per_way == 0)
+                    size.is_multiple_of(per_way)
                         .then(|| u32::try_from(size / per_way).ok())
                         .flatten()
                         .filter(|&w| w > 0)
