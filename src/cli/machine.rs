@@ -108,11 +108,19 @@ fn cpus_text(m: &Machine) -> String {
         None => parts.push("online CPUs unknown".to_string()),
     }
     match (m.cpus.cores, m.cpus.packages) {
-        (Some(c), Some(p)) => parts.push(format!(
-            "{c} core{} in {p} package{}",
-            if c == 1 { "" } else { "s" },
-            if p == 1 { "" } else { "s" }
-        )),
+        (Some(c), Some(p)) => {
+            let online = m.cpus.online.as_ref().map_or(0, Vec::len);
+            let smt = if c > 0 && online > c && online.is_multiple_of(c) {
+                format!(" ({} CPUs per core)", online / c)
+            } else {
+                String::new()
+            };
+            parts.push(format!(
+                "{c} core{} in {p} package{}{smt}",
+                if c == 1 { "" } else { "s" },
+                if p == 1 { "" } else { "s" }
+            ))
+        }
         _ => parts.push("cores unknown".to_string()),
     }
     if let Some(n) = m.available {
