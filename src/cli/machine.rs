@@ -31,16 +31,16 @@ pub struct MachineArgs {
     pub sysfs: Option<PathBuf>,
     /// Cycles from a vector multiply-add to one that uses its result (default from the
     /// instruction set's table).
-    #[arg(long, value_name = "CYCLES", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "CYCLES", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub fma_latency: Option<u32>,
     /// Vector multiply-adds issued per cycle.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub fma_per_cycle: Option<u32>,
     /// Vector loads (and broadcasts) issued per cycle.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub loads_per_cycle: Option<u32>,
     /// Vector registers (needed where the architecture is not one loopy knows).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub vector_registers: Option<u32>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]

@@ -21,6 +21,10 @@ use sysfs::{Cache, Cpus};
 /// Where Linux describes the CPUs.
 pub const SYSFS_CPU: &str = "/sys/devices/system/cpu";
 
+/// The largest cache size the model takes (1 TiB): sizes read from a copied sysfs tree are
+/// not trusted beyond it, so that the model's products stay far from overflowing.
+const MAX_CACHE: u64 = 1 << 40;
+
 /// Values given on the command line in place of the ISA table's.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Overrides {
@@ -172,6 +176,9 @@ impl Machine {
             .cache(level)
             .ok_or_else(|| format!("no L{level} data cache is reported"))?;
         match (c.size, c.ways) {
+            (Some(size), _) if size > MAX_CACHE => Err(format!(
+                "L{level} says it holds {size} bytes, more than loopy believes of a cache"
+            )),
             (Some(size), Some(ways)) if u64::from(ways) <= size => Ok(Level {
                 size,
                 ways: u64::from(ways),
@@ -284,5 +291,35 @@ mod tests {
         let model = m.model();
         assert_eq!(model.value("MR"), Some(14));
         assert_eq!(model.value("KC"), None);
+    }
+
+    #[test]
+    fn implausible_sizes_are_not_taken() {
+        let dir = WorkDir::new(None).unwrap();
+        sysfs::write_tree(
+            dir.path(),
+            "0",
+            &[(0, 0, 0)],
+            &[
+                ["1", "Data", "32K", "8", "64", "0"],
+                ["2", "Unified", "2000000000G", "8", "64", "0"],
+            ],
+        );
+        let macros = Macros::parse("#define __x86_64__ 1\n#define __AVX2__ 1\n");
+        let m = from_parts(
+            &macros,
+            dir.path(),
+            &Overrides::default(),
+            vec![],
+            None,
+            None,
+            None,
+        );
+        assert!(m.level(1).is_ok());
+        assert!(m.level(2).unwrap_err().contains("more than loopy believes"));
+        assert_eq!(m.level(3), Err("no L3 data cache is reported".to_string()));
+        let model = m.model();
+        assert!(model.value("KC").is_some());
+        assert_eq!(model.value("MC"), None);
     }
 }
