@@ -12,6 +12,7 @@ pub mod diag;
 pub mod draw;
 pub mod driver;
 pub mod frontend;
+pub mod machine;
 pub mod manifest;
 pub mod model;
 pub mod native;

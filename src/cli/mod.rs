@@ -9,6 +9,7 @@ mod calc;
 mod check;
 mod deps;
 mod draw;
+mod machine;
 mod repl;
 mod search;
 mod show;
@@ -86,6 +87,11 @@ pub enum Command {
     /// structures), build a tilable schedule with the shortest dependence distances for each,
     /// write each as a script, verify and time it, and write the fastest (`-o`).
     Search(Box<search::SearchArgs>),
+    /// What loopy knows of this machine and the compiler flags in use: instruction set and
+    /// vector width (from the compiler's predefined macros), vector registers, CPUs, caches
+    /// (from sysfs), and the block sizes (MR, NR, KC, MC, NC) the analytical model of Low et
+    /// al. derives from them, for double and float.
+    Machine(machine::MachineArgs),
     /// For an illegal script, find the smallest change of the same kind (a skew factor, a
     /// shift, a fusion depth, skews before a tiling) that the checker accepts, and print it
     /// as script lines. Exit 0 with a suggestion (or when the script is legal already), 1
@@ -242,6 +248,7 @@ pub fn main() -> ExitCode {
         // The budget applies to each problem of the search separately.
         Command::Search(a) => search::run(*a, &ctx),
         Command::Suggest(a) => suggest::run(a, &ctx),
+        Command::Machine(a) => machine::run(a, &ctx),
     };
     ExitCode::from(code)
 }

@@ -128,6 +128,21 @@ impl Toolchain {
     /// The object-like macros the compiler defines for `source` (`cc CFLAGS -E -dM`, with
     /// the toolchain's includes and defines), as its `#define NAME BODY` lines.
     pub fn macro_dump(&self, source: &Path) -> Result<String, Report> {
+        self.dump_macros(
+            &source.display().to_string(),
+            &format!("`{}`", source.display()),
+        )
+    }
+
+    /// The macros the compiler predefines for the toolchain's flags: `cc CFLAGS -dM -E -`
+    /// on an empty input (the ISA macros such as `__AVX2__` that `-march` selects), as its
+    /// `#define NAME BODY` lines.
+    pub fn predefined_macros(&self) -> Result<String, Report> {
+        self.dump_macros("-", "an empty input")
+    }
+
+    /// `cc CFLAGS -E -dM [-I…] [-D…] INPUT`, standard input empty.
+    fn dump_macros(&self, input: &str, what: &str) -> Result<String, Report> {
         let mut line: Vec<String> = self.cc.clone();
         line.extend(self.cflags.iter().cloned());
         line.extend(["-E".to_string(), "-dM".to_string()]);
@@ -138,7 +153,7 @@ impl Toolchain {
         for d in &self.defines {
             line.push(format!("-D{d}"));
         }
-        line.push(source.display().to_string());
+        line.push(input.to_string());
         let shown = line.join(" ");
         let out = Command::new(&line[0])
             .args(&line[1..])
@@ -154,8 +169,7 @@ impl Toolchain {
             })?;
         if !out.status.success() {
             let d = Diagnostic::new(format!(
-                "the C compiler failed to preprocess `{}` ({})",
-                source.display(),
+                "the C compiler failed to preprocess {what} ({})",
                 status_text(&out.status)
             ));
             return Err(failure_report(

@@ -1,0 +1,325 @@
+//! What loopy knows of the machine it runs on and of the compiler flags in use
+//! (`loopy machine`, docs/machine.md): the instruction set and vector width from the
+//! compiler's predefined macros ([`isa`]), CPUs and caches from Linux's sysfs ([`sysfs`]),
+//! and the analytical block-size model that turns them into a first guess of MR, NR, KC, MC
+//! and NC ([`model`]).
+//!
+//! Knows nothing of scripts: a script parameter's default reads a value by name through
+//! [`model::Model::value`]. Uses `native` only to run the compiler.
+
+pub mod isa;
+pub mod model;
+pub mod sysfs;
+
+use crate::diag::Report;
+use crate::native::Toolchain;
+use isa::{Isa, Macros, Pipeline};
+use model::{Blocking, Elem, Inputs, Level, Model};
+use std::path::{Path, PathBuf};
+use sysfs::{Cache, Cpus};
+
+/// Where Linux describes the CPUs.
+pub const SYSFS_CPU: &str = "/sys/devices/system/cpu";
+
+/// The largest cache size the model takes (1 TiB): sizes read from a copied sysfs tree are
+/// not trusted beyond it, so that the model's products stay far from overflowing.
+const MAX_CACHE: u64 = 1 << 40;
+
+/// Values given on the command line in place of the ISA table's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    pub fma_latency: Option<u32>,
+    pub fma_per_cycle: Option<u32>,
+    pub loads_per_cycle: Option<u32>,
+    pub registers: Option<u32>,
+}
+
+/// Where a value came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Read from the compiler's macros or the machine.
+    Probed,
+    /// The ISA table's default (docs/machine.md).
+    Default,
+    /// Given on the command line.
+    Given,
+}
+
+impl Origin {
+    pub fn name(self) -> &'static str {
+        match self {
+            Origin::Probed => "probed",
+            Origin::Default => "default",
+            Origin::Given => "given",
+        }
+    }
+}
+
+/// Everything `loopy machine` reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Machine {
+    /// The processor's name (`model name` of /proc/cpuinfo; read only from the live system).
+    pub processor: Option<String>,
+    /// The `cpu` folder read.
+    pub sysfs: PathBuf,
+    pub cpus: Cpus,
+    /// CPUs this process may run on (live system only).
+    pub available: Option<usize>,
+    pub caches: Result<Vec<Cache>, String>,
+    /// The compiler and flags whose macros were read.
+    pub compiler: Vec<String>,
+    /// The compiler's `--version` first line.
+    pub compiler_version: Option<String>,
+    pub isa: Isa,
+    /// Vector registers and where that number came from.
+    pub registers: Option<(u32, Origin)>,
+    pub pipeline: Pipeline,
+    /// Origin of each of `pipeline`'s fields, in order.
+    pub pipeline_origin: [Origin; 3],
+}
+
+/// Reads the machine: the compiler's predefined macros for `toolchain`'s flags, and the
+/// CPUs and caches under `sysfs` (default [`SYSFS_CPU`], where the processor's name and the
+/// CPUs available to this process are read too). `Err` when the compiler cannot be run.
+pub fn probe(
+    toolchain: &Toolchain,
+    sysfs: Option<&Path>,
+    over: &Overrides,
+) -> Result<Machine, Report> {
+    let macros = Macros::parse(&toolchain.predefined_macros()?);
+    let live = sysfs.is_none();
+    let root = sysfs.map_or_else(|| PathBuf::from(SYSFS_CPU), Path::to_path_buf);
+    let mut compiler = toolchain.cc.clone();
+    compiler.extend(toolchain.cflags.iter().cloned());
+    Ok(from_parts(
+        &macros,
+        &root,
+        over,
+        compiler,
+        toolchain.version(),
+        live.then(processor_name).flatten(),
+        if live {
+            std::thread::available_parallelism().ok().map(|n| n.get())
+        } else {
+            None
+        },
+    ))
+}
+
+/// [`probe`] from what was read.
+pub fn from_parts(
+    macros: &Macros,
+    sysfs: &Path,
+    over: &Overrides,
+    compiler: Vec<String>,
+    compiler_version: Option<String>,
+    processor: Option<String>,
+    available: Option<usize>,
+) -> Machine {
+    let isa = Isa::from_macros(macros);
+    let table = Pipeline::default_for(&isa);
+    let pick = |given: Option<u32>, default: u32| match given {
+        Some(v) => (v, Origin::Given),
+        None => (default, Origin::Default),
+    };
+    let (fma_latency, o1) = pick(over.fma_latency, table.fma_latency);
+    let (fma_per_cycle, o2) = pick(over.fma_per_cycle, table.fma_per_cycle);
+    let (loads_per_cycle, o3) = pick(over.loads_per_cycle, table.loads_per_cycle);
+    let registers = match over.registers {
+        Some(r) => Some((r, Origin::Given)),
+        None => isa.registers.map(|r| (r, Origin::Probed)),
+    };
+    Machine {
+        processor,
+        sysfs: sysfs.to_path_buf(),
+        cpus: sysfs::read_cpus(sysfs),
+        available,
+        caches: sysfs::read_caches(sysfs),
+        compiler,
+        compiler_version,
+        isa,
+        registers,
+        pipeline: Pipeline {
+            fma_latency,
+            fma_per_cycle,
+            loads_per_cycle,
+        },
+        pipeline_origin: [o1, o2, o3],
+    }
+}
+
+/// `model name` of /proc/cpuinfo (x86; other architectures may not say).
+fn processor_name() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k.trim() == "model name" && !v.trim().is_empty()).then(|| v.trim().to_string())
+    })
+}
+
+impl Machine {
+    /// The data (or unified) cache of a level, as cpu0 sees it.
+    pub fn cache(&self, level: u32) -> Option<&Cache> {
+        self.caches
+            .as_ref()
+            .ok()?
+            .iter()
+            .find(|c| c.level == Some(level) && c.kind.as_ref().is_some_and(|k| k.holds_data()))
+    }
+
+    /// A cache level as the model needs it, or why it is unknown.
+    pub fn level(&self, level: u32) -> Result<Level, String> {
+        if let Err(e) = &self.caches {
+            return Err(format!("caches unknown: {e}"));
+        }
+        let c = self
+            .cache(level)
+            .ok_or_else(|| format!("no L{level} data cache is reported"))?;
+        match (c.size, c.ways) {
+            (Some(size), _) if size > MAX_CACHE => Err(format!(
+                "L{level} says it holds {size} bytes, more than loopy believes of a cache"
+            )),
+            (Some(size), Some(ways)) if u64::from(ways) <= size => Ok(Level {
+                size,
+                ways: u64::from(ways),
+            }),
+            (None, _) => Err(format!("the size of L{level} is unknown")),
+            _ => Err(format!("the associativity of L{level} is unknown")),
+        }
+    }
+
+    /// The model's inputs for one element type.
+    pub fn inputs(&self, elem: Elem) -> Inputs {
+        let lanes = u64::from(self.isa.lanes(elem.bytes() as u32));
+        Inputs {
+            elem,
+            lanes,
+            registers: self.registers.map(|(r, _)| u64::from(r)).ok_or_else(|| {
+                "the vector registers of this architecture are unknown (give \
+                 `--vector-registers N`)"
+                    .to_string()
+            }),
+            pipeline: self.pipeline,
+            l1: self.level(1),
+            l2: self.level(2),
+            l3: self.level(3),
+        }
+    }
+
+    /// The block-size model for double and float.
+    pub fn model(&self) -> Model {
+        Model {
+            double: Blocking::new(self.inputs(Elem::Double)),
+            float: Blocking::new(self.inputs(Elem::Float)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::native::WorkDir;
+
+    #[test]
+    fn a_machine_from_fixtures() {
+        let dir = WorkDir::new(None).unwrap();
+        sysfs::write_tree(
+            dir.path(),
+            "0-1",
+            &[(0, 0, 0), (1, 0, 1)],
+            &[
+                ["1", "Data", "48K", "12", "64", "0"],
+                ["1", "Instruction", "32K", "8", "64", "0"],
+                ["2", "Unified", "2048K", "16", "64", "0"],
+                ["3", "Unified", "266240K", "20", "64", "0-1"],
+            ],
+        );
+        let macros = Macros::parse(
+            "#define __x86_64__ 1\n#define __AVX512F__ 1\n#define __AVX2__ 1\n#define __FMA__ 1\n",
+        );
+        let m = from_parts(
+            &macros,
+            dir.path(),
+            &Overrides::default(),
+            vec!["cc".into(), "-O3".into()],
+            None,
+            None,
+            None,
+        );
+        assert_eq!(m.cpus.cores, Some(2));
+        assert_eq!(m.registers, Some((32, Origin::Probed)));
+        assert_eq!(m.pipeline_origin, [Origin::Default; 3]);
+        assert_eq!(
+            m.level(1),
+            Ok(Level {
+                size: 48 << 10,
+                ways: 12
+            })
+        );
+        let model = m.model();
+        assert_eq!(model.value("MR"), Some(14));
+        assert_eq!(model.value("NC"), Some(168512));
+        assert_eq!(model.value("float.NR"), Some(32));
+
+        // Overrides replace the table and the register count.
+        let over = Overrides {
+            fma_latency: Some(5),
+            registers: Some(16),
+            ..Overrides::default()
+        };
+        let m = from_parts(&macros, dir.path(), &over, vec![], None, None, None);
+        assert_eq!(m.pipeline.fma_latency, 5);
+        assert_eq!(m.pipeline_origin[0], Origin::Given);
+        assert_eq!(m.registers, Some((16, Origin::Given)));
+        assert_eq!(
+            m.model().value("MR"),
+            Some(6),
+            "16 registers of 8 doubles: 6×16"
+        );
+
+        // No sysfs: caches unknown, so only the register block is known.
+        let m = from_parts(
+            &macros,
+            &dir.join("nothing"),
+            &Overrides::default(),
+            vec![],
+            None,
+            None,
+            None,
+        );
+        assert!(m.level(1).unwrap_err().starts_with("caches unknown"));
+        let model = m.model();
+        assert_eq!(model.value("MR"), Some(14));
+        assert_eq!(model.value("KC"), None);
+    }
+
+    #[test]
+    fn implausible_sizes_are_not_taken() {
+        let dir = WorkDir::new(None).unwrap();
+        sysfs::write_tree(
+            dir.path(),
+            "0",
+            &[(0, 0, 0)],
+            &[
+                ["1", "Data", "32K", "8", "64", "0"],
+                ["2", "Unified", "2000000000G", "8", "64", "0"],
+            ],
+        );
+        let macros = Macros::parse("#define __x86_64__ 1\n#define __AVX2__ 1\n");
+        let m = from_parts(
+            &macros,
+            dir.path(),
+            &Overrides::default(),
+            vec![],
+            None,
+            None,
+            None,
+        );
+        assert!(m.level(1).is_ok());
+        assert!(m.level(2).unwrap_err().contains("more than loopy believes"));
+        assert_eq!(m.level(3), Err("no L3 data cache is reported".to_string()));
+        let model = m.model();
+        assert!(model.value("KC").is_some());
+        assert_eq!(model.value("MC"), None);
+    }
+}
