@@ -275,7 +275,7 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
         Err(f) => return failed(f),
     };
     // Register blocks take the vector width the compiler targets with the timed flags.
-    kernel.target.vector_bytes = job.toolchain.vector_bytes().unwrap_or(0);
+    kernel.target.vector_bytes = crate::machine::vector_bytes(&job.toolchain).unwrap_or(0);
     let violations = run.check();
     if !violations.is_empty() {
         return Outcome::Illegal {

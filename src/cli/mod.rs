@@ -143,15 +143,14 @@ pub struct TargetArgs {
 impl TargetArgs {
     pub fn target(&self) -> crate::codegen::Target {
         let vector_bytes = self.vector_bytes.unwrap_or_else(|| {
-            crate::native::Toolchain {
+            crate::machine::vector_bytes(&crate::native::Toolchain {
                 cc: crate::native::default_cc(),
                 cflags: vec!["-O3".to_string(), "-march=native".to_string()],
                 includes: vec![],
                 defines: vec![],
                 extra: vec![],
                 ldflags: vec![],
-            }
-            .vector_bytes()
+            })
             .unwrap_or(0)
         });
         crate::codegen::Target {

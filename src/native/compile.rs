@@ -181,16 +181,6 @@ impl Toolchain {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
-    /// Bytes of the widest vector registers the compiler targets with these flags, from its
-    /// predefined macros (`__AVX512F__` 64, `__AVX__` 32, `__SSE2__` or `__ARM_NEON` 16), or
-    /// `None` when it defines none of them or cannot be run.
-    pub fn vector_bytes(&self) -> Option<u32> {
-        let mut probe = self.clone();
-        probe.cflags.extend(["-x".to_string(), "c".to_string()]);
-        let dump = probe.macro_dump(Path::new("/dev/null")).ok()?;
-        vector_bytes_of(&dump)
-    }
-
     /// Whether the compiler can be run at all (`cc --version` starts): `Err` with a
     /// sentence saying why not.
     pub fn available(&self) -> Result<(), String> {
@@ -251,23 +241,6 @@ pub struct Located {
 }
 
 /// The location and message of an error line of gcc or clang output.
-/// The vector width a dump of predefined macros (`#define NAME BODY` lines) implies.
-pub fn vector_bytes_of(dump: &str) -> Option<u32> {
-    let defined = |m: &str| {
-        dump.lines()
-            .any(|l| l.split_whitespace().nth(1) == Some(m) && l.starts_with("#define"))
-    };
-    if defined("__AVX512F__") {
-        Some(64)
-    } else if defined("__AVX__") {
-        Some(32)
-    } else if defined("__SSE2__") || defined("__ARM_NEON") || defined("__ALTIVEC__") {
-        Some(16)
-    } else {
-        None
-    }
-}
-
 pub fn parse_error_line(line: &str) -> Option<Located> {
     let (at, message) = [": fatal error: ", ": error: "]
         .iter()
