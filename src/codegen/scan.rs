@@ -14,7 +14,7 @@
 
 use super::ast::{Cond, Expr, Node};
 use crate::presburger::omega::{self, Problem, Row};
-use crate::presburger::{coalesce, Basic, Int, Reduced, Set};
+use crate::presburger::{coalesce, pip, Basic, Int, Reduced, Set};
 
 /// One thing to scan: an identifier (a statement) and its points. The first `n_scan`
 /// dimensions are scanned; further dimensions (a statement's iterators) must be determined
@@ -58,9 +58,12 @@ pub fn scan_in(
         .collect();
     let items: Vec<Item> = items
         .into_iter()
-        .map(|mut it| {
+        .flat_map(|mut it| {
             link_divs_to_dims(&mut it.basic, n_param, n_scan);
-            it
+            let id = it.id;
+            determine_iterators(it.basic, n_param, n_scan)
+                .into_iter()
+                .map(move |basic| Item { id, basic })
         })
         .collect();
     let mut s = Scanner {
@@ -71,6 +74,175 @@ pub fn scan_in(
         strides: vec![None; n_scan],
     };
     hoist_guards(s.level(0, items, ctx), n_param)
+}
+
+/// Whether the equalities of `b` give every unscanned dimension (the columns from
+/// `n_outer` on) by the elimination that [`Scanner::leaf`] does.
+fn determined(b: &Basic, n_outer: usize) -> bool {
+    let mut b = b.clone();
+    let dependent = dependent_divs(&b, n_outer);
+    let mut rows: Vec<(Row, bool, bool)> = b.eqs.iter().map(|r| (r.clone(), true, false)).collect();
+    let unknowns: Vec<usize> = (n_outer..b.div_start())
+        .chain(dependent.iter().copied())
+        .collect();
+    let solved = eliminate(&mut b, &mut rows, &unknowns);
+    (n_outer..b.div_start()).all(|c| solved.iter().any(|s| s.0 == c))
+}
+
+/// `b` as conjunctions with the same points in which equalities give the unscanned
+/// dimensions (a statement's iterators) as functions of the parameters and scanned dims,
+/// when the equalities of `b` do not already. A schedule made of floors and mods determines
+/// its iterators through the locals' bounds only: with `t1 = floor(i/8)` and `t2 = i % 8`,
+/// `i = 8*t1 + t2` holds on the set but is no equality of it. The value of each iterator is
+/// its lexicographic minimum over the set for fixed outer columns (parametric integer
+/// programming, [`pip::lexmin`]): a quasi-affine function of them on each of disjoint
+/// pieces. Divisions of the minimum that are constant on their piece are replaced by their
+/// value, and pieces with the same value are one. Each piece becomes a conjunction with the
+/// divisions its value needs as known locals and `x = value` added after checking, exactly,
+/// that `b` there implies it (so `x` takes no other value). Then the loops see the
+/// iterators' bounds through the equalities and the statement gets their expressions. `b`
+/// unchanged where the minimum cannot be computed or is not the only value (the schedule
+/// is not one-to-one).
+fn determine_iterators(b: Basic, n_param: usize, n_scan: usize) -> Vec<Basic> {
+    let n_outer = 1 + n_param + n_scan;
+    if b.n_dim == n_scan || determined(&b, n_outer) {
+        return vec![b];
+    }
+    let mut p = b.clone();
+    p.n_param = n_param + n_scan;
+    p.n_dim = b.n_dim - n_scan;
+    let Ok(mut leaves) = pip::lexmin(&p) else {
+        return vec![b];
+    };
+    for leaf in &mut leaves {
+        fold_constant_leaf_divs(leaf);
+    }
+    // A piece's value that is affine in the outer columns and holds on the whole set
+    // (pieces often differ only where their values coincide): no piece's conditions needed.
+    let uses_div = |v: &Row| v[n_outer..].iter().any(|x| !x.is_zero());
+    if leaves.len() > 1 {
+        let known = Known::new(b.to_problem());
+        let everywhere = leaves.iter().position(|l| {
+            l.vals.iter().enumerate().all(|(d, v)| {
+                !uses_div(v) && {
+                    let mut r = b.zero_row();
+                    for (x, y) in r.iter_mut().zip(&v[..n_outer]) {
+                        *x = -y;
+                    }
+                    r[n_outer + d] = Int::ONE;
+                    known.implies(&r, true)
+                }
+            })
+        });
+        if let Some(i) = everywhere {
+            leaves.swap(0, i);
+            leaves.truncate(1);
+        }
+    }
+    let whole = leaves.len() == 1;
+    let mut out = vec![];
+    for leaf in &leaves {
+        let mut q = b.clone();
+        // Leaf columns `[1 | params | scanned dims | divisions]` to columns of `q`; a
+        // division becomes a local of `q` only when something added uses it.
+        let mut rows: Vec<(Row, bool)> = vec![];
+        if !whole {
+            rows.extend(leaf.ctx.eqs.iter().map(|r| (r.clone(), true)));
+            rows.extend(
+                (leaf.ctx.ineqs.iter())
+                    .filter(|r| !leaf.ctx.is_div_constraint(r))
+                    .map(|r| (r.clone(), false)),
+            );
+        }
+        for (d, v) in leaf.vals.iter().enumerate() {
+            // x_d - value = 0, with x_d at leaf column `w + d` (past the leaf's columns)
+            let mut r: Row = v.iter().map(|x| -x).collect();
+            r.resize(leaf.ctx.width() + d + 1, Int::ZERO);
+            r[leaf.ctx.width() + d] = Int::ONE;
+            rows.push((r, true));
+        }
+        let mut needed = vec![false; leaf.ctx.n_div()];
+        for i in (0..leaf.ctx.n_div()).rev() {
+            let col = leaf.ctx.col_div(i);
+            let by_rows = rows.iter().any(|(r, _)| !r[col].is_zero());
+            let by_divs = (i + 1..leaf.ctx.n_div()).any(|j| {
+                needed[j] && (leaf.ctx.divs[j].as_ref()).is_some_and(|dv| !dv.num[col].is_zero())
+            });
+            needed[i] = by_rows || by_divs;
+        }
+        let mut map: Vec<Option<usize>> = (0..n_outer).map(Some).collect();
+        for (i, d) in leaf.ctx.divs.iter().enumerate() {
+            if !needed[i] {
+                map.push(None);
+                continue;
+            }
+            let Some(d) = d else { return vec![b] };
+            let mut num = q.zero_row();
+            for (c, v) in d.num.iter().enumerate().filter(|(_, v)| !v.is_zero()) {
+                let Some(m) = map[c] else { return vec![b] };
+                num[m] += v;
+            }
+            map.push(Some(q.add_div(num, d.den.clone())));
+        }
+        // The iterators' columns in `q`.
+        map.extend((0..leaf.vals.len()).map(|d| Some(n_outer + d)));
+        let mut lifted = vec![];
+        for (r, eq) in rows {
+            let mut x = q.zero_row();
+            for (c, v) in r.iter().enumerate().filter(|(_, v)| !v.is_zero()) {
+                let Some(m) = map[c] else { return vec![b] };
+                x[m] += v;
+            }
+            lifted.push((x, eq));
+        }
+        let n_vals = leaf.vals.len();
+        let (ctx_rows, val_rows) = lifted.split_at(lifted.len() - n_vals);
+        for (r, eq) in ctx_rows {
+            if *eq {
+                q.add_eq(r.clone());
+            } else {
+                q.add_ineq(r.clone());
+            }
+        }
+        let known = Known::new(q.to_problem());
+        if !val_rows.iter().all(|(r, _)| known.implies(r, true)) {
+            return vec![b];
+        }
+        q.eqs.extend(val_rows.iter().map(|(r, _)| r.clone()));
+        if q.normalize() && !q.is_empty() {
+            out.push(q);
+        }
+    }
+    out
+}
+
+/// Replaces, in the values of a parametric minimum's piece, each division the piece's
+/// context pins to one constant (`floor(t/8)` where `0 <= t <= 7`) by that constant.
+fn fold_constant_leaf_divs(leaf: &mut pip::Leaf) {
+    let ctx = &leaf.ctx;
+    if ctx.n_div() == 0 {
+        return;
+    }
+    let Some(point) = omega::solve(&ctx.to_problem()) else {
+        return;
+    };
+    let known = Known::new(ctx.to_problem());
+    for i in 0..ctx.n_div() {
+        let col = ctx.col_div(i);
+        let value = point[col - 1].clone();
+        let mut r = ctx.zero_row();
+        r[col] = Int::ONE;
+        r[0] = -&value;
+        if !known.implies(&r, true) {
+            continue;
+        }
+        for v in &mut leaf.vals {
+            if col < v.len() {
+                let k = std::mem::replace(&mut v[col], Int::ZERO);
+                v[0] += &(&k * &value);
+            }
+        }
+    }
 }
 
 /// Replaces a local by the scanned dimension it always equals (`floor(i/4)` beside a tile
@@ -858,10 +1030,7 @@ impl Scanner {
         // Locals defined from the iterators (floor(j/3) after tiling j) are unknowns like
         // the iterators: they are solved too (from t = 2*floor(j/3), say), and their
         // defining constraints become ordinary guards.
-        let dependent: Vec<usize> = (0..b.n_div())
-            .filter(|&i| (0..inner_dims).any(|d| div_depends_on(&b, i, n_outer + d)))
-            .map(|i| b.col_div(i))
-            .collect();
+        let dependent = dependent_divs(&b, n_outer);
         // Constraints to check, remembering which define known locals (never guards).
         let mut rows: Vec<(Row, bool, bool)> =
             b.eqs.iter().map(|r| (r.clone(), true, false)).collect();
@@ -869,68 +1038,11 @@ impl Scanner {
             let def = b.is_div_constraint(r) && dependent.iter().all(|&c| r[c].is_zero());
             rows.push((r.clone(), false, def));
         }
-        // Iterators beyond the scanned dims: solved from equalities, then substituted away
-        // (scaling rows by the positive divisor keeps inequalities valid).
-        // Gaussian elimination: solve an equality for one unknown, substitute it everywhere
-        // (earlier solutions included), repeat: (2i + j, i + j) gives i and j.
         let mut conds = vec![];
-        let mut solved: Vec<(usize, Row, Int)> = vec![];
         let unknowns: Vec<usize> = (n_outer..n_outer + inner_dims)
             .chain(dependent.iter().copied())
             .collect();
-        while let Some((pos, col)) = rows.iter().enumerate().find_map(|(p, (r, eq, _))| {
-            if !*eq {
-                return None;
-            }
-            // The unknown with the smallest coefficient (a unit one keeps divisions out).
-            let col = unknowns
-                .iter()
-                .copied()
-                .filter(|&k| !r[k].is_zero())
-                .min_by(|&x, &y| r[x].abs().cmp(&r[y].abs()))?;
-            // Not through a local defined by the iterator itself: substituting would make
-            // the definition circular.
-            let circular =
-                (0..b.n_div()).any(|i| !r[b.col_div(i)].is_zero() && div_depends_on(&b, i, col));
-            (!circular).then_some((p, col))
-        }) {
-            let (r, _, _) = rows.remove(pos);
-            let a = r[col].clone();
-            let sign = Int::from(a.signum() as i64);
-            let den = a.abs();
-            // a*x + rest = 0  ⇒  x = (-sign*rest) / |a|
-            let mut num: Row = r.iter().map(|v| -(&sign * v)).collect();
-            num[col] = Int::ZERO;
-            let sub = |row: &mut Row| {
-                let k = std::mem::replace(&mut row[col], Int::ZERO);
-                if !k.is_zero() {
-                    // |a|*row - k*sign*(a*x + rest)  (the x terms cancel)
-                    for (v, e) in row.iter_mut().zip(&r) {
-                        *v = &(&den * &*v) - &(&(&k * &sign) * e);
-                    }
-                    row[col] = Int::ZERO;
-                }
-            };
-            for (row, _, _) in rows.iter_mut() {
-                sub(row);
-            }
-            // Earlier solutions may mention this unknown (elimination, then back-substitution).
-            for (_, num_a, den_a) in solved.iter_mut() {
-                if !num_a[col].is_zero() {
-                    sub(num_a);
-                    *den_a = &*den_a * &den;
-                }
-            }
-            for dv in b.divs.iter_mut().flatten() {
-                let k = dv.num.get(col).cloned().unwrap_or(Int::ZERO);
-                if !k.is_zero() {
-                    dv.num.resize(r.len(), Int::ZERO);
-                    sub(&mut dv.num);
-                    dv.den = &dv.den * &den;
-                }
-            }
-            solved.push((col, num, den));
-        }
+        let solved = eliminate(&mut b, &mut rows, &unknowns);
         // A local solved away must still be an integer; its (now stale) definition is no
         // longer used.
         let mut divisible: Vec<(Row, Int)> = vec![];
@@ -1032,6 +1144,83 @@ impl Scanner {
             }
         }
     }
+}
+
+/// The columns of `b`'s locals defined from its unscanned dims (the columns from `n_outer`
+/// on), directly or through other locals.
+fn dependent_divs(b: &Basic, n_outer: usize) -> Vec<usize> {
+    (0..b.n_div())
+        .filter(|&i| (n_outer..b.div_start()).any(|c| div_depends_on(b, i, c)))
+        .map(|i| b.col_div(i))
+        .collect()
+}
+
+/// Gaussian elimination of `unknowns` (columns of `b`) from the equalities among `rows`
+/// (`(row, is equality, tag)`): solve an equality for one unknown, substitute it everywhere
+/// (earlier solutions and the definitions of `b`'s locals included), repeat: (2i + j, i + j)
+/// gives i and j. Scaling rows by the positive divisor keeps inequalities valid. Returns
+/// each solved unknown's column with its value `num / den` (`den > 0`); the equalities used
+/// leave `rows`.
+fn eliminate(
+    b: &mut Basic,
+    rows: &mut Vec<(Row, bool, bool)>,
+    unknowns: &[usize],
+) -> Vec<(usize, Row, Int)> {
+    let mut solved: Vec<(usize, Row, Int)> = vec![];
+    while let Some((pos, col)) = rows.iter().enumerate().find_map(|(p, (r, eq, _))| {
+        if !*eq {
+            return None;
+        }
+        // The unknown with the smallest coefficient (a unit one keeps divisions out).
+        let col = unknowns
+            .iter()
+            .copied()
+            .filter(|&k| !r[k].is_zero())
+            .min_by(|&x, &y| r[x].abs().cmp(&r[y].abs()))?;
+        // Not through a local defined by the iterator itself: substituting would make
+        // the definition circular.
+        let circular =
+            (0..b.n_div()).any(|i| !r[b.col_div(i)].is_zero() && div_depends_on(b, i, col));
+        (!circular).then_some((p, col))
+    }) {
+        let (r, _, _) = rows.remove(pos);
+        let a = r[col].clone();
+        let sign = Int::from(a.signum() as i64);
+        let den = a.abs();
+        // a*x + rest = 0  ⇒  x = (-sign*rest) / |a|
+        let mut num: Row = r.iter().map(|v| -(&sign * v)).collect();
+        num[col] = Int::ZERO;
+        let sub = |row: &mut Row| {
+            let k = std::mem::replace(&mut row[col], Int::ZERO);
+            if !k.is_zero() {
+                // |a|*row - k*sign*(a*x + rest)  (the x terms cancel)
+                for (v, e) in row.iter_mut().zip(&r) {
+                    *v = &(&den * &*v) - &(&(&k * &sign) * e);
+                }
+                row[col] = Int::ZERO;
+            }
+        };
+        for (row, _, _) in rows.iter_mut() {
+            sub(row);
+        }
+        // Earlier solutions may mention this unknown (elimination, then back-substitution).
+        for (_, num_a, den_a) in solved.iter_mut() {
+            if !num_a[col].is_zero() {
+                sub(num_a);
+                *den_a = &*den_a * &den;
+            }
+        }
+        for dv in b.divs.iter_mut().flatten() {
+            let k = dv.num.get(col).cloned().unwrap_or(Int::ZERO);
+            if !k.is_zero() {
+                dv.num.resize(r.len(), Int::ZERO);
+                sub(&mut dv.num);
+                dv.den = &dv.den * &den;
+            }
+        }
+        solved.push((col, num, den));
+    }
+    solved
 }
 
 fn const_row(n_param: usize, k: usize, v: &Int) -> Row {
