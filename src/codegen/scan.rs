@@ -108,6 +108,9 @@ fn determine_iterators(b: Basic, n_param: usize, n_scan: usize) -> Vec<Basic> {
     if b.n_dim == n_scan || determined(&b, n_outer) {
         return vec![b];
     }
+    if let Some(q) = solve_by_bounds(&b, n_outer) {
+        return vec![q];
+    }
     let mut p = b.clone();
     p.n_param = n_param + n_scan;
     p.n_dim = b.n_dim - n_scan;
@@ -243,6 +246,156 @@ fn fold_constant_leaf_divs(leaf: &mut pip::Leaf) {
             }
         }
     }
+}
+
+/// `b` with equalities giving its unscanned dimensions (and the locals defined from them)
+/// over the outer columns, found by elimination that treats those locals as plain integer
+/// unknowns: an equality with a unit coefficient solves its unknown (`t3 = i - 8*q` gives
+/// `i = t3 + 8*q`); an unknown `u` between two bounds `a*u + f >= 0` and `-a*u + g >= 0`
+/// with no other unknown left and `f + g` a constant below `a` is `floor(g / a)` (after
+/// the substitution, `96*t1 + 8*t2 <= t3 + 8*q <= 96*t1 + 8*t2 + 7` gives
+/// `q = 12*t1 + t2 + floor((7 - t3)/8)`). A floor that is constant on the set is replaced by
+/// its value (`floor((7 - t3)/8) = 0` where `0 <= t3 <= 7`); another becomes a known local.
+/// Every equality is checked exactly against `b` before it is added; `None` when some
+/// unscanned dimension is not found this way (or a check fails).
+fn solve_by_bounds(b: &Basic, n_outer: usize) -> Option<Basic> {
+    let n_inner = b.div_start() - n_outer;
+    let mut w = b.clone();
+    let mut unknowns: Vec<usize> = (n_outer..b.div_start()).collect();
+    unknowns.extend(dependent_divs(b, n_outer));
+    // The unknowns' values, over the columns of `w` (which grows by the new floors).
+    let mut solved: Vec<(usize, Row)> = vec![];
+    let substitute = |w: &mut Basic, solved: &mut Vec<(usize, Row)>, col: usize, value: &Row| {
+        let sub = |r: &mut Row| {
+            let k = std::mem::replace(&mut r[col], Int::ZERO);
+            if !k.is_zero() {
+                for (v, e) in r.iter_mut().zip(value) {
+                    *v += &(&k * e);
+                }
+            }
+        };
+        w.eqs.iter_mut().for_each(sub);
+        w.ineqs.iter_mut().for_each(sub);
+        for (_, v) in solved.iter_mut() {
+            sub(v);
+        }
+    };
+    let open_of = |solved: &[(usize, Row)]| -> Vec<usize> {
+        (unknowns.iter().copied())
+            .filter(|u| !solved.iter().any(|s| s.0 == *u))
+            .collect()
+    };
+    loop {
+        let open = open_of(&solved);
+        if open.is_empty() {
+            break;
+        }
+        // An equality with a unit coefficient on an unknown.
+        let unit = w
+            .eqs
+            .iter()
+            .enumerate()
+            .find_map(|(p, r)| open.iter().find(|&&u| r[u].abs().is_one()).map(|&u| (p, u)));
+        if let Some((p, u)) = unit {
+            let r = w.eqs.swap_remove(p);
+            // r[u]*u + rest = 0  ⇒  u = -r[u]*rest
+            let s = r[u].clone();
+            let mut value: Row = r.iter().map(|v| -(&s * v)).collect();
+            value[u] = Int::ZERO;
+            substitute(&mut w, &mut solved, u, &value);
+            solved.push((u, value));
+            continue;
+        }
+        let others_free = |r: &Row, u: usize| open.iter().all(|&o| o == u || r[o].is_zero());
+        let pair = open.iter().find_map(|&u| {
+            w.ineqs.iter().find_map(|lo| {
+                let a = lo[u].clone();
+                if !a.is_positive() || !others_free(lo, u) {
+                    return None;
+                }
+                w.ineqs.iter().find_map(|hi| {
+                    let width = (hi[u] == -&a)
+                        && (1..hi.len()).all(|c| c == u || hi[c] == -&lo[c])
+                        && others_free(hi, u);
+                    let c = &lo[0] + &hi[0];
+                    (width && !c.is_negative() && c < a).then(|| (u, hi.clone(), a.clone()))
+                })
+            })
+        });
+        let Some((u, hi, a)) = pair else { break };
+        // u = floor(g / a) with g = hi + a*u; g = a*h + g', the coefficients of g' in
+        // (-a/2, a/2] and its constant whole.
+        let mut g = hi;
+        g[u] = Int::ZERO;
+        let mut h = w.zero_row();
+        let mut gr = g.clone();
+        for c in 1..g.len() {
+            let mut r = g[c].mod_floor(&a);
+            if &r + &r > a {
+                r -= &a;
+            }
+            h[c] = (&g[c] - &r).div_exact(&a);
+            gr[c] = r;
+        }
+        let known = Known::new(w.to_problem());
+        let point = omega::solve(&w.to_problem())?;
+        let at: Int = gr[1..]
+            .iter()
+            .zip(&point)
+            .fold(gr[0].clone(), |acc, (v, x)| &acc + &(v * x));
+        let q = at.div_floor(&a);
+        // a*q <= g' <= a*q + a - 1 on the whole set: floor(g'/a) = q.
+        let mut lo = gr.clone();
+        lo[0] -= &(&a * &q);
+        let mut up: Row = lo.iter().map(|v| -v).collect();
+        up[0] += &(&a - &Int::ONE);
+        let mut value = h;
+        if known.implies(&lo, false) && known.implies(&up, false) {
+            value[0] += &q;
+        } else {
+            let col = w.add_div(gr, a);
+            for (_, v) in solved.iter_mut() {
+                v.resize(w.width(), Int::ZERO);
+            }
+            value.resize(w.width(), Int::ZERO);
+            value[col] += &Int::ONE;
+        }
+        value.resize(w.width(), Int::ZERO);
+        substitute(&mut w, &mut solved, u, &value);
+        solved.push((u, value));
+    }
+    // The new floors as locals of `b`, then the equalities, each checked.
+    let mut q = b.clone();
+    let mut map: Vec<usize> = (0..b.width()).collect();
+    for d in &w.divs[b.n_div()..] {
+        let d = d.as_ref()?;
+        let mut num = q.zero_row();
+        for (c, v) in d.num.iter().enumerate().filter(|(_, v)| !v.is_zero()) {
+            num[map[c]] += v;
+        }
+        map.push(q.add_div(num, d.den.clone()));
+    }
+    // Values that still mention an unknown say nothing yet; every iterator needs one.
+    let open = open_of(&solved);
+    solved.retain(|(_, v)| open.iter().all(|&o| v[o].is_zero()));
+    if !(n_outer..n_outer + n_inner).all(|c| solved.iter().any(|s| s.0 == c)) {
+        return None;
+    }
+    let known = Known::new(q.to_problem());
+    let mut eqs = vec![];
+    for (u, value) in &solved {
+        let mut r = q.zero_row();
+        for (c, v) in value.iter().enumerate().filter(|(_, v)| !v.is_zero()) {
+            r[map[c]] -= v;
+        }
+        r[*u] += &Int::ONE;
+        if !known.implies(&r, true) {
+            return None;
+        }
+        eqs.push(r);
+    }
+    q.eqs.extend(eqs);
+    q.normalize().then_some(q)
 }
 
 /// Replaces a local by the scanned dimension it always equals (`floor(i/4)` beside a tile
@@ -1446,7 +1599,13 @@ fn merge_same_id(mut items: Vec<Item>) -> Vec<Item> {
                     continue;
                 }
                 if let Some(h) = coalesce::merge(&items[i].basic, &items[j].basic) {
-                    items[i].basic = h;
+                    // A merge takes its parts to have points: two empty ones may come back
+                    // as the universe. An empty part is dropped instead.
+                    match (items[i].basic.is_empty(), items[j].basic.is_empty()) {
+                        (false, false) => items[i].basic = h,
+                        (true, _) => items[i].basic = items[j].basic.clone(),
+                        (false, true) => {}
+                    }
                     items.remove(j);
                     continue 'outer;
                 }
@@ -1530,4 +1689,87 @@ fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
         })
         .filter(|n| !empty(n))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presburger::parse_set;
+
+    fn part(text: &str) -> Basic {
+        let s = parse_set(text, &[]).unwrap();
+        assert_eq!(s.parts().len(), 1, "{text}");
+        s.parts()[0].clone()
+    }
+
+    /// The only part of `text` with its floors linked to the first `n_scan` dims where they
+    /// equal one, and the parts `determine_iterators` makes of it, checked to have exactly
+    /// its points.
+    fn determine(text: &str, n_scan: usize) -> (Basic, Vec<Basic>) {
+        let s = parse_set(text, &[]).unwrap();
+        let mut b = part(text);
+        let n_param = b.n_param;
+        link_divs_to_dims(&mut b, n_param, n_scan);
+        let out = determine_iterators(b.clone(), n_param, n_scan);
+        let back = Set::from_parts(s.space().clone(), out.clone());
+        assert!(back.subtract(&s).is_empty() && s.subtract(&back).is_empty());
+        (b, out)
+    }
+
+    fn determined_all(parts: &[Basic], n_scan: usize) -> bool {
+        parts.iter().all(|b| determined(b, 1 + b.n_param + n_scan))
+    }
+
+    #[test]
+    fn an_iterator_split_by_floors_and_mods_gets_its_equality() {
+        // i = 96*t1 + 8*t2 + t3, no equality of the set as written.
+        let text = "[n] -> { [t1, t2, t3, i] : 0 <= i < n and t1 = floor(i/96) and t2 = floor((i % 96)/8) and t3 = i % 8 }";
+        let (linked, out) = determine(text, 3);
+        assert!(!determined(&linked, 5));
+        assert_eq!(out.len(), 1);
+        assert!(determined_all(&out, 3));
+        // The equality is affine: no floor was needed.
+        assert_eq!(out[0].n_div(), linked.n_div());
+        let mut want = out[0].zero_row();
+        want[2] = Int::from(-96);
+        want[3] = Int::from(-8);
+        want[4] = Int::from(-1);
+        want[5] = Int::ONE;
+        assert!(Known::new(out[0].to_problem()).implies(&want, true));
+        // The modulus first: i = 3*t1 + t0 - 3*[t0 >= 2], with a floor of t0.
+        let (_, out) = determine(
+            "[n] -> { [t0, t1, i] : 0 <= i < n and t0 = i % 3 and t1 = floor((i + 1)/3) }",
+            2,
+        );
+        assert_eq!(out.len(), 1);
+        assert!(determined_all(&out, 2));
+    }
+
+    #[test]
+    fn iterators_found_only_by_parametric_minimum_are_determined() {
+        // Chinese remainders: i from i % 2 and i % 3 on 0..5, beyond one pair of bounds.
+        let text = "{ [t0, t1, i] : 0 <= i < 6 and t0 = i % 2 and t1 = i % 3 }";
+        let b = part(text);
+        assert!(solve_by_bounds(&b, 3).is_none());
+        let (_, out) = determine(text, 2);
+        assert!(!out.is_empty() && determined_all(&out, 2));
+    }
+
+    #[test]
+    fn several_values_leave_the_part_as_it_is() {
+        let text = "[n] -> { [t, i] : 0 <= i < n and t = floor(i/2) }";
+        let (linked, out) = determine(text, 1);
+        assert_eq!(out, vec![linked]);
+        assert!(!determined_all(&out, 1));
+    }
+
+    #[test]
+    fn merging_two_empty_parts_gives_no_points() {
+        let a = part("[p0, p1] -> { [0, x1, 0, x3, 1, x5, 0, x5, x5] : 3*floor((-x1 + x5)/3) = -x1 + x5 and 3*floor((x1 + 2x5)/3) = x1 + 2x5 and p0 <= x1 <= 1 and x1 >= 0 and 3x3 <= x5 < p0 and 0 <= x5 <= 3x3 + 1 and x5 - 2 <= 3*floor((-x1 + x5)/3) <= x5 and -p0 + x1 + 3x5 + 1 <= 3*floor((x1 + 2x5)/3) < x1 + 2x5 and 3*floor((x1 + 2x5)/3) >= x1 - 3x3 + 3x5 - 1 }");
+        let b = part("[p0, p1] -> { [0, x1, 0, x3, 1, x5, 0, 3x3 - 1, x5] : floor((-x1 + 3x3 - 1)/3) = x3 - 1 and 3*floor((-x1 + 3x3 - 1)/3) = -x1 + 3x3 - 1 and 3*floor((x1 + 1)/3) = x1 + 1 and p0 <= x1 <= 1 and x1 >= 0 and 3x3 <= p0 and 0 <= x5 < 3x3 }");
+        assert!(a.is_empty() && b.is_empty());
+        // Restricted to one piece of a loop, the parts of one statement can both be empty.
+        let items = merge_same_id(vec![Item { id: 0, basic: a }, Item { id: 0, basic: b }]);
+        assert!(items.iter().all(|it| it.basic.is_empty()));
+    }
 }
