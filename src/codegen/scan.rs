@@ -79,6 +79,12 @@ pub fn scan_in(
 /// Whether the equalities of `b` give every unscanned dimension (the columns from
 /// `n_outer` on) by the elimination that [`Scanner::leaf`] does.
 fn determined(b: &Basic, n_outer: usize) -> bool {
+    undetermined_cols(b, n_outer).is_empty()
+}
+
+/// The columns of the unscanned dimensions of `b` that the elimination of
+/// [`Scanner::leaf`] leaves without a value.
+fn undetermined_cols(b: &Basic, n_outer: usize) -> Vec<usize> {
     let mut b = b.clone();
     let dependent = dependent_divs(&b, n_outer);
     let mut rows: Vec<(Row, bool, bool)> = b.eqs.iter().map(|r| (r.clone(), true, false)).collect();
@@ -86,7 +92,9 @@ fn determined(b: &Basic, n_outer: usize) -> bool {
         .chain(dependent.iter().copied())
         .collect();
     let solved = eliminate(&mut b, &mut rows, &unknowns);
-    (n_outer..b.div_start()).all(|c| solved.iter().any(|s| s.0 == c))
+    (n_outer..b.div_start())
+        .filter(|&c| !solved.iter().any(|s| s.0 == c))
+        .collect()
 }
 
 /// `b` as conjunctions with the same points in which equalities give the unscanned
@@ -441,6 +449,26 @@ pub fn scan_sets(sets: &[(usize, Set)], n_scan: usize, inner_names: Vec<Vec<Stri
         }
     }
     scan(items, n_param, n_scan, inner_names)
+}
+
+/// The first dimension after the first `n_scan` of `set` (a statement's iterator, counted
+/// from 0) that [`scan`] cannot express by the scanned dims and the parameters, if any: the
+/// same parts and the same recovery as scanning, without building loops.
+pub fn first_undetermined(set: &Set, n_scan: usize) -> Option<usize> {
+    let n_param = set.space().n_param();
+    for mut b in disjoint_parts(set) {
+        if !b.normalize() || b.is_empty() {
+            continue;
+        }
+        link_divs_to_dims(&mut b, n_param, n_scan);
+        let n_outer = 1 + n_param + n_scan;
+        for q in determine_iterators(b, n_param, n_scan) {
+            if let Some(d) = undetermined_cols(&q, n_outer).first() {
+                return Some(d - n_outer);
+            }
+        }
+    }
+    None
 }
 
 /// Splits a set into pairwise disjoint conjunctions whose locals are all known floors, ready
