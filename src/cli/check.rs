@@ -42,6 +42,17 @@ pub fn check_one(kernel: &Path, script: &Path, opts: &Options) -> Verdict {
     };
     let v = run.check();
     if v.is_empty() {
+        // What `loopy apply` would refuse for want of an iterator's value is refused here
+        // the same way: check and apply never disagree on a schedule's code.
+        let pieces: Vec<_> = (run.interp.state.pieces.iter())
+            .map(|p| (p.stmt, p.schedule()))
+            .collect();
+        if let Err(d) = crate::codegen::check_determined(&k.scop, &pieces) {
+            return Verdict::BadInput(Failure {
+                diagnostic: d,
+                sources: k.sources.clone(),
+            });
+        }
         Verdict::Legal {
             deps: run.deps.len(),
         }

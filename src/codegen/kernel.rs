@@ -166,9 +166,7 @@ pub fn generate_with_copies(
     }
     let nodes = super::scan::scan_in(items, n_param, n_scan, inner_names, &ctx);
     if let Some(why) = undetermined(&nodes) {
-        return Err(Diagnostic::new(format!("cannot generate code: {why}")).with_note(
-            "the schedule does not determine every iterator by an equality; this happens only for schedules that are not one-to-one",
-        ));
+        return Err(super::undetermined_diagnostic(&why));
     }
     let largest = super::ast::largest_constant(&nodes);
     if largest > i64::from(i32::MAX) {

@@ -10,7 +10,38 @@ pub use kernel::{generate, generate_with_copies, Body, Placed};
 pub use registers::Target;
 pub use scan::{disjoint_parts, scan, scan_in, scan_sets, Item};
 
-use crate::presburger::Set;
+use crate::diag::Diagnostic;
+use crate::model::Scop;
+use crate::presburger::{Map, Set};
+
+/// The refusal of a schedule some of whose iterators the scan cannot express (`why` says
+/// which); [`generate`] and `loopy check` give the same.
+pub fn undetermined_diagnostic(why: &str) -> Diagnostic {
+    Diagnostic::new(format!("cannot generate code: {why}")).with_note(
+        "the code generator takes each iterator from the schedule's equalities, from a pair of bounds through its floors and mods, or from its parametric lexicographic minimum, and none gave this one; a schedule that is not one-to-one has no such value",
+    )
+}
+
+/// Refuses, as [`generate`] does, schedules (`schedules[i]` of statement `stmts[i]`, maps
+/// from its instances to times of one length) with an iterator the scan cannot express.
+pub fn check_determined(scop: &Scop, pieces: &[(usize, Map)]) -> Result<(), Diagnostic> {
+    let n_scan = pieces.iter().map(|(_, m)| m.n_out()).max().unwrap_or(0);
+    for (stmt, m) in pieces {
+        let set = m.inverse().wrap().simplify();
+        if let Some(d) = scan::first_undetermined(&set, n_scan) {
+            let st = &scop.statements[*stmt];
+            let name = st
+                .loops
+                .get(d)
+                .map_or(d.to_string(), |l| format!("`{}`", l.c_name));
+            return Err(undetermined_diagnostic(&format!(
+                "iterator {name} of statement `{}` is not determined by the schedule",
+                st.name
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// C for `loopy calc scan`: a loop nest calling `S(i, j, ...)` for every point of the set,
 /// in lexicographic order, preceded by the helper macros it uses.

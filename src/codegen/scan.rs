@@ -14,7 +14,7 @@
 
 use super::ast::{Cond, Expr, Node};
 use crate::presburger::omega::{self, Problem, Row};
-use crate::presburger::{coalesce, Basic, Int, Reduced, Set};
+use crate::presburger::{coalesce, pip, Basic, Int, Reduced, Set};
 
 /// One thing to scan: an identifier (a statement) and its points. The first `n_scan`
 /// dimensions are scanned; further dimensions (a statement's iterators) must be determined
@@ -58,9 +58,12 @@ pub fn scan_in(
         .collect();
     let items: Vec<Item> = items
         .into_iter()
-        .map(|mut it| {
+        .flat_map(|mut it| {
             link_divs_to_dims(&mut it.basic, n_param, n_scan);
-            it
+            let id = it.id;
+            determine_iterators(it.basic, n_param, n_scan)
+                .into_iter()
+                .map(move |basic| Item { id, basic })
         })
         .collect();
     let mut s = Scanner {
@@ -71,6 +74,336 @@ pub fn scan_in(
         strides: vec![None; n_scan],
     };
     hoist_guards(s.level(0, items, ctx), n_param)
+}
+
+/// Whether the equalities of `b` give every unscanned dimension (the columns from
+/// `n_outer` on) by the elimination that [`Scanner::leaf`] does.
+fn determined(b: &Basic, n_outer: usize) -> bool {
+    undetermined_cols(b, n_outer).is_empty()
+}
+
+/// The columns of the unscanned dimensions of `b` that the elimination of
+/// [`Scanner::leaf`] leaves without a value.
+fn undetermined_cols(b: &Basic, n_outer: usize) -> Vec<usize> {
+    let mut b = b.clone();
+    let dependent = dependent_divs(&b, n_outer);
+    let mut rows: Vec<(Row, bool, bool)> = b.eqs.iter().map(|r| (r.clone(), true, false)).collect();
+    let unknowns: Vec<usize> = (n_outer..b.div_start())
+        .chain(dependent.iter().copied())
+        .collect();
+    let solved = eliminate(&mut b, &mut rows, &unknowns);
+    (n_outer..b.div_start())
+        .filter(|&c| !solved.iter().any(|s| s.0 == c))
+        .collect()
+}
+
+/// `b` as conjunctions with the same points in which equalities give the unscanned
+/// dimensions (a statement's iterators) as functions of the parameters and scanned dims,
+/// when the equalities of `b` do not already. A schedule made of floors and mods determines
+/// its iterators through the locals' bounds only: with `t1 = floor(i/8)` and `t2 = i % 8`,
+/// `i = 8*t1 + t2` holds on the set but is no equality of it. The value of each iterator is
+/// its lexicographic minimum over the set for fixed outer columns (parametric integer
+/// programming, [`pip::lexmin`]): a quasi-affine function of them on each of disjoint
+/// pieces. Divisions of the minimum that are constant on their piece are replaced by their
+/// value, and pieces with the same value are one. Each piece becomes a conjunction with the
+/// divisions its value needs as known locals and `x = value` added after checking, exactly,
+/// that `b` there implies it (so `x` takes no other value). Then the loops see the
+/// iterators' bounds through the equalities and the statement gets their expressions. `b`
+/// unchanged where the minimum cannot be computed or is not the only value (the schedule
+/// is not one-to-one).
+fn determine_iterators(b: Basic, n_param: usize, n_scan: usize) -> Vec<Basic> {
+    let n_outer = 1 + n_param + n_scan;
+    if b.n_dim == n_scan || determined(&b, n_outer) {
+        return vec![b];
+    }
+    if let Some(q) = solve_by_bounds(&b, n_outer) {
+        return vec![q];
+    }
+    let mut p = b.clone();
+    p.n_param = n_param + n_scan;
+    p.n_dim = b.n_dim - n_scan;
+    let Ok(mut leaves) = pip::lexmin(&p) else {
+        return vec![b];
+    };
+    for leaf in &mut leaves {
+        fold_constant_leaf_divs(leaf);
+    }
+    // A piece's value that is affine in the outer columns and holds on the whole set
+    // (pieces often differ only where their values coincide): no piece's conditions needed.
+    let uses_div = |v: &Row| v[n_outer..].iter().any(|x| !x.is_zero());
+    if leaves.len() > 1 {
+        let known = Known::new(b.to_problem());
+        let everywhere = leaves.iter().position(|l| {
+            l.vals.iter().enumerate().all(|(d, v)| {
+                !uses_div(v) && {
+                    let mut r = b.zero_row();
+                    for (x, y) in r.iter_mut().zip(&v[..n_outer]) {
+                        *x = -y;
+                    }
+                    r[n_outer + d] = Int::ONE;
+                    known.implies(&r, true)
+                }
+            })
+        });
+        if let Some(i) = everywhere {
+            leaves.swap(0, i);
+            leaves.truncate(1);
+        }
+    }
+    let whole = leaves.len() == 1;
+    let mut out = vec![];
+    for leaf in &leaves {
+        let mut q = b.clone();
+        // Leaf columns `[1 | params | scanned dims | divisions]` to columns of `q`; a
+        // division becomes a local of `q` only when something added uses it.
+        let mut rows: Vec<(Row, bool)> = vec![];
+        if !whole {
+            rows.extend(leaf.ctx.eqs.iter().map(|r| (r.clone(), true)));
+            rows.extend(
+                (leaf.ctx.ineqs.iter())
+                    .filter(|r| !leaf.ctx.is_div_constraint(r))
+                    .map(|r| (r.clone(), false)),
+            );
+        }
+        for (d, v) in leaf.vals.iter().enumerate() {
+            // x_d - value = 0, with x_d at leaf column `w + d` (past the leaf's columns)
+            let mut r: Row = v.iter().map(|x| -x).collect();
+            r.resize(leaf.ctx.width() + d + 1, Int::ZERO);
+            r[leaf.ctx.width() + d] = Int::ONE;
+            rows.push((r, true));
+        }
+        let mut needed = vec![false; leaf.ctx.n_div()];
+        for i in (0..leaf.ctx.n_div()).rev() {
+            let col = leaf.ctx.col_div(i);
+            let by_rows = rows.iter().any(|(r, _)| !r[col].is_zero());
+            let by_divs = (i + 1..leaf.ctx.n_div()).any(|j| {
+                needed[j] && (leaf.ctx.divs[j].as_ref()).is_some_and(|dv| !dv.num[col].is_zero())
+            });
+            needed[i] = by_rows || by_divs;
+        }
+        let mut map: Vec<Option<usize>> = (0..n_outer).map(Some).collect();
+        for (i, d) in leaf.ctx.divs.iter().enumerate() {
+            if !needed[i] {
+                map.push(None);
+                continue;
+            }
+            let Some(d) = d else { return vec![b] };
+            let mut num = q.zero_row();
+            for (c, v) in d.num.iter().enumerate().filter(|(_, v)| !v.is_zero()) {
+                let Some(m) = map[c] else { return vec![b] };
+                num[m] += v;
+            }
+            map.push(Some(q.add_div(num, d.den.clone())));
+        }
+        // The iterators' columns in `q`.
+        map.extend((0..leaf.vals.len()).map(|d| Some(n_outer + d)));
+        let mut lifted = vec![];
+        for (r, eq) in rows {
+            let mut x = q.zero_row();
+            for (c, v) in r.iter().enumerate().filter(|(_, v)| !v.is_zero()) {
+                let Some(m) = map[c] else { return vec![b] };
+                x[m] += v;
+            }
+            lifted.push((x, eq));
+        }
+        let n_vals = leaf.vals.len();
+        let (ctx_rows, val_rows) = lifted.split_at(lifted.len() - n_vals);
+        for (r, eq) in ctx_rows {
+            if *eq {
+                q.add_eq(r.clone());
+            } else {
+                q.add_ineq(r.clone());
+            }
+        }
+        let known = Known::new(q.to_problem());
+        if !val_rows.iter().all(|(r, _)| known.implies(r, true)) {
+            return vec![b];
+        }
+        q.eqs.extend(val_rows.iter().map(|(r, _)| r.clone()));
+        if q.normalize() && !q.is_empty() {
+            out.push(q);
+        }
+    }
+    out
+}
+
+/// Replaces, in the values of a parametric minimum's piece, each division the piece's
+/// context pins to one constant (`floor(t/8)` where `0 <= t <= 7`) by that constant.
+fn fold_constant_leaf_divs(leaf: &mut pip::Leaf) {
+    let ctx = &leaf.ctx;
+    if ctx.n_div() == 0 {
+        return;
+    }
+    let Some(point) = omega::solve(&ctx.to_problem()) else {
+        return;
+    };
+    let known = Known::new(ctx.to_problem());
+    for i in 0..ctx.n_div() {
+        let col = ctx.col_div(i);
+        let value = point[col - 1].clone();
+        let mut r = ctx.zero_row();
+        r[col] = Int::ONE;
+        r[0] = -&value;
+        if !known.implies(&r, true) {
+            continue;
+        }
+        for v in &mut leaf.vals {
+            if col < v.len() {
+                let k = std::mem::replace(&mut v[col], Int::ZERO);
+                v[0] += &(&k * &value);
+            }
+        }
+    }
+}
+
+/// `b` with equalities giving its unscanned dimensions (and the locals defined from them)
+/// over the outer columns, found by elimination that treats those locals as plain integer
+/// unknowns: an equality with a unit coefficient solves its unknown (`t3 = i - 8*q` gives
+/// `i = t3 + 8*q`); an unknown `u` between two bounds `a*u + f >= 0` and `-a*u + g >= 0`
+/// with no other unknown left and `f + g` a constant below `a` is `floor(g / a)` (after
+/// the substitution, `96*t1 + 8*t2 <= t3 + 8*q <= 96*t1 + 8*t2 + 7` gives
+/// `q = 12*t1 + t2 + floor((7 - t3)/8)`). A floor that is constant on the set is replaced by
+/// its value (`floor((7 - t3)/8) = 0` where `0 <= t3 <= 7`); another becomes a known local.
+/// Every equality is checked exactly against `b` before it is added; `None` when some
+/// unscanned dimension is not found this way (or a check fails).
+fn solve_by_bounds(b: &Basic, n_outer: usize) -> Option<Basic> {
+    let n_inner = b.div_start() - n_outer;
+    let mut w = b.clone();
+    let mut unknowns: Vec<usize> = (n_outer..b.div_start()).collect();
+    unknowns.extend(dependent_divs(b, n_outer));
+    // The unknowns' values, over the columns of `w` (which grows by the new floors).
+    let mut solved: Vec<(usize, Row)> = vec![];
+    let substitute = |w: &mut Basic, solved: &mut Vec<(usize, Row)>, col: usize, value: &Row| {
+        let sub = |r: &mut Row| {
+            let k = std::mem::replace(&mut r[col], Int::ZERO);
+            if !k.is_zero() {
+                for (v, e) in r.iter_mut().zip(value) {
+                    *v += &(&k * e);
+                }
+            }
+        };
+        w.eqs.iter_mut().for_each(sub);
+        w.ineqs.iter_mut().for_each(sub);
+        for (_, v) in solved.iter_mut() {
+            sub(v);
+        }
+    };
+    let open_of = |solved: &[(usize, Row)]| -> Vec<usize> {
+        (unknowns.iter().copied())
+            .filter(|u| !solved.iter().any(|s| s.0 == *u))
+            .collect()
+    };
+    loop {
+        let open = open_of(&solved);
+        if open.is_empty() {
+            break;
+        }
+        // An equality with a unit coefficient on an unknown.
+        let unit = w
+            .eqs
+            .iter()
+            .enumerate()
+            .find_map(|(p, r)| open.iter().find(|&&u| r[u].abs().is_one()).map(|&u| (p, u)));
+        if let Some((p, u)) = unit {
+            let r = w.eqs.swap_remove(p);
+            // r[u]*u + rest = 0  ⇒  u = -r[u]*rest
+            let s = r[u].clone();
+            let mut value: Row = r.iter().map(|v| -(&s * v)).collect();
+            value[u] = Int::ZERO;
+            substitute(&mut w, &mut solved, u, &value);
+            solved.push((u, value));
+            continue;
+        }
+        let others_free = |r: &Row, u: usize| open.iter().all(|&o| o == u || r[o].is_zero());
+        let pair = open.iter().find_map(|&u| {
+            w.ineqs.iter().find_map(|lo| {
+                let a = lo[u].clone();
+                if !a.is_positive() || !others_free(lo, u) {
+                    return None;
+                }
+                w.ineqs.iter().find_map(|hi| {
+                    let width = (hi[u] == -&a)
+                        && (1..hi.len()).all(|c| c == u || hi[c] == -&lo[c])
+                        && others_free(hi, u);
+                    let c = &lo[0] + &hi[0];
+                    (width && !c.is_negative() && c < a).then(|| (u, hi.clone(), a.clone()))
+                })
+            })
+        });
+        let Some((u, hi, a)) = pair else { break };
+        // u = floor(g / a) with g = hi + a*u; g = a*h + g', the coefficients of g' in
+        // (-a/2, a/2] and its constant whole.
+        let mut g = hi;
+        g[u] = Int::ZERO;
+        let mut h = w.zero_row();
+        let mut gr = g.clone();
+        for c in 1..g.len() {
+            let mut r = g[c].mod_floor(&a);
+            if &r + &r > a {
+                r -= &a;
+            }
+            h[c] = (&g[c] - &r).div_exact(&a);
+            gr[c] = r;
+        }
+        let known = Known::new(w.to_problem());
+        let point = omega::solve(&w.to_problem())?;
+        let at: Int = gr[1..]
+            .iter()
+            .zip(&point)
+            .fold(gr[0].clone(), |acc, (v, x)| &acc + &(v * x));
+        let q = at.div_floor(&a);
+        // a*q <= g' <= a*q + a - 1 on the whole set: floor(g'/a) = q.
+        let mut lo = gr.clone();
+        lo[0] -= &(&a * &q);
+        let mut up: Row = lo.iter().map(|v| -v).collect();
+        up[0] += &(&a - &Int::ONE);
+        let mut value = h;
+        if known.implies(&lo, false) && known.implies(&up, false) {
+            value[0] += &q;
+        } else {
+            let col = w.add_div(gr, a);
+            for (_, v) in solved.iter_mut() {
+                v.resize(w.width(), Int::ZERO);
+            }
+            value.resize(w.width(), Int::ZERO);
+            value[col] += &Int::ONE;
+        }
+        value.resize(w.width(), Int::ZERO);
+        substitute(&mut w, &mut solved, u, &value);
+        solved.push((u, value));
+    }
+    // The new floors as locals of `b`, then the equalities, each checked.
+    let mut q = b.clone();
+    let mut map: Vec<usize> = (0..b.width()).collect();
+    for d in &w.divs[b.n_div()..] {
+        let d = d.as_ref()?;
+        let mut num = q.zero_row();
+        for (c, v) in d.num.iter().enumerate().filter(|(_, v)| !v.is_zero()) {
+            num[map[c]] += v;
+        }
+        map.push(q.add_div(num, d.den.clone()));
+    }
+    // Values that still mention an unknown say nothing yet; every iterator needs one.
+    let open = open_of(&solved);
+    solved.retain(|(_, v)| open.iter().all(|&o| v[o].is_zero()));
+    if !(n_outer..n_outer + n_inner).all(|c| solved.iter().any(|s| s.0 == c)) {
+        return None;
+    }
+    let known = Known::new(q.to_problem());
+    let mut eqs = vec![];
+    for (u, value) in &solved {
+        let mut r = q.zero_row();
+        for (c, v) in value.iter().enumerate().filter(|(_, v)| !v.is_zero()) {
+            r[map[c]] -= v;
+        }
+        r[*u] += &Int::ONE;
+        if !known.implies(&r, true) {
+            return None;
+        }
+        eqs.push(r);
+    }
+    q.eqs.extend(eqs);
+    q.normalize().then_some(q)
 }
 
 /// Replaces a local by the scanned dimension it always equals (`floor(i/4)` beside a tile
@@ -116,6 +449,26 @@ pub fn scan_sets(sets: &[(usize, Set)], n_scan: usize, inner_names: Vec<Vec<Stri
         }
     }
     scan(items, n_param, n_scan, inner_names)
+}
+
+/// The first dimension after the first `n_scan` of `set` (a statement's iterator, counted
+/// from 0) that [`scan`] cannot express by the scanned dims and the parameters, if any: the
+/// same parts and the same recovery as scanning, without building loops.
+pub fn first_undetermined(set: &Set, n_scan: usize) -> Option<usize> {
+    let n_param = set.space().n_param();
+    for mut b in disjoint_parts(set) {
+        if !b.normalize() || b.is_empty() {
+            continue;
+        }
+        link_divs_to_dims(&mut b, n_param, n_scan);
+        let n_outer = 1 + n_param + n_scan;
+        for q in determine_iterators(b, n_param, n_scan) {
+            if let Some(d) = undetermined_cols(&q, n_outer).first() {
+                return Some(d - n_outer);
+            }
+        }
+    }
+    None
 }
 
 /// Splits a set into pairwise disjoint conjunctions whose locals are all known floors, ready
@@ -858,10 +1211,7 @@ impl Scanner {
         // Locals defined from the iterators (floor(j/3) after tiling j) are unknowns like
         // the iterators: they are solved too (from t = 2*floor(j/3), say), and their
         // defining constraints become ordinary guards.
-        let dependent: Vec<usize> = (0..b.n_div())
-            .filter(|&i| (0..inner_dims).any(|d| div_depends_on(&b, i, n_outer + d)))
-            .map(|i| b.col_div(i))
-            .collect();
+        let dependent = dependent_divs(&b, n_outer);
         // Constraints to check, remembering which define known locals (never guards).
         let mut rows: Vec<(Row, bool, bool)> =
             b.eqs.iter().map(|r| (r.clone(), true, false)).collect();
@@ -869,68 +1219,11 @@ impl Scanner {
             let def = b.is_div_constraint(r) && dependent.iter().all(|&c| r[c].is_zero());
             rows.push((r.clone(), false, def));
         }
-        // Iterators beyond the scanned dims: solved from equalities, then substituted away
-        // (scaling rows by the positive divisor keeps inequalities valid).
-        // Gaussian elimination: solve an equality for one unknown, substitute it everywhere
-        // (earlier solutions included), repeat: (2i + j, i + j) gives i and j.
         let mut conds = vec![];
-        let mut solved: Vec<(usize, Row, Int)> = vec![];
         let unknowns: Vec<usize> = (n_outer..n_outer + inner_dims)
             .chain(dependent.iter().copied())
             .collect();
-        while let Some((pos, col)) = rows.iter().enumerate().find_map(|(p, (r, eq, _))| {
-            if !*eq {
-                return None;
-            }
-            // The unknown with the smallest coefficient (a unit one keeps divisions out).
-            let col = unknowns
-                .iter()
-                .copied()
-                .filter(|&k| !r[k].is_zero())
-                .min_by(|&x, &y| r[x].abs().cmp(&r[y].abs()))?;
-            // Not through a local defined by the iterator itself: substituting would make
-            // the definition circular.
-            let circular =
-                (0..b.n_div()).any(|i| !r[b.col_div(i)].is_zero() && div_depends_on(&b, i, col));
-            (!circular).then_some((p, col))
-        }) {
-            let (r, _, _) = rows.remove(pos);
-            let a = r[col].clone();
-            let sign = Int::from(a.signum() as i64);
-            let den = a.abs();
-            // a*x + rest = 0  ⇒  x = (-sign*rest) / |a|
-            let mut num: Row = r.iter().map(|v| -(&sign * v)).collect();
-            num[col] = Int::ZERO;
-            let sub = |row: &mut Row| {
-                let k = std::mem::replace(&mut row[col], Int::ZERO);
-                if !k.is_zero() {
-                    // |a|*row - k*sign*(a*x + rest)  (the x terms cancel)
-                    for (v, e) in row.iter_mut().zip(&r) {
-                        *v = &(&den * &*v) - &(&(&k * &sign) * e);
-                    }
-                    row[col] = Int::ZERO;
-                }
-            };
-            for (row, _, _) in rows.iter_mut() {
-                sub(row);
-            }
-            // Earlier solutions may mention this unknown (elimination, then back-substitution).
-            for (_, num_a, den_a) in solved.iter_mut() {
-                if !num_a[col].is_zero() {
-                    sub(num_a);
-                    *den_a = &*den_a * &den;
-                }
-            }
-            for dv in b.divs.iter_mut().flatten() {
-                let k = dv.num.get(col).cloned().unwrap_or(Int::ZERO);
-                if !k.is_zero() {
-                    dv.num.resize(r.len(), Int::ZERO);
-                    sub(&mut dv.num);
-                    dv.den = &dv.den * &den;
-                }
-            }
-            solved.push((col, num, den));
-        }
+        let solved = eliminate(&mut b, &mut rows, &unknowns);
         // A local solved away must still be an integer; its (now stale) definition is no
         // longer used.
         let mut divisible: Vec<(Row, Int)> = vec![];
@@ -1032,6 +1325,83 @@ impl Scanner {
             }
         }
     }
+}
+
+/// The columns of `b`'s locals defined from its unscanned dims (the columns from `n_outer`
+/// on), directly or through other locals.
+fn dependent_divs(b: &Basic, n_outer: usize) -> Vec<usize> {
+    (0..b.n_div())
+        .filter(|&i| (n_outer..b.div_start()).any(|c| div_depends_on(b, i, c)))
+        .map(|i| b.col_div(i))
+        .collect()
+}
+
+/// Gaussian elimination of `unknowns` (columns of `b`) from the equalities among `rows`
+/// (`(row, is equality, tag)`): solve an equality for one unknown, substitute it everywhere
+/// (earlier solutions and the definitions of `b`'s locals included), repeat: (2i + j, i + j)
+/// gives i and j. Scaling rows by the positive divisor keeps inequalities valid. Returns
+/// each solved unknown's column with its value `num / den` (`den > 0`); the equalities used
+/// leave `rows`.
+fn eliminate(
+    b: &mut Basic,
+    rows: &mut Vec<(Row, bool, bool)>,
+    unknowns: &[usize],
+) -> Vec<(usize, Row, Int)> {
+    let mut solved: Vec<(usize, Row, Int)> = vec![];
+    while let Some((pos, col)) = rows.iter().enumerate().find_map(|(p, (r, eq, _))| {
+        if !*eq {
+            return None;
+        }
+        // The unknown with the smallest coefficient (a unit one keeps divisions out).
+        let col = unknowns
+            .iter()
+            .copied()
+            .filter(|&k| !r[k].is_zero())
+            .min_by(|&x, &y| r[x].abs().cmp(&r[y].abs()))?;
+        // Not through a local defined by the iterator itself: substituting would make
+        // the definition circular.
+        let circular =
+            (0..b.n_div()).any(|i| !r[b.col_div(i)].is_zero() && div_depends_on(b, i, col));
+        (!circular).then_some((p, col))
+    }) {
+        let (r, _, _) = rows.remove(pos);
+        let a = r[col].clone();
+        let sign = Int::from(a.signum() as i64);
+        let den = a.abs();
+        // a*x + rest = 0  ⇒  x = (-sign*rest) / |a|
+        let mut num: Row = r.iter().map(|v| -(&sign * v)).collect();
+        num[col] = Int::ZERO;
+        let sub = |row: &mut Row| {
+            let k = std::mem::replace(&mut row[col], Int::ZERO);
+            if !k.is_zero() {
+                // |a|*row - k*sign*(a*x + rest)  (the x terms cancel)
+                for (v, e) in row.iter_mut().zip(&r) {
+                    *v = &(&den * &*v) - &(&(&k * &sign) * e);
+                }
+                row[col] = Int::ZERO;
+            }
+        };
+        for (row, _, _) in rows.iter_mut() {
+            sub(row);
+        }
+        // Earlier solutions may mention this unknown (elimination, then back-substitution).
+        for (_, num_a, den_a) in solved.iter_mut() {
+            if !num_a[col].is_zero() {
+                sub(num_a);
+                *den_a = &*den_a * &den;
+            }
+        }
+        for dv in b.divs.iter_mut().flatten() {
+            let k = dv.num.get(col).cloned().unwrap_or(Int::ZERO);
+            if !k.is_zero() {
+                dv.num.resize(r.len(), Int::ZERO);
+                sub(&mut dv.num);
+                dv.den = &dv.den * &den;
+            }
+        }
+        solved.push((col, num, den));
+    }
+    solved
 }
 
 fn const_row(n_param: usize, k: usize, v: &Int) -> Row {
@@ -1257,7 +1627,13 @@ fn merge_same_id(mut items: Vec<Item>) -> Vec<Item> {
                     continue;
                 }
                 if let Some(h) = coalesce::merge(&items[i].basic, &items[j].basic) {
-                    items[i].basic = h;
+                    // A merge takes its parts to have points: two empty ones may come back
+                    // as the universe. An empty part is dropped instead.
+                    match (items[i].basic.is_empty(), items[j].basic.is_empty()) {
+                        (false, false) => items[i].basic = h,
+                        (true, _) => items[i].basic = items[j].basic.clone(),
+                        (false, true) => {}
+                    }
                     items.remove(j);
                     continue 'outer;
                 }
@@ -1347,4 +1723,87 @@ fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
         })
         .filter(|n| !empty(n))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presburger::parse_set;
+
+    fn part(text: &str) -> Basic {
+        let s = parse_set(text, &[]).unwrap();
+        assert_eq!(s.parts().len(), 1, "{text}");
+        s.parts()[0].clone()
+    }
+
+    /// The only part of `text` with its floors linked to the first `n_scan` dims where they
+    /// equal one, and the parts `determine_iterators` makes of it, checked to have exactly
+    /// its points.
+    fn determine(text: &str, n_scan: usize) -> (Basic, Vec<Basic>) {
+        let s = parse_set(text, &[]).unwrap();
+        let mut b = part(text);
+        let n_param = b.n_param;
+        link_divs_to_dims(&mut b, n_param, n_scan);
+        let out = determine_iterators(b.clone(), n_param, n_scan);
+        let back = Set::from_parts(s.space().clone(), out.clone());
+        assert!(back.subtract(&s).is_empty() && s.subtract(&back).is_empty());
+        (b, out)
+    }
+
+    fn determined_all(parts: &[Basic], n_scan: usize) -> bool {
+        parts.iter().all(|b| determined(b, 1 + b.n_param + n_scan))
+    }
+
+    #[test]
+    fn an_iterator_split_by_floors_and_mods_gets_its_equality() {
+        // i = 96*t1 + 8*t2 + t3, no equality of the set as written.
+        let text = "[n] -> { [t1, t2, t3, i] : 0 <= i < n and t1 = floor(i/96) and t2 = floor((i % 96)/8) and t3 = i % 8 }";
+        let (linked, out) = determine(text, 3);
+        assert!(!determined(&linked, 5));
+        assert_eq!(out.len(), 1);
+        assert!(determined_all(&out, 3));
+        // The equality is affine: no floor was needed.
+        assert_eq!(out[0].n_div(), linked.n_div());
+        let mut want = out[0].zero_row();
+        want[2] = Int::from(-96);
+        want[3] = Int::from(-8);
+        want[4] = Int::from(-1);
+        want[5] = Int::ONE;
+        assert!(Known::new(out[0].to_problem()).implies(&want, true));
+        // The modulus first: i = 3*t1 + t0 - 3*[t0 >= 2], with a floor of t0.
+        let (_, out) = determine(
+            "[n] -> { [t0, t1, i] : 0 <= i < n and t0 = i % 3 and t1 = floor((i + 1)/3) }",
+            2,
+        );
+        assert_eq!(out.len(), 1);
+        assert!(determined_all(&out, 2));
+    }
+
+    #[test]
+    fn iterators_found_only_by_parametric_minimum_are_determined() {
+        // Chinese remainders: i from i % 2 and i % 3 on 0..5, beyond one pair of bounds.
+        let text = "{ [t0, t1, i] : 0 <= i < 6 and t0 = i % 2 and t1 = i % 3 }";
+        let b = part(text);
+        assert!(solve_by_bounds(&b, 3).is_none());
+        let (_, out) = determine(text, 2);
+        assert!(!out.is_empty() && determined_all(&out, 2));
+    }
+
+    #[test]
+    fn several_values_leave_the_part_as_it_is() {
+        let text = "[n] -> { [t, i] : 0 <= i < n and t = floor(i/2) }";
+        let (linked, out) = determine(text, 1);
+        assert_eq!(out, vec![linked]);
+        assert!(!determined_all(&out, 1));
+    }
+
+    #[test]
+    fn merging_two_empty_parts_gives_no_points() {
+        let a = part("[p0, p1] -> { [0, x1, 0, x3, 1, x5, 0, x5, x5] : 3*floor((-x1 + x5)/3) = -x1 + x5 and 3*floor((x1 + 2x5)/3) = x1 + 2x5 and p0 <= x1 <= 1 and x1 >= 0 and 3x3 <= x5 < p0 and 0 <= x5 <= 3x3 + 1 and x5 - 2 <= 3*floor((-x1 + x5)/3) <= x5 and -p0 + x1 + 3x5 + 1 <= 3*floor((x1 + 2x5)/3) < x1 + 2x5 and 3*floor((x1 + 2x5)/3) >= x1 - 3x3 + 3x5 - 1 }");
+        let b = part("[p0, p1] -> { [0, x1, 0, x3, 1, x5, 0, 3x3 - 1, x5] : floor((-x1 + 3x3 - 1)/3) = x3 - 1 and 3*floor((-x1 + 3x3 - 1)/3) = -x1 + 3x3 - 1 and 3*floor((x1 + 1)/3) = x1 + 1 and p0 <= x1 <= 1 and x1 >= 0 and 3x3 <= p0 and 0 <= x5 < 3x3 }");
+        assert!(a.is_empty() && b.is_empty());
+        // Restricted to one piece of a loop, the parts of one statement can both be empty.
+        let items = merge_same_id(vec![Item { id: 0, basic: a }, Item { id: 0, basic: b }]);
+        assert!(items.iter().all(|it| it.basic.is_empty()));
+    }
 }
