@@ -1,8 +1,8 @@
 //! `loopy apply`: verify a script, generate the transformed kernel and write the file with
 //! only the modelled region replaced.
 
-use super::CcArgs;
 use super::Ctx;
+use super::{CcArgs, SetArgs};
 use crate::driver;
 use crate::driver::load_and_run;
 use clap::Args;
@@ -27,6 +27,8 @@ pub struct ApplyArgs {
     pub region_only: bool,
     #[command(flatten)]
     pub cc: CcArgs,
+    #[command(flatten)]
+    pub sets: SetArgs,
 }
 
 pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
@@ -34,7 +36,11 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
         eprint!("{}", f.render(ctx.color));
         2
     };
-    let (kernel, run) = match load_and_run(&a.kernel, &a.script, &a.cc.options()) {
+    let settings = match a.sets.settings() {
+        Ok(s) => s,
+        Err(f) => return fail(&f),
+    };
+    let (kernel, run) = match load_and_run(&a.kernel, &a.script, &a.cc.options(), &settings) {
         Ok(x) => x,
         Err(f) => return fail(&f),
     };
