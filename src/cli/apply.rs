@@ -57,7 +57,12 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
         );
         return 1;
     }
-    let script = a.script.display().to_string();
+    // The header names the script, with the values set from outside it (reproducible).
+    let mut script = a.script.display().to_string();
+    for w in settings.to_args() {
+        script.push(' ');
+        script.push_str(&w);
+    }
     let g = match driver::generate_from_script(&kernel, &run.interp.state, &script) {
         Ok(g) => g,
         Err(mut f) => {

@@ -123,14 +123,14 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
     0
 }
 
-/// `parameters: MC = 96 (--set), KC = 256 (default)`: the values in force (nothing when the
+/// `script parameters: MC = 96 (--set), KC = 256 (default)`: the values in force (nothing when the
 /// script declares none).
 pub fn render_params(interp: &Interpreter) -> String {
     if interp.params.is_empty() {
         return String::new();
     }
     let all: Vec<String> = interp.params.iter().map(|p| p.describe()).collect();
-    format!("parameters: {}\n", all.join(", "))
+    format!("script parameters: {}\n", all.join(", "))
 }
 
 fn state_json(k: &Kernel, st: &State) -> Json {

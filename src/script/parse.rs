@@ -28,10 +28,12 @@ pub fn parse_script(text: &str, source: &str) -> Result<Script, Diagnostic> {
             }
             Rule::def => items.push(Item::Def(def(p)?)),
             Rule::param => {
-                let span = span(&p);
+                let start = p.as_span().start();
                 let mut it = meaningful(p).filter(|x| x.as_rule() != Rule::param_kw);
                 let n = name(it.next().expect("name"));
                 let default = it.next().map(|v| (int(&v), self::span(&v)));
+                // To the last token: the rule's own span may reach over trailing comments.
+                let span = start..default.as_ref().map_or(n.span.end, |(_, s)| s.end);
                 items.push(Item::Param(ParamDecl {
                     name: n,
                     default,
