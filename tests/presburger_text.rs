@@ -256,10 +256,18 @@ fn named_constants_for_script_procedures() {
     // A constant's name alone in a tuple would silently fix that dimension: refused, with
     // the span of the name; a constraint says the same thing explicitly.
     let e = parse_with_constants("{ [i, s] : 0 <= i < f }", &[], &consts).unwrap_err();
-    assert!(e.message.contains("cannot name a dimension"), "{}", e.message);
+    assert!(
+        e.message.contains("cannot name a dimension"),
+        "{}",
+        e.message
+    );
     assert_eq!(e.span, 5..6);
     let e = parse_with_constants("[s] -> { [i] : i < s }", &[], &consts).unwrap_err();
-    assert!(e.message.contains("cannot also be a parameter"), "{}", e.message);
+    assert!(
+        e.message.contains("cannot also be a parameter"),
+        "{}",
+        e.message
+    );
     let s = match parse_with_constants("{ [i, x] : x = s and 0 <= i < f }", &[], &consts).unwrap() {
         Parsed::Set(s) => s,
         _ => panic!(),

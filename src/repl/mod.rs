@@ -224,6 +224,7 @@ impl Session {
             .map(|s| s.to_string())
             .collect();
         names.extend(self.run.interp.procedure_names());
+        names.extend(self.run.interp.params.iter().map(|p| p.name.clone()));
         names.extend(self.run.interp.state.handles.keys().cloned());
         names.into_iter().collect()
     }
@@ -722,7 +723,7 @@ impl Session {
 
 fn help() -> String {
     let mut s = String::from(
-        "Type script statements (realign, lift, affine, isplit, tile, procedures, def, import); \
+        "Type script statements (realign, lift, affine, isplit, tile, procedures, def, import, param); \
          each is applied at once.\n",
     );
     let name = |c: &str, arg: &str| {
