@@ -261,7 +261,7 @@ fn named_constants_for_script_procedures() {
         "{}",
         e.message
     );
-    assert_eq!(e.span, 5..6);
+    assert_eq!(e.span, 6..7);
     let e = parse_with_constants("[s] -> { [i] : i < s }", &[], &consts).unwrap_err();
     assert!(
         e.message.contains("cannot also be a parameter"),
