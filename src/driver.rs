@@ -7,6 +7,7 @@ use crate::frontend::{self, Options};
 use crate::model::state::{BlockTag, Origin, Pos, State, StmtInit};
 use crate::model::{AccessKind as ModelAccess, Scop};
 use crate::script::interp::Interpreter;
+use crate::script::params::Settings;
 use crate::verify::{self, Access, AccessKind, Dependence, Level, Program, StmtInfo, Violation};
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -217,11 +218,13 @@ impl Kernel {
     }
 }
 
-/// Loads a kernel and runs a script on it (without verifying).
+/// Loads a kernel and runs a script on it (without verifying), with `settings` for the
+/// script's parameters.
 pub fn load_and_run(
     kernel: &Path,
     script: &Path,
     opts: &Options,
+    settings: &Settings,
 ) -> Result<(Kernel, Run), Failure> {
     let k = Kernel::load(kernel, opts)?;
     let name = script.display().to_string();
@@ -230,7 +233,7 @@ pub fn load_and_run(
         sources: vec![],
     })?;
     let base = script.parent().unwrap_or(Path::new("."));
-    let run = Run::new(&k, &text, &name, base)?;
+    let run = Run::with_settings(&k, &text, &name, base, settings)?;
     Ok((k, run))
 }
 
@@ -242,16 +245,31 @@ pub struct Run {
 }
 
 impl Run {
-    /// Runs the script (never verifying in the middle).
+    /// Runs the script (never verifying in the middle); its parameters take their defaults.
     pub fn new(
         kernel: &Kernel,
         script_text: &str,
         script_name: &str,
         base: &Path,
     ) -> Result<Run, Failure> {
+        Run::with_settings(kernel, script_text, script_name, base, &Settings::default())
+    }
+
+    /// Runs the script (never verifying in the middle) with `settings` for its parameters;
+    /// a setting the script does not declare is an error.
+    pub fn with_settings(
+        kernel: &Kernel,
+        script_text: &str,
+        script_name: &str,
+        base: &Path,
+        settings: &Settings,
+    ) -> Result<Run, Failure> {
         let mut interp = Interpreter::new(kernel.initial_state());
+        interp.set_settings(settings.clone());
         let program = kernel.program();
-        let r = interp.run_text(script_text, script_name, base);
+        let r = interp
+            .run_text(script_text, script_name, base)
+            .and_then(|()| interp.check_settings_declared());
         let mut sources = kernel.sources.clone();
         sources.extend(interp.sources.iter().cloned());
         if let Err(d) = r {
@@ -297,10 +315,20 @@ impl Run {
             })
     }
 
+    /// An error when a setting names a parameter no script applied so far declares.
+    pub fn settings_declared(&self, kernel: &Kernel) -> Result<(), Failure> {
+        self.interp.check_settings_declared().map_err(|d| Failure {
+            diagnostic: d,
+            sources: self.sources(kernel),
+        })
+    }
+
     /// Back to the kernel's own schedules, with no procedures or imports of the script (the
     /// dependences are kept: they do not depend on the script).
     pub fn restart(&mut self, kernel: &Kernel) {
+        let settings = self.interp.settings().clone();
         self.interp = Interpreter::new(kernel.initial_state());
+        self.interp.set_settings(settings);
     }
 
     /// Every source a report may point into: the kernel's files and the script texts.

@@ -4,6 +4,7 @@
 
 use crate::diag::{Diagnostic, Report as Failure};
 use crate::frontend::Options;
+use crate::script::params::{Setting, Settings};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -11,7 +12,7 @@ pub mod flops;
 
 /// The keys of a `[[check]]` entry that `loopy check` reads.
 pub const CHECK_KEYS: &[&str] = &[
-    "kernel", "script", "include", "define", "function", "scop", "expect",
+    "kernel", "script", "include", "define", "function", "scop", "expect", "set",
 ];
 
 /// One entry of a manifest.
@@ -19,6 +20,8 @@ pub struct Entry {
     pub kernel: PathBuf,
     pub script: PathBuf,
     pub opts: Options,
+    /// `set = { MC = 96 }`: values for the script's parameters (as `--set MC=96`).
+    pub settings: Settings,
     pub expect_legal: bool,
     /// The keys `loopy bench` reads (validated here too, so a typo fails both commands).
     pub bench: BenchKeys,
@@ -116,6 +119,7 @@ pub fn parse(path: &Path) -> Result<Vec<Entry>, Failure> {
                 )))
             }
         };
+        let settings = parse_settings(t, i, &spanned)?;
         out.push(Entry {
             kernel: dir.join(kernel),
             script: dir.join(script),
@@ -125,9 +129,60 @@ pub fn parse(path: &Path) -> Result<Vec<Entry>, Failure> {
                 function: string("function")?,
                 scop,
             },
+            settings,
             expect_legal,
             bench: parse_bench_keys(t, i + 1, dir, &bad, &spanned)?,
         });
+    }
+    Ok(out)
+}
+
+/// `set = { MC = 96, KC = 256 }` of entry `i` (0-based): integer values for the script's
+/// parameters, each pointing at its place in the manifest.
+fn parse_settings(t: &toml::Table, i: usize, spanned: &Spanned) -> Result<Settings, Failure> {
+    let mut out = Settings {
+        items: vec![],
+        sources: vec![(spanned.name.clone(), spanned.text.to_string())],
+    };
+    let Some(v) = t.get("set") else {
+        return Ok(Settings::default());
+    };
+    let Some(table) = v.as_table() else {
+        return Err(spanned.error(
+            i,
+            "set",
+            format!(
+                "check #{}: `set` must be a table of integers, like `set = {{ MC = 96 }}`",
+                i + 1
+            ),
+        ));
+    };
+    let whole = spanned.span(i, "set");
+    for (name, value) in table {
+        let at = spanned.span_in(i, "set", name).or_else(|| whole.clone());
+        let bad = |msg: String| manifest_error(&spanned.name, &spanned.text, at.clone(), msg);
+        if !crate::script::params::is_identifier(name) {
+            return Err(bad(format!(
+                "check #{}: `{name}` is not a parameter name",
+                i + 1
+            )));
+        }
+        let Some(n) = value.as_integer() else {
+            return Err(bad(format!(
+                "check #{}: the value of `{name}` must be an integer",
+                i + 1
+            )));
+        };
+        out.push(Setting {
+            name: name.clone(),
+            value: crate::presburger::Int::from(n),
+            source: spanned.name.clone(),
+            span: at.clone().unwrap_or(0..0),
+        })
+        .map_err(|d| Failure {
+            diagnostic: d,
+            sources: out.sources.clone(),
+        })?;
     }
     Ok(out)
 }
@@ -194,6 +249,28 @@ impl Spanned {
             toml_edit::Item::Value(toml_edit::Value::Array(a)) => {
                 a.get(i)?.as_inline_table()?.get(key)?.span()
             }
+            _ => None,
+        }
+    }
+
+    /// The byte range of `check[i].key.sub` (`set.MC`): the key and its value.
+    fn span_in(&self, i: usize, key: &str, sub: &str) -> Option<std::ops::Range<usize>> {
+        let doc = self.doc.as_ref()?;
+        use toml_edit::{Item, Value};
+        let inline = |v: &Value| -> Option<std::ops::Range<usize>> {
+            let (k, v) = v.as_inline_table()?.get_key_value(sub)?;
+            Some(k.span()?.start..v.span()?.end)
+        };
+        match doc.get("check")? {
+            Item::ArrayOfTables(a) => match a.get(i)?.get(key)? {
+                Item::Table(t) => {
+                    let (k, v) = t.get_key_value(sub)?;
+                    Some(k.span()?.start..v.span()?.end)
+                }
+                Item::Value(v) => inline(v),
+                _ => None,
+            },
+            Item::Value(Value::Array(a)) => inline(a.get(i)?.as_inline_table()?.get(key)?),
             _ => None,
         }
     }

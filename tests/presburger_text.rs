@@ -253,8 +253,22 @@ fn named_constants_for_script_procedures() {
         _ => panic!(),
     };
     assert!(m.is_equal(&map("{ [i, j] -> [i, j + 2i] }")));
-    // In a tuple, a constant is a constant (like `0` in `[i, j, 0]`).
-    let s = match parse_with_constants("{ [i, s] : 0 <= i < f }", &[], &consts).unwrap() {
+    // A constant's name alone in a tuple would silently fix that dimension: refused, with
+    // the span of the name; a constraint says the same thing explicitly.
+    let e = parse_with_constants("{ [i, s] : 0 <= i < f }", &[], &consts).unwrap_err();
+    assert!(
+        e.message.contains("cannot name a dimension"),
+        "{}",
+        e.message
+    );
+    assert_eq!(e.span, 6..7);
+    let e = parse_with_constants("[s] -> { [i] : i < s }", &[], &consts).unwrap_err();
+    assert!(
+        e.message.contains("cannot also be a parameter"),
+        "{}",
+        e.message
+    );
+    let s = match parse_with_constants("{ [i, x] : x = s and 0 <= i < f }", &[], &consts).unwrap() {
         Parsed::Set(s) => s,
         _ => panic!(),
     };

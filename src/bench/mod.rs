@@ -24,6 +24,8 @@ pub struct Job {
     /// `None`: the identity (`--identity`).
     pub script: Option<PathBuf>,
     pub opts: Options,
+    /// Values for the script's parameters (`--set`, a manifest entry's `set`).
+    pub settings: crate::script::params::Settings,
     pub toolchain: Toolchain,
     pub check_defines: Vec<String>,
     pub check_cflags: Vec<String>,
@@ -264,7 +266,7 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
     };
     progress("verifying the script");
     let loaded = match &job.script {
-        Some(script) => load_and_run(&job.kernel, script, &job.opts),
+        Some(script) => load_and_run(&job.kernel, script, &job.opts, &job.settings),
         None => Kernel::load(&job.kernel, &job.opts).and_then(|k| {
             let run = Run::new(&k, "", "identity", Path::new("."))?;
             Ok((k, run))
@@ -1015,6 +1017,11 @@ pub fn manifest_jobs(
                 kernel: e.kernel.clone(),
                 script: (!a.identity).then(|| e.script.clone()),
                 opts,
+                settings: if a.identity {
+                    Default::default()
+                } else {
+                    e.settings.clone()
+                },
                 toolchain,
                 check_defines,
                 check_cflags,

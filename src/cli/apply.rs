@@ -1,8 +1,8 @@
 //! `loopy apply`: verify a script, generate the transformed kernel and write the file with
 //! only the modelled region replaced.
 
-use super::CcArgs;
 use super::Ctx;
+use super::{CcArgs, SetArgs};
 use crate::driver;
 use crate::driver::load_and_run;
 use clap::Args;
@@ -29,6 +29,8 @@ pub struct ApplyArgs {
     pub cc: CcArgs,
     #[command(flatten)]
     pub target: super::TargetArgs,
+    #[command(flatten)]
+    pub sets: SetArgs,
 }
 
 pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
@@ -36,7 +38,11 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
         eprint!("{}", f.render(ctx.color));
         2
     };
-    let (mut kernel, run) = match load_and_run(&a.kernel, &a.script, &a.cc.options()) {
+    let settings = match a.sets.settings() {
+        Ok(s) => s,
+        Err(f) => return fail(&f),
+    };
+    let (mut kernel, run) = match load_and_run(&a.kernel, &a.script, &a.cc.options(), &settings) {
         Ok(x) => x,
         Err(f) => return fail(&f),
     };
@@ -54,7 +60,12 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
         );
         return 1;
     }
-    let script = a.script.display().to_string();
+    // The header names the script, with the values set from outside it (reproducible).
+    let mut script = a.script.display().to_string();
+    for w in settings.to_args() {
+        script.push(' ');
+        script.push_str(&w);
+    }
     let g = match driver::generate_from_script(&kernel, &run.interp.state, &script) {
         Ok(g) => g,
         Err(mut f) => {

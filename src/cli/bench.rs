@@ -1,7 +1,7 @@
 //! `loopy bench`: build the original and the transformed program with the same compiler and
 //! flags, require identical outputs, then time them against each other (docs/bench.md).
 
-use super::{CcArgs, Ctx, Format};
+use super::{CcArgs, Ctx, Format, SetArgs};
 use crate::bench::{
     bench_one, clock_name, describe_toolchain, manifest_jobs, outcome_json, second_label, secs,
     stem, table, threads_text, Baseline, Extra, Job, ManifestRun, OtherKind, OtherResult, Outcome,
@@ -47,14 +47,16 @@ pub struct BenchArgs {
     /// Regenerate the kernel without transforming it (in place of the script, or of every
     /// manifest entry's script): times loopy's generated loops against the original ones,
     /// which measures the code generator alone.
-    #[arg(long, conflicts_with = "script")]
+    #[arg(long, conflicts_with_all = ["script", "set"])]
     pub identity: bool,
     /// Bench every legal pair of a manifest (the `[[check]]` entries of `loopy check`) and
     /// print a table.
-    #[arg(long, conflicts_with_all = ["kernel", "script"])]
+    #[arg(long, conflicts_with_all = ["kernel", "script", "set"])]
     pub manifest: Option<PathBuf>,
     #[command(flatten)]
     pub cc: CcArgs,
+    #[command(flatten)]
+    pub sets: SetArgs,
     /// The C compiler, with any leading words (`--cc "ccache gcc"`); default `$CC`, then `cc`.
     #[arg(long = "cc", value_name = "COMPILER")]
     pub compiler: Option<String>,
@@ -270,6 +272,13 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
             return 2;
         }
     };
+    let settings = match a.sets.settings() {
+        Ok(s) => s,
+        Err(f) => {
+            eprint!("{}", f.render(ctx.color));
+            return 2;
+        }
+    };
     let kernel = a.kernel.clone().expect("clap requires it");
     let script = if a.identity {
         None
@@ -286,6 +295,7 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
         kernel,
         script,
         opts,
+        settings,
         toolchain,
         check_defines: c.check_defines,
         check_cflags: c.check_cflags,

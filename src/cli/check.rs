@@ -1,9 +1,10 @@
 //! `loopy check`: is a script legal for a kernel? The CI gate.
 
-use super::{CcArgs, Ctx};
+use super::{CcArgs, Ctx, SetArgs};
 use crate::driver::{load_and_run, Failure};
 use crate::frontend::Options;
 use crate::manifest;
+use crate::script::params::Settings;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -17,7 +18,7 @@ pub struct CheckArgs {
     #[arg(required_unless_present = "manifest")]
     pub script: Option<PathBuf>,
     /// Check every (kernel, script) pair listed in a manifest (see docs/ci.md).
-    #[arg(long, conflicts_with_all = ["kernel", "script"])]
+    #[arg(long, conflicts_with_all = ["kernel", "script", "set"])]
     pub manifest: Option<PathBuf>,
     /// When the script is illegal, also print the smallest change of the same kind that
     /// makes it legal (as `loopy suggest` does).
@@ -25,6 +26,8 @@ pub struct CheckArgs {
     pub suggest: bool,
     #[command(flatten)]
     pub cc: CcArgs,
+    #[command(flatten)]
+    pub sets: SetArgs,
 }
 
 /// The outcome of one check.
@@ -34,9 +37,9 @@ pub enum Verdict {
     BadInput(Failure),
 }
 
-/// Checks one pair.
-pub fn check_one(kernel: &Path, script: &Path, opts: &Options) -> Verdict {
-    let (k, run) = match load_and_run(kernel, script, opts) {
+/// Checks one pair, with `settings` for the script's parameters.
+pub fn check_one(kernel: &Path, script: &Path, opts: &Options, settings: &Settings) -> Verdict {
+    let (k, run) = match load_and_run(kernel, script, opts, settings) {
         Ok(x) => x,
         Err(f) => return Verdict::BadInput(f),
     };
@@ -71,7 +74,14 @@ pub fn run(a: CheckArgs, ctx: &Ctx) -> u8 {
         a.kernel.expect("clap requires it"),
         a.script.expect("clap requires it"),
     );
-    match check_one(&kernel, &script, &a.cc.options()) {
+    let settings = match a.sets.settings() {
+        Ok(s) => s,
+        Err(f) => {
+            eprint!("{}", f.render(ctx.color));
+            return 2;
+        }
+    };
+    match check_one(&kernel, &script, &a.cc.options(), &settings) {
         Verdict::Legal { deps } => {
             println!(
                 "legal: {} preserves all {deps} dependences of {} and is one-to-one",
@@ -111,7 +121,7 @@ fn manifest(path: &Path, extra: &CcArgs, ctx: &Ctx) -> u8 {
         e.opts.includes.extend(extra.include.iter().cloned());
         e.opts.defines.extend(extra.define.iter().cloned());
         let start = Instant::now();
-        let verdict = check_one(&e.kernel, &e.script, &e.opts);
+        let verdict = check_one(&e.kernel, &e.script, &e.opts, &e.settings);
         let ms = start.elapsed().as_secs_f64() * 1e3;
         let pair = format!("{} + {}", e.kernel.display(), e.script.display());
         match verdict {
@@ -162,8 +172,15 @@ pub fn run_suggest(a: CheckArgs, ctx: &Ctx) -> u8 {
         a.script.clone().expect("clap requires it"),
     );
     let opts = a.cc.options();
+    let settings = match a.sets.settings() {
+        Ok(s) => s,
+        Err(f) => {
+            eprint!("{}", f.render(ctx.color));
+            return 2;
+        }
+    };
     let verdict = match crate::presburger::budget::with_budget(ctx.budget, || {
-        check_one(&kernel, &script, &opts)
+        check_one(&kernel, &script, &opts, &settings)
     }) {
         Ok(v) => v,
         Err(e) => {
@@ -195,6 +212,7 @@ pub fn run_suggest(a: CheckArgs, ctx: &Ctx) -> u8 {
     else {
         return 1;
     };
+    run.interp.set_settings(settings);
     let s = crate::search::edit::suggest(&k, &mut run, &text, &name, &base, 300, ctx.budget);
     print!("{}", crate::search::edit::render(&s));
     1

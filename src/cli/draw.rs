@@ -1,7 +1,7 @@
 //! `loopy draw`: a picture of a tag's instances before and after a script (`src/draw/`).
 
-use super::CcArgs;
 use super::Ctx;
+use super::{CcArgs, SetArgs};
 use crate::draw::{self, Options};
 use crate::driver::{load_and_run, Failure, Kernel, Run};
 use clap::Args;
@@ -32,6 +32,8 @@ pub struct DrawArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub cc: CcArgs,
+    #[command(flatten)]
+    pub sets: SetArgs,
 }
 
 fn assignments(flag: &str, v: &[String]) -> Result<Vec<(String, i64)>, String> {
@@ -57,8 +59,19 @@ pub fn run(a: DrawArgs, ctx: &Ctx) -> u8 {
             return 2;
         }
     };
+    let settings = match a.sets.settings() {
+        Ok(s) => s,
+        Err(f) => {
+            eprint!("{}", f.render(ctx.color));
+            return 2;
+        }
+    };
+    if a.script.is_none() && !settings.is_empty() {
+        eprintln!("error: `--set` gives values to a script's parameters, and no script is given");
+        return 2;
+    }
     let loaded: Result<(Kernel, Run), Failure> = match &a.script {
-        Some(s) => load_and_run(&a.kernel, s, &a.cc.options()),
+        Some(s) => load_and_run(&a.kernel, s, &a.cc.options(), &settings),
         None => Kernel::load(&a.kernel, &a.cc.options()).map(|k| {
             let r = Run::start(&k);
             (k, r)

@@ -160,6 +160,30 @@ impl TargetArgs {
     }
 }
 
+/// `--set NAME=VALUE`, shared by the commands that run a script.
+#[derive(Args, Debug, Clone, Default)]
+pub struct SetArgs {
+    /// Give a script parameter a value: `--set MC=96` overrides `param MC = 72` in the
+    /// script (repeatable). A name the script does not declare is an error.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+}
+
+impl SetArgs {
+    /// The settings, or a report pointing at the malformed one.
+    pub fn settings(&self) -> Result<crate::script::params::Settings, crate::diag::Report> {
+        crate::script::params::Settings::from_command_line(&self.set).map_err(|d| {
+            crate::diag::Report {
+                diagnostic: d,
+                sources: vec![(
+                    crate::script::params::COMMAND_LINE.to_string(),
+                    crate::script::params::command_line_text(&self.set),
+                )],
+            }
+        })
+    }
+}
+
 /// Output format of the commands that can print JSON.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {

@@ -2,8 +2,8 @@
 //! the verdict as you go (see docs/repl.md).
 
 use super::bench::{self, BenchArgs};
-use super::CcArgs;
 use super::Ctx;
+use super::{CcArgs, SetArgs};
 use crate::repl::{terminal, Output, Session};
 use clap::{Args, Parser};
 use std::path::{Path, PathBuf};
@@ -16,9 +16,22 @@ pub struct ReplArgs {
     pub script: Option<PathBuf>,
     #[command(flatten)]
     pub cc: CcArgs,
+    #[command(flatten)]
+    pub sets: SetArgs,
 }
 
 pub fn run(a: ReplArgs, ctx: &Ctx) -> u8 {
+    let settings = match a.sets.settings() {
+        Ok(s) => s,
+        Err(f) => {
+            eprint!("{}", f.render(ctx.color));
+            return 2;
+        }
+    };
+    if a.script.is_none() && !settings.is_empty() {
+        eprintln!("error: `--set` gives values to a script's parameters, and no script is given");
+        return 2;
+    }
     let mut session = match Session::new(&a.kernel, &a.cc.options(), ctx.color) {
         Ok(s) => s,
         Err(f) => {
@@ -26,9 +39,21 @@ pub fn run(a: ReplArgs, ctx: &Ctx) -> u8 {
             return 2;
         }
     };
-    session.set_bench(bench_hook(a.cc.clone(), ctx.color, ctx.budget));
+    let set_words = settings.to_args();
+    session.set_settings(settings);
+    session.set_bench(bench_hook(a.cc.clone(), set_words, ctx.color, ctx.budget));
     let first = match &a.script {
-        Some(s) => session.load(s),
+        Some(s) => {
+            let o = session.load(s);
+            // (A script that failed to load is reported as the REPL reports any input.)
+            if o.err.is_empty() {
+                if let Err(f) = session.settings_declared() {
+                    eprint!("{}", f.render(ctx.color));
+                    return 2;
+                }
+            }
+            o
+        }
         None => Output::default(),
     };
     terminal::run(&mut session, first);
@@ -44,10 +69,12 @@ struct BenchLine {
     args: BenchArgs,
 }
 
-fn bench_hook(cc: CcArgs, color: bool, budget: u64) -> crate::repl::BenchHook {
+fn bench_hook(cc: CcArgs, sets: Vec<String>, color: bool, budget: u64) -> crate::repl::BenchHook {
     Box::new(move |kernel: &Path, script: &Path, words: &[String]| {
         let mut argv: Vec<String> =
             vec![kernel.display().to_string(), script.display().to_string()];
+        // The REPL's `--set` values first: the session script declares those parameters.
+        argv.extend(sets.iter().cloned());
         argv.extend(words.iter().cloned());
         let mut line = match BenchLine::try_parse_from(argv) {
             Ok(l) => l,

@@ -112,6 +112,7 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         kernel: a.kernel.clone(),
         script: None,
         opts: opts.clone(),
+        settings: Default::default(),
         toolchain,
         check_defines: vec![],
         check_cflags: vec!["-ffp-contract=off".to_string()],

@@ -1,7 +1,7 @@
 //! `loopy show`: the polyhedral model of a C kernel.
 
 use super::Ctx;
-use super::{CcArgs, Format};
+use super::{CcArgs, Format, SetArgs};
 use crate::driver::{render_parallel_loops, render_state, Kernel};
 use crate::model::json::Json;
 use crate::model::state::State;
@@ -24,10 +24,23 @@ pub struct ShowArgs {
     /// With `--script`: print the schedules after every operation.
     #[arg(long, requires = "script")]
     pub trace: bool,
+    #[command(flatten)]
+    pub sets: SetArgs,
 }
 
 pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
     let opts = a.cc.options();
+    let settings = match a.sets.settings() {
+        Ok(s) => s,
+        Err(f) => {
+            eprint!("{}", f.render(ctx.color));
+            return 2;
+        }
+    };
+    if a.script.is_none() && !settings.is_empty() {
+        eprintln!("error: `--set` gives values to a script's parameters; add `--script SCRIPT`");
+        return 2;
+    }
     let kernel = match Kernel::load(&a.file, &opts) {
         Ok(k) => k,
         Err(e) => {
@@ -52,6 +65,7 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
     };
     let base = script.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut interp = Interpreter::new(kernel.initial_state());
+    interp.set_settings(settings);
     if a.trace && a.format == Format::Text {
         print!("{}", kernel.scop.to_text());
         println!("\nbefore the script:");
@@ -61,7 +75,10 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
             print!("{}", render_state(state));
         }));
     }
-    if let Err(d) = interp.run_text(&text, &name, &base) {
+    if let Err(d) = interp
+        .run_text(&text, &name, &base)
+        .and_then(|()| interp.check_settings_declared())
+    {
         let mut sources = kernel.sources.clone();
         sources.extend(interp.sources.iter().cloned());
         let srcs: Vec<(&str, &str)> = sources
@@ -75,13 +92,45 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
         Format::Text if !a.trace => {
             print!("{}", kernel.scop.to_text());
             println!("\nafter {name}:");
+            print!("{}", render_params(&interp));
             print!("{}", render_state(&interp.state));
             print!("{}", render_parallel_loops(&kernel, &interp.state));
         }
-        Format::Text => {}
-        Format::Json => println!("{}", state_json(&kernel, &interp.state).pretty()),
+        Format::Text => print!("\n{}", render_params(&interp)),
+        Format::Json => {
+            let mut j = state_json(&kernel, &interp.state);
+            if let Json::Object(fields) = &mut j {
+                let params = interp
+                    .params
+                    .iter()
+                    .map(|p| {
+                        let value = p.value.to_i64().map_or_else(
+                            || Json::BigInt(p.value.to_string()),
+                            |v| Json::Int(v as i128),
+                        );
+                        let from = Json::str(p.origin());
+                        (
+                            p.name.clone(),
+                            Json::obj(vec![("value", value), ("from", from)]),
+                        )
+                    })
+                    .collect();
+                fields.push(("parameters".to_string(), Json::Object(params)));
+            }
+            println!("{}", j.pretty())
+        }
     }
     0
+}
+
+/// `script parameters: MC = 96 (--set), KC = 256 (default)`: the values in force (nothing when the
+/// script declares none).
+pub fn render_params(interp: &Interpreter) -> String {
+    if interp.params.is_empty() {
+        return String::new();
+    }
+    let all: Vec<String> = interp.params.iter().map(|p| p.describe()).collect();
+    format!("script parameters: {}\n", all.join(", "))
 }
 
 fn state_json(k: &Kernel, st: &State) -> Json {

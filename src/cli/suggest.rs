@@ -3,7 +3,7 @@
 //! before a tiling, computed from the legal-schedule space where it can be — that the
 //! checker accepts, printed as script lines (docs/search.md).
 
-use super::{CcArgs, Ctx};
+use super::{CcArgs, Ctx, SetArgs};
 use crate::driver::{Kernel, Run};
 use crate::presburger::budget;
 use crate::search::edit::{render, suggest};
@@ -21,9 +21,18 @@ pub struct SuggestArgs {
     pub max_tries: usize,
     #[command(flatten)]
     pub cc: CcArgs,
+    #[command(flatten)]
+    pub sets: SetArgs,
 }
 
 pub fn run(a: SuggestArgs, ctx: &Ctx) -> u8 {
+    let settings = match a.sets.settings() {
+        Ok(s) => s,
+        Err(f) => {
+            eprint!("{}", f.render(ctx.color));
+            return 2;
+        }
+    };
     let kernel = match Kernel::load(&a.kernel, &a.cc.options()) {
         Ok(k) => k,
         Err(f) => {
@@ -42,7 +51,10 @@ pub fn run(a: SuggestArgs, ctx: &Ctx) -> u8 {
     let base = a.script.parent().unwrap_or(Path::new(".")).to_path_buf();
     let first = budget::with_budget(ctx.budget, || {
         let mut run = Run::start(&kernel);
-        let r = run.apply(&kernel, &text, &name, &base);
+        run.interp.set_settings(settings);
+        let r = run
+            .apply(&kernel, &text, &name, &base)
+            .and_then(|()| run.settings_declared(&kernel));
         let v = r.map(|()| run.check());
         (run, v)
     });

@@ -360,6 +360,13 @@ impl<'a> Parser<'a> {
             if !self.is_sym("]") {
                 loop {
                     let (n, sp) = self.ident("a parameter name")?;
+                    if let Some(v) = self.constant(&n) {
+                        return Err(ParseError::new(
+                            sp,
+                            format!("`{n}` stands for the constant {v} here; it cannot also be a parameter of this set or map"),
+                        )
+                        .help(format!("drop `{n}` from the parameter list, or rename the parameter")));
+                    }
                     if self.params.contains(&n) {
                         return Err(ParseError::new(
                             sp,
@@ -486,6 +493,19 @@ impl<'a> Parser<'a> {
                     }
                     _ => None,
                 };
+                // A constant's name never declares a dimension, and would silently fix the
+                // dimension to its value if it stood alone: refuse it.
+                if let (Tok::Ident(n), Tok::Sym("," | "]")) =
+                    (self.peek().clone(), self.peek_at(1).clone())
+                {
+                    if let Some(v) = self.constant(&n) {
+                        return Err(ParseError::new(
+                            self.span(),
+                            format!("`{n}` stands for the constant {v} here, so it cannot name a dimension"),
+                        )
+                        .help(format!("rename the dimension (or the constant); to fix a dimension to {v}, write the value in a constraint")));
+                    }
+                }
                 let d = self.dims.len();
                 let k = dims.len();
                 match fresh_name {

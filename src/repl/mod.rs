@@ -159,6 +159,17 @@ impl Session {
         })
     }
 
+    /// Values for the script's parameters (`loopy repl --set`), kept by `:reset` and
+    /// `:undo`.
+    pub fn set_settings(&mut self, settings: crate::script::params::Settings) {
+        self.run.interp.set_settings(settings);
+    }
+
+    /// An error when a `--set` names a parameter the inputs so far do not declare.
+    pub fn settings_declared(&self) -> Result<(), Failure> {
+        self.run.settings_declared(&self.kernel)
+    }
+
     /// What `:bench` runs.
     pub fn set_bench(&mut self, hook: BenchHook) {
         self.bench = Some(hook);
@@ -213,6 +224,7 @@ impl Session {
             .map(|s| s.to_string())
             .collect();
         names.extend(self.run.interp.procedure_names());
+        names.extend(self.run.interp.params.iter().map(|p| p.name.clone()));
         names.extend(self.run.interp.state.handles.keys().cloned());
         names.into_iter().collect()
     }
@@ -310,7 +322,7 @@ impl Session {
             let defines = parse_script(&entry.text, &entry.name).is_ok_and(|s| {
                 s.items
                     .iter()
-                    .any(|i| matches!(i, Item::Def(_) | Item::Import { .. }))
+                    .any(|i| matches!(i, Item::Def(_) | Item::Import { .. } | Item::Param(_)))
             });
             if self.steps() != before || defines {
                 err.push_str(&self.replay());
@@ -370,6 +382,17 @@ impl Session {
                     }
                     Item::Import { path, .. } => {
                         let _ = writeln!(out, "imported {path}");
+                    }
+                    Item::Param(d) => {
+                        if let Some(p) = self
+                            .run
+                            .interp
+                            .params
+                            .iter()
+                            .find(|p| p.name == d.name.text)
+                        {
+                            let _ = writeln!(out, "parameter {}", p.describe());
+                        }
                     }
                     Item::Stmt(_) => {}
                 }
@@ -578,12 +601,25 @@ impl Session {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
+        let sets: String = self
+            .run
+            .interp
+            .settings()
+            .to_args()
+            .iter()
+            .map(|w| format!(" {w}"))
+            .collect();
         let mut s = format!(
-            "# loopy repl session on {k}: {} step(s)\n# check with: loopy check {k} {}\n",
+            "# loopy repl session on {k}: {} step(s)\n# check with: loopy check {k} {}{sets}\n",
             self.steps(),
             path.display(),
             k = self.kernel_path.display(),
         );
+        let params = &self.run.interp.params;
+        if !params.is_empty() {
+            let all: Vec<String> = params.iter().map(|p| p.describe()).collect();
+            let _ = writeln!(s, "# parameters in force: {}", all.join(", "));
+        }
         for (k, e) in self.entries.iter().enumerate() {
             // Blank lines around loaded files and blocks, none between one-line inputs.
             let long = |e: &Entry| e.file.is_some() || e.text.trim().contains('\n');
@@ -687,7 +723,7 @@ impl Session {
 
 fn help() -> String {
     let mut s = String::from(
-        "Type script statements (realign, lift, affine, isplit, tile, procedures, def, import); \
+        "Type script statements (realign, lift, affine, isplit, tile, procedures, def, import, param); \
          each is applied at once.\n",
     );
     let name = |c: &str, arg: &str| {

@@ -26,8 +26,19 @@ pub enum Item {
         path: String,
         span: Span,
     },
+    /// `param NAME` or `param NAME = 72`: a script parameter (top level only).
+    Param(ParamDecl),
     Def(ProcDef),
     Stmt(Stmt),
+}
+
+/// `param MC = 72`: a named integer that `--set MC=96` (or a manifest's `set`) overrides.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamDecl {
+    pub name: Name,
+    /// The default value and where it is written; none means the value must be set.
+    pub default: Option<(Int, Span)>,
+    pub span: Span,
 }
 
 /// `def name(a, b) { ... }`
@@ -73,8 +84,8 @@ pub enum Arg {
     Int(Int, Span),
     /// A set or map in isl notation, as written.
     Isl(String, Span),
-    /// `[32, 32, 32]`
-    List(Vec<(Int, Span)>, Span),
+    /// `[32, 32, 32]` or `[MC, KC, 8]`: each item an [`Arg::Int`] or an [`Arg::Ident`].
+    List(Vec<Arg>, Span),
     /// `{A, B}`: several handles at once.
     Group(Vec<Name>, Span),
     /// A reduction operator: `+`, `*`, `min`, `max`.

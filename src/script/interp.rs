@@ -7,7 +7,8 @@
 //! positions through its φ, so every handle stays meaningful after every step, including
 //! handles held by procedure parameters.
 
-use super::ast::{Arg, Call, Item, Name, ProcDef, Script, Span, Stmt};
+use super::ast::{Arg, Call, Item, Name, ParamDecl, ProcDef, Script, Span, Stmt};
+use super::params::{Setting, Settings};
 use super::parse::parse_script;
 use super::stdlib;
 use crate::diag::Diagnostic;
@@ -62,7 +63,8 @@ enum Value {
         source: String,
         span: Span,
     },
-    List(Vec<Int>),
+    /// Each item with where it was written.
+    List(Vec<(Int, Span)>),
     /// A reduction operator.
     Op(RedOp),
     /// An array of the kernel, by its C name (passed to a procedure for its `copy`).
@@ -89,6 +91,37 @@ struct Proc {
     source: String,
 }
 
+/// A script parameter in force: its value, where it is declared, and the setting that gave
+/// the value when it was not the default.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamValue {
+    pub name: String,
+    pub value: Int,
+    /// The script it is declared in, and the span of its name there.
+    pub source: String,
+    pub span: Span,
+    /// The span of the default value, when the declaration has one.
+    pub default: Option<Span>,
+    /// The `--set` (or manifest `set`) that overrode the default.
+    pub set: Option<Setting>,
+}
+
+impl ParamValue {
+    /// Where the value came from: `--set`, `set in loopy.toml`, or `default`.
+    pub fn origin(&self) -> String {
+        match &self.set {
+            Some(s) if s.source == super::params::COMMAND_LINE => "--set".to_string(),
+            Some(s) => format!("set in {}", s.source),
+            None => "default".to_string(),
+        }
+    }
+
+    /// `MC = 96 (--set)`, `KC = 256 (default)`: the value and where it came from.
+    pub fn describe(&self) -> String {
+        format!("{} = {} ({})", self.name, self.value, self.origin())
+    }
+}
+
 /// A callback run after every top-level operation.
 pub type StepHook = Box<dyn FnMut(&Step, &State)>;
 
@@ -104,6 +137,10 @@ pub struct Interpreter {
     pub history: Vec<Vec<Piece>>,
     /// Called after every top-level operation (for `--trace`).
     pub on_step: Option<StepHook>,
+    /// Values for the script's parameters from outside it (`--set`, a manifest's `set`).
+    settings: Settings,
+    /// The script parameters declared so far, in declaration order, with their values.
+    pub params: Vec<ParamValue>,
     depth: usize,
 }
 
@@ -122,6 +159,8 @@ impl Interpreter {
             sources: vec![(stdlib::STD_NAME.to_string(), stdlib::STD_TEXT.to_string())],
             steps: vec![],
             on_step: None,
+            settings: Settings::default(),
+            params: vec![],
             depth: 0,
         };
         let std = stdlib::std_script();
@@ -143,6 +182,154 @@ impl Interpreter {
     /// defined ones (for completion).
     pub fn procedure_names(&self) -> Vec<String> {
         self.procs.keys().cloned().collect()
+    }
+
+    /// Values for the script's parameters, overriding their defaults (before running it).
+    pub fn set_settings(&mut self, settings: Settings) {
+        for src in &settings.sources {
+            if !self.sources.iter().any(|(n, _)| *n == src.0) {
+                self.sources.push(src.clone());
+            }
+        }
+        self.settings = settings;
+    }
+
+    /// The values given from outside the script.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// An error for the first setting whose name no script run so far declares (call it
+    /// after running a script): a `--set` that changes nothing is a mistake.
+    pub fn check_settings_declared(&self) -> Result<(), Diagnostic> {
+        let Some(s) = self
+            .settings
+            .items
+            .iter()
+            .find(|s| !self.params.iter().any(|p| p.name == s.name))
+        else {
+            return Ok(());
+        };
+        let mut d = Diagnostic::new(format!("the script declares no parameter `{}`", s.name))
+            .with_label(&s.source, s.span.clone(), "set here");
+        if self.params.is_empty() {
+            d = d.with_note("the script declares no parameters (`param NAME = VALUE`)");
+        } else {
+            let names: Vec<String> = self
+                .params
+                .iter()
+                .map(|p| format!("`{}`", p.name))
+                .collect();
+            d = d.with_note(format!("the script declares {}", names.join(", ")));
+            if let Some((_, c)) = self
+                .params
+                .iter()
+                .map(|p| {
+                    (
+                        edit_distance(&p.name.to_lowercase(), &s.name.to_lowercase()),
+                        &p.name,
+                    )
+                })
+                .filter(|(d, _)| *d <= 2)
+                .min()
+            {
+                d = d.with_help(format!("did you mean `{c}`?"));
+            }
+        }
+        Err(d)
+    }
+
+    /// Declares a script parameter: its value is the setting of that name, else the
+    /// default. A second declaration, a name the kernel or a handle already uses, and a
+    /// parameter with neither value are errors.
+    fn declare(&mut self, d: &ParamDecl, source: &str) -> Result<(), Diagnostic> {
+        let name = &d.name.text;
+        if let Some(p) = self.params.iter().find(|p| p.name == *name) {
+            return Err(
+                Diagnostic::new(format!("parameter `{name}` is declared twice"))
+                    .with_label(source, d.name.span.clone(), "declared again here")
+                    .with_label(&p.source, p.span.clone(), "first declared here"),
+            );
+        }
+        if self.state.params.contains(name) {
+            return Err(Diagnostic::new(format!(
+                "`{name}` is a parameter of the kernel; a script parameter cannot take its name"
+            ))
+            .with_label(source, d.name.span.clone(), "declared here")
+            .with_help(format!(
+                "choose another name: in a map `{name}` would mean the kernel's size"
+            )));
+        }
+        if self.state.handles.contains_key(name) {
+            return Err(Diagnostic::new(format!(
+                "`{name}` already names a tag or handle; a script parameter cannot take its name"
+            ))
+            .with_label(source, d.name.span.clone(), "declared here")
+            .with_help("choose another name"));
+        }
+        let set = self.settings.get(name).cloned();
+        let value = match (&set, &d.default) {
+            (Some(s), _) => s.value.clone(),
+            (None, Some((v, _))) => v.clone(),
+            (None, None) => {
+                return Err(Diagnostic::new(format!("parameter `{name}` has no value"))
+                    .with_label(source, d.span.clone(), "declared without a default")
+                    .with_help(format!(
+                        "set it with `--set {name}=VALUE` (or a manifest entry's `set = {{ {name} = VALUE }}`), or give it a default: `param {name} = VALUE`"
+                    )))
+            }
+        };
+        self.params.push(ParamValue {
+            name: name.clone(),
+            value,
+            source: source.to_string(),
+            span: d.name.span.clone(),
+            default: d.default.as_ref().map(|(_, s)| s.clone()),
+            set,
+        });
+        Ok(())
+    }
+
+    /// Adds, to a diagnostic from a top-level statement of `script`, where the value of each
+    /// script parameter it points at came from (its setting or its default).
+    fn explain_params(&self, mut d: Diagnostic, script: &Script, source: &str) -> Diagnostic {
+        let in_def = |r: &Span| {
+            script.items.iter().any(
+                |i| matches!(i, Item::Def(p) if p.span.start <= r.start && r.end <= p.span.end),
+            )
+        };
+        let mut extra = vec![];
+        for l in &d.labels {
+            if l.source != source || in_def(&l.range) {
+                continue;
+            }
+            let text = self.source_text(source, &l.range);
+            let Some(p) = self.params.iter().find(|p| p.name == text) else {
+                continue;
+            };
+            let what = (p.source.clone(), p.span.clone());
+            if extra.iter().any(|(w, _, _, _)| *w == what) {
+                continue;
+            }
+            let (src, at, msg) = match (&p.set, &p.default) {
+                (Some(s), _) => (
+                    s.source.clone(),
+                    s.span.clone(),
+                    format!("`{}` is {}, set here", p.name, p.value),
+                ),
+                (None, Some(at)) => (
+                    p.source.clone(),
+                    at.clone(),
+                    format!("`{}` is {} by default", p.name, p.value),
+                ),
+                (None, None) => continue,
+            };
+            extra.push((what, src, at, msg));
+        }
+        for (_, src, at, msg) in extra {
+            d = d.with_label(&src, at, msg);
+        }
+        d
     }
 
     /// Parses and runs a script. `source` names it in diagnostics; imports are resolved
@@ -169,6 +356,7 @@ impl Interpreter {
             match item {
                 Item::Import { path, span } => self.import(path, span, source, base_dir)?,
                 Item::Def(d) => self.define(d, source)?,
+                Item::Param(d) => self.declare(d, source)?,
                 Item::Stmt(_) => {}
             }
         }
@@ -178,6 +366,9 @@ impl Interpreter {
             .iter()
             .map(|(k, v)| (k.clone(), Value::Handle(*v)))
             .collect();
+        for p in &self.params {
+            top.insert(p.name.clone(), Value::Int(p.value.clone()));
+        }
         for item in &script.items {
             if let Item::Stmt(s) = item {
                 if let Stmt::Return { span, .. } = s {
@@ -198,7 +389,7 @@ impl Interpreter {
                 let saved = self.state.clone();
                 if let Err(d) = self.exec(s, source, &mut top, number) {
                     self.state = saved;
-                    return Err(d);
+                    return Err(self.explain_params(d, script, source));
                 }
                 // Copies must stay plannable (one window, an exact bounded box) after every
                 // step, so that the step that breaks one is the one reported.
@@ -322,6 +513,16 @@ impl Interpreter {
                             .with_label(source, span.clone(), "imported here"),
                     );
                 }
+                Item::Param(d) => {
+                    return Err(Diagnostic::new(
+                        "an imported file may only define procedures, not parameters",
+                    )
+                    .with_label(&name, d.span.clone(), "parameter in an imported file")
+                    .with_label(source, span.clone(), "imported here")
+                    .with_help(
+                        "declare the parameter in the script and pass it to the procedures",
+                    ));
+                }
             }
         }
         Ok(())
@@ -360,6 +561,17 @@ impl Interpreter {
                     .with_label(source, call.span.clone(), what));
                 }
                 for (t, v) in targets.iter().zip(results) {
+                    if self.depth == 0 {
+                        if let Some(p) = self.params.iter().find(|p| p.name == t.text) {
+                            return Err(Diagnostic::new(format!(
+                                "`{}` is a script parameter; a handle cannot take its name",
+                                t.text
+                            ))
+                            .with_label(source, t.span.clone(), "assigned here")
+                            .with_label(&p.source, p.span.clone(), "declared here")
+                            .with_help("choose a new name for the new handle"));
+                        }
+                    }
                     if frame.contains_key(&t.text) {
                         let mut d = Diagnostic::new(format!("`{}` is already defined", t.text))
                             .with_label(source, t.span.clone(), "assigned again here")
@@ -398,6 +610,12 @@ impl Interpreter {
                 n.span.clone(),
                 "not a tag in the kernel nor a handle defined above",
             );
+            if self.depth > 0 && self.params.iter().any(|p| p.name == n.text) {
+                return d.with_help(format!(
+                    "`{}` is a script parameter: procedures see only their arguments, so pass it as one",
+                    n.text
+                ));
+            }
             let close = known
                 .iter()
                 .map(|k| (edit_distance(&k.to_lowercase(), &n.text.to_lowercase()), k))
@@ -435,7 +653,29 @@ impl Interpreter {
                 source: source.to_string(),
                 span: span.clone(),
             },
-            Arg::List(v, _) => Value::List(v.iter().map(|(x, _)| x.clone()).collect()),
+            Arg::List(items, _) => {
+                let mut out = vec![];
+                for a in items {
+                    match self.eval(a, frame, source)? {
+                        Value::Int(i) => out.push((i, a.span())),
+                        v => {
+                            let what = match a {
+                                Arg::Ident(n) => format!("`{}` is {}", n.text, v.describe()),
+                                _ => format!("found {}", v.describe()),
+                            };
+                            return Err(Diagnostic::new(format!(
+                                "the items of a list must be integers: {what}"
+                            ))
+                            .with_label(
+                                source,
+                                a.span(),
+                                "not an integer",
+                            ));
+                        }
+                    }
+                }
+                Value::List(out)
+            }
             Arg::Op(op, _) => Value::Op(*op),
             Arg::Group(names, span) => {
                 let mut positions = BTreeSet::new();
@@ -666,6 +906,15 @@ impl Interpreter {
             );
         }
         let mut frame: Frame = BTreeMap::new();
+        // Integer arguments, to point from an error in the body back to where each came from.
+        let ints: Vec<(String, Span)> = p
+            .def
+            .params
+            .iter()
+            .zip(&args)
+            .filter(|(_, (v, _))| matches!(v, Value::Int(_)))
+            .map(|(param, (_, at))| (param.text.clone(), at.clone()))
+            .collect();
         for (param, (v, _)) in p.def.params.iter().zip(args) {
             frame.insert(param.text.clone(), v);
         }
@@ -679,11 +928,27 @@ impl Interpreter {
                 }
                 Ok(None) => {}
                 Err(d) => {
-                    result = Err(d.with_label(
+                    let mut passed = vec![];
+                    for l in &d.labels {
+                        if l.source != p.source {
+                            continue;
+                        }
+                        let text = self.source_text(&p.source, &l.range);
+                        if let Some((n, at)) = ints.iter().find(|(n, _)| *n == text) {
+                            if !passed.iter().any(|(m, _): &(String, Span)| m == n) {
+                                passed.push((n.clone(), at.clone()));
+                            }
+                        }
+                    }
+                    let mut d = d.with_label(
                         ctx.source,
                         ctx.call.span.clone(),
                         format!("in this call of `{}`", name.text),
-                    ));
+                    );
+                    for (n, at) in passed {
+                        d = d.with_label(ctx.source, at, format!("passed as `{n}`"));
+                    }
+                    result = Err(d);
                     break;
                 }
             }
@@ -1407,7 +1672,7 @@ impl Interpreter {
         &mut self,
         ctx: &OpCtx,
         h: usize,
-        sizes: &[Int],
+        sizes: &[(Int, Span)],
         span: &Span,
     ) -> Result<(), Diagnostic> {
         if sizes.is_empty() {
@@ -1419,15 +1684,16 @@ impl Interpreter {
                 ),
             );
         }
-        if let Some(s) = sizes.iter().find(|s| !s.is_positive()) {
+        if let Some((s, at)) = sizes.iter().find(|(s, _)| !s.is_positive()) {
             return Err(
                 Diagnostic::new(format!("tile sizes must be positive, found {s}")).with_label(
                     ctx.source,
-                    span.clone(),
-                    "here",
+                    at.clone(),
+                    "not a positive size",
                 ),
             );
         }
+        let sizes: Vec<Int> = sizes.iter().map(|(s, _)| s.clone()).collect();
         let k = sizes.len();
         let ins: Vec<String> = (0..k).map(|i| format!("i{i}")).collect();
         let tiles: Vec<String> = (0..k).map(|i| format!("t{i}")).collect();

@@ -3,6 +3,7 @@
 
 pub mod ast;
 pub mod interp;
+pub mod params;
 pub mod parse;
 pub mod stdlib;
 

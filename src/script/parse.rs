@@ -27,6 +27,19 @@ pub fn parse_script(text: &str, source: &str) -> Result<Script, Diagnostic> {
                 });
             }
             Rule::def => items.push(Item::Def(def(p)?)),
+            Rule::param => {
+                let start = p.as_span().start();
+                let mut it = meaningful(p).filter(|x| x.as_rule() != Rule::param_kw);
+                let n = name(it.next().expect("name"));
+                let default = it.next().map(|v| (int(&v), self::span(&v)));
+                // To the last token: the rule's own span may reach over trailing comments.
+                let span = start..default.as_ref().map_or(n.span.end, |(_, s)| s.end);
+                items.push(Item::Param(ParamDecl {
+                    name: n,
+                    default,
+                    span,
+                }));
+            }
             Rule::EOI => {}
             _ => items.push(Item::Stmt(stmt(p)?)),
         }
@@ -159,7 +172,7 @@ fn arg(p: Pair<Rule>) -> Result<Arg, Diagnostic> {
         Rule::ident => Arg::Ident(name(p)),
         Rule::int => Arg::Int(int(&p), sp),
         Rule::isl => Arg::Isl(p.as_str().to_string(), sp),
-        Rule::list => Arg::List(meaningful(p).map(|q| (int(&q), span(&q))).collect(), sp),
+        Rule::list => Arg::List(meaningful(p).map(arg).collect::<Result<_, _>>()?, sp),
         Rule::group => Arg::Group(meaningful(p).map(name).collect(), sp),
         Rule::op => {
             use crate::model::state::RedOp;
@@ -181,6 +194,7 @@ fn rule_name(r: &Rule) -> &'static str {
         Rule::import => "`import`",
         Rule::string => "a quoted file name",
         Rule::def => "`def`",
+        Rule::param | Rule::param_kw => "`param`",
         Rule::params => "parameter names",
         Rule::block => "`{`",
         Rule::return_stmt => "`return`",
@@ -190,7 +204,7 @@ fn rule_name(r: &Rule) -> &'static str {
         Rule::args | Rule::arg => "an argument",
         Rule::group => "a group `{A, B}`",
         Rule::isl | Rule::isl_params | Rule::braced => "a set or map `{ ... }`",
-        Rule::list => "a list `[32, 32]`",
+        Rule::list | Rule::list_item => "a list `[32, 32]`",
         Rule::int => "an integer",
         Rule::op => "a reduction operator",
         Rule::keyword => "a keyword",

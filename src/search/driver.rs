@@ -232,6 +232,8 @@ fn job_like(template: &Job, script: Option<PathBuf>) -> Job {
         kernel: template.kernel.clone(),
         script,
         opts: template.opts.clone(),
+        // The scripts the search writes declare no parameters.
+        settings: Default::default(),
         toolchain: template.toolchain.clone(),
         check_defines: vec![],
         check_cflags: template.check_cflags.clone(),

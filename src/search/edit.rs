@@ -89,7 +89,10 @@ pub fn changes(text: &str, name: &str) -> Vec<Change> {
                 let deepest = match call.args.as_slice() {
                     [_, Arg::List(loops, _), Arg::List(..)] => loops
                         .iter()
-                        .filter_map(|(v, _)| v.to_i64())
+                        .filter_map(|a| match a {
+                            Arg::Int(v, _) => v.to_i64(),
+                            _ => None,
+                        })
                         .max()
                         .unwrap_or(0),
                     [_, Arg::List(sizes, _)] => sizes.len() as i64,

@@ -630,7 +630,10 @@ fn tile_band(
     let loops: Vec<usize> = match call.args.as_slice() {
         [_, Arg::List(loops, _), Arg::List(..)] => loops
             .iter()
-            .map(|(v, _)| v.to_i64().and_then(|x| usize::try_from(x).ok()))
+            .map(|a| match a {
+                Arg::Int(v, _) => v.to_i64().and_then(|x| usize::try_from(x).ok()),
+                _ => None,
+            })
             .collect::<Option<Vec<_>>>()?,
         [_, Arg::List(sizes, _)] => (1..=sizes.len()).collect(),
         _ => return None,

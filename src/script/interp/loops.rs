@@ -116,7 +116,7 @@ impl Interpreter {
                     (n, outs, vec![], if a.0 > b.0 { a } else { b })
                 }
                 "permute" => {
-                    let (order, span) = self.int_list(ctx, &args[1])?;
+                    let (order, span, _) = self.int_list(ctx, &args[1])?;
                     let n = order.len();
                     let mut seen = vec![false; n + 1];
                     for &k in &order {
@@ -229,8 +229,8 @@ impl Interpreter {
         loops: &(Value, Range<usize>),
         sizes: &(Value, Range<usize>),
     ) -> Result<(), Diagnostic> {
-        let (ls, lspan) = self.int_list(ctx, loops)?;
-        let (ss, sspan) = self.int_list(ctx, sizes)?;
+        let (ls, lspan, _) = self.int_list(ctx, loops)?;
+        let (ss, sspan, sitems) = self.int_list(ctx, sizes)?;
         if ls.is_empty() || ls.len() != ss.len() {
             return Err(Diagnostic::new(format!(
                 "`tile(l, [loops], [sizes])` needs one size per loop: {} loop(s), {} size(s)",
@@ -251,10 +251,10 @@ impl Interpreter {
             }
             chosen.push(k as usize);
         }
-        if let Some(s) = ss.iter().find(|s| **s < 1) {
+        if let Some(k) = ss.iter().position(|s| *s < 1) {
             return Err(
-                Diagnostic::new(format!("tile sizes must be positive, found {s}"))
-                    .with_label(ctx.source, sspan, "here"),
+                Diagnostic::new(format!("tile sizes must be positive, found {}", ss[k]))
+                    .with_label(ctx.source, sitems[k].clone(), "not a positive size"),
             );
         }
         let n = *chosen.iter().max().expect("non-empty");
@@ -361,24 +361,27 @@ impl Interpreter {
         Ok(s)
     }
 
+    /// A list of integers, with the list's span and each item's.
+    #[allow(clippy::type_complexity)]
     fn int_list(
         &self,
         ctx: &OpCtx,
         v: &(Value, Range<usize>),
-    ) -> Result<(Vec<i64>, Range<usize>), Diagnostic> {
+    ) -> Result<(Vec<i64>, Range<usize>, Vec<Range<usize>>), Diagnostic> {
         match &v.0 {
             Value::List(xs) => {
                 let mut out = vec![];
-                for k in xs {
+                for (k, at) in xs {
                     match k.to_i64() {
                         Some(k) if k.abs() < 1 << 40 => out.push(k),
                         _ => {
                             return Err(Diagnostic::new(format!("{k} is too large here"))
-                                .with_label(ctx.source, v.1.clone(), "in this list"))
+                                .with_label(ctx.source, at.clone(), "in this list"))
                         }
                     }
                 }
-                Ok((out, v.1.clone()))
+                let spans = xs.iter().map(|(_, at)| at.clone()).collect();
+                Ok((out, v.1.clone(), spans))
             }
             other => Err(Diagnostic::new(format!(
                 "`{}` expects a list here, found {}",
