@@ -307,7 +307,7 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
     // Under the kernel clock both programs get the same calls around their region: the
     // original around its own, the transformed program around the generated code.
     let sources = if kernel_clock {
-        match kernel_clock_sources(&kernel, &generated) {
+        match kernel_clock_sources(&kernel, &job.kernel, &generated) {
             Ok(x) => x,
             Err(f) => return failed(f),
         }
@@ -600,6 +600,7 @@ struct KernelSources {
 /// same place: where the original's region is, and where the generated code replaced it).
 fn kernel_clock_sources(
     kernel: &Kernel,
+    path: &Path,
     generated: &driver::Generated,
 ) -> Result<KernelSources, Failure> {
     let scop = &kernel.scop;
@@ -619,8 +620,14 @@ fn kernel_clock_sources(
     let range = scop.region.range.clone();
     let generated_range = range.start..range.start + generated.region.len();
     Ok(KernelSources {
-        original: Some(kernel_clock::instrument(text, range)),
-        transformed: kernel_clock::instrument(&generated.file, generated_range),
+        // The copy of the original says that it is the user's file: the same `__FILE__`
+        // and `__LINE__` as when built from the user's file, messages on its lines.
+        original: Some(kernel_clock::instrument(
+            text,
+            range,
+            Some(&path.display().to_string()),
+        )),
+        transformed: kernel_clock::instrument(&generated.file, generated_range, None),
     })
 }
 

@@ -93,8 +93,15 @@ const LEAVE: &str = "{ void loopy_region_leave(void); loopy_region_leave(); }";
 
 /// `text` with the kernel clock's calls around `region` (a byte range of whole block items
 /// inside one function body: the modelled region, or the generated code spliced in its
-/// place).
-pub fn instrument(text: &str, region: Range<usize>) -> String {
+/// place). The entry call goes on the region's first line (on a line of its own when the
+/// region starts with a preprocessor line), the exit call on a line of its own after it (on
+/// its last line, `-Wmisleading-indentation` would take it for part of a loop body).
+///
+/// `presumed`: the name the compiler should give the file (the user's file, for a copy of
+/// it): the text then starts with `#line 1 "NAME"` and has `#line` markers after the
+/// inserted lines, so that `__FILE__`, `__LINE__` and the compiler's messages are those of
+/// the user's file everywhere but on the region's first and last lines.
+pub fn instrument(text: &str, region: Range<usize>, presumed: Option<&str>) -> String {
     let body = &text[region.clone()];
     let before = &text[..region.start];
     let line_start = before.rfind('\n').map_or(0, |p| p + 1);
@@ -103,26 +110,51 @@ pub fn instrument(text: &str, region: Range<usize>) -> String {
         .chars()
         .map(|c| if c == '\t' { '\t' } else { ' ' })
         .collect();
-    let mut out = String::with_capacity(text.len() + ENTER.len() + LEAVE.len() + 2);
+    // The 1-based line of a byte offset of `text`.
+    let line_of = |at: usize| 1 + text[..at].bytes().filter(|&b| b == b'\n').count();
+    let mut out = String::with_capacity(text.len() + ENTER.len() + LEAVE.len() + 64);
+    if let Some(name) = presumed {
+        out.push_str(&format!("#line 1 {}\n", c_string(name)));
+    }
     out.push_str(before);
     out.push_str(ENTER);
     if body.starts_with('#') {
         // A preprocessor line must start its line.
         out.push('\n');
+        if presumed.is_some() {
+            out.push_str(&format!("#line {}\n", line_of(region.start)));
+        }
         out.push_str(&indent);
     } else {
         out.push(' ');
     }
     out.push_str(body);
-    let last_line = body.rsplit('\n').next().unwrap_or("");
-    if last_line.trim_start().starts_with('#') {
-        out.push('\n');
-        out.push_str(&indent);
-    } else {
-        out.push(' ');
-    }
+    out.push('\n');
+    out.push_str(&indent);
     out.push_str(LEAVE);
+    if presumed.is_some() {
+        // What follows the region on its last line keeps that line's number.
+        out.push_str(&format!("\n#line {}\n", line_of(region.end)));
+    }
     out.push_str(&text[region.end..]);
+    out
+}
+
+/// A C string literal of `s`.
+fn c_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
     out
 }
 
@@ -198,18 +230,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn calls_on_the_regions_own_lines() {
+    fn calls_around_the_region() {
         let text = "void f(void)\n{\n  int i;\n  for (i = 0; i < 3; i++)\n    g(i);\n  h();\n}\n";
         let start = text.find("for").unwrap();
         let end = text.find("g(i);").unwrap() + "g(i);".len();
-        let out = instrument(text, start..end);
         assert_eq!(
-            out,
+            instrument(text, start..end, None),
             "void f(void)\n{\n  int i;\n  \
              { void loopy_region_enter(void); loopy_region_enter(); } for (i = 0; i < 3; i++)\n    \
-             g(i); { void loopy_region_leave(void); loopy_region_leave(); }\n  h();\n}\n"
+             g(i);\n  { void loopy_region_leave(void); loopy_region_leave(); }\n  h();\n}\n"
         );
-        assert_eq!(out.lines().count(), text.lines().count());
+        // With line markers, every line after the calls keeps its number.
+        assert_eq!(
+            instrument(text, start..end, Some("dir/f \"1\".c")),
+            "#line 1 \"dir/f \\\"1\\\".c\"\nvoid f(void)\n{\n  int i;\n  \
+             { void loopy_region_enter(void); loopy_region_enter(); } for (i = 0; i < 3; i++)\n    \
+             g(i);\n  { void loopy_region_leave(void); loopy_region_leave(); }\n#line 5\n\n  h();\n}\n"
+        );
     }
 
     #[test]
@@ -217,12 +254,17 @@ mod tests {
         let text = "{\n  #pragma omp parallel for\n  for (;;) x();\n#endif\n}";
         let start = text.find("#pragma").unwrap();
         let end = text.find("#endif").unwrap() + "#endif".len();
-        let out = instrument(text, start..end);
+        let out = instrument(text, start..end, None);
         assert!(
             out.contains("loopy_region_enter(); }\n  #pragma omp"),
             "{out}"
         );
         assert!(out.contains("#endif\n  { void loopy_region_leave"), "{out}");
+        let out = instrument(text, start..end, Some("f.c"));
+        assert!(
+            out.contains("loopy_region_enter(); }\n#line 2\n  #pragma omp"),
+            "{out}"
+        );
     }
 
     #[test]
