@@ -631,13 +631,32 @@ fn kernel_clock_sources(
     })
 }
 
+/// A reference's text with the kernel clock's calls just inside its one `#pragma scop` …
+/// `#pragma endscop` pair (of its own text, not of what it includes); errors say why not.
+fn reference_region(text: &str) -> Result<String, String> {
+    let pragmas = crate::frontend::region::pragmas(text);
+    match pragmas.as_slice() {
+        [open, close] if !open.end && close.end => Ok(kernel_clock::instrument_between(
+            text,
+            open.range.end,
+            close.range.start,
+        )),
+        [] => Err("it has no `#pragma scop` … `#pragma endscop` region around its kernel".into()),
+        _ => Err(
+            "it must have exactly one `#pragma scop` … `#pragma endscop` region, around its \
+             kernel"
+                .into(),
+        ),
+    }
+}
+
 /// The reference's source with the kernel clock's calls inside its `#pragma scop` region,
 /// written beside the other programs; skipped when it has no such region.
 fn reference_with_clock(dir: &WorkDir, s: &str, r: &Reference) -> Result<PathBuf, OtherResult> {
     let text = std::fs::read_to_string(&r.source).map_err(|e| {
         OtherResult::Failed(plain(format!("cannot read `{}`: {e}", r.source.display())))
     })?;
-    let out = kernel_clock::instrument_pragmas(&text).map_err(|m| {
+    let out = reference_region(&text).map_err(|m| {
         OtherResult::Skipped(format!(
             "the kernel clock cannot time `{}`: {m} (or use `--time process`)",
             r.source.display()
@@ -1403,6 +1422,22 @@ mod tests {
             ("OPENBLAS_NUM_THREADS".into(), "1".into())
         );
         assert!(thread_env(None).is_empty());
+    }
+
+    #[test]
+    fn reference_regions() {
+        let text = "int main(void)\n{\n#pragma scop\n  work();\n  #pragma endscop\n}\n";
+        let out = reference_region(text).unwrap();
+        assert!(
+            out.contains("#pragma scop\n{ void loopy_region_enter(void); loopy_region_enter(); }\n  work();\n{ void loopy_region_leave(void); loopy_region_leave(); }\n  #pragma endscop"),
+            "{out}"
+        );
+        assert!(reference_region("int main(void) { return 0; }")
+            .unwrap_err()
+            .contains("no `#pragma scop`"));
+        let two = "#pragma scop\n#pragma endscop\n#pragma scop\n#pragma endscop\n";
+        assert!(reference_region(two).unwrap_err().contains("exactly one"));
+        assert!(reference_region("#pragma endscop\n#pragma scop\n").is_err());
     }
 
     #[test]
