@@ -301,3 +301,54 @@ fn process_and_stdout_clocks_are_unchanged() {
     assert!(err.contains("cannot be used with"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--threads` times the kernel at each count: a parallel loop inside the region, each
+/// count's pair reports its region's time (the region is entered by one thread; its
+/// parallel loop runs inside the timed part).
+#[test]
+fn thread_counts_time_the_kernel() {
+    let dir = scratch("threads");
+    let (c, _) = program(&dir);
+    let s = dir.join("par.loopy");
+    std::fs::write(&s, "parallel(S, 1)\n").unwrap();
+    let s = s.display().to_string();
+    let keep = dir.join("keep");
+    let keep_s = keep.display().to_string();
+    let (code, out, err) = loopy(&[
+        "bench",
+        &c,
+        &s,
+        "--cflags",
+        "-O1",
+        "--runs",
+        "2",
+        "--threads",
+        "1",
+        "--threads",
+        "2",
+        "--keep",
+        &keep_s,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["clock"], "kernel time (the modelled region)", "{out}");
+    assert_eq!(j["openmp"], "-fopenmp", "{out}");
+    let rows = j["threads"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{out}");
+    for row in rows {
+        for side in ["original", "transformed"] {
+            let v = samples(&row[side]);
+            assert_eq!(v.len(), 2, "{out}");
+            assert!(v.iter().all(|x| x.is_finite() && *x >= 0.0), "{out}");
+        }
+    }
+    let t = std::fs::read_to_string(keep.join("repeated.transformed.c")).unwrap();
+    let enter = t.find("loopy_region_enter();").unwrap();
+    let pragma = t.find("#pragma omp parallel").unwrap();
+    let leave = t.find("loopy_region_leave();").unwrap();
+    assert!(enter < pragma && pragma < leave, "{t}");
+    assert_eq!(report(&keep, "repeated.transformed").1, 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}
