@@ -11,7 +11,7 @@ use crate::manifest::{flops, Entry, FlopsSpec, Reference};
 use crate::model::json::Json;
 use crate::native::compile::split_words;
 use crate::native::{
-    self, Check, Clock, Difference, Plan, Program, Stats, Timing, Toolchain, WorkDir,
+    self, kernel_clock, Check, Clock, Difference, Plan, Program, Stats, Timing, Toolchain, WorkDir,
 };
 use std::path::{Path, PathBuf};
 
@@ -307,17 +307,43 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
     };
     let openmp = openmp_flag(&generated.file);
     let s = stem(&job.kernel);
-    let transformed = dir.join(&format!("{s}.transformed.c"));
-    if let Err(e) = std::fs::write(&transformed, &generated.file) {
-        return failed(plain(format!(
-            "cannot write `{}`: {e}",
-            transformed.display()
-        )));
-    }
-    let original_dir = match job.kernel.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
+    let kernel_clock = job.plan.clock == Clock::Kernel;
+    // Under the kernel clock both programs get the same calls around their region: the
+    // original around its own, the transformed program around the generated code.
+    let sources = if kernel_clock {
+        match kernel_clock_sources(&kernel, &job.kernel, &generated) {
+            Ok(x) => x,
+            Err(f) => return failed(f),
+        }
+    } else {
+        KernelSources {
+            original: None,
+            transformed: generated.file.clone(),
+        }
     };
+    let transformed = dir.join(&format!("{s}.transformed.c"));
+    let original_dir = parent_dir(&job.kernel);
+    let mut writes: Vec<(PathBuf, &str)> = vec![(transformed.clone(), &sources.transformed)];
+    // The source the original is built from, and its directory for `#include "..."`.
+    let (original_src, original_quote) = match &sources.original {
+        Some(text) => {
+            let p = dir.join(&format!("{s}.original.c"));
+            writes.push((p.clone(), text));
+            (p, vec![original_dir.clone()])
+        }
+        None => (job.kernel.clone(), vec![]),
+    };
+    let mut job_toolchain = job.toolchain.clone();
+    if kernel_clock {
+        let helper = dir.join(kernel_clock::HELPER_NAME);
+        writes.push((helper.clone(), kernel_clock::HELPER));
+        job_toolchain.extra.push(helper.display().to_string());
+    }
+    for (path, text) in &writes {
+        if let Err(e) = std::fs::write(path, text) {
+            return failed(plain(format!("cannot write `{}`: {e}", path.display())));
+        }
+    }
     let separate_check = !(job.check_defines.is_empty() && job.check_cflags.is_empty());
     // Builds both programs with `cflags` and `defines` added; the executables' names end in
     // `suffix`.
@@ -327,13 +353,13 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
      -> Result<(PathBuf, PathBuf), Failure> {
         let a = dir.join(&format!("{s}.original{suffix}"));
         let b = dir.join(&format!("{s}.transformed{suffix}"));
-        let mut toolchain = job.toolchain.clone();
+        let mut toolchain = job_toolchain.clone();
         toolchain
             .cflags
             .extend(openmp.iter().map(|f| f.to_string()));
         toolchain.cflags.extend(cflags.iter().cloned());
         progress(&format!("compiling the original{suffix}"));
-        toolchain.compile(&job.kernel, &[], defines, &a)?;
+        toolchain.compile(&original_src, &original_quote, defines, &a)?;
         progress(&format!("compiling the transformed program{suffix}"));
         toolchain.compile(
             &transformed,
@@ -405,7 +431,7 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
     let mut other_exes: Vec<(usize, PathBuf, Env)> = vec![];
     let other_env = reference_env(job.threads.first().copied());
     for (k, base) in job.baselines.iter().enumerate() {
-        let mut toolchain = job.toolchain.clone();
+        let mut toolchain = job_toolchain.clone();
         toolchain.cc = base.cc.clone();
         toolchain.cflags = base.cflags.clone();
         let name = format!("{s}.baseline{}", k + 1);
@@ -414,7 +440,7 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
             job,
             &dir,
             &toolchain,
-            &job.kernel,
+            (&original_src, &original_quote),
             &name,
             separate_check,
             &a,
@@ -432,17 +458,25 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
     }
     if let Some(reference) = &job.reference {
         progress(&format!("reference {}", reference.name));
-        let mut toolchain = job.toolchain.clone();
+        let mut toolchain = job_toolchain.clone();
         toolchain.cflags.extend(reference.cflags.iter().cloned());
         let mut ldflags = reference.ldflags.clone();
         ldflags.extend(toolchain.ldflags.iter().cloned());
         toolchain.ldflags = ldflags;
         let r = probe_reference(&dir, &toolchain, reference).and_then(|()| {
+            let (source, quote) = if kernel_clock {
+                (
+                    reference_with_clock(&dir, &s, reference)?,
+                    vec![parent_dir(&reference.source)],
+                )
+            } else {
+                (reference.source.clone(), vec![])
+            };
             prepare_other(
                 job,
                 &dir,
                 &toolchain,
-                &reference.source,
+                (&source, &quote),
                 &format!("{s}.reference"),
                 separate_check,
                 &a,
@@ -550,6 +584,93 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
 
 /// Variables added to a program's environment.
 type Env = Vec<(String, String)>;
+
+/// The directory of a source, for `#include "..."` when a copy of it is built elsewhere.
+fn parent_dir(p: &Path) -> PathBuf {
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// The sources of the two programs: the original's text when it is not built from the
+/// user's file as it is, and the transformed program's.
+struct KernelSources {
+    original: Option<String>,
+    transformed: String,
+}
+
+/// Both programs with the kernel clock's calls around their region (the same calls, at the
+/// same place: where the original's region is, and where the generated code replaced it).
+fn kernel_clock_sources(
+    kernel: &Kernel,
+    path: &Path,
+    generated: &driver::Generated,
+) -> Result<KernelSources, Failure> {
+    let scop = &kernel.scop;
+    let text = kernel
+        .sources
+        .iter()
+        .find(|(n, _)| *n == scop.file)
+        .map(|(_, t)| t)
+        .filter(|_| scop.region.file == scop.file)
+        .ok_or_else(|| {
+            plain(format!(
+                "the kernel clock cannot time the region of `{}`: it is not in that file's own \
+                 text; use `--time process`",
+                scop.file
+            ))
+        })?;
+    let range = scop.region.range.clone();
+    let generated_range = range.start..range.start + generated.region.len();
+    Ok(KernelSources {
+        // The copy of the original says that it is the user's file: the same `__FILE__`
+        // and `__LINE__` as when built from the user's file, messages on its lines.
+        original: Some(kernel_clock::instrument(
+            text,
+            range,
+            Some(&path.display().to_string()),
+        )),
+        transformed: kernel_clock::instrument(&generated.file, generated_range, None),
+    })
+}
+
+/// A reference's text with the kernel clock's calls just inside its one `#pragma scop` …
+/// `#pragma endscop` pair (of its own text, not of what it includes); errors say why not.
+fn reference_region(text: &str) -> Result<String, String> {
+    let pragmas = crate::frontend::region::pragmas(text);
+    match pragmas.as_slice() {
+        [open, close] if !open.end && close.end => Ok(kernel_clock::instrument_between(
+            text,
+            open.range.end,
+            close.range.start,
+        )),
+        [] => Err("it has no `#pragma scop` … `#pragma endscop` region around its kernel".into()),
+        _ => Err(
+            "it must have exactly one `#pragma scop` … `#pragma endscop` region, around its \
+             kernel"
+                .into(),
+        ),
+    }
+}
+
+/// The reference's source with the kernel clock's calls inside its `#pragma scop` region,
+/// written beside the other programs; skipped when it has no such region.
+fn reference_with_clock(dir: &WorkDir, s: &str, r: &Reference) -> Result<PathBuf, OtherResult> {
+    let text = std::fs::read_to_string(&r.source).map_err(|e| {
+        OtherResult::Failed(plain(format!("cannot read `{}`: {e}", r.source.display())))
+    })?;
+    let out = reference_region(&text).map_err(|m| {
+        OtherResult::Skipped(format!(
+            "the kernel clock cannot time `{}`: {m} (or use `--time process`)",
+            r.source.display()
+        ))
+    })?;
+    let p = dir.join(&format!("{s}.reference.c"));
+    std::fs::write(&p, out)
+        .map_err(|e| OtherResult::Failed(plain(format!("cannot write `{}`: {e}", p.display()))))?;
+    Ok(p)
+}
 
 /// `1 thread`, `2 threads`.
 pub fn threads_text(t: u32) -> String {
@@ -660,7 +781,7 @@ fn prepare_other(
     job: &Job,
     dir: &WorkDir,
     toolchain: &Toolchain,
-    source: &Path,
+    (source, quote): (&Path, &[PathBuf]),
     name: &str,
     separate_check: bool,
     original: &native::Outcome,
@@ -670,13 +791,13 @@ fn prepare_other(
     toolchain.available().map_err(OtherResult::Skipped)?;
     let exe = dir.join(name);
     toolchain
-        .compile(source, &[], &[], &exe)
+        .compile(source, quote, &[], &exe)
         .map_err(OtherResult::Failed)?;
     let check_exe = if separate_check {
         let e = dir.join(&format!("{name}.check"));
         let mut t = toolchain.clone();
         t.cflags.extend(job.check_cflags.iter().cloned());
-        t.compile(source, &[], &job.check_defines, &e)
+        t.compile(source, quote, &job.check_defines, &e)
             .map_err(OtherResult::Failed)?;
         e
     } else {
@@ -718,6 +839,7 @@ pub fn secs(t: f64) -> String {
 
 pub fn clock_name(c: Clock) -> &'static str {
     match c {
+        Clock::Kernel => "kernel time (the modelled region)",
         Clock::Process => "process wall time",
         Clock::Stdout => "time printed by the program",
     }
@@ -1309,6 +1431,22 @@ mod tests {
             ("OPENBLAS_NUM_THREADS".into(), "1".into())
         );
         assert!(thread_env(None).is_empty());
+    }
+
+    #[test]
+    fn reference_regions() {
+        let text = "int main(void)\n{\n#pragma scop\n  work();\n  #pragma endscop\n}\n";
+        let out = reference_region(text).unwrap();
+        assert!(
+            out.contains("#pragma scop\n{ void loopy_region_enter(void); loopy_region_enter(); }\n  work();\n{ void loopy_region_leave(void); loopy_region_leave(); }\n  #pragma endscop"),
+            "{out}"
+        );
+        assert!(reference_region("int main(void) { return 0; }")
+            .unwrap_err()
+            .contains("no `#pragma scop`"));
+        let two = "#pragma scop\n#pragma endscop\n#pragma scop\n#pragma endscop\n";
+        assert!(reference_region(two).unwrap_err().contains("exactly one"));
+        assert!(reference_region("#pragma endscop\n#pragma scop\n").is_err());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `loopy bench`: build the original and the transformed program with the same compiler and
 //! flags, require identical outputs, then time them against each other (docs/bench.md).
 
-use super::{CcArgs, Ctx, Format, SetArgs};
+use super::{CcArgs, Ctx, Format, SetArgs, TimeArg};
 use crate::bench::{
     bench_one, clock_name, describe_toolchain, manifest_jobs, outcome_json, second_label, secs,
     stem, table, threads_text, Baseline, Extra, Job, ManifestRun, OtherKind, OtherResult, Outcome,
@@ -97,10 +97,15 @@ pub struct BenchArgs {
     /// used the same executables).
     #[arg(long, default_value_t = 1)]
     pub warmup: u32,
-    /// Take each run's time from the last line of its stdout (seconds; PolyBench's
-    /// `-DPOLYBENCH_TIME`) instead of the process's wall time. That line is then left out
-    /// of the check run's comparison.
-    #[arg(long)]
+    /// What is timed: `kernel` (default) times the modelled region alone, in both programs
+    /// the same way (a monotonic clock around it, accumulated over every time it runs);
+    /// `process` the whole process, spawn to exit; `stdout` takes each run's time from the
+    /// last line of its stdout (seconds; PolyBench's `-DPOLYBENCH_TIME`), a line then left
+    /// out of the check run's comparison.
+    #[arg(long, value_enum, value_name = "CLOCK", default_value_t = TimeArg::Kernel)]
+    pub time: TimeArg,
+    /// The same as `--time stdout`.
+    #[arg(long, conflicts_with = "time")]
     pub time_from_stdout: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -245,7 +250,7 @@ fn common(a: &BenchArgs) -> Result<Settings, String> {
             clock: if a.time_from_stdout {
                 Clock::Stdout
             } else {
-                Clock::Process
+                a.time.clock()
             },
         },
         baselines,

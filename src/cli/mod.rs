@@ -191,6 +191,27 @@ pub enum Format {
     Json,
 }
 
+/// What a timed run's time is (`--time`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeArg {
+    /// The modelled region alone, in both programs (a monotonic clock around it).
+    Kernel,
+    /// The whole process, spawn to exit.
+    Process,
+    /// The last line of the program's stdout (seconds; PolyBench's `-DPOLYBENCH_TIME`).
+    Stdout,
+}
+
+impl TimeArg {
+    pub fn clock(self) -> crate::native::Clock {
+        match self {
+            TimeArg::Kernel => crate::native::Clock::Kernel,
+            TimeArg::Process => crate::native::Clock::Process,
+            TimeArg::Stdout => crate::native::Clock::Stdout,
+        }
+    }
+}
+
 /// Options every command shares once parsed.
 pub struct Ctx {
     pub color: bool,

@@ -1,11 +1,11 @@
 //! `loopy search`: arguments and printing; the search itself is `search::driver`
 //! (docs/search.md).
 
-use super::{CcArgs, Ctx, Format};
+use super::{CcArgs, Ctx, Format, TimeArg};
 use crate::bench::{secs, Job};
 use crate::driver::Kernel;
 use crate::model::json::Json;
-use crate::native::{compile::split_words, Clock, Plan, Toolchain};
+use crate::native::{compile::split_words, Plan, Toolchain};
 use crate::search::driver::{self, Event, Settings, Verdict};
 use clap::Args;
 use std::io::{IsTerminal, Write};
@@ -57,6 +57,10 @@ pub struct SearchArgs {
     /// Timed runs of each program per candidate.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
+    /// What is timed: `kernel` (default) the modelled region alone, `process` the whole
+    /// process, `stdout` the time the program prints last (as `loopy bench --time`).
+    #[arg(long, value_enum, value_name = "CLOCK", default_value_t = TimeArg::Kernel)]
+    pub time: TimeArg,
     #[command(flatten)]
     pub cc: CcArgs,
     /// The C compiler (default `$CC`, then `cc`).
@@ -119,7 +123,7 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         plan: Plan {
             runs: a.runs as usize,
             warmup: 1,
-            clock: Clock::Process,
+            clock: a.time.clock(),
         },
         keep: None,
         baselines: vec![],

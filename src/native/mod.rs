@@ -8,10 +8,13 @@
 //!   flags) and compiler failures as reports on the offending line;
 //! - [`run`]: one run of a program (exit status, stdout, stderr, wall time) and the first
 //!   difference between two runs;
+//! - [`kernel_clock`]: the calls spliced around a region to time it alone, the C helper
+//!   that implements them, and the report a timed run leaves;
 //! - [`time`]: interleaved timing of two programs and the statistics of the samples;
 //! - [`plot`]: an SVG bar chart of speedups.
 
 pub mod compile;
+pub mod kernel_clock;
 pub mod plot;
 pub mod run;
 pub mod time;
