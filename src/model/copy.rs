@@ -588,8 +588,8 @@ fn nest(plans: &mut [CopyPlan]) -> Result<(), Diagnostic> {
                     a,
                     b,
                     format!(
-                        "this copy of `{}` runs inside another copy of it and stages some of its statements and some others",
-                        b.c_name
+                        "this copy of `{}` runs inside another copy of `{}` and stages both statements that copy stages and statements it does not",
+                        b.c_name, b.c_name
                     ),
                     "a copy inside another copy of the same array stages either only statements the outer copy stages (it then copies from the outer buffer) or none of them",
                 ));
