@@ -15,7 +15,14 @@
 use super::state::{prefix_map, CopyMark, Piece, State};
 use crate::diag::Diagnostic;
 use crate::presburger::omega::Row;
-use crate::presburger::{Basic, Int, Map, Set, Space, Tuple};
+use crate::presburger::{budget, Basic, Int, Map, Set, Space, Tuple};
+
+/// Work steps (see `presburger::budget`) allowed for the parametric maximum of one
+/// dimension's width: the boxes of the examples take about 100 to 150, random kernels of
+/// the property tests up to some 15 000; a footprint whose maximum splinters (whose steps
+/// may each take long, on growing coefficients) is refused instead of stalling every later
+/// step of the script.
+pub const PARAMETRIC_BUDGET: u64 = 20_000;
 
 /// One `copy` of the final state, ready to verify and to generate.
 #[derive(Clone, Debug)]
@@ -329,12 +336,20 @@ impl Extent {
     }
 }
 
-/// The exact largest width plus one of dimension `d` of the footprint, per parameter value:
-/// `Err(true)` when it has no bound even in terms of the parameters, `Err(false)` when the
-/// maximum is not one that C can compute (a floor whose definition is unknown).
-fn parametric_extent(f: &Map, d: usize) -> Result<Extent, bool> {
+/// Why a dimension has no [`Extent`].
+enum NoExtent {
+    /// No bound, even in terms of the parameters.
+    Unbounded,
+    /// A maximum C cannot compute (a floor whose definition is unknown).
+    Inexpressible,
+    /// More than [`PARAMETRIC_BUDGET`] work steps.
+    Costly,
+}
+
+/// The exact largest width plus one of dimension `d` of the footprint, per parameter value.
+fn parametric_extent(f: &Map, d: usize) -> Result<Extent, NoExtent> {
     let s = deltas(f, d, false);
-    let max = s.lexmax().map_err(|_| true)?.simplify();
+    let max = s.lexmax().map_err(|_| NoExtent::Unbounded)?.simplify();
     let mut pieces = vec![];
     for b in max.parts() {
         let c = b.col_dim(0);
@@ -342,14 +357,14 @@ fn parametric_extent(f: &Map, d: usize) -> Result<Extent, bool> {
             .iter()
             .any(|v| v.as_ref().is_none_or(|v| !v.num[c].is_zero()))
         {
-            return Err(false);
+            return Err(NoExtent::Inexpressible);
         }
         let Some(k) = b
             .eqs
             .iter()
             .position(|row| row[c].is_one() || (-&row[c]).is_one())
         else {
-            return Err(false);
+            return Err(NoExtent::Inexpressible);
         };
         // delta = value, then value + 1.
         let s = -&b.eqs[k][c];
@@ -386,7 +401,7 @@ fn parametric_extent(f: &Map, d: usize) -> Result<Extent, bool> {
         });
     }
     if pieces.is_empty() {
-        return Err(false);
+        return Err(NoExtent::Inexpressible);
     }
     Ok(Extent { pieces })
 }
@@ -703,12 +718,14 @@ fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan,
                 size.push(n);
                 runtime.push(None);
             }
-            Err(()) => match parametric_extent(&fp, d) {
+            Err(()) => match budget::with_budget(PARAMETRIC_BUDGET, || parametric_extent(&fp, d))
+                .unwrap_or(Err(NoExtent::Costly))
+            {
                 Ok(e) => {
                     size.push(Int::ZERO);
                     runtime.push(Some(e));
                 }
-                Err(true) => {
+                Err(NoExtent::Unbounded) => {
                     return Err(refuse(
                         &mark,
                         format!(
@@ -720,7 +737,19 @@ fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan,
                     .with_note("its width has no bound, not even one in terms of the parameters")
                     .with_help("copy inside more loops (a larger k), or tile the loops first so that one iteration touches a block"));
                 }
-                Err(false) => {
+                Err(NoExtent::Costly) => {
+                    return Err(refuse(
+                        &mark,
+                        format!(
+                            "the largest width of the footprint of `{c_name}` along dimension {} depends on the parameters and takes more than {PARAMETRIC_BUDGET} work steps to compute",
+                            d + 1
+                        ),
+                        "copied here",
+                    )
+                    .with_note("the boxes of copies in real kernels take a few hundred steps; this footprint's parametric maximum splinters")
+                    .with_help("copy inside more loops (a larger k), or tile the loops first so that one iteration touches a block of constant size"));
+                }
+                Err(NoExtent::Inexpressible) => {
                     return Err(refuse(
                         &mark,
                         format!(
