@@ -9,8 +9,11 @@
 //! and the written part as maps `[t] -> A[e]`, and the buffer's box: its lower corner per
 //! dimension as one quasi-affine expression of the parameters and `t` (an exact parametric
 //! minimum), and its extent (the exact maximum, over every parameter value and every `t`,
-//! of the footprint's width). A footprint whose width is unbounded, or whose box holds more
-//! elements than the copy's limit, is refused.
+//! of the footprint's width). Where that maximum grows with the parameters, the extent is
+//! the exact maximum per parameter value ([`Extent`], computed when the region starts); a
+//! footprint whose width has no bound even in terms of the parameters, or a box of constant
+//! size holding more elements than the copy's limit, is refused. Several copies of one
+//! array compose as `nest` says.
 
 use super::state::{prefix_map, CopyMark, Piece, State};
 use crate::diag::Diagnostic;
