@@ -338,3 +338,29 @@ fn allocated_buffers_inside_parallel_loops_are_refused() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A run-time extent that changes form with the parameters: a row buffer holds
+/// `max(m, p)` elements, written as the exact piecewise maximum with its conditions.
+#[test]
+fn piecewise_extents_are_exact() {
+    let path = "tests/data/codegen/copy_two_rows.c";
+    let script = "copy({First, Second}, 1, B)\n";
+    let region = compare(path, &[], script, "two-rows", &[]);
+    let line = region
+        .lines()
+        .find(|l| l.contains("long loopy_B_n1 = "))
+        .unwrap_or_else(|| panic!("{region}"));
+    // One value per piece, each under its conditions on the parameters.
+    assert!(
+        line.contains(" ? m : ") && line.contains(" ? p : ") && line.ends_with(" : 0);"),
+        "{line}"
+    );
+    let values = vec![
+        vec![0, 0, 0],
+        vec![2, 3, 5],
+        vec![3, 6, 2],
+        vec![2, 0, 4],
+        vec![2, 4, 4],
+    ];
+    trace(path, script, "trace-two-rows", &values);
+}
