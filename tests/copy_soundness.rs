@@ -420,3 +420,24 @@ fn a_splintering_parametric_box_does_not_stall() {
     .collect();
     check_case(&s, &ops).unwrap();
 }
+
+/// A copy nested in one that stages all its statements, at the same level: the inner
+/// write-back goes to the outer buffer, where `S1` reads `S0`'s value of `A[0]` and whose
+/// write-back follows (an executor whose inner copy fills from and writes back to the array
+/// fails this case: `S1` reads a stale value, and the outer write-back overwrites `S0`'s).
+#[test]
+fn a_nested_copy_fills_from_the_outer_buffer() {
+    let s = Spec {
+        stmts: vec![
+            (1, vec![(true, 1, 0, 0)]),
+            (1, vec![(false, 0, 0, 0)]),
+            (1, vec![(false, 0, 0, 0)]),
+        ],
+        shared: true,
+    };
+    let ops: Vec<String> = ["copy({S0, S1}, 1, A)", "copy(S0, 1, A)"]
+        .iter()
+        .map(|x| x.to_string())
+        .collect();
+    check_case(&s, &ops).unwrap();
+}
