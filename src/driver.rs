@@ -547,7 +547,15 @@ pub fn render_copies(
                 .find(|p| p.mark.step == c.step && p.mark.array == c.array)
             {
                 let t: Vec<String> = (1..=c.outer).map(|k| format!("t{k}")).collect();
-                let size: Vec<String> = p.size.iter().map(|v| v.to_string()).collect();
+                let size: Vec<String> = p
+                    .size
+                    .iter()
+                    .zip(&p.runtime)
+                    .map(|(v, e)| match e {
+                        Some(e) => format!("({})", e.to_c(&st.params, "floor")),
+                        None => v.to_string(),
+                    })
+                    .collect();
                 let lo: Vec<String> = p
                     .lower
                     .iter()

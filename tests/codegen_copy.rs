@@ -69,13 +69,20 @@ fn copies_inside_a_parallel_loop_are_private() {
 }
 
 fn same_output(script: &str, tag: &str, extra: &[&str]) -> String {
-    let sizes = ["NI=37", "NJ=29", "NK=41"];
-    let (kernel, run) = load("examples/gemm/gemm.c", &sizes, script);
+    let region = compare("examples/gemm/gemm.c", GEMM_SIZES, script, tag, extra);
+    assert!(region.contains("__attribute__((aligned(64)))"));
+    assert!(region.contains("loopy_C[(i) - loopy_C_o0][(j) - loopy_C_o1]"));
+    region
+}
+
+const GEMM_SIZES: &[&str] = &["NI=37", "NJ=29", "NK=41"];
+const TWO_MM_SIZES: &[&str] = &["NI=37", "NJ=29", "NK=41", "NL=23"];
+
+/// The kernel transformed by `script` compiles with `-Wall -Wextra -Werror` and prints
+/// what the original prints; the region.
+fn compare(path: &str, sizes: &[&str], script: &str, tag: &str, extra: &[&str]) -> String {
+    let (kernel, run) = load(path, sizes, script);
     let g = generate(&kernel, &run.interp.state).unwrap();
-    assert!(g.region.contains("__attribute__((aligned(64)))"));
-    assert!(g
-        .region
-        .contains("loopy_C[(i) - loopy_C_o0][(j) - loopy_C_o1]"));
     let dir = common::scratch("codegen-copy", tag);
     let (orig, new) = (dir.join("orig.c"), dir.join("new.c"));
     std::fs::copy(&kernel.scop.file, &orig).unwrap();
@@ -182,4 +189,178 @@ fn show_lists_the_copies_with_their_boxes() {
             && out.contains("C inside loops 1..5, box 16 × 16 from [16 * t5, 16 * t4]"),
         "{out}"
     );
+}
+
+/// 2mm with the intermediate `tmp` staged in both products, each tiled 32×32×32: the first
+/// product accumulates a block of `tmp` in its buffer, the second reads a block of it from
+/// its own (the second buffer of `tmp`, `loopy2_tmp`).
+const TWO_MM_BOTH: &str = "realign(Init, Mult, 0)
+interchange(Mult, 2, 3)
+tile(Mult, [32, 32, 32])
+realign(Scale, Sum, 0)
+interchange(Sum, 2, 3)
+tile(Sum, [32, 32, 32])
+copy(Mult, 3, tmp)
+copy(Sum, 3, tmp)
+";
+
+/// 2mm with a block of `tmp` per product-one iteration and a whole row of `tmp` (`nj`
+/// elements, a run-time size) per row of the second product.
+const TWO_MM_ROW: &str = "copy(Mult, 2, tmp)
+copy(Sum, 1, tmp)
+";
+
+/// gemm with a panel of `B` (16 rows, all `nj` columns: a run-time size) and inside it a
+/// 16×12 block of it filled from the panel; the same for `A` (8 rows of `nk`, then 8×16).
+const GEMM_NESTED: &str = "realign(Scale, Mult, 0)
+affine(Mult, {[i,k,j] -> [i1,k1,j1,i2,k2,j2]: i1=[i/8] and i2=i%8 and k1=[k/16] and k2=k%16 and j1=[j/12] and j2=j%12})
+copy(Mult, 2, B)
+copy(Mult, 3, B)
+copy(Mult, 1, A)
+copy(Mult, 3, A)
+";
+
+#[test]
+fn two_mm_stages_tmp_in_both_products() {
+    let region = compare(
+        "examples/2mm/2mm.c",
+        TWO_MM_SIZES,
+        TWO_MM_BOTH,
+        "2mm-both",
+        &[],
+    );
+    for needle in [
+        "__typeof__(tmp[0][0]) loopy_tmp[32][32] __attribute__((aligned(64)));",
+        "__typeof__(tmp[0][0]) loopy2_tmp[32][32] __attribute__((aligned(64)));",
+        "loopy_tmp[(i) - loopy_tmp_o0][(j) - loopy_tmp_o1] += alpha",
+        "D[i][j] += loopy2_tmp[(i) - loopy2_tmp_o0][(k) - loopy2_tmp_o1] * C[k][j];",
+    ] {
+        assert!(region.contains(needle), "{needle}\n{region}");
+    }
+    let values = vec![
+        vec![0; 4],
+        vec![1; 4],
+        vec![33, 5, 2, 40],
+        vec![7, 35, 3, 2],
+    ];
+    trace("examples/2mm/2mm.c", TWO_MM_BOTH, "trace-2mm-both", &values);
+}
+
+/// A box bounded by a parameter: the buffer is allocated when the region starts with the
+/// size the parameters give it (checked), and freed after it.
+#[test]
+fn parametric_boxes_are_allocated_with_checked_sizes() {
+    let region = compare(
+        "examples/2mm/2mm.c",
+        TWO_MM_SIZES,
+        TWO_MM_ROW,
+        "2mm-row",
+        &[],
+    );
+    for needle in [
+        "long loopy2_tmp_n1 = nj;",
+        "if (loopy2_tmp_n1 < 1) loopy2_tmp_n1 = 1;",
+        "if (__builtin_mul_overflow(loopy2_tmp_bytes, (unsigned long)loopy2_tmp_n1, &loopy2_tmp_bytes)) __builtin_abort();",
+        "__typeof__(tmp[0][0]) (*loopy2_tmp)[loopy2_tmp_n1] = __builtin_malloc(loopy2_tmp_bytes);",
+        "if (!loopy2_tmp) __builtin_abort();",
+        "loopy2_tmp_o0 = i; loopy2_tmp_o1 = 0;",
+        "__builtin_free(loopy2_tmp);",
+    ] {
+        assert!(region.contains(needle), "{needle}\n{region}");
+    }
+    // `loopy show --script` lists the box with its run-time extent.
+    let (_, run) = load("examples/2mm/2mm.c", &[], TWO_MM_ROW);
+    let plans = loopy::model::copy::plan(&run.interp.state).unwrap();
+    let shown = loopy::driver::render_copies(
+        &run.interp.state,
+        &plans,
+        &run.interp
+            .state
+            .pieces
+            .iter()
+            .flat_map(|p| p.copies.clone())
+            .collect::<Vec<_>>(),
+    );
+    assert!(
+        shown.contains("tmp inside loops 1..1, box 1 × (nj) from [t1, 0]"),
+        "{shown}"
+    );
+    let values = vec![vec![0; 4], vec![1; 4], vec![4, 6, 3, 5], vec![3, 0, 2, 4]];
+    trace("examples/2mm/2mm.c", TWO_MM_ROW, "trace-2mm-row", &values);
+}
+
+/// Nested copies of one array: the inner copy fills from and writes back to the outer
+/// buffer, and the statement reads the inner one.
+#[test]
+fn nested_copies_fill_from_the_outer_buffer() {
+    let region = compare(
+        "examples/gemm/gemm.c",
+        GEMM_SIZES,
+        GEMM_NESTED,
+        "gemm-nested",
+        &[],
+    );
+    for needle in [
+        "loopy2_B[c7 - loopy2_B_o0][c9 - loopy2_B_o1] = loopy_B[c7 - loopy_B_o0][c9 - loopy_B_o1];",
+        "loopy2_A[c7 - loopy2_A_o0][c9 - loopy2_A_o1] = loopy_A[c7 - loopy_A_o0][c9 - loopy_A_o1];",
+        "C[i][j] += alpha * loopy2_A[(i) - loopy2_A_o0][(k) - loopy2_A_o1] * loopy2_B[(k) - loopy2_B_o0][(j) - loopy2_B_o1];",
+        "loopy_B[c5 - loopy_B_o0][c7 - loopy_B_o1] = B[c5][c7];",
+    ] {
+        assert!(region.contains(needle), "{needle}\n{region}");
+    }
+    let values = vec![vec![0; 3], vec![1; 3], vec![9, 13, 17], vec![16, 7, 3]];
+    trace(
+        "examples/gemm/gemm.c",
+        GEMM_NESTED,
+        "trace-gemm-nested",
+        &values,
+    );
+}
+
+/// A buffer allocated when the region starts cannot be private to the threads of a
+/// parallel loop around it: `loopy apply` refuses (exit 2) and says why.
+#[test]
+fn allocated_buffers_inside_parallel_loops_are_refused() {
+    let dir = common::scratch("codegen-copy", "parallel-allocated");
+    let s = dir.join("p.loopy");
+    std::fs::write(&s, "copy(Mult, 1, B)\nparallel(Mult, 1)\n").unwrap();
+    let (code, _, err) = common::loopy(&[
+        "apply",
+        "--color",
+        "never",
+        "examples/gemm/gemm.c",
+        s.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("the buffer of `B` has a size that depends on the parameters and lies inside a loop marked `parallel`"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run-time extent that changes form with the parameters: a row buffer holds
+/// `max(m, p)` elements, written as the exact piecewise maximum with its conditions.
+#[test]
+fn piecewise_extents_are_exact() {
+    let path = "tests/data/codegen/copy_two_rows.c";
+    let script = "copy({First, Second}, 1, B)\n";
+    let region = compare(path, &[], script, "two-rows", &[]);
+    let line = region
+        .lines()
+        .find(|l| l.contains("long loopy_B_n1 = "))
+        .unwrap_or_else(|| panic!("{region}"));
+    // One value per piece, each under its conditions on the parameters.
+    assert!(
+        line.contains(" ? m : ") && line.contains(" ? p : ") && line.ends_with(" : 0);"),
+        "{line}"
+    );
+    let values = vec![
+        vec![0, 0, 0],
+        vec![2, 3, 5],
+        vec![3, 6, 2],
+        vec![2, 0, 4],
+        vec![2, 4, 4],
+    ];
+    trace(path, script, "trace-two-rows", &values);
 }

@@ -146,11 +146,27 @@ must_fail!(
     "tests/must_fail/copy_update.c",
     "illegal `copy` of `B`: `Bump` (line 13) writes `B[0][0]` between the fill and the write-back"
 );
+must_fail!(
+    copy_param_read_between,
+    "tests/must_fail/copy_rows_n.c",
+    "illegal `copy` of `B`: `Peek` (line 14) reads `B[0][0]` between the fill and the write-back"
+);
+must_fail!(
+    copy_nested_write_between,
+    "tests/must_fail/copy_update.c",
+    "illegal `copy` of `B`: `Bump` (line 13) writes `B[0][0]` between the fill and the write-back"
+);
 must_refuse!(
-    copy_unbounded,
+    copy_overlapping_windows,
     "check",
-    "examples/gemm/gemm.c",
-    "the footprint of `B` in one iteration of the outer 1 loop(s) is unbounded"
+    "tests/must_fail/copy_rows.c",
+    "two copies of `B` overlap without one holding the other"
+);
+must_refuse!(
+    copy_nested_mixed,
+    "check",
+    "tests/must_fail/copy_rows.c",
+    "runs inside another copy of `B` and stages both statements that copy stages and statements it does not"
 );
 must_fail!(
     parallel_reduction_read,

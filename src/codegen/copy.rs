@@ -44,6 +44,23 @@ fn x(i: usize) -> String {
     format!("x{i}")
 }
 
+/// The order in which copies are placed: the plans' order, except that a copy that fills
+/// from another copy's buffer comes after it (at one level, the copy placed later gets its
+/// fill after and its write-back before the earlier one's).
+fn staging_order(plans: &[CopyPlan]) -> Vec<usize> {
+    let depth = |mut c: usize| {
+        let mut d = 0;
+        while let Some(s) = plans[c].source {
+            c = s;
+            d += 1;
+        }
+        d
+    };
+    let mut order: Vec<usize> = (0..plans.len()).collect();
+    order.sort_by_key(|&c| depth(c));
+    order
+}
+
 /// Builds the schedules of every item.
 pub fn stage(placed: &[Placed], plans: &[CopyPlan]) -> Staged {
     let mut schedules: Vec<Map> = placed.iter().map(|p| p.schedule.clone()).collect();
@@ -59,7 +76,8 @@ pub fn stage(placed: &[Placed], plans: &[CopyPlan]) -> Staged {
         }
         v
     };
-    for (c, plan) in plans.iter().enumerate() {
+    for c in staging_order(plans) {
+        let plan = &plans[c];
         let k = plan.mark.outer;
         let r = plan.rank;
         let n = schedules.first().map_or(0, Map::n_out);
@@ -156,21 +174,33 @@ pub fn stage(placed: &[Placed], plans: &[CopyPlan]) -> Staged {
     Staged { schedules, extras }
 }
 
-/// The buffer's C name.
+/// The buffer's C name: `loopy_A` for the first copy of `A`, `loopy2_A`, `loopy3_A`… for
+/// the next ones.
 pub fn buffer(plan: &CopyPlan) -> String {
-    format!("loopy_{}", plan.c_name)
+    match plan.buffer_index {
+        0 => format!("loopy_{}", plan.c_name),
+        n => format!("loopy{}_{}", n + 1, plan.c_name),
+    }
 }
 
 /// The C name of the offset along dimension `d`.
 pub fn offset(plan: &CopyPlan, d: usize) -> String {
-    format!("loopy_{}_o{d}", plan.c_name)
+    format!("{}_o{d}", buffer(plan))
+}
+
+/// The C name of the run-time extent along dimension `d`.
+fn extent(plan: &CopyPlan, d: usize) -> String {
+    format!("{}_n{d}", buffer(plan))
 }
 
 /// Buffers of more elements than this are `static` (one per program, off the stack).
 pub const STACK_ELEMENTS: i64 = 8192;
 
 /// The declarations of a copy's buffer and offsets.
-pub fn declarations(plan: &CopyPlan) -> String {
+pub fn declarations(plan: &CopyPlan, params: &[String], floord: &str) -> String {
+    if allocated(plan) {
+        return runtime_declarations(plan, params, floord);
+    }
     let zero: String = (0..plan.rank).map(|_| "[0]").collect();
     let extents: Vec<Int> = plan
         .layout
@@ -196,6 +226,72 @@ pub fn offset_declarations(plan: &CopyPlan) -> String {
         .map(|d| format!("{} = 0", offset(plan, d)))
         .collect();
     format!("int {};\n", offs.join(", "))
+}
+
+/// The declarations of a buffer whose extents depend on the parameters: each run-time
+/// extent (at least 1), the size in bytes computed with overflow checks, and a pointer to
+/// arrays of the inner extents (a variably modified type, so the accesses keep their
+/// `buf[..][..]` form) allocated on the heap; the program aborts where the size overflows
+/// or the allocation fails. [`release`] frees it after the region.
+fn runtime_declarations(plan: &CopyPlan, params: &[String], floord: &str) -> String {
+    let mut out = String::new();
+    let dim = |d: usize| -> String {
+        match &plan.runtime[d] {
+            Some(_) => extent(plan, d),
+            None => plan.size[d].to_string(),
+        }
+    };
+    for d in 0..plan.rank {
+        if let Some(e) = &plan.runtime[d] {
+            let n = extent(plan, d);
+            out.push_str(&format!(
+                "long {n} = {};\nif ({n} < 1) {n} = 1;\n",
+                e.to_c(params, floord)
+            ));
+        }
+    }
+    let zero: String = (0..plan.rank).map(|_| "[0]").collect();
+    let bytes = format!("{}_bytes", buffer(plan));
+    out.push_str(&format!(
+        "unsigned long {bytes} = sizeof({}{zero});\n",
+        plan.c_name
+    ));
+    for d in 0..plan.rank {
+        out.push_str(&format!(
+            "if (__builtin_mul_overflow({bytes}, (unsigned long){}, &{bytes})) __builtin_abort();\n",
+            dim(d)
+        ));
+    }
+    // Allocated buffers keep whole dimensions (`kernel::walk_order` blocks none of them).
+    let inner: String = plan.layout[1..]
+        .iter()
+        .map(|b| format!("[{}]", dim(b.dim())))
+        .collect();
+    let offs: Vec<String> = (0..plan.rank)
+        .map(|d| format!("{} = 0", offset(plan, d)))
+        .collect();
+    out.push_str(&format!(
+        "__typeof__({}{zero}) (*{buf}){inner} = __builtin_malloc({bytes});\nif (!{buf}) __builtin_abort();\nint {};\n",
+        plan.c_name,
+        offs.join(", "),
+        buf = buffer(plan),
+    ));
+    out
+}
+
+/// What follows the region for a copy: freeing its buffer if it was allocated.
+pub fn release(plan: &CopyPlan) -> String {
+    if allocated(plan) {
+        format!("__builtin_free({});\n", buffer(plan))
+    } else {
+        String::new()
+    }
+}
+
+/// Whether the copy's buffer is allocated when the region starts (its size depends on the
+/// parameters).
+pub fn allocated(plan: &CopyPlan) -> bool {
+    plan.runtime.iter().any(Option::is_some)
 }
 
 /// `text` with every access `A[s0]..[s(r-1)]` to the copied array replaced by the buffer
@@ -334,11 +430,29 @@ pub fn item_text(
             format!("[{}]", b.index(&format!("{} - {}", e[d], offset(plan, d))))
         })
         .collect();
-    let arr: String = e.iter().map(|s| format!("[{s}]")).collect();
+    // The array, or the buffer of the copy this one fills from.
+    let (arr_name, arr) = match plan.source {
+        None => (
+            plan.c_name.clone(),
+            e.iter().map(|s| format!("[{s}]")).collect::<String>(),
+        ),
+        Some(s) => {
+            let src = &plans[s];
+            let idx: String = src
+                .layout
+                .iter()
+                .map(|b| {
+                    let d = b.dim();
+                    format!("[{}]", b.index(&format!("{} - {}", e[d], offset(src, d))))
+                })
+                .collect();
+            (buffer(src), idx)
+        }
+    };
     if which == 1 {
-        format!("{}{buf} = {}{arr};", buffer(plan), plan.c_name)
+        format!("{}{buf} = {arr_name}{arr};", buffer(plan))
     } else {
-        format!("{}{arr} = {}{buf};", plan.c_name, buffer(plan))
+        format!("{arr_name}{arr} = {}{buf};", buffer(plan))
     }
 }
 

@@ -137,10 +137,17 @@ pub fn generate_with_copies(
         .map(|p| scop.statements[p.stmt].text.clone())
         .collect();
     if body == Body::Source {
-        for plan in plans {
+        for (c, plan) in plans.iter().enumerate() {
             for &i in &plan.members {
                 let st = &scop.statements[placed[i].stmt];
                 if !st.accesses.iter().any(|a| a.array == plan.mark.array) {
+                    continue;
+                }
+                // A piece staged by nested copies of one array uses the innermost buffer.
+                if plans
+                    .iter()
+                    .any(|p| p.source == Some(c) && p.members.contains(&i))
+                {
                     continue;
                 }
                 if st.opaque.is_some() {
@@ -208,6 +215,27 @@ pub fn generate_with_copies(
         &private_of,
         Inside::Nothing,
     )?;
+    // A buffer allocated when the region starts is one object: no thread may have its own.
+    let allocated: BTreeSet<usize> = (n_stmt..placed.len())
+        .filter(|&id| match &staged.extras[id - n_stmt] {
+            Extra::Setup(c) => super::copy::allocated(&plans[*c]),
+            _ => false,
+        })
+        .collect();
+    if let Some(id) = parallel_around(&nodes, &allocated) {
+        let Extra::Setup(c) = &staged.extras[id - n_stmt] else {
+            unreachable!("only setups are collected")
+        };
+        return Err(super::copy::refuse(
+            &plans[*c],
+            format!(
+                "the buffer of `{}` has a size that depends on the parameters and lies inside a loop marked `parallel`",
+                plans[*c].c_name
+            ),
+        )
+        .with_note("such a buffer is allocated once, when the region starts, so the threads of the parallel loop would share it")
+        .with_help("copy inside loops whose iterations touch a box of constant size (tile first), or mark a loop inside the copy's loops `parallel`"));
+    }
     let declaring: BTreeSet<usize> = (0..n_stmt)
         .filter(|&id| !scop.statements[placed[id].stmt].declares.is_empty())
         .collect();
@@ -329,21 +357,26 @@ pub fn generate_with_copies(
         names: vec![],
         predeclared: &predeclared,
     };
-    // The corners of the copies' boxes may use floors.
+    // The corners of the copies' boxes, and their run-time extents, may use floors.
     if plans.iter().any(|c| {
         c.lower
             .iter()
             .any(|l| l.to_c(&scop.params, &[], "F").contains("F("))
+            || c.runtime
+                .iter()
+                .flatten()
+                .any(|e| e.to_c(&scop.params, "F").contains("F("))
     }) {
         p.helpers.floord = true;
     }
     let mut text = String::new();
     p.nodes(&nodes, 0, &mut text);
     let mut out = p.helpers.defines();
+    let floord = format!("{MACRO_PREFIX}floord");
     if body == Body::Source {
         for (plan, used) in plans.iter().zip(&buffer_used) {
             if *used {
-                out.push_str(&super::copy::declarations(plan));
+                out.push_str(&super::copy::declarations(plan, &scop.params, &floord));
             } else {
                 out.push_str(&super::copy::offset_declarations(plan));
             }
@@ -356,6 +389,11 @@ pub fn generate_with_copies(
         let _ = writeln!(out, "{d}");
     }
     out.push_str(&text);
+    if body == Body::Source {
+        for plan in plans {
+            out.push_str(&super::copy::release(plan));
+        }
+    }
     // Counters declared outside the region that no generated loop counts with any more:
     // the compiler would call them unused.
     let used = loop_names(&nodes);
@@ -383,6 +421,39 @@ enum Inside {
     Nothing,
     Parallel,
     Vectorize,
+}
+
+/// The first of `ids` that a loop marked `omp parallel for` encloses.
+fn parallel_around(nodes: &[Node], ids: &BTreeSet<usize>) -> Option<usize> {
+    for (k, n) in nodes.iter().enumerate() {
+        if let Node::Pragma(text) = n {
+            if text.starts_with("omp parallel for") {
+                let mut inside = BTreeSet::new();
+                ids_in(&nodes[k + 1..(k + 2).min(nodes.len())], &mut inside);
+                if let Some(id) = inside.intersection(ids).next() {
+                    return Some(*id);
+                }
+            }
+        }
+        let found = match n {
+            Node::For { body, .. } | Node::Assign { body, .. } | Node::If { body, .. } => {
+                parallel_around(body, ids)
+            }
+            Node::Unrolled { body, rest, .. } => {
+                parallel_around(body, ids).or_else(|| parallel_around(rest, ids))
+            }
+            Node::Block(body) => parallel_around(body, ids),
+            Node::Stmt { .. }
+            | Node::Text { .. }
+            | Node::Raw(_)
+            | Node::Comment(_)
+            | Node::Pragma(_) => None,
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
 }
 
 /// Pieces (scan item ids) whose statements a list of nodes runs.
@@ -1190,7 +1261,8 @@ fn walk_order(scop: &Scop, placed: &[Placed], plan: &CopyPlan) -> Option<Vec<Buf
     for d in 0..plan.rank {
         let size = plan.size[d].to_i64().unwrap_or(i64::MAX);
         match blocks[d].flatten() {
-            Some((mb, b)) if size > b => {
+            // Buffers of run-time size keep whole dimensions.
+            Some((mb, b)) if size > b && !super::copy::allocated(plan) => {
                 dims.push((mb, d, BufDim::Blocks(d, b)));
                 dims.push((level[d], d, BufDim::Within(d, b)));
             }

@@ -239,6 +239,14 @@ pub(super) fn register_blocks(
             continue;
         };
         let write_back = id_of(&|e| matches!(e, Extra::WriteBack(x) if *x == c));
+        // A buffer of run-time size, one filled from another copy's buffer, or one another
+        // copy fills from stays in memory.
+        if plan.runtime.iter().any(Option::is_some)
+            || plan.source.is_some()
+            || plans.iter().any(|p| p.source == Some(c))
+        {
+            continue;
+        }
         let sizes: Option<Vec<i64>> = plan.size.iter().map(Int::to_i64).collect();
         let Some(sizes) = sizes else { continue };
         let total = sizes.iter().try_fold(1i64, |a, &s| a.checked_mul(s));

@@ -9,13 +9,23 @@
 //! and the written part as maps `[t] -> A[e]`, and the buffer's box: its lower corner per
 //! dimension as one quasi-affine expression of the parameters and `t` (an exact parametric
 //! minimum), and its extent (the exact maximum, over every parameter value and every `t`,
-//! of the footprint's width). A footprint whose width is unbounded, or whose box holds more
-//! elements than the copy's limit, is refused.
+//! of the footprint's width). Where that maximum grows with the parameters, the extent is
+//! the exact maximum per parameter value ([`Extent`], computed when the region starts); a
+//! footprint whose width has no bound even in terms of the parameters, or a box of constant
+//! size holding more elements than the copy's limit, is refused. Several copies of one
+//! array compose as `nest` says.
 
 use super::state::{prefix_map, CopyMark, Piece, State};
 use crate::diag::Diagnostic;
 use crate::presburger::omega::Row;
-use crate::presburger::{Basic, Int, Map, Set, Space, Tuple};
+use crate::presburger::{budget, Basic, Int, Map, Set, Space, Tuple};
+
+/// Work steps (see `presburger::budget`) allowed for the parametric maximum of one
+/// dimension's width: the boxes of the examples take about 100 to 150, random kernels of
+/// the property tests up to some 15 000; a footprint whose maximum splinters (whose steps
+/// may each take long, on growing coefficients) is refused instead of stalling every later
+/// step of the script.
+pub const PARAMETRIC_BUDGET: u64 = 20_000;
 
 /// One `copy` of the final state, ready to verify and to generate.
 #[derive(Clone, Debug)]
@@ -38,8 +48,19 @@ pub struct CopyPlan {
     pub written: Map,
     /// Lower corner of the box, per array dimension.
     pub lower: Vec<Corner>,
-    /// Extent of the box, per array dimension.
+    /// Extent of the box, per array dimension, where it is a constant; 0 where it depends
+    /// on the parameters (`runtime[d]` is then `Some`).
     pub size: Vec<Int>,
+    /// The extent of each dimension whose largest width depends on the parameters: such a
+    /// buffer is allocated when the region starts, with the size the parameters give it.
+    pub runtime: Vec<Option<Extent>>,
+    /// How many copies of the same array come before this one in the plan list: the first
+    /// buffer of an array is `loopy_A`, the next ones are numbered.
+    pub buffer_index: usize,
+    /// The copy of the same array, if any, whose buffer this one fills from and writes back
+    /// to: the innermost copy whose window holds this one's and that stages every piece
+    /// this one stages.
+    pub source: Option<usize>,
     /// The buffer's dimensions, outermost first (the array's own dimensions, whole, unless
     /// the code generator lays the buffer out in the order the inner loops walk it).
     pub layout: Vec<BufDim>,
@@ -252,20 +273,31 @@ fn dims_as_params(s: &Set, n: usize) -> Set {
     Set::from_parts(space, parts)
 }
 
-/// The largest `e'_d - e_d` over two elements of one footprint, over every parameter value
-/// and outer iteration: `Ok(None)` when the footprint is empty, `Err(())` when unbounded.
-fn width(f: &Map, d: usize) -> Result<Option<Int>, ()> {
+/// `{ [delta] : delta = e'_d - e_d }` over pairs of elements of one footprint (a common
+/// `t`), with the parameters projected out too when `params_dims` (so that one maximum
+/// covers every parameter value), else kept as parameters.
+fn deltas(f: &Map, d: usize, params_dims: bool) -> Set {
     let r = f.n_out();
     // [e] -> [e'] with a common t.
     let pairs = f.inverse().apply_range(f).wrap();
-    let all = params_as_dims(&pairs);
-    let np = pairs.space().n_param();
-    // δ = e'_d - e_d in front.
+    let all = if params_dims {
+        params_as_dims(&pairs)
+    } else {
+        pairs.clone()
+    };
+    let np = all.space().n_param();
+    // Columns of the element pairs after `delta` (and the parameters, if they are dims).
+    let skip = if params_dims {
+        pairs.space().n_param()
+    } else {
+        0
+    };
     let n = all.n_dim();
     let mut names: Vec<String> = vec!["delta".to_string()];
     names.extend(all.space().range.dims.iter().cloned());
     let ns: Vec<&str> = names.iter().map(String::as_str).collect();
-    let space = Space::set(&[], Tuple::new(None, &ns));
+    let ps: Vec<&str> = all.space().params.iter().map(String::as_str).collect();
+    let space = Space::set(&ps, Tuple::new(None, &ns));
     let parts: Vec<Basic> = all
         .parts()
         .iter()
@@ -274,18 +306,146 @@ fn width(f: &Map, d: usize) -> Result<Option<Int>, ()> {
             b.insert_dims(0, 1);
             let mut row = b.zero_row();
             row[b.col_dim(0)] = Int::ONE;
-            row[b.col_dim(1 + np + r + d)] = Int::from(-1);
-            row[b.col_dim(1 + np + d)] = Int::ONE;
+            row[b.col_dim(1 + skip + r + d)] = Int::from(-1);
+            row[b.col_dim(1 + skip + d)] = Int::ONE;
             b.add_eq(row);
             b
         })
         .collect();
-    let s = Set::from_parts(space, parts).project_out(1, n);
+    let _ = np;
+    Set::from_parts(space, parts).project_out(1, n)
+}
+
+/// The largest `e'_d - e_d` over two elements of one footprint, over every parameter value
+/// and outer iteration: `Ok(None)` when the footprint is empty, `Err(())` when it grows
+/// with the parameters (or without any bound).
+fn width(f: &Map, d: usize) -> Result<Option<Int>, ()> {
+    let s = deltas(f, d, true);
     match s.lexmax_point() {
         Ok(Some(v)) => Ok(Some(v[0].clone())),
         Ok(None) => Ok(None),
         Err(_) => Err(()),
     }
+}
+
+/// The extent of one dimension of a box whose size depends on the parameters: the exact
+/// largest width of the footprint plus one, for each parameter value, as a piecewise
+/// quasi-affine function of the parameters (one piece per part of the parametric maximum,
+/// each a value and the conditions on the parameters where it holds). Where no piece holds,
+/// the footprint is empty.
+#[derive(Clone, Debug)]
+pub struct Extent {
+    pub pieces: Vec<ExtentPiece>,
+}
+
+/// One piece of an [`Extent`]: rows over the columns `[1 | params | delta | locals]` of
+/// `basic` (whose locals are known floors of the parameters), `delta` having coefficient 0.
+#[derive(Clone, Debug)]
+pub struct ExtentPiece {
+    pub basic: Basic,
+    pub value: Row,
+    /// `(row, is_equality)`: `row == 0` or `row >= 0`.
+    pub conds: Vec<(Row, bool)>,
+}
+
+impl Extent {
+    /// The extent as a C expression of the parameters (by name); floors through the macro
+    /// `floord`. It may be 0 or negative where the footprint is empty.
+    pub fn to_c(&self, params: &[String], floord: &str) -> String {
+        let text = |p: &ExtentPiece, r: &Row| row_text(&p.basic, r, params, &[], floord);
+        if let [p] = &self.pieces[..] {
+            return text(p, &p.value);
+        }
+        let mut s = String::from("(");
+        for p in &self.pieces {
+            let conds: Vec<String> = p
+                .conds
+                .iter()
+                .map(|(r, eq)| format!("{} {} 0", text(p, r), if *eq { "==" } else { ">=" }))
+                .collect();
+            if conds.is_empty() {
+                s.push_str(&format!("{})", text(p, &p.value)));
+                return s;
+            }
+            s.push_str(&format!(
+                "{} ? {} : ",
+                conds.join(" && "),
+                text(p, &p.value)
+            ));
+        }
+        s.push_str("0)");
+        s
+    }
+}
+
+/// Why a dimension has no [`Extent`].
+enum NoExtent {
+    /// No bound, even in terms of the parameters.
+    Unbounded,
+    /// A maximum C cannot compute (a floor whose definition is unknown).
+    Inexpressible,
+    /// More than [`PARAMETRIC_BUDGET`] work steps.
+    Costly,
+}
+
+/// The exact largest width plus one of dimension `d` of the footprint, per parameter value.
+fn parametric_extent(f: &Map, d: usize) -> Result<Extent, NoExtent> {
+    let s = deltas(f, d, false);
+    let max = s.lexmax().map_err(|_| NoExtent::Unbounded)?.simplify();
+    let mut pieces = vec![];
+    for b in max.parts() {
+        let c = b.col_dim(0);
+        if b.divs
+            .iter()
+            .any(|v| v.as_ref().is_none_or(|v| !v.num[c].is_zero()))
+        {
+            return Err(NoExtent::Inexpressible);
+        }
+        let Some(k) = b
+            .eqs
+            .iter()
+            .position(|row| row[c].is_one() || (-&row[c]).is_one())
+        else {
+            return Err(NoExtent::Inexpressible);
+        };
+        // delta = value, then value + 1.
+        let s = -&b.eqs[k][c];
+        let mut value: Row = b.eqs[k].iter().map(|v| &s * v).collect();
+        value[c] = Int::ZERO;
+        value[0] = &value[0] + &Int::ONE;
+        // The other constraints with delta replaced by its value.
+        let subst = |row: &Row| -> Row {
+            let a = &row[c];
+            let mut out: Row = row.clone();
+            out[c] = Int::ZERO;
+            if !a.is_zero() {
+                for (i, v) in value.iter().enumerate() {
+                    out[i] = &out[i] + &(a * v);
+                }
+                // value holds delta + 1.
+                out[0] = &out[0] - a;
+            }
+            out
+        };
+        let mut conds = vec![];
+        for (i, row) in b.eqs.iter().enumerate() {
+            if i != k {
+                conds.push((subst(row), true));
+            }
+        }
+        for row in &b.ineqs {
+            conds.push((subst(row), false));
+        }
+        pieces.push(ExtentPiece {
+            basic: b.clone(),
+            value,
+            conds,
+        });
+    }
+    if pieces.is_empty() {
+        return Err(NoExtent::Inexpressible);
+    }
+    Ok(Extent { pieces })
 }
 
 /// The exact lower corner of dimension `d` of the footprint as one expression of the
@@ -394,20 +554,111 @@ pub fn plan(st: &State) -> Result<Vec<CopyPlan>, Diagnostic> {
             .clone();
         out.push(plan_one(st, mark, members)?);
     }
-    // One buffer per array: two copies of one array would each see the other's buffer
-    // as the array.
-    for (i, a) in out.iter().enumerate() {
-        if let Some(b) = out[..i].iter().find(|b| b.mark.array == a.mark.array) {
-            return Err(refuse(
-                &a.mark,
-                format!("`{}` is copied twice", a.c_name),
-                "second copy",
-            )
-            .with_label(&b.mark.origin.source, b.mark.origin.span.clone(), "first copy")
-            .with_note("an array has at most one buffer; stage every statement that needs it in one `copy` (a group `{A, B}`)"));
-        }
-    }
+    nest(&mut out)?;
     Ok(out)
+}
+
+/// Whether the window of `b` lies inside the window of `a` (for every outer iteration of
+/// `b`, inside the one of `a` it is part of).
+fn holds(a: &CopyPlan, b: &CopyPlan) -> bool {
+    let (ka, kb) = (a.mark.outer, b.mark.outer);
+    if kb < ka || b.prefix[..ka] != a.prefix[..] {
+        return false;
+    }
+    if kb == ka {
+        b.first >= a.first && b.last <= a.last
+    } else {
+        b.prefix[ka] >= a.first && b.prefix[ka] <= a.last
+    }
+}
+
+/// Whether the windows of two copies share a piece position.
+fn overlap(a: &CopyPlan, b: &CopyPlan) -> bool {
+    holds(a, b)
+        || holds(b, a)
+        || (a.mark.outer == b.mark.outer
+            && a.prefix == b.prefix
+            && a.first <= b.last
+            && b.first <= a.last)
+}
+
+/// Several copies of one array. Copies whose windows are disjoint each fill from and write
+/// back to the array. Where one window holds another, the inner copy stages either none of
+/// the outer copy's pieces (both then work on the array: the outer copy's verification sees
+/// the inner copy's staged instances as unstaged ones of its window, and its fill and
+/// write-back touch only elements those instances touch) or only pieces the outer copy
+/// stages (it then fills from and writes back to the outer buffer, which is the array its
+/// pieces see). Windows that overlap without one holding the other, and an inner copy that
+/// stages some of the outer copy's pieces and some others, are refused. Sets each plan's
+/// buffer number and the copy it fills from.
+fn nest(plans: &mut [CopyPlan]) -> Result<(), Diagnostic> {
+    let n = plans.len();
+    for j in 0..n {
+        plans[j].buffer_index = (0..j)
+            .filter(|&i| plans[i].mark.array == plans[j].mark.array)
+            .count();
+    }
+    // Whether plan `i` is outside plan `j` (equal windows: the earlier step is outside).
+    let outside = |plans: &[CopyPlan], i: usize, j: usize| -> bool {
+        holds(&plans[i], &plans[j])
+            && (!holds(&plans[j], &plans[i]) || (plans[i].mark.step, i) < (plans[j].mark.step, j))
+    };
+    for j in 0..n {
+        let mut sources: Vec<usize> = vec![];
+        for i in 0..n {
+            let (a, b) = (&plans[i], &plans[j]);
+            if i == j || a.mark.array != b.mark.array || !overlap(a, b) {
+                continue;
+            }
+            let both = |x: &CopyPlan, y: &CopyPlan, msg: String, note: &str| {
+                refuse(&y.mark, msg, "this copy")
+                    .with_label(
+                        &x.mark.origin.source,
+                        x.mark.origin.span.clone(),
+                        "the other copy",
+                    )
+                    .with_note(note.to_string())
+            };
+            if !holds(a, b) && !holds(b, a) {
+                if i < j {
+                    return Err(both(
+                        a,
+                        b,
+                        format!(
+                            "two copies of `{}` overlap without one holding the other",
+                            b.c_name
+                        ),
+                        "copies of one array either run apart or one runs inside the other: the window of one (from its fill to its write-back) holds the whole window of the other",
+                    ));
+                }
+                continue;
+            }
+            if !outside(plans, i, j) {
+                continue;
+            }
+            let inner = &plans[j].members;
+            let outer = &plans[i].members;
+            if inner.iter().all(|m| outer.contains(m)) {
+                sources.push(i);
+            } else if inner.iter().any(|m| outer.contains(m)) {
+                return Err(both(
+                    a,
+                    b,
+                    format!(
+                        "this copy of `{}` runs inside another copy of `{}` and stages both statements that copy stages and statements it does not",
+                        b.c_name, b.c_name
+                    ),
+                    "a copy inside another copy of the same array stages either only statements the outer copy stages (it then copies from the outer buffer) or none of them",
+                ));
+            }
+        }
+        // The innermost of the copies it could fill from: the others hold it.
+        plans[j].source = sources
+            .iter()
+            .copied()
+            .find(|&s| sources.iter().all(|&o| o == s || outside(plans, o, s)));
+    }
+    Ok(())
 }
 
 fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan, Diagnostic> {
@@ -498,28 +749,61 @@ fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan,
         ));
     }
     let mut size = vec![];
+    let mut runtime = vec![];
     let mut lower = vec![];
     let mut total = Int::ONE;
     for d in 0..rank {
-        let w = match width(&fp, d) {
-            Ok(Some(w)) => w,
-            Ok(None) => Int::ZERO,
-            Err(()) => {
-                return Err(refuse(
-                    &mark,
-                    format!(
-                        "the footprint of `{c_name}` in one iteration of the outer {k} loop(s) is unbounded along its dimension {}",
-                        d + 1
-                    ),
-                    "copied here",
-                )
-                .with_note("a buffer's extent is the largest width of the footprint over every parameter value: it must be a constant")
-                .with_help("copy inside more loops (a larger k), or tile the loops first so that one iteration touches a block"));
+        match width(&fp, d) {
+            Ok(w) => {
+                let n = &w.unwrap_or(Int::ZERO) + &Int::ONE;
+                total = &total * &n;
+                size.push(n);
+                runtime.push(None);
             }
-        };
-        let n = &w + &Int::ONE;
-        total = &total * &n;
-        size.push(n);
+            Err(()) => match budget::with_budget(PARAMETRIC_BUDGET, || parametric_extent(&fp, d))
+                .unwrap_or(Err(NoExtent::Costly))
+            {
+                Ok(e) => {
+                    size.push(Int::ZERO);
+                    runtime.push(Some(e));
+                }
+                Err(NoExtent::Unbounded) => {
+                    return Err(refuse(
+                        &mark,
+                        format!(
+                            "the footprint of `{c_name}` in one iteration of the outer {k} loop(s) is unbounded along its dimension {}",
+                            d + 1
+                        ),
+                        "copied here",
+                    )
+                    .with_note("its width has no bound, not even one in terms of the parameters")
+                    .with_help("copy inside more loops (a larger k), or tile the loops first so that one iteration touches a block"));
+                }
+                Err(NoExtent::Costly) => {
+                    return Err(refuse(
+                        &mark,
+                        format!(
+                            "the largest width of the footprint of `{c_name}` along dimension {} depends on the parameters and takes more than {PARAMETRIC_BUDGET} work steps to compute",
+                            d + 1
+                        ),
+                        "copied here",
+                    )
+                    .with_note("the boxes of copies in real kernels take a few hundred steps; this footprint's parametric maximum splinters")
+                    .with_help("copy inside more loops (a larger k), or tile the loops first so that one iteration touches a block of constant size"));
+                }
+                Err(NoExtent::Inexpressible) => {
+                    return Err(refuse(
+                        &mark,
+                        format!(
+                            "the largest width of the footprint of `{c_name}` along dimension {} depends on the parameters in a way the generated code cannot compute",
+                            d + 1
+                        ),
+                        "copied here",
+                    )
+                    .with_help("copy inside more loops (a larger k), or tile the loops first so that one iteration touches a block of constant size"));
+                }
+            },
+        }
         let Some(c) = corner(&fp, d, k) else {
             return Err(refuse(
                 &mark,
@@ -534,8 +818,10 @@ fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan,
         };
         lower.push(c);
     }
+    // The limit bounds boxes of known size; one whose size depends on the parameters is
+    // allocated at run time with the size they give it.
     let limit = Int::from(mark.limit as i64);
-    if total > limit {
+    if runtime.iter().all(Option::is_none) && total > limit {
         return Err(refuse(
             &mark,
             format!(
@@ -562,6 +848,9 @@ fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan,
         lower,
         layout: (0..size.len()).map(BufDim::Whole).collect(),
         size,
+        runtime,
+        buffer_index: 0,
+        source: None,
         mark,
     })
 }

@@ -16,6 +16,16 @@
 //! accesses, with the smallest witness when it is not empty. Staged instances only touch
 //! elements of `F(t)` (the footprint is computed from their own exact accesses), so none
 //! reads outside what was filled.
+//!
+//! Several copies of one array are each checked this way, on the original accesses. The
+//! planner admits only compositions for which that is exact (`model::copy::nest`): copies
+//! whose windows are apart; a copy nested in one that stages all its pieces (it fills from
+//! the outer buffer: an unstaged piece of its window that the outer copy stages touches the
+//! outer buffer at the element it would touch in the array, and one the outer copy does not
+//! stage is already refused by the outer copy's check if it conflicts); and a copy nested in
+//! one that stages none of its pieces (the outer check sees the inner staged instances as
+//! unstaged ones, and the inner fill and write-back touch only the elements those
+//! instances touch, inside the outer window).
 
 use super::check::{
     eval, fmt_vec, name_of, named_params, with_params, Instance, Violation, ViolationKind,

@@ -3,7 +3,8 @@
 //! interpreter only records the request on the component's pieces (like a mark, it does not
 //! change θ) and carries it through later steps; `model::copy` plans the buffer after every
 //! step, the verifier checks it and the code generator writes the fill, the write-back and
-//! the rewritten accesses.
+//! the rewritten accesses. An array may be copied several times (by different statements,
+//! or at nested levels); `model::copy` decides how the copies compose.
 
 use super::{Interpreter, OpCtx, Value};
 use crate::diag::Diagnostic;
@@ -104,20 +105,6 @@ impl Interpreter {
                 "the component has no loop {k} to copy inside: loops are numbered from 1, and its shallowest statement is {depth} loop(s) deep"
             ))
             .with_label(ctx.source, call.args[1].span(), "no such loop"));
-        }
-        if let Some(c) = self
-            .state
-            .pieces
-            .iter()
-            .flat_map(|p| p.copies.iter())
-            .find(|c| c.array == array.text)
-        {
-            return Err(
-                Diagnostic::new(format!("`{}` is already copied", array.text))
-                    .with_label(ctx.source, call.span.clone(), "second copy")
-                    .with_label(&c.origin.source, c.origin.span.clone(), "first copy")
-                    .with_note("an array has at most one buffer; stage every statement that needs it in one `copy` (a group `{A, B}`)"),
-            );
         }
         let mark = CopyMark {
             array: array.text.clone(),
