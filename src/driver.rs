@@ -19,6 +19,9 @@ pub type Failure = crate::diag::Report;
 pub struct Kernel {
     pub scop: Scop,
     pub sources: Vec<(String, String)>,
+    /// Generate code without the run-time test that the arrays do not overlap
+    /// (`--assume-no-overlap`; `codegen::overlap`).
+    pub assume_no_overlap: bool,
 }
 
 impl Kernel {
@@ -39,7 +42,11 @@ impl Kernel {
         for t in &scop.tags {
             add(&t.span.file);
         }
-        Ok(Kernel { scop, sources })
+        Ok(Kernel {
+            scop,
+            sources,
+            assume_no_overlap: opts.assume_no_overlap,
+        })
     }
 
     /// Name of a statement in messages: its tag when it has one.
@@ -341,8 +348,11 @@ impl Run {
 pub struct Generated {
     /// The C text that replaces the modelled region (indented as the region was).
     pub region: String,
-    /// The whole file with only the region replaced.
+    /// The whole file with the region replaced (and, where the transformed region became
+    /// a function of its own, that function inserted before the host function).
     pub file: String,
+    /// Where `region` starts in `file`.
+    pub region_start: usize,
 }
 
 /// Code for the kernel under the schedules of `state` (which the caller has verified).
@@ -364,8 +374,8 @@ pub fn generate_from_script(
     } else {
         tags.join(", ")
     };
-    let range = kernel.scop.region.range.clone();
-    let before = &g.file[..range.start];
+    let start = g.region_start;
+    let before = &g.file[..start];
     let prefix = &before[before.rfind('\n').map_or(0, |p| p + 1)..];
     let indent = if prefix.chars().all(char::is_whitespace) {
         prefix
@@ -387,11 +397,12 @@ pub fn generate_from_script(
         indent
     };
     let region = format!("{header}\n{first}{}", g.region);
-    let file = format!(
-        "{before}{region}{}",
-        &g.file[range.start + g.region.len()..]
-    );
-    Ok(Generated { region, file })
+    let file = format!("{before}{region}{}", &g.file[start + g.region.len()..]);
+    Ok(Generated {
+        region,
+        file,
+        region_start: start,
+    })
 }
 
 /// [`generate`] with a choice of statement bodies ([`Body::Trace`] for trace validation).
@@ -427,6 +438,12 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
     } else {
         ""
     };
+    let (code, function) = if body == Body::Source {
+        let g = codegen::overlap::guard(scop, code, text, kernel.assume_no_overlap).map_err(fail)?;
+        (g.region, g.function)
+    } else {
+        (code, None)
+    };
     let mut region = String::new();
     for (k, line) in code.lines().enumerate() {
         if k > 0 {
@@ -438,10 +455,22 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
         region.push_str(line);
     }
     let mut file = String::with_capacity(text.len() + region.len());
-    file.push_str(&text[..range.start]);
+    match (function, scop.host.start) {
+        (Some(f), Some(at)) if at <= range.start => {
+            file.push_str(&text[..at]);
+            file.push_str(&f);
+            file.push_str(&text[at..range.start]);
+        }
+        _ => file.push_str(&text[..range.start]),
+    }
+    let region_start = file.len();
     file.push_str(&region);
     file.push_str(&text[range.end..]);
-    Ok(Generated { region, file })
+    Ok(Generated {
+        region,
+        file,
+        region_start,
+    })
 }
 
 /// Is component `c` a statement's default handle (`S0`, …)? Listings leave those out: every

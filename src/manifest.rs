@@ -11,7 +11,14 @@ pub mod flops;
 
 /// The keys of a `[[check]]` entry that `loopy check` reads.
 pub const CHECK_KEYS: &[&str] = &[
-    "kernel", "script", "include", "define", "function", "scop", "expect",
+    "kernel",
+    "script",
+    "include",
+    "define",
+    "function",
+    "scop",
+    "expect",
+    "assume-no-overlap",
 ];
 
 /// One entry of a manifest.
@@ -116,6 +123,16 @@ pub fn parse(path: &Path) -> Result<Vec<Entry>, Failure> {
                 )))
             }
         };
+        let assume_no_overlap = match t.get("assume-no-overlap") {
+            None => false,
+            Some(toml::Value::Boolean(b)) => *b,
+            Some(_) => {
+                return Err(bad(format!(
+                    "check #{}: `assume-no-overlap` must be true or false",
+                    i + 1
+                )))
+            }
+        };
         out.push(Entry {
             kernel: dir.join(kernel),
             script: dir.join(script),
@@ -124,6 +141,7 @@ pub fn parse(path: &Path) -> Result<Vec<Entry>, Failure> {
                 defines: list("define")?,
                 function: string("function")?,
                 scop,
+                assume_no_overlap,
             },
             expect_legal,
             bench: parse_bench_keys(t, i + 1, dir, &bad, &spanned)?,

@@ -10,8 +10,9 @@ use lang_c::ast::{
     ExternalDeclaration, FunctionDefinition, SpecifierQualifier, Statement, StorageClassSpecifier,
     TranslationUnit, TypeSpecifier,
 };
-use lang_c::span::Node;
-use std::collections::HashMap;
+use lang_c::span::{Node, Span};
+use lang_c::visit::Visit;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 /// The scalar type class of a declaration.
@@ -25,6 +26,26 @@ pub enum TypeClass {
     Other,
 }
 
+/// Where a name is declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    File,
+    /// A parameter of the region's function.
+    Param,
+    /// Inside the region's function (outside the region).
+    Local,
+}
+
+/// One level of a declarator's type, from the name outward: `double (*A)[N]` is
+/// `[Pointer, Array]`, `double *A[N]` is `[Array, Pointer]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Array,
+    Pointer,
+    /// A function, or a level a typedef hides.
+    Other,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VarInfo {
     pub class: TypeClass,
@@ -32,12 +53,64 @@ pub struct VarInfo {
     pub rank: usize,
     pub function: bool,
     pub enumerator: bool,
+    pub scope: Scope,
+    /// The declarator's levels, from the name outward (a parameter's first array level
+    /// is adjusted to a pointer, as C does); levels from a typedef are `Other`.
+    pub levels: Vec<Level>,
+    /// The type specifiers and qualifiers as written after preprocessing (`int`,
+    /// `unsigned long`), and whether a storage class (`static`, `extern`…) was given.
+    pub type_text: String,
+    pub storage_class: bool,
+}
+
+/// A parameter of the region's function, for a copy of its parameter list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamDecl {
+    pub name: String,
+    /// The declaration as the compiler sees it (preprocessed).
+    pub text: String,
+    /// Where `restrict ` can be inserted in `text` to qualify the pointer the parameter
+    /// is (after its first `*`, or inside its first `[`).
+    pub restrict_at: Option<usize>,
+}
+
+/// The region's function, for outlining the transformed region into a function of its own.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FunctionDecl {
+    /// Where the definition starts in the preprocessed text.
+    pub start: usize,
+    /// Its parameters, in order; `None` when they cannot be copied (an old-style or
+    /// variadic definition, an unnamed parameter).
+    pub params: Option<Vec<ParamDecl>>,
 }
 
 #[derive(Default)]
 pub struct Symbols {
     vars: HashMap<String, VarInfo>,
     typedefs: HashMap<String, (TypeClass, usize)>,
+    /// Names whose address is taken (`&x`) in the region's function.
+    address_taken: HashSet<String>,
+    scope: Option<Scope>,
+    pub function: Option<FunctionDecl>,
+    pre: String,
+}
+
+/// Collects the names of `&name` expressions.
+struct AddressTaken<'a>(&'a mut HashSet<String>);
+
+impl<'ast> Visit<'ast> for AddressTaken<'_> {
+    fn visit_unary_operator_expression(
+        &mut self,
+        e: &'ast lang_c::ast::UnaryOperatorExpression,
+        span: &'ast Span,
+    ) {
+        if e.operator.node == lang_c::ast::UnaryOperator::Address {
+            if let lang_c::ast::Expression::Identifier(id) = &e.operand.node {
+                self.0.insert(id.node.name.clone());
+            }
+        }
+        lang_c::visit::visit_unary_operator_expression(self, e, span);
+    }
 }
 
 impl Symbols {
@@ -45,10 +118,24 @@ impl Symbols {
         self.vars.get(name)
     }
 
+    /// Whether `&name` occurs in the region's function (for its parameters and locals).
+    pub fn address_taken(&self, name: &str) -> bool {
+        self.address_taken.contains(name)
+    }
+
     /// File-scope declarations, then `function`'s parameters and the declarations of its
-    /// body that are not inside `region` (byte range in the preprocessed text).
-    pub fn collect(unit: &TranslationUnit, function: &str, region: Range<usize>) -> Symbols {
-        let mut s = Symbols::default();
+    /// body that are not inside `region` (byte range in the preprocessed text `pre`).
+    pub fn collect(
+        unit: &TranslationUnit,
+        pre: &str,
+        function: &str,
+        region: Range<usize>,
+    ) -> Symbols {
+        let mut s = Symbols {
+            pre: pre.to_string(),
+            scope: Some(Scope::File),
+            ..Symbols::default()
+        };
         for ed in &unit.0 {
             match &ed.node {
                 ExternalDeclaration::Declaration(d) => s.declaration(&d.node),
@@ -61,6 +148,10 @@ impl Symbols {
                                 rank: 0,
                                 function: true,
                                 enumerator: false,
+                                scope: Scope::File,
+                                levels: vec![Level::Other],
+                                type_text: String::new(),
+                                storage_class: false,
                             },
                         );
                     }
@@ -71,28 +162,97 @@ impl Symbols {
         for ed in &unit.0 {
             if let ExternalDeclaration::FunctionDefinition(f) = &ed.node {
                 if declarator_name(&f.node.declarator.node).as_deref() == Some(function) {
-                    s.function(&f.node, &region);
+                    s.function(&f.node, &f.span, &region);
+                    AddressTaken(&mut s.address_taken).visit_function_definition(&f.node, &f.span);
                 }
             }
         }
         s
     }
 
-    fn function(&mut self, f: &FunctionDefinition, region: &Range<usize>) {
+    fn function(&mut self, f: &FunctionDefinition, span: &Span, region: &Range<usize>) {
+        self.scope = Some(Scope::Param);
+        let mut params: Option<Vec<ParamDecl>> = Some(vec![]);
+        let mut seen = false;
         for d in &f.declarator.node.derived {
             if let DerivedDeclarator::Function(fd) = &d.node {
+                seen = true;
+                if fd.node.ellipsis == lang_c::ast::Ellipsis::Some {
+                    params = None;
+                }
+                let only_void = fd.node.parameters.len() == 1
+                    && fd.node.parameters[0].node.declarator.is_none()
+                    && matches!(
+                        fd.node.parameters[0].node.specifiers[..],
+                        [Node {
+                            node: DeclarationSpecifier::TypeSpecifier(Node {
+                                node: TypeSpecifier::Void,
+                                ..
+                            }),
+                            ..
+                        }]
+                    );
                 for p in &fd.node.parameters {
                     let (class, base_rank) = self.class_of(&p.node.specifiers);
+                    let (type_text, storage_class) = self.type_text(&p.node.specifiers);
                     if let Some(decl) = &p.node.declarator {
-                        self.declare(&decl.node, class, base_rank);
+                        self.declare(&decl.node, class, base_rank, type_text, storage_class);
+                    }
+                    if only_void {
+                        continue;
+                    }
+                    let decl = p.node.declarator.as_ref();
+                    match (
+                        decl.and_then(|d| declarator_name(&d.node)),
+                        params.as_mut(),
+                    ) {
+                        (Some(name), Some(v)) => {
+                            let at = decl.and_then(|d| first_level_at(d));
+                            let text = self.pre.get(p.span.start..p.span.end).unwrap_or("");
+                            v.push(ParamDecl {
+                                name,
+                                text: text.to_string(),
+                                restrict_at: at.and_then(|a| a.checked_sub(p.span.start)),
+                            });
+                        }
+                        _ => params = None,
                     }
                 }
             }
         }
+        if !seen || !f.declarations.is_empty() {
+            params = None;
+        }
+        self.function = Some(FunctionDecl {
+            start: span.start,
+            params,
+        });
+        self.scope = Some(Scope::Local);
         for d in &f.declarations {
             self.declaration(&d.node);
         }
         self.statement(&f.statement, region);
+    }
+
+    /// The type specifiers and qualifiers of a declaration as written (preprocessed), and
+    /// whether it has a storage class.
+    fn type_text(&self, specs: &[Node<DeclarationSpecifier>]) -> (String, bool) {
+        let mut words = vec![];
+        let mut storage = false;
+        for s in specs {
+            match &s.node {
+                DeclarationSpecifier::TypeSpecifier(_) | DeclarationSpecifier::TypeQualifier(_) => {
+                    if let Some(t) = self.pre.get(s.span.start..s.span.end) {
+                        words.push(t.to_string());
+                    }
+                }
+                DeclarationSpecifier::StorageClass(c) => {
+                    storage |= c.node != StorageClassSpecifier::Register;
+                }
+                _ => {}
+            }
+        }
+        (words.join(" "), storage)
     }
 
     fn statement(&mut self, s: &Node<Statement>, region: &Range<usize>) {
@@ -138,6 +298,7 @@ impl Symbols {
                 if c.node == StorageClassSpecifier::Typedef)
         });
         let (class, base_rank) = self.class_of_decl(&d.specifiers);
+        let (type_text, storage_class) = self.type_text(&d.specifiers);
         self.enumerators(&d.specifiers);
         for id in &d.declarators {
             let decl = &id.node.declarator.node;
@@ -147,7 +308,7 @@ impl Symbols {
                         .insert(n, (class, base_rank + declarator_rank(decl)));
                 }
             } else {
-                self.declare(decl, class, base_rank);
+                self.declare(decl, class, base_rank, type_text.clone(), storage_class);
             }
         }
     }
@@ -164,6 +325,10 @@ impl Symbols {
                                 rank: 0,
                                 function: false,
                                 enumerator: true,
+                                scope: self.scope.unwrap_or(Scope::File),
+                                levels: vec![],
+                                type_text: String::new(),
+                                storage_class: false,
                             },
                         );
                     }
@@ -172,9 +337,22 @@ impl Symbols {
         }
     }
 
-    fn declare(&mut self, decl: &Declarator, class: TypeClass, base_rank: usize) {
+    fn declare(
+        &mut self,
+        decl: &Declarator,
+        class: TypeClass,
+        base_rank: usize,
+        type_text: String,
+        storage_class: bool,
+    ) {
         if let Some(n) = declarator_name(decl) {
             let function = is_function(decl);
+            let scope = self.scope.unwrap_or(Scope::File);
+            let mut levels = declarator_levels(decl);
+            if scope == Scope::Param && levels.first() == Some(&Level::Array) {
+                levels[0] = Level::Pointer;
+            }
+            levels.extend(std::iter::repeat(Level::Other).take(base_rank));
             self.vars.insert(
                 n,
                 VarInfo {
@@ -182,6 +360,10 @@ impl Symbols {
                     rank: base_rank + declarator_rank(decl),
                     function,
                     enumerator: false,
+                    scope,
+                    levels,
+                    type_text,
+                    storage_class,
                 },
             );
         }
@@ -285,6 +467,57 @@ pub fn declarator_rank(d: &Declarator) -> usize {
         _ => 0,
     };
     own + inner
+}
+
+/// The levels of a declarator's type from the name outward: the inner declarator's, then
+/// the suffixes (`[]`, `()`) left to right, then the pointers right to left.
+pub fn declarator_levels(d: &Declarator) -> Vec<Level> {
+    let mut out = match &d.kind.node {
+        DeclaratorKind::Declarator(i) => declarator_levels(&i.node),
+        _ => vec![],
+    };
+    let mut pointers = vec![];
+    for x in &d.derived {
+        match x.node {
+            DerivedDeclarator::Pointer(_) => pointers.push(Level::Pointer),
+            DerivedDeclarator::Array(_) => out.push(Level::Array),
+            DerivedDeclarator::Function(_) | DerivedDeclarator::KRFunction(_) => {
+                out.push(Level::Other)
+            }
+            DerivedDeclarator::Block(_) => out.push(Level::Other),
+        }
+    }
+    out.extend(pointers.into_iter().rev());
+    out
+}
+
+/// Where the first level of a declarator's type (from the name) is written, as an offset
+/// in the preprocessed text just after its `*` or its `[`.
+fn first_level_at(d: &Node<Declarator>) -> Option<usize> {
+    if let DeclaratorKind::Declarator(i) = &d.node.kind.node {
+        if !declarator_levels(&i.node).is_empty() {
+            return first_level_at(i);
+        }
+    }
+    let suffix = d.node.derived.iter().find(|x| {
+        matches!(
+            x.node,
+            DerivedDeclarator::Array(_)
+                | DerivedDeclarator::Function(_)
+                | DerivedDeclarator::KRFunction(_)
+        )
+    });
+    match suffix {
+        Some(x) if matches!(x.node, DerivedDeclarator::Array(_)) => Some(x.span.start + 1),
+        Some(_) => None,
+        None => d
+            .node
+            .derived
+            .iter()
+            .rev()
+            .find(|x| matches!(x.node, DerivedDeclarator::Pointer(_)))
+            .map(|x| x.span.start + 1),
+    }
 }
 
 /// Does the declarator declare a function (not a pointer to one)?

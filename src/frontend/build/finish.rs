@@ -90,6 +90,7 @@ impl<'a> Builder<'a> {
         }
         let context = context.align_params(&params).simplify();
         // Tags in the order their labels appear (they are completed inside out).
+        let host = self.host(file);
         let mut tags = self.tags;
         tags.sort_by_key(|t| (t.span.file != file, t.span.range.start));
         Ok(Scop {
@@ -102,6 +103,57 @@ impl<'a> Builder<'a> {
             statements: self.stmts,
             tags,
             declarations: self.declarations,
+            host,
         })
+    }
+
+    /// The host function as generated code needs it (`Scop::host`).
+    fn host(&self, file: &str) -> Host {
+        let Some(f) = &self.syms.function else {
+            return Host::default();
+        };
+        let start = self
+            .sm
+            .span(f.start..f.start + 1)
+            .filter(|s| s.file == file)
+            .map(|s| s.range.start);
+        let params = f.params.as_ref().map(|ps| {
+            ps.iter()
+                .map(|p| HostParam {
+                    name: p.name.clone(),
+                    text: p.text.clone(),
+                    restrict_at: p.restrict_at,
+                })
+                .collect()
+        });
+        let mut names: Vec<HostName> = self
+            .pre
+            .idents
+            .iter()
+            .filter_map(|n| {
+                let info = self.syms.get(n)?;
+                if info.function || info.enumerator || info.scope == Scope::File {
+                    return None;
+                }
+                let arithmetic = matches!(
+                    info.class,
+                    TypeClass::Integer { .. } | TypeClass::Floating
+                );
+                Some(HostName {
+                    name: n.clone(),
+                    param: info.scope == Scope::Param,
+                    written: self.pre.written.contains_key(n),
+                    counter: self.pre.counters.contains(n),
+                    scalar_type: (info.rank == 0 && arithmetic && !info.storage_class)
+                        .then(|| info.type_text.clone()),
+                })
+            })
+            .collect();
+        names.sort_by(|a, b| a.name.cmp(&b.name));
+        Host {
+            start,
+            params,
+            names,
+        }
     }
 }
