@@ -441,28 +441,55 @@ fn outline(scop: &Scop, file: &str) -> Result<Outline, String> {
             locals.push((n.name.clone(), ty.clone()));
         }
     }
-    let restrict: BTreeSet<&str> = scop
-        .arrays
-        .iter()
-        .filter(|a| matches!(a.storage, Storage::Pointer { param: true, .. }) && a.rank > 0)
-        .map(|a| a.c_name.as_str())
-        .collect();
-    let params_text = params
-        .iter()
-        .map(|p| {
-            let text = match p.restrict_at {
-                Some(at) if restrict.contains(p.name.as_str()) && p.text.is_char_boundary(at) => {
-                    format!("{}restrict {}", &p.text[..at], &p.text[at..])
+    // Array parameters the region accesses become restrict-qualified pointers, their
+    // extents passed as values: `double (*restrict A)[loopy_A_1]` (the host's declared
+    // extents may be macros of the sizes the program is compiled with).
+    let mut dims = vec![];
+    let mut dim_args = vec![];
+    let mut params_text = vec![];
+    for p in params {
+        let array = scop.arrays.iter().find(|a| {
+            a.c_name == p.name
+                && a.rank > 0
+                && a.rank == p.array_levels
+                && matches!(
+                    a.storage,
+                    Storage::Pointer {
+                        param: true,
+                        contiguous: true
+                    }
+                )
+        });
+        match (array, &p.specifiers) {
+            (Some(a), Some(spec)) => {
+                let n = &p.name;
+                let mut ext = String::new();
+                for d in 1..a.rank {
+                    let v = format!("loopy_{n}_{d}");
+                    dims.push(format!("long {v}"));
+                    dim_args.push(format!(
+                        "(long)(sizeof({}) / sizeof({}))",
+                        element(n, d),
+                        element(n, d + 1)
+                    ));
+                    let _ = write!(ext, "[{v}]");
                 }
-                _ => p.text.clone(),
-            };
-            text.split_whitespace().collect::<Vec<_>>().join(" ")
-        })
-        .collect();
+                params_text.push(if a.rank == 1 {
+                    format!("{spec} *restrict {n}")
+                } else {
+                    format!("{spec} (*restrict {n}){ext}")
+                });
+            }
+            _ => params_text.push(p.text.clone()),
+        }
+    }
+    dims.extend(params_text);
+    let mut args = dim_args;
+    args.extend(params.iter().map(|p| p.name.clone()));
     Ok(Outline {
         name: format!("loopy_fast_{}", scop.function),
-        args: params.iter().map(|p| p.name.clone()).collect(),
-        params: params_text,
+        args,
+        params: dims,
         locals,
         counters,
     })
@@ -491,7 +518,8 @@ fn outlined_function(scop: &Scop, fast: &str, o: &Outline) -> String {
     for (n, t) in &o.counters {
         let _ = writeln!(out, "  {t} {n};");
     }
-    for n in o.args.iter().chain(o.locals.iter().map(|(n, _)| n)) {
+    let host_params = scop.host.params.iter().flatten().map(|p| &p.name);
+    for n in host_params.chain(o.locals.iter().map(|(n, _)| n)) {
         if !used.contains(n) {
             let _ = writeln!(out, "  (void){n};");
         }

@@ -67,11 +67,11 @@ pub struct VarInfo {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParamDecl {
     pub name: String,
-    /// The declaration as the compiler sees it (preprocessed).
-    pub text: String,
-    /// Where `restrict ` can be inserted in `text` to qualify the pointer the parameter
-    /// is (after its first `*`, or inside its first `[`).
-    pub restrict_at: Option<usize>,
+    /// The declaration, in the preprocessed text.
+    pub span: Range<usize>,
+    /// Its declaration specifiers (the element type of an array parameter), in the
+    /// preprocessed text.
+    pub specifiers: Option<Range<usize>>,
 }
 
 /// The region's function, for outlining the transformed region into a function of its own.
@@ -207,12 +207,14 @@ impl Symbols {
                         params.as_mut(),
                     ) {
                         (Some(name), Some(v)) => {
-                            let at = decl.and_then(|d| first_level_at(d));
-                            let text = self.pre.get(p.span.start..p.span.end).unwrap_or("");
+                            let specs = &p.node.specifiers;
                             v.push(ParamDecl {
                                 name,
-                                text: text.to_string(),
-                                restrict_at: at.and_then(|a| a.checked_sub(p.span.start)),
+                                span: p.span.start..p.span.end,
+                                specifiers: specs
+                                    .first()
+                                    .zip(specs.last())
+                                    .map(|(a, b)| a.span.start..b.span.end),
                             });
                         }
                         _ => params = None,
@@ -489,35 +491,6 @@ pub fn declarator_levels(d: &Declarator) -> Vec<Level> {
     }
     out.extend(pointers.into_iter().rev());
     out
-}
-
-/// Where the first level of a declarator's type (from the name) is written, as an offset
-/// in the preprocessed text just after its `*` or its `[`.
-fn first_level_at(d: &Node<Declarator>) -> Option<usize> {
-    if let DeclaratorKind::Declarator(i) = &d.node.kind.node {
-        if !declarator_levels(&i.node).is_empty() {
-            return first_level_at(i);
-        }
-    }
-    let suffix = d.node.derived.iter().find(|x| {
-        matches!(
-            x.node,
-            DerivedDeclarator::Array(_)
-                | DerivedDeclarator::Function(_)
-                | DerivedDeclarator::KRFunction(_)
-        )
-    });
-    match suffix {
-        Some(x) if matches!(x.node, DerivedDeclarator::Array(_)) => Some(x.span.start + 1),
-        Some(_) => None,
-        None => d
-            .node
-            .derived
-            .iter()
-            .rev()
-            .find(|x| matches!(x.node, DerivedDeclarator::Pointer(_)))
-            .map(|x| x.span.start + 1),
-    }
 }
 
 /// Does the declarator declare a function (not a pointer to one)?

@@ -76,10 +76,15 @@ pub struct Host {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostParam {
     pub name: String,
-    /// The declaration as the compiler sees it (preprocessed).
+    /// The declaration as written (macros unexpanded) when it is all in the main file,
+    /// else as the compiler sees it.
     pub text: String,
-    /// Where `restrict ` makes the parameter a restrict-qualified pointer, in `text`.
-    pub restrict_at: Option<usize>,
+    /// Its declaration specifiers, written the same way: the element type of a parameter
+    /// that is a pointer or an array.
+    pub specifiers: Option<String>,
+    /// The levels of its type from the name outward are a pointer then arrays only
+    /// (`double *A`, `double A[N][M]`, `double (*A)[M]`), this many in all; 0 otherwise.
+    pub array_levels: usize,
 }
 
 /// A parameter or local variable of the host function that the region uses.
