@@ -439,7 +439,8 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
         ""
     };
     let (code, function) = if body == Body::Source {
-        let g = codegen::overlap::guard(scop, code, text, kernel.assume_no_overlap).map_err(fail)?;
+        let g =
+            codegen::overlap::guard(scop, code, text, kernel.assume_no_overlap).map_err(fail)?;
         (g.region, g.function)
     } else {
         (code, None)

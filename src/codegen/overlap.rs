@@ -131,9 +131,7 @@ pub fn guard(
         let _ = writeln!(region, "  {line}");
     }
     let _ = writeln!(region, "  if ({}) {{", test.condition);
-    let path = |what: &str| {
-        format!("#ifdef {PATH_MACRO}\n    {PATH_MACRO}(\"{what}\");\n#endif\n")
-    };
+    let path = |what: &str| format!("#ifdef {PATH_MACRO}\n    {PATH_MACRO}(\"{what}\");\n#endif\n");
     region.push_str(&path("transformed"));
     region.push_str(&indent(&fast_code, "    "));
     region.push_str("  } else {\n");
@@ -202,7 +200,9 @@ fn unguardable(scop: &Scop) -> Option<String> {
         .iter()
         .any(|d| super::kernel::identifiers(d).iter().any(|w| w == "static"))
     {
-        return Some("the region declares a `static` variable, which each branch would declare once".into());
+        return Some(
+            "the region declares a `static` variable, which each branch would declare once".into(),
+        );
     }
     None
 }
@@ -267,9 +267,8 @@ fn test(scop: &Scop, pairs: &[(&Array, &Array)]) -> Test {
     prelude.push_str(
         "#ifdef __UINTPTR_TYPE__\n#define loopy_uptr __UINTPTR_TYPE__\n#else\n#define loopy_uptr unsigned long long\n#endif\n",
     );
-    prelude.push_str(
-        "#define loopy_addr(p, off) ((loopy_uptr)(p) + (loopy_uptr)(long long)(off))\n",
-    );
+    prelude
+        .push_str("#define loopy_addr(p, off) ((loopy_uptr)(p) + (loopy_uptr)(long long)(off))\n");
     Test {
         prelude,
         declarations,
@@ -436,7 +435,10 @@ fn outline(scop: &Scop, file: &str) -> Result<Outline, String> {
         if n.counter {
             counters.push((n.name.clone(), ty.clone()));
         } else if n.written {
-            return Err(format!("the region assigns the local variable `{}`", n.name));
+            return Err(format!(
+                "the region assigns the local variable `{}`",
+                n.name
+            ));
         } else {
             locals.push((n.name.clone(), ty.clone()));
         }

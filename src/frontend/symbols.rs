@@ -202,10 +202,7 @@ impl Symbols {
                         continue;
                     }
                     let decl = p.node.declarator.as_ref();
-                    match (
-                        decl.and_then(|d| declarator_name(&d.node)),
-                        params.as_mut(),
-                    ) {
+                    match (decl.and_then(|d| declarator_name(&d.node)), params.as_mut()) {
                         (Some(name), Some(v)) => {
                             let specs = &p.node.specifiers;
                             v.push(ParamDecl {

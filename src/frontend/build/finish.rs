@@ -161,10 +161,8 @@ impl<'a> Builder<'a> {
                 if info.function || info.enumerator || info.scope == Scope::File {
                     return None;
                 }
-                let arithmetic = matches!(
-                    info.class,
-                    TypeClass::Integer { .. } | TypeClass::Floating
-                );
+                let arithmetic =
+                    matches!(info.class, TypeClass::Integer { .. } | TypeClass::Floating);
                 Some(HostName {
                     name: n.clone(),
                     param: info.scope == Scope::Param,
