@@ -353,6 +353,19 @@ pub struct Generated {
     pub file: String,
     /// Where `region` starts in `file`.
     pub region_start: usize,
+    /// The function holding the transformed code, inserted before the host function,
+    /// where the region calls one (`codegen::overlap`).
+    pub function: Option<String>,
+}
+
+impl Generated {
+    /// What to show of the generated code: the outlined function, if any, then the region.
+    pub fn code(&self) -> String {
+        match &self.function {
+            Some(f) => format!("{f}{}", self.region),
+            None => self.region.clone(),
+        }
+    }
 }
 
 /// Code for the kernel under the schedules of `state` (which the caller has verified).
@@ -402,6 +415,7 @@ pub fn generate_from_script(
         region,
         file,
         region_start: start,
+        function: g.function,
     })
 }
 
@@ -456,10 +470,10 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
         region.push_str(line);
     }
     let mut file = String::with_capacity(text.len() + region.len());
-    match (function, scop.host.start) {
+    match (&function, scop.host.start) {
         (Some(f), Some(at)) if at <= range.start => {
             file.push_str(&text[..at]);
-            file.push_str(&f);
+            file.push_str(f);
             file.push_str(&text[at..range.start]);
         }
         _ => file.push_str(&text[..range.start]),
@@ -471,6 +485,7 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
         region,
         file,
         region_start,
+        function,
     })
 }
 
