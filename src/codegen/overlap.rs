@@ -354,7 +354,7 @@ fn range(scop: &Scop, x: &Array) -> Result<Range, String> {
         hi_terms.push(format!("(long long)({hi}) * {stride}"));
         if d > 0 {
             // Inside the declared extent, so the corners bound every element.
-            if lo.parse::<i64>().map_or(true, |v| v < 0) {
+            if !matches!(lo.parse::<i64>(), Ok(v) if v >= 0) {
                 conditions.push(format!("0 <= ({lo})"));
             }
             conditions.push(format!(

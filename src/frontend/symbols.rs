@@ -351,7 +351,7 @@ impl Symbols {
             if scope == Scope::Param && levels.first() == Some(&Level::Array) {
                 levels[0] = Level::Pointer;
             }
-            levels.extend(std::iter::repeat(Level::Other).take(base_rank));
+            levels.extend(std::iter::repeat_n(Level::Other, base_rank));
             self.vars.insert(
                 n,
                 VarInfo {
