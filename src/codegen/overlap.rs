@@ -611,3 +611,31 @@ fn indent(text: &str, by: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn which_storages_may_overlap() {
+        let var = |pointed| Storage::Variable { pointed };
+        let ptr = Storage::Pointer {
+            contiguous: true,
+            param: true,
+        };
+        assert!(!may_overlap(var(true), var(true)));
+        assert!(!may_overlap(var(false), ptr));
+        assert!(may_overlap(var(true), ptr));
+        assert!(may_overlap(ptr, var(true)));
+        assert!(may_overlap(ptr, ptr));
+        assert!(!may_overlap(Storage::Region, ptr));
+    }
+
+    #[test]
+    fn indent_leaves_directives_and_empty_lines() {
+        assert_eq!(
+            indent("a;\n\n#define X 1\nb;\n", "  "),
+            "  a;\n\n#define X 1\n  b;\n"
+        );
+    }
+}

@@ -500,3 +500,72 @@ pub fn is_function(d: &Declarator) -> bool {
             )
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn levels_of(src: &str) -> Vec<(String, Vec<Level>)> {
+        let config = lang_c::driver::Config {
+            cpp_command: String::new(),
+            cpp_options: vec![],
+            flavor: lang_c::driver::Flavor::GnuC11,
+        };
+        let p = lang_c::driver::parse_preprocessed(&config, src.to_string()).unwrap();
+        let mut out = vec![];
+        for ed in &p.unit.0 {
+            if let ExternalDeclaration::Declaration(d) = &ed.node {
+                for id in &d.node.declarators {
+                    let decl = &id.node.declarator.node;
+                    out.push((declarator_name(decl).unwrap(), declarator_levels(decl)));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn levels_go_from_the_name_outward() {
+        use Level::{Array as A, Pointer as P};
+        let got =
+            levels_of("double (*a)[4]; double *b[4]; double c[2][3]; int **d; double (*e[2])[3];");
+        assert_eq!(
+            got,
+            vec![
+                ("a".to_string(), vec![P, A]),
+                ("b".to_string(), vec![A, P]),
+                ("c".to_string(), vec![A, A]),
+                ("d".to_string(), vec![P, P]),
+                ("e".to_string(), vec![A, P, A]),
+            ]
+        );
+    }
+
+    #[test]
+    fn parameters_are_pointers_and_addresses_are_seen() {
+        let src = "double g[4];\nvoid f(int n, double A[8][4], double *B, double s) {\n  double t = 0, *p = &t;\n  int i;\n  for (i = 0; i < n; i++) B[i] = A[i][0] * s + *p + g[0];\n}\n";
+        let config = lang_c::driver::Config {
+            cpp_command: String::new(),
+            cpp_options: vec![],
+            flavor: lang_c::driver::Flavor::GnuC11,
+        };
+        let p = lang_c::driver::parse_preprocessed(&config, src.to_string()).unwrap();
+        let s = Symbols::collect(&p.unit, &p.source, "f", 0..0);
+        let a = s.get("A").unwrap();
+        assert_eq!(
+            (a.scope, a.levels.clone()),
+            (Scope::Param, vec![Level::Pointer, Level::Array])
+        );
+        assert_eq!(s.get("B").unwrap().levels, vec![Level::Pointer]);
+        assert_eq!(s.get("g").unwrap().scope, Scope::File);
+        assert_eq!(s.get("g").unwrap().levels, vec![Level::Array]);
+        assert_eq!(s.get("t").unwrap().scope, Scope::Local);
+        assert_eq!(s.get("t").unwrap().type_text, "double");
+        assert!(s.address_taken("t"));
+        assert!(!s.address_taken("s"));
+        let params = s.function.as_ref().unwrap().params.as_ref().unwrap();
+        let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["n", "A", "B", "s"]);
+        assert_eq!(&p.source[params[1].span.clone()], "double A[8][4]");
+    }
+}

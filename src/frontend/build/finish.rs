@@ -220,3 +220,27 @@ fn element_type(mapped: &str, param: &str, pre: Option<&str>) -> String {
     pre.map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::element_type;
+
+    #[test]
+    fn element_types_as_written() {
+        assert_eq!(
+            element_type("const double", "const double *A", Some("const double")),
+            "const double"
+        );
+        // A declarator written by a macro: the words before it.
+        assert_eq!(
+            element_type(
+                "DATA_TYPE POLYBENCH_2D(C, NI, NJ, ni, nj),",
+                "DATA_TYPE POLYBENCH_2D(C, NI, NJ, ni, nj),",
+                Some("double")
+            ),
+            "DATA_TYPE"
+        );
+        // Anything else: as the compiler sees it.
+        assert_eq!(element_type("T(x", "T(x", Some("double")), "double");
+    }
+}
