@@ -23,6 +23,9 @@ pub struct Kernel {
     /// What the generated code may assume of the machine it is compiled for (register
     /// blocks, vector width); scalar register blocks unless the caller says more.
     pub target: codegen::Target,
+    /// Generate code without the run-time test that the arrays do not overlap
+    /// (`--assume-no-overlap`; `codegen::overlap`).
+    pub assume_no_overlap: bool,
 }
 
 impl Kernel {
@@ -47,6 +50,7 @@ impl Kernel {
             scop,
             sources,
             target: codegen::Target::default(),
+            assume_no_overlap: opts.assume_no_overlap,
         })
     }
 
@@ -376,8 +380,24 @@ impl Run {
 pub struct Generated {
     /// The C text that replaces the modelled region (indented as the region was).
     pub region: String,
-    /// The whole file with only the region replaced.
+    /// The whole file with the region replaced (and, where the transformed region became
+    /// a function of its own, that function inserted before the host function).
     pub file: String,
+    /// Where `region` starts in `file`.
+    pub region_start: usize,
+    /// The function holding the transformed code, inserted before the host function,
+    /// where the region calls one (`codegen::overlap`).
+    pub function: Option<String>,
+}
+
+impl Generated {
+    /// What to show of the generated code: the outlined function, if any, then the region.
+    pub fn code(&self) -> String {
+        match &self.function {
+            Some(f) => format!("{f}{}", self.region),
+            None => self.region.clone(),
+        }
+    }
 }
 
 /// Code for the kernel under the schedules of `state` (which the caller has verified).
@@ -399,8 +419,8 @@ pub fn generate_from_script(
     } else {
         tags.join(", ")
     };
-    let range = kernel.scop.region.range.clone();
-    let before = &g.file[..range.start];
+    let start = g.region_start;
+    let before = &g.file[..start];
     let prefix = &before[before.rfind('\n').map_or(0, |p| p + 1)..];
     let indent = if prefix.chars().all(char::is_whitespace) {
         prefix
@@ -422,11 +442,13 @@ pub fn generate_from_script(
         indent
     };
     let region = format!("{header}\n{first}{}", g.region);
-    let file = format!(
-        "{before}{region}{}",
-        &g.file[range.start + g.region.len()..]
-    );
-    Ok(Generated { region, file })
+    let file = format!("{before}{region}{}", &g.file[start + g.region.len()..]);
+    Ok(Generated {
+        region,
+        file,
+        region_start: start,
+        function: g.function,
+    })
 }
 
 /// [`generate`] with a choice of statement bodies ([`Body::Trace`] for trace validation).
@@ -463,6 +485,13 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
     } else {
         ""
     };
+    let (code, function) = if body == Body::Source {
+        let g =
+            codegen::overlap::guard(scop, code, text, kernel.assume_no_overlap).map_err(fail)?;
+        (g.region, g.function)
+    } else {
+        (code, None)
+    };
     let mut region = String::new();
     for (k, line) in code.lines().enumerate() {
         if k > 0 {
@@ -474,10 +503,23 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
         region.push_str(line);
     }
     let mut file = String::with_capacity(text.len() + region.len());
-    file.push_str(&text[..range.start]);
+    match (&function, scop.host.start) {
+        (Some(f), Some(at)) if at <= range.start => {
+            file.push_str(&text[..at]);
+            file.push_str(f);
+            file.push_str(&text[at..range.start]);
+        }
+        _ => file.push_str(&text[..range.start]),
+    }
+    let region_start = file.len();
     file.push_str(&region);
     file.push_str(&text[range.end..]);
-    Ok(Generated { region, file })
+    Ok(Generated {
+        region,
+        file,
+        region_start,
+        function,
+    })
 }
 
 /// Is component `c` a statement's default handle (`S0`, …)? Listings leave those out: every

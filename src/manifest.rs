@@ -12,7 +12,15 @@ pub mod flops;
 
 /// The keys of a `[[check]]` entry that `loopy check` reads.
 pub const CHECK_KEYS: &[&str] = &[
-    "kernel", "script", "include", "define", "function", "scop", "expect", "set",
+    "kernel",
+    "script",
+    "include",
+    "define",
+    "function",
+    "scop",
+    "expect",
+    "set",
+    "assume-no-overlap",
 ];
 
 /// One entry of a manifest.
@@ -120,6 +128,16 @@ pub fn parse(path: &Path) -> Result<Vec<Entry>, Failure> {
             }
         };
         let settings = parse_settings(t, i, &spanned)?;
+        let assume_no_overlap = match t.get("assume-no-overlap") {
+            None => false,
+            Some(toml::Value::Boolean(b)) => *b,
+            Some(_) => {
+                return Err(bad(format!(
+                    "check #{}: `assume-no-overlap` must be true or false",
+                    i + 1
+                )))
+            }
+        };
         out.push(Entry {
             kernel: dir.join(kernel),
             script: dir.join(script),
@@ -128,6 +146,7 @@ pub fn parse(path: &Path) -> Result<Vec<Entry>, Failure> {
                 defines: list("define")?,
                 function: string("function")?,
                 scop,
+                assume_no_overlap,
             },
             settings,
             expect_legal,

@@ -22,7 +22,8 @@ pub struct ApplyArgs {
     /// Replace the kernel file itself (never done without this flag).
     #[arg(long, conflicts_with = "output")]
     pub in_place: bool,
-    /// Print only the generated code of the region, not the whole file.
+    /// Print only the generated code of the region, not the whole file (preceded by the
+    /// function holding the transformed code, where the region calls one).
     #[arg(long)]
     pub region_only: bool,
     #[command(flatten)]
@@ -75,7 +76,7 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
         }
     };
     let text = if a.region_only {
-        format!("{}\n", g.region)
+        format!("{}\n", g.code())
     } else {
         g.file
     };

@@ -114,6 +114,11 @@ pub struct CcArgs {
     /// Which `#pragma scop` region when the file has several (counting from 0).
     #[arg(long, value_name = "N")]
     pub scop: Option<usize>,
+    /// Generated code: assume that no two arrays of the region overlap in memory, without
+    /// the run-time test that otherwise guards the transformed code (arrays reached through
+    /// pointers, such as array parameters); see docs/codegen.md.
+    #[arg(long)]
+    pub assume_no_overlap: bool,
 }
 
 impl CcArgs {
@@ -123,6 +128,7 @@ impl CcArgs {
             defines: self.define.clone(),
             function: self.function.clone(),
             scop: self.scop,
+            assume_no_overlap: self.assume_no_overlap,
         }
     }
 }

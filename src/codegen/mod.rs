@@ -3,6 +3,7 @@
 pub mod ast;
 pub mod copy;
 pub mod kernel;
+pub mod overlap;
 pub mod registers;
 pub mod scan;
 

@@ -29,6 +29,9 @@ pub struct Options {
     pub function: Option<String>,
     /// Which `#pragma scop` region, counting from 0, when there are several.
     pub scop: Option<usize>,
+    /// Generated code assumes that the region's arrays do not overlap in memory, without
+    /// the run-time test (`--assume-no-overlap`; read by code generation only).
+    pub assume_no_overlap: bool,
 }
 
 /// A diagnostic with the texts of the files it points into.
@@ -246,7 +249,7 @@ fn analyze(
 ) -> Result<Scop, Error> {
     let run = || -> Result<Scop, Diagnostic> {
         let reg = region::select(unit, sm, opts.function.as_deref(), opts.scop)?;
-        let syms = symbols::Symbols::collect(unit, &reg.function, reg.range.clone());
+        let syms = symbols::Symbols::collect(unit, &sm.pre, &reg.function, reg.range.clone());
         let mut b = build::Builder::new(sm, &syms, reg.items);
         b.region(reg.items)?;
         let first = reg.items.first().map_or(reg.range.start, |i| i.span.start);

@@ -10,8 +10,9 @@ use lang_c::ast::{
     ExternalDeclaration, FunctionDefinition, SpecifierQualifier, Statement, StorageClassSpecifier,
     TranslationUnit, TypeSpecifier,
 };
-use lang_c::span::Node;
-use std::collections::HashMap;
+use lang_c::span::{Node, Span};
+use lang_c::visit::Visit;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 /// The scalar type class of a declaration.
@@ -25,6 +26,26 @@ pub enum TypeClass {
     Other,
 }
 
+/// Where a name is declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    File,
+    /// A parameter of the region's function.
+    Param,
+    /// Inside the region's function (outside the region).
+    Local,
+}
+
+/// One level of a declarator's type, from the name outward: `double (*A)[N]` is
+/// `[Pointer, Array]`, `double *A[N]` is `[Array, Pointer]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Array,
+    Pointer,
+    /// A function, or a level a typedef hides.
+    Other,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VarInfo {
     pub class: TypeClass,
@@ -32,12 +53,64 @@ pub struct VarInfo {
     pub rank: usize,
     pub function: bool,
     pub enumerator: bool,
+    pub scope: Scope,
+    /// The declarator's levels, from the name outward (a parameter's first array level
+    /// is adjusted to a pointer, as C does); levels from a typedef are `Other`.
+    pub levels: Vec<Level>,
+    /// The type specifiers and qualifiers as written after preprocessing (`int`,
+    /// `unsigned long`), and whether a storage class (`static`, `extern`…) was given.
+    pub type_text: String,
+    pub storage_class: bool,
+}
+
+/// A parameter of the region's function, for a copy of its parameter list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamDecl {
+    pub name: String,
+    /// The declaration, in the preprocessed text.
+    pub span: Range<usize>,
+    /// Its declaration specifiers (the element type of an array parameter), in the
+    /// preprocessed text.
+    pub specifiers: Option<Range<usize>>,
+}
+
+/// The region's function, for outlining the transformed region into a function of its own.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FunctionDecl {
+    /// Where the definition starts in the preprocessed text.
+    pub start: usize,
+    /// Its parameters, in order; `None` when they cannot be copied (an old-style or
+    /// variadic definition, an unnamed parameter).
+    pub params: Option<Vec<ParamDecl>>,
 }
 
 #[derive(Default)]
 pub struct Symbols {
     vars: HashMap<String, VarInfo>,
     typedefs: HashMap<String, (TypeClass, usize)>,
+    /// Names whose address is taken (`&x`) in the region's function.
+    address_taken: HashSet<String>,
+    scope: Option<Scope>,
+    pub function: Option<FunctionDecl>,
+    pre: String,
+}
+
+/// Collects the names of `&name` expressions.
+struct AddressTaken<'a>(&'a mut HashSet<String>);
+
+impl<'ast> Visit<'ast> for AddressTaken<'_> {
+    fn visit_unary_operator_expression(
+        &mut self,
+        e: &'ast lang_c::ast::UnaryOperatorExpression,
+        span: &'ast Span,
+    ) {
+        if e.operator.node == lang_c::ast::UnaryOperator::Address {
+            if let lang_c::ast::Expression::Identifier(id) = &e.operand.node {
+                self.0.insert(id.node.name.clone());
+            }
+        }
+        lang_c::visit::visit_unary_operator_expression(self, e, span);
+    }
 }
 
 impl Symbols {
@@ -45,10 +118,24 @@ impl Symbols {
         self.vars.get(name)
     }
 
+    /// Whether `&name` occurs in the region's function (for its parameters and locals).
+    pub fn address_taken(&self, name: &str) -> bool {
+        self.address_taken.contains(name)
+    }
+
     /// File-scope declarations, then `function`'s parameters and the declarations of its
-    /// body that are not inside `region` (byte range in the preprocessed text).
-    pub fn collect(unit: &TranslationUnit, function: &str, region: Range<usize>) -> Symbols {
-        let mut s = Symbols::default();
+    /// body that are not inside `region` (byte range in the preprocessed text `pre`).
+    pub fn collect(
+        unit: &TranslationUnit,
+        pre: &str,
+        function: &str,
+        region: Range<usize>,
+    ) -> Symbols {
+        let mut s = Symbols {
+            pre: pre.to_string(),
+            scope: Some(Scope::File),
+            ..Symbols::default()
+        };
         for ed in &unit.0 {
             match &ed.node {
                 ExternalDeclaration::Declaration(d) => s.declaration(&d.node),
@@ -61,6 +148,10 @@ impl Symbols {
                                 rank: 0,
                                 function: true,
                                 enumerator: false,
+                                scope: Scope::File,
+                                levels: vec![Level::Other],
+                                type_text: String::new(),
+                                storage_class: false,
                             },
                         );
                     }
@@ -71,28 +162,96 @@ impl Symbols {
         for ed in &unit.0 {
             if let ExternalDeclaration::FunctionDefinition(f) = &ed.node {
                 if declarator_name(&f.node.declarator.node).as_deref() == Some(function) {
-                    s.function(&f.node, &region);
+                    s.function(&f.node, &f.span, &region);
+                    AddressTaken(&mut s.address_taken).visit_function_definition(&f.node, &f.span);
                 }
             }
         }
         s
     }
 
-    fn function(&mut self, f: &FunctionDefinition, region: &Range<usize>) {
+    fn function(&mut self, f: &FunctionDefinition, span: &Span, region: &Range<usize>) {
+        self.scope = Some(Scope::Param);
+        let mut params: Option<Vec<ParamDecl>> = Some(vec![]);
+        let mut seen = false;
         for d in &f.declarator.node.derived {
             if let DerivedDeclarator::Function(fd) = &d.node {
+                seen = true;
+                if fd.node.ellipsis == lang_c::ast::Ellipsis::Some {
+                    params = None;
+                }
+                let only_void = fd.node.parameters.len() == 1
+                    && fd.node.parameters[0].node.declarator.is_none()
+                    && matches!(
+                        fd.node.parameters[0].node.specifiers[..],
+                        [Node {
+                            node: DeclarationSpecifier::TypeSpecifier(Node {
+                                node: TypeSpecifier::Void,
+                                ..
+                            }),
+                            ..
+                        }]
+                    );
                 for p in &fd.node.parameters {
                     let (class, base_rank) = self.class_of(&p.node.specifiers);
+                    let (type_text, storage_class) = self.type_text(&p.node.specifiers);
                     if let Some(decl) = &p.node.declarator {
-                        self.declare(&decl.node, class, base_rank);
+                        self.declare(&decl.node, class, base_rank, type_text, storage_class);
+                    }
+                    if only_void {
+                        continue;
+                    }
+                    let decl = p.node.declarator.as_ref();
+                    match (decl.and_then(|d| declarator_name(&d.node)), params.as_mut()) {
+                        (Some(name), Some(v)) => {
+                            let specs = &p.node.specifiers;
+                            v.push(ParamDecl {
+                                name,
+                                span: p.span.start..p.span.end,
+                                specifiers: specs
+                                    .first()
+                                    .zip(specs.last())
+                                    .map(|(a, b)| a.span.start..b.span.end),
+                            });
+                        }
+                        _ => params = None,
                     }
                 }
             }
         }
+        if !seen || !f.declarations.is_empty() {
+            params = None;
+        }
+        self.function = Some(FunctionDecl {
+            start: span.start,
+            params,
+        });
+        self.scope = Some(Scope::Local);
         for d in &f.declarations {
             self.declaration(&d.node);
         }
         self.statement(&f.statement, region);
+    }
+
+    /// The type specifiers and qualifiers of a declaration as written (preprocessed), and
+    /// whether it has a storage class.
+    fn type_text(&self, specs: &[Node<DeclarationSpecifier>]) -> (String, bool) {
+        let mut words = vec![];
+        let mut storage = false;
+        for s in specs {
+            match &s.node {
+                DeclarationSpecifier::TypeSpecifier(_) | DeclarationSpecifier::TypeQualifier(_) => {
+                    if let Some(t) = self.pre.get(s.span.start..s.span.end) {
+                        words.push(t.to_string());
+                    }
+                }
+                DeclarationSpecifier::StorageClass(c) => {
+                    storage |= c.node != StorageClassSpecifier::Register;
+                }
+                _ => {}
+            }
+        }
+        (words.join(" "), storage)
     }
 
     fn statement(&mut self, s: &Node<Statement>, region: &Range<usize>) {
@@ -138,6 +297,7 @@ impl Symbols {
                 if c.node == StorageClassSpecifier::Typedef)
         });
         let (class, base_rank) = self.class_of_decl(&d.specifiers);
+        let (type_text, storage_class) = self.type_text(&d.specifiers);
         self.enumerators(&d.specifiers);
         for id in &d.declarators {
             let decl = &id.node.declarator.node;
@@ -147,7 +307,7 @@ impl Symbols {
                         .insert(n, (class, base_rank + declarator_rank(decl)));
                 }
             } else {
-                self.declare(decl, class, base_rank);
+                self.declare(decl, class, base_rank, type_text.clone(), storage_class);
             }
         }
     }
@@ -164,6 +324,10 @@ impl Symbols {
                                 rank: 0,
                                 function: false,
                                 enumerator: true,
+                                scope: self.scope.unwrap_or(Scope::File),
+                                levels: vec![],
+                                type_text: String::new(),
+                                storage_class: false,
                             },
                         );
                     }
@@ -172,9 +336,22 @@ impl Symbols {
         }
     }
 
-    fn declare(&mut self, decl: &Declarator, class: TypeClass, base_rank: usize) {
+    fn declare(
+        &mut self,
+        decl: &Declarator,
+        class: TypeClass,
+        base_rank: usize,
+        type_text: String,
+        storage_class: bool,
+    ) {
         if let Some(n) = declarator_name(decl) {
             let function = is_function(decl);
+            let scope = self.scope.unwrap_or(Scope::File);
+            let mut levels = declarator_levels(decl);
+            if scope == Scope::Param && levels.first() == Some(&Level::Array) {
+                levels[0] = Level::Pointer;
+            }
+            levels.extend(std::iter::repeat_n(Level::Other, base_rank));
             self.vars.insert(
                 n,
                 VarInfo {
@@ -182,6 +359,10 @@ impl Symbols {
                     rank: base_rank + declarator_rank(decl),
                     function,
                     enumerator: false,
+                    scope,
+                    levels,
+                    type_text,
+                    storage_class,
                 },
             );
         }
@@ -287,6 +468,28 @@ pub fn declarator_rank(d: &Declarator) -> usize {
     own + inner
 }
 
+/// The levels of a declarator's type from the name outward: the inner declarator's, then
+/// the suffixes (`[]`, `()`) left to right, then the pointers right to left.
+pub fn declarator_levels(d: &Declarator) -> Vec<Level> {
+    let mut out = match &d.kind.node {
+        DeclaratorKind::Declarator(i) => declarator_levels(&i.node),
+        _ => vec![],
+    };
+    let mut pointers = vec![];
+    for x in &d.derived {
+        match x.node {
+            DerivedDeclarator::Pointer(_) => pointers.push(Level::Pointer),
+            DerivedDeclarator::Array(_) => out.push(Level::Array),
+            DerivedDeclarator::Function(_) | DerivedDeclarator::KRFunction(_) => {
+                out.push(Level::Other)
+            }
+            DerivedDeclarator::Block(_) => out.push(Level::Other),
+        }
+    }
+    out.extend(pointers.into_iter().rev());
+    out
+}
+
 /// Does the declarator declare a function (not a pointer to one)?
 pub fn is_function(d: &Declarator) -> bool {
     matches!(d.kind.node, DeclaratorKind::Identifier(_))
@@ -296,4 +499,73 @@ pub fn is_function(d: &Declarator) -> bool {
                 DerivedDeclarator::Function(_) | DerivedDeclarator::KRFunction(_)
             )
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn levels_of(src: &str) -> Vec<(String, Vec<Level>)> {
+        let config = lang_c::driver::Config {
+            cpp_command: String::new(),
+            cpp_options: vec![],
+            flavor: lang_c::driver::Flavor::GnuC11,
+        };
+        let p = lang_c::driver::parse_preprocessed(&config, src.to_string()).unwrap();
+        let mut out = vec![];
+        for ed in &p.unit.0 {
+            if let ExternalDeclaration::Declaration(d) = &ed.node {
+                for id in &d.node.declarators {
+                    let decl = &id.node.declarator.node;
+                    out.push((declarator_name(decl).unwrap(), declarator_levels(decl)));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn levels_go_from_the_name_outward() {
+        use Level::{Array as A, Pointer as P};
+        let got =
+            levels_of("double (*a)[4]; double *b[4]; double c[2][3]; int **d; double (*e[2])[3];");
+        assert_eq!(
+            got,
+            vec![
+                ("a".to_string(), vec![P, A]),
+                ("b".to_string(), vec![A, P]),
+                ("c".to_string(), vec![A, A]),
+                ("d".to_string(), vec![P, P]),
+                ("e".to_string(), vec![A, P, A]),
+            ]
+        );
+    }
+
+    #[test]
+    fn parameters_are_pointers_and_addresses_are_seen() {
+        let src = "double g[4];\nvoid f(int n, double A[8][4], double *B, double s) {\n  double t = 0, *p = &t;\n  int i;\n  for (i = 0; i < n; i++) B[i] = A[i][0] * s + *p + g[0];\n}\n";
+        let config = lang_c::driver::Config {
+            cpp_command: String::new(),
+            cpp_options: vec![],
+            flavor: lang_c::driver::Flavor::GnuC11,
+        };
+        let p = lang_c::driver::parse_preprocessed(&config, src.to_string()).unwrap();
+        let s = Symbols::collect(&p.unit, &p.source, "f", 0..0);
+        let a = s.get("A").unwrap();
+        assert_eq!(
+            (a.scope, a.levels.clone()),
+            (Scope::Param, vec![Level::Pointer, Level::Array])
+        );
+        assert_eq!(s.get("B").unwrap().levels, vec![Level::Pointer]);
+        assert_eq!(s.get("g").unwrap().scope, Scope::File);
+        assert_eq!(s.get("g").unwrap().levels, vec![Level::Array]);
+        assert_eq!(s.get("t").unwrap().scope, Scope::Local);
+        assert_eq!(s.get("t").unwrap().type_text, "double");
+        assert!(s.address_taken("t"));
+        assert!(!s.address_taken("s"));
+        let params = s.function.as_ref().unwrap().params.as_ref().unwrap();
+        let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["n", "A", "B", "s"]);
+        assert_eq!(&p.source[params[1].span.clone()], "double A[8][4]");
+    }
 }

@@ -463,8 +463,23 @@ fn corner(f: &Map, d: usize, k: usize) -> Option<Corner> {
     }
     let s = dims_as_params(&s, k);
     let min = s.lexmin().ok()?.simplify();
-    let np = min.space().n_param();
-    let nt = k;
+    single_expression(&min, k)
+}
+
+/// The smallest (or largest) value of a one-dimensional set over its parameters, as one
+/// quasi-affine expression of them, when it is one (an exact parametric extremum). `None`
+/// when the set is unbounded that way, empty, or its extremum is piecewise.
+pub fn bound(s: &Set, max: bool) -> Option<Corner> {
+    let opt = if max { s.lexmax() } else { s.lexmin() };
+    single_expression(&opt.ok()?.simplify(), 0)
+}
+
+/// The one expression of a piecewise value `min` (a set of one dimension over the
+/// parameters and `nt` outer values made parameters) that every part agrees with.
+fn single_expression(min: &Set, nt: usize) -> Option<Corner> {
+    if min.is_empty() {
+        return None;
+    }
     // Candidate expressions, one per part; a candidate holds when every part agrees with it
     // (parts may write one value differently, e.g. `8*i2` and `96*i1` where they are equal).
     let mut candidates: Vec<Corner> = vec![];
@@ -516,7 +531,6 @@ fn corner(f: &Map, d: usize, k: usize) -> Option<Corner> {
             x.is_empty() && y.is_empty()
         })
     };
-    let _ = np;
     candidates.into_iter().find(|c| holds(c))
 }
 

@@ -55,6 +55,67 @@ pub struct Scop {
     /// Declarations inside the region that are not statements (`static` and `extern`
     /// locals), as written: generated code for the region starts with them.
     pub declarations: Vec<String>,
+    /// The function holding the region, as far as generated code needs it to move the
+    /// transformed region into a function of its own (`codegen::overlap`).
+    pub host: Host,
+}
+
+/// The function that holds the region.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Host {
+    /// Where its definition starts in the main file, when it starts there.
+    pub start: Option<usize>,
+    /// Its parameters, in order, when they can be copied to another function's list.
+    pub params: Option<Vec<HostParam>>,
+    /// The names the region uses that are the function's parameters or variables declared
+    /// in it outside the region (sorted by name).
+    pub names: Vec<HostName>,
+}
+
+/// A parameter of the host function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostParam {
+    pub name: String,
+    /// The declaration as written (macros unexpanded) when it is all in the main file,
+    /// else as the compiler sees it.
+    pub text: String,
+    /// Its declaration specifiers, written the same way: the element type of a parameter
+    /// that is a pointer or an array.
+    pub specifiers: Option<String>,
+    /// The levels of its type from the name outward are a pointer then arrays only
+    /// (`double *A`, `double A[N][M]`, `double (*A)[M]`), this many in all; 0 otherwise.
+    pub array_levels: usize,
+}
+
+/// A parameter or local variable of the host function that the region uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostName {
+    pub name: String,
+    /// A parameter (else a local variable).
+    pub param: bool,
+    /// The region assigns it (or counts with it: `counter`).
+    pub written: bool,
+    pub counter: bool,
+    /// Its type specifiers (`int`, `unsigned long`) when it is a scalar of arithmetic type
+    /// declared without a storage class.
+    pub scalar_type: Option<String>,
+}
+
+/// Where the elements of an array (or a scalar) of the region live: what decides whether
+/// two arrays can overlap in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// Declared inside the region.
+    Region,
+    /// A variable of its own (an array or a scalar, at file scope, in the function or a
+    /// parameter passed by value): no two variables overlap. `pointed`: a pointer may
+    /// point into it (an array, a file-scope scalar, a scalar whose address is taken).
+    Variable { pointed: bool },
+    /// Reached through a pointer: a pointer variable, or a parameter declared as an array
+    /// (C passes a pointer). Its elements may overlap anything a pointer can reach.
+    /// `contiguous`: every level after the first is an array, so the elements lie at
+    /// offsets from the pointer that `sizeof` gives.
+    Pointer { contiguous: bool, param: bool },
 }
 
 /// One C statement (or one opaque construct) and all its dynamic instances.
@@ -165,6 +226,8 @@ pub struct Array {
     /// verifier may drop dependences between such instances; the code generator must keep
     /// the declaration and its uses together.
     pub private_depth: Option<usize>,
+    /// Where its elements live (for the no-overlap test of generated code).
+    pub storage: Storage,
 }
 
 /// What kind of construct a tag's label is written on.

@@ -500,7 +500,7 @@ impl Session {
 
     fn code(&self) -> Output {
         match driver::generate(&self.kernel, &self.run.interp.state) {
-            Ok(g) => Output::out(unindent(&g.region)),
+            Ok(g) => Output::out(unindent(&g.code())),
             Err(mut f) => {
                 // Marks that cannot be generated point into the inputs.
                 f.sources = self.run.sources(&self.kernel);
@@ -516,11 +516,11 @@ impl Session {
         let mut before = self.run.interp.state.clone();
         before.pieces = self.run.interp.history[last.steps.0].clone();
         let old = match driver::generate(&self.kernel, &before) {
-            Ok(g) => unindent(&g.region),
+            Ok(g) => unindent(&g.code()),
             Err(f) => return Output::err(f.render(self.color)),
         };
         let new = match driver::generate(&self.kernel, &self.run.interp.state) {
-            Ok(g) => unindent(&g.region),
+            Ok(g) => unindent(&g.code()),
             Err(f) => return Output::err(f.render(self.color)),
         };
         let d = diff::unified(

@@ -338,11 +338,13 @@ impl<'a> Builder<'a> {
             }
             Some(_) => {}
             None => {
+                let storage = self.storage(array, c_name, rank);
                 self.arrays.push(Array {
                     name: array.to_string(),
                     c_name: c_name.to_string(),
                     rank,
                     private_depth,
+                    storage,
                 });
                 self.array_first.insert(array.to_string(), range(span));
             }
@@ -362,6 +364,39 @@ impl<'a> Builder<'a> {
             });
         }
         Ok(())
+    }
+
+    /// Where the elements of an array accessed with `rank` subscripts live.
+    fn storage(&self, array: &str, c_name: &str, rank: usize) -> Storage {
+        if self.local_names.contains(array)
+            || matches!(self.lookup(c_name), Some(Binding::Local { .. }))
+        {
+            return Storage::Region;
+        }
+        let Some(info) = self.syms.get(c_name) else {
+            return Storage::Pointer {
+                contiguous: false,
+                param: false,
+            };
+        };
+        let param = info.scope == Scope::Param;
+        if rank == 0 {
+            return Storage::Variable {
+                pointed: info.scope == Scope::File || self.syms.address_taken(c_name),
+            };
+        }
+        match info.levels.first() {
+            Some(Level::Array) if !param => Storage::Variable { pointed: true },
+            Some(Level::Pointer) => Storage::Pointer {
+                contiguous: info.levels.len() >= rank
+                    && info.levels[1..rank].iter().all(|l| *l == Level::Array),
+                param,
+            },
+            _ => Storage::Pointer {
+                contiguous: false,
+                param,
+            },
+        }
     }
 
     /// `S[iterators] -> A[subscripts]`, a union over the pieces of piecewise subscripts.

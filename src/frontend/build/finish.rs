@@ -90,6 +90,7 @@ impl<'a> Builder<'a> {
         }
         let context = context.align_params(&params).simplify();
         // Tags in the order their labels appear (they are completed inside out).
+        let host = self.host(file);
         let mut tags = self.tags;
         tags.sort_by_key(|t| (t.span.file != file, t.span.range.start));
         Ok(Scop {
@@ -102,6 +103,144 @@ impl<'a> Builder<'a> {
             statements: self.stmts,
             tags,
             declarations: self.declarations,
+            host,
         })
+    }
+
+    /// The host function as generated code needs it (`Scop::host`).
+    fn host(&self, file: &str) -> Host {
+        let Some(f) = &self.syms.function else {
+            return Host::default();
+        };
+        let start = self
+            .sm
+            .span(f.start..f.start + 1)
+            .filter(|s| s.file == file)
+            .map(|s| s.range.start);
+        // Text as written in the main file when the range maps there whole.
+        let written = |r: &std::ops::Range<usize>| -> String {
+            let pre = self.sm.pre.get(r.clone()).unwrap_or("");
+            let orig = self
+                .sm
+                .span(r.clone())
+                .filter(|s| s.file == file)
+                .and_then(|s| self.sm.text(&s).map(str::to_string));
+            let text = orig.unwrap_or_else(|| pre.to_string());
+            text.split_whitespace().collect::<Vec<_>>().join(" ")
+        };
+        let params = f.params.as_ref().map(|ps| {
+            ps.iter()
+                .map(|p| {
+                    let levels = self
+                        .syms
+                        .get(&p.name)
+                        .map(|i| i.levels.clone())
+                        .unwrap_or_default();
+                    let arrays = levels.first() == Some(&Level::Pointer)
+                        && levels[1..].iter().all(|l| *l == Level::Array);
+                    let text = written(&p.span);
+                    let specifiers = p
+                        .specifiers
+                        .as_ref()
+                        .map(|r| element_type(&written(r), &text, self.sm.pre.get(r.clone())));
+                    HostParam {
+                        name: p.name.clone(),
+                        text,
+                        specifiers,
+                        array_levels: if arrays { levels.len() } else { 0 },
+                    }
+                })
+                .collect()
+        });
+        let mut names: Vec<HostName> = self
+            .pre
+            .idents
+            .iter()
+            .filter_map(|n| {
+                let info = self.syms.get(n)?;
+                if info.function || info.enumerator || info.scope == Scope::File {
+                    return None;
+                }
+                let arithmetic =
+                    matches!(info.class, TypeClass::Integer { .. } | TypeClass::Floating);
+                Some(HostName {
+                    name: n.clone(),
+                    param: info.scope == Scope::Param,
+                    written: self.pre.written.contains_key(n),
+                    counter: self.pre.counters.contains(n),
+                    scalar_type: (info.rank == 0 && arithmetic && !info.storage_class)
+                        .then(|| info.type_text.clone()),
+                })
+            })
+            .collect();
+        names.sort_by(|a, b| a.name.cmp(&b.name));
+        Host {
+            start,
+            params,
+            names,
+        }
+    }
+}
+
+/// The element type of a parameter as written: its specifiers' original text when that is
+/// words only (`DATA_TYPE`, `const double`); for a declarator written by a macro
+/// (`DATA_TYPE POLYBENCH_2D(A, NI, NJ, ni, nj)`, where the specifiers do not map back
+/// alone), the words before the macro; else as the compiler sees them.
+fn element_type(mapped: &str, param: &str, pre: Option<&str>) -> String {
+    let words = |t: &str| {
+        !t.is_empty()
+            && t.split_whitespace()
+                .all(|w| w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    };
+    if words(mapped) {
+        return mapped.to_string();
+    }
+    if let Some(open) = param.find('(') {
+        let head: Vec<&str> = param[..open].split_whitespace().collect();
+        // The macro's arguments end the declaration (a mapped range may run on to the
+        // `,` or `)` after it).
+        let mut depth = 0;
+        let close = param[open..].char_indices().find_map(|(k, c)| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(open + k)
+        });
+        let rest_ok = close.is_some_and(|c| {
+            param[c + 1..]
+                .chars()
+                .all(|x| x.is_whitespace() || x == ',' || x == ')')
+        });
+        if head.len() >= 2 && rest_ok && words(&head.join(" ")) {
+            return head[..head.len() - 1].join(" ");
+        }
+    }
+    pre.map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::element_type;
+
+    #[test]
+    fn element_types_as_written() {
+        assert_eq!(
+            element_type("const double", "const double *A", Some("const double")),
+            "const double"
+        );
+        // A declarator written by a macro: the words before it.
+        assert_eq!(
+            element_type(
+                "DATA_TYPE POLYBENCH_2D(C, NI, NJ, ni, nj),",
+                "DATA_TYPE POLYBENCH_2D(C, NI, NJ, ni, nj),",
+                Some("double")
+            ),
+            "DATA_TYPE"
+        );
+        // Anything else: as the compiler sees it.
+        assert_eq!(element_type("T(x", "T(x", Some("double")), "double");
     }
 }

@@ -22,12 +22,14 @@ mod statements;
 mod updates;
 
 use super::srcmap::{normalize, SourceMap};
-use super::symbols::{declarator_name, declarator_rank, is_function, Symbols, TypeClass};
+use super::symbols::{
+    declarator_name, declarator_rank, is_function, Level, Scope, Symbols, TypeClass,
+};
 use crate::diag::Diagnostic;
 use crate::model::aff::{self, LinExpr};
 use crate::model::{
-    Access, AccessKind, Array, LoopInfo, Schedule, Scop, SourceSpan, Statement as MStatement, Tag,
-    TagKind,
+    Access, AccessKind, Array, Host, HostName, HostParam, LoopInfo, Schedule, Scop, SourceSpan,
+    Statement as MStatement, Storage, Tag, TagKind,
 };
 use crate::presburger::{Int, Map, Set, Space, Tuple};
 use lang_c::ast::{

@@ -1,0 +1,641 @@
+//! The no-overlap assumption, said and checked.
+//!
+//! The dependences the verifier computes assume that distinct arrays of the region do not
+//! overlap in memory. Variables cannot overlap, but arrays reached through pointers (a
+//! function's parameters declared `double A[N][M]` are pointers) can: the caller may pass
+//! one array twice, or two views of one block. So when at least one pair of the region's
+//! arrays may overlap and one of the two is written, the transformed region runs under a
+//! run-time test that the address ranges the arrays' elements occupy are disjoint, and the
+//! original region's code runs otherwise (as Polly does).
+//!
+//! The ranges come from the exact footprints: per array dimension, the smallest and the
+//! largest subscript any access of the region reaches, as expressions of the parameters
+//! (exact parametric extrema of the model's access relations over the domains); the lowest
+//! and highest byte are the addresses of those corners, found with `sizeof` (so declared
+//! extents, constant or variable, come from the compiler). Every dimension after the first
+//! must stay inside its declared extent for that to bound every element, and the test
+//! checks that too. An array whose bounds are no single expression, or reached through
+//! pointers at several levels (`double **`), makes the test false: the original code runs.
+//!
+//! C compilers exploit `restrict` on function parameters, not on block-scope pointers
+//! (gcc 12 and clang 16 measured on 2mm: no change with block-scope `restrict` copies),
+//! so where it can, the transformed region becomes a function of its own, defined before
+//! the host function, whose array parameters are `restrict`-qualified copies of the host's,
+//! called when the test passes. Where it cannot (the region uses the host's local variables
+//! other than read-only scalars and loop counters, jumps, `static` declarations, macros
+//! defined inside the host function), the transformed code runs inline under the test,
+//! without `restrict`.
+//!
+//! `--assume-no-overlap` removes the test: the transformed region (with `restrict` where it
+//! can) runs unconditionally.
+
+use crate::diag::Diagnostic;
+use crate::model::{AccessKind, Array, Scop, Storage};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// Generated code with the no-overlap test around it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Guarded {
+    /// The text replacing the region.
+    pub region: String,
+    /// A function definition to insert before the host function (at `scop.host.start`),
+    /// followed by a blank line.
+    pub function: Option<String>,
+}
+
+/// The macro a test build may define to see which code ran: it is called with
+/// `"transformed"` or `"original"` each time the region runs.
+pub const PATH_MACRO: &str = "LOOPY_PATH";
+
+/// Wraps `fast` (the transformed region's code, as `generate_with_copies` gives it) in the
+/// no-overlap test. `file` is the text of the region's file (`scop.file`), for the original
+/// code. Unchanged when no two of the region's arrays may overlap with one of them written.
+pub fn guard(
+    scop: &Scop,
+    fast: String,
+    file: &str,
+    assume_no_overlap: bool,
+) -> Result<Guarded, Diagnostic> {
+    let pairs = pairs(scop);
+    if pairs.is_empty() {
+        return Ok(Guarded {
+            region: fast,
+            function: None,
+        });
+    }
+    if let Some(why) = unguardable(scop) {
+        if assume_no_overlap {
+            return Ok(Guarded {
+                region: fast,
+                function: None,
+            });
+        }
+        let (a, b) = pairs[0];
+        let sp = &scop.region;
+        return Err(Diagnostic::new(format!(
+            "cannot generate the run-time test that `{}` and `{}` do not overlap: {why}",
+            a.c_name, b.c_name
+        ))
+        .with_label(&sp.file, sp.range.clone(), "this region")
+        .with_note("the transformation assumes that distinct arrays do not overlap in memory; arrays reached through pointers may, so the transformed code runs under a test that they do not, with the original code as the other branch")
+        .with_help("move the declaration before `#pragma scop`, or pass `--assume-no-overlap` if no two of the region's arrays ever overlap"));
+    }
+    let outline = outline(scop, file);
+    let original = original_text(scop, file);
+    let mut region = String::new();
+    let mut function = None;
+    // The transformed code: a call, or the code itself.
+    let fast_code = match &outline {
+        Ok(o) => {
+            function = Some(outlined_function(scop, &fast, o));
+            let args: Vec<&str> = o
+                .args
+                .iter()
+                .map(String::as_str)
+                .chain(o.locals.iter().map(|(n, _)| n.as_str()))
+                .collect();
+            format!("{}({});\n", o.name, args.join(", "))
+        }
+        Err(_) => fast.clone(),
+    };
+    if assume_no_overlap {
+        let _ = writeln!(
+            region,
+            "/* loopy: the arrays of this region are assumed not to overlap in memory (--assume-no-overlap). */"
+        );
+        region.push_str(&fast_code);
+        if let Ok(o) = &outline {
+            for c in &o.counters {
+                let _ = writeln!(region, "(void){}; /* no longer a loop counter here */", c.0);
+            }
+        }
+        return Ok(Guarded { region, function });
+    }
+    let test = test(scop, &pairs);
+    let _ = writeln!(
+        region,
+        "/* loopy: the transformed code assumes that the arrays it writes do not overlap the"
+    );
+    let _ = writeln!(
+        region,
+        "   other arrays it touches; it runs when they do not, the original code otherwise{}. */",
+        match &outline {
+            Ok(o) => format!(" (`{}`, defined before `{}`)", o.name, scop.function),
+            Err(_) => String::new(),
+        }
+    );
+    region.push_str("{\n");
+    region.push_str(&test.prelude);
+    for line in &test.declarations {
+        let _ = writeln!(region, "  {line}");
+    }
+    let _ = writeln!(region, "  if ({}) {{", test.condition);
+    let path = |what: &str| format!("#ifdef {PATH_MACRO}\n    {PATH_MACRO}(\"{what}\");\n#endif\n");
+    region.push_str(&path("transformed"));
+    region.push_str(&indent(&fast_code, "    "));
+    region.push_str("  } else {\n");
+    region.push_str(&path("original"));
+    region.push_str(&indent(&original, "    "));
+    region.push_str("  }\n}\n");
+    Ok(Guarded { region, function })
+}
+
+/// The pairs of arrays that may overlap, one of them written (each pair once, in the
+/// order of `scop.arrays`).
+fn pairs(scop: &Scop) -> Vec<(&Array, &Array)> {
+    let written: BTreeSet<&str> = scop
+        .statements
+        .iter()
+        .flat_map(|s| s.accesses.iter())
+        .filter(|a| a.kind == AccessKind::Write)
+        .map(|a| a.array.as_str())
+        .collect();
+    let arrays: Vec<&Array> = scop
+        .arrays
+        .iter()
+        .filter(|a| a.storage != Storage::Region)
+        .collect();
+    let mut out = vec![];
+    for (i, a) in arrays.iter().enumerate() {
+        for b in &arrays[i + 1..] {
+            if !written.contains(a.name.as_str()) && !written.contains(b.name.as_str()) {
+                continue;
+            }
+            if may_overlap(a.storage, b.storage) {
+                out.push((*a, *b));
+            }
+        }
+    }
+    out
+}
+
+/// Two distinct variables never overlap, nor does a variable that no pointer reaches
+/// overlap anything; a pointer may reach anything else.
+fn may_overlap(a: Storage, b: Storage) -> bool {
+    match (a, b) {
+        (Storage::Region, _) | (_, Storage::Region) => false,
+        (Storage::Variable { .. }, Storage::Variable { .. }) => false,
+        (Storage::Variable { pointed }, Storage::Pointer { .. })
+        | (Storage::Pointer { .. }, Storage::Variable { pointed }) => pointed,
+        (Storage::Pointer { .. }, Storage::Pointer { .. }) => true,
+    }
+}
+
+/// Why no test can be placed around the region: a variable declared at its top level may
+/// be used after it, and a `static` one would be two variables, one per branch.
+fn unguardable(scop: &Scop) -> Option<String> {
+    if let Some(a) = scop
+        .arrays
+        .iter()
+        .find(|a| a.storage == Storage::Region && a.private_depth == Some(0))
+    {
+        return Some(format!(
+            "`{}` is declared at the region's top level, where code after the region may use it",
+            a.c_name
+        ));
+    }
+    if scop
+        .declarations
+        .iter()
+        .any(|d| super::kernel::identifiers(d).iter().any(|w| w == "static"))
+    {
+        return Some(
+            "the region declares a `static` variable, which each branch would declare once".into(),
+        );
+    }
+    None
+}
+
+/// The test: macro definitions, declarations of each array's lowest and highest byte,
+/// and the condition.
+struct Test {
+    prelude: String,
+    declarations: Vec<String>,
+    condition: String,
+}
+
+fn test(scop: &Scop, pairs: &[(&Array, &Array)]) -> Test {
+    let mut prelude = String::new();
+    let mut declarations = vec![];
+    let mut conds: Vec<String> = vec![];
+    let mut ranged: BTreeSet<&str> = BTreeSet::new();
+    let mut floord = false;
+    let mut why_not: Option<String> = None;
+    for (a, b) in pairs {
+        for x in [a, b] {
+            if why_not.is_some() || ranged.contains(x.name.as_str()) {
+                continue;
+            }
+            match range(scop, x) {
+                Ok(r) => {
+                    floord |= r.uses_floord;
+                    declarations.push(format!(
+                        "const loopy_uptr loopy_lo_{n} = {}, loopy_hi_{n} = {};",
+                        r.lo,
+                        r.hi,
+                        n = x.name
+                    ));
+                    conds.extend(r.conditions);
+                    ranged.insert(x.name.as_str());
+                }
+                Err(why) => why_not = Some(why),
+            }
+        }
+    }
+    if let Some(why) = why_not {
+        return Test {
+            prelude: String::new(),
+            declarations: vec![format!(
+                "/* no test can show that the arrays do not overlap: {why} */"
+            )],
+            condition: "0".to_string(),
+        };
+    }
+    for (a, b) in pairs {
+        conds.push(format!(
+            "(loopy_hi_{a} <= loopy_lo_{b} || loopy_hi_{b} <= loopy_lo_{a})",
+            a = a.name,
+            b = b.name
+        ));
+    }
+    if floord {
+        prelude.push_str(
+            "#define loopy_floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))\n",
+        );
+    }
+    prelude.push_str(
+        "#ifdef __UINTPTR_TYPE__\n#define loopy_uptr __UINTPTR_TYPE__\n#else\n#define loopy_uptr unsigned long long\n#endif\n",
+    );
+    prelude
+        .push_str("#define loopy_addr(p, off) ((loopy_uptr)(p) + (loopy_uptr)(long long)(off))\n");
+    Test {
+        prelude,
+        declarations,
+        condition: conds.join("\n      && "),
+    }
+}
+
+/// An array's byte range `[lo, hi)` as C, and the conditions under which it holds.
+struct Range {
+    lo: String,
+    hi: String,
+    conditions: Vec<String>,
+    uses_floord: bool,
+}
+
+/// `X[0][0]…` with `k` subscripts.
+fn element(x: &str, k: usize) -> String {
+    format!("{x}{}", "[0]".repeat(k))
+}
+
+fn range(scop: &Scop, x: &Array) -> Result<Range, String> {
+    let n = &x.c_name;
+    if x.rank == 0 {
+        return Ok(Range {
+            lo: format!("loopy_addr(&{n}, 0)"),
+            hi: format!("loopy_addr(&{n}, sizeof({n}))"),
+            conditions: vec![],
+            uses_floord: false,
+        });
+    }
+    if let Storage::Pointer {
+        contiguous: false, ..
+    } = x.storage
+    {
+        return Err(format!(
+            "the elements of `{n}` are reached through pointers at several levels"
+        ));
+    }
+    // The footprint: every element any access reaches, over the domains.
+    let mut fp: Option<crate::presburger::Set> = None;
+    for st in &scop.statements {
+        for a in st.accesses.iter().filter(|a| a.array == x.name) {
+            let r = a.relation.intersect_domain(&st.domain).range();
+            fp = Some(match fp {
+                None => r,
+                Some(f) => f.union(&r),
+            });
+        }
+    }
+    let Some(fp) = fp else {
+        return Err(format!("`{n}` is not accessed"));
+    };
+    let fp = fp.simplify();
+    let mut lo_terms = vec![];
+    let mut hi_terms = vec![];
+    let mut conditions = vec![];
+    let mut uses_floord = false;
+    for d in 0..x.rank {
+        let mut s = fp.clone();
+        if d + 1 < x.rank {
+            s = s.project_out(d + 1, x.rank - d - 1);
+        }
+        if d > 0 {
+            s = s.project_out(0, d);
+        }
+        let bound = |max: bool| {
+            crate::model::copy::bound(&s, max)
+                .map(|c| c.to_c(&scop.params, &[], "loopy_floord"))
+                .ok_or_else(|| {
+                    format!(
+                        "the {} subscript {} of `{n}` in the region is not one expression of the parameters",
+                        if max { "largest" } else { "smallest" },
+                        d + 1
+                    )
+                })
+        };
+        let (lo, hi) = (bound(false)?, bound(true)?);
+        uses_floord |= lo.contains("loopy_floord(") || hi.contains("loopy_floord(");
+        let stride = format!("(long long)sizeof({})", element(n, d + 1));
+        if lo != "0" {
+            lo_terms.push(format!("(long long)({lo}) * {stride}"));
+        }
+        hi_terms.push(format!("(long long)({hi}) * {stride}"));
+        if d > 0 {
+            // Inside the declared extent, so the corners bound every element.
+            if !matches!(lo.parse::<i64>(), Ok(v) if v >= 0) {
+                conditions.push(format!("0 <= ({lo})"));
+            }
+            conditions.push(format!(
+                "({hi}) < (long long)(sizeof({}) / sizeof({}))",
+                element(n, d),
+                element(n, d + 1)
+            ));
+        }
+    }
+    hi_terms.push(format!("(long long)sizeof({})", element(n, x.rank)));
+    let lo = if lo_terms.is_empty() {
+        "0".to_string()
+    } else {
+        lo_terms.join(" + ")
+    };
+    Ok(Range {
+        lo: format!("loopy_addr({n}, {lo})"),
+        hi: format!("loopy_addr({n}, {})", hi_terms.join(" + ")),
+        conditions,
+        uses_floord,
+    })
+}
+
+/// How the transformed region becomes a function of its own.
+struct Outline {
+    name: String,
+    /// The host's parameters, as the call passes them.
+    args: Vec<String>,
+    /// The parameter declarations of the new function.
+    params: Vec<String>,
+    /// Read-only local scalars of the host, passed by value: (name, type).
+    locals: Vec<(String, String)>,
+    /// Loop counters of the host the region counts with, declared in the new function.
+    counters: Vec<(String, String)>,
+}
+
+/// The outlined form of the region, or why there is none.
+fn outline(scop: &Scop, file: &str) -> Result<Outline, String> {
+    let host = &scop.host;
+    let start = host
+        .start
+        .ok_or("the host function does not start in the region's file")?;
+    let params = host
+        .params
+        .as_ref()
+        .ok_or("the host function's parameters cannot be copied")?;
+    if !scop.declarations.is_empty() {
+        return Err("the region declares `static` or `extern` variables".into());
+    }
+    for s in &scop.statements {
+        if super::kernel::identifiers(&s.text)
+            .iter()
+            .chain(super::kernel::identifiers(&s.expanded_text).iter())
+            .any(|w| matches!(w.as_str(), "return" | "goto" | "break" | "continue"))
+        {
+            return Err("the region jumps".into());
+        }
+    }
+    let before = file.get(start..scop.region.range.start).unwrap_or("");
+    if before
+        .lines()
+        .any(|l| l.trim_start().starts_with('#') && !l.trim_start().starts_with("#pragma"))
+    {
+        return Err("the host function defines macros before the region".into());
+    }
+    let mut locals = vec![];
+    let mut counters = vec![];
+    for n in &host.names {
+        if n.param {
+            if n.written && !n.counter {
+                return Err(format!("the region assigns the parameter `{}`", n.name));
+            }
+            continue;
+        }
+        let Some(ty) = &n.scalar_type else {
+            return Err(format!("the region uses the local variable `{}`", n.name));
+        };
+        if n.counter {
+            counters.push((n.name.clone(), ty.clone()));
+        } else if n.written {
+            return Err(format!(
+                "the region assigns the local variable `{}`",
+                n.name
+            ));
+        } else {
+            locals.push((n.name.clone(), ty.clone()));
+        }
+    }
+    // Array parameters the region accesses become restrict-qualified pointers, their
+    // extents passed as values: `double (*restrict A)[loopy_A_1]` (the host's declared
+    // extents may be macros of the sizes the program is compiled with).
+    let mut dims = vec![];
+    let mut dim_args = vec![];
+    let mut params_text = vec![];
+    for p in params {
+        let array = scop.arrays.iter().find(|a| {
+            a.c_name == p.name
+                && a.rank > 0
+                && a.rank == p.array_levels
+                && matches!(
+                    a.storage,
+                    Storage::Pointer {
+                        param: true,
+                        contiguous: true
+                    }
+                )
+        });
+        match (array, &p.specifiers) {
+            (Some(a), Some(spec)) => {
+                let n = &p.name;
+                let mut ext = String::new();
+                for d in 1..a.rank {
+                    let v = format!("loopy_{n}_{d}");
+                    dims.push(format!("long {v}"));
+                    dim_args.push(format!(
+                        "(long)(sizeof({}) / sizeof({}))",
+                        element(n, d),
+                        element(n, d + 1)
+                    ));
+                    let _ = write!(ext, "[{v}]");
+                }
+                params_text.push(if a.rank == 1 {
+                    format!("{spec} *restrict {n}")
+                } else {
+                    format!("{spec} (*restrict {n}){ext}")
+                });
+            }
+            _ => params_text.push(p.text.clone()),
+        }
+    }
+    dims.extend(params_text);
+    let mut args = dim_args;
+    args.extend(params.iter().map(|p| p.name.clone()));
+    Ok(Outline {
+        name: format!("loopy_fast_{}", scop.function),
+        args,
+        params: dims,
+        locals,
+        counters,
+    })
+}
+
+fn outlined_function(scop: &Scop, fast: &str, o: &Outline) -> String {
+    let used: BTreeSet<String> = super::kernel::identifiers(fast).into_iter().collect();
+    let mut params = o.params.clone();
+    params.extend(o.locals.iter().map(|(n, t)| format!("{t} {n}")));
+    let list = if params.is_empty() {
+        "void".to_string()
+    } else {
+        params.join(", ")
+    };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "/* The region of `{}` transformed by loopy. It runs only where the arrays it writes do",
+        scop.function
+    );
+    let _ = writeln!(
+        out,
+        "   not overlap the other arrays it touches, so its array parameters are `restrict`. */"
+    );
+    let _ = writeln!(out, "static void {}({list})\n{{", o.name);
+    for (n, t) in &o.counters {
+        let _ = writeln!(out, "  {t} {n};");
+    }
+    let host_params = scop.host.params.iter().flatten().map(|p| &p.name);
+    for n in host_params.chain(o.locals.iter().map(|(n, _)| n)) {
+        if !used.contains(n) {
+            let _ = writeln!(out, "  (void){n};");
+        }
+    }
+    for (n, _) in &o.counters {
+        if !used.contains(n) {
+            let _ = writeln!(out, "  (void){n};");
+        }
+    }
+    out.push_str(&indent(fast, "  "));
+    out.push_str("}\n\n");
+    out
+}
+
+/// The region's original code with its tags (labels) removed, its lines relative to the
+/// region's indentation.
+fn original_text(scop: &Scop, file: &str) -> String {
+    let range = scop.region.range.clone();
+    let Some(text) = file.get(range.clone()) else {
+        return String::new();
+    };
+    // Labels of the tags, as byte ranges in `text` (through the colon and the blanks after).
+    let mut cuts: Vec<std::ops::Range<usize>> = vec![];
+    for t in &scop.tags {
+        if t.span.file != scop.file
+            || t.span.range.start < range.start
+            || t.span.range.end > range.end
+        {
+            continue;
+        }
+        let s = t.span.range.start - range.start;
+        let mut e = t.span.range.end - range.start;
+        if text.get(s..e) != Some(t.name.as_str()) {
+            continue;
+        }
+        let b = text.as_bytes();
+        while e < b.len() && (b[e] == b' ' || b[e] == b'\t') {
+            e += 1;
+        }
+        if b.get(e) != Some(&b':') {
+            continue;
+        }
+        cuts.push(s..e + 1);
+    }
+    cuts.sort_by_key(|c| c.start);
+    let mut out = String::new();
+    let mut at = 0;
+    for c in cuts {
+        if c.start < at {
+            continue;
+        }
+        out.push_str(&text[at..c.start]);
+        at = c.end;
+    }
+    out.push_str(&text[at..]);
+    // The region's first line starts at its first statement; the others carry the
+    // indentation of the region itself, which the splice adds back.
+    let line_start = file[..range.start].rfind('\n').map_or(0, |p| p + 1);
+    let base = &file[line_start..range.start];
+    let base = if base.chars().all(char::is_whitespace) {
+        base
+    } else {
+        ""
+    };
+    let mut lines = vec![];
+    for (k, l) in out.lines().enumerate() {
+        lines.push(if k == 0 {
+            l
+        } else {
+            l.strip_prefix(base).unwrap_or(l)
+        });
+    }
+    let mut s = lines.join("\n");
+    s.push('\n');
+    s
+}
+
+/// Every line of `text` indented by `by`, except preprocessor lines and empty ones.
+fn indent(text: &str, by: &str) -> String {
+    let mut out = String::new();
+    for l in text.lines() {
+        if !l.is_empty() && !l.starts_with('#') {
+            out.push_str(by);
+        }
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn which_storages_may_overlap() {
+        let var = |pointed| Storage::Variable { pointed };
+        let ptr = Storage::Pointer {
+            contiguous: true,
+            param: true,
+        };
+        assert!(!may_overlap(var(true), var(true)));
+        assert!(!may_overlap(var(false), ptr));
+        assert!(may_overlap(var(true), ptr));
+        assert!(may_overlap(ptr, var(true)));
+        assert!(may_overlap(ptr, ptr));
+        assert!(!may_overlap(Storage::Region, ptr));
+    }
+
+    #[test]
+    fn indent_leaves_directives_and_empty_lines() {
+        assert_eq!(
+            indent("a;\n\n#define X 1\nb;\n", "  "),
+            "  a;\n\n#define X 1\n  b;\n"
+        );
+    }
+}
