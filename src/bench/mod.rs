@@ -622,7 +622,8 @@ fn kernel_clock_sources(
             ))
         })?;
     let range = scop.region.range.clone();
-    let generated_range = range.start..range.start + generated.region.len();
+    // The generated file may hold a function before the region (`codegen::overlap`).
+    let generated_range = generated.region_start..generated.region_start + generated.region.len();
     Ok(KernelSources {
         // The copy of the original says that it is the user's file: the same `__FILE__`
         // and `__LINE__` as when built from the user's file, messages on its lines.
