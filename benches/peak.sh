@@ -4,6 +4,7 @@
 # gemm against OpenBLAS's dgemm.
 #
 #   benches/peak.sh [RUNS] [KERNEL ...]        (default: 5 runs; gemm 2mm 3mm)
+#   SET="MR=14 NR=16" benches/peak.sh ...      (script parameters, as `--set`)
 #
 # The PolyBench files and their scripts are in benches/polybench/ (scripts/KERNEL.loopy).
 # Every program is first checked at MEDIUM size, built with -O2 -ffp-contract=off: loopy's
@@ -51,7 +52,9 @@ printf '%-8s %12s %12s %12s %12s %9s %9s\n' kernel gcc polly loopy openblas vs-g
 for k in "${kernels[@]}"; do
   src=$(path_of "$k")/$k.c
   inc=(-I "$pb/utilities" -I "$(path_of "$k")")
-  "$LOOPY" apply "$src" "$pb/scripts/$k.loopy" -I "$pb/utilities" -D LARGE_DATASET \
+  sets=()
+  for s in ${SET:-}; do sets+=(--set "$s"); done
+  "$LOOPY" apply "$src" "$pb/scripts/$k.loopy" -I "$pb/utilities" -D LARGE_DATASET "${sets[@]}" \
     -o "$dir/$k-loopy.c" >/dev/null 2>"$dir/apply.log" || { cat "$dir/apply.log"; exit 1; }
   progs=(orig loopy)
   [ $have_polly = 1 ] && progs+=(polly)
