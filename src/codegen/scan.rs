@@ -1792,6 +1792,16 @@ mod tests {
     }
 
     #[test]
+    fn the_first_undetermined_iterator_is_named() {
+        let set = |t: &str| parse_set(t, &[]).unwrap();
+        let split = "[n] -> { [t1, t2, t3, i, j] : 0 <= i < n and 0 <= j < n and t1 = floor(i/96) and t2 = floor((i % 96)/8) and t3 = i % 8 and j = t1 + t2 }";
+        assert_eq!(first_undetermined(&set(split), 3), None);
+        // j is given, i is not: two values of i share each t.
+        let halves = "[n] -> { [t, j, i] : 0 <= i < n and t = floor(i/2) and j = t }";
+        assert_eq!(first_undetermined(&set(halves), 1), Some(1));
+    }
+
+    #[test]
     fn merging_two_empty_parts_gives_no_points() {
         let a = part("[p0, p1] -> { [0, x1, 0, x3, 1, x5, 0, x5, x5] : 3*floor((-x1 + x5)/3) = -x1 + x5 and 3*floor((x1 + 2x5)/3) = x1 + 2x5 and p0 <= x1 <= 1 and x1 >= 0 and 3x3 <= x5 < p0 and 0 <= x5 <= 3x3 + 1 and x5 - 2 <= 3*floor((-x1 + x5)/3) <= x5 and -p0 + x1 + 3x5 + 1 <= 3*floor((x1 + 2x5)/3) < x1 + 2x5 and 3*floor((x1 + 2x5)/3) >= x1 - 3x3 + 3x5 - 1 }");
         let b = part("[p0, p1] -> { [0, x1, 0, x3, 1, x5, 0, 3x3 - 1, x5] : floor((-x1 + 3x3 - 1)/3) = x3 - 1 and 3*floor((-x1 + 3x3 - 1)/3) = -x1 + 3x3 - 1 and 3*floor((x1 + 1)/3) = x1 + 1 and p0 <= x1 <= 1 and x1 >= 0 and 3x3 <= p0 and 0 <= x5 < 3x3 }");
