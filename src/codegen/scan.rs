@@ -337,13 +337,13 @@ fn solve_by_bounds(b: &Basic, n_outer: usize) -> Option<Basic> {
         g[u] = Int::ZERO;
         let mut h = w.zero_row();
         let mut gr = g.clone();
-        for c in 1..g.len() {
-            let mut r = g[c].mod_floor(&a);
+        for ((gv, hv), rv) in g.iter().zip(h.iter_mut()).zip(gr.iter_mut()).skip(1) {
+            let mut r = gv.mod_floor(&a);
             if &r + &r > a {
                 r -= &a;
             }
-            h[c] = (&g[c] - &r).div_exact(&a);
-            gr[c] = r;
+            *hv = (gv - &r).div_exact(&a);
+            *rv = r;
         }
         let known = Known::new(w.to_problem());
         let point = omega::solve(&w.to_problem())?;
