@@ -10,19 +10,31 @@ mod trace;
 use loopy::codegen::Body;
 use loopy::driver::{generate_with, Kernel, Run};
 use loopy::frontend::Options;
+use loopy::presburger::budget;
 use loopy::verify::ViolationKind;
 use proptest::prelude::*;
 use std::path::Path;
 use std::process::Command;
 use trace::{build_trace, scheduled_instances};
 
-/// The trace of the code generated for `run`'s state, for each parameter vector, against
+/// The traced code generated for `run`'s state.
+fn traced(what: &str, kernel: &Kernel, run: &Run) -> String {
+    generate_with(kernel, &run.interp.state, Body::Trace)
+        .unwrap_or_else(|e| panic!("{what}: {}", e.diagnostic.message))
+        .region
+}
+
+/// The trace of `region` (generated for `run`'s state), for each parameter vector, against
 /// the instances sorted by the schedule.
-fn assert_trace_in_order(what: &str, kernel: &Kernel, run: &Run, values: &[Vec<i64>]) {
-    let g = generate_with(kernel, &run.interp.state, Body::Trace)
-        .unwrap_or_else(|e| panic!("{what}: {}", e.diagnostic.message));
+fn assert_trace_in_order(
+    what: &str,
+    kernel: &Kernel,
+    run: &Run,
+    region: &str,
+    values: &[Vec<i64>],
+) {
     let dir = common::scratch("floormod", &format!("{:x}", fxhash(what)));
-    let exe = build_trace(kernel, &g.region, &dir);
+    let exe = build_trace(kernel, region, &dir);
     for vals in values {
         let all = scheduled_instances(kernel, run, vals);
         assert!(
@@ -50,7 +62,7 @@ fn assert_trace_in_order(what: &str, kernel: &Kernel, run: &Run, values: &[Vec<i
                 want.get(first),
                 got.len(),
                 want.len(),
-                g.region
+                region
             );
         }
     }
@@ -80,11 +92,20 @@ enum Split {
 
 fn split() -> impl Strategy<Value = Split> {
     prop_oneof![
+        simple_split(),
+        (2..4i64, 2..4i64).prop_map(|(a, b)| Split::Nested(a, b)),
+        (2..4i64, 2..4i64).prop_map(|(a, b)| Split::NestedMod(a, b)),
+    ]
+}
+
+/// Splits into at most two dimensions. (Nested splits of both combinations of one
+/// statement's iterators make the scan's projections large enough to exceed the work
+/// budget; see docs/codegen.md, "Known limits".)
+fn simple_split() -> impl Strategy<Value = Split> {
+    prop_oneof![
         Just(Split::Whole),
         (2..5i64, 0..3i64).prop_map(|(b, o)| Split::Strip(b, o)),
         (2..4i64).prop_map(Split::Cyclic),
-        (2..4i64, 2..4i64).prop_map(|(a, b)| Split::Nested(a, b)),
-        (2..4i64, 2..4i64).prop_map(|(a, b)| Split::NestedMod(a, b)),
     ]
 }
 
@@ -140,7 +161,7 @@ fn split_op() -> impl Strategy<Value = String> {
             prop::sample::select(vec!["L2", "L3"]),
             pairs,
             split(),
-            split(),
+            simple_split(),
             keys
         )
             .prop_map(|(l, (e1, e2), s1, s2, k)| {
@@ -157,8 +178,14 @@ fn two_nests() -> Kernel {
     Kernel::load(&path, &Options::default()).unwrap()
 }
 
+/// Work-budget steps for generating one random case (about a second). Scanning some
+/// floor/mod schedules costs more, where `loopy apply` would refuse with `the integer core
+/// gave up` (its budget is larger, the cost the same kind): such cases are not drawn again
+/// but skipped, as the property is about the code generated.
+const CASE_STEPS: u64 = 3_000_000;
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     /// Every drawn schedule is one-to-one: the checker says so, code is generated for it
     /// (with the statements' text too when it is legal, as `loopy apply` does), and the code
@@ -185,13 +212,25 @@ proptest! {
             !violations.iter().any(|v| matches!(v.kind, ViolationKind::NotOneToOne)),
             "{what}: the checker finds it not one-to-one"
         );
-        if violations.is_empty() {
-            if let Err(e) = generate_with(&k, &run.interp.state, Body::Source) {
-                prop_assert!(false, "{what}: legal but not generated: {}", e.diagnostic.message);
-            }
+        let generated = budget::with_budget(CASE_STEPS, || {
+            let source = violations
+                .is_empty()
+                .then(|| generate_with(&k, &run.interp.state, Body::Source));
+            (source, generate_with(&k, &run.interp.state, Body::Trace))
+        });
+        let Ok((source, trace)) = generated else {
+            prop_assume!(false, "{}: beyond the work budget", what);
+            unreachable!()
+        };
+        if let Some(Err(e)) = source {
+            prop_assert!(false, "{what}: legal but not generated: {}", e.diagnostic.message);
         }
+        let region = match trace {
+            Ok(g) => g.region,
+            Err(e) => panic!("{what}: {}", e.diagnostic.message),
+        };
         let vals = vec![vec![0, 0], vec![1, 1], vec![2, 3], vec![5, 4], vec![7, 9], vec![13, 11]];
-        assert_trace_in_order(&what, &k, &run, &vals);
+        assert_trace_in_order(&what, &k, &run, &region, &vals);
     }
 }
 
@@ -218,7 +257,8 @@ fn floor_and_mod_schedules_of_each_form_trace_in_order() {
     for script in cases {
         let run = Run::new(&k, script, "case", Path::new(".")).unwrap();
         assert!(run.check().is_empty(), "{script}: illegal");
-        assert_trace_in_order(script, &k, &run, &vals);
+        let region = traced(script, &k, &run);
+        assert_trace_in_order(script, &k, &run, &region, &vals);
     }
 }
 

@@ -337,13 +337,13 @@ fn solve_by_bounds(b: &Basic, n_outer: usize) -> Option<Basic> {
         g[u] = Int::ZERO;
         let mut h = w.zero_row();
         let mut gr = g.clone();
-        for c in 1..g.len() {
-            let mut r = g[c].mod_floor(&a);
+        for ((gv, hv), rv) in g.iter().zip(h.iter_mut()).zip(gr.iter_mut()).skip(1) {
+            let mut r = gv.mod_floor(&a);
             if &r + &r > a {
                 r -= &a;
             }
-            h[c] = (&g[c] - &r).div_exact(&a);
-            gr[c] = r;
+            *hv = (gv - &r).div_exact(&a);
+            *rv = r;
         }
         let known = Known::new(w.to_problem());
         let point = omega::solve(&w.to_problem())?;
@@ -1795,6 +1795,16 @@ mod tests {
         let (linked, out) = determine(text, 1);
         assert_eq!(out, vec![linked]);
         assert!(!determined_all(&out, 1));
+    }
+
+    #[test]
+    fn the_first_undetermined_iterator_is_named() {
+        let set = |t: &str| parse_set(t, &[]).unwrap();
+        let split = "[n] -> { [t1, t2, t3, i, j] : 0 <= i < n and 0 <= j < n and t1 = floor(i/96) and t2 = floor((i % 96)/8) and t3 = i % 8 and j = t1 + t2 }";
+        assert_eq!(first_undetermined(&set(split), 3), None);
+        // j is given, i is not: two values of i share each t.
+        let halves = "[n] -> { [t, j, i] : 0 <= i < n and t = floor(i/2) and j = t }";
+        assert_eq!(first_undetermined(&set(halves), 1), Some(1));
     }
 
     #[test]
