@@ -74,6 +74,11 @@ mod tests {
             ("hoist_strip2", &[&[0, 4], &[0, 64]]),
             ("hoist_strip3", &[&[0, 4], &[0, 64]]),
             ("register_tile", &[&[4, 16], &[1, 8], &[6, 1]]),
+            // (a, b, c, mr, nr, kc, mc, nc): the arrays are not used inside the map.
+            (
+                "gemm_block",
+                &[&[0, 0, 0, 6, 8, 256, 72, 1104], &[0, 0, 0, 1, 1, 1, 1, 1]],
+            ),
         ];
         for d in defs {
             let cases: &[&[i64]] = valid
