@@ -291,6 +291,23 @@ mod tests {
         let model = m.model();
         assert_eq!(model.value("MR"), Some(14));
         assert_eq!(model.value("KC"), None);
+        // Why: the first unknown input on the way, for every name.
+        assert!(model
+            .explain("NC")
+            .unwrap()
+            .unwrap_err()
+            .starts_with("caches unknown"));
+        assert!(model
+            .explain("float.MC")
+            .unwrap()
+            .unwrap_err()
+            .starts_with("caches unknown"));
+        assert_eq!(model.explain("MR"), Some(Ok(14)));
+        assert_eq!(model.explain("LD"), None);
+        assert_eq!(model.explain("half.MR"), None);
+        for n in Model::names() {
+            assert_eq!(model.explain(&n).unwrap().ok(), model.value(&n), "{n}");
+        }
     }
 
     #[test]
