@@ -283,14 +283,13 @@ impl Interpreter {
             }
             _ => None,
         };
-        let value = match (&set, &d.default, &model) {
+        // (An unset parameter whose default is the model has the model's value here, or
+        // `model_value` gave an error.)
+        let value = match (&set, &model, &d.default) {
             (Some(s), _, _) => s.value.clone(),
-            (None, _, Some((Some(v), _))) => v.clone(),
-            (None, Some((ParamDefault::Int(v), _)), _) => v.clone(),
-            (None, Some((ParamDefault::Model(_), _)), _) => {
-                unreachable!("an unset parameter has the model's value or an error")
-            }
-            (None, None, _) => {
+            (None, Some((Some(v), _)), _) => v.clone(),
+            (None, _, Some((ParamDefault::Int(v), _))) => v.clone(),
+            (None, _, _) => {
                 return Err(Diagnostic::new(format!("parameter `{name}` has no value"))
                     .with_label(source, d.span.clone(), "declared without a default")
                     .with_help(format!(
