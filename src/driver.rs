@@ -7,7 +7,7 @@ use crate::frontend::{self, Options};
 use crate::model::state::{BlockTag, Origin, Pos, State, StmtInit};
 use crate::model::{AccessKind as ModelAccess, Scop};
 use crate::script::interp::Interpreter;
-use crate::script::params::Settings;
+use crate::script::params::{ModelValues, Settings};
 use crate::verify::{self, Access, AccessKind, Dependence, Level, Program, StmtInfo, Violation};
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -237,8 +237,85 @@ pub fn load_and_run(
         sources: vec![],
     })?;
     let base = script.parent().unwrap_or(Path::new("."));
-    let run = Run::with_settings(&k, &text, &name, base, settings)?;
+    let settings = with_model(settings.clone(), &text, &native_toolchain());
+    let run = Run::with_settings(&k, &text, &name, base, &settings)?;
     Ok((k, run))
+}
+
+/// The compiler and flags generated code is built with unless a command says otherwise:
+/// `$CC` (else `cc`) with `-O3 -march=native`.
+pub fn native_toolchain() -> crate::native::Toolchain {
+    crate::native::Toolchain {
+        cc: crate::native::default_cc(),
+        cflags: vec!["-O3".to_string(), "-march=native".to_string()],
+        ..Default::default()
+    }
+}
+
+/// `settings` with the machine model's values for the script `text`'s `param NAME = model`
+/// (docs/machine.md), the machine probed with `toolchain`'s compiler and flags. The machine
+/// is probed only when a parameter that takes a model value is not set, and once per
+/// compiler and flags in a process; a script that takes no model value gets `settings` as
+/// they are. Settings that already carry probed values keep them.
+pub fn with_model(
+    mut settings: Settings,
+    text: &str,
+    toolchain: &crate::native::Toolchain,
+) -> Settings {
+    if settings.model.as_ref().is_some_and(|m| m.probed.is_some()) {
+        return settings;
+    }
+    settings.model = match crate::script::params::model_use(text, &settings) {
+        None => return settings,
+        Some(false) => Some(ModelValues {
+            probed: None,
+            values: crate::machine::model::Model::names()
+                .into_iter()
+                .map(|n| (n, Err("not computed".to_string())))
+                .collect(),
+        }),
+        Some(true) => Some(model_values(toolchain)),
+    };
+    settings
+}
+
+/// The machine model's values for `toolchain`, computed once per compiler and flags.
+fn model_values(toolchain: &crate::native::Toolchain) -> ModelValues {
+    static DONE: std::sync::Mutex<Vec<(Vec<String>, ModelValues)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut key = toolchain.cc.clone();
+    key.extend(toolchain.cflags.iter().cloned());
+    let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, v)) = done.iter().find(|(k, _)| *k == key) {
+        return v.clone();
+    }
+    let probed = Some(key.join(" "));
+    let names = crate::machine::model::Model::names();
+    let values = match crate::machine::probe(toolchain, None, &Default::default()) {
+        Ok(m) => {
+            let model = m.model();
+            names
+                .into_iter()
+                .map(|n| {
+                    let v = match model.explain(&n) {
+                        Some(Ok(v)) => i64::try_from(v)
+                            .map(crate::presburger::Int::from)
+                            .map_err(|_| format!("{v} is too large")),
+                        Some(Err(why)) => Err(why),
+                        None => Err("not a value of the model".to_string()),
+                    };
+                    (n, v)
+                })
+                .collect()
+        }
+        Err(r) => {
+            let why = format!("the compiler could not be asked: {}", r.diagnostic.message);
+            names.into_iter().map(|n| (n, Err(why.clone()))).collect()
+        }
+    };
+    let v = ModelValues { probed, values };
+    done.push((key, v.clone()));
+    v
 }
 
 /// The result of running a script on a kernel.

@@ -162,6 +162,7 @@ fn parse_settings(t: &toml::Table, i: usize, spanned: &Spanned) -> Result<Settin
     let mut out = Settings {
         items: vec![],
         sources: vec![(spanned.name.clone(), spanned.text.to_string())],
+        model: None,
     };
     let Some(v) = t.get("set") else {
         return Ok(Settings::default());

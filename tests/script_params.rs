@@ -7,7 +7,9 @@ mod common;
 
 use common::loopy;
 use loopy::driver::{render_state, Kernel, Run};
-use loopy::script::params::Settings;
+use loopy::machine::model::Model;
+use loopy::presburger::Int;
+use loopy::script::params::{ModelValues, Settings};
 use std::path::PathBuf;
 
 const DATA: &str = "tests/data/params";
@@ -420,4 +422,158 @@ fn repl_reads_parameters_and_saves_their_values() {
         err.contains("the script declares no parameter `ZZ`"),
         "{err}"
     );
+}
+
+/// A made-up model table, so that no test depends on this machine's values: MR 6, KC 256,
+/// float.NR 16; MC unknown (as when L2 cannot be read); the other names 1.
+fn fake_model() -> ModelValues {
+    let values = Model::names()
+        .into_iter()
+        .map(|n| {
+            let v = match n.as_str() {
+                "MR" => Ok(Int::from(6)),
+                "KC" => Ok(Int::from(256)),
+                "float.NR" => Ok(Int::from(16)),
+                "MC" => Err("the size of L2 is unknown".to_string()),
+                _ => Ok(Int::from(1)),
+            };
+            (n, v)
+        })
+        .collect();
+    ModelValues {
+        probed: Some("cc -O3 -march=native".to_string()),
+        values,
+    }
+}
+
+/// Runs `text` on gemm with `sets` and the model table `model`.
+fn run_with_model(
+    text: &str,
+    sets: &[&str],
+    model: Option<ModelValues>,
+) -> Result<Run, loopy::driver::Failure> {
+    let k = Kernel::load(&root().join("examples/gemm/gemm.c"), &Default::default()).unwrap();
+    let args: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let mut settings = Settings::from_command_line(&args).unwrap();
+    settings.model = model;
+    Run::with_settings(&k, text, "model.loopy", &root().join(DATA), &settings)
+}
+
+#[test]
+fn model_defaults_take_the_model_values() {
+    let text = std::fs::read_to_string(root().join(DATA).join("gemm-model.loopy")).unwrap();
+    let run = run_with_model(&text, &[], Some(fake_model()))
+        .unwrap_or_else(|f| panic!("{}", f.render(false)));
+    let (literal, _) = schedules("examples/gemm/gemm.c", "gemm-model-literal.loopy", &[]);
+    assert_eq!(render_state(&run.interp.state), literal);
+    let described: Vec<String> = run.interp.params.iter().map(|p| p.describe()).collect();
+    assert_eq!(
+        described,
+        [
+            "MR = 6 (model)",
+            "U = 16 (model float.NR)",
+            "T = 256 (model KC)"
+        ]
+    );
+    // `--set` wins over the model: the value set is used and the model's is not read.
+    let run = run_with_model(&text, &["T=64"], Some(fake_model())).unwrap();
+    assert_eq!(run.interp.params[2].describe(), "T = 64 (--set)");
+    assert_eq!(run.interp.params[2].model, None);
+}
+
+#[test]
+fn model_values_unknown_here_are_errors() {
+    let e = run_with_model(
+        "param MC = model\ntile(Mult, [1, 3], [MC, MC])",
+        &[],
+        Some(fake_model()),
+    )
+    .err()
+    .unwrap();
+    insta::assert_snapshot!("model_unknown_value", e.render(false));
+    // Set, the unknown value is not needed.
+    assert!(run_with_model(
+        "param MC = model\ntile(Mult, [1, 3], [MC, MC])",
+        &["MC=64"],
+        Some(fake_model())
+    )
+    .is_ok());
+    // A command that computed no model.
+    let e = run_with_model("param MR = model", &[], None).err().unwrap();
+    assert!(
+        e.diagnostic
+            .message
+            .contains("the model is not computed here"),
+        "{}",
+        e.diagnostic.message
+    );
+    // A parameter whose own name the model lacks.
+    let e = run_with_model("param LD = model", &[], Some(fake_model()))
+        .err()
+        .unwrap();
+    assert_eq!(e.diagnostic.message, "the machine model has no value `LD`");
+    assert!(
+        e.render(false).contains("`param LD = model(MC)`"),
+        "{}",
+        e.render(false)
+    );
+}
+
+#[test]
+fn model_default_set_gives_the_literal_schedule() {
+    // Every model parameter set: the machine is never probed, so this holds on any machine.
+    let gemm = "examples/gemm/gemm.c";
+    let (c1, with, e1) = loopy(&[
+        "apply",
+        gemm,
+        &data("gemm-model.loopy"),
+        "--region-only",
+        "--set",
+        "MR=6",
+        "--set",
+        "U=16",
+        "--set",
+        "T=256",
+    ]);
+    let (c2, literal, e2) = loopy(&[
+        "apply",
+        gemm,
+        &data("gemm-model-literal.loopy"),
+        "--region-only",
+    ]);
+    assert_eq!((c1, c2), (0, 0), "{e1}{e2}");
+    assert_eq!(
+        with.split_once('\n').unwrap().1,
+        literal.split_once('\n').unwrap().1
+    );
+    let (code, out, err) = loopy(&[
+        "show",
+        gemm,
+        "--script",
+        &data("gemm-model.loopy"),
+        "--set",
+        "MR=6",
+        "--set",
+        "U=16",
+        "--set",
+        "T=256",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (_, lit, _) = loopy(&["show", gemm, "--script", &data("gemm-model-literal.loopy")]);
+    // The schedules after the script (its name and parameter lines aside).
+    let after = |s: &str| {
+        s.lines()
+            .skip_while(|l| !l.starts_with("after "))
+            .skip(1)
+            .filter(|l| !l.starts_with("script parameters:"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(after(&out), after(&lit));
+    assert!(out.contains("MR = 6 (--set)"), "{out}");
+}
+
+#[test]
+fn error_unknown_model_name() {
+    insta::assert_snapshot!(check_err("model-name.loopy", &[]));
 }

@@ -266,7 +266,15 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
     };
     progress("verifying the script");
     let loaded = match &job.script {
-        Some(script) => load_and_run(&job.kernel, script, &job.opts, &job.settings),
+        Some(script) => {
+            // Model values for the script's parameters are of the machine as the timed
+            // flags target it (an unreadable script is reported by `load_and_run`).
+            let settings = match std::fs::read_to_string(script) {
+                Ok(text) => crate::driver::with_model(job.settings.clone(), &text, &job.toolchain),
+                Err(_) => job.settings.clone(),
+            };
+            load_and_run(&job.kernel, script, &job.opts, &settings)
+        }
         None => Kernel::load(&job.kernel, &job.opts).and_then(|k| {
             let run = Run::new(&k, "", "identity", Path::new("."))?;
             Ok((k, run))

@@ -61,11 +61,15 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
         );
         return 1;
     }
-    // The header names the script, with the values set from outside it (reproducible).
+    // The header names the script, with the values set from outside it and those taken
+    // from the machine model (reproducible on another machine).
     let mut script = a.script.display().to_string();
     for w in settings.to_args() {
         script.push(' ');
         script.push_str(&w);
+    }
+    for p in run.interp.params.iter().filter(|p| p.model.is_some()) {
+        script.push_str(&format!(" --set {}={}", p.name, p.value));
     }
     let g = match driver::generate_from_script(&kernel, &run.interp.state, &script) {
         Ok(g) => g,

@@ -212,7 +212,11 @@ pub fn run_suggest(a: CheckArgs, ctx: &Ctx) -> u8 {
     else {
         return 1;
     };
-    run.interp.set_settings(settings);
+    run.interp.set_settings(crate::driver::with_model(
+        settings,
+        &text,
+        &crate::driver::native_toolchain(),
+    ));
     let s = crate::search::edit::suggest(&k, &mut run, &text, &name, &base, 300, ctx.budget);
     print!("{}", crate::search::edit::render(&s));
     1

@@ -65,7 +65,11 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
     };
     let base = script.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut interp = Interpreter::new(kernel.initial_state());
-    interp.set_settings(settings);
+    interp.set_settings(crate::driver::with_model(
+        settings,
+        &text,
+        &crate::driver::native_toolchain(),
+    ));
     if a.trace && a.format == Format::Text {
         print!("{}", kernel.scop.to_text());
         println!("\nbefore the script:");

@@ -49,6 +49,7 @@ pub fn run(a: SuggestArgs, ctx: &Ctx) -> u8 {
         }
     };
     let base = a.script.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let settings = crate::driver::with_model(settings, &text, &crate::driver::native_toolchain());
     let first = budget::with_budget(ctx.budget, || {
         let mut run = Run::start(&kernel);
         run.interp.set_settings(settings);

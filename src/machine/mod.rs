@@ -215,6 +215,16 @@ impl Machine {
     }
 }
 
+/// Bytes of one vector register of the target the toolchain compiles for with its flags,
+/// from the compiler's predefined macros; `None` for scalar code or when the compiler
+/// cannot be asked. The code generator's register blocks take their width from it.
+pub fn vector_bytes(toolchain: &crate::native::Toolchain) -> Option<u32> {
+    let dump = toolchain.predefined_macros().ok()?;
+    isa::Isa::from_macros(&isa::Macros::parse(&dump))
+        .vector_bits
+        .map(|b| b / 8)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,6 +301,23 @@ mod tests {
         let model = m.model();
         assert_eq!(model.value("MR"), Some(14));
         assert_eq!(model.value("KC"), None);
+        // Why: the first unknown input on the way, for every name.
+        assert!(model
+            .explain("NC")
+            .unwrap()
+            .unwrap_err()
+            .starts_with("caches unknown"));
+        assert!(model
+            .explain("float.MC")
+            .unwrap()
+            .unwrap_err()
+            .starts_with("caches unknown"));
+        assert_eq!(model.explain("MR"), Some(Ok(14)));
+        assert_eq!(model.explain("LD"), None);
+        assert_eq!(model.explain("half.MR"), None);
+        for n in Model::names() {
+            assert_eq!(model.explain(&n).unwrap().ok(), model.value(&n), "{n}");
+        }
     }
 
     #[test]
@@ -322,14 +349,4 @@ mod tests {
         assert!(model.value("KC").is_some());
         assert_eq!(model.value("MC"), None);
     }
-}
-
-/// Bytes of one vector register of the target the toolchain compiles for with its flags,
-/// from the compiler's predefined macros; `None` for scalar code or when the compiler
-/// cannot be asked. The code generator's register blocks take their width from it.
-pub fn vector_bytes(toolchain: &crate::native::Toolchain) -> Option<u32> {
-    let dump = toolchain.predefined_macros().ok()?;
-    isa::Isa::from_macros(&isa::Macros::parse(&dump))
-        .vector_bits
-        .map(|b| b / 8)
 }

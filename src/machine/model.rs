@@ -173,6 +173,30 @@ impl Blocking {
             _ => None,
         }
     }
+
+    /// A value by name as [`Self::value`], with why it is unknown: the first unknown input
+    /// on its way (MC unknown because L1 is unknown says so, not only that KC is unknown).
+    /// `None` for a name the model does not have.
+    pub fn explain(&self, name: &str) -> Option<Result<u64, String>> {
+        let block = || self.block.as_ref().map_err(Clone::clone);
+        let kc = || -> Result<u64, String> {
+            block()?;
+            self.kc.as_ref().map(|k| k.value).map_err(Clone::clone)
+        };
+        let mc = || -> Result<u64, String> {
+            kc()?;
+            self.mc.as_ref().map(|m| m.value).map_err(Clone::clone)
+        };
+        Some(match name {
+            "NVEC" => Ok(self.inputs.lanes),
+            "MR" => block().map(|b| b.mr),
+            "NR" => block().map(|b| b.nr),
+            "KC" => kc(),
+            "MC" => mc(),
+            "NC" => mc().and_then(|_| self.nc.as_ref().map(|n| n.value).map_err(Clone::clone)),
+            _ => return None,
+        })
+    }
 }
 
 /// The models for both element types.
@@ -192,6 +216,26 @@ impl Model {
             Some(_) => None,
             None => self.double.value(name),
         }
+    }
+
+    /// [`Self::value`] with why a value is unknown ([`Blocking::explain`]).
+    pub fn explain(&self, name: &str) -> Option<Result<u64, String>> {
+        match name.split_once('.') {
+            Some(("double", n)) => self.double.explain(n),
+            Some(("float", n)) => self.float.explain(n),
+            Some(_) => None,
+            None => self.double.explain(name),
+        }
+    }
+
+    /// Every name [`Self::value`] answers: [`NAMES`] (double's), then `double.` and
+    /// `float.` with each.
+    pub fn names() -> Vec<String> {
+        let mut out: Vec<String> = NAMES.iter().map(|n| n.to_string()).collect();
+        for t in ["double", "float"] {
+            out.extend(NAMES.iter().map(|n| format!("{t}.{n}")));
+        }
+        out
     }
 }
 

@@ -310,6 +310,16 @@ impl Session {
     /// Applies an input to the current state. On an error the state is as before it.
     fn apply(&mut self, mut entry: Entry) -> Result<String, String> {
         let before = self.steps();
+        // `param NAME = model` in this input: the machine model, probed once.
+        let settings = self.run.interp.settings().clone();
+        let with = crate::driver::with_model(
+            settings.clone(),
+            &entry.text,
+            &crate::driver::native_toolchain(),
+        );
+        if with != settings {
+            self.run.interp.set_settings(with);
+        }
         let handles: BTreeSet<String> = self.run.interp.state.handles.keys().cloned().collect();
         if let Err(f) = self
             .run

@@ -37,8 +37,18 @@ pub enum Item {
 pub struct ParamDecl {
     pub name: Name,
     /// The default value and where it is written; none means the value must be set.
-    pub default: Option<(Int, Span)>,
+    pub default: Option<(ParamDefault, Span)>,
     pub span: Span,
+}
+
+/// The default of a script parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParamDefault {
+    /// `param MC = 72`.
+    Int(Int),
+    /// `param MR = model` (`None`: the parameter's own name) or `param MC = model(float.MC)`:
+    /// a value of the machine's block-size model, which the command computes (docs/machine.md).
+    Model(Option<Name>),
 }
 
 /// `def name(a, b) { ... }`

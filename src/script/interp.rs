@@ -7,7 +7,7 @@
 //! positions through its φ, so every handle stays meaningful after every step, including
 //! handles held by procedure parameters.
 
-use super::ast::{Arg, Call, Item, Name, ParamDecl, ProcDef, Script, Span, Stmt};
+use super::ast::{Arg, Call, Item, Name, ParamDecl, ParamDefault, ProcDef, Script, Span, Stmt};
 use super::params::{Setting, Settings};
 use super::parse::parse_script;
 use super::stdlib;
@@ -104,15 +104,20 @@ pub struct ParamValue {
     pub default: Option<Span>,
     /// The `--set` (or manifest `set`) that overrode the default.
     pub set: Option<Setting>,
+    /// The machine model's name of the value, when the default is `model` and it was taken.
+    pub model: Option<String>,
 }
 
 impl ParamValue {
-    /// Where the value came from: `--set`, `set in loopy.toml`, or `default`.
+    /// Where the value came from: `--set`, `set in loopy.toml`, `model` (`model float.MC`
+    /// for another name of the model), or `default`.
     pub fn origin(&self) -> String {
-        match &self.set {
-            Some(s) if s.source == super::params::COMMAND_LINE => "--set".to_string(),
-            Some(s) => format!("set in {}", s.source),
-            None => "default".to_string(),
+        match (&self.set, &self.model) {
+            (Some(s), _) if s.source == super::params::COMMAND_LINE => "--set".to_string(),
+            (Some(s), _) => format!("set in {}", s.source),
+            (None, Some(m)) if *m == self.name => "model".to_string(),
+            (None, Some(m)) => format!("model {m}"),
+            (None, None) => "default".to_string(),
         }
     }
 
@@ -268,10 +273,23 @@ impl Interpreter {
             .with_help("choose another name"));
         }
         let set = self.settings.get(name).cloned();
-        let value = match (&set, &d.default) {
-            (Some(s), _) => s.value.clone(),
-            (None, Some((v, _))) => v.clone(),
-            (None, None) => {
+        let model = match &d.default {
+            Some((ParamDefault::Model(m), at)) => {
+                let (key, key_at) = m.as_ref().map_or((name, at), |m| (&m.text, &m.span));
+                Some((
+                    self.model_value(name, key, key_at, set.is_some(), source)?,
+                    key,
+                ))
+            }
+            _ => None,
+        };
+        // (An unset parameter whose default is the model has the model's value here, or
+        // `model_value` gave an error.)
+        let value = match (&set, &model, &d.default) {
+            (Some(s), _, _) => s.value.clone(),
+            (None, Some((Some(v), _)), _) => v.clone(),
+            (None, _, Some((ParamDefault::Int(v), _))) => v.clone(),
+            (None, _, _) => {
                 return Err(Diagnostic::new(format!("parameter `{name}` has no value"))
                     .with_label(source, d.span.clone(), "declared without a default")
                     .with_help(format!(
@@ -285,9 +303,61 @@ impl Interpreter {
             source: source.to_string(),
             span: d.name.span.clone(),
             default: d.default.as_ref().map(|(_, s)| s.clone()),
+            model: match (&set, model) {
+                (None, Some((_, key))) => Some(key.clone()),
+                _ => None,
+            },
             set,
         });
         Ok(())
+    }
+
+    /// The machine model's value `key` for parameter `name` (`key_at` is where the script
+    /// names it): `None` when the parameter is set (the name is still checked). A name the
+    /// model does not have, a model the command did not compute and a value unknown on
+    /// this machine are errors.
+    fn model_value(
+        &self,
+        name: &str,
+        key: &str,
+        key_at: &Span,
+        is_set: bool,
+        source: &str,
+    ) -> Result<Option<Int>, Diagnostic> {
+        let Some(model) = &self.settings.model else {
+            return Err(Diagnostic::new(format!(
+                "parameter `{name}` takes the machine model's value, and the model is not computed here"
+            ))
+            .with_label(source, key_at.clone(), "a value of the machine model")
+            .with_help(format!("give the value with `--set {name}=VALUE`")));
+        };
+        let Some(v) = model.get(key) else {
+            return Err(
+                Diagnostic::new(format!("the machine model has no value `{key}`"))
+                    .with_label(source, key_at.clone(), "not a name of the model")
+                    .with_note(format!("the model's names are {}", model.names()))
+                    .with_help(if key == name {
+                        format!("name one: `param {name} = model(MC)`")
+                    } else {
+                        "see docs/machine.md for what each name means".to_string()
+                    }),
+            );
+        };
+        if is_set {
+            return Ok(None);
+        }
+        match v {
+            Ok(v) => Ok(Some(v.clone())),
+            Err(why) => {
+                let of = model.probed.as_deref().unwrap_or("this machine");
+                Err(Diagnostic::new(format!(
+                    "the machine model's `{key}` is unknown on this machine ({of})"
+                ))
+                .with_label(source, key_at.clone(), format!("`{name}` takes this value"))
+                .with_note(why.clone())
+                .with_help(format!("give the value with `--set {name}=VALUE`")))
+            }
+        }
     }
 
     /// Adds, to a diagnostic from a top-level statement of `script`, where the value of each
@@ -320,7 +390,12 @@ impl Interpreter {
                 (None, Some(at)) => (
                     p.source.clone(),
                     at.clone(),
-                    format!("`{}` is {} by default", p.name, p.value),
+                    match &p.model {
+                        Some(m) => {
+                            format!("`{}` is {}, the machine model's `{m}`", p.name, p.value)
+                        }
+                        None => format!("`{}` is {} by default", p.name, p.value),
+                    },
                 ),
                 (None, None) => continue,
             };

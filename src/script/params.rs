@@ -2,8 +2,13 @@
 //! command line, or a manifest entry's `set = { NAME = VALUE }`. Each value remembers where
 //! it was written, so that a diagnostic can point at it: the command line is rendered as a
 //! source of its own (`--set MC=96 --set KC=256`), a manifest value points into the manifest.
+//!
+//! The values of the machine's block-size model that `param MR = model` defaults to come
+//! in here too ([`ModelValues`]), at a lower priority than any setting. The script layer
+//! never computes them: the command that runs the script probes the machine (only when
+//! [`model_use`] says the script needs it) and hands the table over.
 
-use super::ast::Span;
+use super::ast::{Item, ParamDefault, Span};
 use crate::diag::Diagnostic;
 use crate::presburger::Int;
 
@@ -27,6 +32,82 @@ pub struct Settings {
     pub items: Vec<Setting>,
     /// (name, text) of every source a setting points into.
     pub sources: Vec<(String, String)>,
+    /// The machine model's values for `param NAME = model`, below every setting; `None`
+    /// when the command computed none (the script then may not use `model`).
+    pub model: Option<ModelValues>,
+}
+
+/// The values of the machine's block-size model (docs/machine.md) by name, as the command
+/// running a script computed them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelValues {
+    /// The compiler and flags the machine was probed with (`cc -O3 -march=native`); `None`
+    /// when it was not probed because every parameter taking a model value is set.
+    pub probed: Option<String>,
+    /// Every name the model has, in order, with its value or why it is unknown here.
+    pub values: Vec<(String, Result<Int, String>)>,
+}
+
+impl ModelValues {
+    /// The value of `name`: `None` when the model has no such name.
+    pub fn get(&self, name: &str) -> Option<&Result<Int, String>> {
+        self.values.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    /// The names, for messages: `` `NVEC`, `MR`, ... ``, with a prefix that goes with
+    /// every plain name said once (`` each also as `float.NAME` ``).
+    pub fn names(&self) -> String {
+        let all: Vec<&str> = self.values.iter().map(|(n, _)| n.as_str()).collect();
+        let plain: Vec<&str> = all.iter().copied().filter(|n| !n.contains('.')).collect();
+        let mut prefixes: Vec<&str> = vec![];
+        for n in &all {
+            if let Some((p, _)) = n.split_once('.') {
+                if !prefixes.contains(&p) {
+                    prefixes.push(p);
+                }
+            }
+        }
+        // A prefix is said once when it goes with exactly the plain names.
+        let whole = |p: &str| {
+            let with: Vec<&str> = all
+                .iter()
+                .filter_map(|n| n.strip_prefix(p).and_then(|r| r.strip_prefix('.')))
+                .collect();
+            !plain.is_empty() && with == plain
+        };
+        let mut out: Vec<String> = all
+            .iter()
+            .filter(|n| n.split_once('.').is_none_or(|(p, _)| !whole(p)))
+            .map(|n| format!("`{n}`"))
+            .collect();
+        let said: Vec<String> = prefixes
+            .iter()
+            .filter(|p| whole(p))
+            .map(|p| format!("`{p}.NAME`"))
+            .collect();
+        if !said.is_empty() {
+            out.push(format!("each also as {}", said.join(" and ")));
+        }
+        out.join(", ")
+    }
+}
+
+/// What a script needs of the machine model: `None` when no parameter defaults to it,
+/// `Some(true)` when one that `settings` does not set does (the model must be computed),
+/// `Some(false)` when every such parameter is set (only the model's names are needed, to
+/// check them). A script that does not parse needs nothing: running it reports the error.
+pub fn model_use(text: &str, settings: &Settings) -> Option<bool> {
+    let script = super::parse::parse_script(text, "").ok()?;
+    let mut out = None;
+    for item in &script.items {
+        if let Item::Param(d) = item {
+            if let Some((ParamDefault::Model(_), _)) = &d.default {
+                let unset = settings.get(&d.name.text).is_none();
+                out = Some(out.unwrap_or(false) || unset);
+            }
+        }
+    }
+    out
 }
 
 impl Settings {
@@ -46,6 +127,7 @@ impl Settings {
         let mut out = Settings {
             items: vec![],
             sources: vec![(COMMAND_LINE.to_string(), text.clone())],
+            model: None,
         };
         for (a, span) in args.iter().zip(spans) {
             let label = |d: Diagnostic, r: Span, l: &str| d.with_label(COMMAND_LINE, r, l);
@@ -174,6 +256,46 @@ mod tests {
         let e = Settings::from_command_line(&args(&["MC=1", "MC=2"])).unwrap_err();
         assert!(e.message.contains("set twice"), "{}", e.message);
         assert_eq!(e.labels.len(), 2);
+    }
+
+    #[test]
+    fn what_a_script_needs_of_the_model() {
+        let none = Settings::default();
+        assert_eq!(model_use("param MC = 72\ntile(S, [MC])", &none), None);
+        assert_eq!(model_use("param MR = model", &none), Some(true));
+        assert_eq!(model_use("param X = model(float.MC)", &none), Some(true));
+        let set = Settings::from_command_line(&args(&["MR=6"])).unwrap();
+        assert_eq!(model_use("param MR = model", &set), Some(false));
+        assert_eq!(
+            model_use("param MR = model\nparam KC = model", &set),
+            Some(true)
+        );
+        assert_eq!(
+            model_use("param MR = model(", &none),
+            None,
+            "does not parse"
+        );
+    }
+
+    #[test]
+    fn model_names_in_messages() {
+        let m = |names: &[&str]| ModelValues {
+            probed: None,
+            values: names
+                .iter()
+                .map(|n| (n.to_string(), Ok(Int::from(1))))
+                .collect(),
+        };
+        assert_eq!(
+            m(&["MR", "KC", "float.MR", "float.KC", "double.MR", "double.KC"]).names(),
+            "`MR`, `KC`, each also as `float.NAME` and `double.NAME`"
+        );
+        assert_eq!(
+            m(&["MR", "KC", "float.MR"]).names(),
+            "`MR`, `KC`, `float.MR`"
+        );
+        assert!(m(&["MR"]).get("MR").is_some());
+        assert!(m(&["MR"]).get("KC").is_none());
     }
 
     #[test]

@@ -31,7 +31,14 @@ pub fn parse_script(text: &str, source: &str) -> Result<Script, Diagnostic> {
                 let start = p.as_span().start();
                 let mut it = meaningful(p).filter(|x| x.as_rule() != Rule::param_kw);
                 let n = name(it.next().expect("name"));
-                let default = it.next().map(|v| (int(&v), self::span(&v)));
+                let default = it.next().map(|v| {
+                    let at = self::span(&v);
+                    let d = match v.as_rule() {
+                        Rule::int => ParamDefault::Int(int(&v)),
+                        _ => ParamDefault::Model(v.into_inner().next().map(name)),
+                    };
+                    (d, at)
+                });
                 // To the last token: the rule's own span may reach over trailing comments.
                 let span = start..default.as_ref().map_or(n.span.end, |(_, s)| s.end);
                 items.push(Item::Param(ParamDecl {
@@ -195,6 +202,9 @@ fn rule_name(r: &Rule) -> &'static str {
         Rule::string => "a quoted file name",
         Rule::def => "`def`",
         Rule::param | Rule::param_kw => "`param`",
+        Rule::model => "`model`",
+        Rule::model_name | Rule::name_chars => "a name of the model like `MC` or `float.MC`",
+        Rule::inline_space => "a space",
         Rule::params => "parameter names",
         Rule::block => "`{`",
         Rule::return_stmt => "`return`",
@@ -247,6 +257,34 @@ fn syntax_error(e: pest::error::Error<Rule>, source: &str) -> Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn model_defaults() {
+        let s = parse_script(
+            "param MR = model\n(A, B) = isplit(L, {[i] : i < 4}, 1)\nparam X = model( float.MC ) # c\nparam K = 8",
+            "t",
+        )
+        .unwrap();
+        let params: Vec<&ParamDecl> = (s.items.iter())
+            .filter_map(|i| match i {
+                Item::Param(d) => Some(d),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(s.items.len(), 4, "a line starting with `(` is a statement");
+        assert_eq!(params[0].default, Some((ParamDefault::Model(None), 11..16)));
+        let Some((ParamDefault::Model(Some(n)), at)) = &params[1].default else {
+            panic!("{:?}", params[1]);
+        };
+        assert_eq!(n.text, "float.MC");
+        assert_eq!(at.end, params[1].span.end);
+        assert_eq!(
+            params[2].default.as_ref().map(|d| &d.0),
+            Some(&ParamDefault::Int(Int::from(8)))
+        );
+        assert!(parse_script("param X = model(float.)", "t").is_err());
+        assert!(parse_script("param X = models", "t").is_err());
+    }
 
     #[test]
     fn paper_syntax() {
