@@ -152,8 +152,8 @@ fn copies_trace_every_instance_once_in_order() {
 }
 
 /// gemm-fast's A block and B panel are laid out as micro-panels, in the order its
-/// micro-kernel walks them (the 16-row slivers of A, then k, then the row inside the
-/// sliver; the 16-column slivers of B, then k, then the column); the 1 MiB B panel is
+/// micro-kernel walks them (the 6-row slivers of A, then k, then the row inside the
+/// sliver; the 8-column slivers of B, then k, then the column); the 2 MiB B panel is
 /// `static`. The block of C is in registers in the full micro-tiles and a local array in
 /// the partial ones.
 #[test]
@@ -163,11 +163,11 @@ fn buffers_follow_the_inner_loops() {
     let (kernel, run) = load("examples/gemm/gemm.c", &[], &script);
     let g = generate(&kernel, &run.interp.state).unwrap();
     for decl in [
-        "static __typeof__(B[0][0]) loopy_B[32][256][16] __attribute__((aligned(64)));",
-        "static __typeof__(A[0][0]) loopy_A[6][256][16] __attribute__((aligned(64)));",
-        "  __typeof__(C[0][0]) loopy_C[16][16] __attribute__((aligned(64)));",
-        "loopy_B[(c7 - loopy_B_o1) / 16][c5 - loopy_B_o0][(c7 - loopy_B_o1) % 16] = B[c5][c7];",
-        "loopy_C_r0_0 += alpha * loopy_A[(((16 * c9)) - loopy_A_o0) / 16][(k) - loopy_A_o1][(((16 * c9)) - loopy_A_o0) % 16]",
+        "static __typeof__(B[0][0]) loopy_B[138][256][8] __attribute__((aligned(64)));",
+        "static __typeof__(A[0][0]) loopy_A[12][256][6] __attribute__((aligned(64)));",
+        "  __typeof__(C[0][0]) loopy_C[6][8] __attribute__((aligned(64)));",
+        "loopy_B[(c7 - loopy_B_o1) / 8][c5 - loopy_B_o0][(c7 - loopy_B_o1) % 8] = B[c5][c7];",
+        "loopy_C_r0_0 += alpha * loopy_A[(((6 * c9)) - loopy_A_o0) / 6][(k) - loopy_A_o1][(((6 * c9)) - loopy_A_o0) % 6]",
     ] {
         assert!(g.region.contains(decl), "{decl}\n{}", g.region);
     }
@@ -185,8 +185,8 @@ fn show_lists_the_copies_with_their_boxes() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("B inside loops 1..2, box 256 × 512 from [256 * t2, 512 * t1]")
-            && out.contains("C inside loops 1..5, box 16 × 16 from [16 * t5, 16 * t4]"),
+        out.contains("B inside loops 1..2, box 256 × 1104 from [256 * t2, 1104 * t1]")
+            && out.contains("C inside loops 1..5, box 6 × 8 from [6 * t5, 8 * t4]"),
         "{out}"
     );
 }
