@@ -457,7 +457,7 @@ fn parallel_around(nodes: &[Node], ids: &BTreeSet<usize>) -> Option<usize> {
 }
 
 /// Pieces (scan item ids) whose statements a list of nodes runs.
-fn ids_in(nodes: &[Node], out: &mut BTreeSet<usize>) {
+pub(super) fn ids_in(nodes: &[Node], out: &mut BTreeSet<usize>) {
     for n in nodes {
         match n {
             Node::For { body, .. } | Node::Assign { body, .. } | Node::If { body, .. } => {

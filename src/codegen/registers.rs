@@ -22,10 +22,11 @@
 
 use super::ast::{Expr, Node};
 use super::copy::{buffer, offset, Extra};
+use super::kernel::ids_in;
 use crate::model::copy::{BufDim, CopyPlan};
 use crate::presburger::omega::Row;
 use crate::presburger::Int;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 /// Register blocks of at most this many elements.
@@ -158,36 +159,21 @@ impl Block<'_> {
         }
         s
     }
-    fn fill_lines(&self) -> Vec<String> {
+    /// One line per register: its load from the array (`fill`) or its store back.
+    fn moves(&self, fill: bool) -> Vec<String> {
         self.registers()
             .iter()
             .map(|idx| {
                 let (r, _) = self.reg(idx);
-                if self.lanes > 1 {
-                    format!(
-                        "{r} = *({} *)&{};",
-                        self.unaligned_type(),
-                        self.element(idx)
-                    )
+                let mem = if self.lanes > 1 {
+                    format!("*({} *)&{}", self.unaligned_type(), self.element(idx))
                 } else {
-                    format!("{r} = {};", self.element(idx))
-                }
-            })
-            .collect()
-    }
-    fn write_back_lines(&self) -> Vec<String> {
-        self.registers()
-            .iter()
-            .map(|idx| {
-                let (r, _) = self.reg(idx);
-                if self.lanes > 1 {
-                    format!(
-                        "*({} *)&{} = {r};",
-                        self.unaligned_type(),
-                        self.element(idx)
-                    )
+                    self.element(idx)
+                };
+                if fill {
+                    format!("{r} = {mem};")
                 } else {
-                    format!("{} = {r};", self.element(idx))
+                    format!("{mem} = {r};")
                 }
             })
             .collect()
@@ -502,8 +488,8 @@ impl Pass<'_, '_> {
         let corner = self.corner.clone()?;
         let b = self.block;
         let only = |n: &Node, id: usize| {
-            let mut ids = vec![];
-            stmt_ids(std::slice::from_ref(n), &mut ids);
+            let mut ids = BTreeSet::new();
+            ids_in(std::slice::from_ref(n), &mut ids);
             !ids.is_empty() && ids.iter().all(|&x| x == id)
         };
         let get = |k: usize| nodes.get(k).and_then(Option::as_ref);
@@ -514,8 +500,8 @@ impl Pass<'_, '_> {
         }
         let mut end = at + 2;
         while get(end).is_some_and(|n| {
-            let mut ids = vec![];
-            stmt_ids(std::slice::from_ref(n), &mut ids);
+            let mut ids = BTreeSet::new();
+            ids_in(std::slice::from_ref(n), &mut ids);
             !ids.contains(&b.setup)
                 && !ids.contains(&b.fill)
                 && b.write_back.is_none_or(|w| !ids.contains(&w))
@@ -536,10 +522,10 @@ impl Pass<'_, '_> {
         let body = self.body(body, bound, &corner)?;
         let mut inner = vec![Node::Raw(b.declaration())];
         inner.push(get(at)?.clone());
-        inner.extend(b.fill_lines().into_iter().map(Node::Raw));
+        inner.extend(b.moves(true).into_iter().map(Node::Raw));
         inner.extend(body);
         if b.write_back.is_some() {
-            inner.extend(b.write_back_lines().into_iter().map(Node::Raw));
+            inner.extend(b.moves(false).into_iter().map(Node::Raw));
         }
         Some((end, Node::Block(inner)))
     }
@@ -648,8 +634,8 @@ impl Pass<'_, '_> {
     }
 
     fn touches(&self, nodes: &[Node]) -> bool {
-        let mut ids = vec![];
-        stmt_ids(nodes, &mut ids);
+        let mut ids = BTreeSet::new();
+        ids_in(nodes, &mut ids);
         ids.iter()
             .any(|&id| id < self.ctx.n_stmt && self.names_buffer(id))
     }
@@ -1080,23 +1066,6 @@ fn alone(n: &Node, id: usize) -> bool {
         Node::Assign { body, .. } if body.len() == 1 => alone(&body[0], id),
         Node::Stmt { id: x, .. } => *x == id,
         _ => false,
-    }
-}
-
-fn stmt_ids(nodes: &[Node], out: &mut Vec<usize>) {
-    for n in nodes {
-        match n {
-            Node::For { body, .. }
-            | Node::Assign { body, .. }
-            | Node::If { body, .. }
-            | Node::Block(body) => stmt_ids(body, out),
-            Node::Unrolled { body, rest, .. } => {
-                stmt_ids(body, out);
-                stmt_ids(rest, out);
-            }
-            Node::Stmt { id, .. } | Node::Text { id, .. } => out.push(*id),
-            Node::Comment(_) | Node::Pragma(_) | Node::Raw(_) => {}
-        }
     }
 }
 
