@@ -219,9 +219,8 @@ pub fn declarations(plan: &CopyPlan, params: &[String], floord: &str) -> String 
     )
 }
 
-/// The declaration of a copy's offsets alone (a register block keeps them, not the
-/// buffer).
-pub fn offset_declarations(plan: &CopyPlan) -> String {
+/// The declaration of a copy's offsets.
+fn offset_declarations(plan: &CopyPlan) -> String {
     let offs: Vec<String> = (0..plan.rank)
         .map(|d| format!("{} = 0", offset(plan, d)))
         .collect();

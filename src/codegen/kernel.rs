@@ -375,10 +375,17 @@ pub fn generate_with_copies(
     let floord = format!("{MACRO_PREFIX}floord");
     if body == Body::Source {
         for (plan, used) in plans.iter().zip(&buffer_used) {
+            let decl = super::copy::declarations(plan, &scop.params, &floord);
             if *used {
-                out.push_str(&super::copy::declarations(plan, &scop.params, &floord));
+                out.push_str(&decl);
             } else {
-                out.push_str(&super::copy::offset_declarations(plan));
+                // Every window holds the block in registers; a `private` clause may still
+                // name the buffer, so it stays declared, marked unused.
+                out.push_str(&decl.replacen(
+                    "__attribute__((aligned(64)))",
+                    "__attribute__((aligned(64), unused))",
+                    1,
+                ));
             }
         }
         out.push_str(&register_types);
