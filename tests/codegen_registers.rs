@@ -213,3 +213,57 @@ fn gemm_block_is_the_explicit_script() {
         e.diagnostic.message
     );
 }
+
+/// Constant bounds leave only whole micro-tiles: every window holds the block in registers,
+/// the buffer stays declared but unused (the parallel loop's `private` clause names it), and
+/// the program built with `-fopenmp` and `-Werror` prints the original's output on two
+/// threads.
+#[test]
+fn a_buffer_no_window_uses_is_declared_unused() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = "tests/data/codegen/registers_fixed.c";
+    let (mut kernel, run) = load(
+        src,
+        "gemm_block(Mult, A, B, C, 6, 8, 16, 24, 32)\nparallel(Mult, 3)\n",
+    );
+    let file = generate_for(&mut kernel, &run, 32);
+    assert!(
+        file.contains("loopy_C[6][8] __attribute__((aligned(64), unused));"),
+        "{file}"
+    );
+    assert!(
+        !file.contains("loopy_C[(") && !file.contains("= loopy_C["),
+        "{file}"
+    );
+    assert!(file.contains("private(i, j, k, loopy_A, loopy_A_o0, loopy_A_o1, loopy_C,"));
+    let dir = common::scratch("codegen_registers", "unused");
+    let new = dir.join("new.c");
+    std::fs::write(&new, &file).unwrap();
+    let (old_exe, new_exe) = (dir.join("old"), dir.join("new"));
+    common::compile(
+        &root.join(src),
+        &old_exe,
+        &["-O2", "-Wno-unknown-pragmas"],
+        "",
+    );
+    common::compile(
+        &new,
+        &new_exe,
+        &[
+            "-O2",
+            "-fopenmp",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-Wno-unknown-pragmas",
+        ],
+        &file,
+    );
+    let out = Command::new(&new_exe)
+        .env("OMP_NUM_THREADS", "2")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(run_exe(&old_exe), out.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
+}
