@@ -59,17 +59,14 @@ pub fn run(a: DrawArgs, ctx: &Ctx) -> u8 {
             return 2;
         }
     };
-    let settings = match a.sets.settings() {
-        Ok(s) => s,
-        Err(f) => {
-            eprint!("{}", f.render(ctx.color));
-            return 2;
-        }
-    };
-    if a.script.is_none() && !settings.is_empty() {
-        eprintln!("error: `--set` gives values to a script's parameters, and no script is given");
-        return 2;
-    }
+    let settings =
+        match a
+            .sets
+            .settings_if_script(a.script.is_some(), ", and no script is given", ctx)
+        {
+            Ok(s) => s,
+            Err(code) => return code,
+        };
     let loaded: Result<(Kernel, Run), Failure> = match &a.script {
         Some(s) => load_and_run(&a.kernel, s, &a.cc.options(), &settings),
         None => Kernel::load(&a.kernel, &a.cc.options()).map(|k| {

@@ -188,6 +188,25 @@ impl SetArgs {
             }
         })
     }
+
+    /// The settings of a command whose script is optional: a malformed `--set`, or a `--set`
+    /// without a script (`hint` says how to give one), is printed and gives exit code 2.
+    pub fn settings_if_script(
+        &self,
+        script_given: bool,
+        hint: &str,
+        ctx: &Ctx,
+    ) -> Result<crate::script::params::Settings, u8> {
+        let settings = self.settings().map_err(|f| {
+            eprint!("{}", f.render(ctx.color));
+            2u8
+        })?;
+        if !script_given && !settings.is_empty() {
+            eprintln!("error: `--set` gives values to a script's parameters{hint}");
+            return Err(2);
+        }
+        Ok(settings)
+    }
 }
 
 /// Output format of the commands that can print JSON.

@@ -21,17 +21,14 @@ pub struct ReplArgs {
 }
 
 pub fn run(a: ReplArgs, ctx: &Ctx) -> u8 {
-    let settings = match a.sets.settings() {
-        Ok(s) => s,
-        Err(f) => {
-            eprint!("{}", f.render(ctx.color));
-            return 2;
-        }
-    };
-    if a.script.is_none() && !settings.is_empty() {
-        eprintln!("error: `--set` gives values to a script's parameters, and no script is given");
-        return 2;
-    }
+    let settings =
+        match a
+            .sets
+            .settings_if_script(a.script.is_some(), ", and no script is given", ctx)
+        {
+            Ok(s) => s,
+            Err(code) => return code,
+        };
     let mut session = match Session::new(&a.kernel, &a.cc.options(), ctx.color) {
         Ok(s) => s,
         Err(f) => {

@@ -30,17 +30,14 @@ pub struct ShowArgs {
 
 pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
     let opts = a.cc.options();
-    let settings = match a.sets.settings() {
-        Ok(s) => s,
-        Err(f) => {
-            eprint!("{}", f.render(ctx.color));
-            return 2;
-        }
-    };
-    if a.script.is_none() && !settings.is_empty() {
-        eprintln!("error: `--set` gives values to a script's parameters; add `--script SCRIPT`");
-        return 2;
-    }
+    let settings =
+        match a
+            .sets
+            .settings_if_script(a.script.is_some(), "; add `--script SCRIPT`", ctx)
+        {
+            Ok(s) => s,
+            Err(code) => return code,
+        };
     let kernel = match Kernel::load(&a.file, &opts) {
         Ok(k) => k,
         Err(e) => {
