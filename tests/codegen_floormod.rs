@@ -249,6 +249,9 @@ fn floor_and_mod_schedules_of_each_form_trace_in_order() {
         "affine(L2, {[i, j] -> [floor((i + j)/3), (i + j) % 3, j]})",
         // Two nested splits interleaved, as a tiling written with floors and mods.
         "affine(L2, {[i, j] -> [floor(i/4), floor(j/6), floor((j % 6)/2), i % 4, j % 2]})",
+        // A split of a split's first dimension: the parts of one statement that a loop's
+        // pieces would merge give `i` different values (found by the random cases).
+        "affine(L1, {[i] -> [floor(i/2) % 3, i % 2, floor(i/6)]})\naffine(L1, {[i] -> [floor(i/4), floor(i/2) % 2, i % 2]})",
     ];
     let k = two_nests();
     let mut vals = vec![vec![0, 0], vec![1, 1], vec![2, 3], vec![5, 4], vec![7, 9]];

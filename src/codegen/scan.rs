@@ -682,7 +682,7 @@ impl Scanner {
                     // Restricted to the piece, two parts of one statement may make one
                     // conjunction (the partial tiles of the last row of tiles, split by
                     // column): one loop instead of two.
-                    let sub = merge_same_id(sub);
+                    let sub = merge_same_id(sub, 1 + self.n_param + self.n_scan);
                     // Conditions of the piece on the outer dims alone are not loop
                     // bounds: they guard the loop.
                     let conds = self.outer_conditions(k, &piece, ctx);
@@ -1615,8 +1615,12 @@ const MAX_MERGE_ITEMS: usize = 8;
 /// `items` with pairs of parts of one statement replaced by one conjunction with exactly
 /// their points where there is one ([`coalesce::merge`]). Items are pairwise disjoint, so
 /// the merged ones stay disjoint from the others; a merged item takes the place of the first
-/// of its two parts.
-fn merge_same_id(mut items: Vec<Item>) -> Vec<Item> {
+/// of its two parts. A merge is kept only when the equalities of the merged conjunction
+/// still give the statement's iterators (columns from `n_outer` on), as those of both parts
+/// do: two parts with different values of an iterator (`i = 4*e + 1` and `i = 4*e + 3`) can
+/// make one conjunction whose equalities leave `i` open, and its statement would have no
+/// subscripts.
+fn merge_same_id(mut items: Vec<Item>, n_outer: usize) -> Vec<Item> {
     if items.len() < 2 || items.len() > MAX_MERGE_ITEMS {
         return items;
     }
@@ -1626,7 +1630,12 @@ fn merge_same_id(mut items: Vec<Item>) -> Vec<Item> {
                 if items[i].id != items[j].id {
                     continue;
                 }
-                if let Some(h) = coalesce::merge(&items[i].basic, &items[j].basic) {
+                let merged = coalesce::merge(&items[i].basic, &items[j].basic).filter(|h| {
+                    determined(h, n_outer)
+                        || !determined(&items[i].basic, n_outer)
+                        || !determined(&items[j].basic, n_outer)
+                });
+                if let Some(h) = merged {
                     // A merge takes its parts to have points: two empty ones may come back
                     // as the universe. An empty part is dropped instead.
                     match (items[i].basic.is_empty(), items[j].basic.is_empty()) {
@@ -1813,7 +1822,7 @@ mod tests {
         let b = part("[p0, p1] -> { [0, x1, 0, x3, 1, x5, 0, 3x3 - 1, x5] : floor((-x1 + 3x3 - 1)/3) = x3 - 1 and 3*floor((-x1 + 3x3 - 1)/3) = -x1 + 3x3 - 1 and 3*floor((x1 + 1)/3) = x1 + 1 and p0 <= x1 <= 1 and x1 >= 0 and 3x3 <= p0 and 0 <= x5 < 3x3 }");
         assert!(a.is_empty() && b.is_empty());
         // Restricted to one piece of a loop, the parts of one statement can both be empty.
-        let items = merge_same_id(vec![Item { id: 0, basic: a }, Item { id: 0, basic: b }]);
+        let items = merge_same_id(vec![Item { id: 0, basic: a }, Item { id: 0, basic: b }], 1);
         assert!(items.iter().all(|it| it.basic.is_empty()));
     }
 }
