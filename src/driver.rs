@@ -170,6 +170,12 @@ impl Kernel {
                 });
             }
         }
+        st.texts = self
+            .scop
+            .statements
+            .iter()
+            .map(|s| s.text.clone())
+            .collect();
         // Loop depth of each statement is the number of its modelled loops.
         for (k, p) in st.pieces.iter_mut().enumerate() {
             p.depth = self.scop.statements[k].loops.len();

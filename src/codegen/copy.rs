@@ -13,6 +13,7 @@ use super::kernel::Placed;
 use crate::diag::Diagnostic;
 use crate::model::copy::CopyPlan;
 use crate::model::state::parse_map_text;
+use crate::model::text;
 use crate::presburger::{Int, Map, Set};
 
 /// A scan item that is not a statement.
@@ -196,12 +197,21 @@ fn extent(plan: &CopyPlan, d: usize) -> String {
 /// Buffers of more elements than this are `static` (one per program, off the stack).
 pub const STACK_ELEMENTS: i64 = 8192;
 
+/// The expression whose type the buffer's elements have: an element of the array, or for a
+/// scaled copy its product with the factor (the type of the value the statement computed).
+fn element_type_of(plan: &CopyPlan) -> String {
+    let zero: String = (0..plan.rank).map(|_| "[0]").collect();
+    match &plan.factor {
+        None => format!("{}{zero}", plan.c_name),
+        Some(f) => format!("{f} * {}{zero}", plan.c_name),
+    }
+}
+
 /// The declarations of a copy's buffer and offsets.
 pub fn declarations(plan: &CopyPlan, params: &[String], floord: &str) -> String {
     if allocated(plan) {
         return runtime_declarations(plan, params, floord);
     }
-    let zero: String = (0..plan.rank).map(|_| "[0]").collect();
     let extents: Vec<Int> = plan
         .layout
         .iter()
@@ -212,8 +222,8 @@ pub fn declarations(plan: &CopyPlan, params: &[String], floord: &str) -> String 
     let stack = Int::from(STACK_ELEMENTS);
     let storage = if total > stack { "static " } else { "" };
     format!(
-        "{storage}__typeof__({}{zero}) {}{dims} __attribute__((aligned(64)));\n{}",
-        plan.c_name,
+        "{storage}__typeof__({}) {}{dims} __attribute__((aligned(64)));\n{}",
+        element_type_of(plan),
         buffer(plan),
         offset_declarations(plan)
     )
@@ -249,11 +259,10 @@ fn runtime_declarations(plan: &CopyPlan, params: &[String], floord: &str) -> Str
             ));
         }
     }
-    let zero: String = (0..plan.rank).map(|_| "[0]").collect();
     let bytes = format!("{}_bytes", buffer(plan));
     out.push_str(&format!(
-        "unsigned long {bytes} = sizeof({}{zero});\n",
-        plan.c_name
+        "unsigned long {bytes} = sizeof({});\n",
+        element_type_of(plan)
     ));
     for d in 0..plan.rank {
         out.push_str(&format!(
@@ -270,8 +279,8 @@ fn runtime_declarations(plan: &CopyPlan, params: &[String], floord: &str) -> Str
         .map(|d| format!("{} = 0", offset(plan, d)))
         .collect();
     out.push_str(&format!(
-        "__typeof__({}{zero}) (*{buf}){inner} = __builtin_malloc({bytes});\nif (!{buf}) __builtin_abort();\nint {};\n",
-        plan.c_name,
+        "__typeof__({}) (*{buf}){inner} = __builtin_malloc({bytes});\nif (!{buf}) __builtin_abort();\nint {};\n",
+        element_type_of(plan),
         offs.join(", "),
         buf = buffer(plan),
     ));
@@ -295,94 +304,33 @@ pub fn allocated(plan: &CopyPlan) -> bool {
 
 /// `text` with every access `A[s0]..[s(r-1)]` to the copied array replaced by the buffer
 /// access `buf[(s0) - o0]..`; refused when the array appears other than with all its
-/// subscripts (through a macro, as a pointer).
+/// subscripts (through a macro, as a pointer). For a scaled copy, the product of each access
+/// with the factor (`alpha * A[i][k]`, [`crate::model::text::scaled_product`]) is replaced
+/// by the buffer's element, which holds that product.
 pub fn rewrite(text: &str, plan: &CopyPlan) -> Result<String, String> {
-    let b = text.as_bytes();
+    let accs = text::accesses(text, &plan.c_name, plan.rank)?;
     let mut out = String::with_capacity(text.len() + 32);
-    let mut i = 0;
-    let mut found = false;
-    while i < b.len() {
-        let c = b[i];
-        if c == b'"' || c == b'\'' {
-            let start = i;
-            i += 1;
-            while i < b.len() && b[i] != c {
-                if b[i] == b'\\' {
-                    i += 1;
-                }
-                i += 1;
-            }
-            i = (i + 1).min(b.len());
-            out.push_str(&text[start..i]);
-        } else if c.is_ascii_alphabetic() || c == b'_' {
-            let start = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            let tok = &text[start..i];
-            let before = text[..start].trim_end();
-            let member = before.ends_with('.') || before.ends_with("->");
-            if tok != plan.c_name || member {
-                out.push_str(tok);
-                continue;
-            }
-            // Subscripts.
-            let mut subs = vec![];
-            let mut j = i;
-            while subs.len() < plan.rank {
-                while j < b.len() && b[j].is_ascii_whitespace() {
-                    j += 1;
-                }
-                if j >= b.len() || b[j] != b'[' {
-                    break;
-                }
-                let s0 = j + 1;
-                let mut depth = 0;
-                while j < b.len() {
-                    match b[j] {
-                        b'[' => depth += 1,
-                        b']' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    j += 1;
-                }
-                if j >= b.len() {
-                    break;
-                }
-                subs.push(text[s0..j].trim().to_string());
-                j += 1;
-            }
-            if subs.len() != plan.rank {
-                return Err(format!(
-                    "`{}` appears in the statement without its {} subscript(s)",
-                    plan.c_name, plan.rank
-                ));
-            }
-            out.push_str(&buffer(plan));
-            for b in &plan.layout {
-                let d = b.dim();
-                let i = b.index(&format!("({}) - {}", subs[d], offset(plan, d)));
-                out.push_str(&format!("[{i}]"));
-            }
-            found = true;
-            i = j;
-        } else {
-            let len = text[i..].chars().next().map_or(1, char::len_utf8);
-            out.push_str(&text[i..i + len]);
-            i += len;
+    let mut at = 0;
+    for a in &accs {
+        let span = match plan.factor.as_deref() {
+            None => a.span.clone(),
+            Some(f) => text::scaled_product(text, a, f).ok_or_else(|| {
+                format!(
+                    "`{}` is read not as a product with `{f}`",
+                    &text[a.span.clone()]
+                )
+            })?,
+        };
+        out.push_str(&text[at..span.start]);
+        out.push_str(&buffer(plan));
+        for b in &plan.layout {
+            let d = b.dim();
+            let i = b.index(&format!("({}) - {}", a.subs[d], offset(plan, d)));
+            out.push_str(&format!("[{i}]"));
         }
+        at = span.end;
     }
-    if !found {
-        return Err(format!(
-            "the statement's text does not name `{}` (a macro?)",
-            plan.c_name
-        ));
-    }
+    out.push_str(&text[at..]);
     Ok(out)
 }
 
@@ -449,7 +397,10 @@ pub fn item_text(
         }
     };
     if which == 1 {
-        format!("{}{buf} = {arr_name}{arr};", buffer(plan))
+        match &plan.factor {
+            None => format!("{}{buf} = {arr_name}{arr};", buffer(plan)),
+            Some(f) => format!("{}{buf} = {f} * {arr_name}{arr};", buffer(plan)),
+        }
     } else {
         format!("{arr_name}{arr} = {}{buf};", buffer(plan))
     }

@@ -225,9 +225,10 @@ pub(super) fn register_blocks(
             continue;
         };
         let write_back = id_of(&|e| matches!(e, Extra::WriteBack(x) if *x == c));
-        // A buffer of run-time size, one filled from another copy's buffer, or one another
-        // copy fills from stays in memory.
+        // A buffer of run-time size, a scaled one, one filled from another copy's buffer, or
+        // one another copy fills from stays in memory.
         if plan.runtime.iter().any(Option::is_some)
+            || plan.factor.is_some()
             || plan.source.is_some()
             || plans.iter().any(|p| p.source == Some(c))
         {

@@ -61,6 +61,8 @@ pub struct CopyPlan {
     /// to: the innermost copy whose window holds this one's and that stages every piece
     /// this one stages.
     pub source: Option<usize>,
+    /// For a scaled copy, the C name of its factor: the buffer holds `factor * A[e]`.
+    pub factor: Option<String>,
     /// The buffer's dimensions, outermost first (the array's own dimensions, whole, unless
     /// the code generator lays the buffer out in the order the inner loops walk it).
     pub layout: Vec<BufDim>,
@@ -633,6 +635,20 @@ fn nest(plans: &mut [CopyPlan]) -> Result<(), Diagnostic> {
                     )
                     .with_note(note.to_string())
             };
+            if a.mark.scale.is_some() || b.mark.scale.is_some() {
+                if i < j {
+                    return Err(both(
+                        a,
+                        b,
+                        format!(
+                            "a scaled copy of `{}` shares its window with another copy of `{}`",
+                            b.c_name, b.c_name
+                        ),
+                        "a scaled copy's buffer holds products, not the array's elements: no other copy of the array may run inside it or around it",
+                    ));
+                }
+                continue;
+            }
             if !holds(a, b) && !holds(b, a) {
                 if i < j {
                     return Err(both(
@@ -673,6 +689,61 @@ fn nest(plans: &mut [CopyPlan]) -> Result<(), Diagnostic> {
             .find(|&s| sources.iter().all(|&o| o == s || outside(plans, o, s)));
     }
     Ok(())
+}
+
+/// Checks the staged statements of a scaled copy of `A` (C name `c_name`) by `factor` (a
+/// model name): each reads `A` only in products with the factor (`alpha * A[i][k]`), the
+/// spans the code generator replaces by the buffer's elements
+/// ([`super::text::scaled_product`]). Returns the factor's C name.
+fn scaled_statements(
+    st: &State,
+    mark: &CopyMark,
+    members: &[usize],
+    c_name: &str,
+    rank: usize,
+    factor: &str,
+) -> Result<String, Diagnostic> {
+    let factor_c = (st.arrays.iter())
+        .find(|a| a.0 == factor)
+        .map_or(factor, |a| a.1.as_str());
+    let mut seen = vec![];
+    for &i in members {
+        let stmt = st.pieces[i].stmt;
+        if seen.contains(&stmt) {
+            continue;
+        }
+        seen.push(stmt);
+        let Some(text) = st.texts.get(stmt) else {
+            continue;
+        };
+        let why = match super::text::accesses(text, c_name, rank) {
+            Err(e) => Some(e),
+            Ok(accs) => accs
+                .iter()
+                .find(|a| super::text::scaled_product(text, a, factor_c).is_none())
+                .map(|a| {
+                    format!(
+                        "it reads `{}` not as a product with `{factor_c}`",
+                        &text[a.span.clone()]
+                    )
+                }),
+        };
+        if let Some(why) = why {
+            return Err(refuse(
+                mark,
+                format!(
+                    "statement {} cannot read the scaled copy of `{c_name}`: {why}",
+                    st.stmt_names[stmt]
+                ),
+                "copied here",
+            )
+            .with_note(format!("the statement: {text}"))
+            .with_note(format!(
+                "every read of `{c_name}` by the staged statements must be `{factor_c} * {c_name}[..]` or `{c_name}[..] * {factor_c}`, a product C computes before anything else in the expression, so that the buffer's element replaces it bit for bit"
+            )));
+        }
+    }
+    Ok(factor_c.to_string())
 }
 
 fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan, Diagnostic> {
@@ -755,6 +826,18 @@ fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan,
         .expect("members");
     let fp = footprint(st, &members, &mark.array, k, rank, false);
     let written = footprint(st, &members, &mark.array, k, rank, true);
+    if mark.scale.is_some() && !written.is_empty() {
+        return Err(refuse(
+            &mark,
+            format!("the statements staged by this scaled copy write `{c_name}`"),
+            "copied here",
+        )
+        .with_note("a scaled copy holds the products of the elements with the factor: it is read-only, with no write-back"));
+    }
+    let factor = match &mark.scale {
+        Some(f) => Some(scaled_statements(st, &mark, &members, &c_name, rank, f)?),
+        None => None,
+    };
     if fp.is_empty() {
         return Err(refuse(
             &mark,
@@ -865,6 +948,7 @@ fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan,
         runtime,
         buffer_index: 0,
         source: None,
+        factor,
         mark,
     })
 }

@@ -13,6 +13,7 @@ pub mod json;
 mod render;
 pub mod schedule;
 pub mod state;
+pub mod text;
 
 pub use aff::LinExpr;
 pub use schedule::Schedule;

@@ -153,6 +153,9 @@ pub struct CopyMark {
     pub origin: Origin,
     /// Its step number (several pieces staged by one `copy` share it).
     pub step: usize,
+    /// A scaled copy (`copy_scaled(l, k, A, alpha)`): the scalar (model name) whose
+    /// product with each element the buffer holds.
+    pub scale: Option<String>,
 }
 
 /// The default bound on a copy buffer's number of elements: 2^20 (8 MiB of `double`).
@@ -203,6 +206,8 @@ pub struct State {
     /// every statement's accesses, for `copy`; empty when the state was built without them.
     pub arrays: Vec<(String, String, usize, bool)>,
     pub accesses: Vec<StateAccess>,
+    /// Each statement's text as written (for scaled copies, which rewrite products in it).
+    pub texts: Vec<String>,
 }
 
 /// A tag whose label sits on the first statement of a `{ }` block.
@@ -282,6 +287,7 @@ impl State {
             stmt_names: stmts.iter().map(|s| s.name.clone()).collect(),
             block_tags: BTreeMap::new(),
             arrays: vec![],
+            texts: vec![],
             accesses: vec![],
         }
     }

@@ -794,7 +794,7 @@ impl Interpreter {
         step: usize,
     ) -> Result<Vec<Value>, Diagnostic> {
         let name = call.name.text.as_str();
-        if name == "copy" {
+        if name == "copy" || name == "copy_scaled" {
             // The third argument names an array of the kernel, not a handle.
             let ctx = OpCtx {
                 source,
@@ -1806,7 +1806,7 @@ struct OpCtx<'a> {
 }
 
 /// Built-in operations (the Loopy paper's, plus `move_before`, `tile`, `hoist` and the loop marks).
-pub const BUILTINS: [&str; 11] = [
+pub const BUILTINS: [&str; 12] = [
     "realign",
     "move_before",
     "lift",
@@ -1818,6 +1818,7 @@ pub const BUILTINS: [&str; 11] = [
     "vectorize",
     "unroll",
     "copy",
+    "copy_scaled",
 ];
 
 /// The largest factor `unroll` accepts (each marked loop multiplies the code size by it).

@@ -5,6 +5,11 @@
 //! step, the verifier checks it and the code generator writes the fill, the write-back and
 //! the rewritten accesses. An array may be copied several times (by different statements,
 //! or at nested levels); `model::copy` decides how the copies compose.
+//!
+//! `copy_scaled(l, k, A, s)` / `copy_scaled(l, k, A, s, limit)`: the same with a buffer
+//! that holds `s * A[..]` for a scalar `s` the region never writes; every read of `A` by
+//! the staged statements must be a product with `s` (`s * A[i][k]`), which reads the
+//! buffer's element instead (`model::copy` checks the statements' text).
 
 use super::{Interpreter, OpCtx, Value};
 use crate::diag::Diagnostic;
@@ -15,12 +20,22 @@ use crate::script::ast::{Arg, Name};
 impl Interpreter {
     pub(super) fn copy(&mut self, ctx: &OpCtx) -> Result<(), Diagnostic> {
         let call = ctx.call;
-        if call.args.len() != 3 && call.args.len() != 4 {
+        let scaled = call.name.text == "copy_scaled";
+        // copy(l, k, A, [limit]) or copy_scaled(l, k, A, s, [limit]).
+        let fixed = if scaled { 4 } else { 3 };
+        if call.args.len() != fixed && call.args.len() != fixed + 1 {
+            let (usage, expected) = if scaled {
+                ("(l, k, A, s, [limit])", "expected copy_scaled(l, k, A, s)")
+            } else {
+                ("(l, k, A, [limit])", "expected copy(l, k, A)")
+            };
             return Err(Diagnostic::new(format!(
-                "`copy` takes 3 or 4 arguments (l, k, A, [limit]), {} given",
+                "`{}` takes {fixed} or {} arguments {usage}, {} given",
+                call.name.text,
+                fixed + 1,
                 call.args.len()
             ))
-            .with_label(ctx.source, call.span.clone(), "expected copy(l, k, A)"));
+            .with_label(ctx.source, call.span.clone(), expected));
         }
         let l = (
             self.eval(&call.args[0], ctx.frame, ctx.source)?,
@@ -32,22 +47,36 @@ impl Interpreter {
         );
         let h = self.handle(ctx, &l)?;
         let k = self.int(ctx, &k)?;
-        let array =
-            match &call.args[2] {
+        let name_arg = |a: &Arg, what: &str| -> Result<Name, Diagnostic> {
+            match a {
                 // A procedure's parameter bound to an array names that array.
-                Arg::Ident(n) => match ctx.frame.get(&n.text) {
+                Arg::Ident(n) => Ok(match ctx.frame.get(&n.text) {
                     Some(Value::Array(a)) => Name {
                         text: a.clone(),
                         span: n.span.clone(),
                     },
                     _ => n.clone(),
-                },
-                a => {
-                    return Err(Diagnostic::new("`copy` expects the name of an array here")
-                        .with_label(ctx.source, a.span(), "not an array name"))
-                }
-            };
-        let limit = match call.args.get(3) {
+                }),
+                a => Err(Diagnostic::new(format!(
+                    "`{}` expects the name of {what} here",
+                    call.name.text
+                ))
+                .with_label(
+                    ctx.source,
+                    a.span(),
+                    format!("not the name of {what}"),
+                )),
+            }
+        };
+        let array = name_arg(&call.args[2], "an array")?;
+        let scale = if scaled {
+            let s = name_arg(&call.args[3], "a scalar")?;
+            self.scalar_factor(ctx, &s)?;
+            Some(s.text)
+        } else {
+            None
+        };
+        let limit = match call.args.get(fixed) {
             None => COPY_LIMIT,
             Some(a) => {
                 let v = self.eval(a, ctx.frame, ctx.source)?;
@@ -116,11 +145,47 @@ impl Interpreter {
                 what: "this `copy`".to_string(),
             },
             step: ctx.step,
+            scale,
         };
         for &i in &members {
             self.state.pieces[i].copies.push(mark.clone());
         }
         Ok(())
+    }
+
+    /// Checks that `s` names a scalar variable of the kernel that the region reads and never
+    /// writes: the factor of a scaled copy, multiplied into the buffer when it is filled,
+    /// must have the same value wherever the statements read it.
+    fn scalar_factor(&self, ctx: &OpCtx, s: &Name) -> Result<(), Diagnostic> {
+        if self.state.arrays.is_empty() {
+            return Ok(());
+        }
+        let label = |d: Diagnostic, msg: &str| d.with_label(ctx.source, s.span.clone(), msg);
+        match self.state.arrays.iter().find(|a| a.0 == s.text) {
+            None => Err(label(
+                Diagnostic::new(format!(
+                    "the region reads no variable `{}` to scale the copy by",
+                    s.text
+                )),
+                "not a scalar the statements read",
+            )
+            .with_note("the factor of a scaled copy is a scalar variable the staged statements multiply the array by")),
+            Some(a) if a.2 > 0 => Err(label(
+                Diagnostic::new(format!("`{}` is an array, not a scalar", s.text)),
+                "an array",
+            )),
+            Some(_) => match self.state.accesses.iter().find(|x| x.write && x.array == s.text) {
+                Some(w) => Err(label(
+                    Diagnostic::new(format!(
+                        "the region writes `{}` (statement {}): a scaled copy needs a factor that keeps its value",
+                        s.text,
+                        self.state.stmt_names[w.stmt]
+                    )),
+                    "written in the region",
+                )),
+                None => Ok(()),
+            },
+        }
     }
 
     /// The copies of member piece `i` after `affine` applies `f` to its first `f.n_in()`
