@@ -151,8 +151,8 @@ fn copies_trace_every_instance_once_in_order() {
     );
 }
 
-/// gemm-fast's A block and B panel are laid out as micro-panels, in the order its
-/// micro-kernel walks them (the 6-row slivers of A, then k, then the row inside the
+/// gemm-fast's A block (filled with its products with alpha) and B panel are laid out as
+/// micro-panels, in the order its micro-kernel walks them (the 6-row slivers of A, then k, then the row inside the
 /// sliver; the 8-column slivers of B, then k, then the column); the 2 MiB B panel is
 /// `static`. The block of C is in registers in the full micro-tiles and a local array in
 /// the partial ones.
@@ -164,10 +164,11 @@ fn buffers_follow_the_inner_loops() {
     let g = generate(&kernel, &run.interp.state).unwrap();
     for decl in [
         "static __typeof__(B[0][0]) loopy_B[138][256][8] __attribute__((aligned(64)));",
-        "static __typeof__(A[0][0]) loopy_A[12][256][6] __attribute__((aligned(64)));",
+        "static __typeof__(alpha * A[0][0]) loopy_A[12][256][6] __attribute__((aligned(64)));",
         "  __typeof__(C[0][0]) loopy_C[6][8] __attribute__((aligned(64)));",
         "loopy_B[(c7 - loopy_B_o1) / 8][c5 - loopy_B_o0][(c7 - loopy_B_o1) % 8] = B[c5][c7];",
-        "loopy_C_r0_0 += alpha * loopy_A[(((6 * c9)) - loopy_A_o0) / 6][(k) - loopy_A_o1][(((6 * c9)) - loopy_A_o0) % 6]",
+        "loopy_A[(c7 - loopy_A_o0) / 6][c9 - loopy_A_o1][(c7 - loopy_A_o0) % 6] = alpha * A[c7][c9];",
+        "loopy_C_r0_0 += loopy_A[(((6 * c9)) - loopy_A_o0) / 6][(k) - loopy_A_o1][(((6 * c9)) - loopy_A_o0) % 6]",
     ] {
         assert!(g.region.contains(decl), "{decl}\n{}", g.region);
     }
