@@ -793,6 +793,62 @@ impl Pass<'_, '_> {
         Some(out)
     }
 
+    /// The index groups of an access to another copy's buffer `name`, with each index into
+    /// a dimension laid out in blocks of `b` (`((s) - o) / b` and `((s) - o) % b`) written
+    /// without the division where it is exact: when the box's corner `o` is a multiple of
+    /// `b` for every outer iteration and `s` is `b` times an affine function of the loops
+    /// plus a constant `c` (a row of an unrolled block, `s = 6*c9 + 1`), the place inside
+    /// the block is the constant `c mod b` and the block is `((s) - (c mod b)) / b - o / b`,
+    /// a division the compiler folds away (`(6*c9)/6` is `c9`), so a micro-kernel's rows
+    /// of a packed panel share one base address. The index is never negative (`s` lies in
+    /// the box), so C's division is the floor these identities use.
+    fn aligned_groups(
+        &self,
+        name: &str,
+        groups: Vec<String>,
+        row_of: &dyn Fn(&str, bool) -> Option<Row>,
+        bound: &Bound,
+    ) -> Vec<String> {
+        let Some((plan, Some(corner))) = self.others.iter().find(|(p, _)| buffer(p) == name) else {
+            return groups;
+        };
+        if groups.len() != plan.layout.len() {
+            return groups;
+        }
+        let np = self.ctx.n_param;
+        let rewritten: Vec<Option<String>> = groups
+            .iter()
+            .zip(&plan.layout)
+            .map(|(g, bd)| {
+                let (BufDim::Blocks(d, b) | BufDim::Within(d, b)) = *bd else {
+                    return None;
+                };
+                let m = Int::from(b);
+                let divides = |r: &Row| r.iter().all(|v| v.mod_floor(&m).is_zero());
+                if !divides(&corner[d]) {
+                    return None;
+                }
+                let off = offset(plan, d);
+                let s = strip_index(g, bd, &off)?;
+                let r = expand(&row_of(&s, false)?, bound, np);
+                if !r[1..].iter().all(|v| v.mod_floor(&m).is_zero()) {
+                    return None;
+                }
+                let c = r[0].mod_floor(&m);
+                Some(match bd {
+                    BufDim::Within(..) => c.to_string(),
+                    _ if c.is_zero() => format!("(({s}) / {b} - {off} / {b})"),
+                    _ => format!("((({s}) - {c}) / {b} - {off} / {b})"),
+                })
+            })
+            .collect();
+        groups
+            .into_iter()
+            .zip(rewritten)
+            .map(|(g, r)| r.unwrap_or(g))
+            .collect()
+    }
+
     /// Statement `id`'s text with every access to the buffer replaced by its register (the
     /// iterators stay, for the printer to substitute). With `vector = Some(v)`, the
     /// statement stands for `lanes` consecutive iterations of the loop over scanned dim `v`
@@ -909,6 +965,7 @@ impl Pass<'_, '_> {
                         // along its last subscript.
                         let (groups, next) = subscripts(&toks, k + 1)?;
                         let walks = self.walks(name, &groups, &row_of, bound, &unbound, vcol?)?;
+                        let groups = self.aligned_groups(name, groups, &row_of, bound);
                         let n = walks.len();
                         let text: String = std::iter::once(name.clone())
                             .chain(groups.iter().map(|g| format!("[{g}]")))
