@@ -47,7 +47,8 @@ fn apply(kernel: &str, script: &str, out: &Path, extra: &[&str]) -> String {
     std::fs::read_to_string(out).unwrap()
 }
 
-const CASES: [&str; 4] = ["shift", "rows", "inline", "rows2"];
+/// `union`: the largest column of `A` is the larger of two expressions, compared in C.
+const CASES: [&str; 5] = ["shift", "rows", "inline", "rows2", "union"];
 
 #[test]
 fn overlapping_arguments_take_the_original_code() {

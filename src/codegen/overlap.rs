@@ -335,15 +335,13 @@ fn range(scop: &Scop, x: &Array) -> Result<Range, String> {
             s = s.project_out(0, d);
         }
         let bound = |max: bool| {
-            crate::model::copy::bound(&s, max)
-                .map(|c| c.to_c(&scop.params, &[], "loopy_floord"))
-                .ok_or_else(|| {
-                    format!(
-                        "the {} subscript {} of `{n}` in the region is not one expression of the parameters",
-                        if max { "largest" } else { "smallest" },
-                        d + 1
-                    )
-                })
+            extreme(&s, max, &scop.params).ok_or_else(|| {
+                format!(
+                    "the {} subscript along dimension {} of `{n}` in the region is not a function of the parameters the test can compute",
+                    if max { "largest" } else { "smallest" },
+                    d + 1
+                )
+            })
         };
         let (lo, hi) = (bound(false)?, bound(true)?);
         uses_floord |= lo.contains("loopy_floord(") || hi.contains("loopy_floord(");
@@ -376,6 +374,41 @@ fn range(scop: &Scop, x: &Array) -> Result<Range, String> {
         conditions,
         uses_floord,
     })
+}
+
+/// The smallest (or largest) value of the one-dimensional set `s` as C over the
+/// parameters: its exact extremum when that is one expression; else a bound on it, the
+/// smallest of the smallest values (the largest of the largest) of the parts of `s`, each
+/// one expression, compared in C. A part empty for some parameter values may give a value
+/// there that is no element at all, which only widens the range: the test stays sound and
+/// at worst sends the call to the original code.
+fn extreme(s: &crate::presburger::Set, max: bool, params: &[String]) -> Option<String> {
+    let one = |s: &crate::presburger::Set| {
+        crate::model::copy::bound(s, max).map(|c| c.to_c(params, &[], "loopy_floord"))
+    };
+    if let Some(e) = one(s) {
+        return Some(e);
+    }
+    let parts = s.parts();
+    if parts.len() < 2 {
+        return None;
+    }
+    let mut values: Vec<String> = vec![];
+    for p in parts {
+        let v = one(&crate::presburger::Set::from_basic(
+            s.space().clone(),
+            p.clone(),
+        ))?;
+        if !values.contains(&v) {
+            values.push(v);
+        }
+    }
+    let op = if max { '>' } else { '<' };
+    let mut acc = values.pop()?;
+    while let Some(v) = values.pop() {
+        acc = format!("(({v}) {op} ({acc}) ? ({v}) : ({acc}))");
+    }
+    Some(acc)
 }
 
 /// How the transformed region becomes a function of its own.
