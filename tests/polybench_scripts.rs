@@ -51,7 +51,9 @@ fn run(exe: &Path) -> (String, String) {
 #[test]
 fn every_script_covers_the_blas_kernels() {
     let names: Vec<String> = kernels().into_iter().map(|(n, _)| n).collect();
-    for k in ["gemm", "syrk", "syr2k", "symm", "trmm", "2mm", "3mm", "doitgen"] {
+    for k in [
+        "gemm", "syrk", "syr2k", "symm", "trmm", "2mm", "3mm", "doitgen",
+    ] {
         assert!(names.iter().any(|n| n == k), "no script for {k}: {names:?}");
     }
 }
@@ -131,7 +133,10 @@ fn scripts_print_what_the_originals_print() {
             assert!(want.contains("begin dump"), "{k} {size}: {want}");
             let (path, got) = run(&exe);
             assert_eq!(path, "transformed\n", "{k} {size}: the code that ran");
-            assert!(got == want, "{k} {size}: the generated program's dump differs");
+            assert!(
+                got == want,
+                "{k} {size}: the generated program's dump differs"
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
