@@ -3,7 +3,7 @@
 # the kernel as parameters), against the original under gcc and under clang with Polly, and
 # gemm against OpenBLAS's dgemm.
 #
-#   benches/peak.sh [RUNS] [KERNEL ...]        (default: 5 runs; gemm 2mm 3mm doitgen)
+#   benches/peak.sh [RUNS] [KERNEL ...]        (default: 5 runs; every kernel with a script)
 #   SET="MR=14 NR=16" benches/peak.sh ...      (script parameters, as `--set`)
 #
 # The PolyBench files and their scripts are in benches/polybench/ (scripts/KERNEL.loopy).
@@ -20,8 +20,10 @@ cd "$(dirname "$0")/.."
 runs=${1:-5}
 shift || true
 kernels=("$@")
-[ ${#kernels[@]} -gt 0 ] || kernels=(gemm 2mm 3mm doitgen)
 pb=benches/polybench
+if [ ${#kernels[@]} -eq 0 ]; then
+  for f in "$pb"/scripts/*.loopy; do kernels+=("$(basename "$f" .loopy)"); done
+fi
 LOOPY=${LOOPY:-target/release/loopy}
 [ -x "$LOOPY" ] || cargo build --release --quiet
 CC=${CC:-gcc}

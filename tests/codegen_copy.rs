@@ -62,7 +62,7 @@ fn copies_inside_a_parallel_loop_are_private() {
     let region = same_output(GEMM_PARALLEL, "gemm-parallel", &["-fopenmp"]);
     assert!(
         region.contains(
-            "private(i, j, k, loopy_A, loopy_A_o0, loopy_A_o1, loopy_C, loopy_C_o0, loopy_C_o1)"
+            "private(i, j, k, loopy_A, loopy_C) firstprivate(loopy_A_o0, loopy_A_o1, loopy_C_o0, loopy_C_o1)"
         ),
         "{region}"
     );

@@ -597,9 +597,16 @@ fn mark_loops(
                             for &id in &ids {
                                 private.extend(private_of[id].iter().cloned());
                             }
+                            // A copy's offsets start as the region set them (0): every
+                            // thread sets its own before use, but a compiler cannot always
+                            // see that and warns of private copies used uninitialized.
+                            let (offsets, private): (Vec<String>, Vec<String>) =
+                                private.into_iter().partition(|n| is_copy_offset(n));
                             if !private.is_empty() {
-                                let v: Vec<String> = private.into_iter().collect();
-                                text.push_str(&format!(" private({})", v.join(", ")));
+                                text.push_str(&format!(" private({})", private.join(", ")));
+                            }
+                            if !offsets.is_empty() {
+                                text.push_str(&format!(" firstprivate({})", offsets.join(", ")));
                             }
                             if let Some(op) = reduction {
                                 let vars = reduction_variables(scop, placed, n_stmt, &ids, *op);
@@ -1326,6 +1333,15 @@ fn block_loop(p: &Placed, x: usize, outer: usize, point: usize) -> Option<(usize
             (implied(below) && implied(above)).then_some((m, b))
         })
     })
+}
+
+/// Whether `name` is the offset of a copy's buffer along a dimension (`loopy_A_o0`,
+/// `loopy2_A_o1`; `copy::offset`).
+fn is_copy_offset(name: &str) -> bool {
+    name.starts_with("loopy")
+        && name
+            .rsplit_once("_o")
+            .is_some_and(|(_, d)| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@
 //! a local variable of the window, filled from the array before the window and written back
 //! after it. A loop marked `vectorize` over the last dimension becomes one statement per
 //! group of lanes, written with GCC/Clang vector types: the block's accumulators are
-//! vectors, operands that vary along the loop are vector loads, the others are scalars the
+//! vectors, operands that vary along the loop are vector loads (or, where their lanes are
+//! apart in memory, vectors built from one element per lane), the others are scalars the
 //! compiler broadcasts. This is the shape of a BLIS micro-kernel.
 //!
 //! Nothing new is trusted: the copy was verified as a copy, and this only changes where the
@@ -728,6 +729,63 @@ impl Pass<'_, '_> {
         Some(out)
     }
 
+    /// An operand of a vector statement whose lanes are not one row of memory (a subscript
+    /// other than the last moves with the loop, or the last moves by more than one): a
+    /// vector built from one element per lane, `(T){A[s], A[s + w], ...}`, lane `l` reading
+    /// the element iteration `l` of the group reads (each subscript `s` plus `l` times its
+    /// step `w` along the loop). Only for plain arrays (another copy's buffer is read
+    /// through its layout, `walks`). With one lane (scalar registers) the operand is the
+    /// element itself.
+    fn gather(
+        &mut self,
+        name: &str,
+        groups: &[String],
+        row_of: &dyn Fn(&str, bool) -> Option<Row>,
+        unbound: &Bound,
+        vcol: usize,
+    ) -> Option<String> {
+        let lanes = self.block.lanes;
+        if self.others.iter().any(|(p, _)| buffer(p) == name) {
+            return None;
+        }
+        if lanes < 2 {
+            return Some(
+                std::iter::once(name.to_string())
+                    .chain(groups.iter().map(|g| format!("[{g}]")))
+                    .collect(),
+            );
+        }
+        let np = self.ctx.n_param;
+        let steps: Vec<Int> = groups
+            .iter()
+            .map(|g| Some(coef(&expand(&row_of(g, false)?, unbound, np), vcol)))
+            .collect::<Option<_>>()?;
+        let ty = format!("loopy_vg{lanes}_{name}");
+        let zero: String = groups.iter().map(|_| "[0]").collect();
+        self.loads.entry(ty.clone()).or_insert_with(|| {
+            format!(
+                "typedef __typeof__({name}{zero}) {ty}_e;\ntypedef {ty}_e {ty} __attribute__((vector_size({lanes} * sizeof({ty}_e))));"
+            )
+        });
+        let elems: Vec<String> = (0..lanes as i64)
+            .map(|l| {
+                let mut e = name.to_string();
+                for (g, w) in groups.iter().zip(&steps) {
+                    let d = w * &Int::from(l);
+                    if d.is_zero() {
+                        let _ = write!(e, "[{g}]");
+                    } else if d.is_negative() {
+                        let _ = write!(e, "[({g}) - {}]", d.abs());
+                    } else {
+                        let _ = write!(e, "[({g}) + {d}]");
+                    }
+                }
+                e
+            })
+            .collect();
+        Some(format!("(({ty}){{{}}})", elems.join(", ")))
+    }
+
     /// How each subscript of `name[g0][g1]..` moves across the lanes of the vector loop
     /// (scanned column `vcol`), or `None` when some subscript moves otherwise. A copy's
     /// buffer is read through its layout: a block index `((s) - o) / b` or a place
@@ -964,12 +1022,22 @@ impl Pass<'_, '_> {
                         // Another array (or another copy's buffer): scalar, or a vector load
                         // along its last subscript.
                         let (groups, next) = subscripts(&toks, k + 1)?;
-                        let walks = self.walks(name, &groups, &row_of, bound, &unbound, vcol?)?;
-                        let groups = self.aligned_groups(name, groups, &row_of, bound);
-                        let n = walks.len();
+                        let Some(walks) =
+                            self.walks(name, &groups, &row_of, bound, &unbound, vcol?)
+                        else {
+                            // Lanes apart in memory: one element per lane.
+                            out.push_str(&self.gather(name, &groups, &row_of, &unbound, vcol?)?);
+                            k = next;
+                            continue;
+                        };
                         let text: String = std::iter::once(name.clone())
-                            .chain(groups.iter().map(|g| format!("[{g}]")))
+                            .chain(
+                                self.aligned_groups(name, groups.clone(), &row_of, bound)
+                                    .iter()
+                                    .map(|g| format!("[{g}]")),
+                            )
                             .collect();
+                        let n = walks.len();
                         if walks.iter().all(|w| *w == Walk::Fixed) || b.lanes == 1 {
                             out.push_str(&text);
                         } else if walks[..n - 1].iter().all(|w| *w == Walk::Fixed)
@@ -985,7 +1053,7 @@ impl Pass<'_, '_> {
                             });
                             let _ = write!(out, "(*({ty} *)&{text})");
                         } else {
-                            return None;
+                            out.push_str(&self.gather(name, &groups, &row_of, &unbound, vcol?)?);
                         }
                         k = next;
                     } else if toks
