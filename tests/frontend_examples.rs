@@ -9,6 +9,8 @@ const EXAMPLES: &[&str] = &[
     "2mm",
     "3mm",
     "adi",
+    "atax",
+    "bicg",
     "cholesky",
     "covariance",
     "div",
@@ -16,8 +18,10 @@ const EXAMPLES: &[&str] = &[
     "fdtd-2d",
     "gemm",
     "gemver",
+    "gesummv",
     "gramschmidt",
     "heat-3d",
+    "jacobi-1d",
     "jacobi-2d",
     "lu",
     "lu-kji",
@@ -25,6 +29,10 @@ const EXAMPLES: &[&str] = &[
     "mgs",
     "mvt",
     "seidel-2d",
+    "symm",
+    "syr2k",
+    "syrk",
+    "trisolv",
     "trmm",
 ];
 
@@ -133,6 +141,14 @@ fn tags_cover_what_the_scripts_expect() {
         ("jacobi-2d", &[("LoopB", 1), ("LoopA", 1)]),
         ("seidel-2d", &[("Loop", 1)]),
         ("covariance", &[("Init", 1), ("Mult", 1), ("Final", 2)]),
+        ("atax", &[("InitY", 1), ("Ax", 1), ("ATy", 1)]),
+        ("bicg", &[("InitS", 1), ("Both", 2), ("Q", 1)]),
+        ("gesummv", &[("Row", 5), ("Acc", 2), ("Final", 1)]),
+        ("trisolv", &[("Row", 3), ("Sub", 1), ("Div", 1)]),
+        ("syrk", &[("Scale", 1), ("Mult", 1)]),
+        ("syr2k", &[("Scale", 1), ("Mult", 1)]),
+        ("symm", &[("Row", 4), ("Upd", 2), ("Final", 1)]),
+        ("jacobi-1d", &[("LoopB", 1), ("LoopA", 1)]),
     ];
     for (name, tags) in expect {
         let s = model(name);
