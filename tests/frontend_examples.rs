@@ -10,10 +10,15 @@ const EXAMPLES: &[&str] = &[
     "3mm",
     "adi",
     "cholesky",
+    "cholesky-pb",
+    "correlation",
     "covariance",
+    "deriche",
     "div",
     "doitgen",
+    "durbin",
     "fdtd-2d",
+    "floyd-warshall",
     "gemm",
     "gemver",
     "gramschmidt",
@@ -21,9 +26,11 @@ const EXAMPLES: &[&str] = &[
     "jacobi-2d",
     "lu",
     "lu-kji",
+    "ludcmp",
     "matmul",
     "mgs",
     "mvt",
+    "nussinov",
     "seidel-2d",
     "trmm",
 ];
@@ -133,6 +140,58 @@ fn tags_cover_what_the_scripts_expect() {
         ("jacobi-2d", &[("LoopB", 1), ("LoopA", 1)]),
         ("seidel-2d", &[("Loop", 1)]),
         ("covariance", &[("Init", 1), ("Mult", 1), ("Final", 2)]),
+        (
+            "correlation",
+            &[
+                ("MeanInit", 1),
+                ("MeanSum", 1),
+                ("MeanDiv", 1),
+                ("StdInit", 1),
+                ("StdSum", 1),
+                ("StdFinal", 3),
+                ("Init", 1),
+                ("Mult", 1),
+                ("Mirror", 1),
+            ],
+        ),
+        (
+            "cholesky-pb",
+            &[("Lower", 1), ("Div", 1), ("Diag", 1), ("Root", 1)],
+        ),
+        (
+            "durbin",
+            &[
+                ("Sum", 1),
+                ("Alpha", 1),
+                ("Update", 1),
+                ("Copy", 1),
+                ("Last", 1),
+            ],
+        ),
+        (
+            "ludcmp",
+            &[
+                ("Factor", 6),
+                ("Lower", 1),
+                ("Upper", 1),
+                ("Fwd", 3),
+                ("Back", 3),
+            ],
+        ),
+        (
+            "deriche",
+            &[
+                ("RowFwd", 7),
+                ("RowBwd", 9),
+                ("RowSum", 1),
+                ("ColFwd", 7),
+                ("ColBwd", 9),
+                ("ColSum", 1),
+            ],
+        ),
+        // The minimum and maximum are values of the statements: still exact.
+        ("floyd-warshall", &[("Relax", 1)]),
+        ("nussinov", &[("Cell", 5), ("Split", 1)]),
     ];
     for (name, tags) in expect {
         let s = model(name);

@@ -185,14 +185,10 @@ fn manifest_of_all_examples_passes() {
     ]);
     assert_eq!(code, 0, "{text}{err}");
     // Every entry of the manifest, counted from the file itself.
-    let manifest = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/loopy.toml"),
-    )
-    .unwrap();
-    let entries = manifest
-        .lines()
-        .filter(|l| l.trim() == "[[check]]")
-        .count();
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/loopy.toml"))
+            .unwrap();
+    let entries = manifest.lines().filter(|l| l.trim() == "[[check]]").count();
     assert!(entries >= 41, "{entries} entries");
     assert!(
         text.contains(&format!("{entries} passed, 0 failed")),
