@@ -12,8 +12,8 @@
  * models the statement as reading path[i][j], path[i][k] and path[k][j]
  * and writing path[i][j] for every (k, i, j), which is exact. Step k
  * writes row k and column k too (with their own values), so the model
- * orders every step after the previous one and row k's update before the
- * rows that read it.
+ * keeps the steps in order and, within a step, the update of row k after
+ * the rows above it and before the rows below it (all of them read it).
  *
  * Size macro (override with -D):
  *   N   default 180 (PolyBench SMALL)   MEDIUM: -DN=500   LARGE: -DN=2800
