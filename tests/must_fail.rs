@@ -184,7 +184,7 @@ fn manifest_of_all_examples_passes() {
         "examples/loopy.toml",
     ]);
     assert_eq!(code, 0, "{text}{err}");
-    // Every entry of the manifest is checked and passes.
+    // Every entry of the manifest, counted from the file itself.
     let manifest =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/loopy.toml"))
             .unwrap();
