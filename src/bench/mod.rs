@@ -15,6 +15,8 @@ use crate::native::{
 };
 use std::path::{Path, PathBuf};
 
+pub mod tune;
+
 /// One comparison to make.
 pub struct Job {
     /// The kernel's name (manifest `name`, else the file stem) and the size, if any.
