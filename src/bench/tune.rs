@@ -154,6 +154,18 @@ fn parse_spec(flag: &str, a: &str, span: Span) -> Result<Spec, Diagnostic> {
             "expected a name like `MC`",
         ));
     }
+    if rest.is_some_and(|v0| a[v0..].trim().is_empty()) {
+        return Err(err(
+            format!("`{flag} {a}`: no values to try"),
+            span.clone(),
+            "nothing after `=`",
+        )
+        .with_help(if flag == "--range" {
+            "give a range, e.g. `--range MC=48..192:24`"
+        } else {
+            "give at least one value, e.g. `--values MR=4,6,8`"
+        }));
+    }
     let candidates = match (flag, rest) {
         ("--range", Some(v0)) => parse_range(&a[v0..], |r| at(v0 + r.start..v0 + r.end))?,
         (_, Some(v0)) => parse_values(&a[v0..], |r| at(v0 + r.start..v0 + r.end))?,
@@ -208,7 +220,10 @@ fn parse_range(s: &str, at: impl Fn(Span) -> Span) -> Result<Candidates, Diagnos
         return Err(
             Diagnostic::new(format!("the range `{s}` is empty: it starts above its end"))
                 .with_label(TUNE_ARGS, whole, "no values")
-                .with_help(format!("did you mean `{hi}..{lo}`?")),
+                .with_help(format!(
+                    "did you mean `{hi}..{lo}{}`?",
+                    step_s.map_or(String::new(), |(t, _)| format!(":{t}"))
+                )),
         );
     }
     let n = (hi - lo) / step + 1;
@@ -224,19 +239,23 @@ fn parse_range(s: &str, at: impl Fn(Span) -> Span) -> Result<Candidates, Diagnos
 
 /// `A,B,C`: at least one integer; repeated values are tried once.
 fn parse_values(s: &str, at: impl Fn(Span) -> Span) -> Result<Candidates, Diagnostic> {
-    if s.trim().is_empty() {
-        return Err(Diagnostic::new("no values to try".to_string())
-            .with_label(TUNE_ARGS, at(0..s.len()), "empty")
-            .with_help("give at least one value, e.g. `--values MR=4,6,8`"));
-    }
     let mut out = vec![];
-    let mut pos = 0;
+    let mut pos = 0usize;
     for part in s.split(',') {
         let v = parse_int(part.trim())
             .and_then(|v| v.to_i64())
             .ok_or_else(|| {
-                Diagnostic::new(format!("a value to try must be an integer, found `{part}`"))
-                    .with_label(TUNE_ARGS, at(pos..pos + part.len()), "not an integer")
+                if part.trim().is_empty() {
+                    let r = pos.saturating_sub(1)..(pos + part.len() + 1).min(s.len());
+                    Diagnostic::new("an empty value between commas".to_string()).with_label(
+                        TUNE_ARGS,
+                        at(r),
+                        "no value here",
+                    )
+                } else {
+                    Diagnostic::new(format!("a value to try must be an integer, found `{part}`"))
+                        .with_label(TUNE_ARGS, at(pos..pos + part.len()), "not an integer")
+                }
             })?;
         if !out.contains(&v) {
             out.push(v);
@@ -797,8 +816,7 @@ pub fn tune(
             .with_help("give fewer values, or tune by coordinate descent (the default order)"),
         ));
     }
-    let screen_defines =
-        crate::search::driver::scaled_defines(&job.toolchain.defines, tuning.screen);
+    let screen_defines = super::scaled_defines(&job.toolchain.defines, tuning.screen);
     let screen_job = screen_defines.as_ref().map(|d| {
         let mut j = job_like(job);
         j.toolchain.defines = d.clone();
@@ -962,34 +980,56 @@ mod tests {
         assert_eq!(r.items[0].candidates.values(0), vec![3, 5, 7]);
     }
 
+    /// The message of the error and the text its first label underlines.
+    fn error(r: &[&str], v: &[&str], p: &[&str]) -> (String, String) {
+        let s = |x: &[&str]| x.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let f = Specs::from_command_line(&s(r), &s(v), &s(p)).unwrap_err();
+        assert_eq!(f.sources[0].0, TUNE_ARGS);
+        let shown = f.diagnostic.labels[0].range.clone();
+        (
+            f.diagnostic.message.clone(),
+            f.sources[0].1[shown].to_string(),
+        )
+    }
+
     #[test]
     fn bad_arguments_point_at_themselves() {
-        let e = specs(&["MC=192..48"], &[], &[]).unwrap_err();
-        assert!(e.message.contains("is empty"), "{}", e.message);
-        assert_eq!(e.labels[0].range, 11..17);
-        let e = specs(&["MC=48..192:0"], &[], &[]).unwrap_err();
-        assert!(e.message.contains("must be positive"), "{}", e.message);
-        assert_eq!(e.labels[0].range, 21..22);
-        let e = specs(&["MC=48..x"], &[], &[]).unwrap_err();
-        assert!(e.message.contains("end of the range"), "{}", e.message);
-        assert_eq!(e.labels[0].range, 16..17);
-        let e = specs(&["MC=48"], &[], &[]).unwrap_err();
-        assert!(e.message.contains("not a range"), "{}", e.message);
-        let e = specs(&["MC=1..100000"], &[], &[]).unwrap_err();
-        assert!(e.message.contains("100000 values"), "{}", e.message);
-        let e = specs(&[], &["MR="], &[]).unwrap_err();
-        assert!(e.message.contains("no values"), "{}", e.message);
-        let e = specs(&[], &["MR=4,x"], &[]).unwrap_err();
-        assert_eq!(e.labels[0].range, 16..17);
-        let e = specs(&[], &["MR"], &[]).unwrap_err();
-        assert!(e.message.contains("expected NAME=VALUES"), "{}", e.message);
-        let e = specs(&[], &[], &["MR=4"]).unwrap_err();
-        assert!(e.message.contains("takes a name only"), "{}", e.message);
-        let e = specs(&[], &[], &["4R"]).unwrap_err();
-        assert!(e.message.contains("not a parameter name"), "{}", e.message);
-        let e = specs(&["MR=4..8"], &["MR=4"], &[]).unwrap_err();
-        assert!(e.message.contains("tuned twice"), "{}", e.message);
-        assert_eq!(e.labels.len(), 2);
+        let (m, at) = error(&["MC=192..48:8"], &[], &[]);
+        assert!(m.contains("is empty"), "{m}");
+        assert_eq!(at, "192..48:8");
+        let (m, at) = error(&["MC=48..192:0"], &[], &[]);
+        assert!(m.contains("must be positive"), "{m}");
+        assert_eq!(at, "0");
+        let (m, at) = error(&["MC=48..x"], &[], &[]);
+        assert!(m.contains("end of the range"), "{m}");
+        assert_eq!(at, "x");
+        let (m, at) = error(&["MC=48"], &[], &[]);
+        assert!(m.contains("not a range"), "{m}");
+        assert_eq!(at, "48");
+        let (m, _) = error(&["MC=1..100000"], &[], &[]);
+        assert!(m.contains("100000 values"), "{m}");
+        let (m, at) = error(&[], &["MR="], &[]);
+        assert!(m.contains("no values"), "{m}");
+        assert_eq!(at, "MR=");
+        let (m, _) = error(&["MC= "], &[], &[]);
+        assert!(m.contains("no values"), "{m}");
+        let (m, at) = error(&[], &["MR=4,,6"], &[]);
+        assert!(m.contains("empty value"), "{m}");
+        assert_eq!(at, ",,");
+        let (_, at) = error(&["KC=1..2"], &["MR=4,x"], &[]);
+        assert_eq!(at, "x");
+        let (m, at) = error(&[], &["MR"], &[]);
+        assert!(m.contains("expected NAME=VALUES"), "{m}");
+        assert_eq!(at, "MR");
+        let (m, at) = error(&[], &[], &["MR=4"]);
+        assert!(m.contains("takes a name only"), "{m}");
+        assert_eq!(at, "=4");
+        let (m, at) = error(&[], &[], &["4R"]);
+        assert!(m.contains("not a parameter name"), "{m}");
+        assert_eq!(at, "4R");
+        let (m, at) = error(&["MR=4..8"], &["MR=4"], &[]);
+        assert!(m.contains("tuned twice"), "{m}");
+        assert_eq!(at, "MR=4");
     }
 
     #[test]
