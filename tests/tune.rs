@@ -23,8 +23,10 @@ fn strings(v: &[&str]) -> Vec<String> {
 }
 
 fn job() -> Job {
-    let mut opts = loopy::frontend::Options::default();
-    opts.defines = strings(&SIZES);
+    let opts = loopy::frontend::Options {
+        defines: strings(&SIZES),
+        ..Default::default()
+    };
     let toolchain = Toolchain {
         defines: opts.defines.clone(),
         ..Toolchain::default()
@@ -297,6 +299,61 @@ fn default_candidates_are_around_the_scripts_value() {
     assert_eq!(kc.values, Candidates::Around.values(256));
     assert_eq!(kc.values, [128, 192, 256, 320, 384, 512]);
     assert_eq!(r.params.len(), 5, "every parameter");
+}
+
+/// Values to try written in the script (`param KC = 256 in 128..256 step 128`): without
+/// arguments those parameters are tuned over them; `--param` takes them too, `--values`
+/// overrides them.
+#[test]
+fn values_written_in_the_script() {
+    let dir = scratch("tune", "in-script");
+    let script = dir.join("gemm-in.loopy");
+    let text = std::fs::read_to_string(root(SCRIPT))
+        .unwrap()
+        .replace("param MR = 6\n", "param MR = 6 in [4, 6]\n")
+        .replace("param KC = 256\n", "param KC = 256 in 128..256 step 128\n");
+    std::fs::write(&script, &text).unwrap();
+    let with = |ranges: &[&str], values: &[&str], params: &[&str]| {
+        let mut t = tuning(ranges, values, Order::Grid, 1.0);
+        t.specs =
+            Specs::from_command_line(&strings(ranges), &strings(values), &strings(params)).unwrap();
+        t.job.script = Some(script.clone());
+        let (r, fake, _) = run(&t);
+        let params: Vec<(String, Vec<i64>)> = r
+            .params
+            .iter()
+            .map(|p| (p.name.clone(), p.values.clone()))
+            .collect();
+        (params, fake.calls.len())
+    };
+    let (params, n) = with(&[], &[], &[]);
+    assert_eq!(
+        params,
+        [("MR".into(), vec![4, 6]), ("KC".into(), vec![128, 256])]
+    );
+    assert_eq!(n, 4);
+    let (params, _) = with(&[], &[], &["KC"]);
+    assert_eq!(params, [("KC".into(), vec![128, 256])]);
+    let (params, _) = with(&[], &["KC=64"], &["NR"]);
+    assert_eq!(
+        params,
+        [("NR".into(), tune::around(8)), ("KC".into(), vec![64])]
+    );
+    // A range too long to try is an error in the script.
+    std::fs::write(&script, text.replace("128..256 step 128", "1..5000")).unwrap();
+    let mut t = tuning(&[], &[], Order::Grid, 1.0);
+    t.job.script = Some(script.clone());
+    let f = tune::tune(&t, &mut Fake::default(), &mut |_| {})
+        .err()
+        .unwrap();
+    assert!(
+        f.diagnostic.message.contains("5000 values"),
+        "{}",
+        f.diagnostic.message
+    );
+    let at = f.diagnostic.labels[0].range.clone();
+    assert_eq!(&f.sources[0].1[at], "in 1..5000");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The command: bad arguments are exit 2 with the argument underlined.

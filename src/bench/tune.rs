@@ -13,7 +13,7 @@ use crate::diag::Diagnostic;
 use crate::driver::{self, Failure, Kernel, Run};
 use crate::presburger::budget;
 use crate::presburger::Int;
-use crate::script::ast::{Item, ParamDefault, Span};
+use crate::script::ast::{Item, ParamDefault, Span, TuneValues};
 use crate::script::params::{parse_int, Setting, Settings};
 use std::collections::HashMap;
 use std::path::Path;
@@ -482,13 +482,66 @@ fn candidate_settings(base: &Settings, params: &[Param], values: &[i64]) -> Sett
 /// The source name of a candidate's values in its diagnostics.
 const TUNED: &str = "<tuned values>";
 
-/// The tuned parameters: the script's parameters named by `specs` (every parameter when
-/// it names none), in declaration order, with their candidate values. A name the script
-/// does not declare, or declares in another file, is an error.
+/// The values a script gives its parameters to try (`param KC = 256 in 128..512 step 64`),
+/// by name; a range of more than [`MAX_VALUES`] values is an error pointing at it.
+fn script_values(text: &str, name: &str) -> Result<Vec<(String, Vec<i64>)>, Diagnostic> {
+    let script = crate::script::parse::parse_script(text, name)?;
+    let mut out = vec![];
+    for item in &script.items {
+        let Item::Param(d) = item else { continue };
+        let Some((values, at)) = &d.tune else {
+            continue;
+        };
+        let too_many = |n: String| {
+            Diagnostic::new(format!(
+                "`{}` has {n} values to try; at most {MAX_VALUES} are tried per parameter",
+                d.name.text
+            ))
+            .with_label(name, at.clone(), "too many values")
+        };
+        let too_large = || {
+            Diagnostic::new(format!(
+                "the values of `{}` to try are too large",
+                d.name.text
+            ))
+            .with_label(name, at.clone(), "too large")
+        };
+        let v: Vec<i64> = match values {
+            TuneValues::List(l) => {
+                if l.len() > MAX_VALUES {
+                    return Err(too_many(l.len().to_string()));
+                }
+                l.iter()
+                    .map(|x| x.to_i64().ok_or_else(too_large))
+                    .collect::<Result<_, _>>()?
+            }
+            TuneValues::Range { lo, hi, step } => {
+                let (Some(lo), Some(hi), Some(step)) = (lo.to_i64(), hi.to_i64(), step.to_i64())
+                else {
+                    return Err(too_large());
+                };
+                let n = (hi as i128 - lo as i128) / step as i128 + 1;
+                if n > MAX_VALUES as i128 {
+                    return Err(too_many(n.to_string()));
+                }
+                Candidates::Range { lo, hi, step }.values(0)
+            }
+        };
+        out.push((d.name.text.clone(), v));
+    }
+    Ok(out)
+}
+
+/// The tuned parameters, in declaration order, with their candidate values: those `specs`
+/// names when it names any (`--param NAME` takes the script's values to try when it has
+/// them, else values [`around`] its value); else those the script gives values to try;
+/// else every parameter, with values around its value. A name the script does not
+/// declare, or declares in another file, is an error.
 fn params_of(
     specs: &Specs,
     declared: &[crate::script::interp::ParamValue],
     script_name: &str,
+    in_script: &[(String, Vec<i64>)],
 ) -> Result<Vec<Param>, Diagnostic> {
     for s in &specs.items {
         match declared.iter().find(|p| p.name == s.name) {
@@ -522,10 +575,16 @@ fn params_of(
         )
         .with_help("declare the sizes to tune with `param NAME = VALUE`"));
     }
+    let own = |n: &str| in_script.iter().find(|(x, _)| x == n).map(|(_, v)| v);
     let mut out = vec![];
     for p in declared {
         let spec = specs.get(&p.name);
-        if spec.is_none() && (!specs.items.is_empty() || p.source != script_name) {
+        let chosen = if specs.items.is_empty() {
+            p.source == script_name && (in_script.is_empty() || own(&p.name).is_some())
+        } else {
+            spec.is_some()
+        };
+        if !chosen {
             continue;
         }
         let Some(start) = p.value.to_i64() else {
@@ -534,9 +593,11 @@ fn params_of(
                 p.name, p.value
             )));
         };
-        let values = spec
-            .map_or(Candidates::Around, |s| s.candidates.clone())
-            .values(start);
+        let values = match (spec.map(|s| &s.candidates), own(&p.name)) {
+            (Some(Candidates::Around) | None, Some(v)) => v.clone(),
+            (Some(c), _) => c.values(start),
+            (None, None) => around(start),
+        };
         out.push(Param {
             name: p.name.clone(),
             start,
@@ -800,7 +861,12 @@ pub fn tune(
         diagnostic: d,
         sources: vec![(TUNE_ARGS.to_string(), tuning.specs.text.clone())],
     };
-    let params = params_of(&tuning.specs, &run.interp.params, &script_name).map_err(args_report)?;
+    let in_script = script_values(&text, &script_name).map_err(|d| Failure {
+        diagnostic: d,
+        sources: vec![(script_name.clone(), text.clone())],
+    })?;
+    let params = params_of(&tuning.specs, &run.interp.params, &script_name, &in_script)
+        .map_err(args_report)?;
     drop(run);
     if params.is_empty() {
         return Err(args_report(Diagnostic::new(format!(
@@ -1042,7 +1108,7 @@ mod tests {
 
     #[test]
     fn the_tuned_script_changes_only_the_values() {
-        let text = "# sizes\nparam MR = 6   # rows\nparam KC = model\nparam NC\nparam X = 3\ntile(S, [MR, KC])\n";
+        let text = "# sizes\nparam MR = 6   # rows\nparam KC = model in [128, 256]\nparam NC\nparam X = 3\ntile(S, [MR, KC])\n";
         let out = rewrite(
             text,
             "s.loopy",
@@ -1051,7 +1117,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             out,
-            "# sizes\nparam MR = 8   # rows\nparam KC = 128\nparam NC = 96\nparam X = 3\ntile(S, [MR, KC])\n"
+            "# sizes\nparam MR = 8   # rows\nparam KC = 128 in [128, 256]\nparam NC = 96\nparam X = 3\ntile(S, [MR, KC])\n"
         );
     }
 }
