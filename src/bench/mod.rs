@@ -122,8 +122,9 @@ pub fn openmp_flag(generated: &str) -> Option<&'static str> {
     }
 }
 
-/// The `-D NAME=VALUE` macros of screening (`search`, `tune`) with every integer value multiplied by `scale` (at least 2);
-/// `None` when none is an integer or `scale` is not below 1.
+/// The `-D NAME=VALUE` macros of screening (`search`, `tune`): every integer value
+/// multiplied by `scale` (at least 2); `None` when none is an integer or `scale` is not
+/// below 1.
 pub fn scaled_defines(defines: &[String], scale: f64) -> Option<Vec<String>> {
     if !(scale > 0.0 && scale < 1.0) {
         return None;

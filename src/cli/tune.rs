@@ -25,9 +25,10 @@ pub struct TuneArgs {
     /// Candidate values of a parameter as a list: `--values MR=4,6,8`. Repeatable.
     #[arg(long = "values", value_name = "NAME=V1,V2,...")]
     pub values: Vec<String>,
-    /// Tune a parameter over values around the script's value: 1/2, 3/4, 1, 5/4, 3/2 and 2
-    /// times it, rounded. Repeatable. Without any of `--range`, `--values` and `--param`,
-    /// every parameter the script declares is tuned so.
+    /// Tune a parameter over the values the script gives it (`param KC = 256 in 128..512
+    /// step 64`), else over values around its value: 1/2, 3/4, 1, 5/4, 3/2 and 2 times it,
+    /// rounded. Repeatable. Without any of `--range`, `--values` and `--param`, the
+    /// parameters with values in the script are tuned, else every parameter.
     #[arg(long = "param", value_name = "NAME")]
     pub params: Vec<String>,
     /// Time every combination of the candidate values (the last parameter varying
