@@ -382,6 +382,19 @@ fn command_line_errors() {
     }
     let (code, _, err) = loopy(&["tune", KERNEL, SCRIPT, "--set", "MR"]);
     assert_eq!(code, 2, "{err}");
+    // The whole report of a name the script does not declare, and of an empty range.
+    let (_, _, err) = loopy(&[
+        "tune",
+        KERNEL,
+        SCRIPT,
+        "--range",
+        "MC=48..96:24",
+        "--values",
+        "KR=4,8",
+    ]);
+    insta::assert_snapshot!("unknown_parameter", err);
+    let (_, _, err) = loopy(&["tune", KERNEL, SCRIPT, "--range", "MC=96..48:24"]);
+    insta::assert_snapshot!("empty_range", err);
 }
 
 /// The command end to end at a tiny size: the tuned script is the script with the chosen
