@@ -15,6 +15,8 @@ use crate::native::{
 };
 use std::path::{Path, PathBuf};
 
+pub mod tune;
+
 /// One comparison to make.
 pub struct Job {
     /// The kernel's name (manifest `name`, else the file stem) and the size, if any.
@@ -118,6 +120,31 @@ pub fn openmp_flag(generated: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// The `-D NAME=VALUE` macros of screening (`search`, `tune`): every integer value
+/// multiplied by `scale` (at least 2); `None` when none is an integer or `scale` is not
+/// below 1.
+pub fn scaled_defines(defines: &[String], scale: f64) -> Option<Vec<String>> {
+    if !(scale > 0.0 && scale < 1.0) {
+        return None;
+    }
+    let mut any = false;
+    let out = defines
+        .iter()
+        .map(|d| match d.split_once('=') {
+            Some((name, v)) => match v.trim().parse::<i64>() {
+                Ok(x) if x > 2 => {
+                    any = true;
+                    let y = ((x as f64 * scale).round() as i64).max(2);
+                    format!("{name}={y}")
+                }
+                _ => d.clone(),
+            },
+            None => d.clone(),
+        })
+        .collect();
+    any.then_some(out)
 }
 
 /// Another build of the original timed beside the pair (`--baseline 'CC FLAGS...'`): the

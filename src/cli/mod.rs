@@ -15,6 +15,7 @@ mod search;
 mod show;
 mod slices;
 mod suggest;
+mod tune;
 
 use crate::diag::Diagnostic;
 use crate::frontend::Options;
@@ -97,6 +98,12 @@ pub enum Command {
     /// as script lines. Exit 0 with a suggestion (or when the script is legal already), 1
     /// without one, 2 on bad input.
     Suggest(suggest::SuggestArgs),
+    /// Tune a script's parameters on this machine: try values of its `param`s (ranges,
+    /// lists, or values around the script's own), verify each candidate and compare its
+    /// output with the original's, time it (screened at smaller sizes first, the best few
+    /// at the sizes given), and write the script with the fastest values (`-o`). Exit 0
+    /// when a candidate was timed, 1 when none was, 2 on bad input.
+    Tune(Box<tune::TuneArgs>),
 }
 
 /// Preprocessor and region options shared by the commands that read a kernel.
@@ -318,6 +325,8 @@ pub fn main() -> ExitCode {
         Command::Search(a) => search::run(*a, &ctx),
         Command::Suggest(a) => suggest::run(a, &ctx),
         Command::Machine(a) => machine::run(a, &ctx),
+        // The budget applies to each candidate's check separately.
+        Command::Tune(a) => tune::run(*a, &ctx),
     };
     ExitCode::from(code)
 }

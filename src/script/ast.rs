@@ -38,7 +38,19 @@ pub struct ParamDecl {
     pub name: Name,
     /// The default value and where it is written; none means the value must be set.
     pub default: Option<(ParamDefault, Span)>,
+    /// `in 48..192 step 24` or `in [4, 6, 8]`: the values `loopy tune` tries, and where
+    /// they are written.
+    pub tune: Option<(TuneValues, Span)>,
     pub span: Span,
+}
+
+/// The values of a parameter that `loopy tune` tries (docs/tune.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TuneValues {
+    /// `in LO..HI step STEP`: both ends included; `step` 1 when not written.
+    Range { lo: Int, hi: Int, step: Int },
+    /// `in [A, B, C]`.
+    List(Vec<Int>),
 }
 
 /// The default of a script parameter.

@@ -31,19 +31,30 @@ pub fn parse_script(text: &str, source: &str) -> Result<Script, Diagnostic> {
                 let start = p.as_span().start();
                 let mut it = meaningful(p).filter(|x| x.as_rule() != Rule::param_kw);
                 let n = name(it.next().expect("name"));
-                let default = it.next().map(|v| {
+                let mut default = None;
+                let mut tune = None;
+                for v in it {
                     let at = self::span(&v);
-                    let d = match v.as_rule() {
-                        Rule::int => ParamDefault::Int(int(&v)),
-                        _ => ParamDefault::Model(v.into_inner().next().map(name)),
-                    };
-                    (d, at)
-                });
+                    match v.as_rule() {
+                        Rule::int => default = Some((ParamDefault::Int(int(&v)), at)),
+                        Rule::model => {
+                            let m = ParamDefault::Model(v.into_inner().next().map(name));
+                            default = Some((m, at))
+                        }
+                        _ => tune = Some(tune_values(v, source)?),
+                    }
+                }
                 // To the last token: the rule's own span may reach over trailing comments.
-                let span = start..default.as_ref().map_or(n.span.end, |(_, s)| s.end);
+                let end = [
+                    Some(n.span.end),
+                    default.as_ref().map(|d| d.1.end),
+                    tune.as_ref().map(|t| t.1.end),
+                ];
+                let span = start..end.into_iter().flatten().max().unwrap_or(start);
                 items.push(Item::Param(ParamDecl {
                     name: n,
                     default,
+                    tune,
                     span,
                 }));
             }
@@ -52,6 +63,60 @@ pub fn parse_script(text: &str, source: &str) -> Result<Script, Diagnostic> {
         }
     }
     Ok(Script { items })
+}
+
+/// `in LO..HI step S` or `in [A, B]`, and its span (to its last token: a rule's own span
+/// may reach over the white space after it); a range that starts above its end or a step
+/// that is not positive is an error.
+fn tune_values(p: Pair<Rule>, source: &str) -> Result<(TuneValues, Span), Diagnostic> {
+    let start = p.as_span().start();
+    let end = p
+        .clone()
+        .into_inner()
+        .flatten()
+        .filter(|x| matches!(x.as_rule(), Rule::int | Rule::rbracket))
+        .map(|x| x.as_span().end())
+        .max();
+    let whole = start..end.unwrap_or(start);
+    let v = p
+        .into_inner()
+        .find(|x| matches!(x.as_rule(), Rule::int_range | Rule::int_list))
+        .expect("grammar");
+    let at = v.as_span().start()..whole.end;
+    let ints: Vec<(Int, Span)> = v
+        .clone()
+        .into_inner()
+        .filter(|x| x.as_rule() == Rule::int)
+        .map(|x| (int(&x), span(&x)))
+        .collect();
+    if v.as_rule() == Rule::int_list {
+        let mut out: Vec<Int> = vec![];
+        for (x, _) in ints {
+            if !out.contains(&x) {
+                out.push(x);
+            }
+        }
+        return Ok((TuneValues::List(out), whole));
+    }
+    let (lo, hi) = (ints[0].0.clone(), ints[1].0.clone());
+    let step = match ints.get(2) {
+        Some((s, s_at)) if !s.is_positive() => {
+            return Err(
+                Diagnostic::new(format!("the step of a range must be positive, not {s}"))
+                    .with_label(source, s_at.clone(), "not positive"),
+            )
+        }
+        Some((s, _)) => s.clone(),
+        None => Int::from(1),
+    };
+    if lo > hi {
+        return Err(Diagnostic::new(format!(
+            "the range of values to try is empty: {lo} is above {hi}"
+        ))
+        .with_label(source, at, "no values")
+        .with_help(format!("did you mean `{hi}..{lo}`?")));
+    }
+    Ok((TuneValues::Range { lo, hi, step }, whole))
 }
 
 fn span(p: &Pair<Rule>) -> Span {
@@ -203,6 +268,10 @@ fn rule_name(r: &Rule) -> &'static str {
         Rule::def => "`def`",
         Rule::param | Rule::param_kw => "`param`",
         Rule::model => "`model`",
+        Rule::tune_values | Rule::in_kw => "`in`",
+        Rule::int_range => "a range `48..192`",
+        Rule::step_kw => "`step`",
+        Rule::int_list => "a list `[4, 6, 8]`",
         Rule::model_name | Rule::name_chars => "a name of the model like `MC` or `float.MC`",
         Rule::inline_space => "a space",
         Rule::params => "parameter names",
@@ -284,6 +353,69 @@ mod tests {
         );
         assert!(parse_script("param X = model(float.)", "t").is_err());
         assert!(parse_script("param X = models", "t").is_err());
+    }
+
+    #[test]
+    fn values_to_tune() {
+        let text = "param KC = 256 in 128..512 step 64 # c\nparam MR = model in [4, 6, 4]\n\
+                    param N in -2..3\nin = lift(S, 1)\nparam T = 8";
+        let s = parse_script(text, "t").unwrap();
+        let params: Vec<&ParamDecl> = (s.items.iter())
+            .filter_map(|i| match i {
+                Item::Param(d) => Some(d),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            s.items.len(),
+            5,
+            "`in = ...` on its own line is a statement"
+        );
+        let i = |v: i64| Int::from(v);
+        let (v, at) = params[0].tune.clone().unwrap();
+        assert_eq!(
+            v,
+            TuneValues::Range {
+                lo: i(128),
+                hi: i(512),
+                step: i(64)
+            }
+        );
+        assert_eq!(&text[at.clone()], "in 128..512 step 64");
+        assert_eq!(
+            params[0].span.end, at.end,
+            "the declaration ends with its values"
+        );
+        assert_eq!(
+            params[0].default.as_ref().map(|d| &d.0),
+            Some(&ParamDefault::Int(i(256)))
+        );
+        assert_eq!(
+            params[1].tune.as_ref().map(|t| &t.0),
+            Some(&TuneValues::List(vec![i(4), i(6)]))
+        );
+        assert_eq!(
+            params[1].default.as_ref().map(|d| &d.0),
+            Some(&ParamDefault::Model(None))
+        );
+        assert_eq!(params[2].default, None);
+        assert_eq!(
+            params[2].tune.as_ref().map(|t| &t.0),
+            Some(&TuneValues::Range {
+                lo: i(-2),
+                hi: i(3),
+                step: i(1)
+            })
+        );
+        assert_eq!(params[3].tune, None);
+        let e = parse_script("param KC = 4 in 8..4", "t").unwrap_err();
+        assert!(e.message.contains("is empty"), "{}", e.message);
+        assert_eq!(e.labels[0].range, 16..20);
+        let e = parse_script("param KC = 4 in 4..8 step 0", "t").unwrap_err();
+        assert!(e.message.contains("must be positive"), "{}", e.message);
+        assert_eq!(e.labels[0].range, 26..27);
+        assert!(parse_script("param KC = 4 in []", "t").is_err());
+        assert!(parse_script("param KC = 4 in 4..", "t").is_err());
     }
 
     #[test]

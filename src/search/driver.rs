@@ -163,29 +163,7 @@ pub fn names(kernel: &Kernel) -> Names {
     }
 }
 
-/// The `-D NAME=VALUE` macros with every integer value multiplied by `scale` (at least 2);
-/// `None` when none is an integer or `scale` is not below 1.
-pub fn scaled_defines(defines: &[String], scale: f64) -> Option<Vec<String>> {
-    if !(scale > 0.0 && scale < 1.0) {
-        return None;
-    }
-    let mut any = false;
-    let out = defines
-        .iter()
-        .map(|d| match d.split_once('=') {
-            Some((name, v)) => match v.trim().parse::<i64>() {
-                Ok(x) if x > 2 => {
-                    any = true;
-                    let y = ((x as f64 * scale).round() as i64).max(2);
-                    format!("{name}={y}")
-                }
-                _ => d.clone(),
-            },
-            None => d.clone(),
-        })
-        .collect();
-    any.then_some(out)
-}
+pub use crate::bench::scaled_defines;
 
 /// Other orders of a band's loops, the most promising first: the two innermost swapped
 /// (`i, k, j` from `i, j, k`: the reduction loop in the middle), then every other

@@ -1,0 +1,1123 @@
+//! `loopy tune`: an empirical search over a script's parameters (docs/tune.md). Each
+//! candidate is the script with some values given to its `param`s; it is verified here (the
+//! checker, in process), then handed to a [`Timer`] — [`bench_one`] in real use: outputs
+//! compared with the original's, both programs timed, kernel-only by default. As in
+//! `search`, candidates are screened with the integer `-D` sizes scaled down and the best
+//! few are timed again at the sizes asked for. The order is deterministic: coordinate
+//! descent from the script's values (one parameter at a time, every candidate value of it
+//! with the others held, the fastest kept, passes until one changes nothing), or the whole
+//! grid in lexicographic order. Prints nothing: progress goes to a callback.
+
+use super::{bench_one, Job, Outcome, Progress};
+use crate::diag::Diagnostic;
+use crate::driver::{self, Failure, Kernel, Run};
+use crate::presburger::budget;
+use crate::presburger::Int;
+use crate::script::ast::{Item, ParamDefault, Span, TuneValues};
+use crate::script::params::{parse_int, Setting, Settings};
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// The name the tuning arguments (`--range`, `--values`, `--param`) are rendered under in
+/// diagnostics.
+pub const TUNE_ARGS: &str = "<tuning arguments>";
+
+/// The most candidate values one parameter may have, and the most candidates a grid may
+/// have.
+pub const MAX_VALUES: usize = 1000;
+pub const MAX_GRID: usize = 100_000;
+
+/// Where a parameter's candidate values come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Candidates {
+    /// `--range NAME=LO..HI:STEP` (both ends included; `STEP` 1 when left out).
+    Range { lo: i64, hi: i64, step: i64 },
+    /// `--values NAME=A,B,C`.
+    Values(Vec<i64>),
+    /// `--param NAME`, or every parameter when none is named: around the script's value
+    /// ([`around`]).
+    Around,
+}
+
+/// One parameter to tune, as the command line names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    pub name: String,
+    pub candidates: Candidates,
+    /// The whole argument (`MC=48..192:24`) in [`Specs::text`].
+    pub span: Span,
+}
+
+/// The parameters to tune and the text their spans point into (`--range MC=48..192:24
+/// --values MR=6,8`), the source [`TUNE_ARGS`] of diagnostics.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Specs {
+    pub items: Vec<Spec>,
+    pub text: String,
+}
+
+impl Specs {
+    /// Parses `--range`, `--values` and `--param` arguments. A malformed argument, an empty
+    /// or too long range, a step that is not positive and a name given twice are errors
+    /// pointing at the argument (in the source [`TUNE_ARGS`]).
+    pub fn from_command_line(
+        ranges: &[String],
+        values: &[String],
+        params: &[String],
+    ) -> Result<Specs, Failure> {
+        let mut text = String::new();
+        Specs::parse(ranges, values, params, &mut text).map_err(|d| Failure {
+            diagnostic: d,
+            sources: vec![(TUNE_ARGS.to_string(), text)],
+        })
+    }
+
+    fn parse(
+        ranges: &[String],
+        values: &[String],
+        params: &[String],
+        text: &mut String,
+    ) -> Result<Specs, Diagnostic> {
+        let mut out = Specs::default();
+        let mut args: Vec<(&str, &String, Span)> = vec![];
+        for (flag, list) in [
+            ("--range", ranges),
+            ("--values", values),
+            ("--param", params),
+        ] {
+            for a in list {
+                if !out.text.is_empty() {
+                    out.text.push(' ');
+                }
+                out.text.push_str(flag);
+                out.text.push(' ');
+                let start = out.text.len();
+                out.text.push_str(a);
+                args.push((flag, a, start..out.text.len()));
+            }
+        }
+        text.clone_from(&out.text);
+        for (flag, a, span) in args {
+            let spec = parse_spec(flag, a, span)?;
+            if let Some(old) = out.items.iter().find(|s| s.name == spec.name) {
+                return Err(Diagnostic::new(format!("`{}` is tuned twice", spec.name))
+                    .with_label(TUNE_ARGS, spec.span.clone(), "named again here")
+                    .with_label(TUNE_ARGS, old.span.clone(), "first named here"));
+            }
+            out.items.push(spec);
+        }
+        Ok(out)
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Spec> {
+        self.items.iter().find(|s| s.name == name)
+    }
+}
+
+fn parse_spec(flag: &str, a: &str, span: Span) -> Result<Spec, Diagnostic> {
+    let at = |r: std::ops::Range<usize>| span.start + r.start..span.start + r.end;
+    let err =
+        |msg: String, r: Span, label: &str| Diagnostic::new(msg).with_label(TUNE_ARGS, r, label);
+    let (name, rest) = match (flag, a.find('=')) {
+        ("--param", None) => (a.trim(), None),
+        ("--param", Some(eq)) => {
+            return Err(err(
+                format!("`--param {a}` takes a name only"),
+                at(eq..a.len()),
+                "no value here",
+            )
+            .with_help(format!(
+                "give the candidates with `--range {a}` or `--values {a}`"
+            )))
+        }
+        (_, Some(eq)) => (a[..eq].trim(), Some(eq + 1)),
+        (_, None) => {
+            let example = if flag == "--range" {
+                "`--range MC=48..192:24`"
+            } else {
+                "`--values MR=4,6,8`"
+            };
+            return Err(err(
+                format!("`{flag} {a}`: expected NAME={}", &flag[2..].to_uppercase()),
+                span.clone(),
+                "no `=`",
+            )
+            .with_help(format!("for example {example}")));
+        }
+    };
+    let name_end = a.find('=').unwrap_or(a.len());
+    if !crate::script::params::is_identifier(name) {
+        return Err(err(
+            format!("`{flag} {a}`: `{name}` is not a parameter name"),
+            at(0..name_end),
+            "expected a name like `MC`",
+        ));
+    }
+    if rest.is_some_and(|v0| a[v0..].trim().is_empty()) {
+        return Err(err(
+            format!("`{flag} {a}`: no values to try"),
+            span.clone(),
+            "nothing after `=`",
+        )
+        .with_help(if flag == "--range" {
+            "give a range, e.g. `--range MC=48..192:24`"
+        } else {
+            "give at least one value, e.g. `--values MR=4,6,8`"
+        }));
+    }
+    let candidates = match (flag, rest) {
+        ("--range", Some(v0)) => parse_range(&a[v0..], |r| at(v0 + r.start..v0 + r.end))?,
+        (_, Some(v0)) => parse_values(&a[v0..], |r| at(v0 + r.start..v0 + r.end))?,
+        _ => Candidates::Around,
+    };
+    Ok(Spec {
+        name: name.to_string(),
+        candidates,
+        span,
+    })
+}
+
+/// `LO..HI` or `LO..HI:STEP`; `at` maps a range of `s` to the command line's text.
+fn parse_range(s: &str, at: impl Fn(Span) -> Span) -> Result<Candidates, Diagnostic> {
+    let whole = at(0..s.len());
+    let help = "write LO..HI or LO..HI:STEP, both ends included, e.g. `48..192:24`";
+    let Some(dots) = s.find("..") else {
+        return Err(Diagnostic::new(format!("`{s}` is not a range"))
+            .with_label(TUNE_ARGS, whole, "expected LO..HI[:STEP]")
+            .with_help(help));
+    };
+    let (lo_s, rest) = (&s[..dots], &s[dots + 2..]);
+    let (hi_s, step_s) = match rest.find(':') {
+        Some(c) => (&rest[..c], Some((&rest[c + 1..], dots + 2 + c + 1))),
+        None => (rest, None),
+    };
+    let int = |t: &str, r: Span, what: &str| -> Result<i64, Diagnostic> {
+        parse_int(t.trim()).and_then(|v| v.to_i64()).ok_or_else(|| {
+            Diagnostic::new(format!(
+                "the {what} of the range must be an integer, found `{t}`"
+            ))
+            .with_label(TUNE_ARGS, at(r), "not an integer")
+            .with_help(help)
+        })
+    };
+    let lo = int(lo_s, 0..dots, "start")?;
+    let hi = int(hi_s, dots + 2..dots + 2 + hi_s.len(), "end")?;
+    let step = match step_s {
+        None => 1,
+        Some((t, p)) => {
+            let v = int(t, p..p + t.len(), "step")?;
+            if v <= 0 {
+                return Err(Diagnostic::new(format!(
+                    "the step of a range must be positive, not {v}"
+                ))
+                .with_label(TUNE_ARGS, at(p..p + t.len()), "not positive"));
+            }
+            v
+        }
+    };
+    if lo > hi {
+        return Err(
+            Diagnostic::new(format!("the range `{s}` is empty: it starts above its end"))
+                .with_label(TUNE_ARGS, whole, "no values")
+                .with_help(format!(
+                    "did you mean `{hi}..{lo}{}`?",
+                    step_s.map_or(String::new(), |(t, _)| format!(":{t}"))
+                )),
+        );
+    }
+    let n = (hi - lo) / step + 1;
+    if n as usize > MAX_VALUES {
+        return Err(Diagnostic::new(format!(
+            "the range `{s}` has {n} values; at most {MAX_VALUES} are tried per parameter"
+        ))
+        .with_label(TUNE_ARGS, whole, "too many values")
+        .with_help("give a larger step"));
+    }
+    Ok(Candidates::Range { lo, hi, step })
+}
+
+/// `A,B,C`: at least one integer; repeated values are tried once.
+fn parse_values(s: &str, at: impl Fn(Span) -> Span) -> Result<Candidates, Diagnostic> {
+    let mut out = vec![];
+    let mut pos = 0usize;
+    for part in s.split(',') {
+        let v = parse_int(part.trim())
+            .and_then(|v| v.to_i64())
+            .ok_or_else(|| {
+                if part.trim().is_empty() {
+                    let r = pos.saturating_sub(1)..(pos + part.len() + 1).min(s.len());
+                    Diagnostic::new("an empty value between commas".to_string()).with_label(
+                        TUNE_ARGS,
+                        at(r),
+                        "no value here",
+                    )
+                } else {
+                    Diagnostic::new(format!("a value to try must be an integer, found `{part}`"))
+                        .with_label(TUNE_ARGS, at(pos..pos + part.len()), "not an integer")
+                }
+            })?;
+        if !out.contains(&v) {
+            out.push(v);
+        }
+        pos += part.len() + 1;
+    }
+    if out.len() > MAX_VALUES {
+        return Err(Diagnostic::new(format!(
+            "{} values to try; at most {MAX_VALUES} are tried per parameter",
+            out.len()
+        ))
+        .with_label(TUNE_ARGS, at(0..s.len()), "too many values"));
+    }
+    Ok(Candidates::Values(out))
+}
+
+/// The default candidates around a value `v`: `v` times 1/2, 3/4, 1, 5/4, 3/2 and 2,
+/// rounded to the nearest integer (halves up), at least 1, in increasing order. A value
+/// that is not positive has itself only.
+pub fn around(v: i64) -> Vec<i64> {
+    if v <= 0 {
+        return vec![v];
+    }
+    let mut out: Vec<i64> = [2i64, 3, 4, 5, 6, 8]
+        .iter()
+        .map(|&k| ((v.saturating_mul(k) + 2) / 4).max(1))
+        .collect();
+    out.dedup();
+    out
+}
+
+impl Candidates {
+    /// The values, in increasing order for a range, as given for a list.
+    pub fn values(&self, start: i64) -> Vec<i64> {
+        match self {
+            Candidates::Range { lo, hi, step } => (0..)
+                .map(|k| lo + k * step)
+                .take_while(|x| x <= hi)
+                .collect(),
+            Candidates::Values(v) => v.clone(),
+            Candidates::Around => around(start),
+        }
+    }
+}
+
+/// How candidates are ordered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// From the script's values, one parameter at a time in declaration order: every value
+    /// of it with the others held, the fastest kept; passes until one keeps the values it
+    /// started with, at most `passes`.
+    Descent { passes: usize },
+    /// Every combination, the last parameter varying fastest.
+    Grid,
+}
+
+/// What a tuning run is asked to do.
+pub struct Tuning {
+    pub specs: Specs,
+    pub order: Order,
+    /// Seconds for the whole run, counted from its start: no timing starts that would not
+    /// end before its phase's deadline, judging by the longest so far.
+    pub time_limit: f64,
+    /// Screening: the integer `-D NAME=VALUE` sizes multiplied by this (1: no screening).
+    pub screen: f64,
+    /// Screening is skipped when the original runs faster than this (seconds) at the sizes
+    /// given.
+    pub screen_above: f64,
+    /// How many of the best screened candidates are timed at the sizes given.
+    pub finalists: usize,
+    /// The integer core's work budget, for each check.
+    pub budget: u64,
+    /// The job every candidate is timed with: the kernel, the script (its path: imports are
+    /// found beside it), the `--set` values of the parameters not tuned, the toolchain with
+    /// the sizes given, the plan, the flop count.
+    pub job: Job,
+}
+
+/// Times one verified candidate: [`bench_one`] in real use.
+pub trait Timer {
+    fn time(&mut self, job: &Job, progress: Progress) -> Outcome;
+}
+
+/// The real timer: compile, compare outputs, time ([`bench_one`]).
+pub struct Bench;
+
+impl Timer for Bench {
+    fn time(&mut self, job: &Job, progress: Progress) -> Outcome {
+        bench_one(job, progress)
+    }
+}
+
+/// A tuned parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    /// The script's value (its default, the model's value or `--set`).
+    pub start: i64,
+    /// Where it came from (`default`, `model`, `--set`).
+    pub origin: String,
+    pub values: Vec<i64>,
+}
+
+/// What became of a candidate.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// Verified; timed when `screen` or `timing` is set.
+    Legal,
+    /// The checker found a broken dependence.
+    Illegal(String),
+    /// The script refused these values, generation or a build failed, or the outputs
+    /// differ.
+    Error(String),
+}
+
+impl Verdict {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Legal => "legal",
+            Verdict::Illegal(_) => "illegal",
+            Verdict::Error(_) => "error",
+        }
+    }
+
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            Verdict::Legal => None,
+            Verdict::Illegal(m) | Verdict::Error(m) => Some(m),
+        }
+    }
+}
+
+/// One timing of a candidate against the original.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measured {
+    /// Median seconds of the original and the transformed program.
+    pub original: f64,
+    pub transformed: f64,
+    /// The median over rounds of original / transformed.
+    pub speedup: f64,
+    /// The transformed program's GFLOP/s, when the flop count is known.
+    pub gflops: Option<f64>,
+}
+
+/// One combination of values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// In the order of [`Report::params`].
+    pub values: Vec<i64>,
+    pub verdict: Verdict,
+    /// At the screening sizes.
+    pub screen: Option<Measured>,
+    /// At the sizes given.
+    pub timing: Option<Measured>,
+}
+
+/// What the caller hears while tuning runs.
+pub enum Event<'a> {
+    /// What is being done now (for a progress line).
+    Status(&'a str),
+    /// A candidate was timed (`screen`: at the screening sizes).
+    Timed {
+        index: usize,
+        candidate: &'a Candidate,
+        screen: bool,
+        /// The tuned parameters, in the order of the candidate's values.
+        params: &'a [Param],
+    },
+}
+
+/// Everything a tuning run found.
+pub struct Report {
+    pub params: Vec<Param>,
+    pub candidates: Vec<Candidate>,
+    /// The fastest candidate: by its speedup at the sizes given when any was timed there,
+    /// else at the screening sizes.
+    pub best: Option<usize>,
+    /// The `-D` sizes of screening, when it was done.
+    pub screen_defines: Option<Vec<String>>,
+    /// Whether the order was cut short by the time limit.
+    pub out_of_time: bool,
+}
+
+impl Report {
+    /// The best candidate's measurement, and whether it is at the screening sizes.
+    pub fn best_measured(&self) -> Option<(&Measured, bool)> {
+        let c = &self.candidates[self.best?];
+        c.timing
+            .as_ref()
+            .map(|t| (t, false))
+            .or(c.screen.as_ref().map(|t| (t, true)))
+    }
+
+    /// The candidate with the script's own values, when it was tried.
+    pub fn start(&self) -> Option<usize> {
+        let start: Vec<i64> = self.params.iter().map(|p| p.start).collect();
+        self.candidates.iter().position(|c| c.values == start)
+    }
+}
+
+/// The settings of a candidate: `base` (the `--set` values of the other parameters) with
+/// `values` for the tuned ones, written as if given with `--set`.
+fn candidate_settings(base: &Settings, params: &[Param], values: &[i64]) -> Settings {
+    let mut s = base.clone();
+    s.items.retain(|x| !params.iter().any(|p| p.name == x.name));
+    let mut text = String::new();
+    for (p, v) in params.iter().zip(values) {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        let start = text.len();
+        text.push_str(&format!("{}={v}", p.name));
+        s.items.push(Setting {
+            name: p.name.clone(),
+            value: Int::from(*v),
+            source: TUNED.to_string(),
+            span: start..text.len(),
+        });
+    }
+    s.sources.push((TUNED.to_string(), text));
+    s
+}
+
+/// The source name of a candidate's values in its diagnostics.
+const TUNED: &str = "<tuned values>";
+
+/// The values a script gives its parameters to try (`param KC = 256 in 128..512 step 64`),
+/// by name; a range of more than [`MAX_VALUES`] values is an error pointing at it.
+fn script_values(text: &str, name: &str) -> Result<Vec<(String, Vec<i64>)>, Diagnostic> {
+    let script = crate::script::parse::parse_script(text, name)?;
+    let mut out = vec![];
+    for item in &script.items {
+        let Item::Param(d) = item else { continue };
+        let Some((values, at)) = &d.tune else {
+            continue;
+        };
+        let too_many = |n: String| {
+            Diagnostic::new(format!(
+                "`{}` has {n} values to try; at most {MAX_VALUES} are tried per parameter",
+                d.name.text
+            ))
+            .with_label(name, at.clone(), "too many values")
+        };
+        let too_large = || {
+            Diagnostic::new(format!(
+                "the values of `{}` to try are too large",
+                d.name.text
+            ))
+            .with_label(name, at.clone(), "too large")
+        };
+        let v: Vec<i64> = match values {
+            TuneValues::List(l) => {
+                if l.len() > MAX_VALUES {
+                    return Err(too_many(l.len().to_string()));
+                }
+                l.iter()
+                    .map(|x| x.to_i64().ok_or_else(too_large))
+                    .collect::<Result<_, _>>()?
+            }
+            TuneValues::Range { lo, hi, step } => {
+                let (Some(lo), Some(hi), Some(step)) = (lo.to_i64(), hi.to_i64(), step.to_i64())
+                else {
+                    return Err(too_large());
+                };
+                let n = (hi as i128 - lo as i128) / step as i128 + 1;
+                if n > MAX_VALUES as i128 {
+                    return Err(too_many(n.to_string()));
+                }
+                Candidates::Range { lo, hi, step }.values(0)
+            }
+        };
+        out.push((d.name.text.clone(), v));
+    }
+    Ok(out)
+}
+
+/// The tuned parameters, in declaration order, with their candidate values: those `specs`
+/// names when it names any (`--param NAME` takes the script's values to try when it has
+/// them, else values [`around`] its value); else those the script gives values to try;
+/// else every parameter, with values around its value. A name the script does not
+/// declare, or declares in another file, is an error.
+fn params_of(
+    specs: &Specs,
+    declared: &[crate::script::interp::ParamValue],
+    script_name: &str,
+    in_script: &[(String, Vec<i64>)],
+) -> Result<Vec<Param>, Diagnostic> {
+    for s in &specs.items {
+        match declared.iter().find(|p| p.name == s.name) {
+            None => {
+                let mut d =
+                    Diagnostic::new(format!("the script declares no parameter `{}`", s.name))
+                        .with_label(TUNE_ARGS, s.span.clone(), "tuned here");
+                d = if declared.is_empty() {
+                    d.with_note("the script declares no parameters (`param NAME = VALUE`)")
+                } else {
+                    let names: Vec<String> =
+                        declared.iter().map(|p| format!("`{}`", p.name)).collect();
+                    d.with_note(format!("the script declares {}", names.join(", ")))
+                };
+                return Err(d);
+            }
+            Some(p) if p.source != script_name => {
+                return Err(Diagnostic::new(format!(
+                    "`{}` is declared in `{}`, not in the script tuned",
+                    s.name, p.source
+                ))
+                .with_label(TUNE_ARGS, s.span.clone(), "tuned here")
+                .with_help("tune the script that declares it"));
+            }
+            Some(_) => {}
+        }
+    }
+    if declared.is_empty() {
+        return Err(Diagnostic::new(
+            "the script declares no parameters: there is nothing to tune".to_string(),
+        )
+        .with_help("declare the sizes to tune with `param NAME = VALUE`"));
+    }
+    let own = |n: &str| in_script.iter().find(|(x, _)| x == n).map(|(_, v)| v);
+    let mut out = vec![];
+    for p in declared {
+        let spec = specs.get(&p.name);
+        let chosen = if specs.items.is_empty() {
+            p.source == script_name && (in_script.is_empty() || own(&p.name).is_some())
+        } else {
+            spec.is_some()
+        };
+        if !chosen {
+            continue;
+        }
+        let Some(start) = p.value.to_i64() else {
+            return Err(Diagnostic::new(format!(
+                "the value of `{}` ({}) is too large to tune",
+                p.name, p.value
+            )));
+        };
+        let values = match (spec.map(|s| &s.candidates), own(&p.name)) {
+            (Some(Candidates::Around) | None, Some(v)) => v.clone(),
+            (Some(c), _) => c.values(start),
+            (None, None) => around(start),
+        };
+        out.push(Param {
+            name: p.name.clone(),
+            start,
+            origin: p.origin(),
+            values,
+        });
+    }
+    Ok(out)
+}
+
+/// The tuned script: `text` with `values` as the defaults of the `param` lines of
+/// `params` (a `model` default replaced, a missing one added), everything else as it is.
+pub fn rewrite(text: &str, name: &str, params: &[(String, i64)]) -> Result<String, Diagnostic> {
+    let script = crate::script::parse::parse_script(text, name)?;
+    let mut edits: Vec<(Span, String)> = vec![];
+    for item in &script.items {
+        if let Item::Param(d) = item {
+            if let Some((_, v)) = params.iter().find(|(n, _)| *n == d.name.text) {
+                match &d.default {
+                    Some((ParamDefault::Int(_) | ParamDefault::Model(_), at)) => {
+                        edits.push((at.clone(), v.to_string()))
+                    }
+                    None => edits.push((d.name.span.end..d.name.span.end, format!(" = {v}"))),
+                }
+            }
+        }
+    }
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0.start));
+    let mut out = text.to_string();
+    for (r, s) in edits {
+        out.replace_range(r, &s);
+    }
+    Ok(out)
+}
+
+/// Everything kept while tuning runs.
+struct State<'a> {
+    kernel: Kernel,
+    text: String,
+    script_name: String,
+    base_dir: std::path::PathBuf,
+    tuning: &'a Tuning,
+    params: Vec<Param>,
+    screen_job: Option<Job>,
+    candidates: Vec<Candidate>,
+    seen: HashMap<Vec<i64>, usize>,
+    timer: &'a mut dyn Timer,
+    on: &'a mut dyn FnMut(Event),
+    longest: [Option<Duration>; 2],
+    out_of_time: bool,
+    /// How many candidates the order has at most (for the progress line).
+    planned: usize,
+}
+
+impl State<'_> {
+    /// Verifies the candidate with `values` (or finds the one with them); its index.
+    fn add(&mut self, values: &[i64]) -> usize {
+        if let Some(&k) = self.seen.get(values) {
+            return k;
+        }
+        let settings = candidate_settings(&self.tuning.job.settings, &self.params, values);
+        let settings = driver::with_model(settings, &self.text, &self.tuning.job.toolchain);
+        let (kernel, text, name, base) =
+            (&self.kernel, &self.text, &self.script_name, &self.base_dir);
+        let checked = budget::with_budget(self.tuning.budget, || {
+            Run::with_settings(kernel, text, name, base, &settings).map(|run| {
+                let bad = run.check();
+                match bad.first() {
+                    None => Verdict::Legal,
+                    Some(_) => {
+                        Verdict::Illegal(run.reports(kernel, &bad)[0].diagnostic.message.clone())
+                    }
+                }
+            })
+        });
+        let verdict = match checked {
+            Err(e) => Verdict::Error(e.to_string()),
+            Ok(Err(f)) => Verdict::Error(f.diagnostic.message),
+            Ok(Ok(v)) => v,
+        };
+        self.candidates.push(Candidate {
+            values: values.to_vec(),
+            verdict,
+            screen: None,
+            timing: None,
+        });
+        let k = self.candidates.len() - 1;
+        self.seen.insert(values.to_vec(), k);
+        k
+    }
+
+    fn fits(&self, screen: bool, deadline: Instant) -> bool {
+        Instant::now() + self.longest[screen as usize].unwrap_or_default() < deadline
+    }
+
+    /// Times a legal candidate not timed yet (at the screening sizes when `screen`), unless
+    /// it would not end before `deadline`.
+    fn time(&mut self, idx: usize, screen: bool, deadline: Instant) {
+        let c = &self.candidates[idx];
+        let done = if screen { c.screen } else { c.timing };
+        if c.verdict != Verdict::Legal || done.is_some() {
+            return;
+        }
+        if !self.fits(screen, deadline) {
+            self.out_of_time = true;
+            return;
+        }
+        let began = Instant::now();
+        let template = match (&self.screen_job, screen) {
+            (Some(j), true) => j,
+            _ => &self.tuning.job,
+        };
+        let mut job = job_like(template);
+        job.settings = candidate_settings(&self.tuning.job.settings, &self.params, &c.values);
+        let left = deadline.saturating_duration_since(Instant::now()).as_secs();
+        let label = format!(
+            "candidate {}/{} ({}){}, {left} s left",
+            idx + 1,
+            self.planned.max(idx + 1),
+            describe(&self.params, &c.values),
+            if screen { ", screening" } else { "" }
+        );
+        let outcome = {
+            let cell = std::cell::RefCell::new(&mut *self.on);
+            let progress = |msg: &str| {
+                let status = format!("{label}: {msg}");
+                (*cell.borrow_mut())(Event::Status(&status));
+            };
+            self.timer.time(&job, &progress)
+        };
+        let took = began.elapsed();
+        let longest = &mut self.longest[screen as usize];
+        *longest = Some(longest.map_or(took, |l| l.max(took)));
+        let c = &mut self.candidates[idx];
+        match outcome {
+            Outcome::Timed { timing, extra, .. } => {
+                let transformed = timing.b_stats().median;
+                let m = Measured {
+                    original: timing.a_stats().median,
+                    transformed,
+                    speedup: timing.speedup(),
+                    gflops: extra.flops.map(|f| f / transformed / 1e9),
+                };
+                if screen {
+                    c.screen = Some(m);
+                } else {
+                    c.timing = Some(m);
+                }
+                (self.on)(Event::Timed {
+                    index: idx,
+                    candidate: &self.candidates[idx],
+                    screen,
+                    params: &self.params,
+                });
+            }
+            Outcome::Differ { diff, .. } => {
+                c.verdict = Verdict::Error(format!(
+                    "outputs differ ({} line {})",
+                    diff.stream.name(),
+                    diff.line
+                ))
+            }
+            Outcome::Illegal { reports } => {
+                c.verdict = Verdict::Illegal(
+                    reports
+                        .first()
+                        .map_or(String::new(), |r| r.diagnostic.message.clone()),
+                )
+            }
+            Outcome::Failed { failure, .. } => {
+                c.verdict = Verdict::Error(failure.diagnostic.message)
+            }
+        }
+    }
+
+    /// The speedup the order compares: at the screening sizes when screening.
+    fn speedup(&self, idx: usize) -> Option<f64> {
+        let c = &self.candidates[idx];
+        let m = if self.screen_job.is_some() {
+            c.screen
+        } else {
+            c.timing
+        };
+        m.map(|m| m.speedup)
+    }
+
+    /// Adds and times `values`; its speedup as compared.
+    fn try_values(&mut self, values: &[i64], deadline: Instant) -> Option<f64> {
+        let c = self.add(values);
+        let screening = self.screen_job.is_some();
+        self.time(c, screening, deadline);
+        self.speedup(c)
+    }
+}
+
+/// `MR=6 NR=8`.
+pub fn describe(params: &[Param], values: &[i64]) -> String {
+    params
+        .iter()
+        .zip(values)
+        .map(|(p, v)| format!("{}={v}", p.name))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A copy of `template` (the fields a `Job` has no `Clone` for are empty there anyway).
+fn job_like(t: &Job) -> Job {
+    Job {
+        name: t.name.clone(),
+        size: t.size.clone(),
+        kernel: t.kernel.clone(),
+        script: t.script.clone(),
+        opts: t.opts.clone(),
+        settings: t.settings.clone(),
+        toolchain: t.toolchain.clone(),
+        check_defines: t.check_defines.clone(),
+        check_cflags: t.check_cflags.clone(),
+        plan: t.plan,
+        keep: None,
+        baselines: vec![],
+        reference: None,
+        threads: vec![],
+        check: t.check,
+        flops: t.flops.clone(),
+    }
+}
+
+/// The number of combinations of the grid (saturating).
+fn grid_size(params: &[Param]) -> usize {
+    params
+        .iter()
+        .fold(1usize, |n, p| n.saturating_mul(p.values.len()))
+}
+
+/// Tunes the script of `tuning.job`. `Err`: the kernel or the script does not load with
+/// the script's own values, or the tuning arguments do not fit the script (a report with
+/// the source [`TUNE_ARGS`] where it points there).
+pub fn tune(
+    tuning: &Tuning,
+    timer: &mut dyn Timer,
+    on: &mut dyn FnMut(Event),
+) -> Result<Report, Failure> {
+    let start = Instant::now();
+    let job = &tuning.job;
+    let script = job
+        .script
+        .clone()
+        .ok_or_else(|| super::plain("tuning needs a script".to_string()))?;
+    let script_name = script.display().to_string();
+    let text = std::fs::read_to_string(&script)
+        .map_err(|e| super::plain(format!("cannot read `{script_name}`: {e}")))?;
+    let kernel = Kernel::load(&job.kernel, &job.opts)?;
+    let base_dir = script.parent().unwrap_or(Path::new(".")).to_path_buf();
+    // The script with its own values: the parameters it declares and their values.
+    let settings = driver::with_model(job.settings.clone(), &text, &job.toolchain);
+    let run = budget::with_budget(tuning.budget, || {
+        Run::with_settings(&kernel, &text, &script_name, &base_dir, &settings)
+    })
+    .map_err(|e| super::plain(e.to_string()))??;
+    let args_report = |d: Diagnostic| Failure {
+        diagnostic: d,
+        sources: vec![(TUNE_ARGS.to_string(), tuning.specs.text.clone())],
+    };
+    let in_script = script_values(&text, &script_name).map_err(|d| Failure {
+        diagnostic: d,
+        sources: vec![(script_name.clone(), text.clone())],
+    })?;
+    let params = params_of(&tuning.specs, &run.interp.params, &script_name, &in_script)
+        .map_err(args_report)?;
+    drop(run);
+    if params.is_empty() {
+        return Err(args_report(Diagnostic::new(format!(
+            "`{script_name}` declares no parameter of its own: there is nothing to tune"
+        ))));
+    }
+    if tuning.order == Order::Grid && grid_size(&params) > MAX_GRID {
+        return Err(args_report(
+            Diagnostic::new(format!(
+                "the grid has {} candidates; at most {MAX_GRID} are tried",
+                grid_size(&params)
+            ))
+            .with_help("give fewer values, or tune by coordinate descent (the default order)"),
+        ));
+    }
+    let screen_defines = super::scaled_defines(&job.toolchain.defines, tuning.screen);
+    let screen_job = screen_defines.as_ref().map(|d| {
+        let mut j = job_like(job);
+        j.toolchain.defines = d.clone();
+        j.opts.defines = d.clone();
+        j
+    });
+    let planned = match tuning.order {
+        Order::Grid => grid_size(&params),
+        Order::Descent { .. } => 1 + params.iter().map(|p| p.values.len()).sum::<usize>(),
+    };
+    let mut s = State {
+        kernel,
+        text,
+        script_name,
+        base_dir,
+        tuning,
+        params,
+        screen_job,
+        candidates: vec![],
+        seen: HashMap::new(),
+        timer,
+        on,
+        longest: [None, None],
+        out_of_time: false,
+        planned,
+    };
+    let limit = tuning.time_limit.max(0.0);
+    let end = start + Duration::from_secs_f64(limit);
+    let x0: Vec<i64> = s.params.iter().map(|p| p.start).collect();
+    // Screening pays only when the original is slow at the sizes given: the script's own
+    // values are timed there first.
+    let mut screen_defines = screen_defines;
+    if s.screen_job.is_some() {
+        let c = s.add(&x0);
+        s.time(c, false, end);
+        if s.candidates[c]
+            .timing
+            .is_some_and(|t| t.original < tuning.screen_above)
+        {
+            s.screen_job = None;
+            screen_defines = None;
+        }
+    }
+    let screening = s.screen_job.is_some();
+    let phase_end = if screening {
+        start + Duration::from_secs_f64(limit * 0.6)
+    } else {
+        end
+    };
+    match tuning.order {
+        Order::Descent { passes } => {
+            let mut x = x0.clone();
+            let mut best = s.try_values(&x, phase_end);
+            for _ in 0..passes.max(1) {
+                let before = x.clone();
+                for d in 0..s.params.len() {
+                    let mut kept = x.clone();
+                    for v in s.params[d].values.clone() {
+                        let mut y = x.clone();
+                        y[d] = v;
+                        if let Some(sp) = s.try_values(&y, phase_end) {
+                            if best.is_none_or(|b| sp > b) {
+                                best = Some(sp);
+                                kept = y;
+                            }
+                        }
+                    }
+                    x = kept;
+                }
+                if x == before || s.out_of_time {
+                    break;
+                }
+            }
+        }
+        Order::Grid => {
+            let dims: Vec<Vec<i64>> = s.params.iter().map(|p| p.values.clone()).collect();
+            let mut idx = vec![0usize; dims.len()];
+            if dims.iter().all(|d| !d.is_empty()) {
+                loop {
+                    let y: Vec<i64> = idx.iter().zip(&dims).map(|(&i, d)| d[i]).collect();
+                    s.try_values(&y, phase_end);
+                    // The next combination, the last parameter fastest.
+                    let mut k = dims.len();
+                    loop {
+                        if k == 0 {
+                            break;
+                        }
+                        k -= 1;
+                        idx[k] += 1;
+                        if idx[k] < dims[k].len() {
+                            break;
+                        }
+                        idx[k] = 0;
+                    }
+                    if idx.iter().all(|&i| i == 0) {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    // The best few screened candidates at the sizes given (not those at less than half the
+    // best screened speedup: they would take most of the time left and could not win).
+    if screening {
+        let mut ranked: Vec<(usize, f64)> = (0..s.candidates.len())
+            .filter_map(|c| s.candidates[c].screen.map(|t| (c, t.speedup)))
+            .collect();
+        ranked.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+        let top = ranked.first().map_or(0.0, |r| r.1);
+        ranked.retain(|r| r.1 >= top / 2.0);
+        for &(c, _) in ranked.iter().take(tuning.finalists.max(1)) {
+            s.time(c, false, end);
+        }
+    }
+    let pick = |f: &dyn Fn(&Candidate) -> Option<f64>| {
+        (0..s.candidates.len())
+            .filter_map(|c| f(&s.candidates[c]).map(|x| (c, x)))
+            .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
+            .map(|(c, _)| c)
+    };
+    let best =
+        pick(&|c| c.timing.map(|t| t.speedup)).or_else(|| pick(&|c| c.screen.map(|t| t.speedup)));
+    Ok(Report {
+        params: s.params,
+        candidates: s.candidates,
+        best,
+        screen_defines,
+        out_of_time: s.out_of_time,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn specs(r: &[&str], v: &[&str], p: &[&str]) -> Result<Specs, Diagnostic> {
+        let s = |x: &[&str]| x.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        Specs::from_command_line(&s(r), &s(v), &s(p)).map_err(|f| f.diagnostic)
+    }
+
+    #[test]
+    fn ranges_values_and_names() {
+        let s = specs(&["MC=48..192:24"], &["MR=6, 8,6"], &["KC"]).unwrap();
+        assert_eq!(
+            s.text,
+            "--range MC=48..192:24 --values MR=6, 8,6 --param KC"
+        );
+        assert_eq!(&s.text[s.items[1].span.clone()], "MR=6, 8,6");
+        assert_eq!(
+            s.items[0].candidates.values(0),
+            vec![48, 72, 96, 120, 144, 168, 192]
+        );
+        assert_eq!(s.items[1].candidates, Candidates::Values(vec![6, 8]));
+        assert_eq!(
+            s.items[2].candidates.values(256),
+            vec![128, 192, 256, 320, 384, 512]
+        );
+        let r = specs(&["N=3..5"], &[], &[]).unwrap();
+        assert_eq!(r.items[0].candidates.values(0), vec![3, 4, 5]);
+        let r = specs(&["N=3..8:2"], &[], &[]).unwrap();
+        assert_eq!(r.items[0].candidates.values(0), vec![3, 5, 7]);
+    }
+
+    /// The message of the error and the text its first label underlines.
+    fn error(r: &[&str], v: &[&str], p: &[&str]) -> (String, String) {
+        let s = |x: &[&str]| x.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let f = Specs::from_command_line(&s(r), &s(v), &s(p)).unwrap_err();
+        assert_eq!(f.sources[0].0, TUNE_ARGS);
+        let shown = f.diagnostic.labels[0].range.clone();
+        (
+            f.diagnostic.message.clone(),
+            f.sources[0].1[shown].to_string(),
+        )
+    }
+
+    #[test]
+    fn bad_arguments_point_at_themselves() {
+        let (m, at) = error(&["MC=192..48:8"], &[], &[]);
+        assert!(m.contains("is empty"), "{m}");
+        assert_eq!(at, "192..48:8");
+        let (m, at) = error(&["MC=48..192:0"], &[], &[]);
+        assert!(m.contains("must be positive"), "{m}");
+        assert_eq!(at, "0");
+        let (m, at) = error(&["MC=48..x"], &[], &[]);
+        assert!(m.contains("end of the range"), "{m}");
+        assert_eq!(at, "x");
+        let (m, at) = error(&["MC=48"], &[], &[]);
+        assert!(m.contains("not a range"), "{m}");
+        assert_eq!(at, "48");
+        let (m, _) = error(&["MC=1..100000"], &[], &[]);
+        assert!(m.contains("100000 values"), "{m}");
+        let (m, at) = error(&[], &["MR="], &[]);
+        assert!(m.contains("no values"), "{m}");
+        assert_eq!(at, "MR=");
+        let (m, _) = error(&["MC= "], &[], &[]);
+        assert!(m.contains("no values"), "{m}");
+        let (m, at) = error(&[], &["MR=4,,6"], &[]);
+        assert!(m.contains("empty value"), "{m}");
+        assert_eq!(at, ",,");
+        let (_, at) = error(&["KC=1..2"], &["MR=4,x"], &[]);
+        assert_eq!(at, "x");
+        let (m, at) = error(&[], &["MR"], &[]);
+        assert!(m.contains("expected NAME=VALUES"), "{m}");
+        assert_eq!(at, "MR");
+        let (m, at) = error(&[], &[], &["MR=4"]);
+        assert!(m.contains("takes a name only"), "{m}");
+        assert_eq!(at, "=4");
+        let (m, at) = error(&[], &[], &["4R"]);
+        assert!(m.contains("not a parameter name"), "{m}");
+        assert_eq!(at, "4R");
+        let (m, at) = error(&["MR=4..8"], &["MR=4"], &[]);
+        assert!(m.contains("tuned twice"), "{m}");
+        assert_eq!(at, "MR=4");
+    }
+
+    #[test]
+    fn values_around_a_value() {
+        assert_eq!(around(6), vec![3, 5, 6, 8, 9, 12]);
+        assert_eq!(around(72), vec![36, 54, 72, 90, 108, 144]);
+        assert_eq!(around(1), vec![1, 2]);
+        assert_eq!(around(0), vec![0]);
+    }
+
+    #[test]
+    fn the_tuned_script_changes_only_the_values() {
+        let text = "# sizes\nparam MR = 6   # rows\nparam KC = model in [128, 256]\nparam NC\nparam X = 3\ntile(S, [MR, KC])\n";
+        let out = rewrite(
+            text,
+            "s.loopy",
+            &[("MR".into(), 8), ("KC".into(), 128), ("NC".into(), 96)],
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "# sizes\nparam MR = 8   # rows\nparam KC = 128 in [128, 256]\nparam NC = 96\nparam X = 3\ntile(S, [MR, KC])\n"
+        );
+    }
+}

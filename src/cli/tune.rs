@@ -1,0 +1,432 @@
+//! `loopy tune`: arguments and printing; the tuning itself is `bench::tune` (docs/tune.md).
+
+use super::{CcArgs, Ctx, Format, SetArgs, TimeArg};
+use crate::bench::tune::{self, Bench, Candidate, Event, Measured, Order, Specs, Tuning};
+use crate::bench::{secs, stem, Job};
+use crate::diag::Report;
+use crate::manifest::FlopsSpec;
+use crate::model::json::Json;
+use crate::native::{compile::split_words, Plan, Toolchain};
+use clap::Args;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct TuneArgs {
+    /// The C file with the kernel (a complete program, for timing).
+    pub kernel: PathBuf,
+    /// The script whose `param`s are tuned.
+    pub script: PathBuf,
+    /// Candidate values of a parameter as a range, both ends included: `--range
+    /// MC=48..192:24` (step 24; `48..192` steps by 1). Repeatable.
+    #[arg(long = "range", value_name = "NAME=LO..HI[:STEP]")]
+    pub ranges: Vec<String>,
+    /// Candidate values of a parameter as a list: `--values MR=4,6,8`. Repeatable.
+    #[arg(long = "values", value_name = "NAME=V1,V2,...")]
+    pub values: Vec<String>,
+    /// Tune a parameter over the values the script gives it (`param KC = 256 in 128..512
+    /// step 64`), else over values around its value: 1/2, 3/4, 1, 5/4, 3/2 and 2 times it,
+    /// rounded. Repeatable. Without any of `--range`, `--values` and `--param`, the
+    /// parameters with values in the script are tuned, else every parameter.
+    #[arg(long = "param", value_name = "NAME")]
+    pub params: Vec<String>,
+    /// Time every combination of the candidate values (the last parameter varying
+    /// fastest) instead of coordinate descent from the script's values.
+    #[arg(long)]
+    pub grid: bool,
+    /// Coordinate descent: at most this many passes over the parameters (a pass that
+    /// changes no value ends it sooner).
+    #[arg(long, value_name = "N", default_value_t = 3, conflicts_with = "grid")]
+    pub passes: usize,
+    #[command(flatten)]
+    pub sets: SetArgs,
+    /// Write the tuned script here: the script with the chosen values in its `param`
+    /// lines, everything else unchanged.
+    #[arg(short = 'o', value_name = "TUNED.loopy")]
+    pub output: Option<PathBuf>,
+    /// Time limit of the whole run in seconds, checking and building included: no timing
+    /// starts that would not end by then, judging by the longest so far.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600.0)]
+    pub time_limit: f64,
+    /// Screen candidates with the integer `-D` sizes multiplied by this fraction, and time
+    /// only the best few again at the sizes given (1: time every candidate at those sizes).
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.5)]
+    pub screen: f64,
+    /// Screen only when the original runs at least this long (seconds) at the sizes given:
+    /// the script's own values are timed there first.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.5)]
+    pub screen_above: f64,
+    /// How many of the best screened candidates are timed at the sizes given.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub finalists: usize,
+    /// Timed runs of each program per candidate.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub runs: u32,
+    /// What is timed: `kernel` (default) the modelled region alone, `process` the whole
+    /// process, `stdout` the time the program prints last (as `loopy bench --time`).
+    #[arg(long, value_enum, value_name = "CLOCK", default_value_t = TimeArg::Kernel)]
+    pub time: TimeArg,
+    /// The number of floating-point operations of one run, in the program's macros
+    /// (`2*NI*NJ*NK`): the report then gives GFLOP/s.
+    #[arg(long, value_name = "EXPR")]
+    pub flops: Option<String>,
+    #[command(flatten)]
+    pub cc: CcArgs,
+    /// The C compiler (default `$CC`, then `cc`).
+    #[arg(long = "cc", value_name = "COMPILER")]
+    pub compiler: Option<String>,
+    /// Compiler flags for both programs.
+    #[arg(
+        long,
+        value_name = "FLAGS",
+        default_value = "-O3 -march=native",
+        allow_hyphen_values = true
+    )]
+    pub cflags: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+fn measured_text(m: &Measured) -> String {
+    let g = m
+        .gflops
+        .map_or(String::new(), |g| format!(", {g:.2} GFLOP/s"));
+    format!(
+        "{:.2}x ({} -> {}){g}",
+        m.speedup,
+        secs(m.original),
+        secs(m.transformed)
+    )
+}
+
+fn measured_json(m: Option<&Measured>) -> Json {
+    m.map_or(Json::Null, |m| {
+        Json::obj(vec![
+            ("original_seconds", Json::Num(m.original)),
+            ("transformed_seconds", Json::Num(m.transformed)),
+            ("speedup", Json::Num(m.speedup)),
+            ("gflops", m.gflops.map_or(Json::Null, Json::Num)),
+        ])
+    })
+}
+
+pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
+    let began = Instant::now();
+    let fail = |r: Report| {
+        eprint!("{}", r.render(ctx.color));
+        2u8
+    };
+    let settings = match a.sets.settings() {
+        Ok(s) => s,
+        Err(r) => return fail(r),
+    };
+    let specs = match Specs::from_command_line(&a.ranges, &a.values, &a.params) {
+        Ok(s) => s,
+        Err(r) => return fail(r),
+    };
+    if !(a.screen > 0.0 && a.screen <= 1.0) {
+        eprintln!("error: --screen must be a fraction in (0, 1]");
+        return 2;
+    }
+    if a.passes == 0 {
+        eprintln!("error: --passes must be at least 1");
+        return 2;
+    }
+    let flops = match a.flops.as_deref().map(FlopsSpec::from_option).transpose() {
+        Ok(f) => f,
+        Err(r) => return fail(r),
+    };
+    let opts = a.cc.options();
+    let mut toolchain = Toolchain {
+        cflags: split_words(&a.cflags),
+        ..Toolchain::default()
+    };
+    if let Some(cc) = &a.compiler {
+        let w = split_words(cc);
+        if !w.is_empty() {
+            toolchain.cc = w;
+        }
+    }
+    toolchain.includes = opts.includes.clone();
+    toolchain.defines = opts.defines.clone();
+    let job = Job {
+        name: stem(&a.kernel),
+        size: None,
+        kernel: a.kernel.clone(),
+        script: Some(a.script.clone()),
+        opts,
+        settings,
+        toolchain,
+        check_defines: vec![],
+        check_cflags: vec!["-ffp-contract=off".to_string()],
+        plan: Plan {
+            runs: a.runs as usize,
+            warmup: 1,
+            clock: a.time.clock(),
+        },
+        keep: None,
+        baselines: vec![],
+        reference: None,
+        threads: vec![],
+        check: crate::native::run::Check::Exact,
+        flops,
+    };
+    let tuning = Tuning {
+        specs,
+        order: if a.grid {
+            Order::Grid
+        } else {
+            Order::Descent { passes: a.passes }
+        },
+        time_limit: a.time_limit,
+        screen: a.screen,
+        screen_above: a.screen_above,
+        finalists: a.finalists,
+        budget: ctx.budget,
+        job,
+    };
+    let text = a.format == Format::Text;
+    let ticker = std::io::stderr().is_terminal();
+    let mut on = |e: Event| match e {
+        Event::Status(msg) => {
+            if ticker {
+                eprint!("\r\x1b[2K{msg}");
+                let _ = std::io::stderr().flush();
+            }
+        }
+        Event::Timed {
+            index,
+            candidate: c,
+            screen,
+            params,
+        } => {
+            if ticker {
+                eprint!("\r\x1b[2K");
+            }
+            let m = if screen { &c.screen } else { &c.timing };
+            if let (true, Some(m)) = (text, m) {
+                println!(
+                    "  candidate {:>3}: {}: {}{}",
+                    index + 1,
+                    tune::describe(params, &c.values),
+                    measured_text(m),
+                    if screen { " [screening]" } else { "" }
+                );
+            }
+        }
+    };
+    let r = tune::tune(&tuning, &mut Bench, &mut on);
+    if ticker {
+        eprint!("\r\x1b[2K");
+        let _ = std::io::stderr().flush();
+    }
+    let r = match r {
+        Ok(r) => r,
+        Err(f) => return fail(f),
+    };
+    let total = began.elapsed().as_secs_f64();
+    let names: Vec<String> = r.params.iter().map(|p| p.name.clone()).collect();
+    let best = r.best.map(|b| &r.candidates[b]);
+    if let (Some(out), Some(b)) = (&a.output, best) {
+        let script_text = match std::fs::read_to_string(&a.script) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: cannot read `{}`: {e}", a.script.display());
+                return 2;
+            }
+        };
+        let chosen: Vec<(String, i64)> = names.iter().cloned().zip(b.values.clone()).collect();
+        let tuned = match tune::rewrite(&script_text, &a.script.display().to_string(), &chosen) {
+            Ok(t) => t,
+            Err(d) => {
+                return fail(Report {
+                    diagnostic: d,
+                    sources: vec![(a.script.display().to_string(), script_text)],
+                })
+            }
+        };
+        if let Err(e) = std::fs::write(out, tuned) {
+            eprintln!("error: cannot write `{}`: {e}", out.display());
+            return 2;
+        }
+    }
+    let start = r.start();
+    let legal = r
+        .candidates
+        .iter()
+        .filter(|c| c.verdict == tune::Verdict::Legal)
+        .count();
+    let timed = r
+        .candidates
+        .iter()
+        .filter(|c| c.timing.is_some() || c.screen.is_some())
+        .count();
+    let order = match tuning.order {
+        Order::Grid => "grid".to_string(),
+        Order::Descent { passes } => format!("coordinate descent, at most {passes} passes"),
+    };
+    match a.format {
+        Format::Text => {
+            for (k, c) in r.candidates.iter().enumerate() {
+                if let Some(m) = c.verdict.message() {
+                    println!(
+                        "  candidate {:>3}: {}: {}: {m}",
+                        k + 1,
+                        pairs(&names, &c.values),
+                        c.verdict.name()
+                    );
+                }
+            }
+            let starts: Vec<String> = r
+                .params
+                .iter()
+                .map(|p| format!("{}={} ({})", p.name, p.start, p.origin))
+                .collect();
+            println!(
+                "{}: tuned {} of {} by {order}, from {}",
+                a.kernel.display(),
+                names.join(", "),
+                a.script.display(),
+                starts.join(" ")
+            );
+            if let Some(d) = &r.screen_defines {
+                println!("screened at {}", d.join(" "));
+            }
+            println!(
+                "{} candidate(s), {legal} legal, {timed} timed, in {total:.1} s{}",
+                r.candidates.len(),
+                if r.out_of_time {
+                    " (the time limit ended the search)"
+                } else {
+                    ""
+                }
+            );
+            fn at_size(c: &Candidate) -> Option<(&Measured, &'static str)> {
+                c.timing
+                    .as_ref()
+                    .map(|m| (m, ""))
+                    .or(c.screen.as_ref().map(|m| (m, " at the screening sizes")))
+            }
+            if let Some((m, at)) = start.and_then(|s| at_size(&r.candidates[s])) {
+                println!("the script's values: {}{at}", measured_text(m));
+            }
+            match (r.best, r.best_measured()) {
+                (Some(b), Some((m, screened))) => {
+                    let c = &r.candidates[b];
+                    let over = start
+                        .and_then(|s| {
+                            let st = &r.candidates[s];
+                            if screened {
+                                st.screen
+                            } else {
+                                st.timing
+                            }
+                        })
+                        .map_or(String::new(), |s| {
+                            format!(", {:.2}x the script's values", m.speedup / s.speedup)
+                        });
+                    println!(
+                        "best: candidate {} ({}): {}{}{over}",
+                        b + 1,
+                        pairs(&names, &c.values),
+                        measured_text(m),
+                        if screened {
+                            " at the screening sizes"
+                        } else {
+                            ""
+                        }
+                    );
+                    if let Some(o) = &a.output {
+                        println!("written to {}", o.display());
+                    }
+                }
+                _ => println!("nothing was timed"),
+            }
+        }
+        Format::Json => {
+            let cands: Vec<Json> = r
+                .candidates
+                .iter()
+                .map(|c| {
+                    let mut f = vec![
+                        (
+                            "values",
+                            Json::obj(
+                                names
+                                    .iter()
+                                    .zip(&c.values)
+                                    .map(|(n, v)| (n.as_str(), Json::Int(*v as i128)))
+                                    .collect(),
+                            ),
+                        ),
+                        ("verdict", Json::str(c.verdict.name())),
+                    ];
+                    if let Some(m) = c.verdict.message() {
+                        f.push(("message", Json::str(m)));
+                    }
+                    f.push(("screen", measured_json(c.screen.as_ref())));
+                    f.push(("timing", measured_json(c.timing.as_ref())));
+                    Json::obj(f)
+                })
+                .collect();
+            let params: Vec<Json> = r
+                .params
+                .iter()
+                .map(|p| {
+                    Json::obj(vec![
+                        ("name", Json::str(&p.name)),
+                        ("start", Json::Int(p.start as i128)),
+                        ("origin", Json::str(&p.origin)),
+                        (
+                            "values",
+                            Json::Array(p.values.iter().map(|&v| Json::Int(v as i128)).collect()),
+                        ),
+                    ])
+                })
+                .collect();
+            let idx = |x: Option<usize>| x.map_or(Json::Null, |c| Json::Int(c as i128));
+            let j = Json::obj(vec![
+                ("kernel", Json::str(a.kernel.display().to_string())),
+                ("script", Json::str(a.script.display().to_string())),
+                ("order", Json::str(order)),
+                ("params", Json::Array(params)),
+                (
+                    "screen_defines",
+                    r.screen_defines.as_ref().map_or(Json::Null, |d| {
+                        Json::Array(d.iter().map(Json::str).collect())
+                    }),
+                ),
+                ("candidates", Json::Array(cands)),
+                ("start", idx(start)),
+                ("best", idx(r.best)),
+                ("out_of_time", Json::Bool(r.out_of_time)),
+                (
+                    "output",
+                    match (&a.output, r.best) {
+                        (Some(o), Some(_)) => Json::str(o.display().to_string()),
+                        _ => Json::Null,
+                    },
+                ),
+                ("seconds", Json::Num(total)),
+            ]);
+            println!("{}", j.pretty());
+        }
+    }
+    if r.best.is_some() {
+        0
+    } else {
+        1
+    }
+}
+
+/// `MR=6 NR=8`.
+fn pairs(names: &[String], values: &[i64]) -> String {
+    names
+        .iter()
+        .zip(values)
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
