@@ -22,7 +22,10 @@ shift || true
 kernels=("$@")
 pb=benches/polybench
 if [ ${#kernels[@]} -eq 0 ]; then
-  for f in "$pb"/scripts/*.loopy; do kernels+=("$(basename "$f" .loopy)"); done
+  # KERNEL-par.loopy are the parallel scripts of benches/scaling.sh.
+  for f in "$pb"/scripts/*.loopy; do
+    case $f in *-par.loopy) ;; *) kernels+=("$(basename "$f" .loopy)") ;; esac
+  done
 fi
 LOOPY=${LOOPY:-target/release/loopy}
 [ -x "$LOOPY" ] || cargo build --release --quiet
