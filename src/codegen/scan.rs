@@ -1688,8 +1688,8 @@ fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
         .into_iter()
         .filter(|n| !empty(n))
         .map(|mut n| {
-            let (var, body) = match &mut n {
-                Node::For { var, body, .. } | Node::Assign { var, body, .. } => (*var, body),
+            let body = match &mut n {
+                Node::For { body, .. } | Node::Assign { body, .. } => body,
                 Node::If { conds, body } => {
                     *body = hoist_guards(std::mem::take(body), n_param);
                     if let [Node::If { .. }] = &body[..] {
@@ -1714,6 +1714,11 @@ fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
                 | Node::Block(_) => return n,
             };
             *body = hoist_guards(std::mem::take(body), n_param);
+            fold_floor_bounds(&mut n, n_param);
+            let (var, body) = match &mut n {
+                Node::For { var, body, .. } | Node::Assign { var, body, .. } => (*var, body),
+                _ => unreachable!("a loop or an assignment"),
+            };
             let free = match &body[..] {
                 [Node::If { conds, .. }] => conds.iter().all(|c| !c.uses_col(1 + n_param + var)),
                 _ => false,
@@ -1732,6 +1737,69 @@ fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
         })
         .filter(|n| !empty(n))
         .collect()
+}
+
+/// A loop whose whole body is a guard with conditions `a*v + e >= 0` on its own variable
+/// `v` (step 1, `a` nonzero, `e` free of `v`) in which `e` has floors of outer values (the
+/// whole-block split `j < 16*floor(nj/16)` of a BLIS-style script): such a condition is a
+/// bound of `v` that the rational projection behind the loop bounds cannot state, so it
+/// becomes one, `v >= ceil(-e/a)` or `v <= floor(e/-a)`, folded into the loop's bounds with
+/// `max`/`min`. The loop then runs exactly the iterations the guard let through, and its
+/// body has no test (the compiler can vectorize it).
+fn fold_floor_bounds(n: &mut Node, n_param: usize) {
+    let Node::For {
+        var,
+        lower,
+        step,
+        upper,
+        body,
+        ..
+    } = n
+    else {
+        return;
+    };
+    if !step.is_one() {
+        return;
+    }
+    let [Node::If { conds, .. }] = &mut body[..] else {
+        return;
+    };
+    let col = 1 + n_param + *var;
+    let mut kept = vec![];
+    for c in std::mem::take(conds) {
+        let Cond::Ge(Expr::Sum(row, terms)) = &c else {
+            kept.push(c);
+            continue;
+        };
+        let a = row.get(col).cloned().unwrap_or(Int::ZERO);
+        if a.is_zero() || terms.iter().any(|(_, e)| e.uses_col(col)) {
+            kept.push(c);
+            continue;
+        }
+        // e = the condition without its v term.
+        let mut rest = row.clone();
+        rest[col] = Int::ZERO;
+        if a.is_positive() {
+            let neg: Row = rest.iter().map(|v| -v).collect();
+            let e = Expr::Sum(neg, terms.iter().map(|(k, t)| (-k, t.clone())).collect());
+            let bound = Expr::ceil(e, a);
+            *lower = Expr::max(vec![std::mem::replace(lower, Expr::Aff(vec![])), bound]);
+        } else {
+            let e = Expr::Sum(rest, terms.clone());
+            let bound = Expr::floor(e, -a);
+            *upper = Expr::min(vec![std::mem::replace(upper, Expr::Aff(vec![])), bound]);
+        }
+    }
+    let Some(Node::If { conds, .. }) = body.first_mut() else {
+        unreachable!("matched above")
+    };
+    *conds = kept;
+    if conds.is_empty() {
+        let Some(Node::If { body: inner, .. }) = body.pop() else {
+            unreachable!("matched above")
+        };
+        *body = inner;
+    }
 }
 
 #[cfg(test)]
