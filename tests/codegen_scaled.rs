@@ -81,6 +81,13 @@ gemm_block_scaled(Full, A, alpha, B, C, {mr}, {nr}, {kc}, {mc}, {nc})
             kernel_lines.iter().all(|l| !l.contains("alpha")),
             "{region}"
         );
+        // The whole-block split bounds the edge loops: no guard on it is left inside them.
+        let whole = format!("{nr} * loopy_floord(nj, {nr})");
+        assert!(region.contains(&format!("-1 + {whole})")), "{region}");
+        assert!(
+            !region.contains(&format!("-j - 1 + {whole} >= 0")),
+            "{region}"
+        );
     }
 }
 
