@@ -189,6 +189,14 @@ pub fn offset(plan: &CopyPlan, d: usize) -> String {
     format!("{}_o{d}", buffer(plan))
 }
 
+/// Whether `name` is a buffer's offset as [`offset`] writes it (`loopy_A_o0`, `loopy2_A_o1`).
+pub fn is_offset(name: &str) -> bool {
+    name.starts_with("loopy")
+        && name
+            .rsplit_once("_o")
+            .is_some_and(|(_, d)| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// The C name of the run-time extent along dimension `d`.
 fn extent(plan: &CopyPlan, d: usize) -> String {
     format!("{}_n{d}", buffer(plan))
@@ -413,4 +421,19 @@ pub fn refuse(plan: &CopyPlan, msg: String) -> Diagnostic {
         plan.mark.origin.span.clone(),
         "copied here",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_offset;
+
+    #[test]
+    fn offsets_of_every_copy_are_recognised() {
+        assert!(is_offset("loopy_A_o0"));
+        assert!(is_offset("loopy2_tmp_o1"));
+        assert!(!is_offset("loopy_A"));
+        assert!(!is_offset("loopy_A_o"));
+        assert!(!is_offset("loopy_A_n0"));
+        assert!(!is_offset("A_o0"));
+    }
 }

@@ -601,7 +601,7 @@ fn mark_loops(
                             // thread sets its own before use, but a compiler cannot always
                             // see that and warns of private copies used uninitialized.
                             let (offsets, private): (Vec<String>, Vec<String>) =
-                                private.into_iter().partition(|n| is_copy_offset(n));
+                                private.into_iter().partition(|n| super::copy::is_offset(n));
                             if !private.is_empty() {
                                 text.push_str(&format!(" private({})", private.join(", ")));
                             }
@@ -1333,15 +1333,6 @@ fn block_loop(p: &Placed, x: usize, outer: usize, point: usize) -> Option<(usize
             (implied(below) && implied(above)).then_some((m, b))
         })
     })
-}
-
-/// Whether `name` is the offset of a copy's buffer along a dimension (`loopy_A_o0`,
-/// `loopy2_A_o1`; `copy::offset`).
-fn is_copy_offset(name: &str) -> bool {
-    name.starts_with("loopy")
-        && name
-            .rsplit_once("_o")
-            .is_some_and(|(_, d)| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[cfg(test)]

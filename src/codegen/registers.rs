@@ -960,7 +960,7 @@ impl Pass<'_, '_> {
                     for (x, y) in row.iter_mut().zip(a) {
                         *x = &*x + &(&c * y);
                     }
-                } else if !allow_other || !is_offset_name(name) {
+                } else if !allow_other || !super::copy::is_offset(name) {
                     return None;
                 }
             }
@@ -1109,13 +1109,6 @@ fn set_bound(bound: &mut Bound, var: usize, value: &Expr, n_param: usize) -> Opt
         _ => None,
     };
     std::mem::replace(&mut bound[var], v)
-}
-
-fn is_offset_name(name: &str) -> bool {
-    name.starts_with("loopy_")
-        && name
-            .rsplit_once("_o")
-            .is_some_and(|(_, d)| d.parse::<usize>().is_ok())
 }
 
 /// The subscript `s` of one buffer index as `rewrite` writes it for `bd`: `(s) - o`,
