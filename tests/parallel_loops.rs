@@ -2,6 +2,8 @@
 //! a dynamic test that does not trust the verifier.
 
 mod common;
+#[path = "common/reorder.rs"]
+mod reorder_rewrite;
 use common::{examples, loopy};
 
 /// The `parallel loops` section `loopy show --script` prints.
@@ -53,6 +55,7 @@ fn show_lists_reductions_and_shared_scalars() {
 /// already overwritten.
 mod reorder {
     use super::common::{compile, examples, scratch};
+    use super::reorder_rewrite::rewrite;
     use loopy::driver::{generate_with, Kernel, Run};
     use loopy::frontend::Options;
     use loopy::model::state::{Mark, MarkKind, Origin, State};
@@ -60,80 +63,6 @@ mod reorder {
     use proptest::prelude::*;
     use std::path::{Path, PathBuf};
     use std::process::Command;
-
-    /// What the rewritten file starts with: the order, read once per use.
-    const PRELUDE: &str = "#include <stdlib.h>\n\
-        static int loopy_order(void) { const char *s = getenv(\"LOOPY_ORDER\"); return s ? atoi(s) : 0; }\n\
-        #define loopy_at(t, n) (loopy_order() == 1 ? (n) - 1 - (t) : loopy_order() == 2 ? (int)(((long long)(t) * 1000003LL + (n) / 3) % (n)) : (t))\n";
-
-    /// Rewrites every `#pragma omp parallel for` loop of generated C (in the printer's
-    /// format: `for (int v = LO; v <= HI; INC) {` … `}` at the same indentation) into a
-    /// sequential loop over `loopy_at(t, n)`, the `t`-th iteration in the chosen order.
-    /// Returns the text and how many loops it rewrote.
-    pub fn rewrite(text: &str) -> (String, usize) {
-        let lines: Vec<&str> = text.lines().collect();
-        let mut out = vec![];
-        let mut closers: Vec<String> = vec![];
-        let mut k = 0;
-        let mut i = 0;
-        while i < lines.len() {
-            let line = lines[i];
-            if closers.last().is_some_and(|c| c == line) {
-                closers.pop();
-                out.push(format!("{line}}}"));
-                i += 1;
-                continue;
-            }
-            if !line.trim_start().starts_with("#pragma omp parallel for") {
-                out.push(line.to_string());
-                i += 1;
-                continue;
-            }
-            let head = lines[i + 1];
-            let pad = &head[..head.len() - head.trim_start().len()];
-            let inner = head
-                .trim()
-                .strip_prefix("for (")
-                .and_then(|h| h.strip_suffix(") {"))
-                .unwrap_or_else(|| panic!("a loop after the pragma: {head}"));
-            let parts: Vec<&str> = inner.split("; ").collect();
-            assert_eq!(parts.len(), 3, "{head}");
-            let (decl, init) = match parts[0].strip_prefix("int ") {
-                Some(r) => ("int ", r),
-                None => ("", parts[0]),
-            };
-            let (v, lo) = init.split_once(" = ").expect("v = lo");
-            let hi = parts[1].strip_prefix(&format!("{v} <= ")).expect("v <= hi");
-            let step = if parts[2] == format!("{v}++") {
-                "1".to_string()
-            } else {
-                parts[2]
-                    .strip_prefix(&format!("{v} += "))
-                    .expect("v += step")
-                    .to_string()
-            };
-            out.push(format!(
-                "{pad}/* a parallel loop, run in the order LOOPY_ORDER picks */"
-            ));
-            out.push(format!(
-                "{pad}{{ int loopy_lo{k} = {lo}, loopy_hi{k} = {hi};"
-            ));
-            out.push(format!(
-                "{pad}int loopy_n{k} = loopy_hi{k} < loopy_lo{k} ? 0 : (loopy_hi{k} - loopy_lo{k}) / {step} + 1;"
-            ));
-            out.push(format!(
-                "{pad}for (int loopy_t{k} = 0; loopy_t{k} < loopy_n{k}; loopy_t{k}++) {{"
-            ));
-            out.push(format!(
-                "{pad}  {decl}{v} = loopy_lo{k} + loopy_at(loopy_t{k}, loopy_n{k}) * {step};"
-            ));
-            closers.push(format!("{pad}}}"));
-            k += 1;
-            i += 2;
-        }
-        assert!(closers.is_empty(), "unbalanced loops in\n{text}");
-        (format!("{PRELUDE}{}\n", out.join("\n")), k)
-    }
 
     fn execute(exe: &Path, order: &str) -> String {
         let out = Command::new(exe)

@@ -3,10 +3,14 @@
 //! the real `polybench.c` at two small dataset sizes (MINI and SMALL, whose sizes are not
 //! multiples of the scripts' block sizes, so partial tiles and edges run), must take the
 //! transformed path and print exactly the original's array dump. A parallel script
-//! (`KERNEL-par.loopy`) is built with `-fopenmp` and run on two threads. `benches/peak.sh`
-//! and `benches/scaling.sh` do the same at MEDIUM before timing at LARGE.
+//! (`KERNEL-par.loopy`) is built with `-fopenmp` and run on two threads, and built without
+//! it with every parallel loop run in reverse and shuffled orders (`common/reorder.rs`),
+//! the parallel fills of shared panels included. `benches/peak.sh` and `benches/scaling.sh`
+//! do the same at MEDIUM before timing at LARGE.
 
 mod common;
+#[path = "common/reorder.rs"]
+mod reorder;
 use common::loopy;
 
 use std::path::{Path, PathBuf};
@@ -43,8 +47,14 @@ fn kernels() -> Vec<(String, PathBuf)> {
 
 /// Runs `exe`; its standard output and standard error.
 fn run(exe: &Path) -> (String, String) {
+    run_in(exe, "0")
+}
+
+/// Runs `exe` with its parallel loops in the order `LOOPY_ORDER` picks (reordered builds).
+fn run_in(exe: &Path, order: &str) -> (String, String) {
     let out = Command::new(exe)
         .env("OMP_NUM_THREADS", "2")
+        .env("LOOPY_ORDER", order)
         .output()
         .unwrap();
     assert!(out.status.success(), "{} failed", exe.display());
@@ -52,6 +62,22 @@ fn run(exe: &Path) -> (String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// How many `omp parallel for` loop nests of generated code fill a copy's buffer: the
+/// pragma, the nest's `for` lines, then `loopy…[…] = …`.
+fn parallel_fills(text: &str) -> usize {
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    (0..lines.len())
+        .filter(|&i| lines[i].starts_with("#pragma omp parallel for"))
+        .filter(|&i| {
+            let body = lines[i + 1..]
+                .iter()
+                .find(|l| !l.starts_with("for ("))
+                .unwrap_or(&"");
+            body.starts_with("loopy") && body.contains("] = ")
+        })
+        .count()
 }
 
 #[test]
@@ -147,6 +173,30 @@ fn scripts_print_what_the_originals_print() {
             assert!(
                 got == want,
                 "{k} {size}: the generated program's dump differs"
+            );
+            if parallel {
+                // Sequential, every parallel loop run backwards and shuffled: a loop that
+                // carries a dependence (a fill racing with its readers included) prints
+                // something else in some order.
+                let (reordered, loops) = reorder::rewrite(&text);
+                assert!(loops > 0, "{k}: no parallel loop");
+                let src = dir.join(format!("{k}-reordered.c"));
+                std::fs::write(&src, &reordered).unwrap();
+                let flags: Vec<&str> = flags.iter().copied().filter(|f| *f != "-fopenmp").collect();
+                let exe = dir.join(format!("{k}-reordered"));
+                common::compile(&src, &exe, &flags, &reordered);
+                for order in ["1", "2"] {
+                    let (path, got) = run_in(&exe, order);
+                    assert_eq!(path, "transformed\n", "{k} {size} order {order}");
+                    assert!(got == want, "{k} {size}: the dump differs in order {order}");
+                }
+            }
+        }
+        let script_text = std::fs::read_to_string(&script).unwrap();
+        if parallel && script_text.contains("_par(") {
+            assert!(
+                parallel_fills(&text) > 0,
+                "{k}: the shared panel's fill is not a parallel loop"
             );
         }
     }

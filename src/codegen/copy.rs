@@ -12,7 +12,7 @@
 use super::kernel::Placed;
 use crate::diag::Diagnostic;
 use crate::model::copy::CopyPlan;
-use crate::model::state::parse_map_text;
+use crate::model::state::{parse_map_text, Mark, MarkKind};
 use crate::model::text;
 use crate::presburger::{Int, Map, Set};
 
@@ -411,6 +411,36 @@ pub fn item_text(
         }
     } else {
         format!("{arr_name}{arr} = {}{buf};", buffer(plan))
+    }
+}
+
+/// The marks of a copy's fill and write-back. A buffer that the threads of a parallel loop
+/// inside the copy's window share (every parallel mark of the staged pieces at an iteration
+/// dim `>= k`, none outside) is filled and written back by the same threads: the element
+/// loop `e0` is marked `parallel`. Distinct iterations of a fill write distinct buffer
+/// elements (the layout is one-to-one on the box) and read the array (or the enclosing
+/// buffer), which the fill does not write; a write-back writes each array element once and
+/// reads the buffer. So the loop carries no dependence, and the `omp parallel for` ends with
+/// the barrier that orders it before the staged pieces (after them, for a write-back).
+/// Without such a mark a shared buffer would be filled by one thread while the others
+/// wait. A buffer inside a parallel loop (each thread its own) keeps sequential fills.
+pub fn item_marks(plan: &CopyPlan, placed: &[Placed]) -> Vec<Mark> {
+    let k = plan.mark.outer;
+    let parallel: Vec<&Mark> = plan
+        .members
+        .iter()
+        .filter_map(|&m| placed.get(m))
+        .flat_map(|p| p.marks.iter())
+        .filter(|m| matches!(m.kind, MarkKind::Parallel { .. }))
+        .collect();
+    match parallel.iter().find(|m| m.dim >= k) {
+        Some(m) if parallel.iter().all(|m| m.dim >= k) => vec![Mark {
+            dim: k,
+            kind: MarkKind::Parallel { reduction: None },
+            origin: m.origin.clone(),
+            step: m.step,
+        }],
+        _ => vec![],
     }
 }
 

@@ -78,7 +78,15 @@ pub fn generate_with_copies(
         .map(|(i, sch)| Placed {
             stmt: placed.get(i).map_or(0, |p| p.stmt),
             schedule: sch.clone(),
-            marks: placed.get(i).map_or(vec![], |p| p.marks.clone()),
+            marks: match placed.get(i) {
+                Some(p) => p.marks.clone(),
+                None => match &staged.extras[i - n_stmt] {
+                    Extra::Fill(c) | Extra::WriteBack(c) => {
+                        super::copy::item_marks(&plans[*c], placed)
+                    }
+                    Extra::Setup(_) => vec![],
+                },
+            },
         })
         .collect();
     let placed = &placed_ext[..];
