@@ -319,6 +319,79 @@ bench = false
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--best`: several scripts of one kernel file compete for one row (per size), named by
+/// the script that won; other kernels keep their rows; the chart gets a series per baseline.
+#[test]
+fn best_keeps_one_row_per_kernel() {
+    let dir = scratch("best");
+    let m = write_manifest(
+        &dir,
+        r#"
+[[check]]
+kernel = "{EX}/matmul/matmul.c"
+script = "{EX}/matmul/matmul.loopy"
+sizes.tiny = ["N=12"]
+
+[[check]]
+name = "matmul"
+kernel = "{EX}/matmul/matmul.c"
+script = "{EX}/matmul/matmul-par.loopy"
+sizes.tiny = ["N=12"]
+
+[[check]]
+kernel = "{EX}/div/div.c"
+script = "{EX}/div/div.loopy"
+sizes.tiny = ["N=8"]
+"#,
+    );
+    let svg = dir.join("best.svg");
+    let svg_s = svg.display().to_string();
+    let base = [
+        "bench",
+        "--manifest",
+        &m,
+        "--size",
+        "tiny",
+        "--cflags",
+        "-O1",
+        "--runs",
+        "1",
+        "--threads",
+        "1",
+        "--best",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--baseline", "cc -O0", "--plot", &svg_s]);
+    let (code, out, err) = loopy(&args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.contains("2 timed, 0 differ or illegal, 0 failed"),
+        "{out}"
+    );
+    let matmul: Vec<&str> = out.lines().filter(|l| l.starts_with("matmul")).collect();
+    assert_eq!(matmul.len(), 1, "{out}");
+    assert!(
+        matmul[0].starts_with("matmul ") || matmul[0].starts_with("matmul: matmul-par "),
+        "{out}"
+    );
+    assert!(out.lines().any(|l| l.starts_with("div ")), "{out}");
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(chart.contains("tiny, over `cc -O0`"), "{chart}");
+    // Without `--best` both scripts of matmul have a row.
+    let args: Vec<&str> = base[..base.len() - 1].to_vec();
+    let (code, out, err) = loopy(&args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("matmul")).count(),
+        2,
+        "{out}"
+    );
+    // `--best` needs a manifest.
+    let (code, _, err) = loopy(&["bench", MATMUL, MATMUL_SCRIPT, "--best"]);
+    assert_eq!(code, 2, "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn manifest_key_errors() {
     let dir = scratch("badkeys");

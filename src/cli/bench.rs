@@ -140,9 +140,16 @@ pub struct BenchArgs {
     /// With `--manifest`: bench only the entries of this name (repeatable).
     #[arg(long = "only", value_name = "NAME", requires = "manifest")]
     pub only: Vec<String>,
-    /// With `--manifest`: write a bar chart of the speedups (SVG).
+    /// With `--manifest`: write a bar chart of the speedups (SVG); with baselines, the speedups
+    /// over each baseline too.
     #[arg(long, value_name = "FILE.svg", requires = "manifest")]
     pub plot: Option<PathBuf>,
+    /// With `--manifest`: one row per kernel and size, the entry with the highest speedup over
+    /// the original (several scripts of one kernel file compete; entries whose outputs differ,
+    /// that are illegal or that fail are all kept). Pass `--threads 1` to keep parallel
+    /// scripts on one thread.
+    #[arg(long)]
+    pub best: bool,
     /// Given to the compiler after the kernel: extra sources (a PolyBench `polybench.c`),
     /// objects, libraries.
     #[arg(last = true, value_name = "EXTRA_SOURCES")]
@@ -262,6 +269,10 @@ fn common(a: &BenchArgs) -> Result<Settings, String> {
 pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
     if let Some(m) = a.manifest.clone() {
         return manifest(&m, &a, ctx);
+    }
+    if a.best {
+        eprintln!("error: `--best` chooses among a manifest's entries: give `--manifest`");
+        return 2;
     }
     let c = match common(&a) {
         Ok(c) => c,
@@ -464,6 +475,9 @@ fn manifest(path: &Path, a: &BenchArgs, ctx: &Ctx) -> u8 {
         eprintln!("[{}] {}: {short}", i + 1, job.label());
         results.push((job, o));
     }
+    if a.best {
+        results = best_per_kernel(results);
+    }
     let compiler = describe_toolchain(&c.toolchain);
     match a.format {
         Format::Json => {
@@ -487,17 +501,29 @@ fn manifest(path: &Path, a: &BenchArgs, ctx: &Ctx) -> u8 {
         .max()
         .unwrap_or(0);
     if let Some(p) = &a.plot {
-        let bars: Vec<plot::Bar> = results
-            .iter()
-            .filter_map(|(j, o)| match o {
-                Outcome::Timed { timing, .. } => Some(plot::Bar {
-                    group: j.name.clone(),
-                    series: j.size.clone().unwrap_or_else(|| "default size".into()),
-                    value: timing.speedup(),
-                }),
-                _ => None,
-            })
-            .collect();
+        let mut bars: Vec<plot::Bar> = vec![];
+        for (j, o) in &results {
+            let Outcome::Timed { timing, extra, .. } = o else {
+                continue;
+            };
+            let size = j.size.clone().unwrap_or_else(|| "default size".into());
+            bars.push(plot::Bar {
+                group: j.name.clone(),
+                series: size.clone(),
+                value: timing.speedup(),
+            });
+            for other in &extra.others {
+                if let (OtherKind::Baseline, OtherResult::Timed { ratio, .. }) =
+                    (other.kind, &other.result)
+                {
+                    bars.push(plot::Bar {
+                        group: j.name.clone(),
+                        series: format!("{size}, over `{}`", other.label),
+                        value: *ratio,
+                    });
+                }
+            }
+        }
         let title = if a.identity {
             format!("loopy: regenerated kernels against the originals ({compiler})")
         } else {
@@ -510,4 +536,40 @@ fn manifest(path: &Path, a: &BenchArgs, ctx: &Ctx) -> u8 {
         }
     }
     code
+}
+
+/// The results with, for each kernel file and size, only the timed entry of the highest
+/// speedup over the original (in the order of the first entry of each); entries that were
+/// not timed are all kept.
+fn best_per_kernel(results: Vec<(Job, Outcome)>) -> Vec<(Job, Outcome)> {
+    let key = |j: &Job| (j.kernel.clone(), j.size.clone());
+    let speedup = |o: &Outcome| match o {
+        Outcome::Timed { timing, .. } => Some(timing.speedup()),
+        _ => None,
+    };
+    let mut kept: Vec<(Job, Outcome)> = vec![];
+    for (j, o) in results {
+        let Some(s) = speedup(&o) else {
+            kept.push((j, o));
+            continue;
+        };
+        match kept
+            .iter()
+            .position(|(k, ko)| key(k) == key(&j) && speedup(ko).is_some())
+        {
+            Some(i) if speedup(&kept[i].1).is_some_and(|b| b >= s) => {}
+            Some(i) => kept[i] = (j, o),
+            None => kept.push((j, o)),
+        }
+    }
+    // Say which script won where the entry's name does not.
+    for (j, o) in kept.iter_mut() {
+        if let (Outcome::Timed { .. }, Some(script)) = (&*o, &j.script) {
+            let script = stem(script);
+            if script != j.name {
+                j.name = format!("{}: {script}", j.name);
+            }
+        }
+    }
+    kept
 }
