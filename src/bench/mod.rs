@@ -1343,7 +1343,7 @@ pub fn table(results: &[(Job, Outcome)], compiler: &str, plan: &Plan) -> String 
                 for ((_, cell), w) in cols.iter().zip(&widths) {
                     let _ = write!(s, "  {:>w$}", cell(j, timing, extra));
                 }
-                if !threads.is_empty() && extra.openmp != Some("-fopenmp") {
+                if threads.len() > 1 && extra.openmp != Some("-fopenmp") {
                     notes.push(format!(
                         "{}: no parallel loop, so the thread counts run the same programs",
                         j.label()
