@@ -208,6 +208,80 @@ fn screening_then_finalists() {
     assert!(cands[best]["speedup"].is_number(), "{out}");
 }
 
+/// Tiled candidates carry their sizes as script parameters (`param TILE1 = …`), which
+/// `--set` (and so `loopy tune`) can change; without `--tile-sizes` the sizes are `tune`'s
+/// values around the machine model's, with the model's first.
+#[test]
+fn tile_sizes_are_parameters_around_the_model() {
+    let d = scratch("search", "tile-params");
+    let (code, out, err) = loopy(&[
+        "search",
+        "examples/matmul/matmul.c",
+        "--no-bench",
+        "--tile-sizes",
+        "48,16",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["tile_sizes"], serde_json::json!([48, 16]), "{out}");
+    assert_eq!(j["tile_sizes_from"], "given", "{out}");
+    let tiled: Vec<String> = scripts(&out)
+        .into_iter()
+        .filter(|s| s.contains("tile("))
+        .collect();
+    assert!(!tiled.is_empty(), "{out}");
+    for s in &tiled {
+        assert!(s.contains("param TILE1 = 48\n"), "{s}");
+        assert!(s.contains("[TILE1, TILE1"), "{s}");
+        assert!(!s.contains("48]"), "{s}");
+    }
+    // The script as written, with its size set otherwise, is still legal.
+    let f = d.join("tiled.loopy");
+    std::fs::write(&f, &tiled[0]).unwrap();
+    let (code, out, err) = loopy(&[
+        "check",
+        "examples/matmul/matmul.c",
+        f.to_str().unwrap(),
+        "--set",
+        "TILE1=8",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    // Without `--tile-sizes`: the values around the model's size, the model's size first
+    // in the scripts; where they come from is said.
+    let (code, out, err) = loopy(&[
+        "search",
+        "examples/matmul/matmul.c",
+        "--no-bench",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let sizes: Vec<i64> = j["tile_sizes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
+    let from = j["tile_sizes_from"].as_str().unwrap();
+    let start: i64 = from
+        .strip_prefix("around ")
+        .and_then(|r| r.split(':').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{from}"));
+    assert_eq!(sizes[0], start, "{out}");
+    let mut sorted = sizes.clone();
+    sorted.sort();
+    assert_eq!(sorted, loopy::bench::tune::around(start), "{out}");
+    assert!(scripts(&out)
+        .iter()
+        .filter(|s| s.contains("tile("))
+        .all(|s| s.contains(&format!("param TILE1 = {start}\n"))));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// Every change `suggest` tries for a script, in its order (the space's and the fixed
 /// list's).
 fn all_changes(kernel: &str, script: &Path) -> Vec<loopy::search::edit::Change> {

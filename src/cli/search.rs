@@ -31,13 +31,11 @@ pub struct SearchArgs {
     /// Enumerate at most this many legal outer interleavings.
     #[arg(long, value_name = "N", default_value_t = 5000)]
     pub max_interleavings: usize,
-    /// Tile sizes to try on each permutable band (comma-separated).
-    #[arg(
-        long,
-        value_name = "SIZES",
-        default_value = "32,64",
-        value_delimiter = ','
-    )]
+    /// Tile sizes to try on each permutable band (comma-separated; the first is the one
+    /// tried first and the one `--no-bench` writes). Default: the values `loopy tune` tries
+    /// around the machine model's size (three square tiles of doubles in half the L1 data
+    /// cache; 32 when the L1 is unknown): x 1/2, 3/4, 1, 5/4, 3/2, 2.
+    #[arg(long, value_name = "SIZES", value_delimiter = ',')]
     pub tile_sizes: Vec<u32>,
     /// Screen candidates with the integer `-D` sizes multiplied by this fraction, and time
     /// only the best few again at the sizes given (1: time every candidate at those sizes).
@@ -132,11 +130,13 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         check: crate::native::run::Check::Exact,
         flops: None,
     };
+    let (tile_sizes, tile_start, tile_origin) = tile_sizes(&a.tile_sizes, &job.toolchain);
     let settings = Settings {
         time_limit: a.time_limit,
         bench: !a.no_bench,
         max_interleavings: a.max_interleavings,
-        tile_sizes: a.tile_sizes.clone(),
+        tile_sizes: tile_sizes.clone(),
+        tile_start,
         budget: ctx.budget,
         screen: a.screen,
         screen_above: a.screen_above,
@@ -283,6 +283,14 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                 println!("screened at {}", d.join(" "));
             }
             println!(
+                "tile sizes: {} ({tile_origin})",
+                tile_sizes
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            println!(
                 "{} candidate(s), {legal_n} legal, {timed} timed, in {:.1} s",
                 r.candidates.len(),
                 total
@@ -400,6 +408,11 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                         Json::Array(d.iter().map(Json::str).collect())
                     }),
                 ),
+                (
+                    "tile_sizes",
+                    Json::Array(tile_sizes.iter().map(|&t| Json::Int(t.into())).collect()),
+                ),
+                ("tile_sizes_from", Json::str(&tile_origin)),
                 ("candidates", Json::Array(cands)),
                 ("best", r.best.map_or(Json::Null, |c| Json::Int(c as i128))),
                 ("seconds", Json::Num(total)),
@@ -408,4 +421,41 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         }
     }
     0
+}
+
+/// The tile sizes the search tries, the first one, and where they come from: the sizes
+/// given, else `loopy tune`'s values around the machine model's square tile, nearest first
+/// ([`crate::machine::model::square_tile`], for doubles) or around 32 when the L1 data cache
+/// cannot be read.
+fn tile_sizes(given: &[u32], toolchain: &Toolchain) -> (Vec<u32>, u32, String) {
+    if let Some(&first) = given.first() {
+        return (given.to_vec(), first, "given".to_string());
+    }
+    let l1 = crate::machine::probe(toolchain, None, &Default::default())
+        .map_err(|_| "the compiler could not be asked".to_string())
+        .and_then(|m| m.level(1));
+    let (start, origin) = match l1 {
+        Ok(l) => {
+            let t = crate::machine::model::square_tile(&l, 8);
+            (
+                t,
+                format!(
+                    "around {t}: three {t} x {t} tiles of doubles fill half the {} KiB L1 data cache",
+                    l.size / 1024
+                ),
+            )
+        }
+        Err(e) => (
+            32,
+            format!("around 32: the machine model has no L1 size ({e})"),
+        ),
+    };
+    // The model's size first, then the others from the nearest: the greedy phase tries them
+    // in this order while time is left.
+    let mut sizes: Vec<u32> = crate::bench::tune::around(i64::from(start))
+        .into_iter()
+        .filter_map(|v| u32::try_from(v).ok().filter(|&v| v >= 2))
+        .collect();
+    sizes.sort_by_key(|&v| (v.abs_diff(start), v));
+    (sizes, start, origin)
 }

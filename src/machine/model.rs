@@ -49,6 +49,19 @@ impl Level {
     }
 }
 
+/// The square tile size `loopy search` starts from for a permutable band: the largest
+/// multiple of 8 such that three `T x T` tiles of `elem_bytes`-byte elements (two operands
+/// and a result, as in a tiled product) fill at most half of the L1 data cache, at least 8.
+/// For a 48 KiB L1 and doubles, 32; for 32 KiB, 24.
+pub fn square_tile(l1: &Level, elem_bytes: u64) -> u32 {
+    let budget = l1.size / 2 / (3 * elem_bytes.max(1));
+    let mut t: u64 = 8;
+    while (t + 8) * (t + 8) <= budget {
+        t += 8;
+    }
+    t as u32
+}
+
 /// What the model reads, for one element type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Inputs {
@@ -402,6 +415,24 @@ mod tests {
     use super::*;
 
     const KIB: u64 = 1024;
+
+    #[test]
+    fn square_tiles_fill_half_the_l1() {
+        let l1 = |kib: u64| Level {
+            size: kib * KIB,
+            ways: 8,
+        };
+        assert_eq!(square_tile(&l1(48), 8), 32);
+        assert_eq!(square_tile(&l1(32), 8), 24);
+        assert_eq!(square_tile(&l1(32), 4), 32);
+        assert_eq!(square_tile(&l1(1), 8), 8);
+        // Three tiles of the size chosen fit in half the cache; the next size does not.
+        for kib in [16, 32, 48, 64, 80] {
+            let t = u64::from(square_tile(&l1(kib), 8));
+            assert!(3 * t * t * 8 <= kib * KIB / 2);
+            assert!(3 * (t + 8) * (t + 8) * 8 > kib * KIB / 2);
+        }
+    }
     const FMA4X2: Pipeline = Pipeline {
         fma_latency: 4,
         fma_per_cycle: 2,

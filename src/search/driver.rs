@@ -45,7 +45,10 @@ pub struct Settings {
     /// Time candidates (false: build and check them only).
     pub bench: bool,
     pub max_interleavings: usize,
+    /// Tile sizes the greedy phase tries on each permutable band, in order.
     pub tile_sizes: Vec<u32>,
+    /// The tile size of the tiled variant written without timing (`--no-bench`).
+    pub tile_start: u32,
     /// The integer core's work budget, for each problem separately.
     pub budget: u64,
     /// Screening: the integer `-D NAME=VALUE` sizes multiplied by this (1: no screening).
@@ -616,7 +619,7 @@ pub fn search(
                 let mut v = Variant::plain(b);
                 for (j, band) in b.bands.iter().enumerate() {
                     if band.len >= 2 {
-                        v.tile[j] = settings.tile_sizes.first().copied().unwrap_or(32);
+                        v.tile[j] = settings.tile_start;
                     }
                 }
                 s.add(schedules[k].interleaving, sc.kind, b, &v);

@@ -151,6 +151,7 @@ pub fn write(b: &Built, v: &Variant, names: &Names) -> Result<Vec<String>, Strin
     let mut order: Vec<usize> = (0..b.bands.len()).collect();
     order.sort_by_key(|&k| std::cmp::Reverse(b.bands[k].start));
     let mut shift_after: Vec<usize> = vec![0; b.bands.len()];
+    let mut params: Vec<String> = vec![];
     for &k in &order {
         let band = &b.bands[k];
         if v.tile[k] == 0 || band.len < 2 {
@@ -159,7 +160,13 @@ pub fn write(b: &Built, v: &Variant, names: &Names) -> Result<Vec<String>, Strin
         let loops: Vec<String> = (band.start + 1..=band.start + band.len)
             .map(|x| x.to_string())
             .collect();
-        let sizes: Vec<String> = vec![v.tile[k].to_string(); band.len];
+        // The size as a script parameter, so that `loopy tune` can tune the script found.
+        let mut param = format!("TILE{}", params.len() + 1);
+        while names.handles.contains(&param) || names.params.contains(&param) {
+            param.push('_');
+        }
+        params.push(format!("param {param} = {}", v.tile[k]));
+        let sizes: Vec<String> = vec![param; band.len];
         lines.push(format!(
             "tile({}, [{}], [{}])",
             group(band, names),
@@ -175,6 +182,8 @@ pub fn write(b: &Built, v: &Variant, names: &Names) -> Result<Vec<String>, Strin
             }
         }
     }
+    // Parameters are declared before the lines that use them.
+    let mut lines: Vec<String> = params.into_iter().chain(lines).collect();
     for (k, band) in b.bands.iter().enumerate() {
         if v.parallel[k] {
             lines.push(format!(
