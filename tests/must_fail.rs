@@ -71,6 +71,16 @@ must_fail!(
     "anti dependence on `t`"
 );
 must_fail!(
+    qr_scale_before_house,
+    "examples/qr/qr.c",
+    "flow dependence on `s` from `House` (line 72) to `Scale` (line 86)"
+);
+must_fail!(
+    qr_dot_interchange,
+    "examples/qr/qr.c",
+    "flow dependence on `w` from `Update` (line 88) to `Dot` (line 90)"
+);
+must_fail!(
     copy_read_between,
     "tests/must_fail/copy_rows.c",
     "illegal `copy` of `B`: `Peek` (line 13) reads `B[0][0]` between the fill and the write-back"

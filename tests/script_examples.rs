@@ -54,6 +54,7 @@ example!(correlation, "correlation");
 example!(cholesky_pb, "cholesky-pb");
 example!(durbin, "durbin");
 example!(ludcmp, "ludcmp");
+example!(qr, "qr");
 example!(deriche, "deriche");
 example!(floyd_warshall, "floyd-warshall");
 example!(nussinov, "nussinov");
