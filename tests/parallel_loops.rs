@@ -335,6 +335,50 @@ mod reorder {
         assert!(tested.len() >= 7, "{tested:?}");
     }
 
+    /// jacobi-2d's split wavefront with tiles small enough that, at the default size (N 90,
+    /// TSTEPS 40), every tile loop has several iterations, the j tiles included: the code
+    /// gives each sweep its own innermost loop (no loop body stores to `B` and then to
+    /// `A`), its own parallel loops run in every order give the original output bit for
+    /// bit, and so do all the others the verifier accepts.
+    #[test]
+    fn the_split_jacobi_wavefront_runs_in_any_order_with_small_tiles() {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let kernel_path = root.join("examples/jacobi-2d/jacobi-2d.c");
+        let kernel = Kernel::load(&kernel_path, &Options::default()).unwrap();
+        let script = "shift(LoopA, 2, 1)\nshift(LoopA, 3, 1)\nrealign(LoopB, LoopA, 3)\n\
+                      wavefront_jacobi2_split(LoopB, LoopA, 2, 4, 8, 16)\n";
+        let run = Run::new(&kernel, script, "split.loopy", Path::new("."))
+            .unwrap_or_else(|f| panic!("{}", f.diagnostic.message));
+        assert!(run.check().is_empty(), "the split wavefront is illegal");
+        let dir = scratch("reorder", "jacobi-split");
+        let want = original(&kernel_path, &dir, &[]);
+        let g = generate_with(&kernel, &run.interp.state, loopy::codegen::Body::Source).unwrap();
+        let lines: Vec<&str> = g.region.lines().collect();
+        for w in lines.windows(2) {
+            let indent = |l: &str| l.len() - l.trim_start().len();
+            assert!(
+                !(w[0].trim_start().starts_with("B[")
+                    && w[1].trim_start().starts_with("A[")
+                    && indent(w[0]) == indent(w[1])),
+                "one loop body holds both sweeps:\n{}",
+                g.region
+            );
+        }
+        // The j tiles of 16 are real at this size: some loop counts a column tile.
+        assert!(g.region.contains("16 * c5"), "{}", g.region);
+        let (text, count) = rewrite(&g.file);
+        assert!(count > 0, "no parallel loop");
+        std::fs::write(dir.join("p.c"), &text).unwrap();
+        compile(&dir.join("p.c"), &dir.join("p"), &["-O0", "-lm"], &text);
+        for order in ["0", "1", "2"] {
+            assert_eq!(execute(&dir.join("p"), order), want, "order {order}");
+        }
+        let state = run.interp.state.clone();
+        let tested = check_state(&kernel, &run, &state, &want, &dir, "split jacobi", &[]);
+        assert!(tested > 0);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// Loop operations on the small kernel's nests.
     fn op() -> impl Strategy<Value = String> {
         let l = prop::sample::select(vec!["L2", "L3", "L4"]);
@@ -403,6 +447,27 @@ fn wavefronts_make_an_inner_tile_loop_parallel() {
             "{generated}"
         );
     }
+    // The split form tiles j as well: without the column shift of LoopA, the first sweep
+    // reads a column of A (for its next column, in the next j tile) that the second sweep
+    // overwrites in the tile before.
+    let dir = common::scratch("wavefront", "unshifted");
+    let bad = dir.join("bad.loopy");
+    std::fs::write(
+        &bad,
+        "shift(LoopA, 2, 1)\nrealign(LoopB, LoopA, 3)\n\
+         wavefront_jacobi2_split(LoopB, LoopA, 2, 16, 32, 256)\n",
+    )
+    .unwrap();
+    let (code, _, err) = loopy(&[
+        "check",
+        "--color",
+        "never",
+        "examples/jacobi-2d/jacobi-2d.c",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("anti dependence on `A`"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
     let dir = common::scratch("wavefront", "unskewed");
     let bad = dir.join("bad.loopy");
     std::fs::write(&bad, "tile3(Loop, 4, 8, 8)\nwavefront(Loop)\n").unwrap();

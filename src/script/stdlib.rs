@@ -52,6 +52,7 @@ mod tests {
             "register_tile",
             "wavefront",
             "wavefront_jacobi2",
+            "wavefront_jacobi2_split",
             "wavefront_seidel2",
         ] {
             assert!(defs.iter().any(|d| d.name.text == name), "{name} missing");
