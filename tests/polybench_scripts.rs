@@ -175,9 +175,9 @@ fn scripts_print_what_the_originals_print() {
                 "{k} {size}: the generated program's dump differs"
             );
             if parallel {
-                // Sequential, every parallel loop run backwards and shuffled: a loop that
-                // carries a dependence (a fill racing with its readers included) prints
-                // something else in some order.
+                // Sequential (one thread), every parallel loop run forwards, backwards and
+                // shuffled: a loop that carries a dependence (a fill racing with its readers
+                // included) prints something else in some order.
                 let (reordered, loops) = reorder::rewrite(&text);
                 assert!(loops > 0, "{k}: no parallel loop");
                 let src = dir.join(format!("{k}-reordered.c"));
@@ -185,7 +185,7 @@ fn scripts_print_what_the_originals_print() {
                 let flags: Vec<&str> = flags.iter().copied().filter(|f| *f != "-fopenmp").collect();
                 let exe = dir.join(format!("{k}-reordered"));
                 common::compile(&src, &exe, &flags, &reordered);
-                for order in ["1", "2"] {
+                for order in ["0", "1", "2"] {
                     let (path, got) = run_in(&exe, order);
                     assert_eq!(path, "transformed\n", "{k} {size} order {order}");
                     assert!(got == want, "{k} {size}: the dump differs in order {order}");
