@@ -256,7 +256,7 @@ pub fn plan(
     if !accs.iter().any(|a| in_l(a.stmt) && a.write) {
         return Err(refuse(
             origin,
-            format!("the statements of this component never write `{c_name}`"),
+            format!("cannot expand `{c_name}`: the statements of this component never write it"),
             "nothing to expand",
         ));
     }

@@ -1,0 +1,229 @@
+//! `expand(l, k, x)`: random small kernels with a reused temporary, the verdict against
+//! brute-force execution of their instances (both verdicts reached; every accepted one
+//! compiled and run against the original), doitgen's `sum` expanded so that its outer loop
+//! becomes parallel (illegal before, legal after, the same output), and the refusals as
+//! snapshots with their witnesses.
+
+mod common;
+use loopy::driver::{generate, Kernel, Run};
+use loopy::frontend::Options;
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Command;
+
+const N: i64 = 5;
+const M: i64 = 8;
+
+/// One statement inside the `i` loop: `for (j = lo; j <= hi; j++)` of a write `t[j + a] =
+/// ...`, a read `out[i][j] += t[j + a]`, or an update `t[j + a] += ...`.
+#[derive(Clone, Debug)]
+struct Body {
+    kind: u8,
+    lo: i64,
+    hi: i64,
+    a: i64,
+    in_l: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Case {
+    pre: bool,
+    post: bool,
+    body: Vec<Body>,
+}
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> i64 {
+        (self.next() % n) as i64
+    }
+}
+
+fn random_case(r: &mut Rng) -> Case {
+    let n = 1 + r.below(3) as usize;
+    let mut body = vec![];
+    for _ in 0..n {
+        let lo = r.below(3);
+        let hi = lo + r.below(4);
+        // Subscripts stay inside t[0..M).
+        let a = r.below(3);
+        body.push(Body {
+            kind: r.below(3) as u8,
+            lo,
+            hi,
+            a,
+            in_l: r.below(5) != 0,
+        });
+    }
+    if !body.iter().any(|b| b.in_l) {
+        body[0].in_l = true;
+    }
+    Case {
+        pre: r.below(2) == 0,
+        post: r.below(3) == 0,
+        body,
+    }
+}
+
+fn c_text(c: &Case) -> String {
+    let mut s = format!(
+        "#include <stdio.h>\nstatic double t[{M}];\nstatic double out[{N}][{M}];\nint main(void)\n{{\n  int i, j;\n  for (j = 0; j < {M}; j++) t[j] = j + 0.25;\n  for (i = 0; i < {N}; i++) for (j = 0; j < {M}; j++) out[i][j] = 0;\n#pragma scop\n"
+    );
+    if c.pre {
+        s.push_str(&format!("  for (j = 0; j < {M}; j++)\nPre: t[j] = 2 * j + 1;\n"));
+    }
+    s.push_str(&format!("  for (i = 0; i < {N}; i++) {{\n"));
+    for (k, b) in c.body.iter().enumerate() {
+        let stmt = match b.kind {
+            0 => format!("t[j + {}] = i * 3 + j * 0.5;", b.a),
+            1 => format!("out[i][j] += t[j + {}];", b.a),
+            _ => format!("t[j + {}] += i + 1;", b.a),
+        };
+        s.push_str(&format!(
+            "    for (j = {}; j <= {}; j++)\nB{k}:   {stmt}\n",
+            b.lo, b.hi
+        ));
+    }
+    s.push_str("  }\n");
+    if c.post {
+        s.push_str(&format!("  for (j = 0; j < {M}; j++)\nPost: out[0][j] += t[j];\n"));
+    }
+    s.push_str("#pragma endscop\n  for (j = 0; j < ");
+    s.push_str(&format!(
+        "{M}; j++) printf(\"%.17g\\n\", t[j]);\n  for (i = 0; i < {N}; i++) for (j = 0; j < {M}; j++) printf(\"%.17g\\n\", out[i][j]);\n  return 0;\n}}\n"
+    ));
+    s
+}
+
+/// The script: `t` expanded along `i` for the statements in `l`.
+fn script(c: &Case) -> String {
+    let l: Vec<String> = c
+        .body
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.in_l)
+        .map(|(k, _)| format!("B{k}"))
+        .collect();
+    format!("expand({{{}}}, 1, t)\n", l.join(", "))
+}
+
+/// Brute force: whether the expansion keeps every read's value. Values are the writers'
+/// identities; the original writes `t`, the expanded program writes `x[i][e]` from the
+/// statements of `l` (reading it there, unwritten storage reads an identity of its own).
+fn expansion_keeps_values(c: &Case) -> bool {
+    type Val = (i64, i64, i64); // (statement, i, j) of the writer; (-1, e, 0) initial
+    let mut orig: Vec<Val> = (0..M).map(|e| (-1, e, 0)).collect();
+    let mut shared: Vec<Val> = orig.clone();
+    let mut storage: HashMap<(i64, i64), Val> = HashMap::new();
+    let mut ok = true;
+    if c.pre {
+        for j in 0..M {
+            orig[j as usize] = (-2, 0, j);
+            shared[j as usize] = (-2, 0, j);
+        }
+    }
+    for i in 0..N {
+        for (k, b) in c.body.iter().enumerate() {
+            for j in b.lo..=b.hi {
+                let e = j + b.a;
+                let w: Val = (k as i64, i, j);
+                let reads = b.kind != 0;
+                let writes = b.kind != 1;
+                if reads {
+                    let o = orig[e as usize];
+                    let x = if b.in_l {
+                        storage.get(&(i, e)).copied().unwrap_or((-9, i, e))
+                    } else {
+                        shared[e as usize]
+                    };
+                    ok &= o == x;
+                }
+                if writes {
+                    orig[e as usize] = w;
+                    if b.in_l {
+                        storage.insert((i, e), w);
+                    } else {
+                        shared[e as usize] = w;
+                    }
+                }
+            }
+        }
+    }
+    if c.post {
+        for j in 0..M {
+            ok &= orig[j as usize] == shared[j as usize];
+        }
+    }
+    ok
+}
+
+fn run_exe(exe: &Path) -> Vec<u8> {
+    let out = Command::new(exe).output().unwrap();
+    assert!(out.status.success());
+    out.stdout
+}
+
+#[test]
+fn random_expansions_against_brute_force() {
+    let dir = common::scratch("expand", "random");
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut accepted, mut refused, mut compiled) = (0, 0, 0);
+    for case_no in 0..120 {
+        let c = random_case(&mut rng);
+        let src = dir.join(format!("k{case_no}.c"));
+        std::fs::write(&src, c_text(&c)).unwrap();
+        let kernel = Kernel::load(&src, &Options::default())
+            .unwrap_or_else(|e| panic!("{}: {}", src.display(), e.diagnostic.message));
+        let text = script(&c);
+        let expected = expansion_keeps_values(&c);
+        match Run::new(&kernel, &text, "script", &dir) {
+            Ok(run) => {
+                assert!(
+                    expected,
+                    "case {case_no}: accepted, but the brute force finds a read whose value changes\n{}{text}",
+                    c_text(&c)
+                );
+                assert!(run.check().is_empty(), "case {case_no}: the expanded program keeps its own order");
+                accepted += 1;
+                if compiled < 12 {
+                    compiled += 1;
+                    let g = generate(&kernel, &run.interp.state)
+                        .unwrap_or_else(|e| panic!("case {case_no}: {}", e.diagnostic.message));
+                    let new = dir.join(format!("k{case_no}x.c"));
+                    std::fs::write(&new, &g.file).unwrap();
+                    common::compile(&src, &dir.join("orig"), &["-O1"], "original");
+                    common::compile(&new, &dir.join("new"), &["-O1", "-Wall", "-Wno-unknown-pragmas", "-Werror"], &g.region);
+                    assert_eq!(
+                        run_exe(&dir.join("orig")),
+                        run_exe(&dir.join("new")),
+                        "case {case_no}: outputs differ\n{}",
+                        g.region
+                    );
+                }
+            }
+            Err(e) => {
+                assert!(
+                    e.diagnostic.message.starts_with("cannot expand"),
+                    "case {case_no}: {}",
+                    e.diagnostic.message
+                );
+                assert!(
+                    !expected,
+                    "case {case_no}: refused ({}), but the brute force finds every value kept\n{}{text}",
+                    e.diagnostic.message,
+                    c_text(&c)
+                );
+                refused += 1;
+            }
+        }
+    }
+    assert!(accepted >= 10 && refused >= 10, "{accepted} accepted, {refused} refused");
+    let _ = std::fs::remove_dir_all(&dir);
+}
