@@ -227,3 +227,100 @@ fn random_expansions_against_brute_force() {
     assert!(accepted >= 10 && refused >= 10, "{accepted} accepted, {refused} refused");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Each refused expansion: `check` and `apply` exit 2 with the same report.
+#[test]
+fn refusals_are_reported_with_witnesses() {
+    let cases = [
+        ("over_limit", "tests/data/expand/reuse.c"),
+        ("read_outside", "tests/data/expand/chain.c"),
+        ("other_iteration", "tests/data/expand/chain.c"),
+        ("doitgen_from_before", "examples/doitgen/doitgen.c"),
+        ("doitgen_not_written", "examples/doitgen/doitgen.c"),
+        ("doitgen_too_late", "examples/doitgen/doitgen.c"),
+    ];
+    let dir = common::scratch("expand", "refusals");
+    for (name, kernel) in cases {
+        let script = format!("tests/data/expand/{name}.loopy");
+        let (rc, _, err) = common::loopy(&["check", kernel, &script]);
+        assert_eq!(rc, 2, "{name}: {err}");
+        assert!(err.contains("expand"), "{name}: {err}");
+        let out = dir.join("out.c");
+        let (rc2, _, err2) =
+            common::loopy(&["apply", kernel, &script, "-o", out.to_str().unwrap()]);
+        assert_eq!(rc2, 2, "{name}: apply: {err2}");
+        assert_eq!(err, err2, "{name}: check and apply report alike");
+        insta::assert_snapshot!(format!("expand_{name}"), err);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// doitgen: with `sum` shared, `parallel(r)` is illegal; expanded along (r, q), it is legal,
+/// and the generated program run on three threads prints what the original prints.
+#[test]
+fn doitgen_parallel_after_expanding_sum() {
+    let kernel = "examples/doitgen/doitgen.c";
+    let (rc, _, err) = common::loopy(&[
+        "check",
+        kernel,
+        "tests/data/expand/doitgen_parallel_shared.loopy",
+    ]);
+    assert_eq!(rc, 1, "{err}");
+    assert!(err.contains("dependence on `sum`"), "{err}");
+    let (rc, out, err) = common::loopy(&["check", kernel, "tests/data/expand/doitgen_parallel.loopy"]);
+    assert_eq!(rc, 0, "{out}{err}");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = common::scratch("expand", "doitgen");
+    for sizes in [vec![], vec!["NQ=7", "NR=5", "NP=9"]] {
+        let opts = Options {
+            defines: sizes.iter().map(|s| s.to_string()).collect(),
+            ..Options::default()
+        };
+        let k = Kernel::load(&root.join(kernel), &opts).unwrap();
+        let text = std::fs::read_to_string(root.join("tests/data/expand/doitgen_parallel.loopy")).unwrap();
+        let run = Run::new(&k, &text, "script", root).unwrap();
+        assert!(run.check().is_empty());
+        let g = generate(&k, &run.interp.state).unwrap_or_else(|e| panic!("{}", e.diagnostic.message));
+        if sizes.is_empty() {
+            insta::assert_snapshot!("expand_doitgen_parallel", g.region);
+        }
+        let new = dir.join("new.c");
+        std::fs::write(&new, &g.file).unwrap();
+        let flags: Vec<String> = sizes.iter().map(|d| format!("-D{d}")).collect();
+        let mut f: Vec<&str> = vec!["-O2", "-fopenmp", "-Wall", "-Wextra", "-Werror"];
+        f.extend(flags.iter().map(String::as_str));
+        let mut plain: Vec<&str> = vec!["-O2"];
+        plain.extend(flags.iter().map(String::as_str));
+        common::compile(&root.join(kernel), &dir.join("orig"), &plain, "original");
+        common::compile(&new, &dir.join("new"), &f, &g.region);
+        let orig = run_exe(&dir.join("orig"));
+        let out = Command::new(dir.join("new"))
+            .env("OMP_NUM_THREADS", "3")
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        assert_eq!(orig, out.stdout, "outputs differ\n{}", g.region);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The expanded accesses, as `show` would see them: the storage's relations and the
+/// dependences recomputed on them (no dependence on `t` carried by `i` any more).
+#[test]
+fn dependences_are_recomputed_on_the_storage() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let k = Kernel::load(&root.join("tests/data/expand/reuse.c"), &Options::default()).unwrap();
+    let before = Run::new(&k, "", "script", root).unwrap();
+    let carried_t = |r: &Run| {
+        r.deps.iter().any(|d| {
+            d.pieces
+                .iter()
+                .any(|(l, _)| *l == loopy::verify::Level::Loop(1))
+        })
+    };
+    assert!(carried_t(&before));
+    let after = Run::new(&k, "expand({W, R}, 1, t)", "script", root).unwrap();
+    assert!(!carried_t(&after), "{:?}", after.deps);
+    assert!(after.program.accesses.iter().any(|a| a.array == "loopy_t_x"));
+    assert!(!after.program.accesses.iter().any(|a| a.array == "t"));
+}

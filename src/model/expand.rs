@@ -482,7 +482,7 @@ pub fn plan(
             return Err(refuse(
                 origin,
                 format!(
-                    "the expanded `{c_name}` would have {e} elements ({}), more than the limit of {limit}",
+                    "cannot expand `{c_name}`: its storage would have {e} elements ({}), more than the limit of {limit}",
                     dims.join(" × ")
                 ),
                 "over the limit",
