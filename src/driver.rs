@@ -590,8 +590,8 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
             .map(|p| p.pos[0].clone())
             .max()
             .map_or(Int::ZERO, |p| &p + &Int::ONE);
-        expanded = codegen::expand::expanded(scop, &state.expansions, &mut placed, next)
-            .map_err(fail)?;
+        expanded =
+            codegen::expand::expanded(scop, &state.expansions, &mut placed, next).map_err(fail)?;
         &expanded
     };
     let code =
@@ -741,7 +741,7 @@ pub fn render_copies(
 /// one line per generated loop that is, naming it by its loop number and the statements it
 /// encloses, with the reduction operator when only `parallel(l, k, op)` is legal.
 pub fn render_parallel_loops(k: &Kernel, st: &State) -> String {
-    let prog = k.program();
+    let prog = k.program_for(st);
     let deps = verify::dependences(&prog);
     let loops = verify::marks::parallel_loops(&prog, &deps, &st.pieces);
     let mut out = String::new();

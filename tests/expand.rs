@@ -77,7 +77,9 @@ fn c_text(c: &Case) -> String {
         "#include <stdio.h>\nstatic double t[{M}];\nstatic double out[{N}][{M}];\nint main(void)\n{{\n  int i, j;\n  for (j = 0; j < {M}; j++) t[j] = j + 0.25;\n  for (i = 0; i < {N}; i++) for (j = 0; j < {M}; j++) out[i][j] = 0;\n#pragma scop\n"
     );
     if c.pre {
-        s.push_str(&format!("  for (j = 0; j < {M}; j++)\nPre: t[j] = 2 * j + 1;\n"));
+        s.push_str(&format!(
+            "  for (j = 0; j < {M}; j++)\nPre: t[j] = 2 * j + 1;\n"
+        ));
     }
     s.push_str(&format!("  for (i = 0; i < {N}; i++) {{\n"));
     for (k, b) in c.body.iter().enumerate() {
@@ -93,7 +95,9 @@ fn c_text(c: &Case) -> String {
     }
     s.push_str("  }\n");
     if c.post {
-        s.push_str(&format!("  for (j = 0; j < {M}; j++)\nPost: out[0][j] += t[j];\n"));
+        s.push_str(&format!(
+            "  for (j = 0; j < {M}; j++)\nPost: out[0][j] += t[j];\n"
+        ));
     }
     s.push_str("#pragma endscop\n  for (j = 0; j < ");
     s.push_str(&format!(
@@ -190,7 +194,10 @@ fn random_expansions_against_brute_force() {
                     "case {case_no}: accepted, but the brute force finds a read whose value changes\n{}{text}",
                     c_text(&c)
                 );
-                assert!(run.check().is_empty(), "case {case_no}: the expanded program keeps its own order");
+                assert!(
+                    run.check().is_empty(),
+                    "case {case_no}: the expanded program keeps its own order"
+                );
                 accepted += 1;
                 if compiled < 12 {
                     compiled += 1;
@@ -199,7 +206,12 @@ fn random_expansions_against_brute_force() {
                     let new = dir.join(format!("k{case_no}x.c"));
                     std::fs::write(&new, &g.file).unwrap();
                     common::compile(&src, &dir.join("orig"), &["-O1"], "original");
-                    common::compile(&new, &dir.join("new"), &["-O1", "-Wall", "-Wno-unknown-pragmas", "-Werror"], &g.region);
+                    common::compile(
+                        &new,
+                        &dir.join("new"),
+                        &["-O1", "-Wall", "-Wno-unknown-pragmas", "-Werror"],
+                        &g.region,
+                    );
                     assert_eq!(
                         run_exe(&dir.join("orig")),
                         run_exe(&dir.join("new")),
@@ -224,7 +236,10 @@ fn random_expansions_against_brute_force() {
             }
         }
     }
-    assert!(accepted >= 10 && refused >= 10, "{accepted} accepted, {refused} refused");
+    assert!(
+        accepted >= 10 && refused >= 10,
+        "{accepted} accepted, {refused} refused"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -267,7 +282,8 @@ fn doitgen_parallel_after_expanding_sum() {
     ]);
     assert_eq!(rc, 1, "{err}");
     assert!(err.contains("dependence on `sum`"), "{err}");
-    let (rc, out, err) = common::loopy(&["check", kernel, "tests/data/expand/doitgen_parallel.loopy"]);
+    let (rc, out, err) =
+        common::loopy(&["check", kernel, "tests/data/expand/doitgen_parallel.loopy"]);
     assert_eq!(rc, 0, "{out}{err}");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = common::scratch("expand", "doitgen");
@@ -277,10 +293,12 @@ fn doitgen_parallel_after_expanding_sum() {
             ..Options::default()
         };
         let k = Kernel::load(&root.join(kernel), &opts).unwrap();
-        let text = std::fs::read_to_string(root.join("tests/data/expand/doitgen_parallel.loopy")).unwrap();
+        let text =
+            std::fs::read_to_string(root.join("tests/data/expand/doitgen_parallel.loopy")).unwrap();
         let run = Run::new(&k, &text, "script", root).unwrap();
         assert!(run.check().is_empty());
-        let g = generate(&k, &run.interp.state).unwrap_or_else(|e| panic!("{}", e.diagnostic.message));
+        let g =
+            generate(&k, &run.interp.state).unwrap_or_else(|e| panic!("{}", e.diagnostic.message));
         if sizes.is_empty() {
             insta::assert_snapshot!("expand_doitgen_parallel", g.region);
         }
@@ -321,6 +339,10 @@ fn dependences_are_recomputed_on_the_storage() {
     assert!(carried_t(&before));
     let after = Run::new(&k, "expand({W, R}, 1, t)", "script", root).unwrap();
     assert!(!carried_t(&after), "{:?}", after.deps);
-    assert!(after.program.accesses.iter().any(|a| a.array == "loopy_t_x"));
+    assert!(after
+        .program
+        .accesses
+        .iter()
+        .any(|a| a.array == "loopy_t_x"));
     assert!(!after.program.accesses.iter().any(|a| a.array == "t"));
 }

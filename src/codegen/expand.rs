@@ -42,7 +42,7 @@ fn named(n: usize, prefix: &str, name: &str) -> Tuple {
 /// Whether the storage lives on the heap.
 fn on_heap(plan: &ExpandPlan) -> bool {
     match plan.elements() {
-        Some(e) => e > Int::from(STACK_ELEMENTS),
+        Some(e) => e > STACK_ELEMENTS,
         None => true,
     }
 }
@@ -50,10 +50,7 @@ fn on_heap(plan: &ExpandPlan) -> bool {
 /// The storage's declaration (lines).
 pub fn declarations(plan: &ExpandPlan, params: &[String]) -> Result<Vec<String>, Diagnostic> {
     let floors = |s: &str| s.contains("F(");
-    if plan
-        .lower
-        .iter()
-        .any(|c| floors(&c.to_c(params, &[], "F")))
+    if plan.lower.iter().any(|c| floors(&c.to_c(params, &[], "F")))
         || plan
             .runtime
             .iter()
@@ -91,14 +88,19 @@ pub fn declarations(plan: &ExpandPlan, params: &[String]) -> Result<Vec<String>,
         }
     }
     let bytes = format!("{name}_bytes");
-    out.push(format!("unsigned long {bytes} = sizeof({});", element(plan)));
+    out.push(format!(
+        "unsigned long {bytes} = sizeof({});",
+        element(plan)
+    ));
     for d in 0..plan.size.len() {
         out.push(format!(
             "if (__builtin_mul_overflow({bytes}, (unsigned long){}, &{bytes})) __builtin_abort();",
             dim(d)
         ));
     }
-    let inner: String = (1..plan.size.len()).map(|d| format!("[{}]", dim(d))).collect();
+    let inner: String = (1..plan.size.len())
+        .map(|d| format!("[{}]", dim(d)))
+        .collect();
     out.push(format!(
         "__typeof__({}) (*{name}){inner} = __builtin_malloc({bytes});",
         element(plan)
@@ -110,7 +112,6 @@ pub fn declarations(plan: &ExpandPlan, params: &[String]) -> Result<Vec<String>,
 /// A statement of the expansion's own, over `set` (tuple dims named `names`).
 fn own_statement(
     scop: &Scop,
-    plan: &ExpandPlan,
     index: usize,
     set: &Set,
     names: &[String],
@@ -142,7 +143,6 @@ fn own_statement(
         names.join(", ")
     ))
     .with_space_names(tuple, Tuple::anonymous(n, "j"));
-    let _ = plan;
     Statement {
         name: stmt_name,
         label: None,
@@ -225,14 +225,9 @@ pub fn expanded(
             let es: Vec<String> = names[k..].to_vec();
             let all = names.join(", ");
             let write = parse_map_text(&format!("{{ [{all}] -> [{}] }}", es.join(", ")))
-                .with_space_names(
-                    Tuple::new(None, &ns),
-                    named(plan.rank, "e", &plan.array),
-                );
-            let read = parse_map_text(&format!("{{ [{all}] -> [{all}] }}")).with_space_names(
-                Tuple::new(None, &ns),
-                named(k + plan.rank, "x", &plan.name),
-            );
+                .with_space_names(Tuple::new(None, &ns), named(plan.rank, "e", &plan.array));
+            let read = parse_map_text(&format!("{{ [{all}] -> [{all}] }}"))
+                .with_space_names(Tuple::new(None, &ns), named(k + plan.rank, "x", &plan.name));
             let span = SourceSpan {
                 file: plan.origin.source.clone(),
                 range: plan.origin.span.clone(),
@@ -250,7 +245,6 @@ pub fn expanded(
             let index = scop.statements.len() + extra.len();
             let s = own_statement(
                 &scop,
-                plan,
                 index,
                 &plan.write_back,
                 &names,
@@ -268,7 +262,6 @@ pub fn expanded(
             let index = scop.statements.len() + extra.len();
             let s = own_statement(
                 &scop,
-                plan,
                 index,
                 &one,
                 &[],
@@ -291,7 +284,11 @@ pub fn expanded(
             let xs: Vec<String> = (0..have).map(|i| format!("x{i}")).collect();
             let mut outs = xs.clone();
             outs.resize(n, "0".to_string());
-            let pad = parse_map_text(&format!("{{ [{}] -> [{}] }}", xs.join(", "), outs.join(", ")));
+            let pad = parse_map_text(&format!(
+                "{{ [{}] -> [{}] }}",
+                xs.join(", "),
+                outs.join(", ")
+            ));
             p.schedule = p.schedule.apply_range(&pad);
         }
     }
@@ -303,9 +300,13 @@ pub fn expanded(
             outs.push("0".to_string());
         }
         outs.resize(n, "0".to_string());
-        let theta = parse_map_text(&format!("{{ [{}] -> [{}] }}", names.join(", "), outs.join(", ")))
-            .with_space_names(s.domain.tuple().clone(), Tuple::anonymous(n, "c"))
-            .intersect_domain(&s.domain);
+        let theta = parse_map_text(&format!(
+            "{{ [{}] -> [{}] }}",
+            names.join(", "),
+            outs.join(", ")
+        ))
+        .with_space_names(s.domain.tuple().clone(), Tuple::anonymous(n, "c"))
+        .intersect_domain(&s.domain);
         placed.push(Placed {
             stmt: scop.statements.len(),
             schedule: theta,

@@ -78,12 +78,20 @@ impl ExpandPlan {
         let xs: Vec<String> = (0..n).map(|i| format!("i{i}")).collect();
         let dom = rel.space().domain.clone().expect("an access is a map");
         // [i] -> [i(0..k)] beside the access, on one copy of i.
-        let prefix = parse_map_text(&format!("{{ [{}] -> [{}] }}", xs.join(", "), xs[..k].join(", ")))
-            .with_space_names(dom.clone(), Tuple::anonymous(k, "t"));
+        let prefix = parse_map_text(&format!(
+            "{{ [{}] -> [{}] }}",
+            xs.join(", "),
+            xs[..k].join(", ")
+        ))
+        .with_space_names(dom.clone(), Tuple::anonymous(k, "t"));
         let pair = prefix.product(rel);
         let twice: Vec<String> = xs.iter().chain(xs.iter()).cloned().collect();
-        let diag = parse_map_text(&format!("{{ [{}] -> [{}] }}", xs.join(", "), twice.join(", ")))
-            .with_space_names(dom.clone(), Tuple::anonymous(2 * n, "d"));
+        let diag = parse_map_text(&format!(
+            "{{ [{}] -> [{}] }}",
+            xs.join(", "),
+            twice.join(", ")
+        ))
+        .with_space_names(dom.clone(), Tuple::anonymous(2 * n, "d"));
         let out_tuple = Tuple {
             name: Some(self.name.clone()),
             dims: (0..k + r).map(|d| format!("x{d}")).collect(),
@@ -93,7 +101,12 @@ impl ExpandPlan {
 
     /// `text` with every access to `x` replaced by the storage's element, the loops' C names
     /// `iters` (outermost first) giving the leading subscripts.
-    pub fn rewrite(&self, text: &str, iters: &[String], params: &[String]) -> Result<String, String> {
+    pub fn rewrite(
+        &self,
+        text: &str,
+        iters: &[String],
+        params: &[String],
+    ) -> Result<String, String> {
         let accs = super::text::accesses(text, &self.c_name, self.rank)?;
         let mut out = String::with_capacity(text.len() + 32);
         let mut at = 0;
@@ -181,7 +194,11 @@ pub fn plan(
     // Every statement untouched: the planner reads the original schedules.
     let by_stmt = |s: usize| st.pieces.iter().filter(move |p| p.stmt == s);
     for p in &st.pieces {
-        if !p.touched.is_empty() || !p.marks.is_empty() || !p.copies.is_empty() || by_stmt(p.stmt).count() != 1 {
+        if !p.touched.is_empty()
+            || !p.marks.is_empty()
+            || !p.copies.is_empty()
+            || by_stmt(p.stmt).count() != 1
+        {
             return Err(refuse(
                 origin,
                 format!(
@@ -222,12 +239,18 @@ pub fn plan(
             ));
         }
         let m = p.it.n_out();
-        let it = p.it.intersect_domain(&p.domain).apply_range(&super::state::prefix_map(m, k));
+        let it =
+            p.it.intersect_domain(&p.domain)
+                .apply_range(&super::state::prefix_map(m, k));
         let n = p.domain.n_dim();
         let xs: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
-        let own = parse_map_text(&format!("{{ [{}] -> [{}] }}", xs.join(", "), xs[..k].join(", ")))
-            .with_space_names(p.domain.tuple().clone(), it.space().range.clone())
-            .intersect_domain(&p.domain);
+        let own = parse_map_text(&format!(
+            "{{ [{}] -> [{}] }}",
+            xs.join(", "),
+            xs[..k].join(", ")
+        ))
+        .with_space_names(p.domain.tuple().clone(), it.space().range.clone())
+        .intersect_domain(&p.domain);
         if !it.is_equal(&own) {
             return Err(refuse(
                 origin,
@@ -265,7 +288,9 @@ pub fn plan(
     let et = Tuple::anonymous(rank, "e");
     let stmt = |s: usize| -> Stmt {
         let piece = piece_of(s);
-        let theta = piece.schedule().with_space_names(piece.domain.tuple().clone(), tau.clone());
+        let theta = piece
+            .schedule()
+            .with_space_names(piece.domain.tuple().clone(), tau.clone());
         Stmt { piece, theta }
     };
     // An access on its statement's domain, `S[i] -> [e]`.
@@ -281,11 +306,24 @@ pub fn plan(
     let empty_te = Map::empty(Space::map(&ps, tau.clone(), et.clone()));
     let timed = |a: &super::state::StateAccess| -> Map {
         let s = stmt(a.stmt);
-        s.theta.inverse().apply_range(&on_domain(a)).with_space_names(tau.clone(), et.clone())
+        s.theta
+            .inverse()
+            .apply_range(&on_domain(a))
+            .with_space_names(tau.clone(), et.clone())
     };
     let union = |v: Vec<Map>| v.into_iter().fold(empty_te.clone(), |a, b| a.union(&b));
-    let w_l = union(accs.iter().filter(|a| a.write && in_l(a.stmt)).map(|a| timed(a)).collect());
-    let w_n = union(accs.iter().filter(|a| a.write && !in_l(a.stmt)).map(|a| timed(a)).collect());
+    let w_l = union(
+        accs.iter()
+            .filter(|a| a.write && in_l(a.stmt))
+            .map(|a| timed(a))
+            .collect(),
+    );
+    let w_n = union(
+        accs.iter()
+            .filter(|a| a.write && !in_l(a.stmt))
+            .map(|a| timed(a))
+            .collect(),
+    );
     let w_all = w_l.union(&w_n);
     let lt = Map::lex_lt(vec![], tau.clone());
     let gt = Map::lex_gt(vec![], tau.clone());
@@ -311,8 +349,17 @@ pub fn plan(
     };
     let instance = |s: usize, p: &Point, n_iter: usize| -> String {
         let its = &p.coords[..n_iter];
-        let names = st.pieces.iter().find(|q| q.stmt == s).map(|q| q.domain.tuple().dims.clone()).unwrap_or_default();
-        let at: Vec<String> = names.iter().zip(its).map(|(n, v)| format!("{n} = {v}")).collect();
+        let names = st
+            .pieces
+            .iter()
+            .find(|q| q.stmt == s)
+            .map(|q| q.domain.tuple().dims.clone())
+            .unwrap_or_default();
+        let at: Vec<String> = names
+            .iter()
+            .zip(its)
+            .map(|(n, v)| format!("{n} = {v}"))
+            .collect();
         let ps = params_text(&params, p);
         let mut out = format!("{} at ({})", st.stmt_names[s], at.join(", "));
         if !ps.is_empty() {
@@ -406,19 +453,37 @@ pub fn plan(
     };
     for a in accs.iter().filter(|a| in_l(a.stmt)) {
         let s = stmt(a.stmt);
-        let outer = copy::outer_of(s.piece, k).with_space_names(s.piece.domain.tuple().clone(), tt.clone());
+        let outer =
+            copy::outer_of(s.piece, k).with_space_names(s.piece.domain.tuple().clone(), tt.clone());
         let ra = on_domain(a);
-        add(&mut footprint, outer.inverse().apply_range(&ra).with_space_names(tt.clone(), et.clone()));
+        add(
+            &mut footprint,
+            outer
+                .inverse()
+                .apply_range(&ra)
+                .with_space_names(tt.clone(), et.clone()),
+        );
         if a.write {
             let later = ra
                 .apply_range(&w_all.inverse())
                 .intersect(&s.theta.apply_range(&lt));
             let last = ra.intersect_domain(&ra.domain().subtract(&later.domain()));
-            add(&mut write_back, outer.inverse().apply_range(&last).with_space_names(tt.clone(), et.clone()));
+            add(
+                &mut write_back,
+                outer
+                    .inverse()
+                    .apply_range(&last)
+                    .with_space_names(tt.clone(), et.clone()),
+            );
         }
     }
-    let footprint = footprint.expect("the component writes the variable").simplify();
-    let write_back = write_back.expect("the component writes the variable").simplify().wrap();
+    let footprint = footprint
+        .expect("the component writes the variable")
+        .simplify();
+    let write_back = write_back
+        .expect("the component writes the variable")
+        .simplify()
+        .wrap();
     // The box of [t, e].
     let all = Map::from_set(&footprint.wrap(), 0);
     let dims = k + rank;
@@ -477,7 +542,7 @@ pub fn plan(
         write_back,
     };
     if let Some(e) = plan.elements() {
-        if e > Int::from(limit as i64) {
+        if e > limit as i64 {
             let dims: Vec<String> = plan.size.iter().map(Int::to_string).collect();
             return Err(refuse(
                 origin,
@@ -491,19 +556,4 @@ pub fn plan(
         }
     }
     Ok(plan)
-}
-
-/// The storage as `show` prints it: `loopy_sum_x[(nr)][(nq)][(np)] for sum inside loops 1..2`
-/// (a run-time extent in parentheses).
-pub fn describe(plan: &ExpandPlan, params: &[String]) -> String {
-    let dims: String = (0..plan.size.len())
-        .map(|d| match &plan.runtime[d] {
-            Some(e) => format!("[({})]", e.to_c(params, "floord")),
-            None => format!("[{}]", plan.size[d]),
-        })
-        .collect();
-    format!(
-        "{}{dims} for {} inside loops 1..{}",
-        plan.name, plan.c_name, plan.outer
-    )
 }

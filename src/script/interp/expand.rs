@@ -113,9 +113,12 @@ impl Interpreter {
                 a.array = plan.name.clone();
             }
         }
-        self.state
-            .arrays
-            .push((plan.name.clone(), plan.name.clone(), plan.outer + plan.rank, false));
+        self.state.arrays.push((
+            plan.name.clone(),
+            plan.name.clone(),
+            plan.outer + plan.rank,
+            false,
+        ));
         self.state.expansions.push(plan);
         Ok(())
     }
