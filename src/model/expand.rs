@@ -557,3 +557,49 @@ pub fn plan(
     }
     Ok(plan)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presburger::parse_map;
+
+    /// The expanded relation puts the outer iterators before the element.
+    #[test]
+    fn relation_prefixes_the_outer_iterators() {
+        let rel = parse_map("[n] -> { S1[i, j] -> t[e] : e = j + 1 }", &[]).unwrap();
+        let plan = ExpandPlan {
+            array: "t".into(),
+            c_name: "t".into(),
+            rank: 1,
+            name: "loopy_t_x".into(),
+            outer: 1,
+            stmts: vec![1],
+            limit: EXPAND_LIMIT,
+            origin: Origin {
+                source: "s".into(),
+                span: 0..1,
+                what: "this `expand`".into(),
+            },
+            step: 0,
+            lower: vec![],
+            size: vec![],
+            runtime: vec![],
+            write_back: Set::universe(Space::set(&["n"], Tuple::anonymous(2, "t"))),
+        };
+        let got = plan.relation(&rel);
+        let want = parse_map(
+            "[n] -> { S1[i, j] -> loopy_t_x[a, b] : a = i and b = j + 1 }",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(got.space().range.name.as_deref(), Some("loopy_t_x"));
+        assert!(got.is_equal(&want), "{got}");
+        // Not the relation with the inner iterator in front.
+        let wrong = parse_map(
+            "[n] -> { S1[i, j] -> loopy_t_x[a, b] : a = j and b = j + 1 }",
+            &[],
+        )
+        .unwrap();
+        assert!(!got.is_equal(&wrong));
+    }
+}
