@@ -212,6 +212,9 @@ pub fn expanded(
             storage: Storage::Region,
         });
         decls.extend(declarations(plan, &scop.params)?);
+    }
+    // Write-backs in the reverse order of the expansions (see `model::expand`).
+    for plan in plans.iter().rev() {
         let k = plan.outer;
         let mut names: Vec<String> = (0..k).map(|d| format!("{}_t{d}", plan.name)).collect();
         names.extend((0..plan.rank).map(|d| format!("{}_e{d}", plan.name)));

@@ -13,6 +13,11 @@
 //! - the elements whose last write in the region is by `l` are written back from the
 //!   expanded storage after the region (the value of the last iteration that wrote them).
 //!
+//! A variable may be expanded again for other statements: each expansion is planned on the
+//! program the earlier ones left (their statements no longer access the variable), and the
+//! write-backs run in the reverse order, so that an element's final value comes from the
+//! earliest expansion whose statements wrote it last in the original program.
+//!
 //! Under these conditions the expanded program computes, under the original schedule, the
 //! same values (each read of the storage finds the same last writer), and its dependences,
 //! computed on the expanded accesses, are what later steps must respect. The storage is the
@@ -183,14 +188,20 @@ pub fn plan(
             "nothing to expand",
         ));
     }
-    let name = format!("loopy_{c_name}_x");
-    if st.expansions.iter().any(|e| e.array == array) {
+    if st.expansions.iter().any(|e| e.name == array) {
         return Err(refuse(
             origin,
-            format!("`{c_name}` is already expanded"),
-            "a second expansion",
+            format!("`{c_name}` is the storage of an expansion"),
+            "already expanded",
         ));
     }
+    // Several expansions of one variable (of different statements) have storages of their
+    // own: `loopy_x_x`, `loopy2_x_x`, …
+    let earlier = st.expansions.iter().filter(|e| e.array == array).count();
+    let name = match earlier {
+        0 => format!("loopy_{c_name}_x"),
+        n => format!("loopy{}_{c_name}_x", n + 1),
+    };
     // Every statement untouched: the planner reads the original schedules.
     let by_stmt = |s: usize| st.pieces.iter().filter(move |p| p.stmt == s);
     for p in &st.pieces {
@@ -238,28 +249,36 @@ pub fn plan(
                 "not one nest",
             ));
         }
+        // Loop m counts iterator m, up or down by one: equal loop values are equal
+        // iterators, which index the storage.
         let m = p.it.n_out();
-        let it =
-            p.it.intersect_domain(&p.domain)
-                .apply_range(&super::state::prefix_map(m, k));
+        let on = p.it.intersect_domain(&p.domain);
         let n = p.domain.n_dim();
         let xs: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
-        let own = parse_map_text(&format!(
-            "{{ [{}] -> [{}] }}",
-            xs.join(", "),
-            xs[..k].join(", ")
-        ))
-        .with_space_names(p.domain.tuple().clone(), it.space().range.clone())
-        .intersect_domain(&p.domain);
-        if !it.is_equal(&own) {
-            return Err(refuse(
-                origin,
-                format!(
-                    "the outer {k} loop(s) of statement {} do not count its iterators upward by one",
-                    st.stmt_names[s]
-                ),
-                "a loop `expand` cannot index by",
-            ));
+        let js: Vec<String> = (0..m).map(|i| format!("j{i}")).collect();
+        for d in 0..k {
+            let dim = on.apply_range(&parse_map_text(&format!(
+                "{{ [{}] -> [{}] }}",
+                js.join(", "),
+                js[d]
+            )));
+            let counts = |sign: &str| {
+                parse_map_text(&format!("{{ [{}] -> [{sign}{}] }}", xs.join(", "), xs[d]))
+                    .with_space_names(p.domain.tuple().clone(), dim.space().range.clone())
+                    .intersect_domain(&p.domain)
+            };
+            if !dim.is_equal(&counts("")) && !dim.is_equal(&counts("-")) {
+                return Err(refuse(
+                    origin,
+                    format!(
+                        "loop {} of statement {} does not count its iterator `{}` by one",
+                        d + 1,
+                        st.stmt_names[s],
+                        p.domain.tuple().dims[d]
+                    ),
+                    "a loop `expand` cannot index by",
+                ));
+            }
         }
     }
     let in_l = |s: usize| stmts.binary_search(&s).is_ok();
@@ -453,8 +472,17 @@ pub fn plan(
     };
     for a in accs.iter().filter(|a| in_l(a.stmt)) {
         let s = stmt(a.stmt);
-        let outer =
-            copy::outer_of(s.piece, k).with_space_names(s.piece.domain.tuple().clone(), tt.clone());
+        // The outer iterators themselves (a loop counting down has `-i` as its loop value).
+        let xs: Vec<String> = (0..s.piece.domain.n_dim())
+            .map(|i| format!("x{i}"))
+            .collect();
+        let outer = parse_map_text(&format!(
+            "{{ [{}] -> [{}] }}",
+            xs.join(", "),
+            xs[..k].join(", ")
+        ))
+        .with_space_names(s.piece.domain.tuple().clone(), tt.clone())
+        .intersect_domain(&s.piece.domain);
         let ra = on_domain(a);
         add(
             &mut footprint,
@@ -526,6 +554,8 @@ pub fn plan(
             },
         }
     }
+    // The statements whose accesses move to the storage.
+    stmts.retain(|&s| accs.iter().any(|a| a.stmt == s));
     let plan = ExpandPlan {
         array: array.to_string(),
         c_name: c_name.clone(),
