@@ -346,3 +346,85 @@ fn dependences_are_recomputed_on_the_storage() {
         .any(|a| a.array == "loopy_t_x"));
     assert!(!after.program.accesses.iter().any(|a| a.array == "t"));
 }
+
+/// `loopy search --prefix`: doitgen's space with `sum` expanded has the four interleavings of
+/// the paper (one without), every candidate script starts with the prefix and is legal; a
+/// prefix the kernel refuses is bad input.
+#[test]
+fn search_explores_the_expanded_program() {
+    let kernel = "examples/doitgen/doitgen.c";
+    let (rc, out, err) = common::loopy(&["search", kernel, "--no-bench"]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains(": 1 legal outer interleaving(s)"), "{out}");
+    let (rc, out, err) = common::loopy(&[
+        "search",
+        kernel,
+        "--no-bench",
+        "--prefix",
+        "tests/data/expand/doitgen_prefix.loopy",
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains(": 4 legal outer interleaving(s)"), "{out}");
+    let candidates =
+        out.matches("\ncandidate ").count() + usize::from(out.starts_with("candidate "));
+    assert!(candidates >= 4, "{out}");
+    assert_eq!(
+        out.matches("    expand({Init, Mult, Ret}, 2, sum)\n")
+            .count(),
+        candidates,
+        "{out}"
+    );
+    assert!(!out.contains(": illegal"), "{out}");
+    let (rc, _, err) = common::loopy(&[
+        "search",
+        kernel,
+        "--no-bench",
+        "--prefix",
+        "tests/data/expand/doitgen_from_before.loopy",
+    ]);
+    assert_eq!(rc, 2, "{err}");
+    assert!(err.contains("cannot expand `sum`"), "{err}");
+}
+
+/// ludcmp's `w` expanded four times (both inner nests of the factorisation along `(i, j)`,
+/// the forward and the backward substitution along `i`, the latter counting down): legal,
+/// and the program prints what the original prints, `w` written back from the last
+/// expansion that wrote it.
+#[test]
+fn ludcmp_expanded_four_times_prints_the_same() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let kernel = root.join("examples/ludcmp/ludcmp.c");
+    let dir = common::scratch("expand", "ludcmp");
+    for script in ["ludcmp_prefix.loopy", "ludcmp_prefix_inner.loopy"] {
+        let k = Kernel::load(&kernel, &Options::default()).unwrap();
+        let text = std::fs::read_to_string(root.join("tests/data/expand").join(script)).unwrap();
+        let run = Run::new(&k, &text, script, root).unwrap();
+        assert!(run.check().is_empty(), "{script}");
+        let g = generate(&k, &run.interp.state)
+            .unwrap_or_else(|e| panic!("{script}: {}", e.diagnostic.message));
+        assert!(g.region.contains("w = loopy"), "{}", g.region);
+        let new = dir.join("new.c");
+        std::fs::write(&new, &g.file).unwrap();
+        common::compile(&kernel, &dir.join("orig"), &["-O2", "-lm"], "original");
+        common::compile(
+            &new,
+            &dir.join("new"),
+            &[
+                "-O2",
+                "-Wall",
+                "-Wextra",
+                "-Wno-unknown-pragmas",
+                "-Werror",
+                "-lm",
+            ],
+            &g.region,
+        );
+        assert_eq!(
+            run_exe(&dir.join("orig")),
+            run_exe(&dir.join("new")),
+            "{script}: outputs differ\n{}",
+            g.region
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
