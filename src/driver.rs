@@ -6,6 +6,7 @@ use crate::codegen::{self, Body, Placed};
 use crate::frontend::{self, Options};
 use crate::model::state::{BlockTag, Origin, Pos, State, StmtInit};
 use crate::model::{AccessKind as ModelAccess, Scop};
+use crate::presburger::Int;
 use crate::script::interp::Interpreter;
 use crate::script::params::{ModelValues, Settings};
 use crate::verify::{self, Access, AccessKind, Dependence, Level, Program, StmtInfo, Violation};
@@ -226,6 +227,22 @@ impl Kernel {
             accesses,
         }
     }
+
+    /// The program as the verifier sees it after the expansions of `st` (`expand`): the
+    /// expanded statements' accesses go to the storage, so dependences are computed on them.
+    pub fn program_for(&self, st: &State) -> Program {
+        let mut p = self.program();
+        for plan in &st.expansions {
+            for a in p.accesses.iter_mut() {
+                if a.array == plan.array && plan.stmts.contains(&a.stmt) {
+                    a.relation = a.relation.as_ref().map(|r| plan.relation(r));
+                    a.array = plan.name.clone();
+                    a.private_depth = None;
+                }
+            }
+        }
+        p
+    }
 }
 
 /// Loads a kernel and runs a script on it (without verifying), with `settings` for the
@@ -353,7 +370,6 @@ impl Run {
     ) -> Result<Run, Failure> {
         let mut interp = Interpreter::new(kernel.initial_state());
         interp.set_settings(settings.clone());
-        let program = kernel.program();
         let r = interp
             .run_text(script_text, script_name, base)
             .and_then(|()| interp.check_settings_declared());
@@ -365,6 +381,7 @@ impl Run {
                 sources,
             });
         }
+        let program = kernel.program_for(&interp.state);
         let deps = verify::dependences(&program);
         Ok(Run {
             interp,
@@ -394,12 +411,17 @@ impl Run {
         script_name: &str,
         base: &Path,
     ) -> Result<(), Failure> {
-        self.interp
-            .run_text(script_text, script_name, base)
-            .map_err(|d| Failure {
-                diagnostic: d,
-                sources: self.sources(kernel),
-            })
+        let expansions = self.interp.state.expansions.len();
+        let r = self.interp.run_text(script_text, script_name, base);
+        if self.interp.state.expansions.len() != expansions {
+            // The program changed: dependences on the expanded accesses.
+            self.program = kernel.program_for(&self.interp.state);
+            self.deps = verify::dependences(&self.program);
+        }
+        r.map_err(|d| Failure {
+            diagnostic: d,
+            sources: self.sources(kernel),
+        })
     }
 
     /// An error when a setting names a parameter no script applied so far declares.
@@ -414,8 +436,13 @@ impl Run {
     /// dependences are kept: they do not depend on the script).
     pub fn restart(&mut self, kernel: &Kernel) {
         let settings = self.interp.settings().clone();
+        let expanded = !self.interp.state.expansions.is_empty();
         self.interp = Interpreter::new(kernel.initial_state());
         self.interp.set_settings(settings);
+        if expanded {
+            self.program = kernel.program();
+            self.deps = verify::dependences(&self.program);
+        }
     }
 
     /// Every source a report may point into: the kernel's files and the script texts.
@@ -541,7 +568,7 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
         diagnostic: d,
         sources: kernel.sources.clone(),
     };
-    let placed: Vec<Placed> = state
+    let mut placed: Vec<Placed> = state
         .pieces
         .iter()
         .map(|p| Placed {
@@ -551,6 +578,22 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
         })
         .collect();
     let plans = crate::model::copy::plan(state).map_err(fail)?;
+    // An expanded program: its statements' accesses rewritten, the storage's own
+    // statements after every piece.
+    let expanded;
+    let scop = if state.expansions.is_empty() {
+        scop
+    } else {
+        let next = state
+            .pieces
+            .iter()
+            .map(|p| p.pos[0].clone())
+            .max()
+            .map_or(Int::ZERO, |p| &p + &Int::ONE);
+        expanded =
+            codegen::expand::expanded(scop, &state.expansions, &mut placed, next).map_err(fail)?;
+        &expanded
+    };
     let code =
         codegen::generate_with_copies(scop, &placed, body, &plans, &kernel.target).map_err(fail)?;
     let Some((_, text)) = kernel.sources.iter().find(|(n, _)| *n == scop.file) else {
@@ -698,7 +741,7 @@ pub fn render_copies(
 /// one line per generated loop that is, naming it by its loop number and the statements it
 /// encloses, with the reduction operator when only `parallel(l, k, op)` is legal.
 pub fn render_parallel_loops(k: &Kernel, st: &State) -> String {
-    let prog = k.program();
+    let prog = k.program_for(st);
     let deps = verify::dependences(&prog);
     let loops = verify::marks::parallel_loops(&prog, &deps, &st.pieces);
     let mut out = String::new();

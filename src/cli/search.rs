@@ -75,6 +75,10 @@ pub struct SearchArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// A script run before every candidate (`expand(...)` lines): the search explores the
+    /// program it leaves, and every script it writes starts with it.
+    #[arg(long, value_name = "PREFIX.loopy")]
+    pub prefix: Option<PathBuf>,
 }
 
 pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
@@ -95,6 +99,26 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         eprintln!("error: --screen must be a fraction in (0, 1]");
         return 2;
     }
+    // The prefix must run on the kernel by itself.
+    let prefix: Vec<String> = match &a.prefix {
+        None => vec![],
+        Some(p) => {
+            let name = p.display().to_string();
+            let body = match std::fs::read_to_string(p) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("error: cannot read `{name}`: {e}");
+                    return 2;
+                }
+            };
+            let base = p.parent().unwrap_or(std::path::Path::new("."));
+            if let Err(f) = crate::driver::Run::new(&kernel, &body, &name, base) {
+                eprint!("{}", f.render(ctx.color));
+                return 2;
+            }
+            body.lines().map(str::to_string).collect()
+        }
+    };
     let text = a.format == Format::Text;
     let mut toolchain = Toolchain {
         cflags: split_words(&a.cflags),
@@ -143,6 +167,7 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         finalists: a.finalists,
         parallel: !a.no_parallel,
         job,
+        prefix,
     };
     let ticker = std::io::stderr().is_terminal() && !a.no_bench;
     let mut on = |e: Event| match e {

@@ -2,6 +2,7 @@
 
 pub mod ast;
 pub mod copy;
+pub mod expand;
 pub mod kernel;
 pub mod overlap;
 pub mod registers;

@@ -321,7 +321,7 @@ fn deltas(f: &Map, d: usize, params_dims: bool) -> Set {
 /// The largest `e'_d - e_d` over two elements of one footprint, over every parameter value
 /// and outer iteration: `Ok(None)` when the footprint is empty, `Err(())` when it grows
 /// with the parameters (or without any bound).
-fn width(f: &Map, d: usize) -> Result<Option<Int>, ()> {
+pub(crate) fn width(f: &Map, d: usize) -> Result<Option<Int>, ()> {
     let s = deltas(f, d, true);
     match s.lexmax_point() {
         Ok(Some(v)) => Ok(Some(v[0].clone())),
@@ -381,7 +381,7 @@ impl Extent {
 }
 
 /// Why a dimension has no [`Extent`].
-enum NoExtent {
+pub(crate) enum NoExtent {
     /// No bound, even in terms of the parameters.
     Unbounded,
     /// A maximum C cannot compute (a floor whose definition is unknown).
@@ -391,7 +391,7 @@ enum NoExtent {
 }
 
 /// The exact largest width plus one of dimension `d` of the footprint, per parameter value.
-fn parametric_extent(f: &Map, d: usize) -> Result<Extent, NoExtent> {
+pub(crate) fn parametric_extent(f: &Map, d: usize) -> Result<Extent, NoExtent> {
     let s = deltas(f, d, false);
     let max = s.lexmax().map_err(|_| NoExtent::Unbounded)?.simplify();
     let mut pieces = vec![];
@@ -452,7 +452,7 @@ fn parametric_extent(f: &Map, d: usize) -> Result<Extent, NoExtent> {
 
 /// The exact lower corner of dimension `d` of the footprint as one expression of the
 /// parameters and `t`, if it is one.
-fn corner(f: &Map, d: usize, k: usize) -> Option<Corner> {
+pub(crate) fn corner(f: &Map, d: usize, k: usize) -> Option<Corner> {
     let r = f.n_out();
     let w = f.wrap();
     // Keep t and e_d: project out the other element dims.

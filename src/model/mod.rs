@@ -9,6 +9,7 @@
 
 pub mod aff;
 pub mod copy;
+pub mod expand;
 pub mod json;
 mod render;
 pub mod schedule;

@@ -208,6 +208,9 @@ pub struct State {
     pub accesses: Vec<StateAccess>,
     /// Each statement's text as written (for scaled copies, which rewrite products in it).
     pub texts: Vec<String>,
+    /// The expansions (`expand`) applied so far, in order: the accesses above already go to
+    /// their storage.
+    pub expansions: Vec<super::expand::ExpandPlan>,
 }
 
 /// A tag whose label sits on the first statement of a `{ }` block.
@@ -289,6 +292,7 @@ impl State {
             arrays: vec![],
             texts: vec![],
             accesses: vec![],
+            expansions: vec![],
         }
     }
 

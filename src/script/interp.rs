@@ -21,6 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 mod copy;
+mod expand;
 mod hoist;
 mod loops;
 mod nesting;
@@ -803,6 +804,16 @@ impl Interpreter {
                 step,
             };
             self.copy(&ctx)?;
+            return Ok(vec![]);
+        }
+        if name == "expand" {
+            let ctx = OpCtx {
+                source,
+                call,
+                frame,
+                step,
+            };
+            self.expand(&ctx)?;
             return Ok(vec![]);
         }
         let mut args = vec![];
@@ -1806,7 +1817,7 @@ struct OpCtx<'a> {
 }
 
 /// Built-in operations (the Loopy paper's, plus `move_before`, `tile`, `hoist` and the loop marks).
-pub const BUILTINS: [&str; 12] = [
+pub const BUILTINS: [&str; 13] = [
     "realign",
     "move_before",
     "lift",
@@ -1819,6 +1830,7 @@ pub const BUILTINS: [&str; 12] = [
     "unroll",
     "copy",
     "copy_scaled",
+    "expand",
 ];
 
 /// The largest factor `unroll` accepts (each marked loop multiplies the code size by it).

@@ -63,6 +63,9 @@ pub struct Settings {
     /// The bench job every candidate is timed with (its `script` is replaced): the kernel,
     /// the toolchain with the sizes asked for, the plan.
     pub job: Job,
+    /// Script lines run before every candidate's (`expand`s): the space is the program they
+    /// leave, and every candidate's script starts with them.
+    pub prefix: Vec<String>,
 }
 
 /// A schedule built for one interleaving.
@@ -254,6 +257,9 @@ impl State<'_, '_> {
         let (script, verdict) = match script::write(b, v, &self.names) {
             Err(e) => (vec![], Verdict::Error(e)),
             Ok(lines) => {
+                let mut all = self.settings.prefix.clone();
+                all.extend(lines);
+                let lines = all;
                 let text = lines.join("\n") + "\n";
                 if let Some(&k) = self.seen.get(&text) {
                     return k;
@@ -486,7 +492,12 @@ pub fn search(
 ) -> Result<Report, Exhausted> {
     let start = Instant::now();
     let (run, legal, il) = budget::with_budget(settings.budget, || {
-        let run = Run::start(kernel);
+        let mut run = Run::start(kernel);
+        if !settings.prefix.is_empty() {
+            // Checked by the caller; a refusal here leaves the kernel's own program.
+            let text = settings.prefix.join("\n") + "\n";
+            let _ = run.apply(kernel, &text, "prefix.loopy", Path::new("."));
+        }
         let legal = Legal::new(&run.program, &run.deps);
         let il = legal.interleavings(settings.max_interleavings);
         (run, legal, il)

@@ -1,0 +1,322 @@
+//! Code for expansions (`expand(l, k, x)`, planned by `model::expand`): the kernel is given
+//! to the code generator as the expanded program — the statements of `l` read and write
+//! the storage `loopy_x_x[t0]..[e0]..` instead of `x`, the storage is declared before the
+//! loops, and two statements of its own follow every other: the write-back of the last
+//! values (`x[e] = loopy_x_x[t][e]` over the plan's `{ [t, e] }`, scanned like any
+//! statement) and, for a storage allocated on the heap, its release.
+
+use super::kernel::Placed;
+use crate::diag::Diagnostic;
+use crate::model::expand::ExpandPlan;
+use crate::model::state::parse_map_text;
+use crate::model::{
+    Access, AccessKind, Array, LoopInfo, Schedule, Scop, SourceSpan, Statement, Storage,
+};
+use crate::presburger::{Int, Map, Set, Space, Tuple};
+
+/// Storage of at most this many elements is an automatic array; larger storage is
+/// allocated on the heap when the region starts and freed after it.
+pub const STACK_ELEMENTS: i64 = 8192;
+
+fn refuse(plan: &ExpandPlan, msg: String) -> Diagnostic {
+    Diagnostic::new(format!("cannot generate code: {msg}")).with_label(
+        &plan.origin.source,
+        plan.origin.span.clone(),
+        "expanded here",
+    )
+}
+
+/// The expression whose type the storage's elements have.
+fn element(plan: &ExpandPlan) -> String {
+    let zero: String = (0..plan.rank).map(|_| "[0]").collect();
+    format!("{}{zero}", plan.c_name)
+}
+
+/// A tuple named `name` of `n` dims.
+fn named(n: usize, prefix: &str, name: &str) -> Tuple {
+    let mut t = Tuple::anonymous(n, prefix);
+    t.name = Some(name.to_string());
+    t
+}
+
+/// Whether the storage lives on the heap.
+fn on_heap(plan: &ExpandPlan) -> bool {
+    match plan.elements() {
+        Some(e) => e > STACK_ELEMENTS,
+        None => true,
+    }
+}
+
+/// The storage's declaration (lines).
+pub fn declarations(plan: &ExpandPlan, params: &[String]) -> Result<Vec<String>, Diagnostic> {
+    let floors = |s: &str| s.contains("F(");
+    if plan.lower.iter().any(|c| floors(&c.to_c(params, &[], "F")))
+        || plan
+            .runtime
+            .iter()
+            .flatten()
+            .any(|e| floors(&e.to_c(params, "F")))
+    {
+        return Err(refuse(
+            plan,
+            format!(
+                "the box of the expanded `{}` needs floors of the parameters",
+                plan.c_name
+            ),
+        ));
+    }
+    let name = &plan.name;
+    if !on_heap(plan) {
+        let dims: String = plan.size.iter().map(|s| format!("[{s}]")).collect();
+        return Ok(vec![format!(
+            "__typeof__({}) {name}{dims} __attribute__((aligned(64)));",
+            element(plan)
+        )]);
+    }
+    let mut out = vec![];
+    let dim = |d: usize| -> String {
+        match &plan.runtime[d] {
+            Some(_) => format!("{name}_n{d}"),
+            None => plan.size[d].to_string(),
+        }
+    };
+    for (d, e) in plan.runtime.iter().enumerate() {
+        if let Some(e) = e {
+            let n = format!("{name}_n{d}");
+            out.push(format!("long {n} = {};", e.to_c(params, "F")));
+            out.push(format!("if ({n} < 1) {n} = 1;"));
+        }
+    }
+    let bytes = format!("{name}_bytes");
+    out.push(format!(
+        "unsigned long {bytes} = sizeof({});",
+        element(plan)
+    ));
+    for d in 0..plan.size.len() {
+        out.push(format!(
+            "if (__builtin_mul_overflow({bytes}, (unsigned long){}, &{bytes})) __builtin_abort();",
+            dim(d)
+        ));
+    }
+    let inner: String = (1..plan.size.len())
+        .map(|d| format!("[{}]", dim(d)))
+        .collect();
+    out.push(format!(
+        "__typeof__({}) (*{name}){inner} = __builtin_malloc({bytes});",
+        element(plan)
+    ));
+    out.push(format!("if (!{name}) __builtin_abort();"));
+    Ok(out)
+}
+
+/// A statement of the expansion's own, over `set` (tuple dims named `names`).
+fn own_statement(
+    scop: &Scop,
+    index: usize,
+    set: &Set,
+    names: &[String],
+    text: String,
+    accesses: Vec<Access>,
+) -> Statement {
+    let stmt_name = format!("S{index}");
+    let ns: Vec<&str> = names.iter().map(String::as_str).collect();
+    let tuple = Tuple::new(Some(&stmt_name), &ns);
+    let domain = set.clone().with_tuple(tuple.clone());
+    let span = SourceSpan {
+        file: scop.region.file.clone(),
+        range: scop.region.range.end..scop.region.range.end,
+        line: scop.region.end_line,
+        end_line: scop.region.end_line,
+    };
+    let accesses = accesses
+        .into_iter()
+        .map(|mut a| {
+            let out = a.relation.space().range.clone();
+            a.relation = a.relation.with_space_names(tuple.clone(), out);
+            a
+        })
+        .collect();
+    let n = names.len();
+    let dims = parse_map_text(&format!(
+        "{{ [{}] -> [{}] }}",
+        names.join(", "),
+        names.join(", ")
+    ))
+    .with_space_names(tuple, Tuple::anonymous(n, "j"));
+    Statement {
+        name: stmt_name,
+        label: None,
+        iterators: names.to_vec(),
+        domain,
+        accesses,
+        schedule: Schedule {
+            positions: vec![Int::ZERO; n + 1],
+            dims,
+        },
+        expanded_text: text.clone(),
+        text,
+        span: span.clone(),
+        loops: names
+            .iter()
+            .map(|v| LoopInfo {
+                iterator: v.clone(),
+                c_name: v.clone(),
+                step: Int::ONE,
+                first: None,
+                span: span.clone(),
+                outer_counter: false,
+            })
+            .collect(),
+        opaque: None,
+        declares: vec![],
+        update: None,
+    }
+}
+
+/// The expanded program for the code generator: `scop` with the statements' accesses
+/// rewritten, the storage declared, and the write-back and release statements appended
+/// (with their schedules appended to `placed`, after every piece: `next` is the first
+/// free outermost position).
+pub fn expanded(
+    scop: &Scop,
+    plans: &[ExpandPlan],
+    placed: &mut Vec<Placed>,
+    next: Int,
+) -> Result<Scop, Diagnostic> {
+    let mut scop = scop.clone();
+    let mut decls = vec![];
+    let mut extra: Vec<(Statement, Vec<String>)> = vec![];
+    for plan in plans {
+        for &s in &plan.stmts {
+            let st = &mut scop.statements[s];
+            if st.opaque.is_some() {
+                return Err(refuse(
+                    plan,
+                    format!("statement {} is not modelled exactly", st.name),
+                ));
+            }
+            let iters: Vec<String> = st.loops.iter().map(|l| l.c_name.clone()).collect();
+            st.text = plan
+                .rewrite(&st.text, &iters, &scop.params)
+                .map_err(|why| refuse(plan, format!("{why}: `{}`", st.text)))?;
+            for a in st.accesses.iter_mut().filter(|a| a.array == plan.array) {
+                a.relation = plan.relation(&a.relation);
+                a.array = plan.name.clone();
+            }
+        }
+        scop.arrays.push(Array {
+            name: plan.name.clone(),
+            c_name: plan.name.clone(),
+            rank: plan.outer + plan.rank,
+            private_depth: None,
+            storage: Storage::Region,
+        });
+        decls.extend(declarations(plan, &scop.params)?);
+    }
+    // Write-backs in the reverse order of the expansions (see `model::expand`).
+    for plan in plans.iter().rev() {
+        let k = plan.outer;
+        let mut names: Vec<String> = (0..k).map(|d| format!("{}_t{d}", plan.name)).collect();
+        names.extend((0..plan.rank).map(|d| format!("{}_e{d}", plan.name)));
+        if !plan.write_back.is_empty() {
+            let idx: String = (0..k + plan.rank)
+                .map(|d| format!("[{}]", plan.index(d, &names[d], &scop.params)))
+                .collect();
+            let arr: String = names[k..].iter().map(|e| format!("[{e}]")).collect();
+            let text = format!("{}{arr} = {}{idx};", plan.c_name, plan.name);
+            let ns: Vec<&str> = names.iter().map(String::as_str).collect();
+            let es: Vec<String> = names[k..].to_vec();
+            let all = names.join(", ");
+            let write = parse_map_text(&format!("{{ [{all}] -> [{}] }}", es.join(", ")))
+                .with_space_names(Tuple::new(None, &ns), named(plan.rank, "e", &plan.array));
+            let read = parse_map_text(&format!("{{ [{all}] -> [{all}] }}"))
+                .with_space_names(Tuple::new(None, &ns), named(k + plan.rank, "x", &plan.name));
+            let span = SourceSpan {
+                file: plan.origin.source.clone(),
+                range: plan.origin.span.clone(),
+                line: 0,
+                end_line: 0,
+            };
+            let acc = |array: &str, kind, relation: Map| Access {
+                array: array.to_string(),
+                kind,
+                relation,
+                exact: true,
+                note: None,
+                span: span.clone(),
+            };
+            let index = scop.statements.len() + extra.len();
+            let s = own_statement(
+                &scop,
+                index,
+                &plan.write_back,
+                &names,
+                text,
+                vec![
+                    acc(&plan.array, AccessKind::Write, write),
+                    acc(&plan.name, AccessKind::Read, read),
+                ],
+            );
+            extra.push((s, names.clone()));
+        }
+        if on_heap(plan) {
+            let ps: Vec<&str> = scop.params.iter().map(String::as_str).collect();
+            let one = Set::universe(Space::set(&ps, Tuple::new(None, &[])));
+            let index = scop.statements.len() + extra.len();
+            let s = own_statement(
+                &scop,
+                index,
+                &one,
+                &[],
+                format!("__builtin_free({});", plan.name),
+                vec![],
+            );
+            extra.push((s, vec![]));
+        }
+    }
+    scop.declarations.splice(0..0, decls);
+    // Schedules: the own statements after everything, one outermost position each.
+    let m = placed
+        .first()
+        .map_or(0, |p| (p.schedule.n_out() - 1) / 2)
+        .max(extra.iter().map(|(_, n)| n.len()).max().unwrap_or(0));
+    let n = 2 * m + 1;
+    for p in placed.iter_mut() {
+        let have = p.schedule.n_out();
+        if have < n {
+            let xs: Vec<String> = (0..have).map(|i| format!("x{i}")).collect();
+            let mut outs = xs.clone();
+            outs.resize(n, "0".to_string());
+            let pad = parse_map_text(&format!(
+                "{{ [{}] -> [{}] }}",
+                xs.join(", "),
+                outs.join(", ")
+            ));
+            p.schedule = p.schedule.apply_range(&pad);
+        }
+    }
+    let mut pos = next;
+    for (s, names) in extra {
+        let mut outs = vec![pos.to_string()];
+        for v in &names {
+            outs.push(v.clone());
+            outs.push("0".to_string());
+        }
+        outs.resize(n, "0".to_string());
+        let theta = parse_map_text(&format!(
+            "{{ [{}] -> [{}] }}",
+            names.join(", "),
+            outs.join(", ")
+        ))
+        .with_space_names(s.domain.tuple().clone(), Tuple::anonymous(n, "c"))
+        .intersect_domain(&s.domain);
+        placed.push(Placed {
+            stmt: scop.statements.len(),
+            schedule: theta,
+            marks: vec![],
+        });
+        scop.statements.push(s);
+        pos = &pos + &Int::ONE;
+    }
+    Ok(scop)
+}

@@ -1,0 +1,635 @@
+//! Array expansion (`expand(l, k, x)`): the scalar or array `x`, written and then read by the
+//! statements of `l`, gets one copy per iteration of the outer `k` loops of `l` — storage
+//! `loopy_x_x[t0]..[t(k-1)][e0]..` — which removes the memory-based dependences its reuse
+//! created between those iterations.
+//!
+//! Expansion rewrites the program, not the schedule: it is planned on the original
+//! schedule (every statement untouched by earlier steps), and exactly:
+//!
+//! - every read of `x` by a statement of `l` must read, in the original program, a value
+//!   written by a statement of `l` in the same iteration of the `k` loops (its last writer);
+//!   a read of a value from before `l` or from another iteration is refused;
+//! - no read of `x` by a statement outside `l` may read a value a statement of `l` wrote;
+//! - the elements whose last write in the region is by `l` are written back from the
+//!   expanded storage after the region (the value of the last iteration that wrote them).
+//!
+//! A variable may be expanded again for other statements: each expansion is planned on the
+//! program the earlier ones left (their statements no longer access the variable), and the
+//! write-backs run in the reverse order, so that an element's final value comes from the
+//! earliest expansion whose statements wrote it last in the original program.
+//!
+//! Under these conditions the expanded program computes, under the original schedule, the
+//! same values (each read of the storage finds the same last writer), and its dependences,
+//! computed on the expanded accesses, are what later steps must respect. The storage is the
+//! exact bounding box of `[t, e]` over the statements' accesses (a constant size, refused
+//! over the limit, or a size of the parameters allocated when the region starts).
+
+use super::copy::{self, Corner, Extent};
+use super::state::{parse_map_text, Origin, Piece, State};
+use crate::diag::Diagnostic;
+use crate::presburger::{Int, Map, Point, Set, Space, Tuple};
+
+/// The default bound on the expanded storage's number of elements: 2^24 (128 MiB of
+/// `double`).
+pub const EXPAND_LIMIT: u64 = 1 << 24;
+
+/// One planned `expand`.
+#[derive(Clone, Debug)]
+pub struct ExpandPlan {
+    /// The expanded variable: model name, C name, rank.
+    pub array: String,
+    pub c_name: String,
+    pub rank: usize,
+    /// The storage's C name (and model name): `loopy_x_x`.
+    pub name: String,
+    /// Number of outer loops (k): the storage's leading dimensions.
+    pub outer: usize,
+    /// The statements whose accesses to `x` go to the storage.
+    pub stmts: Vec<usize>,
+    pub limit: u64,
+    pub origin: Origin,
+    pub step: usize,
+    /// Lower corner per storage dimension (`k + rank`), an expression of the parameters.
+    pub lower: Vec<Corner>,
+    /// Extent per storage dimension where constant; 0 where `runtime` holds it.
+    pub size: Vec<Int>,
+    pub runtime: Vec<Option<Extent>>,
+    /// `{ [t, e] }`: the elements whose last write in the region is by `l`, each with the
+    /// iteration that wrote it last; written back after the region. Empty when none.
+    pub write_back: Set,
+}
+
+impl ExpandPlan {
+    /// Whether the storage is allocated when the region starts (its size depends on the
+    /// parameters).
+    pub fn allocated(&self) -> bool {
+        self.runtime.iter().any(Option::is_some)
+    }
+
+    /// The storage's number of elements when it is a constant.
+    pub fn elements(&self) -> Option<Int> {
+        if self.allocated() {
+            return None;
+        }
+        Some(self.size.iter().fold(Int::ONE, |a, s| &a * s))
+    }
+
+    /// The expanded access relation of statement access `rel` (`S[i] -> x[e]`):
+    /// `S[i] -> loopy_x_x[i0..i(k-1), e]`.
+    pub fn relation(&self, rel: &Map) -> Map {
+        let n = rel.n_in();
+        let r = rel.n_out();
+        let k = self.outer;
+        let xs: Vec<String> = (0..n).map(|i| format!("i{i}")).collect();
+        let dom = rel.space().domain.clone().expect("an access is a map");
+        // [i] -> [i(0..k)] beside the access, on one copy of i.
+        let prefix = parse_map_text(&format!(
+            "{{ [{}] -> [{}] }}",
+            xs.join(", "),
+            xs[..k].join(", ")
+        ))
+        .with_space_names(dom.clone(), Tuple::anonymous(k, "t"));
+        let pair = prefix.product(rel);
+        let twice: Vec<String> = xs.iter().chain(xs.iter()).cloned().collect();
+        let diag = parse_map_text(&format!(
+            "{{ [{}] -> [{}] }}",
+            xs.join(", "),
+            twice.join(", ")
+        ))
+        .with_space_names(dom.clone(), Tuple::anonymous(2 * n, "d"));
+        let out_tuple = Tuple {
+            name: Some(self.name.clone()),
+            dims: (0..k + r).map(|d| format!("x{d}")).collect(),
+        };
+        diag.apply_range(&pair).with_space_names(dom, out_tuple)
+    }
+
+    /// `text` with every access to `x` replaced by the storage's element, the loops' C names
+    /// `iters` (outermost first) giving the leading subscripts.
+    pub fn rewrite(
+        &self,
+        text: &str,
+        iters: &[String],
+        params: &[String],
+    ) -> Result<String, String> {
+        let accs = super::text::accesses(text, &self.c_name, self.rank)?;
+        let mut out = String::with_capacity(text.len() + 32);
+        let mut at = 0;
+        for a in &accs {
+            out.push_str(&text[at..a.span.start]);
+            out.push_str(&self.name);
+            let subs = iters[..self.outer].iter().chain(a.subs.iter());
+            for (d, s) in subs.enumerate() {
+                out.push_str(&format!("[{}]", self.index(d, s, params)));
+            }
+            at = a.span.end;
+        }
+        out.push_str(&text[at..]);
+        Ok(out)
+    }
+
+    /// The index of subscript `s` along storage dimension `d`: `s` less the box's corner.
+    pub fn index(&self, d: usize, s: &str, params: &[String]) -> String {
+        let lo = self.lower[d].to_c(params, &[], "loopy_floord");
+        if lo == "0" {
+            s.to_string()
+        } else {
+            format!("({s}) - ({lo})")
+        }
+    }
+}
+
+/// Why an expansion is refused, with the witness the report shows.
+fn refuse(origin: &Origin, msg: String, label: &str) -> Diagnostic {
+    Diagnostic::new(msg).with_label(&origin.source, origin.span.clone(), label)
+}
+
+/// `params` as `name = value` text.
+fn params_text(names: &[String], p: &Point) -> String {
+    names
+        .iter()
+        .zip(&p.params)
+        .map(|(n, v)| format!("{n} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A statement as the planner sees it: its one untouched piece.
+struct Stmt<'a> {
+    piece: &'a Piece,
+    /// θ on the domain.
+    theta: Map,
+}
+
+/// Plans `expand` of `array` for the statements `stmts` (their pieces are `members`) inside
+/// their outer `k` loops. `st` must hold every statement's original schedule.
+#[allow(clippy::too_many_arguments)]
+pub fn plan(
+    st: &State,
+    members: &[usize],
+    k: usize,
+    array: &str,
+    limit: u64,
+    origin: &Origin,
+    step: usize,
+) -> Result<ExpandPlan, Diagnostic> {
+    let Some(arr) = st.arrays.iter().find(|a| a.0 == array) else {
+        return Err(refuse(
+            origin,
+            format!("the kernel has no variable `{array}`"),
+            "not a variable of the region",
+        ));
+    };
+    let (c_name, rank, private) = (arr.1.clone(), arr.2, arr.3);
+    if private {
+        return Err(refuse(
+            origin,
+            format!("`{c_name}` is declared inside the region: each iteration of its block already has its own"),
+            "nothing to expand",
+        ));
+    }
+    if st.expansions.iter().any(|e| e.name == array) {
+        return Err(refuse(
+            origin,
+            format!("`{c_name}` is the storage of an expansion"),
+            "already expanded",
+        ));
+    }
+    // Several expansions of one variable (of different statements) have storages of their
+    // own: `loopy_x_x`, `loopy2_x_x`, …
+    let earlier = st.expansions.iter().filter(|e| e.array == array).count();
+    let name = match earlier {
+        0 => format!("loopy_{c_name}_x"),
+        n => format!("loopy{}_{c_name}_x", n + 1),
+    };
+    // Every statement untouched: the planner reads the original schedules.
+    let by_stmt = |s: usize| st.pieces.iter().filter(move |p| p.stmt == s);
+    for p in &st.pieces {
+        if !p.touched.is_empty()
+            || !p.marks.is_empty()
+            || !p.copies.is_empty()
+            || by_stmt(p.stmt).count() != 1
+        {
+            return Err(refuse(
+                origin,
+                format!(
+                    "`expand` rewrites the original program: it must come before every step that changes a schedule or marks a loop (statement {} was changed)",
+                    st.stmt_names[p.stmt]
+                ),
+                "too late",
+            )
+            .with_help("move `expand` to the start of the script"));
+        }
+    }
+    let mut stmts: Vec<usize> = members.iter().map(|&i| st.pieces[i].stmt).collect();
+    stmts.sort_unstable();
+    stmts.dedup();
+    let piece_of = |s: usize| by_stmt(s).next().expect("every statement has a piece");
+    // The outer k loops: shared by every statement of l, counting its first k iterators.
+    let first = piece_of(stmts[0]);
+    for &s in &stmts {
+        let p = piece_of(s);
+        if p.depth < k {
+            return Err(refuse(
+                origin,
+                format!(
+                    "statement {} is {} loop(s) deep: it has no loop {k} to expand along",
+                    st.stmt_names[s], p.depth
+                ),
+                "no such loop",
+            ));
+        }
+        if p.pos[..k] != first.pos[..k] {
+            return Err(refuse(
+                origin,
+                format!(
+                    "statements {} and {} do not share their outer {k} loop(s)",
+                    st.stmt_names[stmts[0]], st.stmt_names[s]
+                ),
+                "not one nest",
+            ));
+        }
+        // Loop m counts iterator m, up or down by one: equal loop values are equal
+        // iterators, which index the storage.
+        let m = p.it.n_out();
+        let on = p.it.intersect_domain(&p.domain);
+        let n = p.domain.n_dim();
+        let xs: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+        let js: Vec<String> = (0..m).map(|i| format!("j{i}")).collect();
+        for d in 0..k {
+            let dim = on.apply_range(&parse_map_text(&format!(
+                "{{ [{}] -> [{}] }}",
+                js.join(", "),
+                js[d]
+            )));
+            let counts = |sign: &str| {
+                parse_map_text(&format!("{{ [{}] -> [{sign}{}] }}", xs.join(", "), xs[d]))
+                    .with_space_names(p.domain.tuple().clone(), dim.space().range.clone())
+                    .intersect_domain(&p.domain)
+            };
+            if !dim.is_equal(&counts("")) && !dim.is_equal(&counts("-")) {
+                return Err(refuse(
+                    origin,
+                    format!(
+                        "loop {} of statement {} does not count its iterator `{}` by one",
+                        d + 1,
+                        st.stmt_names[s],
+                        p.domain.tuple().dims[d]
+                    ),
+                    "a loop `expand` cannot index by",
+                ));
+            }
+        }
+    }
+    let in_l = |s: usize| stmts.binary_search(&s).is_ok();
+    // Accesses to the variable.
+    let accs: Vec<&super::state::StateAccess> =
+        st.accesses.iter().filter(|a| a.array == array).collect();
+    if let Some(a) = accs.iter().find(|a| in_l(a.stmt) && !a.exact) {
+        return Err(refuse(
+            origin,
+            format!(
+                "statement {} accesses `{c_name}` through a subscript that is not affine: its element is not known exactly",
+                st.stmt_names[a.stmt]
+            ),
+            "cannot expand",
+        ));
+    }
+    if !accs.iter().any(|a| in_l(a.stmt) && a.write) {
+        return Err(refuse(
+            origin,
+            format!("cannot expand `{c_name}`: the statements of this component never write it"),
+            "nothing to expand",
+        ));
+    }
+    let n = first.it.n_out() * 2 + 1;
+    let tau = Tuple::anonymous(n, "tau");
+    let et = Tuple::anonymous(rank, "e");
+    let stmt = |s: usize| -> Stmt {
+        let piece = piece_of(s);
+        let theta = piece
+            .schedule()
+            .with_space_names(piece.domain.tuple().clone(), tau.clone());
+        Stmt { piece, theta }
+    };
+    // An access on its statement's domain, `S[i] -> [e]`.
+    let on_domain = |a: &super::state::StateAccess| -> Map {
+        let p = piece_of(a.stmt);
+        a.relation
+            .intersect_domain(&p.domain)
+            .with_space_names(p.domain.tuple().clone(), et.clone())
+    };
+    // Writes as `[τ] -> [e]`.
+    let params: Vec<String> = st.params.clone();
+    let ps: Vec<&str> = params.iter().map(String::as_str).collect();
+    let empty_te = Map::empty(Space::map(&ps, tau.clone(), et.clone()));
+    let timed = |a: &super::state::StateAccess| -> Map {
+        let s = stmt(a.stmt);
+        s.theta
+            .inverse()
+            .apply_range(&on_domain(a))
+            .with_space_names(tau.clone(), et.clone())
+    };
+    let union = |v: Vec<Map>| v.into_iter().fold(empty_te.clone(), |a, b| a.union(&b));
+    let w_l = union(
+        accs.iter()
+            .filter(|a| a.write && in_l(a.stmt))
+            .map(|a| timed(a))
+            .collect(),
+    );
+    let w_n = union(
+        accs.iter()
+            .filter(|a| a.write && !in_l(a.stmt))
+            .map(|a| timed(a))
+            .collect(),
+    );
+    let w_all = w_l.union(&w_n);
+    let lt = Map::lex_lt(vec![], tau.clone());
+    let gt = Map::lex_gt(vec![], tau.clone());
+    // Same iteration of the k loops: equal loop dims 1, 3, ..., 2k-1.
+    let taus: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+    let taus2: Vec<String> = (0..n).map(|i| format!("b{i}")).collect();
+    let same_t = parse_map_text(&format!(
+        "{{ [{}] -> [{}] : {} }}",
+        taus.join(", "),
+        taus2.join(", "),
+        (0..k)
+            .map(|m| format!("a{} = b{}", 2 * m + 1, 2 * m + 1))
+            .chain(std::iter::once("0 = 0".to_string()))
+            .collect::<Vec<_>>()
+            .join(" and ")
+    ))
+    .with_space_names(tau.clone(), tau.clone());
+    let stmt_text = |s: usize| -> String {
+        match st.texts.get(s) {
+            Some(t) => format!("{} `{t}`", st.stmt_names[s]),
+            None => st.stmt_names[s].clone(),
+        }
+    };
+    let instance = |s: usize, p: &Point, n_iter: usize| -> String {
+        let its = &p.coords[..n_iter];
+        let names = st
+            .pieces
+            .iter()
+            .find(|q| q.stmt == s)
+            .map(|q| q.domain.tuple().dims.clone())
+            .unwrap_or_default();
+        let at: Vec<String> = names
+            .iter()
+            .zip(its)
+            .map(|(n, v)| format!("{n} = {v}"))
+            .collect();
+        let ps = params_text(&params, p);
+        let mut out = format!("{} at ({})", st.stmt_names[s], at.join(", "));
+        if !ps.is_empty() {
+            out.push_str(&format!(" with {ps}"));
+        }
+        out
+    };
+    // Reads by l: the last writer is a write of l in the same iteration.
+    for a in accs.iter().filter(|a| !a.write && in_l(a.stmt)) {
+        let s = stmt(a.stmt);
+        let ra = on_domain(a);
+        let before = s.theta.apply_range(&gt);
+        let good = ra
+            .apply_range(&w_l.inverse())
+            .intersect(&s.theta.apply_range(&same_t.intersect(&gt)));
+        let no_write = ra.domain().subtract(&good.domain());
+        if let Some(p) = no_write.lexmin_with_params() {
+            let nd = s.piece.domain.n_dim();
+            return Err(refuse(
+                origin,
+                format!(
+                    "cannot expand `{c_name}`: {} reads a value that no statement of the component wrote before it in the same iteration of the outer {k} loop(s)",
+                    stmt_text(a.stmt)
+                ),
+                "expanded here",
+            )
+            .with_note(format!(
+                "the read at {} would find the expanded storage unwritten: it reads a value from before the component or from another iteration",
+                instance(a.stmt, &p, nd)
+            ))
+            .with_help("expand inside fewer loops, or leave the variable shared"));
+        }
+        for b in accs.iter().filter(|b| b.write && !in_l(b.stmt)) {
+            let wb = timed(b);
+            let other = ra.apply_range(&wb.inverse()).intersect(&before);
+            let covered = good.apply_range(&gt);
+            let bad = other.subtract(&covered);
+            if let Some(p) = bad.wrap().lexmin_with_params() {
+                let nd = s.piece.domain.n_dim();
+                return Err(refuse(
+                    origin,
+                    format!(
+                        "cannot expand `{c_name}`: {} writes it between a write and a read of the component",
+                        stmt_text(b.stmt)
+                    ),
+                    "expanded here",
+                )
+                .with_note(format!(
+                    "the read at {} reads the value {} wrote, which the expanded storage would not hold",
+                    instance(a.stmt, &p, nd),
+                    st.stmt_names[b.stmt]
+                ))
+                .with_help("add the writing statement to the component"));
+            }
+        }
+    }
+    // Reads outside l never read what l wrote.
+    for c in accs.iter().filter(|c| !c.write && !in_l(c.stmt)) {
+        let u = stmt(c.stmt);
+        let rc = on_domain(c);
+        let before = u.theta.apply_range(&gt);
+        let from_l = rc.apply_range(&w_l.inverse()).intersect(&before);
+        let from_n = rc.apply_range(&w_n.inverse()).intersect(&before);
+        let bad = from_l.subtract(&from_n.apply_range(&gt));
+        if let Some(p) = bad.wrap().lexmin_with_params() {
+            let nd = u.piece.domain.n_dim();
+            return Err(refuse(
+                origin,
+                format!(
+                    "cannot expand `{c_name}`: {}, outside the component, reads a value the component wrote",
+                    stmt_text(c.stmt)
+                ),
+                "expanded here",
+            )
+            .with_note(format!(
+                "the read at {} would read `{c_name}`, which the expanded statements no longer write",
+                instance(c.stmt, &p, nd)
+            ))
+            .with_help("add the reading statement to the component"));
+        }
+    }
+    // The last values, written back after the region; the storage's box.
+    let tt = Tuple::anonymous(k, "t");
+    let mut write_back: Option<Map> = None;
+    let mut footprint: Option<Map> = None;
+    let add = |slot: &mut Option<Map>, m: Map| {
+        *slot = Some(match slot.take() {
+            None => m,
+            Some(o) => o.union(&m),
+        })
+    };
+    for a in accs.iter().filter(|a| in_l(a.stmt)) {
+        let s = stmt(a.stmt);
+        // The outer iterators themselves (a loop counting down has `-i` as its loop value).
+        let xs: Vec<String> = (0..s.piece.domain.n_dim())
+            .map(|i| format!("x{i}"))
+            .collect();
+        let outer = parse_map_text(&format!(
+            "{{ [{}] -> [{}] }}",
+            xs.join(", "),
+            xs[..k].join(", ")
+        ))
+        .with_space_names(s.piece.domain.tuple().clone(), tt.clone())
+        .intersect_domain(&s.piece.domain);
+        let ra = on_domain(a);
+        add(
+            &mut footprint,
+            outer
+                .inverse()
+                .apply_range(&ra)
+                .with_space_names(tt.clone(), et.clone()),
+        );
+        if a.write {
+            let later = ra
+                .apply_range(&w_all.inverse())
+                .intersect(&s.theta.apply_range(&lt));
+            let last = ra.intersect_domain(&ra.domain().subtract(&later.domain()));
+            add(
+                &mut write_back,
+                outer
+                    .inverse()
+                    .apply_range(&last)
+                    .with_space_names(tt.clone(), et.clone()),
+            );
+        }
+    }
+    let footprint = footprint
+        .expect("the component writes the variable")
+        .simplify();
+    let write_back = write_back
+        .expect("the component writes the variable")
+        .simplify()
+        .wrap();
+    // The box of [t, e].
+    let all = Map::from_set(&footprint.wrap(), 0);
+    let dims = k + rank;
+    let mut lower = vec![];
+    let mut size = vec![];
+    let mut runtime = vec![];
+    for d in 0..dims {
+        let Some(c) = copy::corner(&all, d, 0) else {
+            return Err(refuse(
+                origin,
+                format!(
+                    "the smallest index along dimension {} of the expanded `{c_name}` is not one expression of the parameters",
+                    d + 1
+                ),
+                "no box",
+            ));
+        };
+        lower.push(c);
+        match copy::width(&all, d) {
+            Ok(Some(w)) => {
+                size.push(&w + &Int::ONE);
+                runtime.push(None);
+            }
+            Ok(None) => unreachable!("the footprint is not empty"),
+            Err(()) => match copy::parametric_extent(&all, d) {
+                Ok(e) => {
+                    size.push(Int::ZERO);
+                    runtime.push(Some(e));
+                }
+                Err(_) => {
+                    return Err(refuse(
+                        origin,
+                        format!(
+                            "the expanded `{c_name}` has no bounded extent along dimension {}",
+                            d + 1
+                        ),
+                        "unbounded",
+                    ))
+                }
+            },
+        }
+    }
+    // The statements whose accesses move to the storage.
+    stmts.retain(|&s| accs.iter().any(|a| a.stmt == s));
+    let plan = ExpandPlan {
+        array: array.to_string(),
+        c_name: c_name.clone(),
+        rank,
+        name,
+        outer: k,
+        stmts,
+        limit,
+        origin: origin.clone(),
+        step,
+        lower,
+        size,
+        runtime,
+        write_back,
+    };
+    if let Some(e) = plan.elements() {
+        if e > limit as i64 {
+            let dims: Vec<String> = plan.size.iter().map(Int::to_string).collect();
+            return Err(refuse(
+                origin,
+                format!(
+                    "cannot expand `{c_name}`: its storage would have {e} elements ({}), more than the limit of {limit}",
+                    dims.join(" × ")
+                ),
+                "over the limit",
+            )
+            .with_help(format!("raise the limit with a fourth argument: expand(l, {k}, {c_name}, {e})")));
+        }
+    }
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presburger::parse_map;
+
+    /// The expanded relation puts the outer iterators before the element.
+    #[test]
+    fn relation_prefixes_the_outer_iterators() {
+        let rel = parse_map("[n] -> { S1[i, j] -> t[e] : e = j + 1 }", &[]).unwrap();
+        let plan = ExpandPlan {
+            array: "t".into(),
+            c_name: "t".into(),
+            rank: 1,
+            name: "loopy_t_x".into(),
+            outer: 1,
+            stmts: vec![1],
+            limit: EXPAND_LIMIT,
+            origin: Origin {
+                source: "s".into(),
+                span: 0..1,
+                what: "this `expand`".into(),
+            },
+            step: 0,
+            lower: vec![],
+            size: vec![],
+            runtime: vec![],
+            write_back: Set::universe(Space::set(&["n"], Tuple::anonymous(2, "t"))),
+        };
+        let got = plan.relation(&rel);
+        let want = parse_map(
+            "[n] -> { S1[i, j] -> loopy_t_x[a, b] : a = i and b = j + 1 }",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(got.space().range.name.as_deref(), Some("loopy_t_x"));
+        assert!(got.is_equal(&want), "{got}");
+        // Not the relation with the inner iterator in front.
+        let wrong = parse_map(
+            "[n] -> { S1[i, j] -> loopy_t_x[a, b] : a = j and b = j + 1 }",
+            &[],
+        )
+        .unwrap();
+        assert!(!got.is_equal(&wrong));
+    }
+}

@@ -1,0 +1,17 @@
+/* A temporary row t reused by every iteration of i (expand tests). */
+#define N 100
+#define M 200
+double t[M], A[N][M];
+
+void reuse(void)
+{
+  int i, j;
+#pragma scop
+  for (i = 0; i < N; i++) {
+    for (j = 0; j < M; j++)
+W:    t[j] = A[i][j] * 2.0;
+    for (j = 1; j < M; j++)
+R:    A[i][j] = t[j - 1] + t[j];
+  }
+#pragma endscop
+}
