@@ -97,7 +97,7 @@ fn fast_scripts_compile_cleanly_and_print_the_same() {
         ("cholesky-pb", &["-DN=71"]),
         ("durbin", &["-DN=37"]),
         ("ludcmp", &["-DN=37"]),
-        ("qr", &["-DM=41", "-DN=37"]),
+        ("qr", &["-DM=141", "-DN=133"]),
         ("deriche", &["-DW=37", "-DH=29"]),
         ("floyd-warshall", &["-DN=37"]),
         ("nussinov", &["-DN=71"]),

@@ -193,10 +193,12 @@ fn tags_cover_what_the_scripts_expect() {
             "qr",
             &[
                 ("Column", 8),
+                ("Sig0", 1),
                 ("Sig", 1),
                 ("House", 1),
                 ("Scale", 1),
                 ("Update", 4),
+                ("Dot0", 1),
                 ("Dot", 1),
                 ("Top", 1),
                 ("Upd", 1),

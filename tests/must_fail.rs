@@ -73,12 +73,12 @@ must_fail!(
 must_fail!(
     qr_scale_before_house,
     "examples/qr/qr.c",
-    "flow dependence on `s` from `House` (line 72) to `Scale` (line 86)"
+    "flow dependence on `s` from `House` (line 76) to `Scale` (line 90)"
 );
 must_fail!(
     qr_dot_interchange,
     "examples/qr/qr.c",
-    "flow dependence on `w` from `Update` (line 88) to `Dot` (line 90)"
+    "flow dependence on `w` from `Dot0` (line 93) to `Dot` (line 95)"
 );
 must_fail!(
     copy_read_between,

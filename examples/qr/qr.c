@@ -15,12 +15,15 @@
  * sigma, s and w are reused by every column (and w by every column k of the
  * update), which orders every pair of columns unless they are expanded.
  *
- * Tags (a label on the first statement of a block tags the whole block):
- *   Column  step j: all eight statements; its first is sigma = 0
+ * Tags (a label on a loop tags every statement in it; a statement that starts a
+ * block gets a block of its own, so that its label tags it alone):
+ *   Column  the j loop: all eight statements
+ *   Sig0    sigma = 0
  *   Sig     sigma += A[i][j]^2                         for i > j
  *   House   tau[j], A[j][j] = |x| and s = 1/v1 from sigma and A[j][j]
  *   Scale   A[i][j] *= s                               for i > j: v(2:)
- *   Update  the update of column k > j: its first statement is w = A[j][k]
+ *   Update  the k loop: the update of every column k > j (the four below)
+ *   Dot0    w = A[j][k]
  *   Dot     w += A[i][j] * A[i][k]                     for i > j: w = v^T A[.][k]
  *   Top     A[j][k] -= tau[j] * w
  *   Upd     A[i][k] -= tau[j] * A[i][j] * w            for i > j
@@ -64,8 +67,9 @@ static void kernel_qr(int m, int n)
   double sigma, mu, v1, s, w;
 
 #pragma scop
+Column:
   for (j = 0; j < n; j++) {
-Column: sigma = 0.0;
+    { Sig0: sigma = 0.0; }
     for (i = j + 1; i < m; i++)
 Sig:  sigma += A[i][j] * A[i][j];
 House:
@@ -84,8 +88,9 @@ House:
     }
     for (i = j + 1; i < m; i++)
 Scale: A[i][j] *= s;
+Update:
     for (k = j + 1; k < n; k++) {
-Update: w = A[j][k];
+      { Dot0: w = A[j][k]; }
       for (i = j + 1; i < m; i++)
 Dot:    w += A[i][j] * A[i][k];
 Top:  A[j][k] -= tau[j] * w;
@@ -150,8 +155,13 @@ static void dump(const char *name, const double *a, long rows, long cols)
 
 int main(void)
 {
+  /* The sizes reach the kernel through volatile variables: it is compiled for any size, as
+     a library routine is, not for the one size of this program (the compiler then does not
+     warn about pieces of the blocked code that are dead at that size). */
+  volatile int sizes[2] = {M, N};
+
   init_arrays(M, N);
-  kernel_qr(M, N);
+  kernel_qr(sizes[0], sizes[1]);
   dump("A", &A[0][0], M, N);
   dump("tau", tau, 1, N);
   return 0;
