@@ -428,3 +428,56 @@ fn ludcmp_expanded_four_times_prints_the_same() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// LU with partial pivoting, rows swapped through the scalar `t` (the pivot search an opaque
+/// statement, the swap's `a[p[k]][j]` an approximate access): taking the swap's first
+/// statement out of its `j` loop is illegal with `t` shared and legal with `t` expanded
+/// along `(k, j)`; the generated program keeps the condition and the indirect accesses with
+/// their statements and prints what the original prints, `t` included.
+#[test]
+fn pivoting_lu_swap_distributed_after_expanding_t() {
+    let kernel = "tests/data/expand/lu-pivot.c";
+    let (rc, _, err) = common::loopy(&["check", kernel, "tests/data/expand/lu_pivot_shared.loopy"]);
+    assert_eq!(rc, 1, "{err}");
+    assert!(err.contains("dependence on `t`"), "{err}");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let k = Kernel::load(&root.join(kernel), &Options::default()).unwrap();
+    let text = std::fs::read_to_string(root.join("tests/data/expand/lu_pivot.loopy")).unwrap();
+    let run = Run::new(&k, &text, "script", root).unwrap();
+    assert!(run.check().is_empty());
+    let g = generate(&k, &run.interp.state).unwrap_or_else(|e| panic!("{}", e.diagnostic.message));
+    assert!(
+        g.region
+            .contains("if (fabs(a[i][k]) > mu) { mu = fabs(a[i][k]); p[k] = i; }"),
+        "{}",
+        g.region
+    );
+    assert!(g.region.contains("a[k][j] = a[p[k]][j];"), "{}", g.region);
+    assert!(
+        g.region.contains("a[p[k]][j] = loopy_t_x[k][j];"),
+        "{}",
+        g.region
+    );
+    let dir = common::scratch("expand", "lu-pivot");
+    let new = dir.join("new.c");
+    std::fs::write(&new, &g.file).unwrap();
+    common::compile(
+        &root.join(kernel),
+        &dir.join("orig"),
+        &["-O2", "-lm"],
+        "original",
+    );
+    common::compile(
+        &new,
+        &dir.join("new"),
+        &["-O2", "-Wall", "-Wextra", "-Werror", "-lm"],
+        &g.region,
+    );
+    assert_eq!(
+        run_exe(&dir.join("orig")),
+        run_exe(&dir.join("new")),
+        "{}",
+        g.region
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
