@@ -12,6 +12,7 @@ pub mod omega;
 pub mod parse;
 pub mod pip;
 pub mod print;
+pub mod row;
 pub mod sample;
 pub mod set;
 pub mod simplex;

@@ -8,9 +8,9 @@
 
 use super::basic::Basic;
 use super::int::Int;
-use super::omega::Row;
+use super::row::{solve_unit, substitute, Row};
 use super::set::{Map, Point, Set};
-use super::space::Space;
+use super::space::{Space, Tuple};
 use std::fmt::{self, Write};
 
 /// Formats `coeffs · (1, columns)` with the given column names (index 0 is the constant).
@@ -119,9 +119,7 @@ fn format_part(space: &Space, b: &Basic) -> Option<Part> {
         });
         if let Some(e) = pick {
             let r = b.eqs.remove(e);
-            let s = r[c].clone();
-            let mut expr: Row = r.iter().map(|v| -(&s * v)).collect();
-            expr[c] = Int::ZERO;
+            let expr = solve_unit(&r, c);
             substitute_for_print(&mut b, c, &expr);
             inline[d] = Some(e);
             inline_expr[d] = Some(expr);
@@ -396,12 +394,7 @@ fn fmt_constraint(r: &Row, names: &[String], eq: bool) -> String {
 fn substitute_for_print(b: &mut Basic, col: usize, expr: &Row) {
     let sub = |r: &mut Row| {
         if col < r.len() {
-            let c = std::mem::replace(&mut r[col], Int::ZERO);
-            if !c.is_zero() {
-                for (v, e) in r.iter_mut().zip(expr) {
-                    *v += &(&c * e);
-                }
-            }
+            substitute(r, col, expr);
         }
     };
     b.eqs.iter_mut().for_each(sub);
@@ -498,6 +491,17 @@ impl fmt::Display for Set {
 impl fmt::Display for Map {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&fmt_union(self.space(), self.parts()))
+    }
+}
+
+/// A conjunction alone, with made-up names (`p0..` parameters, `x0..` dimensions), for
+/// error messages.
+impl fmt::Display for Basic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let params: Vec<String> = (0..self.n_param).map(|i| format!("p{i}")).collect();
+        let params: Vec<&str> = params.iter().map(String::as_str).collect();
+        let space = Space::set(&params, Tuple::anonymous(self.n_dim, "x"));
+        f.write_str(&fmt_union(&space, std::slice::from_ref(self)))
     }
 }
 
