@@ -29,6 +29,7 @@ pub fn satisfies(p: &Problem, x: &[Int]) -> bool {
 }
 
 /// `r · (1, x)`.
+#[inline]
 pub fn eval(r: &[Int], x: &[Int]) -> Int {
     let mut v = r[0].clone();
     for (a, xi) in r[1..].iter().zip(x) {
@@ -163,6 +164,7 @@ fn cmp_negated(a: &[Int], b: &[Int]) -> std::cmp::Ordering {
 }
 
 /// Divides every entry of `r` by `g`, which divides them all.
+#[inline]
 pub fn divide_exact(r: &mut [Int], g: &Int) {
     for v in r.iter_mut() {
         *v = v.div_exact(g);
@@ -172,6 +174,7 @@ pub fn divide_exact(r: &mut [Int], g: &Int) {
 /// Divides the inequality `r >= 0` by `g`, a positive common divisor of its coefficients,
 /// rounding the constant down: the same integer points (`128*x - 127 >= 0` by 128 is
 /// `x - 1 >= 0`).
+#[inline]
 pub fn tighten_by(r: &mut [Int], g: &Int) {
     r[0] = r[0].div_floor(g);
     for v in r[1..].iter_mut() {
@@ -191,6 +194,7 @@ pub fn tighten(mut r: Row) -> Row {
 
 /// The value of `x_k` that the equality `eq` (`a_k = ±1`) fixes, as a row `expr` with
 /// `x_k = expr · (1, x)` and `expr[k] = 0`: `a_k x_k + rest = 0  ⇒  x_k = -a_k · rest`.
+#[inline]
 pub fn solve_unit(eq: &[Int], k: usize) -> Row {
     let s = &eq[k];
     let mut expr: Row = eq.iter().map(|v| -(s * v)).collect();
@@ -202,6 +206,7 @@ pub fn solve_unit(eq: &[Int], k: usize) -> Row {
 /// 0`), as `|a|·row - sign(a)·c·pivot` with `a = pivot[col]`, `c = row[col]`. The scaling
 /// is positive, so an inequality stays valid where the pivot is an equality; returns
 /// whether `row` changed (`false` when it had no `col` term).
+#[inline]
 pub fn cancel(row: &mut [Int], pivot: &[Int], col: usize) -> bool {
     let c = std::mem::replace(&mut row[col], Int::ZERO);
     if c.is_zero() {
@@ -219,6 +224,7 @@ pub fn cancel(row: &mut [Int], pivot: &[Int], col: usize) -> bool {
 
 /// Replaces variable `k` in `row` by `expr · (1, x)` (`expr` may mention `k` itself, as the
 /// new variable that reuses the column).
+#[inline]
 pub fn substitute(row: &mut [Int], k: usize, expr: &[Int]) {
     let c = std::mem::replace(&mut row[k], Int::ZERO);
     if c.is_zero() {
@@ -267,6 +273,7 @@ pub fn combine(lowers: &[Row], uppers: &[Row], k: usize, dark: bool) -> Vec<Row>
 /// `-b·x_k + u >= 0` on column `k` (`a, b > 0`): `b·l + a·u >= 0`, without `x_k`; with
 /// `dark`, the dark shadow's `b·l + a·u >= (a-1)(b-1)`. Charges nothing to the budget (see
 /// [`combine`]).
+#[inline]
 pub fn combine_pair(l: &[Int], u: &[Int], k: usize, dark: bool) -> Row {
     let a = &l[k];
     let b = -&u[k];
