@@ -6,6 +6,7 @@
 
 pub mod basic;
 pub mod budget;
+pub mod build;
 pub mod coalesce;
 pub mod int;
 pub mod omega;
