@@ -2,7 +2,8 @@
 //! operation and the set, never answered by a guess; ordinary problems are unaffected.
 
 use loopy::presburger::budget::{self, with_budget, with_budget_counted};
-use loopy::presburger::omega::{self, Problem};
+use loopy::presburger::omega;
+use loopy::presburger::row::Problem;
 use loopy::presburger::{parse_set, Int};
 use std::time::Instant;
 

@@ -9,7 +9,8 @@
 //!
 //! Inputs satisfy their constraints by construction (no `prop_assume!`).
 
-use loopy::presburger::omega::{self, Problem};
+use loopy::presburger::omega;
+use loopy::presburger::row::{self, Problem};
 use loopy::presburger::{Basic, Int, Map, Point, Set, Space, Tuple};
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -619,7 +620,7 @@ fn omega_brute(p: &Problem) -> Option<Vec<i64>> {
     let b = omega_box(p.n);
     box_points(&vec![(-b, b); p.n])
         .into_iter()
-        .find(|x| omega::satisfies(p, &ints(x)))
+        .find(|x| row::satisfies(p, &ints(x)))
 }
 
 proptest! {
@@ -632,7 +633,7 @@ proptest! {
         let want = omega_brute(&p);
         prop_assert_eq!(got.is_some(), want.is_some(), "problem {:?}: omega {:?}, brute force {:?}", p, got, want);
         if let Some(x) = got {
-            prop_assert!(omega::satisfies(&p, &x), "witness {:?} does not satisfy {:?}", x, p);
+            prop_assert!(row::satisfies(&p, &x), "witness {:?} does not satisfy {:?}", x, p);
         }
         prop_assert_eq!(omega::is_feasible(&p), want.is_some());
     }
@@ -663,7 +664,7 @@ proptest! {
         let want = omega_brute(&p);
         prop_assert_eq!(got.is_some(), want.is_some(), "problem {:?}: omega {:?}, brute force {:?}", p, got, want);
         if let Some(x) = got {
-            prop_assert!(omega::satisfies(&p, &x), "witness {:?} does not satisfy {:?}", x, p);
+            prop_assert!(row::satisfies(&p, &x), "witness {:?} does not satisfy {:?}", x, p);
         }
     }
 
@@ -675,10 +676,10 @@ proptest! {
         let b = omega_box(n);
         let pts: Vec<Vec<i64>> = box_points(&vec![(-b, b); n])
             .into_iter()
-            .filter(|x| omega::satisfies(&p, &ints(x)))
+            .filter(|x| row::satisfies(&p, &ints(x)))
             .collect();
         if !pts.is_empty() {
-            let (lo, hi) = omega::rational_bounds(&p, k);
+            let (lo, hi) = row::rational_bounds(&p, k);
             let (lo, hi) = (lo.expect("boxed").to_i64().unwrap(), hi.expect("boxed").to_i64().unwrap());
             for x in &pts {
                 prop_assert!(lo <= x[k - 1] && x[k - 1] <= hi, "{:?}: bounds [{}, {}] exclude {:?}", p, lo, hi, x);
@@ -716,7 +717,7 @@ proptest! {
                 None => prop_assert!(t.is_empty(), "Basic::sample: none for non-empty {}", show(b)),
                 Some(v) => {
                     prop_assert_eq!(v.len(), b.width() - 1);
-                    prop_assert!(omega::satisfies(&b.to_problem(), &v), "sample {:?} violates {}", v, show(b));
+                    prop_assert!(row::satisfies(&b.to_problem(), &v), "sample {:?} violates {}", v, show(b));
                     let pt = i64s(&v[..np + nd]);
                     prop_assert!(t.contains(&pt), "Basic::sample {:?} not in {}", pt, show(b));
                 }
@@ -1553,7 +1554,7 @@ proptest! {
         let got = omega::solve(&p);
         prop_assert_eq!(got.is_some(), brute.is_some(), "{:?}", p);
         if let Some(w) = got {
-            prop_assert!(omega::satisfies(&p, &w));
+            prop_assert!(row::satisfies(&p, &w));
         }
         // And through a Set: the point count matches.
         let mut bs = Basic::universe(0, 2);
@@ -1621,7 +1622,7 @@ fn overflow_thin_strip_unbounded() {
         ineqs: vec![vec![big(0), big(a), big(b)], vec![big(5), big(-a), big(-b)]],
     };
     let w = omega::solve(&p).expect("(0, 0) is a solution");
-    assert!(omega::satisfies(&p, &w));
+    assert!(row::satisfies(&p, &w));
 }
 
 /// Two thin strips with coefficients in the hundreds and one bounded variable:
@@ -1680,10 +1681,10 @@ fn omega_fourier_motzkin_blowup() {
         eqs: vec![],
         ineqs: rows.iter().map(|r| ints(r)).collect(),
     };
-    assert!(omega::satisfies(&p, &ints(&[-3, -1, -3, 0, -3, -3, -2, 3])));
+    assert!(row::satisfies(&p, &ints(&[-3, -1, -3, 0, -3, -3, -2, 3])));
     let start = std::time::Instant::now();
     let w = omega::solve(&p).expect("feasible");
-    assert!(omega::satisfies(&p, &w));
+    assert!(row::satisfies(&p, &w));
     assert!(
         start.elapsed().as_secs_f64() < 2.0,
         "took {:?}",
@@ -1755,7 +1756,7 @@ fn lexmin_with_floor_divisions_is_fast() {
 
 /// `points()` of a 3-D set with two nested floor divisions (a part met in
 /// `points_and_lex_optima`). `exact_range` bounds the fixed parameter with
-/// `omega::rational_bounds`, whose Fourier–Motzkin projection once took ~48 s here
+/// `row::rational_bounds`, whose Fourier–Motzkin projection once took ~48 s here
 /// (eliminating variables in index order), and `points` ~80 s.
 #[test]
 fn points_with_nested_divisions_are_fast() {
@@ -1781,7 +1782,7 @@ fn points_with_nested_divisions_are_fast() {
     let start = std::time::Instant::now();
     let mut p = b.to_problem();
     p.eqs.push(ints(&[0, 1, 0, 0, 0, 0, 0]));
-    assert_eq!(omega::rational_bounds(&p, 1), (Some(int(0)), Some(int(0))));
+    assert_eq!(row::rational_bounds(&p, 1), (Some(int(0)), Some(int(0))));
     let s = fixed(&mk_set(1, 3, &[b]), 1, 0);
     let got: Vec<Vec<i64>> = s.points(1000).unwrap().iter().map(|p| i64s(p)).collect();
     assert_eq!(got, want);

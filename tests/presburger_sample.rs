@@ -6,7 +6,8 @@
 //! anywhere, so every elimination would need the dark shadow; or coefficients that overflow a
 //! machine word), and that whatever it answers on small random problems is right.
 
-use loopy::presburger::omega::{self, Problem};
+use loopy::presburger::omega;
+use loopy::presburger::row::{self, Problem};
 use loopy::presburger::sample;
 use loopy::presburger::Int;
 use proptest::prelude::*;
@@ -37,7 +38,7 @@ fn brute(p: &Problem) -> bool {
     let mut x = vec![-BOX; p.n];
     loop {
         let xi: Vec<Int> = x.iter().map(|&v| Int::from(v)).collect();
-        if omega::satisfies(p, &xi) {
+        if row::satisfies(p, &xi) {
             return true;
         }
         let mut i = 0;
@@ -136,7 +137,7 @@ proptest! {
         for x in -reach..=reach {
             for y in -reach..=reach {
                 let pt = [Int::from(x), Int::from(y)];
-                found |= omega::satisfies(&p, &pt);
+                found |= row::satisfies(&p, &pt);
             }
         }
         prop_assert_eq!(omega::is_feasible(&p), found, "{:?}", p);

@@ -6,7 +6,7 @@
 //! correct for negative operands (and as plain `/` when both sides are known non-negative
 //! constants).
 
-use crate::presburger::omega::Row;
+use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int};
 use std::fmt::Write;
 

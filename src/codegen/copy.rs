@@ -12,8 +12,10 @@
 use super::kernel::Placed;
 use crate::diag::Diagnostic;
 use crate::model::copy::CopyPlan;
-use crate::model::state::{parse_map_text, Mark, MarkKind};
+use crate::model::state::{Mark, MarkKind};
 use crate::model::text;
+use crate::presburger::build;
+use crate::presburger::row::Row;
 use crate::presburger::{Int, Map, Set};
 
 /// A scan item that is not a statement.
@@ -31,18 +33,10 @@ pub struct Staged {
     pub extras: Vec<Extra>,
 }
 
-/// A map on `n` dims: `{ [x0..] -> [outs] }`.
-fn map_on(n: usize, outs: &[String]) -> Map {
+/// A map on `n` dims: `{ [x0..] -> [outs] }`, each output a row over `(1, x0..)`.
+fn map_on(n: usize, outs: &[Row]) -> Map {
     let xs: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
-    parse_map_text(&format!(
-        "{{ [{}] -> [{}] }}",
-        xs.join(", "),
-        outs.join(", ")
-    ))
-}
-
-fn x(i: usize) -> String {
-    format!("x{i}")
+    Map::from_affine(xs, outs)
 }
 
 /// The order in which copies are placed: the plans' order, except that a copy that fills
@@ -86,8 +80,8 @@ pub fn stage(placed: &[Placed], plans: &[CopyPlan]) -> Staged {
         if k + r > m {
             // Room for the element loops: more (zero) dims for everyone.
             let extra = 2 * (k + r - m);
-            let mut outs: Vec<String> = (0..n).map(x).collect();
-            outs.extend(std::iter::repeat_n("0".to_string(), extra));
+            let mut outs: Vec<Row> = (0..n).map(|i| build::input(n, i)).collect();
+            outs.extend(std::iter::repeat_n(build::constant(n, Int::ZERO), extra));
             let pad = map_on(n, &outs);
             for s in schedules.iter_mut() {
                 *s = s.apply_range(&pad);
@@ -95,12 +89,12 @@ pub fn stage(placed: &[Placed], plans: &[CopyPlan]) -> Staged {
         }
         let n = schedules.first().map_or(0, Map::n_out);
         let level = 2 * k;
-        let outs: Vec<String> = (0..n)
+        let outs: Vec<Row> = (0..n)
             .map(|i| {
                 if i == level {
-                    format!("5*x{i} + 2")
+                    build::affine(n, i, &[5, 2])
                 } else {
-                    x(i)
+                    build::input(n, i)
                 }
             })
             .collect();
@@ -111,22 +105,25 @@ pub fn stage(placed: &[Placed], plans: &[CopyPlan]) -> Staged {
         let first = &through(&scaled, level, &plan.first) * &Int::from(5);
         let last = &(&through(&scaled, level, &plan.last) * &Int::from(5)) + &Int::from(3);
         // θ of an item over [t, e]: P, t interleaved, then its position, then e.
-        let theta = |pos: &Int, with_e: bool| -> Vec<String> {
+        // Each output a row over (1, t) or, `with_e`, (1, t, e).
+        let theta = |pos: &Int, with_e: bool| -> Vec<Row> {
+            let w = if with_e { k + r } else { k };
+            let zero = build::constant(w, Int::ZERO);
             let mut o = vec![];
             for j in 0..k {
-                o.push(through(&scaled, 2 * j, &plan.prefix[j]).to_string());
-                o.push(format!("t{j}"));
+                o.push(build::constant(w, through(&scaled, 2 * j, &plan.prefix[j])));
+                o.push(build::input(w, j));
             }
-            o.push(pos.to_string());
+            o.push(build::constant(w, pos.clone()));
             for d in 0..r {
                 o.push(if with_e {
-                    format!("e{d}")
+                    build::input(w, k + d)
                 } else {
-                    "0".to_string()
+                    zero.clone()
                 });
-                o.push("0".to_string());
+                o.push(zero.clone());
             }
-            o.resize(n, "0".to_string());
+            o.resize(n, zero);
             o
         };
         let ts: Vec<String> = (0..k).map(|j| format!("t{j}")).collect();
@@ -137,21 +134,13 @@ pub fn stage(placed: &[Placed], plans: &[CopyPlan]) -> Staged {
         };
         let setup_dom = plan.footprint.domain();
         let setup = with_params(
-            parse_map_text(&format!(
-                "{{ [{}] -> [{}] }}",
-                ts.join(", "),
-                theta(&first, false).join(", ")
-            )),
+            Map::from_affine(ts.clone(), &theta(&first, false)),
             &setup_dom,
         );
         let mut te = ts.clone();
         te.extend(es.iter().cloned());
         let fill = with_params(
-            parse_map_text(&format!(
-                "{{ [{}] -> [{}] }}",
-                te.join(", "),
-                theta(&(&first + &Int::ONE), true).join(", ")
-            )),
+            Map::from_affine(te.clone(), &theta(&(&first + &Int::ONE), true)),
             &plan.footprint.wrap(),
         );
         schedules.push(setup);
@@ -160,11 +149,7 @@ pub fn stage(placed: &[Placed], plans: &[CopyPlan]) -> Staged {
         extras.push(Extra::Fill(c));
         if !plan.written.is_empty() {
             let wb = with_params(
-                parse_map_text(&format!(
-                    "{{ [{}] -> [{}] }}",
-                    te.join(", "),
-                    theta(&last, true).join(", ")
-                )),
+                Map::from_affine(te.clone(), &theta(&last, true)),
                 &plan.written.wrap(),
             );
             schedules.push(wb);

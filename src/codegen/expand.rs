@@ -8,7 +8,7 @@
 use super::kernel::Placed;
 use crate::diag::Diagnostic;
 use crate::model::expand::ExpandPlan;
-use crate::model::state::parse_map_text;
+use crate::presburger::build::{constant, input};
 use crate::model::{
     Access, AccessKind, Array, LoopInfo, Schedule, Scop, SourceSpan, Statement, Storage,
 };
@@ -137,11 +137,10 @@ fn own_statement(
         })
         .collect();
     let n = names.len();
-    let dims = parse_map_text(&format!(
-        "{{ [{}] -> [{}] }}",
-        names.join(", "),
-        names.join(", ")
-    ))
+    let dims = Map::from_affine(
+        names.to_vec(),
+        &(0..n).map(|i| input(n, i)).collect::<Vec<_>>(),
+    )
     .with_space_names(tuple, Tuple::anonymous(n, "j"));
     Statement {
         name: stmt_name,
@@ -225,11 +224,19 @@ pub fn expanded(
             let arr: String = names[k..].iter().map(|e| format!("[{e}]")).collect();
             let text = format!("{}{arr} = {}{idx};", plan.c_name, plan.name);
             let ns: Vec<&str> = names.iter().map(String::as_str).collect();
-            let es: Vec<String> = names[k..].to_vec();
-            let all = names.join(", ");
-            let write = parse_map_text(&format!("{{ [{all}] -> [{}] }}", es.join(", ")))
+            let write = Map::from_affine(
+                names.clone(),
+                &(k..names.len())
+                    .map(|i| input(names.len(), i))
+                    .collect::<Vec<_>>(),
+            )
                 .with_space_names(Tuple::new(None, &ns), named(plan.rank, "e", &plan.array));
-            let read = parse_map_text(&format!("{{ [{all}] -> [{all}] }}"))
+            let read = Map::from_affine(
+                names.clone(),
+                &(0..names.len())
+                    .map(|i| input(names.len(), i))
+                    .collect::<Vec<_>>(),
+            )
                 .with_space_names(Tuple::new(None, &ns), named(k + plan.rank, "x", &plan.name));
             let span = SourceSpan {
                 file: plan.origin.source.clone(),
@@ -285,29 +292,29 @@ pub fn expanded(
         let have = p.schedule.n_out();
         if have < n {
             let xs: Vec<String> = (0..have).map(|i| format!("x{i}")).collect();
-            let mut outs = xs.clone();
-            outs.resize(n, "0".to_string());
-            let pad = parse_map_text(&format!(
-                "{{ [{}] -> [{}] }}",
-                xs.join(", "),
-                outs.join(", ")
-            ));
+            let outs: Vec<_> = (0..n)
+                .map(|i| {
+                    if i < have {
+                        input(have, i)
+                    } else {
+                        constant(have, Int::ZERO)
+                    }
+                })
+                .collect();
+            let pad = Map::from_affine(xs, &outs);
             p.schedule = p.schedule.apply_range(&pad);
         }
     }
     let mut pos = next;
     for (s, names) in extra {
-        let mut outs = vec![pos.to_string()];
-        for v in &names {
-            outs.push(v.clone());
-            outs.push("0".to_string());
+        let w = names.len();
+        let mut outs = vec![constant(w, pos.clone())];
+        for v in 0..w {
+            outs.push(input(w, v));
+            outs.push(constant(w, Int::ZERO));
         }
-        outs.resize(n, "0".to_string());
-        let theta = parse_map_text(&format!(
-            "{{ [{}] -> [{}] }}",
-            names.join(", "),
-            outs.join(", ")
-        ))
+        outs.resize(n, constant(w, Int::ZERO));
+        let theta = Map::from_affine(names.clone(), &outs)
         .with_space_names(s.domain.tuple().clone(), Tuple::anonymous(n, "c"))
         .intersect_domain(&s.domain);
         placed.push(Placed {

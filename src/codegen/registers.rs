@@ -25,7 +25,7 @@ use super::ast::{Expr, Node};
 use super::copy::{buffer, offset, Extra};
 use super::kernel::ids_in;
 use crate::model::copy::{BufDim, CopyPlan};
-use crate::presburger::omega::Row;
+use crate::presburger::row::Row;
 use crate::presburger::Int;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;

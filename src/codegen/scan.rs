@@ -13,7 +13,8 @@
 //! ([`Scanner::lattice`]), or, when it is a scaled iterator, by a loop over the iterator.
 
 use super::ast::{Cond, Expr, Node};
-use crate::presburger::omega::{self, Problem, Row};
+use crate::presburger::omega;
+use crate::presburger::row::{self, cancel, solve_unit, tighten, Problem, Row};
 use crate::presburger::{coalesce, pip, Basic, Int, Reduced, Set};
 
 /// One thing to scan: an identifier (a statement) and its points. The first `n_scan`
@@ -274,14 +275,7 @@ fn solve_by_bounds(b: &Basic, n_outer: usize) -> Option<Basic> {
     // The unknowns' values, over the columns of `w` (which grows by the new floors).
     let mut solved: Vec<(usize, Row)> = vec![];
     let substitute = |w: &mut Basic, solved: &mut Vec<(usize, Row)>, col: usize, value: &Row| {
-        let sub = |r: &mut Row| {
-            let k = std::mem::replace(&mut r[col], Int::ZERO);
-            if !k.is_zero() {
-                for (v, e) in r.iter_mut().zip(value) {
-                    *v += &(&k * e);
-                }
-            }
-        };
+        let sub = |r: &mut Row| row::substitute(r, col, value);
         w.eqs.iter_mut().for_each(sub);
         w.ineqs.iter_mut().for_each(sub);
         for (_, v) in solved.iter_mut() {
@@ -306,10 +300,7 @@ fn solve_by_bounds(b: &Basic, n_outer: usize) -> Option<Basic> {
             .find_map(|(p, r)| open.iter().find(|&&u| r[u].abs().is_one()).map(|&u| (p, u)));
         if let Some((p, u)) = unit {
             let r = w.eqs.swap_remove(p);
-            // r[u]*u + rest = 0  ⇒  u = -r[u]*rest
-            let s = r[u].clone();
-            let mut value: Row = r.iter().map(|v| -(&s * v)).collect();
-            value[u] = Int::ZERO;
+            let value = solve_unit(&r, u);
             substitute(&mut w, &mut solved, u, &value);
             solved.push((u, value));
             continue;
@@ -538,7 +529,7 @@ impl Scanner {
     fn project(&self, b: &Basic, k: usize) -> Vec<Row> {
         let p = b.to_problem();
         let keep: Vec<usize> = (1..=self.n_param + k + 1).collect();
-        omega::project_rational(&p, &keep)
+        row::project_rational(&p, &keep)
             .into_iter()
             .map(|mut r| {
                 r.truncate(1 + self.n_param + k + 1);
@@ -1371,31 +1362,20 @@ fn eliminate(
         // a*x + rest = 0  ⇒  x = (-sign*rest) / |a|
         let mut num: Row = r.iter().map(|v| -(&sign * v)).collect();
         num[col] = Int::ZERO;
-        let sub = |row: &mut Row| {
-            let k = std::mem::replace(&mut row[col], Int::ZERO);
-            if !k.is_zero() {
-                // |a|*row - k*sign*(a*x + rest)  (the x terms cancel)
-                for (v, e) in row.iter_mut().zip(&r) {
-                    *v = &(&den * &*v) - &(&(&k * &sign) * e);
-                }
-                row[col] = Int::ZERO;
-            }
-        };
+        // Each row becomes |a|*row - k*sign*(a*x + rest): the x terms cancel.
         for (row, _, _) in rows.iter_mut() {
-            sub(row);
+            cancel(row, &r, col);
         }
         // Earlier solutions may mention this unknown (elimination, then back-substitution).
         for (_, num_a, den_a) in solved.iter_mut() {
-            if !num_a[col].is_zero() {
-                sub(num_a);
+            if cancel(num_a, &r, col) {
                 *den_a = &*den_a * &den;
             }
         }
         for dv in b.divs.iter_mut().flatten() {
-            let k = dv.num.get(col).cloned().unwrap_or(Int::ZERO);
-            if !k.is_zero() {
+            if dv.num.get(col).is_some_and(|k| !k.is_zero()) {
                 dv.num.resize(r.len(), Int::ZERO);
-                sub(&mut dv.num);
+                cancel(&mut dv.num, &r, col);
                 dv.den = &dv.den * &den;
             }
         }
@@ -1415,19 +1395,6 @@ fn lower_expr(r: &Row, c: usize) -> Expr {
     let a = r[c].clone();
     let rest: Row = r[..c].iter().map(|v| -v).collect();
     Expr::ceil(Expr::Aff(rest), a)
-}
-
-/// `r >= 0` divided by the gcd of its variable coefficients, the constant rounded down (the
-/// same integer points): `128*c3 - 128*c5 - 127 >= 0` is `c3 - c5 - 1 >= 0`.
-fn tighten(mut r: Row) -> Row {
-    let g = r[1..].iter().fold(Int::ZERO, |acc, v| acc.gcd(v));
-    if g > Int::ONE {
-        r[0] = r[0].div_floor(&g);
-        for v in &mut r[1..] {
-            *v = v.div_exact(&g);
-        }
-    }
-    r
 }
 
 /// Facts for many implication tests: a conjunction reduced once (its unit equalities solved,

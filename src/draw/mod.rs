@@ -13,8 +13,8 @@ pub use svg::svg;
 
 use crate::diag::Diagnostic;
 use crate::driver::{Kernel, Run};
-use crate::model::state::{parse_map_text, Piece};
-use crate::presburger::{Int, Map, Set};
+use crate::model::state::Piece;
+use crate::presburger::{build, print, Int, Map, Set};
 use crate::verify::ViolationKind;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -155,12 +155,10 @@ fn tile_dims(p: &Piece) -> Vec<usize> {
     let outs: Vec<String> = (0..n).map(|k| format!("o{k}")).collect();
     (0..n)
         .filter(|&d| {
-            let proj = parse_map_text(&format!("{{ [{}] -> [o{d}] }}", outs.join(", ")));
-            let text = sched.apply_range(&proj).simplify().to_string();
-            // The printer puts an output fixed by an equality in the tuple, floors inline.
-            text.split("-> [")
-                .nth(1)
-                .is_some_and(|rest| rest.starts_with("floor("))
+            let proj = Map::from_affine(outs.clone(), &[build::input(n, d)]);
+            // The form `loopy show` prints: an output fixed by an equality in the tuple,
+            // floors inline.
+            print::shows_floor(&sched.apply_range(&proj).simplify(), 0)
         })
         .collect()
 }

@@ -17,7 +17,7 @@
 
 use super::state::{prefix_map, CopyMark, Piece, State};
 use crate::diag::Diagnostic;
-use crate::presburger::omega::Row;
+use crate::presburger::row::Row;
 use crate::presburger::{budget, Basic, Int, Map, Set, Space, Tuple};
 
 /// Work steps (see `presburger::budget`) allowed for the parametric maximum of one

@@ -25,7 +25,8 @@
 //! over the limit, or a size of the parameters allocated when the region starts).
 
 use super::copy::{self, Corner, Extent};
-use super::state::{parse_map_text, Origin, Piece, State};
+use super::state::{Origin, Piece, State};
+use crate::presburger::build::{affine, input, MapBuilder};
 use crate::diag::Diagnostic;
 use crate::presburger::{Int, Map, Point, Set, Space, Tuple};
 
@@ -83,19 +84,16 @@ impl ExpandPlan {
         let xs: Vec<String> = (0..n).map(|i| format!("i{i}")).collect();
         let dom = rel.space().domain.clone().expect("an access is a map");
         // [i] -> [i(0..k)] beside the access, on one copy of i.
-        let prefix = parse_map_text(&format!(
-            "{{ [{}] -> [{}] }}",
-            xs.join(", "),
-            xs[..k].join(", ")
-        ))
+        let prefix = Map::from_affine(
+            xs.clone(),
+            &(0..k).map(|i| input(n, i)).collect::<Vec<_>>(),
+        )
         .with_space_names(dom.clone(), Tuple::anonymous(k, "t"));
         let pair = prefix.product(rel);
-        let twice: Vec<String> = xs.iter().chain(xs.iter()).cloned().collect();
-        let diag = parse_map_text(&format!(
-            "{{ [{}] -> [{}] }}",
-            xs.join(", "),
-            twice.join(", ")
-        ))
+        let diag = Map::from_affine(
+            xs.clone(),
+            &(0..2 * n).map(|i| input(n, i % n)).collect::<Vec<_>>(),
+        )
         .with_space_names(dom.clone(), Tuple::anonymous(2 * n, "d"));
         let out_tuple = Tuple {
             name: Some(self.name.clone()),
@@ -257,17 +255,13 @@ pub fn plan(
         let xs: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
         let js: Vec<String> = (0..m).map(|i| format!("j{i}")).collect();
         for d in 0..k {
-            let dim = on.apply_range(&parse_map_text(&format!(
-                "{{ [{}] -> [{}] }}",
-                js.join(", "),
-                js[d]
-            )));
-            let counts = |sign: &str| {
-                parse_map_text(&format!("{{ [{}] -> [{sign}{}] }}", xs.join(", "), xs[d]))
+            let dim = on.apply_range(&Map::from_affine(js.clone(), &[input(m, d)]));
+            let counts = |sign: i64| {
+                Map::from_affine(xs.clone(), &[affine(n, d, &[sign, 0])])
                     .with_space_names(p.domain.tuple().clone(), dim.space().range.clone())
                     .intersect_domain(&p.domain)
             };
-            if !dim.is_equal(&counts("")) && !dim.is_equal(&counts("-")) {
+            if !dim.is_equal(&counts(1)) && !dim.is_equal(&counts(-1)) {
                 return Err(refuse(
                     origin,
                     format!(
@@ -349,16 +343,15 @@ pub fn plan(
     // Same iteration of the k loops: equal loop dims 1, 3, ..., 2k-1.
     let taus: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
     let taus2: Vec<String> = (0..n).map(|i| format!("b{i}")).collect();
-    let same_t = parse_map_text(&format!(
-        "{{ [{}] -> [{}] : {} }}",
-        taus.join(", "),
-        taus2.join(", "),
-        (0..k)
-            .map(|m| format!("a{} = b{}", 2 * m + 1, 2 * m + 1))
-            .chain(std::iter::once("0 = 0".to_string()))
-            .collect::<Vec<_>>()
-            .join(" and ")
-    ))
+    let mut same_t = MapBuilder::new(taus, taus2);
+    for m in 0..k {
+        let mut r = same_t.zero_row();
+        r[same_t.input(2 * m + 1)] = Int::ONE;
+        r[same_t.output(2 * m + 1)] = Int::from(-1);
+        same_t.eq(r);
+    }
+    let same_t = same_t
+        .build()
     .with_space_names(tau.clone(), tau.clone());
     let stmt_text = |s: usize| -> String {
         match st.texts.get(s) {
@@ -476,11 +469,10 @@ pub fn plan(
         let xs: Vec<String> = (0..s.piece.domain.n_dim())
             .map(|i| format!("x{i}"))
             .collect();
-        let outer = parse_map_text(&format!(
-            "{{ [{}] -> [{}] }}",
-            xs.join(", "),
-            xs[..k].join(", ")
-        ))
+        let outer = Map::from_affine(
+            xs.clone(),
+            &(0..k).map(|i| input(xs.len(), i)).collect::<Vec<_>>(),
+        )
         .with_space_names(s.piece.domain.tuple().clone(), tt.clone())
         .intersect_domain(&s.piece.domain);
         let ra = on_domain(a);

@@ -4,7 +4,7 @@
 //! produced them. The script interpreter rewrites it; the verifier and the code generator
 //! read it.
 
-use crate::presburger::{parse_with_constants, Int, Map, Parsed, Set};
+use crate::presburger::{build, Int, Map, Set};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
@@ -42,13 +42,12 @@ impl Piece {
         let m = self.it.n_out();
         let mut outs = vec![];
         for k in 0..m {
-            outs.push(self.pos[k].to_string());
-            outs.push(format!("j{k}"));
+            outs.push(build::constant(m, self.pos[k].clone()));
+            outs.push(build::input(m, k));
         }
-        outs.push(self.pos[m].to_string());
+        outs.push(build::constant(m, self.pos[m].clone()));
         let js: Vec<String> = (0..m).map(|k| format!("j{k}")).collect();
-        let text = format!("{{ [{}] -> [{}] }}", js.join(", "), outs.join(", "));
-        let interleave = parse_map_text(&text);
+        let interleave = Map::from_affine(js, &outs);
         self.it
             .intersect_domain(&self.domain)
             .apply_range(&interleave)
@@ -256,10 +255,9 @@ impl State {
                 Some(it) => it.clone(),
                 None => {
                     let xs: Vec<String> = (0..d).map(|i| format!("x{i}")).collect();
-                    let mut outs = xs.clone();
-                    outs.extend(std::iter::repeat_n("0".to_string(), m - d));
-                    let text = format!("{{ [{}] -> [{}] }}", xs.join(", "), outs.join(", "));
-                    let it = parse_map_text(&text);
+                    let mut outs: Vec<_> = (0..d).map(|i| build::input(d, i)).collect();
+                    outs.extend(std::iter::repeat_n(build::constant(d, Int::ZERO), m - d));
+                    let it = Map::from_affine(xs, &outs);
                     let range = it.space().range.clone();
                     it.with_space_names(s.domain.tuple().clone(), range)
                 }
@@ -321,18 +319,8 @@ impl State {
 /// `[j0 .. j(m-1)] -> [j0 .. j(k-1)]`: the first `k` of `m` iteration dims.
 pub(crate) fn prefix_map(m: usize, k: usize) -> Map {
     let js: Vec<String> = (0..m).map(|i| format!("j{i}")).collect();
-    parse_map_text(&format!(
-        "{{ [{}] -> [{}] }}",
-        js.join(", "),
-        js[..k].join(", ")
-    ))
-}
-
-pub(crate) fn parse_map_text(text: &str) -> Map {
-    match parse_with_constants(text, &[], &[]).expect("internal map text parses") {
-        Parsed::Map(m) => m,
-        Parsed::Set(_) => unreachable!("internal text is a map"),
-    }
+    let outs: Vec<_> = (0..k).map(|i| build::input(m, i)).collect();
+    Map::from_affine(js, &outs)
 }
 
 /// One step of a run: which operation ran, for `--trace` and for reports.

@@ -9,9 +9,8 @@
 
 use super::budget;
 use super::int::{gcd_all, Int};
-use super::omega::{self, Problem, Row};
-use super::set::Set;
-use super::space::{Space, Tuple};
+use super::omega;
+use super::row::{self, combine_pair, solve_unit, substitute, Problem, Row};
 
 /// `floor(num · (1, columns) / den)`, with `den > 0`. `num` has the full width of a row and
 /// only mentions columns before the local it defines.
@@ -280,18 +279,9 @@ impl Basic {
             None => !omega::is_feasible_owned(self.to_problem()),
         };
         if budget::active() {
-            return budget::operation("emptiness test", || self.describe(), decide);
+            return budget::operation("emptiness test", || self.to_string(), decide);
         }
         decide()
-    }
-
-    /// The conjunction in isl notation with made-up names (`p0..` parameters, `x0..`
-    /// dimensions), for error messages.
-    pub fn describe(&self) -> String {
-        let params: Vec<String> = (0..self.n_param).map(|i| format!("p{i}")).collect();
-        let params: Vec<&str> = params.iter().map(String::as_str).collect();
-        let space = Space::set(&params, Tuple::anonymous(self.n_dim, "x"));
-        Set::from_basic(space, self.clone()).to_string()
     }
 
     /// An integer point: values of parameters, dimensions and locals, in column order.
@@ -311,14 +301,7 @@ impl Basic {
     fn substitute(&mut self, col: usize, expr: &Row) {
         let sub = |r: &mut Row| {
             if col < r.len() {
-                let c = std::mem::replace(&mut r[col], Int::ZERO);
-                if !c.is_zero() {
-                    for (v, e) in r.iter_mut().zip(expr) {
-                        if !e.is_zero() {
-                            *v += &(&c * e);
-                        }
-                    }
-                }
+                substitute(r, col, expr);
             }
         };
         self.eqs.iter_mut().for_each(sub);
@@ -413,7 +396,7 @@ impl Basic {
             eqs: std::mem::take(&mut self.eqs),
             ineqs: std::mem::take(&mut self.ineqs),
         };
-        let ok = omega::normalize(&mut p);
+        let ok = row::normalize(&mut p);
         self.eqs = p.eqs;
         self.ineqs = p.ineqs;
         ok
@@ -434,9 +417,7 @@ impl Basic {
             }
             if let Some(e) = self.eqs.iter().position(|r| r[col] == 1 || r[col] == -1) {
                 let eq = self.eqs.swap_remove(e);
-                let s = eq[col].clone();
-                let mut expr: Row = eq.iter().map(|v| -(&s * v)).collect();
-                expr[col] = Int::ZERO;
+                let expr = solve_unit(&eq, col);
                 self.substitute(col, &expr);
                 self.remove_div(i);
                 continue;
@@ -457,7 +438,7 @@ impl Basic {
             let mut out: Vec<Row> = Vec::new();
             for l in &lowers {
                 for u in &uppers {
-                    out.push(fm_combine(l, u, col));
+                    out.push(combine_pair(l, u, col, false));
                 }
             }
             self.ineqs.retain(|r| r[col].is_zero());
@@ -529,7 +510,7 @@ impl Basic {
                 .collect();
             for l in &lowers {
                 for u in &uppers {
-                    let row = fm_combine(l, u, col);
+                    let row = combine_pair(l, u, col, false);
                     if row.iter().skip(1).any(|v| !v.is_zero()) || row[0].is_negative() {
                         shadow.push(row);
                     }
@@ -782,9 +763,7 @@ impl Basic {
                 .expect("one left");
             let i = u - b.div_start();
             if r[u] == 1 || r[u] == -1 {
-                let s = r[u].clone();
-                let mut expr: Row = r.iter().map(|v| -(&s * v)).collect();
-                expr[u] = Int::ZERO;
+                let expr = solve_unit(&r, u);
                 b.eqs.remove(e);
                 b.substitute(u, &expr);
                 b.remove_div(i);
@@ -834,11 +813,7 @@ impl Basic {
             c.ineqs = rest.clone();
             for l in &lowers {
                 for u in &uppers {
-                    let mut row = fm_combine(l, u, col);
-                    if dark {
-                        row[0] -= &(&(&l[col] - &Int::ONE) * &(&(-&u[col]) - &Int::ONE));
-                    }
-                    c.ineqs.push(row);
+                    c.ineqs.push(combine_pair(l, u, col, dark));
                 }
             }
             c.remove_div(i);
@@ -944,7 +919,7 @@ impl Basic {
         omega::solve(&p)?;
         let mut pt = Vec::with_capacity(n);
         for col in 1..=n {
-            let v = match super::set::exact_range(&p, col).0 {
+            let v = match omega::exact_range(&p, col).0 {
                 Some(v) => v,
                 None => omega::solve(&p).expect("feasible")[col - 1].clone(),
             };
@@ -1011,17 +986,14 @@ impl Reduced {
                     .map(|k| (e, k))
             }) {
                 let eq = p.eqs.swap_remove(e);
-                // a_k x_k + rest = 0 with a_k = ±1  ⇒  x_k = -a_k · rest
-                let s = eq[k].clone();
-                let mut expr: Row = eq.iter().map(|v| -(&s * v)).collect();
-                expr[k] = Int::ZERO;
+                let expr = solve_unit(&eq, k);
                 for r in p.eqs.iter_mut().chain(p.ineqs.iter_mut()) {
                     substitute(r, k, &expr);
                 }
                 subst.push((k, expr));
                 progressed = true;
             }
-            let feasible = omega::normalize(&mut p);
+            let feasible = row::normalize(&mut p);
             if !progressed || !feasible {
                 break feasible;
             }
@@ -1107,27 +1079,5 @@ fn describe_problem(p: &Problem) -> String {
     let mut b = Basic::universe(0, p.n);
     b.eqs = p.eqs.clone();
     b.ineqs = p.ineqs.clone();
-    b.describe()
-}
-
-/// Replaces column `k` of `r` by `expr · (1, columns)` (`expr[k] == 0`).
-/// Fourier–Motzkin: the combination of a lower bound `a*q + l >= 0` and an upper bound
-/// `-b*q + u >= 0` on column `col` without `q`, `b*l + a*u >= 0`.
-fn fm_combine(l: &Row, u: &Row, col: usize) -> Row {
-    let a = &l[col];
-    let b = -&u[col];
-    let mut row: Row = l.iter().zip(u).map(|(x, y)| &(&b * x) + &(a * y)).collect();
-    row[col] = Int::ZERO;
-    row
-}
-
-fn substitute(r: &mut Row, k: usize, expr: &Row) {
-    let c = std::mem::replace(&mut r[k], Int::ZERO);
-    if !c.is_zero() {
-        for (v, e) in r.iter_mut().zip(expr) {
-            if !e.is_zero() {
-                *v += &(&c * e);
-            }
-        }
-    }
+    b.to_string()
 }

@@ -20,7 +20,7 @@
 use super::basic::Basic;
 use super::budget;
 use super::int::Int;
-use super::omega::Row;
+use super::row::Row;
 
 /// Most parts a union may have for the pairwise search (quadratic in the number of parts).
 const MAX_PARTS: usize = 24;

@@ -6,12 +6,14 @@
 
 pub mod basic;
 pub mod budget;
+pub mod build;
 pub mod coalesce;
 pub mod int;
 pub mod omega;
 pub mod parse;
 pub mod pip;
 pub mod print;
+pub mod row;
 pub mod sample;
 pub mod set;
 pub mod simplex;

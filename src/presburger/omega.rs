@@ -10,21 +10,15 @@
 //! integer solution, never an approximation.
 //!
 //! Rows are `[c, a1, ..., an]` meaning `c + a·x = 0` (equalities) or `c + a·x >= 0`
-//! (inequalities).
+//! (inequalities); they, normalisation, substitution and Fourier–Motzkin combination are
+//! in `row.rs`.
 
 use super::budget;
 use super::int::{gcd_all, Int};
-
-/// A row of a constraint system: constant first, then one coefficient per variable.
-pub type Row = Vec<Int>;
-
-/// A conjunction of integer constraints over `n` variables.
-#[derive(Clone, Debug, Default)]
-pub struct Problem {
-    pub n: usize,
-    pub eqs: Vec<Row>,
-    pub ineqs: Vec<Row>,
-}
+use super::row::{
+    combine, divide_exact, eval, normalize, rational_bounds, satisfies, solve_unit, split_bounds,
+    substitute, Problem, Row,
+};
 
 /// How to recover the value of one eliminated or substituted variable.
 enum Step {
@@ -65,233 +59,6 @@ pub fn solve(p: &Problem) -> Option<Vec<Int>> {
         "omega: witness does not satisfy the problem"
     );
     Some(sol)
-}
-
-/// Does `x` satisfy every constraint of `p`?
-pub fn satisfies(p: &Problem, x: &[Int]) -> bool {
-    p.eqs.iter().all(|r| eval(r, x).is_zero()) && p.ineqs.iter().all(|r| !eval(r, x).is_negative())
-}
-
-/// `r · (1, x)`.
-pub fn eval(r: &[Int], x: &[Int]) -> Int {
-    let mut v = r[0].clone();
-    for (a, xi) in r[1..].iter().zip(x) {
-        if !a.is_zero() && !xi.is_zero() {
-            v += &(a * xi);
-        }
-    }
-    v
-}
-
-/// Normalises a problem in place: gcd-divides and tightens every row, drops trivial rows,
-/// merges parallel inequalities and turns opposite pairs that pin a value into equalities.
-/// Returns `false` when a contradiction is found.
-pub fn normalize(p: &mut Problem) -> bool {
-    let mut eqs = Vec::with_capacity(p.eqs.len());
-    for mut r in std::mem::take(&mut p.eqs) {
-        let g = gcd_all(&r[1..]);
-        if g.is_zero() {
-            if !r[0].is_zero() {
-                return false;
-            }
-            continue;
-        }
-        if !r[0].mod_floor(&g).is_zero() {
-            return false;
-        }
-        if !g.is_one() {
-            for v in r.iter_mut() {
-                *v = v.div_exact(&g);
-            }
-        }
-        // Canonical sign: first non-zero coefficient positive.
-        if r[1..]
-            .iter()
-            .find(|v| !v.is_zero())
-            .is_some_and(|v| v.is_negative())
-        {
-            for v in r.iter_mut() {
-                *v = -&*v;
-            }
-        }
-        eqs.push(r);
-    }
-    eqs.sort_unstable_by(|a, b| cmp_rows(a, b));
-    eqs.dedup();
-    // Parallel inequalities: keep the tightest; detect opposite pairs. Sorting by
-    // coefficients puts parallel rows next to each other, smallest constant first.
-    let mut rows: Vec<Row> = Vec::with_capacity(p.ineqs.len());
-    for mut r in std::mem::take(&mut p.ineqs) {
-        let g = gcd_all(&r[1..]);
-        if g.is_zero() {
-            if r[0].is_negative() {
-                return false;
-            }
-            continue;
-        }
-        if !g.is_one() {
-            r[0] = r[0].div_floor(&g);
-            for v in r[1..].iter_mut() {
-                *v = v.div_exact(&g);
-            }
-        }
-        rows.push(r);
-    }
-    rows.sort_unstable_by(|a, b| cmp_rows(&a[1..], &b[1..]).then_with(|| a[0].cmp(&b[0])));
-    rows.dedup_by(|later, earlier| later[1..] == earlier[1..]);
-    // What becomes of each row: kept, dropped (the opposite of a pinned pair), or an
-    // equality. Decided first so that rows are moved, not copied.
-    #[derive(Clone, Copy, PartialEq)]
-    enum Fate {
-        Keep,
-        Drop,
-        Equality,
-    }
-    let mut fate = vec![Fate::Keep; rows.len()];
-    for i in 0..rows.len() {
-        if fate[i] == Fate::Drop {
-            continue;
-        }
-        // Rows with a negative leading coefficient sort before their opposites.
-        let negative_first = rows[i][1..]
-            .iter()
-            .find(|v| !v.is_zero())
-            .is_some_and(|v| v.is_negative());
-        if negative_first {
-            let me = &rows[i][1..];
-            if let Ok(j) = rows.binary_search_by(|r| cmp_negated(&r[1..], me)) {
-                // c + a·x >= 0 and c' - a·x >= 0  ⇒  -c <= a·x <= c'
-                let width = &rows[i][0] + &rows[j][0];
-                if width.is_negative() {
-                    return false;
-                }
-                if width.is_zero() {
-                    fate[j] = Fate::Drop;
-                    fate[i] = Fate::Equality;
-                }
-            }
-        }
-    }
-    let mut ineqs = Vec::with_capacity(rows.len());
-    for (r, f) in rows.into_iter().zip(fate) {
-        match f {
-            Fate::Keep => ineqs.push(r),
-            Fate::Equality => eqs.push(r),
-            Fate::Drop => {}
-        }
-    }
-    p.eqs = eqs;
-    p.ineqs = ineqs;
-    true
-}
-
-/// Lexicographic order of rows (that of `Vec<Int>`), without the generic slice machinery.
-#[inline]
-fn cmp_rows(a: &[Int], b: &[Int]) -> std::cmp::Ordering {
-    for (x, y) in a.iter().zip(b) {
-        let o = x.cmp(y);
-        if o.is_ne() {
-            return o;
-        }
-    }
-    a.len().cmp(&b.len())
-}
-
-/// `a` compared with the negation of `b`, lexicographically, without building `-b`.
-fn cmp_negated(a: &[Int], b: &[Int]) -> std::cmp::Ordering {
-    for (x, y) in a.iter().zip(b) {
-        let o = match (x, y) {
-            (Int::Small(x), Int::Small(y)) if *y != i64::MIN => x.cmp(&-y),
-            _ => x.cmp(&-y),
-        };
-        if o.is_ne() {
-            return o;
-        }
-    }
-    a.len().cmp(&b.len())
-}
-
-/// Rational Fourier–Motzkin projection onto the variables in `keep` (1-based columns):
-/// the returned inequalities (and equalities written as two inequalities) hold for every
-/// integer point of `p`, and describe its rational projection (tightened by gcd, which is
-/// valid for integer points). Used for bounds, never for emptiness.
-pub fn project_rational(p: &Problem, keep: &[usize]) -> Vec<Row> {
-    let mut q = p.clone();
-    if !normalize(&mut q) {
-        let mut r = vec![Int::ZERO; p.n + 1];
-        r[0] = Int::from(-1);
-        return vec![r];
-    }
-    let mut todo: Vec<usize> = (1..=p.n).filter(|k| !keep.contains(k)).collect();
-    while !todo.is_empty() {
-        // Equalities first; otherwise the variable whose elimination adds fewest rows
-        // (index order blows up quickly with many locals).
-        let pick = todo
-            .iter()
-            .position(|&k| q.eqs.iter().any(|r| !r[k].is_zero()))
-            .unwrap_or_else(|| {
-                let cost = |k: usize| {
-                    let l = q.ineqs.iter().filter(|r| r[k].is_positive()).count();
-                    let u = q.ineqs.iter().filter(|r| r[k].is_negative()).count();
-                    l * u
-                };
-                (0..todo.len())
-                    .min_by_key(|&i| cost(todo[i]))
-                    .expect("non-empty")
-            });
-        let k = todo.swap_remove(pick);
-        if let Some(e) = q.eqs.iter().position(|r| !r[k].is_zero()) {
-            let eq = q.eqs.swap_remove(e);
-            let a = eq[k].clone();
-            let sa = Int::from(a.signum() as i64);
-            let aa = a.abs();
-            for r in q.eqs.iter_mut().chain(q.ineqs.iter_mut()) {
-                let c = r[k].clone();
-                if !c.is_zero() {
-                    let f = &sa * &c;
-                    for (v, e) in r.iter_mut().zip(&eq) {
-                        *v = &(&aa * &*v) - &(&f * e);
-                    }
-                }
-            }
-        } else {
-            let (l, u, mut rest) = split_bounds(&q.ineqs, k);
-            rest.extend(combine(&l, &u, k, false));
-            q.ineqs = rest;
-        }
-        if !normalize(&mut q) {
-            let mut r = vec![Int::ZERO; p.n + 1];
-            r[0] = Int::from(-1);
-            return vec![r];
-        }
-    }
-    let mut out = q.ineqs;
-    for e in q.eqs {
-        out.push(e.iter().map(|v| -v).collect());
-        out.push(e);
-    }
-    out
-}
-
-/// Bounds on variable `k` (1-based) implied rationally by `p`: valid for every integer
-/// point, not necessarily attained.
-pub fn rational_bounds(p: &Problem, k: usize) -> (Option<Int>, Option<Int>) {
-    let (mut lo, mut hi): (Option<Int>, Option<Int>) = (None, None);
-    for r in project_rational(p, &[k]) {
-        let a = &r[k];
-        if a.is_positive() {
-            let v = (-&r[0]).div_ceil(a);
-            if lo.as_ref().is_none_or(|l| v > *l) {
-                lo = Some(v);
-            }
-        } else if a.is_negative() {
-            let v = r[0].div_floor(&-a);
-            if hi.as_ref().is_none_or(|h| v < *h) {
-                hi = Some(v);
-            }
-        }
-    }
-    (lo, hi)
 }
 
 fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
@@ -409,6 +176,83 @@ fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
     Some(reconstruct(&steps, vec![Int::ZERO; p.n]))
 }
 
+/// Exact integer minimum and maximum of column `col` over a feasible problem (`None` for an
+/// unbounded side).
+pub fn exact_range(p: &Problem, col: usize) -> (Option<Int>, Option<Int>) {
+    (exact_opt(p, col, false), exact_opt(p, col, true))
+}
+
+fn exact_opt(p: &Problem, col: usize, max: bool) -> Option<Int> {
+    let w = solve(p)?;
+    // A witness beyond `v` (x <= v for a minimum, x >= v for a maximum), if any.
+    let beyond = |v: &Int| -> Option<Int> {
+        let mut q = p.clone();
+        let mut r = vec![Int::ZERO; p.n + 1];
+        if max {
+            r[col] = Int::ONE;
+            r[0] = -v;
+        } else {
+            r[col] = Int::from(-1);
+            r[0] = v.clone();
+        }
+        q.ineqs.push(r);
+        solve(&q).map(|s| s[col - 1].clone())
+    };
+    let toward = |x: &Int, d: &Int| if max { x + d } else { x - d };
+    // Invariant: `good` is attained; nothing lies beyond `far`.
+    let mut good = w[col - 1].clone();
+    // Gallop away from the witness to find a value nothing reaches; fall back to the
+    // rational bound (which also decides unboundedness) if that takes too long.
+    let mut step = Int::ONE;
+    let mut far = None;
+    for _ in 0..24 {
+        let probe = toward(&good, &step);
+        match beyond(&probe) {
+            Some(v) => {
+                good = v;
+                step = &step * &Int::from(2);
+            }
+            None => {
+                far = Some(if max {
+                    &probe - &Int::ONE
+                } else {
+                    &probe + &Int::ONE
+                });
+                break;
+            }
+        }
+    }
+    let mut far = match far {
+        Some(f) => f,
+        None => {
+            let (rlo, rhi) = rational_bounds(p, col);
+            if max {
+                rhi?
+            } else {
+                rlo?
+            }
+        }
+    };
+    loop {
+        let gap = if max { &far - &good } else { &good - &far };
+        if !gap.is_positive() {
+            return Some(good);
+        }
+        let half = gap.div_floor(&Int::from(2));
+        let mid = toward(&good, &(&half + &Int::ONE));
+        match beyond(&mid) {
+            Some(v) => good = v,
+            None => {
+                far = if max {
+                    &mid - &Int::ONE
+                } else {
+                    &mid + &Int::ONE
+                }
+            }
+        }
+    }
+}
+
 /// Rows an elimination may produce before [`drop_redundant`] runs first. Below it,
 /// Fourier–Motzkin is cheaper than the linear programs that find redundant rows (no
 /// example's dependence or schedule problem comes near it); above it, rows multiply with
@@ -471,9 +315,7 @@ fn eliminate_equality(p: &mut Problem, steps: &mut Vec<Step>) -> bool {
             return false;
         }
         if !g.is_one() {
-            for v in eq.iter_mut() {
-                *v = v.div_exact(&g);
-            }
+            divide_exact(&mut eq, &g);
         }
         if unit(&eq).is_some() {
             break;
@@ -498,29 +340,12 @@ fn eliminate_equality(p: &mut Problem, steps: &mut Vec<Step>) -> bool {
         steps.push(Step::Subst { k, expr });
     }
     let k = unit(&eq).expect("unit coefficient");
-    // a_k x_k + rest = 0 with a_k = ±1  ⇒  x_k = -a_k · rest
-    let s = eq[k].clone();
-    let mut expr: Row = eq.iter().map(|v| -(&s * v)).collect();
-    expr[k] = Int::ZERO;
+    let expr = solve_unit(&eq, k);
     for r in p.eqs.iter_mut().chain(p.ineqs.iter_mut()) {
         substitute(r, k, &expr);
     }
     steps.push(Step::Subst { k, expr });
     true
-}
-
-/// Replaces variable `k` in `row` by `expr · (1, x)` (`expr` may mention `k` itself, as the
-/// new variable that reuses the column).
-fn substitute(row: &mut Row, k: usize, expr: &Row) {
-    let c = std::mem::replace(&mut row[k], Int::ZERO);
-    if c.is_zero() {
-        return;
-    }
-    for (v, e) in row.iter_mut().zip(expr) {
-        if !e.is_zero() {
-            *v += &(&c * e);
-        }
-    }
 }
 
 /// Picks the variable to eliminate next and whether its elimination is exact.
@@ -563,46 +388,6 @@ fn choose_variable(p: &Problem) -> (usize, bool) {
     }
     let (k, exact, _) = best.expect("choose_variable on a problem without variables");
     (k, exact)
-}
-
-/// Splits inequalities into lower bounds on `x_k` (positive coefficient), upper bounds
-/// (negative coefficient) and the rest.
-fn split_bounds(ineqs: &[Row], k: usize) -> (Vec<Row>, Vec<Row>, Vec<Row>) {
-    let (mut l, mut u, mut rest) = (vec![], vec![], vec![]);
-    for r in ineqs {
-        if r[k].is_positive() {
-            l.push(r.clone());
-        } else if r[k].is_negative() {
-            u.push(r.clone());
-        } else {
-            rest.push(r.clone());
-        }
-    }
-    (l, u, rest)
-}
-
-/// Fourier–Motzkin combinations of every lower with every upper bound on `x_k`: the real
-/// shadow, or with `dark` the dark shadow `b·l + a·u >= (a-1)(b-1)`.
-fn combine(lowers: &[Row], uppers: &[Row], k: usize, dark: bool) -> Vec<Row> {
-    // One step per coefficient created, so that the budget bounds memory as well as time
-    // (a row is as long as the problem is wide).
-    let width = lowers.first().map_or(1, Vec::len) as u64;
-    budget::tick((lowers.len() * uppers.len()) as u64 * width);
-    let mut out = Vec::with_capacity(lowers.len() * uppers.len());
-    for l in lowers {
-        let a = &l[k];
-        for u in uppers {
-            let b = -&u[k];
-            let mut row: Row = l.iter().zip(u).map(|(x, y)| &(&b * x) + &(a * y)).collect();
-            row[k] = Int::ZERO;
-            if dark {
-                let slack = &(a - &Int::ONE) * &(&b - &Int::ONE);
-                row[0] -= &slack;
-            }
-            out.push(row);
-        }
-    }
-    out
 }
 
 /// The variable with the smallest finite range of values (bounds from rational

@@ -12,7 +12,7 @@
 
 use super::basic::Basic;
 use super::int::Int;
-use super::omega::Row;
+use super::row::Row;
 use super::set::{Map, Set};
 use super::space::{Space, Tuple};
 use std::collections::HashMap;

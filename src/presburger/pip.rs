@@ -33,7 +33,8 @@
 use super::basic::Basic;
 use super::budget;
 use super::int::Int;
-use super::omega::{self, Row};
+use super::omega;
+use super::row::Row;
 use super::simplex::{Lp, Sign, Tableau};
 use std::collections::HashMap;
 

@@ -8,9 +8,9 @@
 
 use super::basic::Basic;
 use super::int::Int;
-use super::omega::Row;
+use super::row::{solve_unit, substitute, Row};
 use super::set::{Map, Point, Set};
-use super::space::Space;
+use super::space::{Space, Tuple};
 use std::fmt::{self, Write};
 
 /// Formats `coeffs · (1, columns)` with the given column names (index 0 is the constant).
@@ -89,16 +89,25 @@ fn div_only_before(b: &Basic, div: usize, col: usize) -> bool {
     }
 }
 
+/// A conjunction as the printer lays it out: its rows after inlining and folding, the
+/// expression each dimension shows in the tuple (over the columns of those rows), and the
+/// name of every column (known floors as `floor(...)` text, other locals as `e0, e1, ...`).
+struct Layout {
+    b: Basic,
+    inline_expr: Vec<Option<Row>>,
+    names: Vec<String>,
+    exists: Vec<String>,
+}
+
 /// `None` when normalisation shows the conjunction is empty (it then prints as nothing).
-fn format_part(space: &Space, b: &Basic) -> Option<Part> {
+fn lay_out(space: &Space, b: &Basic) -> Option<Layout> {
     let mut b = b.clone();
     let base = unique_names(space);
     let np = b.n_param;
     let nd = b.n_dim;
     // Inline dimensions fixed by a unit equality over earlier columns.
-    let mut inline: Vec<Option<usize>> = vec![None; nd];
     let mut inline_expr: Vec<Option<Row>> = vec![None; nd];
-    for d in 0..nd {
+    for (d, slot) in inline_expr.iter_mut().enumerate() {
         let c = b.col_dim(d);
         let pick = b.eqs.iter().position(|r| {
             (r[c] == 1 || r[c] == -1)
@@ -119,12 +128,9 @@ fn format_part(space: &Space, b: &Basic) -> Option<Part> {
         });
         if let Some(e) = pick {
             let r = b.eqs.remove(e);
-            let s = r[c].clone();
-            let mut expr: Row = r.iter().map(|v| -(&s * v)).collect();
-            expr[c] = Int::ZERO;
+            let expr = solve_unit(&r, c);
             substitute_for_print(&mut b, c, &expr);
-            inline[d] = Some(e);
-            inline_expr[d] = Some(expr);
+            *slot = Some(expr);
         }
     }
     // Dimensions pinned between `den*d <= e <= den*d + den - 1` are `floor(e/den)`: show
@@ -276,6 +282,24 @@ fn format_part(space: &Space, b: &Basic) -> Option<Part> {
         }
     }
     let names: Vec<String> = slots.into_iter().map(Option::unwrap_or_default).collect();
+    Some(Layout {
+        b,
+        inline_expr,
+        names,
+        exists,
+    })
+}
+
+/// `None` when normalisation shows the conjunction is empty (it then prints as nothing).
+fn format_part(space: &Space, b: &Basic) -> Option<Part> {
+    let Layout {
+        b,
+        inline_expr,
+        names,
+        exists,
+    } = lay_out(space, b)?;
+    let np = b.n_param;
+    let nd = b.n_dim;
     let tuple_dims: Vec<String> = (0..nd)
         .map(|d| match &inline_expr[d] {
             Some(e) => fmt_affine(e, &names),
@@ -327,7 +351,6 @@ fn format_part(space: &Space, b: &Basic) -> Option<Part> {
             }
         }
     }
-    let _ = inline;
     Some(Part {
         tuple_dims,
         exists,
@@ -396,12 +419,7 @@ fn fmt_constraint(r: &Row, names: &[String], eq: bool) -> String {
 fn substitute_for_print(b: &mut Basic, col: usize, expr: &Row) {
     let sub = |r: &mut Row| {
         if col < r.len() {
-            let c = std::mem::replace(&mut r[col], Int::ZERO);
-            if !c.is_zero() {
-                for (v, e) in r.iter_mut().zip(expr) {
-                    *v += &(&c * e);
-                }
-            }
+            substitute(r, col, expr);
         }
     };
     b.eqs.iter_mut().for_each(sub);
@@ -411,6 +429,28 @@ fn substitute_for_print(b: &mut Basic, col: usize, expr: &Row) {
         num.resize(expr.len(), Int::ZERO);
         sub(&mut num);
         d.num = num;
+    }
+}
+
+/// Whether the printed form of `m` shows output `k` of its first printed part as a floor:
+/// its tuple expression starts with a known floor with coefficient 1 (`floor(i/32)`,
+/// `floor(i/32) + 1`, not `i - 32*floor(i/32)` nor `2*floor(i/32)`). Decided on the rows
+/// the printer lays out, not on the text.
+pub fn shows_floor(m: &Map, k: usize) -> bool {
+    let space = m.space();
+    let Some(l) = m.parts().iter().find_map(|b| lay_out(space, b)) else {
+        return false;
+    };
+    let Some(e) = &l.inline_expr[space.n_in() + k] else {
+        return false;
+    };
+    let div_start = l.b.div_start();
+    match e.iter().enumerate().skip(1).find(|(_, v)| !v.is_zero()) {
+        Some((col, v)) => {
+            // Known locals are the ones printed as floors.
+            col >= div_start && v.is_one() && l.b.divs[col - div_start].is_some()
+        }
+        None => false,
     }
 }
 
@@ -498,6 +538,17 @@ impl fmt::Display for Set {
 impl fmt::Display for Map {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&fmt_union(self.space(), self.parts()))
+    }
+}
+
+/// A conjunction alone, with made-up names (`p0..` parameters, `x0..` dimensions), for
+/// error messages.
+impl fmt::Display for Basic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let params: Vec<String> = (0..self.n_param).map(|i| format!("p{i}")).collect();
+        let params: Vec<&str> = params.iter().map(String::as_str).collect();
+        let space = Space::set(&params, Tuple::anonymous(self.n_dim, "x"));
+        f.write_str(&fmt_union(&space, std::slice::from_ref(self)))
     }
 }
 

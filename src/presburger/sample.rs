@@ -20,10 +20,10 @@
 //!   fixed size, or a witness that fails its check. The caller then runs the general Omega test, so the
 //!   answer never depends on this path being taken.
 //!
-//! Rows are `[c, a1, ..., an]` as in [`super::omega`]: `c + a·x = 0` or `c + a·x >= 0`.
+//! Rows are `[c, a1, ..., an]` as in [`super::row`]: `c + a·x = 0` or `c + a·x >= 0`.
 
 use super::budget;
-use super::omega::{Problem, Row};
+use super::row::{Problem, Row};
 use std::cell::Cell;
 
 /// Past this many inequalities (Fourier–Motzkin growing the system) the fast path gives up.

@@ -7,8 +7,9 @@
 use super::basic::Basic;
 use super::budget;
 use super::int::Int;
-use super::omega::{self, Row};
+use super::omega;
 use super::pip;
+use super::row::{self, Problem, Row};
 use super::space::{Space, Tuple};
 use std::collections::BTreeSet;
 
@@ -523,7 +524,7 @@ impl Set {
             }
             // Parameters must be pinned down.
             for i in 0..np {
-                let (lo, hi) = exact_range(&p, 1 + i);
+                let (lo, hi) = omega::exact_range(&p, 1 + i);
                 if lo.is_none() || hi.is_none() || lo != hi {
                     return Err(BoundError::FreeParams(free_params(self, &p)));
                 }
@@ -566,7 +567,7 @@ impl Set {
                 continue;
             }
             for i in 0..np {
-                let (lo, hi) = exact_range(&p, 1 + i);
+                let (lo, hi) = omega::exact_range(&p, 1 + i);
                 if lo.is_none() || hi.is_none() || lo != hi {
                     return Err(BoundError::FreeParams(free_params(self, &p)));
                 }
@@ -574,7 +575,7 @@ impl Set {
             let mut pt = vec![];
             for d in 0..self.n_dim() {
                 let col = 1 + np + d;
-                let (lo, hi) = exact_range(&p, col);
+                let (lo, hi) = omega::exact_range(&p, col);
                 let v = if max { hi } else { lo };
                 let Some(v) = v else {
                     return Err(BoundError::Unbounded {
@@ -665,7 +666,7 @@ impl Set {
             for d in 0..self.n_dim() {
                 let col = 1 + np + d;
                 let keep: Vec<usize> = (1..=np).chain(std::iter::once(col)).collect();
-                let rows = omega::project_rational(&p, &keep);
+                let rows = row::project_rational(&p, &keep);
                 let has = |pos: bool| {
                     rows.iter().any(|r| {
                         if pos {
@@ -686,95 +687,18 @@ impl Set {
     }
 }
 
-fn free_params(s: &Set, p: &omega::Problem) -> Vec<String> {
+fn free_params(s: &Set, p: &Problem) -> Vec<String> {
     (0..s.space.n_param())
         .filter(|&i| {
-            let (lo, hi) = exact_range(p, 1 + i);
+            let (lo, hi) = omega::exact_range(p, 1 + i);
             lo.is_none() || hi.is_none() || lo != hi
         })
         .map(|i| s.space.params[i].clone())
         .collect()
 }
 
-/// Exact integer minimum and maximum of column `col` over a feasible problem (`None` for an
-/// unbounded side).
-pub(crate) fn exact_range(p: &omega::Problem, col: usize) -> (Option<Int>, Option<Int>) {
-    (exact_opt(p, col, false), exact_opt(p, col, true))
-}
-
-fn exact_opt(p: &omega::Problem, col: usize, max: bool) -> Option<Int> {
-    let w = omega::solve(p)?;
-    // A witness beyond `v` (x <= v for a minimum, x >= v for a maximum), if any.
-    let beyond = |v: &Int| -> Option<Int> {
-        let mut q = p.clone();
-        let mut r = vec![Int::ZERO; p.n + 1];
-        if max {
-            r[col] = Int::ONE;
-            r[0] = -v;
-        } else {
-            r[col] = Int::from(-1);
-            r[0] = v.clone();
-        }
-        q.ineqs.push(r);
-        omega::solve(&q).map(|s| s[col - 1].clone())
-    };
-    let toward = |x: &Int, d: &Int| if max { x + d } else { x - d };
-    // Invariant: `good` is attained; nothing lies beyond `far`.
-    let mut good = w[col - 1].clone();
-    // Gallop away from the witness to find a value nothing reaches; fall back to the
-    // rational bound (which also decides unboundedness) if that takes too long.
-    let mut step = Int::ONE;
-    let mut far = None;
-    for _ in 0..24 {
-        let probe = toward(&good, &step);
-        match beyond(&probe) {
-            Some(v) => {
-                good = v;
-                step = &step * &Int::from(2);
-            }
-            None => {
-                far = Some(if max {
-                    &probe - &Int::ONE
-                } else {
-                    &probe + &Int::ONE
-                });
-                break;
-            }
-        }
-    }
-    let mut far = match far {
-        Some(f) => f,
-        None => {
-            let (rlo, rhi) = omega::rational_bounds(p, col);
-            if max {
-                rhi?
-            } else {
-                rlo?
-            }
-        }
-    };
-    loop {
-        let gap = if max { &far - &good } else { &good - &far };
-        if !gap.is_positive() {
-            return Some(good);
-        }
-        let half = gap.div_floor(&Int::from(2));
-        let mid = toward(&good, &(&half + &Int::ONE));
-        match beyond(&mid) {
-            Some(v) => good = v,
-            None => {
-                far = if max {
-                    &mid - &Int::ONE
-                } else {
-                    &mid + &Int::ONE
-                }
-            }
-        }
-    }
-}
-
 fn enumerate(
-    p: &omega::Problem,
+    p: &Problem,
     np: usize,
     nd: usize,
     prefix: &mut Vec<Int>,
@@ -791,7 +715,7 @@ fn enumerate(
         return Ok(());
     }
     let col = 1 + np + d;
-    let (lo, hi) = exact_range(p, col);
+    let (lo, hi) = omega::exact_range(p, col);
     let (Some(lo), Some(hi)) = (lo, hi) else {
         return Err(BoundError::Unbounded {
             dim: names[d].clone(),

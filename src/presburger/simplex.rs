@@ -11,7 +11,7 @@
 //!   integers) by the other constraints? [`Lp::redundant_rows`] lists every such row.
 //!
 //! Rows use the core's layout `[c, a1..an]`, meaning `c + a·x = 0` (equalities) or
-//! `c + a·x >= 0` (inequalities), as in [`super::omega::Problem`]. Every pivot is charged to
+//! `c + a·x >= 0` (inequalities), as in [`super::row::Problem`]. Every pivot is charged to
 //! the work budget ([`super::budget::tick`]).
 //!
 //! The same [`Tableau`] runs the parametric integer programming of [`super::pip`]: there the
@@ -34,7 +34,7 @@
 
 use super::budget;
 use super::int::{gcd_all, Int};
-use super::omega::Row;
+use super::row::{divide_exact, Row};
 use std::fmt;
 
 /// An exact rational number `num / den`, `den > 0`, in lowest terms.
@@ -615,9 +615,7 @@ impl Tableau {
 fn normalize_row(row: &mut [Int]) {
     let g = gcd_all(row.iter());
     if !g.is_one() && !g.is_zero() {
-        for v in row.iter_mut() {
-            *v = v.div_exact(&g);
-        }
+        divide_exact(row, &g);
     }
 }
 

@@ -12,11 +12,11 @@ use super::params::{Setting, Settings};
 use super::parse::parse_script;
 use super::stdlib;
 use crate::diag::Diagnostic;
-use crate::model::state::{parse_map_text, prefix_map};
+use crate::model::state::prefix_map;
 pub use crate::model::state::{
     Component, Mark, MarkKind, Origin, Piece, Pos, RedOp, State, Step, StmtInit,
 };
-use crate::presburger::{parse_with_constants, Int, Map, ParseError, Parsed, Set};
+use crate::presburger::{build, parse_with_constants, Int, Map, ParseError, Parsed, Set};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
@@ -1407,18 +1407,15 @@ impl Interpreter {
         let rest = m - a;
         let id_rest = {
             let js: Vec<String> = (0..rest).map(|i| format!("r{i}")).collect();
-            parse_map_text(&format!("{{ [{}] -> [{}] }}", js.join(", "), js.join(", ")))
+            let outs: Vec<_> = (0..rest).map(|i| build::input(rest, i)).collect();
+            Map::from_affine(js, &outs)
         };
         let g = f.product(&id_rest);
         let pad = {
             let js: Vec<String> = (0..m).map(|i| format!("j{i}")).collect();
-            let mut outs = js.clone();
-            outs.extend(std::iter::repeat_n("0".to_string(), b - a));
-            parse_map_text(&format!(
-                "{{ [{}] -> [{}] }}",
-                js.join(", "),
-                outs.join(", ")
-            ))
+            let mut outs: Vec<_> = (0..m).map(|i| build::input(m, i)).collect();
+            outs.extend(std::iter::repeat_n(build::constant(m, Int::ZERO), b - a));
+            Map::from_affine(js, &outs)
         };
         // Marks follow their loop: an input the map copies unchanged to an output carries
         // its mark there; the untouched dims after the map's inputs shift by the extra
@@ -1632,16 +1629,11 @@ impl Interpreter {
         let m = p.it.n_out();
         let zero = {
             let js: Vec<String> = (0..m).map(|k| format!("j{k}")).collect();
-            let cons: Vec<String> = (p.depth..a.min(m)).map(|k| format!("j{k} = 0")).collect();
-            let text = if cons.is_empty() {
-                format!("{{ [{}] }}", js.join(", "))
-            } else {
-                format!("{{ [{}] : {} }}", js.join(", "), cons.join(" and "))
-            };
-            match parse_with_constants(&text, &[], &[]) {
-                Ok(Parsed::Set(s)) => s,
-                _ => return false,
-            }
+            // -j_k = 0 for each padded dim k
+            let eqs: Vec<_> = (p.depth..a.min(m))
+                .map(|k| build::input(m, k).iter().map(|v| -v).collect())
+                .collect();
+            Set::from_rows(js, eqs, vec![])
         };
         p.domain.apply(&p.it).is_subset(&zero)
     }
@@ -1781,25 +1773,13 @@ impl Interpreter {
         }
         let sizes: Vec<Int> = sizes.iter().map(|(s, _)| s.clone()).collect();
         let k = sizes.len();
+        // [i..] -> [t.., p..] : ti = floor(ii/s) and pi = ii - s*ti
         let ins: Vec<String> = (0..k).map(|i| format!("i{i}")).collect();
-        let tiles: Vec<String> = (0..k).map(|i| format!("t{i}")).collect();
-        let points: Vec<String> = (0..k).map(|i| format!("p{i}")).collect();
-        let cons: Vec<String> = (0..k)
-            .map(|i| {
-                format!(
-                    "t{i} = floor(i{i}/{s}) and p{i} = i{i} - {s}*t{i}",
-                    s = sizes[i]
-                )
-            })
-            .collect();
-        let text = format!(
-            "{{ [{}] -> [{}, {}] : {} }}",
-            ins.join(", "),
-            tiles.join(", "),
-            points.join(", "),
-            cons.join(" and ")
-        );
-        let f = parse_map_text(&text);
+        let mut outs: Vec<String> = (0..k).map(|i| format!("t{i}")).collect();
+        outs.extend((0..k).map(|i| format!("p{i}")));
+        let strips: Vec<(usize, Int, usize, usize)> =
+            (0..k).map(|i| (i, sizes[i].clone(), i, k + i)).collect();
+        let f = Map::strip_mined(ins, outs, &strips, &[]);
         let origin = Origin {
             source: ctx.source.to_string(),
             span: span.clone(),

@@ -15,7 +15,7 @@
 
 use super::schedule::{Band, Built};
 use super::space::Legal;
-use crate::presburger::omega::Row;
+use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int};
 
 impl Legal {

@@ -33,7 +33,7 @@ use super::edit::Change;
 use super::space::Legal;
 use crate::driver::{Kernel, Run};
 use crate::model::state::State;
-use crate::presburger::omega::Row;
+use crate::presburger::row::{cancel, Row};
 use crate::presburger::{budget, Basic, Int, Map};
 use crate::script::ast::{Arg, Item, Stmt};
 use crate::script::parse::parse_script;
@@ -61,13 +61,8 @@ pub fn affine_rows(it: &Map, params: &[String]) -> Option<Vec<Vec<Int>>> {
         let p = (0..eqs.len()).find(|r| !pivots.contains(r) && !eqs[*r][c].is_zero())?;
         let pr = eqs[p].clone();
         for (r, e) in eqs.iter_mut().enumerate() {
-            if r != p && !e[c].is_zero() {
-                let (a, f) = (pr[c].clone(), e[c].clone());
-                *e = e
-                    .iter()
-                    .zip(&pr)
-                    .map(|(x, y)| &(&a * x) - &(&f * y))
-                    .collect();
+            if r != p {
+                cancel(e, &pr, c);
             }
         }
         pivots.push(p);

@@ -10,7 +10,7 @@
 //! schedule is checked again by the ordinary verifier once written as a script.
 
 use super::space::Legal;
-use crate::presburger::omega::Row;
+use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int};
 use std::collections::HashMap;
 

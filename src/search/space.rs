@@ -25,7 +25,7 @@
 //! holds the signs; everything that turns coefficients into a function of the iterators
 //! ([`Layout::eval`], the Farkas rows, the exact per-edge test) applies them.
 
-use crate::presburger::omega::Row;
+use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int, Map};
 use crate::verify::{Dependence, Program};
 use std::collections::{BTreeSet, HashSet};

@@ -5,7 +5,7 @@
 use super::deps::{at_level, equal_row, joint_raw, level_rows, Dependence, Order, Program};
 use crate::diag::Diagnostic;
 use crate::model::state::{Piece, Step};
-use crate::presburger::omega::Row;
+use crate::presburger::row::Row;
 use crate::presburger::{Int, Map};
 
 /// A concrete statement instance with its old and new schedule times.

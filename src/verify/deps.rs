@@ -2,7 +2,7 @@
 //! the same array, restricted to the original execution order, for all parameter values.
 
 use crate::model::state::Origin;
-use crate::presburger::omega::Row;
+use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int, Map, Set};
 
 /// What the verifier needs to know about a statement.

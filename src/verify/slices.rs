@@ -17,7 +17,7 @@
 //! range.
 
 use super::deps::{Dependence, Program};
-use crate::presburger::{parse_with_constants, Parsed, Set};
+use crate::presburger::{Int, Set};
 use std::collections::HashMap;
 
 /// One statement's slicing loop (level from 1 = outermost of its loops in the kernel) and
@@ -67,17 +67,12 @@ impl<'a> Oracle<'a> {
         let ds = self.program.stmts[*s].domain.n_dim();
         let n = rel.n_dim();
         let vs: Vec<String> = (0..n).map(|i| format!("v{i}")).collect();
-        let text = format!(
-            "{{ [{}] : v{} - v{} >= {} }}",
-            vs.join(", "),
-            ls,
-            ds + lt,
-            diff + 1
-        );
-        let bad = match parse_with_constants(&text, &self.program.params, &[]) {
-            Ok(Parsed::Set(b)) => b.with_tuple(rel.tuple().clone()),
-            _ => unreachable!("internal set text parses"),
-        };
+        // v[ls] - v[ds + lt] - (diff + 1) >= 0
+        let mut r = vec![Int::ZERO; 1 + n];
+        r[0] = Int::from(-(diff + 1));
+        r[1 + ls] += &Int::ONE;
+        r[1 + ds + lt] -= &Int::ONE;
+        let bad = Set::from_rows(vs, vec![], vec![r]).with_tuple(rel.tuple().clone());
         let ok = rel.intersect(&bad).is_empty();
         self.cache.insert((k, ls, lt, diff), ok);
         ok

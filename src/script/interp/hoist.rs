@@ -9,8 +9,9 @@
 
 use super::{Interpreter, OpCtx, Value};
 use crate::diag::Diagnostic;
-use crate::model::state::{parse_map_text, Pos, Span};
-use crate::presburger::{Int, Map};
+use crate::model::state::{Pos, Span};
+use crate::presburger::row::Row;
+use crate::presburger::{build, Int, Map};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One statement's part of a slice, as written.
@@ -367,21 +368,22 @@ impl Interpreter {
             let d = p.it.n_in();
             let xs: Vec<String> = (0..d).map(|k| format!("x{k}")).collect();
             let js: Vec<String> = (0..m).map(|k| format!("j{k}")).collect();
+            // Over the inputs (x, j): x, j before n, the new dim, j from n on.
+            let w = d + m;
             let new = match level_of.get(&i) {
-                Some(&(lv, a)) => format!("x{lv} + {a}"),
-                None => "0".to_string(),
+                Some(&(lv, a)) => {
+                    let mut r = build::input(w, lv);
+                    r[0] = Int::from(a);
+                    r
+                }
+                None => build::constant(w, Int::ZERO),
             };
-            let mut outs: Vec<String> = xs.clone();
-            outs.extend(js[..n].iter().cloned());
+            let mut outs: Vec<Row> = (0..d + n).map(|c| build::input(w, c)).collect();
             outs.push(new);
-            outs.extend(js[n..].iter().cloned());
+            outs.extend((d + n..w).map(|c| build::input(w, c)));
             let mut ins = xs.clone();
             ins.extend(js.iter().cloned());
-            let f = parse_map_text(&format!(
-                "{{ [{}] -> [{}] }}",
-                ins.join(", "),
-                outs.join(", ")
-            ));
+            let f = Map::from_affine(ins, &outs);
             let wrapped = p.it.wrap().apply(&f);
             let it = Map::from_set(&wrapped, d);
             let range = it.space().range.clone();

@@ -6,8 +6,11 @@
 
 use super::{Interpreter, OpCtx, Value};
 use crate::diag::Diagnostic;
-use crate::model::state::{parse_map_text, Origin};
-use crate::presburger::Int;
+use crate::model::state::Origin;
+use crate::presburger::build::{self, output_name};
+use crate::presburger::row::Row;
+use crate::presburger::{Int, Map};
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// The depth-generic loop operations, built in.
@@ -22,23 +25,19 @@ pub const LOOP_OPS: [&str; 6] = [
 
 type Args = [(Value, Range<usize>)];
 
-/// A map over `n` loops: inputs `x1..xn`, the given outputs and constraints.
-fn map_text(n: usize, outs: &[String], cons: &[String]) -> String {
-    let ins: Vec<String> = (1..=n).map(|k| format!("x{k}")).collect();
-    if cons.is_empty() {
-        format!("{{ [{}] -> [{}] }}", ins.join(", "), outs.join(", "))
-    } else {
-        format!(
-            "{{ [{}] -> [{}] : {} }}",
-            ins.join(", "),
-            outs.join(", "),
-            cons.join(" and ")
-        )
-    }
+/// The inputs of a map over `n` loops: `x1..xn`.
+fn loop_names(n: usize) -> Vec<String> {
+    (1..=n).map(|k| format!("x{k}")).collect()
 }
 
-fn x(k: usize) -> String {
-    format!("x{k}")
+/// `{ [x1..xn] -> [outs] }`, each output a row over `(1, x1..xn)`.
+fn loop_map(n: usize, outs: &[Row]) -> Map {
+    Map::from_affine(loop_names(n), outs)
+}
+
+/// Loop `k` (from 1) of `n` as a row.
+fn x(n: usize, k: usize) -> Row {
+    build::input(n, k - 1)
 }
 
 impl Interpreter {
@@ -80,137 +79,142 @@ impl Interpreter {
             .with_help("loops are counted from 1, the outermost loop of the nest"));
         }
         let h = self.handle(ctx, &args[0])?;
-        // (number of loops the map reads, outputs, constraints, the largest loop and where
-        // it was given)
-        let (n, outs, cons, deepest): (usize, Vec<String>, Vec<String>, (usize, Range<usize>)) =
-            match name {
-                "interchange" => {
-                    let (a, b) = if short {
-                        ((1, ctx.call.span.clone()), (2, ctx.call.span.clone()))
-                    } else {
-                        (self.loop_no(ctx, &args[1])?, self.loop_no(ctx, &args[2])?)
-                    };
-                    if a.0 == b.0 {
-                        return Err(Diagnostic::new(format!(
-                            "`interchange` swaps two different loops, but both are loop {}",
-                            a.0
-                        ))
-                        .with_label(
-                            ctx.source,
-                            ctx.call.span.clone(),
-                            "the same loop twice",
-                        ));
-                    }
-                    let n = a.0.max(b.0);
-                    let outs = (1..=n)
-                        .map(|k| {
-                            x(if k == a.0 {
+        // (number of loops the map reads, the map, the largest loop and where it was given)
+        let (n, f, deepest): (usize, Map, (usize, Range<usize>)) = match name {
+            "interchange" => {
+                let (a, b) = if short {
+                    ((1, ctx.call.span.clone()), (2, ctx.call.span.clone()))
+                } else {
+                    (self.loop_no(ctx, &args[1])?, self.loop_no(ctx, &args[2])?)
+                };
+                if a.0 == b.0 {
+                    return Err(Diagnostic::new(format!(
+                        "`interchange` swaps two different loops, but both are loop {}",
+                        a.0
+                    ))
+                    .with_label(
+                        ctx.source,
+                        ctx.call.span.clone(),
+                        "the same loop twice",
+                    ));
+                }
+                let n = a.0.max(b.0);
+                let outs: Vec<Row> = (1..=n)
+                    .map(|k| {
+                        x(
+                            n,
+                            if k == a.0 {
                                 b.0
                             } else if k == b.0 {
                                 a.0
                             } else {
                                 k
-                            })
-                        })
-                        .collect();
-                    (n, outs, vec![], if a.0 > b.0 { a } else { b })
-                }
-                "permute" => {
-                    let (order, span, _) = self.int_list(ctx, &args[1])?;
-                    let n = order.len();
-                    let mut seen = vec![false; n + 1];
-                    for &k in &order {
-                        if k < 1 || k as usize > n || std::mem::replace(&mut seen[k as usize], true)
-                        {
-                            return Err(Diagnostic::new(format!(
+                            },
+                        )
+                    })
+                    .collect();
+                (n, loop_map(n, &outs), if a.0 > b.0 { a } else { b })
+            }
+            "permute" => {
+                let (order, span, _) = self.int_list(ctx, &args[1])?;
+                let n = order.len();
+                let mut seen = vec![false; n + 1];
+                for &k in &order {
+                    if k < 1 || k as usize > n || std::mem::replace(&mut seen[k as usize], true) {
+                        return Err(Diagnostic::new(format!(
                                 "`permute` needs an order of the loops 1 to {n}, each once"
                             ))
                             .with_label(ctx.source, span, format!("not a permutation of 1..{n}"))
                             .with_help(
                                 "`permute(l, [3, 1, 2])` makes old loop 3 the outermost, then 1, then 2",
                             ));
+                    }
+                }
+                let outs: Vec<Row> = order.iter().map(|&k| x(n, k as usize)).collect();
+                (n, loop_map(n, &outs), (n, span))
+            }
+            "reverse" | "shift" => {
+                let (k, s) = if short {
+                    let s = if name == "shift" {
+                        self.any_int(ctx, &args[1])?
+                    } else {
+                        Int::ZERO
+                    };
+                    ((1, ctx.call.span.clone()), s)
+                } else {
+                    let k = self.loop_no(ctx, &args[1])?;
+                    let s = if name == "shift" {
+                        self.any_int(ctx, &args[2])?
+                    } else {
+                        Int::ZERO
+                    };
+                    (k, s)
+                };
+                let n = k.0;
+                let outs: Vec<Row> = (1..=n)
+                    .map(|d| match (d == n, name) {
+                        (false, _) => x(n, d),
+                        (true, "reverse") => x(n, d).iter().map(|v| -v).collect(),
+                        (true, _) => {
+                            let mut r = x(n, d);
+                            r[0] = s.clone();
+                            r
                         }
-                    }
-                    let outs = order.iter().map(|&k| x(k as usize)).collect();
-                    (n, outs, vec![], (n, span))
+                    })
+                    .collect();
+                (n, loop_map(n, &outs), k)
+            }
+            "skew" => {
+                let (k, m, f) = if short {
+                    let s = ctx.call.span.clone();
+                    ((2, s.clone()), (1, s), self.any_int(ctx, &args[1])?)
+                } else {
+                    (
+                        self.loop_no(ctx, &args[1])?,
+                        self.loop_no(ctx, &args[2])?,
+                        self.any_int(ctx, &args[3])?,
+                    )
+                };
+                if k.0 == m.0 {
+                    return Err(Diagnostic::new(format!(
+                        "`skew(l, k, m, f)` adds f times loop m to loop k, but both are loop {}",
+                        k.0
+                    ))
+                    .with_label(ctx.source, ctx.call.span.clone(), "the same loop twice")
+                    .with_help("to scale one loop, use `affine`"));
                 }
-                "reverse" | "shift" => {
-                    let (k, s) = if short {
-                        let s = if name == "shift" {
-                            self.any_int(ctx, &args[1])?
-                        } else {
-                            Int::ZERO
-                        };
-                        ((1, ctx.call.span.clone()), s)
-                    } else {
-                        let k = self.loop_no(ctx, &args[1])?;
-                        let s = if name == "shift" {
-                            self.any_int(ctx, &args[2])?
-                        } else {
-                            Int::ZERO
-                        };
-                        (k, s)
-                    };
-                    let outs = (1..=k.0)
-                        .map(|d| match (d == k.0, name) {
-                            (false, _) => x(d),
-                            (true, "reverse") => format!("-{}", x(d)),
-                            (true, _) => format!("{} + ({s})", x(d)),
-                        })
-                        .collect();
-                    (k.0, outs, vec![], k)
-                }
-                "skew" => {
-                    let (k, m, f) = if short {
-                        let s = ctx.call.span.clone();
-                        ((2, s.clone()), (1, s), self.any_int(ctx, &args[1])?)
-                    } else {
-                        (
-                            self.loop_no(ctx, &args[1])?,
-                            self.loop_no(ctx, &args[2])?,
-                            self.any_int(ctx, &args[3])?,
-                        )
-                    };
-                    if k.0 == m.0 {
-                        return Err(Diagnostic::new(format!(
-                            "`skew(l, k, m, f)` adds f times loop m to loop k, but both are loop {}",
-                            k.0
-                        ))
-                        .with_label(ctx.source, ctx.call.span.clone(), "the same loop twice")
-                        .with_help("to scale one loop, use `affine`"));
-                    }
-                    let n = k.0.max(m.0);
-                    let outs = (1..=n)
-                        .map(|d| {
-                            if d == k.0 {
-                                format!("{} + ({f})*{}", x(d), x(m.0))
-                            } else {
-                                x(d)
-                            }
-                        })
-                        .collect();
-                    (n, outs, vec![], if k.0 > m.0 { k } else { m })
-                }
-                "strip_mine" => {
-                    let (k, s) = if short {
-                        ((1, ctx.call.span.clone()), args[1].clone())
-                    } else {
-                        (self.loop_no(ctx, &args[1])?, args[2].clone())
-                    };
-                    let s = self.size(ctx, &s)?;
-                    let mut outs: Vec<String> = (1..k.0).map(x).collect();
-                    outs.push("t".into());
-                    outs.push("p".into());
-                    let cons = vec![format!(
-                        "t = floor({xk}/{s}) and p = {xk} - {s}*t",
-                        xk = x(k.0)
-                    )];
-                    (k.0, outs, cons, k)
-                }
-                _ => return self.tile_loops(ctx, h, &args[1], &args[2]),
-            };
+                let n = k.0.max(m.0);
+                let outs: Vec<Row> = (1..=n)
+                    .map(|d| {
+                        let mut r = x(n, d);
+                        if d == k.0 {
+                            r[m.0] = f.clone();
+                        }
+                        r
+                    })
+                    .collect();
+                (n, loop_map(n, &outs), if k.0 > m.0 { k } else { m })
+            }
+            "strip_mine" => {
+                let (k, s) = if short {
+                    ((1, ctx.call.span.clone()), args[1].clone())
+                } else {
+                    (self.loop_no(ctx, &args[1])?, args[2].clone())
+                };
+                let s = self.size(ctx, &s)?;
+                // [x1 .. x(k-1), t, p] : t = floor(xk/s) and p = xk - s*t
+                let n = k.0;
+                let ins = loop_names(n);
+                let mut outs: Vec<String> = (0..n - 1).map(|d| output_name(d, &ins)).collect();
+                outs.push("t".into());
+                outs.push("p".into());
+                let copies: Vec<(usize, usize)> = (0..n - 1).map(|d| (d, d)).collect();
+                let f = Map::strip_mined(ins, outs, &[(n - 1, s, n - 1, n)], &copies);
+                (n, f, k)
+            }
+            _ => return self.tile_loops(ctx, h, &args[1], &args[2]),
+        };
         self.need_depth(ctx, h, n, &deepest.1)?;
-        let f = parse_map_text(&map_text(n, &outs, &cons));
         let origin = Origin {
             source: ctx.source.to_string(),
             span: ctx.call.span.clone(),
@@ -260,23 +264,40 @@ impl Interpreter {
         let n = *chosen.iter().max().expect("non-empty");
         let first = *chosen.iter().min().expect("non-empty");
         self.need_depth(ctx, h, n, &lspan)?;
-        let mut outs: Vec<String> = (1..first).map(x).collect();
-        let mut cons = vec![];
-        for (&k, s) in chosen.iter().zip(&ss) {
+        // [x1 .. x(first-1), t.. (chosen), p or x (first..n)] : tk = floor(xk/s) and
+        // pk = xk - s*tk for each chosen loop k
+        let ins = loop_names(n);
+        // Names declared so far: an output copied from a loop is named after its position.
+        let mut declared = ins.clone();
+        let mut outs: Vec<String> = vec![];
+        let mut copies: Vec<(usize, usize)> = vec![];
+        for d in 1..first {
+            copies.push((outs.len(), d - 1));
+            outs.push(output_name(outs.len(), &declared));
+        }
+        let t_at = outs.len();
+        for &k in &chosen {
             outs.push(format!("t{k}"));
-            cons.push(format!(
-                "t{k} = floor({xk}/{s}) and p{k} = {xk} - {s}*t{k}",
-                xk = x(k)
-            ));
+            declared.push(format!("t{k}"));
         }
+        let mut p_at = BTreeMap::new();
         for d in first..=n {
-            outs.push(if chosen.contains(&d) {
-                format!("p{d}")
+            if chosen.contains(&d) {
+                p_at.insert(d, outs.len());
+                outs.push(format!("p{d}"));
+                declared.push(format!("p{d}"));
             } else {
-                x(d)
-            });
+                copies.push((outs.len(), d - 1));
+                outs.push(output_name(outs.len(), &declared));
+            }
         }
-        let f = parse_map_text(&map_text(n, &outs, &cons));
+        let strips: Vec<(usize, Int, usize, usize)> = chosen
+            .iter()
+            .zip(&ss)
+            .enumerate()
+            .map(|(j, (&k, s))| (k - 1, Int::from(*s), t_at + j, p_at[&k]))
+            .collect();
+        let f = Map::strip_mined(ins, outs, &strips, &copies);
         let origin = Origin {
             source: ctx.source.to_string(),
             span: ctx.call.span.clone(),
