@@ -30,7 +30,7 @@ pub struct SearchArgs {
     pub no_bench: bool,
     /// Schedule at most this many of the legal outer interleavings (all are counted; when
     /// there are more, the kernel's own and evenly spaced ones in enumeration order).
-    #[arg(long, value_name = "N", default_value_t = 64)]
+    #[arg(long, value_name = "N", default_value_t = 48)]
     pub max_interleavings: usize,
     /// Tile sizes to try on each permutable band (comma-separated).
     #[arg(
