@@ -25,7 +25,8 @@ pub struct SearchArgs {
     /// as for every command.
     #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
     pub time_limit: f64,
-    /// Build and verify the candidates of every interleaving without timing anything.
+    /// Build and verify the candidates of every interleaving scheduled without timing
+    /// anything.
     #[arg(long)]
     pub no_bench: bool,
     /// Schedule at most this many of the legal outer interleavings (all are counted; when
