@@ -84,8 +84,9 @@ pub enum Command {
     /// alignment per statement, for `hoist`), decided exactly from the dependences, and which
     /// slices of different segments can be fused.
     Slices(slices::SlicesArgs),
-    /// Search the legal schedules: enumerate the legal outer interleavings (fusion
-    /// structures), build a tilable schedule with the shortest dependence distances for each,
+    /// Search the legal schedules: count the legal outer interleavings (fusion structures),
+    /// build a tilable schedule with the shortest dependence distances for each of a bounded
+    /// subset of them (`--max-interleavings`),
     /// write each as a script, verify and time it, and write the fastest (`-o`).
     Search(Box<search::SearchArgs>),
     /// What loopy knows of this machine and the compiler flags in use: instruction set and

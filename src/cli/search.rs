@@ -25,11 +25,13 @@ pub struct SearchArgs {
     /// as for every command.
     #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
     pub time_limit: f64,
-    /// Build and verify the candidates of every interleaving without timing anything.
+    /// Build and verify the candidates of every interleaving scheduled without timing
+    /// anything.
     #[arg(long)]
     pub no_bench: bool,
-    /// Enumerate at most this many legal outer interleavings.
-    #[arg(long, value_name = "N", default_value_t = 5000)]
+    /// Schedule at most this many of the legal outer interleavings (all are counted; when
+    /// there are more, the kernel's own and evenly spaced ones in enumeration order).
+    #[arg(long, value_name = "N", default_value_t = 48)]
     pub max_interleavings: usize,
     /// Tile sizes to try on each permutable band (comma-separated; the first is the one
     /// tried first and the one `--no-bench` writes). Default: the values `loopy tune` tries
@@ -242,7 +244,7 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
              the original{at} in one search run (median of {} runs each)\n",
             a.kernel.display(),
             describe_il(cand.interleaving),
-            il.list.len(),
+            il.count,
             cand.describe(),
             x,
             a.runs
@@ -291,11 +293,17 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                 }
             }
             println!(
-                "{}: {}{} legal outer interleaving(s), built in {:.2} s; {} with a schedule the \
-                 search can write as a script",
+                "{}: {}{} legal outer interleaving(s), {} scheduled{}, built in {:.2} s; {} \
+                 with a schedule the search can write as a script",
                 a.kernel.display(),
-                if il.truncated { "at least " } else { "" },
+                if il.exact { "" } else { "at least " },
+                il.count,
                 il.list.len(),
+                if (il.list.len() as u128) < il.count {
+                    format!(" (--max-interleavings {})", a.max_interleavings)
+                } else {
+                    String::new()
+                },
                 r.build_seconds,
                 (0..il.list.len())
                     .filter(|&k| r
@@ -386,6 +394,12 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                             ),
                         ),
                         ("interleaving_index", Json::Int(c.interleaving as i128)),
+                        (
+                            "interleaving_rank",
+                            Json::Int(
+                                i128::try_from(il.ranks[c.interleaving]).unwrap_or(i128::MAX),
+                            ),
+                        ),
                         ("kind", Json::str(c.kind.name())),
                         ("variant", Json::str(c.describe())),
                         ("script", Json::str(c.script.join("\n"))),
@@ -423,8 +437,17 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                 .collect();
             let j = Json::obj(vec![
                 ("kernel", Json::str(a.kernel.display().to_string())),
-                ("interleavings", Json::Int(il.list.len() as i128)),
-                ("interleavings_truncated", Json::Bool(il.truncated)),
+                (
+                    "interleavings",
+                    Json::Int(i128::try_from(il.count).unwrap_or(i128::MAX)),
+                ),
+                ("interleavings_exact", Json::Bool(il.exact)),
+                ("interleavings_scheduled", Json::Int(il.list.len() as i128)),
+                (
+                    "own_interleaving",
+                    il.own.map_or(Json::Null, |k| Json::Int(k as i128)),
+                ),
+                ("fusability_tests", Json::Int(il.tests as i128)),
                 ("build_seconds", Json::Num(r.build_seconds)),
                 ("without_script", Json::Array(unbuilt)),
                 (

@@ -8,7 +8,8 @@
 //! loop structure, the cheapest first, and the changes most likely to pay first.
 
 use super::cost::{self, Model};
-use super::schedule::{Built, Interleavings};
+use super::fusion::Outer;
+use super::schedule::Built;
 use super::script::{self, Names, Variant};
 use super::Legal;
 use crate::bench::{bench_one, Job, Outcome};
@@ -44,6 +45,8 @@ pub struct Settings {
     pub time_limit: f64,
     /// Time candidates (false: build and check them only).
     pub bench: bool,
+    /// Schedule at most this many of the legal outer interleavings (all of them when there
+    /// are no more; [`super::fusion::Fusion::select`]).
     pub max_interleavings: usize,
     /// Tile sizes the greedy phase tries on each permutable band, in order.
     pub tile_sizes: Vec<u32>,
@@ -126,8 +129,10 @@ pub enum Event<'a> {
 
 /// Everything the search found.
 pub struct Report {
-    pub interleavings: Interleavings,
-    /// Seconds to build the dependences, the space, the interleavings and their schedules.
+    /// How many legal outer interleavings there are, and those scheduled.
+    pub interleavings: Outer,
+    /// Seconds to build the dependences, the space, the interleavings and the schedules of
+    /// those scheduled.
     pub build_seconds: f64,
     pub schedules: Vec<Schedule>,
     pub candidates: Vec<Candidate>,
@@ -483,6 +488,24 @@ pub fn changes(
         .collect()
 }
 
+/// The kernel's own outer structure as an interleaving: the statements that share an
+/// outermost loop (the same first position, at least one loop each) in one class, the
+/// classes in textual order.
+pub fn own_interleaving(names: &Names, iters: &[usize]) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = vec![];
+    for s in 0..iters.len() {
+        let shares = out.last().is_some_and(|c: &Vec<usize>| {
+            let t = c[0];
+            iters[s] > 0 && iters[t] > 0 && names.positions[s][0] == names.positions[t][0]
+        });
+        match out.last_mut() {
+            Some(c) if shares => c.push(s),
+            _ => out.push(vec![s]),
+        }
+    }
+    out
+}
+
 /// The search: interleavings, schedules, candidates; timed when `settings.bench`.
 /// `Err` when the integer core runs out of budget building the space.
 pub fn search(
@@ -499,7 +522,8 @@ pub fn search(
             let _ = run.apply(kernel, &text, "prefix.loopy", Path::new("."));
         }
         let legal = Legal::new(&run.program, &run.deps);
-        let il = legal.interleavings(settings.max_interleavings);
+        let own = own_interleaving(&names(kernel), &legal.layout.iters);
+        let il = Outer::new(&legal, settings.max_interleavings, &own);
         (run, legal, il)
     })?;
     let mut schedules = vec![];

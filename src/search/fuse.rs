@@ -251,7 +251,7 @@ impl Legal {
         for r in &eqs {
             b.add_eq(order.iter().map(|&c| r[c].clone()).collect());
         }
-        let pt = b.lexmin_prefix(width - 1)?;
+        let pt = super::schedule::lexmin(&b, width - 1)?;
         let mut h = vec![Int::ZERO; l.len];
         for (k, &c) in order[1..].iter().enumerate() {
             if c <= nc {

@@ -28,6 +28,7 @@
 use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int, Map};
 use crate::verify::{Dependence, Program};
+use std::cell::OnceCell;
 use std::collections::{BTreeSet, HashSet};
 
 /// Where each statement's coefficients are in a coefficient vector.
@@ -125,6 +126,8 @@ pub struct Edge {
     pub poly: Basic,
     /// Farkas rows over `[1 | coefficients | δ]`: `θT(j) − θS(i) ≥ δ` on `poly`.
     rows: Vec<Row>,
+    /// The rows of the distance bound ([`Legal::bound_space`]), computed on first use.
+    bound: OnceCell<Vec<Row>>,
 }
 
 impl Edge {
@@ -204,6 +207,7 @@ impl Legal {
                     sink: dep.sink,
                     poly,
                     rows: vec![],
+                    bound: OnceCell::new(),
                 };
                 e.rows = farkas(&layout, &e);
                 edges.push(e);
@@ -299,9 +303,10 @@ impl Legal {
         let mut b = Basic::universe(0, n);
         let mut seen: HashSet<Row> = HashSet::new();
         for &e in edges {
-            for r in farkas_bound(&self.layout, &self.edges[e]) {
+            let e = &self.edges[e];
+            for r in e.bound.get_or_init(|| farkas_bound(&self.layout, e)) {
                 if seen.insert(r.clone()) {
-                    b.add_ineq(r);
+                    b.add_ineq(r.clone());
                 }
             }
         }
