@@ -2,7 +2,7 @@
 # Parallel scaling of loopy's parallel scripts on the real PolyBench/C 4.2.1 files, against
 # Polly's automatic parallelisation, at 1, 2, ... threads (kernel time).
 #
-#   benches/scaling.sh [RUNS] [KERNEL ...]      (default: 3 runs; gemm 2mm 3mm)
+#   benches/scaling.sh [RUNS] [KERNEL ...]      (default: 3 runs; gemm 2mm 3mm doitgen)
 #   THREADS="1 2 4 8 16" benches/scaling.sh ...  (default: 1 up to the number of cores)
 #   SET="MC=72" benches/scaling.sh ...           (script parameters, as `--set`)
 #
@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-3}
 shift || true
 kernels=("$@")
-[ ${#kernels[@]} -gt 0 ] || kernels=(gemm 2mm 3mm)
+[ ${#kernels[@]} -gt 0 ] || kernels=(gemm 2mm 3mm doitgen)
 threads=${THREADS:-$(seq -s ' ' 1 "$(nproc)")}
 pb=benches/polybench
 LOOPY=${LOOPY:-target/release/loopy}

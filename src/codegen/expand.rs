@@ -8,10 +8,10 @@
 use super::kernel::Placed;
 use crate::diag::Diagnostic;
 use crate::model::expand::ExpandPlan;
-use crate::presburger::build::{constant, input};
 use crate::model::{
     Access, AccessKind, Array, LoopInfo, Schedule, Scop, SourceSpan, Statement, Storage,
 };
+use crate::presburger::build::{constant, input};
 use crate::presburger::{Int, Map, Set, Space, Tuple};
 
 /// Storage of at most this many elements is an automatic array; larger storage is
@@ -230,14 +230,14 @@ pub fn expanded(
                     .map(|i| input(names.len(), i))
                     .collect::<Vec<_>>(),
             )
-                .with_space_names(Tuple::new(None, &ns), named(plan.rank, "e", &plan.array));
+            .with_space_names(Tuple::new(None, &ns), named(plan.rank, "e", &plan.array));
             let read = Map::from_affine(
                 names.clone(),
                 &(0..names.len())
                     .map(|i| input(names.len(), i))
                     .collect::<Vec<_>>(),
             )
-                .with_space_names(Tuple::new(None, &ns), named(k + plan.rank, "x", &plan.name));
+            .with_space_names(Tuple::new(None, &ns), named(k + plan.rank, "x", &plan.name));
             let span = SourceSpan {
                 file: plan.origin.source.clone(),
                 range: plan.origin.span.clone(),
@@ -315,8 +315,8 @@ pub fn expanded(
         }
         outs.resize(n, constant(w, Int::ZERO));
         let theta = Map::from_affine(names.clone(), &outs)
-        .with_space_names(s.domain.tuple().clone(), Tuple::anonymous(n, "c"))
-        .intersect_domain(&s.domain);
+            .with_space_names(s.domain.tuple().clone(), Tuple::anonymous(n, "c"))
+            .intersect_domain(&s.domain);
         placed.push(Placed {
             stmt: scop.statements.len(),
             schedule: theta,

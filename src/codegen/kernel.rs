@@ -381,6 +381,12 @@ pub fn generate_with_copies(
     p.nodes(&nodes, 0, &mut text);
     let mut out = p.helpers.defines();
     let floord = format!("{MACRO_PREFIX}floord");
+    // `static` and `extern` locals of the region (and an expansion's storage): one object
+    // for the whole function, so declared once, before the loops that use them and before
+    // the copies' buffers, whose element types may name them.
+    for d in &scop.declarations {
+        let _ = writeln!(out, "{d}");
+    }
     if body == Body::Source {
         for (plan, used) in plans.iter().zip(&buffer_used) {
             let decl = super::copy::declarations(plan, &scop.params, &floord);
@@ -397,11 +403,6 @@ pub fn generate_with_copies(
             }
         }
         out.push_str(&register_types);
-    }
-    // `static` and `extern` locals of the region: one object for the whole function, so
-    // declared once, before the loops that use them.
-    for d in &scop.declarations {
-        let _ = writeln!(out, "{d}");
     }
     out.push_str(&text);
     if body == Body::Source {

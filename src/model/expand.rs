@@ -26,8 +26,8 @@
 
 use super::copy::{self, Corner, Extent};
 use super::state::{Origin, Piece, State};
-use crate::presburger::build::{affine, input, MapBuilder};
 use crate::diag::Diagnostic;
+use crate::presburger::build::{affine, input, MapBuilder};
 use crate::presburger::{Int, Map, Point, Set, Space, Tuple};
 
 /// The default bound on the expanded storage's number of elements: 2^24 (128 MiB of
@@ -84,11 +84,8 @@ impl ExpandPlan {
         let xs: Vec<String> = (0..n).map(|i| format!("i{i}")).collect();
         let dom = rel.space().domain.clone().expect("an access is a map");
         // [i] -> [i(0..k)] beside the access, on one copy of i.
-        let prefix = Map::from_affine(
-            xs.clone(),
-            &(0..k).map(|i| input(n, i)).collect::<Vec<_>>(),
-        )
-        .with_space_names(dom.clone(), Tuple::anonymous(k, "t"));
+        let prefix = Map::from_affine(xs.clone(), &(0..k).map(|i| input(n, i)).collect::<Vec<_>>())
+            .with_space_names(dom.clone(), Tuple::anonymous(k, "t"));
         let pair = prefix.product(rel);
         let diag = Map::from_affine(
             xs.clone(),
@@ -350,9 +347,7 @@ pub fn plan(
         r[same_t.output(2 * m + 1)] = Int::from(-1);
         same_t.eq(r);
     }
-    let same_t = same_t
-        .build()
-    .with_space_names(tau.clone(), tau.clone());
+    let same_t = same_t.build().with_space_names(tau.clone(), tau.clone());
     let stmt_text = |s: usize| -> String {
         match st.texts.get(s) {
             Some(t) => format!("{} `{t}`", st.stmt_names[s]),
