@@ -581,7 +581,9 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
     // An expanded program: its statements' accesses rewritten, the storage's own
     // statements after every piece.
     let expanded;
-    let scop = if state.expansions.is_empty() {
+    // A trace (or an instance count) prints the statements' instances only: it touches no
+    // variable, so it has no storage to declare, fill or write back.
+    let scop = if state.expansions.is_empty() || body != Body::Source {
         scop
     } else {
         let next = state
