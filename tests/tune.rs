@@ -63,6 +63,7 @@ fn tuning(ranges: &[&str], values: &[&str], order: Order, screen: f64) -> Tuning
         screen,
         screen_above: 0.5,
         finalists: 2,
+        playoff: 0,
         budget: 50_000_000,
         job: job(),
     }
@@ -239,6 +240,72 @@ fn screening_then_finalists() {
     );
     // Screening preferred KC=16; at the sizes given KC=24 is faster and chosen.
     assert_eq!(values(&r, r.best.unwrap()), "MR=4 NR=16 KC=24");
+}
+
+/// A timer whose first timing of MR=6 is a lucky draw (twice as fast as its true time,
+/// which is slower than MR=4's): each call gives three rounds.
+#[derive(Default)]
+struct Lucky {
+    calls: Vec<String>,
+}
+
+impl Timer for Lucky {
+    fn time(&mut self, job: &Job, _: Progress) -> Outcome {
+        let mr = value(job, "MR");
+        let first = !self.calls.iter().any(|c| *c == format!("MR={mr}"));
+        self.calls.push(format!("MR={mr}"));
+        let t = match mr {
+            4 => 0.10,
+            6 if first => 0.06,
+            6 => 0.12,
+            _ => 0.20,
+        };
+        Outcome::Timed {
+            timing: Timing {
+                a: vec![1.0; 3],
+                b: vec![t; 3],
+            },
+            kept: None,
+            extra: Box::new(Extra::default()),
+        }
+    }
+}
+
+/// The playoff: the best two are timed twice more, in turn, and the choice is made on all
+/// their rounds; without it the lucky first draw wins.
+#[test]
+fn the_playoff_corrects_a_lucky_draw() {
+    let mut t = tuning(&[], &["MR=4,6,8"], Order::Grid, 1.0);
+    let run_lucky = |t: &Tuning| {
+        let mut timer = Lucky::default();
+        let r = tune::tune(t, &mut timer, &mut |_| {})
+            .unwrap_or_else(|f| panic!("{}", f.render(false)));
+        (r, timer.calls)
+    };
+    let (r, calls) = run_lucky(&t);
+    assert_eq!(calls, ["MR=4", "MR=6", "MR=8"]);
+    assert_eq!(values(&r, r.best.unwrap()), "MR=6");
+    assert!(r.playoff.is_empty());
+    t.playoff = 2;
+    let (r, calls) = run_lucky(&t);
+    assert_eq!(
+        calls,
+        ["MR=4", "MR=6", "MR=8", "MR=6", "MR=4", "MR=6", "MR=4"],
+        "the best two in turn, best first, twice"
+    );
+    assert_eq!(values(&r, r.best.unwrap()), "MR=4");
+    let four = r.candidates.iter().position(|c| c.values == [4]).unwrap();
+    let six = r.candidates.iter().position(|c| c.values == [6]).unwrap();
+    assert_eq!(r.playoff, [four, six]);
+    let m4 = r.candidates[four].timing.unwrap();
+    let m6 = r.candidates[six].timing.unwrap();
+    assert_eq!((m4.rounds, m6.rounds), (9, 9));
+    assert!((m4.speedup - 10.0).abs() < 1e-9, "{m4:?}");
+    // Six rounds at 0.12 s and three at 0.06 s: the median is 0.12 s.
+    assert!((m6.speedup - 1.0 / 0.12).abs() < 1e-9, "{m6:?}");
+    // MR=8 played no playoff and keeps its three rounds.
+    let eight = r.candidates.iter().position(|c| c.values == [8]).unwrap();
+    assert_eq!(r.candidates[eight].timing.unwrap().rounds, 3);
 }
 
 /// The grid: every combination, the last parameter fastest.

@@ -11,6 +11,7 @@
 use super::{bench_one, Job, Outcome, Progress};
 use crate::diag::Diagnostic;
 use crate::driver::{self, Failure, Kernel, Run};
+use crate::native::Timing;
 use crate::presburger::budget;
 use crate::presburger::Int;
 use crate::script::ast::{Item, ParamDefault, Span, TuneValues};
@@ -324,8 +325,13 @@ pub struct Tuning {
     /// Screening is skipped when the original runs faster than this (seconds) at the sizes
     /// given.
     pub screen_above: f64,
-    /// How many of the best screened candidates are timed at the sizes given.
+    /// How many of the best screened candidates are timed at the sizes given, and how many
+    /// of the best timed candidates play the playoff.
     pub finalists: usize,
+    /// The playoff: the best `finalists` candidates at the sizes given are timed this many
+    /// times more, in turn (one timing of each, then again), and the choice is made among
+    /// them on all their rounds together (0: no playoff).
+    pub playoff: usize,
     /// The integer core's work budget, for each check.
     pub budget: u64,
     /// The job every candidate is timed with: the kernel, the script (its path: imports are
@@ -398,6 +404,8 @@ pub struct Measured {
     pub speedup: f64,
     /// The transformed program's GFLOP/s, when the flop count is known.
     pub gflops: Option<f64>,
+    /// How many rounds the medians are over (more than `--runs` after a playoff).
+    pub rounds: usize,
 }
 
 /// One combination of values.
@@ -437,6 +445,9 @@ pub struct Report {
     pub screen_defines: Option<Vec<String>>,
     /// Whether the order was cut short by the time limit.
     pub out_of_time: bool,
+    /// The candidates of the playoff, best first at its end (empty when there was none);
+    /// `best` is the first.
+    pub playoff: Vec<usize>,
 }
 
 impl Report {
@@ -648,6 +659,8 @@ struct State<'a> {
     on: &'a mut dyn FnMut(Event),
     longest: [Option<Duration>; 2],
     out_of_time: bool,
+    /// Every round timed at the sizes given, per candidate (a playoff adds to them).
+    samples: HashMap<usize, Timing>,
     /// How many candidates the order has at most (for the progress line).
     planned: usize,
 }
@@ -698,9 +711,19 @@ impl State<'_> {
     fn time(&mut self, idx: usize, screen: bool, deadline: Instant) {
         let c = &self.candidates[idx];
         let done = if screen { c.screen } else { c.timing };
-        if c.verdict != Verdict::Legal || done.is_some() {
+        if done.is_some() {
             return;
         }
+        self.time_again(idx, screen, deadline, "");
+    }
+
+    /// Times a legal candidate (again, when it was timed: a playoff), its rounds at the sizes
+    /// given added to those it has, unless it would not end before `deadline`.
+    fn time_again(&mut self, idx: usize, screen: bool, deadline: Instant, phase: &str) {
+        if self.candidates[idx].verdict != Verdict::Legal {
+            return;
+        }
+        let c = &self.candidates[idx];
         if !self.fits(screen, deadline) {
             self.out_of_time = true;
             return;
@@ -714,7 +737,7 @@ impl State<'_> {
         job.settings = candidate_settings(&self.tuning.job.settings, &self.params, &c.values);
         let left = deadline.saturating_duration_since(Instant::now()).as_secs();
         let label = format!(
-            "candidate {}/{} ({}){}, {left} s left",
+            "{phase}candidate {}/{} ({}){}, {left} s left",
             idx + 1,
             self.planned.max(idx + 1),
             describe(&self.params, &c.values),
@@ -734,12 +757,24 @@ impl State<'_> {
         let c = &mut self.candidates[idx];
         match outcome {
             Outcome::Timed { timing, extra, .. } => {
+                let timing = if screen {
+                    timing
+                } else {
+                    let all = self.samples.entry(idx).or_insert(Timing {
+                        a: vec![],
+                        b: vec![],
+                    });
+                    all.a.extend(&timing.a);
+                    all.b.extend(&timing.b);
+                    all.clone()
+                };
                 let transformed = timing.b_stats().median;
                 let m = Measured {
                     original: timing.a_stats().median,
                     transformed,
                     speedup: timing.speedup(),
                     gflops: extra.flops.map(|f| f / transformed / 1e9),
+                    rounds: timing.a.len(),
                 };
                 if screen {
                     c.screen = Some(m);
@@ -907,6 +942,7 @@ pub fn tune(
         on,
         longest: [None, None],
         out_of_time: false,
+        samples: HashMap::new(),
         planned,
     };
     let limit = tuning.time_limit.max(0.0);
@@ -997,20 +1033,53 @@ pub fn tune(
             s.time(c, false, end);
         }
     }
+    // The playoff: one timing of a candidate is a draw from a wide spread (the same program
+    // varies from run to run by more than near candidates differ), so the best few are
+    // timed again in turn and chosen on all their rounds.
+    let by_speedup = |s: &State, among: &mut Vec<usize>| {
+        among.sort_by(|&x, &y| {
+            let t = |c: usize| s.candidates[c].timing.map_or(0.0, |t| t.speedup);
+            t(y).total_cmp(&t(x)).then(x.cmp(&y))
+        });
+    };
+    let mut playoff: Vec<usize> = (0..s.candidates.len())
+        .filter(|&c| s.candidates[c].timing.is_some())
+        .collect();
+    by_speedup(&s, &mut playoff);
+    playoff.truncate(tuning.finalists);
+    if playoff.len() < 2 || tuning.playoff == 0 {
+        playoff.clear();
+    }
+    let rounds = if playoff.is_empty() {
+        0
+    } else {
+        tuning.playoff
+    };
+    for round in 0..rounds {
+        for &c in &playoff {
+            let phase = format!("playoff {}/{rounds}, ", round + 1);
+            s.time_again(c, false, end, &phase);
+        }
+    }
+    // A candidate whose build or output failed in the playoff is out of it.
+    playoff.retain(|&c| s.candidates[c].verdict == Verdict::Legal);
+    by_speedup(&s, &mut playoff);
     let pick = |f: &dyn Fn(&Candidate) -> Option<f64>| {
         (0..s.candidates.len())
             .filter_map(|c| f(&s.candidates[c]).map(|x| (c, x)))
             .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
             .map(|(c, _)| c)
     };
-    let best =
-        pick(&|c| c.timing.map(|t| t.speedup)).or_else(|| pick(&|c| c.screen.map(|t| t.speedup)));
+    let best = playoff.first().copied().or_else(|| {
+        pick(&|c| c.timing.map(|t| t.speedup)).or_else(|| pick(&|c| c.screen.map(|t| t.speedup)))
+    });
     Ok(Report {
         params: s.params,
         candidates: s.candidates,
         best,
         screen_defines,
         out_of_time: s.out_of_time,
+        playoff,
     })
 }
 

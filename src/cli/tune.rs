@@ -57,9 +57,15 @@ pub struct TuneArgs {
     /// the script's own values are timed there first.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.5)]
     pub screen_above: f64,
-    /// How many of the best screened candidates are timed at the sizes given.
+    /// How many of the best screened candidates are timed at the sizes given, and how many
+    /// of the best timed candidates play the playoff.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub finalists: usize,
+    /// The playoff: the best `--finalists` candidates at the sizes given are timed this many
+    /// times more, in turn, and the choice is made among them on all their rounds (0: none).
+    /// One timing of a program varies from run to run by more than near candidates differ.
+    #[arg(long, value_name = "TIMES", default_value_t = 2)]
+    pub playoff: usize,
     /// Timed runs of each program per candidate.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
@@ -87,6 +93,14 @@ pub struct TuneArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// A macro for the check build only (repeatable), e.g. `POLYBENCH_DUMP_ARRAYS`: what the
+    /// outputs are compared on.
+    #[arg(long = "check-define", value_name = "NAME[=VALUE]")]
+    pub check_define: Vec<String>,
+    /// Given to the compiler after the kernel: extra sources (a PolyBench `polybench.c`),
+    /// objects, libraries (as `loopy bench`'s).
+    #[arg(last = true, value_name = "EXTRA_SOURCES")]
+    pub extra: Vec<String>,
 }
 
 fn measured_text(m: &Measured) -> String {
@@ -108,6 +122,7 @@ fn measured_json(m: Option<&Measured>) -> Json {
             ("transformed_seconds", Json::Num(m.transformed)),
             ("speedup", Json::Num(m.speedup)),
             ("gflops", m.gflops.map_or(Json::Null, Json::Num)),
+            ("rounds", Json::Int(m.rounds as i128)),
         ])
     })
 }
@@ -141,6 +156,7 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
     let opts = a.cc.options();
     let mut toolchain = Toolchain {
         cflags: split_words(&a.cflags),
+        extra: a.extra.clone(),
         ..Toolchain::default()
     };
     if let Some(cc) = &a.compiler {
@@ -159,7 +175,7 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
         opts,
         settings,
         toolchain,
-        check_defines: vec![],
+        check_defines: a.check_define.clone(),
         check_cflags: vec!["-ffp-contract=off".to_string()],
         plan: Plan {
             runs: a.runs as usize,
@@ -184,10 +200,12 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
         screen: a.screen,
         screen_above: a.screen_above,
         finalists: a.finalists,
+        playoff: a.playoff,
         budget: ctx.budget,
         job,
     };
     let text = a.format == Format::Text;
+    let runs = a.runs as usize;
     let ticker = std::io::stderr().is_terminal();
     let mut on = |e: Event| match e {
         Event::Status(msg) => {
@@ -207,12 +225,18 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
             }
             let m = if screen { &c.screen } else { &c.timing };
             if let (true, Some(m)) = (text, m) {
+                let note = if screen {
+                    " [screening]".to_string()
+                } else if m.rounds > runs {
+                    format!(" [playoff, {} rounds]", m.rounds)
+                } else {
+                    String::new()
+                };
                 println!(
-                    "  candidate {:>3}: {}: {}{}",
+                    "  candidate {:>3}: {}: {}{note}",
                     index + 1,
                     tune::describe(params, &c.values),
                     measured_text(m),
-                    if screen { " [screening]" } else { "" }
                 );
             }
         }
@@ -309,6 +333,14 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
                     .map(|m| (m, ""))
                     .or(c.screen.as_ref().map(|m| (m, " at the screening sizes")))
             }
+            if !r.playoff.is_empty() {
+                let who: Vec<String> = r.playoff.iter().map(|c| (c + 1).to_string()).collect();
+                println!(
+                    "playoff: candidates {} timed {} more time(s) each, in turn; chosen on all their rounds",
+                    who.join(", "),
+                    a.playoff
+                );
+            }
             if let Some((m, at)) = start.and_then(|s| at_size(&r.candidates[s])) {
                 println!("the script's values: {}{at}", measured_text(m));
             }
@@ -401,6 +433,10 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
                 ("candidates", Json::Array(cands)),
                 ("start", idx(start)),
                 ("best", idx(r.best)),
+                (
+                    "playoff",
+                    Json::Array(r.playoff.iter().map(|&c| Json::Int(c as i128)).collect()),
+                ),
                 ("out_of_time", Json::Bool(r.out_of_time)),
                 (
                     "output",
