@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# `loopy search` with timing, within its default time limit, on the 30 PolyBench kernels of
+# examples/, one thread, kernel time: how long each search ran, how many schedules it timed,
+# and the speedup over the original (gcc) of the best one it found, beside the speedup of
+# the kernel's best hand script (every script of the kernel in examples/loopy.toml
+# competes, as in benches/polybench30.sh).
+#
+#   benches/search30.sh [KERNEL ...]        (default: the 30 kernels)
+#   SIZE=medium benches/search30.sh         (the manifest's sizes.NAME; default large)
+#   RUNS=5 benches/search30.sh              (rounds of each bench; default 3)
+#   OUT=dir benches/search30.sh             (keep each search's JSON and best script there)
+#
+# For each kernel: `loopy search KERNEL.c -D <sizes> --format json -o best.loopy` (default
+# limits: 300 s, 48 interleavings scheduled, tile sizes around the machine model's), then
+# one `loopy bench` of the search's best script and one `loopy bench --manifest --best` of
+# the kernel's hand scripts, each against the original in its own interleaved rounds, so
+# the two speedups come from separate runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kernels=("$@")
+if [ ${#kernels[@]} -eq 0 ]; then
+  kernels=(2mm 3mm adi atax bicg cholesky-pb correlation covariance deriche doitgen durbin
+    fdtd-2d floyd-warshall gemm gemver gesummv gramschmidt heat-3d jacobi-1d jacobi-2d lu
+    ludcmp mvt nussinov seidel-2d symm syr2k syrk trisolv trmm)
+fi
+size=${SIZE:-large}
+runs=${RUNS:-3}
+LOOPY=${LOOPY:-target/release/loopy}
+[ -x "$LOOPY" ] || cargo build --release --quiet
+out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
+manifest=examples/loopy.toml
+# The manifest's sizes.SIZE of the first entry for examples/K/K.c, as -D flags.
+sizes() {
+  awk -v want="\"$1/$1.c\"" -v field="sizes.$size" '
+    /^\[\[check\]\]/ { inblock = 1; kern = ""; next }
+    inblock && $1 == "kernel" { kern = $3 }
+    inblock && kern == want && $1 == field { sub(/^[^=]*= */, ""); print; exit }
+  ' "$manifest" | tr -d '[],"'
+}
+first() { sed -n 's/.*"'"$1"'": *"\{0,1\}\([^",]*\)"\{0,1\},\{0,1\}$/\1/p' "$2" | head -1; }
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; $(${CC:-cc} --version | head -1); size $size; load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-16s %8s %6s %6s %8s %8s %8s  %s\n' kernel seconds timed legal search hand ratio "hand script"
+for k in "${kernels[@]}"; do
+  src=examples/$k/$k.c
+  defs=()
+  for d in $(sizes "$k"); do defs+=(-D "$d"); done
+  only=(--only "$k")
+  for n in $(sed -n "s/^name = \"\\($k-[a-z]*\\)\"/\\1/p" "$manifest"); do only+=(--only "$n"); done
+  start=$(date +%s.%N)
+  rc=0
+  "$LOOPY" search "$src" "${defs[@]}" --format json -o "$out/$k-best.loopy" \
+    >"$out/$k-search.json" 2>"$out/$k-search.err" || rc=$?
+  secs=$(echo "$(date +%s.%N) - $start" | bc -l)
+  if [ $rc -ne 0 ] || [ ! -s "$out/$k-best.loopy" ]; then
+    printf '%-16s %8.1f  search found no script (exit %s): see %s\n' "$k" "$secs" "$rc" "$out/$k-search.err"
+    continue
+  fi
+  timed=$(grep -c '"transformed_seconds"' "$out/$k-search.json" || true)
+  legal=$(grep -c '"verdict": "legal"' "$out/$k-search.json" || true)
+  "$LOOPY" bench "$src" "$out/$k-best.loopy" "${defs[@]}" --runs "$runs" --format json \
+    >"$out/$k-searched.json" 2>/dev/null || true
+  "$LOOPY" bench --manifest "$manifest" --best --threads 1 --size "$size" --runs "$runs" \
+    "${only[@]}" --format json >"$out/$k-hand.json" 2>/dev/null || true
+  s=$(first speedup "$out/$k-searched.json")
+  h=$(first speedup "$out/$k-hand.json")
+  hs=$(first script "$out/$k-hand.json")
+  r=$([ -n "$h" ] && [ -n "$s" ] && echo "$s / $h" | bc -l | xargs printf '%.2f' || echo -)
+  printf '%-16s %8.1f %6s %6s %7.2fx %7.2fx %8s  %s\n' "$k" "$secs" "$timed" "$legal" \
+    "${s:-0}" "${h:-0}" "$r" "${hs#examples/}"
+done
+echo "speedups over the original (gcc -O3 -march=native), kernel time, medians of $runs rounds; results in $out"
