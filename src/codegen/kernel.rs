@@ -200,13 +200,21 @@ pub fn generate_with_copies(
         }
     }
 
-    // Each thread of a parallel loop around a copy's window has its own buffer.
+    // Each thread of a parallel loop around a copy's window has its own buffer: `private`
+    // (on its stack) when small, else allocated by each thread (`copy::thread_regions`).
+    let heap: Vec<bool> = plans
+        .iter()
+        .map(|p| body == Body::Source && super::copy::thread_heap(p, placed))
+        .collect();
     let private_of: Vec<Vec<String>> = (0..placed.len())
         .map(
             |id| match id.checked_sub(n_stmt).map(|e| &staged.extras[e]) {
                 Some(Extra::Setup(c)) => {
                     let p = &plans[*c];
-                    let mut v = vec![super::copy::buffer(p)];
+                    let mut v = vec![];
+                    if !heap[*c] {
+                        v.push(super::copy::buffer(p));
+                    }
                     v.extend((0..p.rank).map(|d| super::copy::offset(p, d)));
                     v
                 }
@@ -289,6 +297,28 @@ pub fn generate_with_copies(
         r.nodes
     } else {
         nodes
+    };
+    // The corners (scan items) of the copies whose threads allocate their buffers.
+    let heap_setups: Vec<(usize, usize)> = (n_stmt..placed.len())
+        .filter_map(|id| match &staged.extras[id - n_stmt] {
+            Extra::Setup(c) if heap[*c] => Some((id, *c)),
+            _ => None,
+        })
+        .collect();
+    // Such a buffer is declared for the whole region only where its window also runs
+    // outside the parallel loops.
+    let region_buffer: Vec<bool> = (0..plans.len())
+        .map(|c| {
+            !heap[c]
+                || heap_setups
+                    .iter()
+                    .any(|&(id, p)| p == c && super::copy::outside_parallel(&nodes, id))
+        })
+        .collect();
+    let nodes = if heap_setups.is_empty() {
+        nodes
+    } else {
+        super::copy::thread_regions(nodes, &heap_setups, plans)
     };
     let largest = super::ast::largest_constant(&nodes);
     if largest > i64::from(i32::MAX) {
@@ -388,9 +418,12 @@ pub fn generate_with_copies(
         let _ = writeln!(out, "{d}");
     }
     if body == Body::Source {
-        for (plan, used) in plans.iter().zip(&buffer_used) {
+        for ((plan, used), whole) in plans.iter().zip(&buffer_used).zip(&region_buffer) {
             let decl = super::copy::declarations(plan, &scop.params, &floord);
-            if *used {
+            if !whole {
+                // Each thread allocates the buffer; the region keeps only the offsets.
+                out.push_str(&super::copy::offset_declarations(plan));
+            } else if *used {
                 out.push_str(&decl);
             } else {
                 // Every window holds the block in registers; a `private` clause may still
