@@ -138,7 +138,12 @@ fn threads_and_orders(sizes: &[&str], script: &str, tag: &str) -> String {
         assert_eq!(out.stdout, want, "{threads} threads\n{}", g.region);
     }
     common::compile(&new, &dir.join("seq"), &strict, &g.region);
-    assert_eq!(run_exe(&dir.join("seq")), want, "without OpenMP\n{}", g.region);
+    assert_eq!(
+        run_exe(&dir.join("seq")),
+        want,
+        "without OpenMP\n{}",
+        g.region
+    );
     let (reordered, loops) = reorder::rewrite(&g.file);
     assert!(loops > 0, "no parallel loop in\n{}", g.region);
     let src = dir.join("reordered.c");

@@ -287,14 +287,16 @@ fn thread_allocation(plan: &CopyPlan) -> Vec<String> {
     ]
 }
 
-/// Every loop marked `omp parallel for` that encloses the corner of a copy whose buffer each
-/// thread allocates on the heap (`heap`: the corner's scan item and the plan) becomes a
-/// parallel region: `#pragma omp parallel`, a block where each thread allocates those
+/// Every loop marked `omp parallel for` that encloses a use of a buffer each thread
+/// allocates on the heap (`heap`: the scan items that use it — its copy's corner, fill,
+/// write-back and staged pieces — each with its plan) becomes a parallel region: `#pragma omp parallel`, a block where each thread allocates those
 /// buffers, the loop as a work-sharing loop (`#pragma omp for`, the same clauses), and each
 /// thread frees its buffers after the loop's implicit barrier. The buffers are allocated
 /// once per thread and per run of the region, not once per iteration. Without OpenMP the
 /// pragmas are ignored and the block runs once, with one buffer: the sequential program is
-/// the same.
+/// the same. (Scanning may leave a separated loop that holds a fill but not the corner, from
+/// bounds wider than its items' domains; its iterations do nothing, and it gets the same
+/// form, so that every use of the buffer names a declared one.)
 pub fn thread_regions(nodes: Vec<Node>, heap: &[(usize, usize)], plans: &[CopyPlan]) -> Vec<Node> {
     let mut out = Vec::with_capacity(nodes.len());
     let mut nodes = nodes.into_iter().peekable();
@@ -311,7 +313,10 @@ pub fn thread_regions(nodes: Vec<Node>, heap: &[(usize, usize)], plans: &[CopyPl
             let mine: Vec<&CopyPlan> = heap
                 .iter()
                 .filter(|(id, _)| ids.contains(id))
-                .map(|&(_, c)| &plans[c])
+                .map(|&(_, c)| c)
+                .collect::<BTreeSet<usize>>()
+                .into_iter()
+                .map(|c| &plans[c])
                 .collect();
             let lp = if mine.is_empty() { None } else { nodes.next() };
             if let Some(lp) = lp {

@@ -298,27 +298,33 @@ pub fn generate_with_copies(
     } else {
         nodes
     };
-    // The corners (scan items) of the copies whose threads allocate their buffers.
-    let heap_setups: Vec<(usize, usize)> = (n_stmt..placed.len())
-        .filter_map(|id| match &staged.extras[id - n_stmt] {
-            Extra::Setup(c) if heap[*c] => Some((id, *c)),
-            _ => None,
-        })
-        .collect();
-    // Such a buffer is declared for the whole region only where its window also runs
-    // outside the parallel loops.
+    // The scan items that use a buffer its threads allocate (item, copy): the staged pieces,
+    // the copy's corner, fill and write-back, and those of copies nested in it.
+    let mut heap_items: Vec<(usize, usize)> = vec![];
+    for (c, plan) in plans.iter().enumerate().filter(|(c, _)| heap[*c]) {
+        heap_items.extend(plan.members.iter().map(|&id| (id, c)));
+        for id in n_stmt..placed.len() {
+            let (Extra::Setup(x) | Extra::Fill(x) | Extra::WriteBack(x)) =
+                &staged.extras[id - n_stmt];
+            if *x == c || plans[*x].source == Some(c) {
+                heap_items.push((id, c));
+            }
+        }
+    }
+    // Such a buffer is declared for the whole region too where one of them lies outside
+    // every parallel loop.
     let region_buffer: Vec<bool> = (0..plans.len())
         .map(|c| {
             !heap[c]
-                || heap_setups
+                || heap_items
                     .iter()
                     .any(|&(id, p)| p == c && super::copy::outside_parallel(&nodes, id))
         })
         .collect();
-    let nodes = if heap_setups.is_empty() {
+    let nodes = if heap_items.is_empty() {
         nodes
     } else {
-        super::copy::thread_regions(nodes, &heap_setups, plans)
+        super::copy::thread_regions(nodes, &heap_items, plans)
     };
     let largest = super::ast::largest_constant(&nodes);
     if largest > i64::from(i32::MAX) {
