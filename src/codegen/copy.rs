@@ -257,9 +257,8 @@ fn elements(plan: &CopyPlan) -> Int {
 /// threads. (A buffer whose size depends on the parameters is allocated when the region
 /// starts and cannot be private; `kernel` refuses it inside a parallel loop.)
 pub fn thread_heap(plan: &CopyPlan, placed: &[Placed]) -> bool {
-    !allocated(plan)
-        && thread_private(plan, placed)
-        && elements(plan) > Int::from(THREAD_STACK_ELEMENTS)
+    let limit = Int::from(THREAD_STACK_ELEMENTS);
+    !allocated(plan) && thread_private(plan, placed) && elements(plan) > limit
 }
 
 /// The lines that give a thread its own heap buffer for a copy ([`thread_heap`]): a
