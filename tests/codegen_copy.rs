@@ -4,6 +4,8 @@
 //! once, in schedule order.
 
 mod common;
+#[path = "common/reorder.rs"]
+mod reorder;
 #[path = "common/trace.rs"]
 mod trace;
 use loopy::codegen::Body;
@@ -57,6 +59,16 @@ fn copies_compile_cleanly_and_print_the_same() {
     same_output(GEMM, "gemm", &[]);
 }
 
+/// The same with blocks of A of 96 x 128 elements, more than a thread keeps on its stack
+/// (`THREAD_STACK_ELEMENTS`): each thread allocates its block when the parallel region
+/// starts; the block of C (96 x 12) stays on the threads' stacks.
+const GEMM_PARALLEL_HEAP: &str = "realign(Scale, Mult, 0)
+affine(Mult, {[i,k,j] -> [i1,k1,j1,i2,k2,j2]: i1=[i/96] and i2=i%96 and k1=[k/128] and k2=k%128 and j1=[j/12] and j2=j%12})
+copy(Mult, 3, C)
+copy(Mult, 2, A)
+parallel(Mult, 1)
+";
+
 #[test]
 fn copies_inside_a_parallel_loop_are_private() {
     let region = same_output(GEMM_PARALLEL, "gemm-parallel", &["-fopenmp"]);
@@ -66,6 +78,87 @@ fn copies_inside_a_parallel_loop_are_private() {
         ),
         "{region}"
     );
+    // Small buffers: automatic arrays, `private` to each thread, no parallel region.
+    assert!(!region.contains("#pragma omp parallel\n"), "{region}");
+    let region = threads_and_orders(GEMM_SIZES, GEMM_PARALLEL, "gemm-parallel-runs");
+    insta::assert_snapshot!("parallel_stack_buffers", region);
+}
+
+/// A buffer too big for a thread's stack: each thread allocates its own in a parallel
+/// region around the work-sharing loop, aligned to 64 bytes, checked, freed after the loop;
+/// the region declares only its offsets. The program prints what the original prints at 1
+/// and 2 threads, without OpenMP, and with the parallel loop run in any order.
+#[test]
+fn big_private_buffers_are_allocated_by_each_thread() {
+    let sizes = &["NI=230", "NJ=29", "NK=300"];
+    let region = threads_and_orders(sizes, GEMM_PARALLEL_HEAP, "gemm-parallel-heap");
+    for needle in [
+        "#pragma omp parallel\n",
+        "__typeof__(A[0][0]) (*loopy_A)[128] = aligned_alloc(64, (sizeof(__typeof__(A[0][0])[96][128]) + 63) / 64 * 64);",
+        "if (!loopy_A) { perror(\"loopy: cannot allocate a thread's buffer loopy_A\"); __builtin_abort(); }",
+        "#pragma omp for private(i, j, k, loopy_C) firstprivate(loopy_A_o0, loopy_A_o1, loopy_C_o0, loopy_C_o1)",
+        "__builtin_free(loopy_A);",
+        "int loopy_A_o0 = 0, loopy_A_o1 = 0;",
+    ] {
+        assert!(region.contains(needle), "{needle}\n{region}");
+    }
+    // Not a `static` array of the region, nor `private` (a stack copy per thread).
+    assert!(!region.contains("loopy_A[96][128]"), "{region}");
+    assert!(!region.contains("#pragma omp parallel for"), "{region}");
+    insta::assert_snapshot!("parallel_heap_buffers", region);
+}
+
+/// Generates gemm with `script` (which has a parallel loop), builds it with `-fopenmp`
+/// and without (`-Wall -Wextra -Werror` both), and with its parallel loops rewritten to run
+/// in a chosen order; each must print what the original prints: at 1 and 2 threads, the
+/// sequential build, and every parallel loop forwards, backwards and shuffled. The region.
+fn threads_and_orders(sizes: &[&str], script: &str, tag: &str) -> String {
+    let (kernel, run) = load("examples/gemm/gemm.c", sizes, script);
+    let g = generate(&kernel, &run.interp.state).unwrap();
+    let dir = common::scratch("codegen-copy", tag);
+    let (orig, new) = (dir.join("orig.c"), dir.join("new.c"));
+    std::fs::copy(&kernel.scop.file, &orig).unwrap();
+    std::fs::write(&new, &g.file).unwrap();
+    let flags: Vec<String> = sizes.iter().map(|d| format!("-D{d}")).collect();
+    let mut strict: Vec<&str> = vec!["-O2", "-Wall", "-Wextra", "-Werror"];
+    strict.extend(flags.iter().map(String::as_str));
+    let mut plain: Vec<&str> = vec!["-O2"];
+    plain.extend(flags.iter().map(String::as_str));
+    common::compile(&orig, &dir.join("orig"), &plain, "original");
+    let want = run_exe(&dir.join("orig"));
+    let mut openmp = strict.clone();
+    openmp.push("-fopenmp");
+    common::compile(&new, &dir.join("omp"), &openmp, &g.region);
+    for threads in ["1", "2"] {
+        let out = Command::new(dir.join("omp"))
+            .env("OMP_NUM_THREADS", threads)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{threads} threads");
+        assert_eq!(out.stdout, want, "{threads} threads\n{}", g.region);
+    }
+    common::compile(&new, &dir.join("seq"), &strict, &g.region);
+    assert_eq!(
+        run_exe(&dir.join("seq")),
+        want,
+        "without OpenMP\n{}",
+        g.region
+    );
+    let (reordered, loops) = reorder::rewrite(&g.file);
+    assert!(loops > 0, "no parallel loop in\n{}", g.region);
+    let src = dir.join("reordered.c");
+    std::fs::write(&src, &reordered).unwrap();
+    common::compile(&src, &dir.join("reordered"), &strict, &reordered);
+    for order in ["0", "1", "2"] {
+        let out = Command::new(dir.join("reordered"))
+            .env("LOOPY_ORDER", order)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "order {order}");
+        assert_eq!(out.stdout, want, "order {order}\n{}", g.region);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    g.region
 }
 
 fn same_output(script: &str, tag: &str, extra: &[&str]) -> String {

@@ -179,6 +179,11 @@ must_refuse!(
     "runs inside another copy of `B` and stages both statements that copy stages and statements it does not"
 );
 must_fail!(
+    copy_shared_buffer_two_threads,
+    "examples/gemm/gemm.c",
+    "of the parallel loop both access `C["
+);
+must_fail!(
     parallel_reduction_read,
     "tests/must_fail/reductions.c",
     "`r` is not a `+` reduction variable of the loop: `Use` (line 25) reads it"

@@ -200,13 +200,21 @@ pub fn generate_with_copies(
         }
     }
 
-    // Each thread of a parallel loop around a copy's window has its own buffer.
+    // Each thread of a parallel loop around a copy's window has its own buffer: `private`
+    // (on its stack) when small, else allocated by each thread (`copy::thread_regions`).
+    let heap: Vec<bool> = plans
+        .iter()
+        .map(|p| body == Body::Source && super::copy::thread_heap(p, placed))
+        .collect();
     let private_of: Vec<Vec<String>> = (0..placed.len())
         .map(
             |id| match id.checked_sub(n_stmt).map(|e| &staged.extras[e]) {
                 Some(Extra::Setup(c)) => {
                     let p = &plans[*c];
-                    let mut v = vec![super::copy::buffer(p)];
+                    let mut v = vec![];
+                    if !heap[*c] {
+                        v.push(super::copy::buffer(p));
+                    }
                     v.extend((0..p.rank).map(|d| super::copy::offset(p, d)));
                     v
                 }
@@ -289,6 +297,34 @@ pub fn generate_with_copies(
         r.nodes
     } else {
         nodes
+    };
+    // The scan items that use a buffer its threads allocate (item, copy): the staged pieces,
+    // the copy's corner, fill and write-back, and those of copies nested in it.
+    let mut heap_items: Vec<(usize, usize)> = vec![];
+    for (c, plan) in plans.iter().enumerate().filter(|(c, _)| heap[*c]) {
+        heap_items.extend(plan.members.iter().map(|&id| (id, c)));
+        for id in n_stmt..placed.len() {
+            let (Extra::Setup(x) | Extra::Fill(x) | Extra::WriteBack(x)) =
+                &staged.extras[id - n_stmt];
+            if *x == c || plans[*x].source == Some(c) {
+                heap_items.push((id, c));
+            }
+        }
+    }
+    // Such a buffer is declared for the whole region too where one of them lies outside
+    // every parallel loop.
+    let region_buffer: Vec<bool> = (0..plans.len())
+        .map(|c| {
+            !heap[c]
+                || heap_items
+                    .iter()
+                    .any(|&(id, p)| p == c && super::copy::outside_parallel(&nodes, id))
+        })
+        .collect();
+    let nodes = if heap_items.is_empty() {
+        nodes
+    } else {
+        super::copy::thread_regions(nodes, &heap_items, plans)
     };
     let largest = super::ast::largest_constant(&nodes);
     if largest > i64::from(i32::MAX) {
@@ -388,9 +424,12 @@ pub fn generate_with_copies(
         let _ = writeln!(out, "{d}");
     }
     if body == Body::Source {
-        for (plan, used) in plans.iter().zip(&buffer_used) {
+        for ((plan, used), whole) in plans.iter().zip(&buffer_used).zip(&region_buffer) {
             let decl = super::copy::declarations(plan, &scop.params, &floord);
-            if *used {
+            if !whole {
+                // Each thread allocates the buffer; the region keeps only the offsets.
+                out.push_str(&super::copy::offset_declarations(plan));
+            } else if *used {
                 out.push_str(&decl);
             } else {
                 // Every window holds the block in registers; a `private` clause may still

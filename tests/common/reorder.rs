@@ -1,14 +1,15 @@
 //! The reordering rewrite of generated C shared by the tests of parallel loops: every
-//! `#pragma omp parallel for` loop becomes a sequential loop whose iterations run in an
-//! order chosen at run time (`LOOPY_ORDER`: 0 forward, 1 reverse, 2 shuffled). A legal
-//! parallel loop gives the same output in every order.
+//! `#pragma omp parallel for` loop, and every `#pragma omp for` loop of a parallel region
+//! (where the threads allocate their own buffers), becomes a sequential loop whose
+//! iterations run in an order chosen at run time (`LOOPY_ORDER`: 0 forward, 1 reverse, 2
+//! shuffled). A legal parallel loop gives the same output in every order.
 
 /// What the rewritten file starts with: the order, read once per use.
 const PRELUDE: &str = "#include <stdlib.h>\n\
     static int loopy_order(void) { const char *s = getenv(\"LOOPY_ORDER\"); return s ? atoi(s) : 0; }\n\
     #define loopy_at(t, n) (loopy_order() == 1 ? (n) - 1 - (t) : loopy_order() == 2 ? (int)(((long long)(t) * 1000003LL + (n) / 3) % (n)) : (t))\n";
 
-/// Rewrites every `#pragma omp parallel for` loop of generated C (in the printer's
+/// Rewrites every `#pragma omp parallel for` and `#pragma omp for` loop of generated C (in the printer's
 /// format: `for (int v = LO; v <= HI; INC) {` … `}` at the same indentation) into a
 /// sequential loop over `loopy_at(t, n)`, the `t`-th iteration in the chosen order.
 /// Returns the text and how many loops it rewrote.
@@ -26,7 +27,9 @@ pub fn rewrite(text: &str) -> (String, usize) {
             i += 1;
             continue;
         }
-        if !line.trim_start().starts_with("#pragma omp parallel for") {
+        let pragma = line.trim_start();
+        if !pragma.starts_with("#pragma omp parallel for") && !pragma.starts_with("#pragma omp for")
+        {
             out.push(line.to_string());
             i += 1;
             continue;
