@@ -20,4 +20,5 @@ pub mod presburger;
 pub mod repl;
 pub mod script;
 pub mod search;
+pub mod suggest;
 pub mod verify;

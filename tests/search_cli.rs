@@ -284,13 +284,13 @@ fn tile_sizes_are_parameters_around_the_model() {
 
 /// Every change `suggest` tries for a script, in its order (the space's and the fixed
 /// list's).
-fn all_changes(kernel: &str, script: &Path) -> Vec<loopy::search::edit::Change> {
+fn all_changes(kernel: &str, script: &Path) -> Vec<loopy::suggest::Change> {
     let k = loopy::driver::Kernel::load(Path::new(kernel), &Default::default()).unwrap();
     let mut run = loopy::driver::Run::start(&k);
     let text = std::fs::read_to_string(script).unwrap();
     let base = script.parent().unwrap();
     let limit = loopy::presburger::budget::DEFAULT;
-    loopy::search::edit::all_changes(&k, &mut run, &text, "illegal.loopy", base, limit)
+    loopy::suggest::all_changes(&k, &mut run, &text, "illegal.loopy", base, limit)
 }
 
 /// The suggested line, taken from the output.

@@ -217,7 +217,7 @@ pub fn run_suggest(a: CheckArgs, ctx: &Ctx) -> u8 {
         &text,
         &crate::driver::native_toolchain(),
     ));
-    let s = crate::search::edit::suggest(&k, &mut run, &text, &name, &base, 300, ctx.budget);
-    print!("{}", crate::search::edit::render(&s));
+    let s = crate::suggest::suggest(&k, &mut run, &text, &name, &base, 300, ctx.budget);
+    print!("{}", crate::suggest::render(&s));
     1
 }

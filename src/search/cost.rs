@@ -62,7 +62,7 @@ impl Model {
                         if !a.exact {
                             return None;
                         }
-                        let rows = super::repair::affine_rows(&a.relation, params)?;
+                        let rows = super::space::affine_rows(&a.relation, params)?;
                         let n = st.iterators.len();
                         rows.iter()
                             .map(|r| r[..n].iter().map(|x| x.to_i64()).collect())

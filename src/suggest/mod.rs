@@ -1,4 +1,13 @@
-//! Small changes to a script, smallest first: what `loopy suggest` tries (docs/search.md).
+//! `loopy suggest`: for an illegal script, the smallest change that the checker accepts.
+//! The changes tried are a fixed list of small edits of the script (other values of a skew
+//! factor or a shift, other fusion depths, skews before a tiling; here) and the changes
+//! computed from the legal-schedule space of `search::space` (`repair`), merged smallest
+//! first; each is checked by the ordinary checker (docs/search.md, "`loopy suggest`").
+//!
+//! Uses `driver`, `script` (parsing) and `search` (the space); nothing imports it but the
+//! CLI.
+
+pub mod repair;
 
 use crate::driver::{Kernel, Run};
 use crate::presburger::budget;
@@ -168,7 +177,7 @@ pub fn all_changes(
     base: &Path,
     limit: u64,
 ) -> Vec<Change> {
-    let mut out = super::repair::space_changes_within(kernel, run, text, name, base, limit);
+    let mut out = repair::space_changes_within(kernel, run, text, name, base, limit);
     out.extend(changes(text, name));
     out.sort_by_key(|c| (c.cost, !c.space));
     let mut seen = std::collections::HashSet::new();
