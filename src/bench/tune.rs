@@ -808,20 +808,18 @@ fn job_like(t: &Job) -> Job {
     Job {
         name: t.name.clone(),
         size: t.size.clone(),
-        kernel: t.kernel.clone(),
-        script: t.script.clone(),
-        opts: t.opts.clone(),
         settings: t.settings.clone(),
-        toolchain: t.toolchain.clone(),
         check_defines: t.check_defines.clone(),
         check_cflags: t.check_cflags.clone(),
-        plan: t.plan,
-        keep: None,
-        baselines: vec![],
-        reference: None,
-        threads: vec![],
         check: t.check,
         flops: t.flops.clone(),
+        ..Job::new(
+            t.kernel.clone(),
+            t.script.clone(),
+            t.opts.clone(),
+            t.toolchain.clone(),
+            t.plan,
+        )
     }
 }
 

@@ -306,22 +306,15 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
     toolchain.includes = opts.includes.clone();
     toolchain.defines = opts.defines.clone();
     let job = Job {
-        name: stem(&kernel),
-        size: None,
-        kernel,
-        script,
-        opts,
         settings,
-        toolchain,
         check_defines: c.check_defines,
         check_cflags: c.check_cflags,
-        plan: c.plan,
         keep: a.keep.clone(),
         baselines: c.baselines,
-        reference: None,
         threads: c.threads,
         check: c.check,
         flops,
+        ..Job::new(kernel, script, opts, toolchain, c.plan)
     };
     let ticker = Ticker {
         on: std::io::stderr().is_terminal(),

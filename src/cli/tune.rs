@@ -2,7 +2,7 @@
 
 use super::{CcArgs, Ctx, Format, SetArgs, TimeArg};
 use crate::bench::tune::{self, Bench, Candidate, Event, Measured, Order, Specs, Tuning};
-use crate::bench::{secs, stem, Job};
+use crate::bench::{secs, Job};
 use crate::diag::Report;
 use crate::manifest::FlopsSpec;
 use crate::model::json::Json;
@@ -151,27 +151,22 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
     }
     toolchain.includes = opts.includes.clone();
     toolchain.defines = opts.defines.clone();
+    let plan = Plan {
+        runs: a.runs as usize,
+        warmup: 1,
+        clock: a.time.clock(),
+    };
     let job = Job {
-        name: stem(&a.kernel),
-        size: None,
-        kernel: a.kernel.clone(),
-        script: Some(a.script.clone()),
-        opts,
         settings,
-        toolchain,
-        check_defines: vec![],
         check_cflags: vec!["-ffp-contract=off".to_string()],
-        plan: Plan {
-            runs: a.runs as usize,
-            warmup: 1,
-            clock: a.time.clock(),
-        },
-        keep: None,
-        baselines: vec![],
-        reference: None,
-        threads: vec![],
-        check: crate::native::run::Check::Exact,
         flops,
+        ..Job::new(
+            a.kernel.clone(),
+            Some(a.script.clone()),
+            opts,
+            toolchain,
+            plan,
+        )
     };
     let tuning = Tuning {
         specs,

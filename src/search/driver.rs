@@ -215,24 +215,18 @@ pub fn band_orders(len: usize) -> Vec<Vec<usize>> {
 
 /// A job like `template` (kernel, options, toolchain, plan, comparison) for `script`.
 fn job_like(template: &Job, script: Option<PathBuf>) -> Job {
+    // The scripts the search writes declare no parameters.
     Job {
         name: template.name.clone(),
-        size: None,
-        kernel: template.kernel.clone(),
-        script,
-        opts: template.opts.clone(),
-        // The scripts the search writes declare no parameters.
-        settings: Default::default(),
-        toolchain: template.toolchain.clone(),
-        check_defines: vec![],
         check_cflags: template.check_cflags.clone(),
-        plan: template.plan,
-        keep: None,
-        baselines: vec![],
-        reference: None,
-        threads: vec![],
         check: template.check,
-        flops: None,
+        ..Job::new(
+            template.kernel.clone(),
+            script,
+            template.opts.clone(),
+            template.toolchain.clone(),
+            template.plan,
+        )
     }
 }
 
