@@ -649,44 +649,7 @@ impl Session {
     /// `:draw FILE [--tag T] [--param n=8] [--axes i,j] [--at t=1]`.
     fn draw(&self, arg: &str) -> Output {
         let usage = "error: usage: :draw FILE [--tag T] [--param n=8] [--axes i,j] [--at t=1]\n";
-        let words: Vec<&str> = arg.split_whitespace().collect();
-        let mut file = None;
-        let mut opts = crate::draw::Options {
-            script: Some("the steps so far".to_string()),
-            ..Default::default()
-        };
-        let assign = |w: Option<&&str>| -> Option<(String, i64)> {
-            let (n, v) = w?.split_once('=')?;
-            Some((n.to_string(), v.parse().ok()?))
-        };
-        let mut k = 0;
-        while k < words.len() {
-            let w = words[k];
-            let next = words.get(k + 1);
-            match w {
-                "--tag" => opts.tag = next.map(|t| t.to_string()),
-                "--axes" => opts.axes = next.map(|a| a.split(',').map(str::to_string).collect()),
-                "--param" => match assign(next) {
-                    Some(a) => opts.params.push(a),
-                    None => return Output::err(usage),
-                },
-                "--at" => match assign(next) {
-                    Some(a) => opts.at.push(a),
-                    None => return Output::err(usage),
-                },
-                _ if !w.starts_with("--") && file.is_none() => {
-                    file = Some(PathBuf::from(w));
-                    k += 1;
-                    continue;
-                }
-                _ => return Output::err(usage),
-            }
-            if next.is_none() {
-                return Output::err(usage);
-            }
-            k += 2;
-        }
-        let Some(file) = file else {
+        let Some((file, opts)) = crate::draw::Options::from_repl_words(arg) else {
             return Output::err(usage);
         };
         let picture = match crate::draw::picture(&self.kernel, &self.run, true, &opts) {
