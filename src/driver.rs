@@ -55,6 +55,18 @@ impl Kernel {
         })
     }
 
+    /// Models C text that needs no preprocessing (no `#include`, no macros to expand: the
+    /// preprocessor is not run) as the file `name`, for tests and library use.
+    pub fn from_text(name: &str, text: &str, opts: &Options) -> Result<Kernel, Failure> {
+        let scop = frontend::extract_preprocessed(name, text, text.to_string(), opts)?;
+        Ok(Kernel {
+            scop,
+            sources: vec![(name.to_string(), text.to_string())],
+            target: codegen::Target::default(),
+            assume_no_overlap: opts.assume_no_overlap,
+        })
+    }
+
     /// Name of a statement in messages: its tag when it has one.
     pub fn stmt_name(&self, k: usize) -> String {
         let s = &self.scop.statements[k];
