@@ -5,7 +5,7 @@
 
 mod common;
 use common::{loopy, scratch};
-use loopy::bench::tune::{self, Candidates, Event, Order, Specs, Timer, Tuning, Verdict};
+use loopy::bench::tune::{self, Candidates, Order, Specs, Timer, TuneEvent, Tuning, Verdict};
 use loopy::bench::{plain, Extra, Job, Outcome, Progress};
 use loopy::native::{Check, Clock, Plan, Timing, Toolchain};
 use std::path::PathBuf;
@@ -117,11 +117,11 @@ impl Timer for Fake {
     }
 }
 
-fn run(t: &Tuning) -> (tune::Report, Fake, Vec<String>) {
+fn run(t: &Tuning) -> (tune::TuneReport, Fake, Vec<String>) {
     let mut fake = Fake::default();
     let mut statuses = vec![];
     let r = tune::tune(t, &mut fake, &mut |e| {
-        if let Event::Status(s) = e {
+        if let TuneEvent::Status(s) = e {
             statuses.push(s.to_string());
         }
     })
@@ -129,7 +129,7 @@ fn run(t: &Tuning) -> (tune::Report, Fake, Vec<String>) {
     (r, fake, statuses)
 }
 
-fn values(r: &tune::Report, c: usize) -> String {
+fn values(r: &tune::TuneReport, c: usize) -> String {
     tune::describe(&r.params, &r.candidates[c].values)
 }
 

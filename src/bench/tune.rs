@@ -402,8 +402,8 @@ pub struct Measured {
 
 /// One combination of values.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Candidate {
-    /// In the order of [`Report::params`].
+pub struct TuneCandidate {
+    /// In the order of [`TuneReport::params`].
     pub values: Vec<i64>,
     pub verdict: Verdict,
     /// At the screening sizes.
@@ -413,13 +413,13 @@ pub struct Candidate {
 }
 
 /// What the caller hears while tuning runs.
-pub enum Event<'a> {
+pub enum TuneEvent<'a> {
     /// What is being done now (for a progress line).
     Status(&'a str),
     /// A candidate was timed (`screen`: at the screening sizes).
     Timed {
         index: usize,
-        candidate: &'a Candidate,
+        candidate: &'a TuneCandidate,
         screen: bool,
         /// The tuned parameters, in the order of the candidate's values.
         params: &'a [Param],
@@ -427,9 +427,9 @@ pub enum Event<'a> {
 }
 
 /// Everything a tuning run found.
-pub struct Report {
+pub struct TuneReport {
     pub params: Vec<Param>,
-    pub candidates: Vec<Candidate>,
+    pub candidates: Vec<TuneCandidate>,
     /// The fastest candidate: by its speedup at the sizes given when any was timed there,
     /// else at the screening sizes.
     pub best: Option<usize>,
@@ -439,7 +439,7 @@ pub struct Report {
     pub out_of_time: bool,
 }
 
-impl Report {
+impl TuneReport {
     /// The best candidate's measurement, and whether it is at the screening sizes.
     pub fn best_measured(&self) -> Option<(&Measured, bool)> {
         let c = &self.candidates[self.best?];
@@ -642,10 +642,10 @@ struct State<'a> {
     tuning: &'a Tuning,
     params: Vec<Param>,
     screen_job: Option<Job>,
-    candidates: Vec<Candidate>,
+    candidates: Vec<TuneCandidate>,
     seen: HashMap<Vec<i64>, usize>,
     timer: &'a mut dyn Timer,
-    on: &'a mut dyn FnMut(Event),
+    on: &'a mut dyn FnMut(TuneEvent),
     longest: [Option<Duration>; 2],
     out_of_time: bool,
     /// How many candidates the order has at most (for the progress line).
@@ -678,7 +678,7 @@ impl State<'_> {
             Ok(Err(f)) => Verdict::Error(f.diagnostic.message),
             Ok(Ok(v)) => v,
         };
-        self.candidates.push(Candidate {
+        self.candidates.push(TuneCandidate {
             values: values.to_vec(),
             verdict,
             screen: None,
@@ -724,7 +724,7 @@ impl State<'_> {
             let cell = std::cell::RefCell::new(&mut *self.on);
             let progress = |msg: &str| {
                 let status = format!("{label}: {msg}");
-                (*cell.borrow_mut())(Event::Status(&status));
+                (*cell.borrow_mut())(TuneEvent::Status(&status));
             };
             self.timer.time(&job, &progress)
         };
@@ -746,7 +746,7 @@ impl State<'_> {
                 } else {
                     c.timing = Some(m);
                 }
-                (self.on)(Event::Timed {
+                (self.on)(TuneEvent::Timed {
                     index: idx,
                     candidate: &self.candidates[idx],
                     screen,
@@ -836,8 +836,8 @@ fn grid_size(params: &[Param]) -> usize {
 pub fn tune(
     tuning: &Tuning,
     timer: &mut dyn Timer,
-    on: &mut dyn FnMut(Event),
-) -> Result<Report, Failure> {
+    on: &mut dyn FnMut(TuneEvent),
+) -> Result<TuneReport, Failure> {
     let start = Instant::now();
     let job = &tuning.job;
     let script = job
@@ -995,7 +995,7 @@ pub fn tune(
             s.time(c, false, end);
         }
     }
-    let pick = |f: &dyn Fn(&Candidate) -> Option<f64>| {
+    let pick = |f: &dyn Fn(&TuneCandidate) -> Option<f64>| {
         (0..s.candidates.len())
             .filter_map(|c| f(&s.candidates[c]).map(|x| (c, x)))
             .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
@@ -1003,7 +1003,7 @@ pub fn tune(
     };
     let best =
         pick(&|c| c.timing.map(|t| t.speedup)).or_else(|| pick(&|c| c.screen.map(|t| t.speedup)));
-    Ok(Report {
+    Ok(TuneReport {
         params: s.params,
         candidates: s.candidates,
         best,

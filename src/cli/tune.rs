@@ -1,7 +1,7 @@
 //! `loopy tune`: arguments and printing; the tuning itself is `bench::tune` (docs/tune.md).
 
 use super::{CcArgs, Ctx, Format, SetArgs, TimeArg};
-use crate::bench::tune::{self, Bench, Candidate, Event, Measured, Order, Specs, Tuning};
+use crate::bench::tune::{self, Bench, Measured, Order, Specs, TuneCandidate, TuneEvent, Tuning};
 use crate::bench::{secs, Job};
 use crate::diag::Report;
 use crate::manifest::FlopsSpec;
@@ -184,14 +184,14 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
     };
     let text = a.format == Format::Text;
     let ticker = std::io::stderr().is_terminal();
-    let mut on = |e: Event| match e {
-        Event::Status(msg) => {
+    let mut on = |e: TuneEvent| match e {
+        TuneEvent::Status(msg) => {
             if ticker {
                 eprint!("\r\x1b[2K{msg}");
                 let _ = std::io::stderr().flush();
             }
         }
-        Event::Timed {
+        TuneEvent::Timed {
             index,
             candidate: c,
             screen,
@@ -298,7 +298,7 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
                     ""
                 }
             );
-            fn at_size(c: &Candidate) -> Option<(&Measured, &'static str)> {
+            fn at_size(c: &TuneCandidate) -> Option<(&Measured, &'static str)> {
                 c.timing
                     .as_ref()
                     .map(|m| (m, ""))
