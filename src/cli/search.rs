@@ -6,7 +6,7 @@ use crate::bench::{secs, Job};
 use crate::driver::Kernel;
 use crate::model::json::Json;
 use crate::native::{compile::split_words, Plan, Toolchain};
-use crate::search::driver::{self, Event, Settings, Verdict};
+use crate::search::driver::{self, Event, SearchSettings, Verdict};
 use clap::Args;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -144,7 +144,7 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         ..Job::new(a.kernel.clone(), None, opts.clone(), toolchain, plan)
     };
     let (tile_sizes, tile_start, tile_origin) = tile_sizes(&a.tile_sizes, &job.toolchain);
-    let settings = Settings {
+    let settings = SearchSettings {
         time_limit: a.time_limit,
         bench: !a.no_bench,
         max_interleavings: a.max_interleavings,

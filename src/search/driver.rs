@@ -39,13 +39,13 @@ impl Kind {
 }
 
 /// What the search is asked to do.
-pub struct Settings {
+pub struct SearchSettings {
     /// Time limit of the whole search in seconds, counted from its start: no timing starts
     /// that would not end before its phase's deadline, judging by the longest one so far.
     pub time_limit: f64,
     /// Time candidates (false: build and check them only).
     pub bench: bool,
-    /// Schedule at most this many of the legal outer interleavings (all of them when there
+    /// InterleavingSchedule at most this many of the legal outer interleavings (all of them when there
     /// are no more; [`super::fusion::Fusion::select`]).
     pub max_interleavings: usize,
     /// Tile sizes the greedy phase tries on each permutable band, in order.
@@ -72,7 +72,7 @@ pub struct Settings {
 }
 
 /// A schedule built for one interleaving.
-pub struct Schedule {
+pub struct InterleavingSchedule {
     pub interleaving: usize,
     pub kind: Kind,
     pub built: Result<Built, String>,
@@ -128,13 +128,13 @@ pub enum Event<'a> {
 }
 
 /// Everything the search found.
-pub struct Report {
+pub struct SearchReport {
     /// How many legal outer interleavings there are, and those scheduled.
     pub interleavings: Outer,
     /// Seconds to build the dependences, the space, the interleavings and the schedules of
     /// those scheduled.
     pub build_seconds: f64,
-    pub schedules: Vec<Schedule>,
+    pub schedules: Vec<InterleavingSchedule>,
     pub candidates: Vec<Candidate>,
     /// The fastest candidate: by its time at the sizes asked for when any was timed there,
     /// else by its screening time.
@@ -143,7 +143,7 @@ pub struct Report {
     pub screen_defines: Option<Vec<String>>,
 }
 
-impl Report {
+impl SearchReport {
     /// The speedup of the best candidate, and whether it was measured at the screening sizes.
     pub fn best_speedup(&self) -> Option<(f64, bool)> {
         let c = &self.candidates[self.best?];
@@ -235,7 +235,7 @@ struct State<'a, 'b> {
     kernel: &'a Kernel,
     run: Run,
     names: Names,
-    settings: &'a Settings,
+    settings: &'a SearchSettings,
     screen_job: Option<Job>,
     candidates: Vec<Candidate>,
     /// Script text to the candidate that has it: a script is checked and timed once.
@@ -504,9 +504,9 @@ pub fn own_interleaving(names: &Names, iters: &[usize]) -> Vec<Vec<usize>> {
 /// `Err` when the integer core runs out of budget building the space.
 pub fn search(
     kernel: &Kernel,
-    settings: &Settings,
+    settings: &SearchSettings,
     on: &mut dyn FnMut(Event),
-) -> Result<Report, Exhausted> {
+) -> Result<SearchReport, Exhausted> {
     let start = Instant::now();
     let (run, legal, il) = budget::with_budget(settings.budget, || {
         let mut run = Run::start(kernel);
@@ -526,7 +526,7 @@ pub fn search(
         for kind in [Kind::Bands, Kind::Fused] {
             let built = budget::with_budget(settings.budget, || build(&legal, c, kind, &mut memo))
                 .unwrap_or_else(|e| Err(e.to_string()));
-            schedules.push(Schedule {
+            schedules.push(InterleavingSchedule {
                 interleaving: k,
                 kind,
                 built,
@@ -720,7 +720,7 @@ pub fn search(
             .map(|(c, _)| c)
     };
     let best = pick(&|c| c.timing.map(|t| t.2)).or_else(|| pick(&|c| c.screen.map(|t| t.2)));
-    Ok(Report {
+    Ok(SearchReport {
         interleavings: il,
         build_seconds,
         schedules,
