@@ -5,8 +5,8 @@
 
 mod common;
 use common::{loopy, scratch};
-use loopy::bench::tune::{self, Candidates, Order, Specs, Timer, TuneEvent, Tuning, Verdict};
-use loopy::bench::{plain, Extra, Job, Outcome, Progress};
+use loopy::bench::tune::{self, Candidates, Order, Specs, Timer, TuneEvent, Tuning};
+use loopy::bench::{plain, Extra, Job, Outcome, Progress, Verdict};
 use loopy::native::{Check, Clock, Plan, Timing, Toolchain};
 use std::path::PathBuf;
 

@@ -26,6 +26,35 @@ pub use json::outcome_json;
 pub use run::bench_one;
 pub use table::{second_label, table};
 
+/// What became of a candidate script of `loopy tune` or `loopy search`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// Verified (then timed, unless the command only checks).
+    Legal,
+    /// The checker found a broken dependence.
+    Illegal(String),
+    /// The script was refused (by its parameters' values, for `tune`), generation or a
+    /// build failed, or the outputs differ.
+    Error(String),
+}
+
+impl Verdict {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Legal => "legal",
+            Verdict::Illegal(_) => "illegal",
+            Verdict::Error(_) => "error",
+        }
+    }
+
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            Verdict::Legal => None,
+            Verdict::Illegal(m) | Verdict::Error(m) => Some(m),
+        }
+    }
+}
+
 pub fn stem(p: &Path) -> String {
     p.file_stem()
         .map(|s| s.to_string_lossy().into_owned())

@@ -8,7 +8,7 @@
 //! with the others held, the fastest kept, passes until one changes nothing), or the whole
 //! grid in lexicographic order. Prints nothing: progress goes to a callback.
 
-use super::{bench_one, Job, Outcome, Progress};
+use super::{bench_one, Job, Outcome, Progress, Verdict};
 use crate::diag::Diagnostic;
 use crate::driver::{self, Failure, Kernel, Run};
 use crate::presburger::budget;
@@ -357,35 +357,6 @@ pub struct Param {
     /// Where it came from (`default`, `model`, `--set`).
     pub origin: String,
     pub values: Vec<i64>,
-}
-
-/// What became of a candidate.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Verdict {
-    /// Verified; timed when `screen` or `timing` is set.
-    Legal,
-    /// The checker found a broken dependence.
-    Illegal(String),
-    /// The script refused these values, generation or a build failed, or the outputs
-    /// differ.
-    Error(String),
-}
-
-impl Verdict {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Verdict::Legal => "legal",
-            Verdict::Illegal(_) => "illegal",
-            Verdict::Error(_) => "error",
-        }
-    }
-
-    pub fn message(&self) -> Option<&str> {
-        match self {
-            Verdict::Legal => None,
-            Verdict::Illegal(m) | Verdict::Error(m) => Some(m),
-        }
-    }
 }
 
 /// One timing of a candidate against the original.

@@ -2,11 +2,12 @@
 //! (docs/search.md).
 
 use super::{CcArgs, Ctx, Format, TimeArg};
+use crate::bench::Verdict;
 use crate::bench::{secs, Job};
 use crate::driver::Kernel;
 use crate::model::json::Json;
 use crate::native::{compile::split_words, Plan, Toolchain};
-use crate::search::driver::{self, Event, SearchSettings, Verdict};
+use crate::search::driver::{self, Event, SearchSettings};
 use clap::Args;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;

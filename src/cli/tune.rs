@@ -251,7 +251,7 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
     let legal = r
         .candidates
         .iter()
-        .filter(|c| c.verdict == tune::Verdict::Legal)
+        .filter(|c| c.verdict == crate::bench::Verdict::Legal)
         .count();
     let timed = r
         .candidates

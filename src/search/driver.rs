@@ -12,7 +12,7 @@ use super::fusion::Outer;
 use super::schedule::Built;
 use super::script::{self, Names, Variant};
 use super::Legal;
-use crate::bench::{bench_one, Job, Outcome};
+use crate::bench::{bench_one, Job, Outcome, Verdict};
 use crate::driver::{Kernel, Run};
 use crate::presburger::budget::{self, Exhausted};
 use std::collections::HashMap;
@@ -96,22 +96,6 @@ impl Candidate {
     /// The kind and the variant: `fused, as built`.
     pub fn describe(&self) -> String {
         format!("{}, {}", self.kind.name(), self.variant)
-    }
-}
-
-pub enum Verdict {
-    Legal,
-    Illegal(String),
-    Error(String),
-}
-
-impl Verdict {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Verdict::Legal => "legal",
-            Verdict::Illegal(_) => "illegal",
-            Verdict::Error(_) => "error",
-        }
     }
 }
 
