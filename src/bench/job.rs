@@ -3,7 +3,7 @@
 //! reference as run).
 
 use super::stem;
-use crate::driver::Failure;
+use crate::diag::Report;
 use crate::frontend::Options;
 use crate::manifest::{FlopsSpec, Reference};
 use crate::native::compile::split_words;
@@ -99,10 +99,10 @@ pub enum Outcome {
         kept: PathBuf,
     },
     Illegal {
-        reports: Vec<Failure>,
+        reports: Vec<Report>,
     },
     Failed {
-        failure: Failure,
+        failure: Report,
         kept: Option<PathBuf>,
     },
 }
@@ -167,7 +167,7 @@ pub enum OtherResult {
     /// Not available on this machine (a compiler or library that is not installed).
     Skipped(String),
     Differ(Difference),
-    Failed(Failure),
+    Failed(Report),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

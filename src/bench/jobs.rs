@@ -2,7 +2,7 @@
 //! enabled, at each size asked for, with the settings every job of one command shares.
 
 use super::{plain, stem, Baseline, Job};
-use crate::driver::Failure;
+use crate::diag::Report;
 use crate::manifest::Entry;
 use crate::native::{Check, Clock, Plan, Toolchain};
 use std::path::PathBuf;
@@ -52,7 +52,7 @@ pub fn manifest_jobs(
     entries: Vec<Entry>,
     a: &ManifestRun,
     c: &Settings,
-) -> Result<Vec<Job>, Failure> {
+) -> Result<Vec<Job>, Report> {
     let mut jobs = vec![];
     for e in entries {
         if !e.expect_legal || !e.bench.enabled {

@@ -9,7 +9,7 @@
 //! `loopy tune`.
 
 use crate::diag::Diagnostic;
-use crate::driver::Failure;
+use crate::diag::Report;
 use crate::native::{Clock, Toolchain};
 use std::path::Path;
 
@@ -61,8 +61,8 @@ pub fn stem(p: &Path) -> String {
         .unwrap_or_else(|| "kernel".into())
 }
 
-pub fn plain(msg: String) -> Failure {
-    Failure {
+pub fn plain(msg: String) -> Report {
+    Report {
         diagnostic: Diagnostic::new(msg),
         sources: vec![],
     }

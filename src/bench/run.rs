@@ -7,14 +7,15 @@ use super::{
     openmp_flag, plain, stem, threads_text, Extra, Job, Other, OtherKind, OtherResult, Outcome,
     Progress,
 };
-use crate::driver::{self, load_and_run, Failure, Kernel, Run};
+use crate::diag::Report;
+use crate::driver::{self, load_and_run, Kernel, Run};
 use crate::manifest::{flops, Reference};
 use crate::native::{self, kernel_clock, Check, Clock, Program, Timing, Toolchain, WorkDir};
 use std::path::{Path, PathBuf};
 
 /// Runs one job: legality, generation, builds, the check run, the timing.
 pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
-    let failed = |failure: Failure| Outcome::Failed {
+    let failed = |failure: Report| Outcome::Failed {
         failure,
         kept: None,
     };
@@ -131,7 +132,7 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
     let build = |suffix: &str,
                  cflags: &[String],
                  defines: &[String]|
-     -> Result<(PathBuf, PathBuf), Failure> {
+     -> Result<(PathBuf, PathBuf), Report> {
         let a = dir.join(&format!("{s}.original{suffix}"));
         let b = dir.join(&format!("{s}.transformed{suffix}"));
         let mut toolchain = job_toolchain.clone();
@@ -387,7 +388,7 @@ fn kernel_clock_sources(
     kernel: &Kernel,
     path: &Path,
     generated: &driver::Generated,
-) -> Result<KernelSources, Failure> {
+) -> Result<KernelSources, Report> {
     let scop = &kernel.scop;
     let text = kernel
         .sources
@@ -588,8 +589,8 @@ trait WithStderr {
     fn with_stderr(self, stderr: &[u8]) -> Self;
 }
 
-impl WithStderr for Failure {
-    fn with_stderr(mut self, stderr: &[u8]) -> Failure {
+impl WithStderr for Report {
+    fn with_stderr(mut self, stderr: &[u8]) -> Report {
         let text = String::from_utf8_lossy(stderr);
         let tail: Vec<&str> = text.lines().rev().take(10).collect();
         for l in tail.into_iter().rev() {

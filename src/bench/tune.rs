@@ -9,8 +9,8 @@
 //! grid in lexicographic order. Prints nothing: progress goes to a callback.
 
 use super::{bench_one, Job, Outcome, Progress, Verdict};
-use crate::diag::Diagnostic;
-use crate::driver::{self, Failure, Kernel, Run};
+use crate::diag::{Diagnostic, Report};
+use crate::driver::{self, Kernel, Run};
 use crate::presburger::budget;
 use crate::presburger::Int;
 use crate::script::ast::{Item, ParamDefault, Span, TuneValues};
@@ -65,9 +65,9 @@ impl Specs {
         ranges: &[String],
         values: &[String],
         params: &[String],
-    ) -> Result<Specs, Failure> {
+    ) -> Result<Specs, Report> {
         let mut text = String::new();
-        Specs::parse(ranges, values, params, &mut text).map_err(|d| Failure {
+        Specs::parse(ranges, values, params, &mut text).map_err(|d| Report {
             diagnostic: d,
             sources: vec![(TUNE_ARGS.to_string(), text)],
         })
@@ -808,7 +808,7 @@ pub fn tune(
     tuning: &Tuning,
     timer: &mut dyn Timer,
     on: &mut dyn FnMut(TuneEvent),
-) -> Result<TuneReport, Failure> {
+) -> Result<TuneReport, Report> {
     let start = Instant::now();
     let job = &tuning.job;
     let script = job
@@ -826,11 +826,11 @@ pub fn tune(
         Run::with_settings(&kernel, &text, &script_name, &base_dir, &settings)
     })
     .map_err(|e| super::plain(e.to_string()))??;
-    let args_report = |d: Diagnostic| Failure {
+    let args_report = |d: Diagnostic| Report {
         diagnostic: d,
         sources: vec![(TUNE_ARGS.to_string(), tuning.specs.text.clone())],
     };
-    let in_script = script_values(&text, &script_name).map_err(|d| Failure {
+    let in_script = script_values(&text, &script_name).map_err(|d| Report {
         diagnostic: d,
         sources: vec![(script_name.clone(), text.clone())],
     })?;

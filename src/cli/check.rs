@@ -1,7 +1,8 @@
 //! `loopy check`: is a script legal for a kernel? The CI gate.
 
 use super::{CcArgs, Ctx, SetArgs};
-use crate::driver::{load_and_run, Failure};
+use crate::diag::Report;
+use crate::driver::load_and_run;
 use crate::frontend::Options;
 use crate::manifest;
 use crate::script::params::Settings;
@@ -33,8 +34,8 @@ pub struct CheckArgs {
 /// The outcome of one check.
 pub enum CheckVerdict {
     Legal { deps: usize },
-    Illegal { reports: Vec<Failure> },
-    BadInput(Failure),
+    Illegal { reports: Vec<Report> },
+    BadInput(Report),
 }
 
 /// Checks one pair, with `settings` for the script's parameters.
@@ -56,7 +57,7 @@ pub fn check_one(
             .map(|p| (p.stmt, p.schedule()))
             .collect();
         if let Err(d) = crate::codegen::check_determined(&k.scop, &pieces) {
-            return CheckVerdict::BadInput(Failure {
+            return CheckVerdict::BadInput(Report {
                 diagnostic: d,
                 sources: k.sources.clone(),
             });

@@ -9,7 +9,8 @@
 pub mod diff;
 pub mod terminal;
 
-use crate::driver::{self, render_deps, render_handles, render_state, Failure, Kernel, Run};
+use crate::diag::Report;
+use crate::driver::{self, render_deps, render_handles, render_state, Kernel, Run};
 use crate::frontend::Options;
 use crate::script::ast::Item;
 use crate::script::interp::{BUILTINS, LOOP_OPS};
@@ -143,7 +144,7 @@ pub struct Session {
 
 impl Session {
     /// Loads the kernel; `color` is for diagnostics.
-    pub fn new(kernel_path: &Path, opts: &Options, color: bool) -> Result<Session, Failure> {
+    pub fn new(kernel_path: &Path, opts: &Options, color: bool) -> Result<Session, Report> {
         let kernel = Kernel::load(kernel_path, opts)?;
         let run = Run::start(&kernel);
         Ok(Session {
@@ -166,7 +167,7 @@ impl Session {
     }
 
     /// An error when a `--set` names a parameter the inputs so far do not declare.
-    pub fn settings_declared(&self) -> Result<(), Failure> {
+    pub fn settings_declared(&self) -> Result<(), Report> {
         self.run.settings_declared(&self.kernel)
     }
 
@@ -655,7 +656,7 @@ impl Session {
         let picture = match crate::draw::picture(&self.kernel, &self.run, true, &opts) {
             Ok(p) => p,
             Err(d) => {
-                let f = driver::Failure {
+                let f = Report {
                     diagnostic: d,
                     sources: self.run.sources(&self.kernel),
                 };
