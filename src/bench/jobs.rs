@@ -7,9 +7,9 @@ use crate::manifest::Entry;
 use crate::native::{Check, Clock, Plan, Toolchain};
 use std::path::PathBuf;
 
-/// Settings shared by every job of one command.
+/// BenchSettings shared by every job of one command.
 #[derive(Clone, Debug)]
-pub struct Settings {
+pub struct BenchSettings {
     pub toolchain: Toolchain,
     pub check_defines: Vec<String>,
     pub check_cflags: Vec<String>,
@@ -51,7 +51,7 @@ fn slug(s: &str) -> String {
 pub fn manifest_jobs(
     entries: Vec<Entry>,
     a: &ManifestRun,
-    c: &Settings,
+    c: &BenchSettings,
 ) -> Result<Vec<Job>, Report> {
     let mut jobs = vec![];
     for e in entries {

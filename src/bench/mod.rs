@@ -21,7 +21,7 @@ mod table;
 pub mod tune;
 
 pub use job::{Baseline, Extra, Job, Other, OtherKind, OtherResult, Outcome, Progress};
-pub use jobs::{manifest_jobs, ManifestRun, Settings};
+pub use jobs::{manifest_jobs, BenchSettings, ManifestRun};
 pub use json::outcome_json;
 pub use run::bench_one;
 pub use table::{second_label, table};

@@ -4,8 +4,8 @@
 use super::{CcArgs, Ctx, Format, SetArgs, TimeArg};
 use crate::bench::{
     bench_one, clock_name, describe_toolchain, manifest_jobs, outcome_json, second_label, secs,
-    stem, table, threads_text, Baseline, Extra, Job, ManifestRun, OtherKind, OtherResult, Outcome,
-    Settings,
+    stem, table, threads_text, Baseline, BenchSettings, Extra, Job, ManifestRun, OtherKind,
+    OtherResult, Outcome,
 };
 use crate::manifest::{self, FlopsSpec};
 use crate::model::json::Json;
@@ -226,7 +226,7 @@ fn explain(job: &Job, o: &Outcome, ctx: &Ctx) {
     }
 }
 
-fn common(a: &BenchArgs) -> Result<Settings, String> {
+fn common(a: &BenchArgs) -> Result<BenchSettings, String> {
     let mut toolchain = Toolchain {
         cflags: split_words(&a.cflags),
         ldflags: split_words(&a.ldflags),
@@ -247,7 +247,7 @@ fn common(a: &BenchArgs) -> Result<Settings, String> {
             baselines.push(b);
         }
     }
-    Ok(Settings {
+    Ok(BenchSettings {
         toolchain,
         check_defines: a.check_define.clone(),
         check_cflags: split_words(&a.check_cflags),
