@@ -10,7 +10,7 @@ use super::{
 use crate::diag::Report;
 use crate::driver::{self, load_and_run, Kernel, Run};
 use crate::manifest::{flops, Reference};
-use crate::native::{self, kernel_clock, Check, Clock, Program, Timing, Toolchain, WorkDir};
+use crate::native::{self, kernel_clock, Check, Clock, TimedProgram, Timing, Toolchain, WorkDir};
 use std::path::{Path, PathBuf};
 
 /// Runs one job: legality, generation, builds, the check run, the timing.
@@ -285,12 +285,12 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
     } else {
         job.threads.iter().copied().map(Some).collect()
     };
-    let mut programs: Vec<Program> = vec![];
+    let mut programs: Vec<TimedProgram> = vec![];
     let mut names: Vec<String> = vec![];
     for t in &counts {
         let at = t.map_or(String::new(), |t| format!(", {}", threads_text(t)));
         for (exe, what) in [(&timed.0, "original"), (&timed.1, "transformed")] {
-            programs.push(Program {
+            programs.push(TimedProgram {
                 exe,
                 env: thread_env(*t),
             });
@@ -298,7 +298,7 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
         }
     }
     for (i, exe, env) in &other_exes {
-        programs.push(Program {
+        programs.push(TimedProgram {
             exe,
             env: env.clone(),
         });
@@ -558,7 +558,7 @@ fn prepare_other(
     (source, quote): (&Path, &[PathBuf]),
     name: &str,
     separate_check: bool,
-    original: &native::Outcome,
+    original: &native::RunOutcome,
     check: Check,
     env: &[(String, String)],
 ) -> Result<(PathBuf, f64), OtherResult> {
