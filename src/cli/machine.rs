@@ -3,7 +3,7 @@
 //! probing and the model are `crate::machine`.
 
 use super::{Ctx, Format};
-use crate::machine::model::{Blocking, Elem, Level, NAMES};
+use crate::machine::model::{Blocking, CacheLevel, Elem, NAMES};
 use crate::machine::sysfs::Cache;
 use crate::machine::{self, Machine, Origin, Overrides};
 use crate::model::json::Json;
@@ -217,7 +217,7 @@ pub fn text(m: &Machine) -> String {
     s
 }
 
-fn level_text(l: &Level) -> String {
+fn level_text(l: &CacheLevel) -> String {
     format!(
         "{}, {} ways of {}",
         bytes(l.size),
@@ -370,7 +370,7 @@ fn opt_int<T: Into<i128>>(v: Option<T>) -> Json {
     v.map_or(Json::Null, int)
 }
 
-fn level_json(l: &Level) -> Json {
+fn level_json(l: &CacheLevel) -> Json {
     Json::obj(vec![
         ("size", int(l.size)),
         ("ways", int(l.ways)),

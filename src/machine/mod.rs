@@ -14,7 +14,7 @@ pub mod sysfs;
 use crate::diag::Report;
 use crate::native::Toolchain;
 use isa::{Isa, Macros, Pipeline};
-use model::{Blocking, Elem, Inputs, Level, Model};
+use model::{Blocking, CacheLevel, Elem, Inputs, Model};
 use std::path::{Path, PathBuf};
 use sysfs::{Cache, Cpus};
 
@@ -168,7 +168,7 @@ impl Machine {
     }
 
     /// A cache level as the model needs it, or why it is unknown.
-    pub fn level(&self, level: u32) -> Result<Level, String> {
+    pub fn level(&self, level: u32) -> Result<CacheLevel, String> {
         if let Err(e) = &self.caches {
             return Err(format!("caches unknown: {e}"));
         }
@@ -179,7 +179,7 @@ impl Machine {
             (Some(size), _) if size > MAX_CACHE => Err(format!(
                 "L{level} says it holds {size} bytes, more than loopy believes of a cache"
             )),
-            (Some(size), Some(ways)) if u64::from(ways) <= size => Ok(Level {
+            (Some(size), Some(ways)) if u64::from(ways) <= size => Ok(CacheLevel {
                 size,
                 ways: u64::from(ways),
             }),
@@ -261,7 +261,7 @@ mod tests {
         assert_eq!(m.pipeline_origin, [Origin::Default; 3]);
         assert_eq!(
             m.level(1),
-            Ok(Level {
+            Ok(CacheLevel {
                 size: 48 << 10,
                 ways: 12
             })
