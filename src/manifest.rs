@@ -387,7 +387,7 @@ fn parse_flops(t: &toml::Table, i: usize, spanned: &Spanned) -> Result<Option<Fl
     };
     let mut spec = FlopsSpec {
         text: text.clone(),
-        expr: flops::Expr::Int(0.into()),
+        expr: flops::FlopsExpr::Int(0.into()),
         source: (spanned.name.clone(), spanned.text.clone()),
         at,
     };
@@ -488,7 +488,7 @@ pub struct Reference {
 #[derive(Clone, Debug)]
 pub struct FlopsSpec {
     pub text: String,
-    pub expr: flops::Expr,
+    pub expr: flops::FlopsExpr,
     /// The file (or `--flops`) it comes from and that file's text.
     pub source: (String, Arc<str>),
     /// Where the expression's text starts in the file, when it appears there verbatim;
@@ -502,7 +502,7 @@ impl FlopsSpec {
         let source = ("--flops".to_string(), Arc::<str>::from(text));
         let mut spec = FlopsSpec {
             text: text.to_string(),
-            expr: flops::Expr::Int(0.into()),
+            expr: flops::FlopsExpr::Int(0.into()),
             source,
             at: Ok(0),
         };
