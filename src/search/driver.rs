@@ -7,7 +7,7 @@
 //! What is timed first is ordered by a static cost model ([`super::cost`]): one schedule per
 //! loop structure, the cheapest first, and the changes most likely to pay first.
 
-use super::cost::{self, Model};
+use super::cost::{self, CostModel};
 use super::fusion::Outer;
 use super::schedule::Built;
 use super::script::{self, Names, Variant};
@@ -408,7 +408,7 @@ pub fn build(
 /// most work first), then the other loop orders that the cost model finds no worse than
 /// `v0`'s, then `parallel` marks, then the orders it finds worse (cheapest first).
 pub fn changes(
-    model: &Model,
+    model: &CostModel,
     b: &Built,
     v0: &Variant,
     tile_sizes: &[u32],
@@ -548,7 +548,7 @@ pub fn search(
     let t0 = start;
     let limit = settings.time_limit.max(0.0);
     let end = t0 + Duration::from_secs_f64(limit);
-    let model = Model::new(&kernel.scop, &legal.layout.dirs, settings.budget);
+    let model = CostModel::new(&kernel.scop, &legal.layout.dirs, settings.budget);
     // Every schedule as built is a candidate, checked.
     let mut base: Vec<Option<usize>> = vec![None; schedules.len()];
     for (k, sc) in schedules.iter().enumerate() {
