@@ -3,7 +3,7 @@
 use super::Ctx;
 use super::{CcArgs, SetArgs};
 use crate::diag::Report;
-use crate::draw::{self, Options};
+use crate::draw::{self, DrawOptions};
 use crate::driver::{load_and_run, Kernel, Run};
 use clap::Args;
 use std::path::PathBuf;
@@ -82,7 +82,7 @@ pub fn run(a: DrawArgs, ctx: &Ctx) -> u8 {
             return 2;
         }
     };
-    let opts = Options {
+    let opts = DrawOptions {
         tag: a.tag.clone(),
         params,
         axes: a.axes.clone(),

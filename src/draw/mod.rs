@@ -28,7 +28,7 @@ const ENUM_LIMIT: usize = 400_000;
 
 /// What to draw.
 #[derive(Clone, Debug, Default)]
-pub struct Options {
+pub struct DrawOptions {
     /// The tag whose statements are drawn (all statements of the region when `None`).
     pub tag: Option<String>,
     /// Parameter values (others get [`DEFAULT_PARAM`]).
@@ -41,14 +41,14 @@ pub struct Options {
     pub script: Option<String>,
 }
 
-impl Options {
+impl DrawOptions {
     /// The words after the REPL's `:draw`: `FILE [--tag T] [--param n=8] [--axes i,j]
     /// [--at t=1]`, as the file to write and what to draw (the second panel titled "the
     /// steps so far"). `None` when they do not follow that form.
-    pub fn from_repl_words(arg: &str) -> Option<(PathBuf, Options)> {
+    pub fn from_repl_words(arg: &str) -> Option<(PathBuf, DrawOptions)> {
         let words: Vec<&str> = arg.split_whitespace().collect();
         let mut file = None;
-        let mut opts = Options {
+        let mut opts = DrawOptions {
             script: Some("the steps so far".to_string()),
             ..Default::default()
         };
@@ -207,7 +207,7 @@ pub fn picture(
     kernel: &Kernel,
     run: &Run,
     with_script: bool,
-    opts: &Options,
+    opts: &DrawOptions,
 ) -> Result<Picture, Diagnostic> {
     let scop = &kernel.scop;
     // Parameters.

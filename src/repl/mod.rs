@@ -650,7 +650,7 @@ impl Session {
     /// `:draw FILE [--tag T] [--param n=8] [--axes i,j] [--at t=1]`.
     fn draw(&self, arg: &str) -> Output {
         let usage = "error: usage: :draw FILE [--tag T] [--param n=8] [--axes i,j] [--at t=1]\n";
-        let Some((file, opts)) = crate::draw::Options::from_repl_words(arg) else {
+        let Some((file, opts)) = crate::draw::DrawOptions::from_repl_words(arg) else {
             return Output::err(usage);
         };
         let picture = match crate::draw::picture(&self.kernel, &self.run, true, &opts) {
