@@ -65,7 +65,7 @@ pub struct VarInfo {
 
 /// A parameter of the region's function, for a copy of its parameter list.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParamDecl {
+pub struct FnParam {
     pub name: String,
     /// The declaration, in the preprocessed text.
     pub span: Range<usize>,
@@ -81,7 +81,7 @@ pub struct FunctionDecl {
     pub start: usize,
     /// Its parameters, in order; `None` when they cannot be copied (an old-style or
     /// variadic definition, an unnamed parameter).
-    pub params: Option<Vec<ParamDecl>>,
+    pub params: Option<Vec<FnParam>>,
 }
 
 #[derive(Default)]
@@ -172,7 +172,7 @@ impl Symbols {
 
     fn function(&mut self, f: &FunctionDefinition, span: &Span, region: &Range<usize>) {
         self.scope = Some(Scope::Param);
-        let mut params: Option<Vec<ParamDecl>> = Some(vec![]);
+        let mut params: Option<Vec<FnParam>> = Some(vec![]);
         let mut seen = false;
         for d in &f.declarator.node.derived {
             if let DerivedDeclarator::Function(fd) = &d.node {
@@ -205,7 +205,7 @@ impl Symbols {
                     match (decl.and_then(|d| declarator_name(&d.node)), params.as_mut()) {
                         (Some(name), Some(v)) => {
                             let specs = &p.node.specifiers;
-                            v.push(ParamDecl {
+                            v.push(FnParam {
                                 name,
                                 span: p.span.start..p.span.end,
                                 specifiers: specs
