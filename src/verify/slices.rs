@@ -106,7 +106,7 @@ pub fn slice_segments(
 /// One statement's slicing loop (level from 1 = outermost of its loops in the kernel) and
 /// alignment.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub struct SliceEntry {
     pub stmt: usize,
     pub level: usize,
     pub align: i64,
@@ -115,7 +115,7 @@ pub struct Entry {
 /// A valid computation slice of a segment.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Slice {
-    pub entries: Vec<Entry>,
+    pub entries: Vec<SliceEntry>,
     /// Other valid alignment vectors (first statement at 0) for the same slicing loops.
     pub alternatives: usize,
 }
@@ -203,7 +203,7 @@ impl<'a> Oracle<'a> {
                     .iter()
                     .zip(&lv)
                     .zip(best)
-                    .map(|((&stmt, &l), &align)| Entry {
+                    .map(|((&stmt, &l), &align)| SliceEntry {
                         stmt,
                         level: l + 1,
                         align,
