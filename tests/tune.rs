@@ -6,7 +6,7 @@
 mod common;
 use common::{loopy, scratch};
 use loopy::bench::tune::{self, Candidates, Order, Specs, Timer, TuneEvent, Tuning};
-use loopy::bench::{plain, Extra, Job, Outcome, Progress, Verdict};
+use loopy::bench::{plain, ExtraTimings, Job, Outcome, Progress, Verdict};
 use loopy::native::{Check, Clock, Plan, Timing, Toolchain};
 use std::path::PathBuf;
 
@@ -109,9 +109,9 @@ impl Timer for Fake {
                 b: vec![t * f],
             },
             kept: None,
-            extra: Box::new(Extra {
+            extra: Box::new(ExtraTimings {
                 flops: Some(1e9),
-                ..Extra::default()
+                ..ExtraTimings::default()
             }),
         }
     }

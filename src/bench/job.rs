@@ -92,7 +92,7 @@ pub enum Outcome {
         /// The pair at the first thread count.
         timing: Timing,
         kept: Option<PathBuf>,
-        extra: Box<Extra>,
+        extra: Box<ExtraTimings>,
     },
     Differ {
         diff: Difference,
@@ -225,7 +225,7 @@ impl Other {
 
 /// What a timed job measured besides the first pair.
 #[derive(Debug, Default)]
-pub struct Extra {
+pub struct ExtraTimings {
     /// With `--threads`: the pair's timing at each count, in the order given (the first is
     /// also the outcome's `timing`).
     pub threads: Vec<(u32, Timing)>,

@@ -20,7 +20,7 @@ mod run;
 mod table;
 pub mod tune;
 
-pub use job::{Baseline, Extra, Job, Other, OtherKind, OtherResult, Outcome, Progress};
+pub use job::{Baseline, ExtraTimings, Job, Other, OtherKind, OtherResult, Outcome, Progress};
 pub use jobs::{manifest_jobs, BenchSettings, ManifestRun};
 pub use json::outcome_json;
 pub use run::bench_one;

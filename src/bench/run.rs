@@ -4,8 +4,8 @@
 //! then the baselines and the reference beside them.
 
 use super::{
-    openmp_flag, plain, stem, threads_text, Extra, Job, Other, OtherKind, OtherResult, Outcome,
-    Progress,
+    openmp_flag, plain, stem, threads_text, ExtraTimings, Job, Other, OtherKind, OtherResult,
+    Outcome, Progress,
 };
 use crate::diag::Report;
 use crate::driver::{self, load_and_run, Kernel, Run};
@@ -346,7 +346,7 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
             (Ok(_), r) => r,
         };
     }
-    let extra = Extra {
+    let extra = ExtraTimings {
         threads: if job.threads.is_empty() {
             vec![]
         } else {

@@ -1,6 +1,6 @@
 //! The results table of a manifest run.
 
-use super::{clock_name, secs, threads_text, Extra, Job, Other, OtherKind, Outcome};
+use super::{clock_name, secs, threads_text, ExtraTimings, Job, Other, OtherKind, Outcome};
 use crate::native::{Check, Plan, Timing};
 
 /// What the second program is: the transformed kernel, or with `--identity` the
@@ -47,7 +47,7 @@ pub fn table(results: &[(Job, Outcome)], compiler: &str, plan: &Plan) -> String 
     }
     let with_flops = jobs().any(|j| j.flops.is_some());
     // Extra columns: (header, cell of a timed row).
-    type Cell<'a> = Box<dyn Fn(&Job, &Timing, &Extra) -> String + 'a>;
+    type Cell<'a> = Box<dyn Fn(&Job, &Timing, &ExtraTimings) -> String + 'a>;
     let mut cols: Vec<(String, Cell)> = vec![];
     if threads.is_empty() {
         cols.push((
@@ -58,7 +58,7 @@ pub fn table(results: &[(Job, Outcome)], compiler: &str, plan: &Plan) -> String 
         for (k, &n) in threads.iter().enumerate() {
             cols.push((
                 threads_text(n),
-                Box::new(move |_, _, x: &Extra| {
+                Box::new(move |_, _, x: &ExtraTimings| {
                     x.threads
                         .get(k)
                         .map_or("-".into(), |(_, t)| format!("{:.2}×", t.speedup()))
@@ -70,7 +70,7 @@ pub fn table(results: &[(Job, Outcome)], compiler: &str, plan: &Plan) -> String 
         let b = b.clone();
         cols.push((
             format!("vs {b}"),
-            Box::new(move |_, _, x: &Extra| {
+            Box::new(move |_, _, x: &ExtraTimings| {
                 x.others
                     .iter()
                     .find(|o| o.kind == OtherKind::Baseline && o.label == b)
@@ -82,7 +82,7 @@ pub fn table(results: &[(Job, Outcome)], compiler: &str, plan: &Plan) -> String 
         let r = r.clone();
         cols.push((
             format!("of {r}"),
-            Box::new(move |_, _, x: &Extra| {
+            Box::new(move |_, _, x: &ExtraTimings| {
                 x.others
                     .iter()
                     .find(|o| o.kind == OtherKind::Reference && o.label == r)
@@ -93,7 +93,7 @@ pub fn table(results: &[(Job, Outcome)], compiler: &str, plan: &Plan) -> String 
     if with_flops {
         cols.push((
             "GFLOP/s".into(),
-            Box::new(|_, t: &Timing, x: &Extra| {
+            Box::new(|_, t: &Timing, x: &ExtraTimings| {
                 x.flops.map_or("-".into(), |n| {
                     format!("{:.2}", n / t.b_stats().median / 1e9)
                 })

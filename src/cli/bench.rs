@@ -4,7 +4,7 @@
 use super::{CcArgs, Ctx, Format, SetArgs, TimeArg};
 use crate::bench::{
     bench_one, clock_name, describe_toolchain, manifest_jobs, outcome_json, second_label, secs,
-    stem, table, threads_text, Baseline, BenchSettings, Extra, Job, ManifestRun, OtherKind,
+    stem, table, threads_text, Baseline, BenchSettings, ExtraTimings, Job, ManifestRun, OtherKind,
     OtherResult, Outcome,
 };
 use crate::manifest::{self, FlopsSpec};
@@ -355,7 +355,7 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
     o.exit_code()
 }
 
-fn print_single(job: &Job, t: &Timing, x: &Extra) {
+fn print_single(job: &Job, t: &Timing, x: &ExtraTimings) {
     let largest = x.max_relative_difference.map_or(String::new(), |r| {
         format!(" (largest relative difference {r:.3e})")
     });
