@@ -13,7 +13,7 @@ use crate::diag::{Diagnostic, Report};
 use crate::driver::{self, Kernel, Run};
 use crate::presburger::budget;
 use crate::presburger::Int;
-use crate::script::ast::{Item, ParamDefault, Span, TuneValues};
+use crate::script::ast::{ParamDefault, ScriptItem, Span, TuneValues};
 use crate::script::params::{parse_int, Setting, Settings};
 use std::collections::HashMap;
 use std::path::Path;
@@ -459,7 +459,7 @@ fn script_values(text: &str, name: &str) -> Result<Vec<(String, Vec<i64>)>, Diag
     let script = crate::script::parse::parse_script(text, name)?;
     let mut out = vec![];
     for item in &script.items {
-        let Item::Param(d) = item else { continue };
+        let ScriptItem::Param(d) = item else { continue };
         let Some((values, at)) = &d.tune else {
             continue;
         };
@@ -585,7 +585,7 @@ pub fn rewrite(text: &str, name: &str, params: &[(String, i64)]) -> Result<Strin
     let script = crate::script::parse::parse_script(text, name)?;
     let mut edits: Vec<(Span, String)> = vec![];
     for item in &script.items {
-        if let Item::Param(d) = item {
+        if let ScriptItem::Param(d) = item {
             if let Some((_, v)) = params.iter().find(|(n, _)| *n == d.name.text) {
                 match &d.default {
                     Some((ParamDefault::Int(_) | ParamDefault::Model(_), at)) => {

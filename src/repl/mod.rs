@@ -12,7 +12,7 @@ pub mod terminal;
 use crate::diag::Report;
 use crate::driver::{self, render_deps, render_handles, render_state, Kernel, Run};
 use crate::frontend::Options;
-use crate::script::ast::Item;
+use crate::script::ast::ScriptItem;
 use crate::script::interp::{BUILTINS, LOOP_OPS};
 use crate::script::parse_script;
 use std::collections::BTreeSet;
@@ -331,9 +331,12 @@ impl Session {
             // input may have run and its procedures been defined: go back to the inputs
             // accepted before it.
             let defines = parse_script(&entry.text, &entry.name).is_ok_and(|s| {
-                s.items
-                    .iter()
-                    .any(|i| matches!(i, Item::Def(_) | Item::Import { .. } | Item::Param(_)))
+                s.items.iter().any(|i| {
+                    matches!(
+                        i,
+                        ScriptItem::Def(_) | ScriptItem::Import { .. } | ScriptItem::Param(_)
+                    )
+                })
             });
             if self.steps() != before || defines {
                 err.push_str(&self.replay());
@@ -388,13 +391,13 @@ impl Session {
         if let Ok(script) = parse_script(&entry.text, &entry.name) {
             for item in &script.items {
                 match item {
-                    Item::Def(d) => {
+                    ScriptItem::Def(d) => {
                         let _ = writeln!(out, "defined {}", d.name.text);
                     }
-                    Item::Import { path, .. } => {
+                    ScriptItem::Import { path, .. } => {
                         let _ = writeln!(out, "imported {path}");
                     }
-                    Item::Param(d) => {
+                    ScriptItem::Param(d) => {
                         if let Some(p) = self
                             .run
                             .interp
@@ -405,7 +408,7 @@ impl Session {
                             let _ = writeln!(out, "parameter {}", p.describe());
                         }
                     }
-                    Item::Stmt(_) => {}
+                    ScriptItem::Stmt(_) => {}
                 }
             }
         }
@@ -846,7 +849,7 @@ fn rebase_imports(text: &str, name: &str, base: &Path, dir: &Path) -> String {
         .items
         .iter()
         .filter_map(|i| match i {
-            Item::Import { path, span } if Path::new(path).is_relative() => {
+            ScriptItem::Import { path, span } if Path::new(path).is_relative() => {
                 Some((span.clone(), path.as_str()))
             }
             _ => None,

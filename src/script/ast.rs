@@ -16,11 +16,11 @@ pub struct Name {
 /// A whole script file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Script {
-    pub items: Vec<Item>,
+    pub items: Vec<ScriptItem>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Item {
+pub enum ScriptItem {
     /// `import "path.loopy"`: procedures from another file (relative to this one).
     Import {
         path: String,

@@ -7,7 +7,9 @@
 //! positions through its φ, so every handle stays meaningful after every step, including
 //! handles held by procedure parameters.
 
-use super::ast::{Arg, Call, Item, Name, ParamDecl, ParamDefault, ProcDef, Script, Span, Stmt};
+use super::ast::{
+    Arg, Call, Name, ParamDecl, ParamDefault, ProcDef, Script, ScriptItem, Span, Stmt,
+};
 use super::params::{Setting, Settings};
 use super::parse::parse_script;
 use super::stdlib;
@@ -175,7 +177,7 @@ impl Interpreter {
         };
         let std = stdlib::std_script();
         for item in std.items {
-            if let Item::Def(d) = item {
+            if let ScriptItem::Def(d) = item {
                 it.procs.insert(
                     d.name.text.clone(),
                     Rc::new(Proc {
@@ -370,7 +372,7 @@ impl Interpreter {
     fn explain_params(&self, mut d: Diagnostic, script: &Script, source: &str) -> Diagnostic {
         let in_def = |r: &Span| {
             script.items.iter().any(
-                |i| matches!(i, Item::Def(p) if p.span.start <= r.start && r.end <= p.span.end),
+                |i| matches!(i, ScriptItem::Def(p) if p.span.start <= r.start && r.end <= p.span.end),
             )
         };
         let mut extra = vec![];
@@ -434,10 +436,10 @@ impl Interpreter {
         // Procedures first, so a script may call a procedure defined below the call.
         for item in &script.items {
             match item {
-                Item::Import { path, span } => self.import(path, span, source, base_dir)?,
-                Item::Def(d) => self.define(d, source)?,
-                Item::Param(d) => self.declare(d, source)?,
-                Item::Stmt(_) => {}
+                ScriptItem::Import { path, span } => self.import(path, span, source, base_dir)?,
+                ScriptItem::Def(d) => self.define(d, source)?,
+                ScriptItem::Param(d) => self.declare(d, source)?,
+                ScriptItem::Stmt(_) => {}
             }
         }
         let mut top: Frame = self
@@ -450,7 +452,7 @@ impl Interpreter {
             top.insert(p.name.clone(), Value::Int(p.value.clone()));
         }
         for item in &script.items {
-            if let Item::Stmt(s) = item {
+            if let ScriptItem::Stmt(s) = item {
                 if let Stmt::Return { span, .. } = s {
                     return Err(Diagnostic::new("`return` outside a procedure").with_label(
                         source,
@@ -581,19 +583,19 @@ impl Interpreter {
         let script = parse_script(&text, &name)?;
         for item in &script.items {
             match item {
-                Item::Import { path, span } => {
+                ScriptItem::Import { path, span } => {
                     let dir = full.parent().unwrap_or(base_dir).to_path_buf();
                     self.import(path, span, &name, &dir)?
                 }
-                Item::Def(d) => self.define(d, &name)?,
-                Item::Stmt(s) => {
+                ScriptItem::Def(d) => self.define(d, &name)?,
+                ScriptItem::Stmt(s) => {
                     return Err(
                         Diagnostic::new("an imported file may only define procedures")
                             .with_label(&name, s.span(), "operation in an imported file")
                             .with_label(source, span.clone(), "imported here"),
                     );
                 }
-                Item::Param(d) => {
+                ScriptItem::Param(d) => {
                     return Err(Diagnostic::new(
                         "an imported file may only define procedures, not parameters",
                     )

@@ -11,7 +11,7 @@ pub mod repair;
 
 use crate::driver::{Kernel, Run};
 use crate::presburger::budget;
-use crate::script::ast::{Arg, Item, Stmt};
+use crate::script::ast::{Arg, ScriptItem, Stmt};
 use crate::script::parse::parse_script;
 use std::path::Path;
 
@@ -60,7 +60,7 @@ pub fn changes(text: &str, name: &str) -> Vec<Change> {
         format!("{}{with}{}", &text[..span.start], &text[span.end..])
     };
     for item in &script.items {
-        let Item::Stmt(Stmt::Call { call, span, .. }) = item else {
+        let ScriptItem::Stmt(Stmt::Call { call, span, .. }) = item else {
             continue;
         };
         let op = call.name.text.as_str();

@@ -34,7 +34,7 @@ use crate::driver::{Kernel, Run};
 use crate::model::state::State;
 use crate::presburger::row::Row;
 use crate::presburger::{budget, Basic, Int};
-use crate::script::ast::{Arg, Item, Stmt};
+use crate::script::ast::{Arg, ScriptItem, Stmt};
 use crate::script::parse::parse_script;
 use crate::search::space::affine_rows;
 use crate::search::space::Legal;
@@ -373,7 +373,7 @@ pub fn space_changes(
         .items
         .iter()
         .filter_map(|it| match it {
-            Item::Stmt(s) => Some(s.span()),
+            ScriptItem::Stmt(s) => Some(s.span()),
             _ => None,
         })
         .collect();
@@ -381,7 +381,7 @@ pub fn space_changes(
         .items
         .iter()
         .filter_map(|it| match it {
-            Item::Stmt(Stmt::Call { call, span, .. }) => Some((call, span.clone())),
+            ScriptItem::Stmt(Stmt::Call { call, span, .. }) => Some((call, span.clone())),
             _ => None,
         })
         .collect();
@@ -795,7 +795,7 @@ pub fn space_changes_within(
     };
     const OPS: [&str; 6] = ["skew", "shift", "realign", "fuse", "distribute", "tile"];
     let repairable = script.items.iter().any(|it| {
-        matches!(it, Item::Stmt(Stmt::Call { call, .. })
+        matches!(it, ScriptItem::Stmt(Stmt::Call { call, .. })
             if OPS.contains(&call.name.text.as_str()))
     });
     if !repairable {
