@@ -9,7 +9,7 @@ use std::ops::Range;
 
 /// A labelled byte range in a named source text.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Span {
+pub struct SpanLabel {
     pub source: String,
     pub range: Range<usize>,
     pub label: String,
@@ -20,7 +20,7 @@ pub struct Span {
 pub struct Diagnostic {
     pub message: String,
     /// The first label is the primary location.
-    pub labels: Vec<Span>,
+    pub labels: Vec<SpanLabel>,
     pub notes: Vec<String>,
     pub help: Option<String>,
 }
@@ -41,7 +41,7 @@ impl Diagnostic {
         range: Range<usize>,
         label: impl Into<String>,
     ) -> Diagnostic {
-        self.labels.push(Span {
+        self.labels.push(SpanLabel {
             source: source.to_string(),
             range,
             label: label.into(),
@@ -62,7 +62,7 @@ impl Diagnostic {
     /// Renders the report against the given `(name, text)` sources. Labels whose source is
     /// not given are dropped; a report without labels is a plain `error: ...` line.
     pub fn render(&self, sources: &[(&str, &str)], color: bool) -> String {
-        let labels: Vec<&Span> = self
+        let labels: Vec<&SpanLabel> = self
             .labels
             .iter()
             .filter(|l| sources.iter().any(|(n, _)| *n == l.source))
@@ -78,7 +78,7 @@ impl Diagnostic {
             return s;
         };
         // Inside the text and on character boundaries (ariadne slices by byte).
-        let clamp = |l: &Span| -> (String, Range<usize>) {
+        let clamp = |l: &SpanLabel| -> (String, Range<usize>) {
             let text = sources
                 .iter()
                 .find(|(n, _)| *n == l.source)

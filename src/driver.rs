@@ -3,6 +3,7 @@
 //! stages themselves.
 
 use crate::codegen::{self, Body, Placed};
+use crate::diag::Report;
 use crate::frontend::{self, Options};
 use crate::model::state::{BlockTag, Origin, Pos, State, StmtInit};
 use crate::model::{AccessKind as ModelAccess, Scop};
@@ -13,9 +14,6 @@ use crate::verify::{self, Access, AccessKind, Dependence, Level, Program, StmtIn
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::Path;
-
-/// A diagnostic with every source text it may point into.
-pub type Failure = crate::diag::Report;
 
 /// A kernel loaded and modelled, with the texts of the files its spans point into.
 pub struct Kernel {
@@ -30,7 +28,7 @@ pub struct Kernel {
 }
 
 impl Kernel {
-    pub fn load(path: &Path, opts: &Options) -> Result<Kernel, Failure> {
+    pub fn load(path: &Path, opts: &Options) -> Result<Kernel, Report> {
         let scop = frontend::extract_file(path, opts)?;
         let mut sources: Vec<(String, String)> = vec![];
         let mut add = |file: &str| {
@@ -50,6 +48,18 @@ impl Kernel {
         Ok(Kernel {
             scop,
             sources,
+            target: codegen::Target::default(),
+            assume_no_overlap: opts.assume_no_overlap,
+        })
+    }
+
+    /// Models C text that needs no preprocessing (no `#include`, no macros to expand: the
+    /// preprocessor is not run) as the file `name`, for tests and library use.
+    pub fn from_text(name: &str, text: &str, opts: &Options) -> Result<Kernel, Report> {
+        let scop = frontend::extract_preprocessed(name, text, text.to_string(), opts)?;
+        Ok(Kernel {
+            scop,
+            sources: vec![(name.to_string(), text.to_string())],
             target: codegen::Target::default(),
             assume_no_overlap: opts.assume_no_overlap,
         })
@@ -252,10 +262,10 @@ pub fn load_and_run(
     script: &Path,
     opts: &Options,
     settings: &Settings,
-) -> Result<(Kernel, Run), Failure> {
+) -> Result<(Kernel, Run), Report> {
     let k = Kernel::load(kernel, opts)?;
     let name = script.display().to_string();
-    let text = std::fs::read_to_string(script).map_err(|e| Failure {
+    let text = std::fs::read_to_string(script).map_err(|e| Report {
         diagnostic: crate::diag::Diagnostic::new(format!("cannot read `{name}`: {e}")),
         sources: vec![],
     })?;
@@ -355,7 +365,7 @@ impl Run {
         script_text: &str,
         script_name: &str,
         base: &Path,
-    ) -> Result<Run, Failure> {
+    ) -> Result<Run, Report> {
         Run::with_settings(kernel, script_text, script_name, base, &Settings::default())
     }
 
@@ -367,7 +377,7 @@ impl Run {
         script_name: &str,
         base: &Path,
         settings: &Settings,
-    ) -> Result<Run, Failure> {
+    ) -> Result<Run, Report> {
         let mut interp = Interpreter::new(kernel.initial_state());
         interp.set_settings(settings.clone());
         let r = interp
@@ -376,7 +386,7 @@ impl Run {
         let mut sources = kernel.sources.clone();
         sources.extend(interp.sources.iter().cloned());
         if let Err(d) = r {
-            return Err(Failure {
+            return Err(Report {
                 diagnostic: d,
                 sources,
             });
@@ -410,7 +420,7 @@ impl Run {
         script_text: &str,
         script_name: &str,
         base: &Path,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Report> {
         let expansions = self.interp.state.expansions.len();
         let r = self.interp.run_text(script_text, script_name, base);
         if self.interp.state.expansions.len() != expansions {
@@ -418,15 +428,15 @@ impl Run {
             self.program = kernel.program_for(&self.interp.state);
             self.deps = verify::dependences(&self.program);
         }
-        r.map_err(|d| Failure {
+        r.map_err(|d| Report {
             diagnostic: d,
             sources: self.sources(kernel),
         })
     }
 
     /// An error when a setting names a parameter no script applied so far declares.
-    pub fn settings_declared(&self, kernel: &Kernel) -> Result<(), Failure> {
-        self.interp.check_settings_declared().map_err(|d| Failure {
+    pub fn settings_declared(&self, kernel: &Kernel) -> Result<(), Report> {
+        self.interp.check_settings_declared().map_err(|d| Report {
             diagnostic: d,
             sources: self.sources(kernel),
         })
@@ -473,11 +483,11 @@ impl Run {
     }
 
     /// A report per violation, with all sources.
-    pub fn reports(&self, kernel: &Kernel, violations: &[Violation]) -> Vec<Failure> {
+    pub fn reports(&self, kernel: &Kernel, violations: &[Violation]) -> Vec<Report> {
         let sources = self.sources(kernel);
         violations
             .iter()
-            .map(|v| Failure {
+            .map(|v| Report {
                 diagnostic: verify::report(&self.program, &self.deps, v, &self.interp.steps),
                 sources: sources.clone(),
             })
@@ -511,7 +521,7 @@ impl Generated {
 }
 
 /// Code for the kernel under the schedules of `state` (which the caller has verified).
-pub fn generate(kernel: &Kernel, state: &State) -> Result<Generated, Failure> {
+pub fn generate(kernel: &Kernel, state: &State) -> Result<Generated, Report> {
     generate_with(kernel, state, Body::Source)
 }
 
@@ -521,7 +531,7 @@ pub fn generate_from_script(
     kernel: &Kernel,
     state: &State,
     script: &str,
-) -> Result<Generated, Failure> {
+) -> Result<Generated, Report> {
     let g = generate(kernel, state)?;
     let tags: Vec<&str> = kernel.scop.tags.iter().map(|t| t.name.as_str()).collect();
     let tags = if tags.is_empty() {
@@ -562,9 +572,9 @@ pub fn generate_from_script(
 }
 
 /// [`generate`] with a choice of statement bodies ([`Body::Trace`] for trace validation).
-pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Generated, Failure> {
+pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Generated, Report> {
     let scop = &kernel.scop;
-    let fail = |d| Failure {
+    let fail = |d| Report {
         diagnostic: d,
         sources: kernel.sources.clone(),
     };

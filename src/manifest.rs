@@ -2,7 +2,7 @@
 //! --manifest` verifies and `loopy bench --manifest` times (docs/ci.md, docs/bench.md).
 //! Every key of every command is validated here, so a typo fails all of them.
 
-use crate::diag::{Diagnostic, Report as Failure};
+use crate::diag::{Diagnostic, Report};
 use crate::frontend::Options;
 use crate::script::params::{Setting, Settings};
 use std::path::{Path, PathBuf};
@@ -40,18 +40,18 @@ fn manifest_error(
     text: &str,
     span: Option<std::ops::Range<usize>>,
     msg: String,
-) -> Failure {
+) -> Report {
     let mut d = crate::diag::Diagnostic::new(msg.clone());
     if let Some(s) = span {
         d = d.with_label(path, s, msg);
     }
-    Failure {
+    Report {
         diagnostic: d,
         sources: vec![(path.to_string(), text.to_string())],
     }
 }
 
-pub fn parse(path: &Path) -> Result<Vec<Entry>, Failure> {
+pub fn parse(path: &Path) -> Result<Vec<Entry>, Report> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| manifest_error(&name, "", None, format!("cannot read `{name}`: {e}")))?;
@@ -79,14 +79,14 @@ pub fn parse(path: &Path) -> Result<Vec<Entry>, Failure> {
                 return Err(bad(format!("check #{}: unknown key `{key}`", i + 1)));
             }
         }
-        let string = |k: &str| -> Result<Option<String>, Failure> {
+        let string = |k: &str| -> Result<Option<String>, Report> {
             match t.get(k) {
                 None => Ok(None),
                 Some(toml::Value::String(s)) => Ok(Some(s.clone())),
                 Some(_) => Err(bad(format!("check #{}: `{k}` must be a string", i + 1))),
             }
         };
-        let list = |k: &str| -> Result<Vec<String>, Failure> {
+        let list = |k: &str| -> Result<Vec<String>, Report> {
             match t.get(k) {
                 None => Ok(vec![]),
                 Some(toml::Value::Array(a)) => a
@@ -158,7 +158,7 @@ pub fn parse(path: &Path) -> Result<Vec<Entry>, Failure> {
 
 /// `set = { MC = 96, KC = 256 }` of entry `i` (0-based): integer values for the script's
 /// parameters, each pointing at its place in the manifest.
-fn parse_settings(t: &toml::Table, i: usize, spanned: &Spanned) -> Result<Settings, Failure> {
+fn parse_settings(t: &toml::Table, i: usize, spanned: &Spanned) -> Result<Settings, Report> {
     let mut out = Settings {
         items: vec![],
         sources: vec![(spanned.name.clone(), spanned.text.to_string())],
@@ -199,7 +199,7 @@ fn parse_settings(t: &toml::Table, i: usize, spanned: &Spanned) -> Result<Settin
             source: spanned.name.clone(),
             span: at.clone().unwrap_or(0..0),
         })
-        .map_err(|d| Failure {
+        .map_err(|d| Report {
             diagnostic: d,
             sources: out.sources.clone(),
         })?;
@@ -296,7 +296,7 @@ impl Spanned {
     }
 
     /// A report on `check[i].key` (`i` 0-based), pointing at its value when found.
-    fn error(&self, i: usize, key: &str, msg: String) -> Failure {
+    fn error(&self, i: usize, key: &str, msg: String) -> Report {
         manifest_error(&self.name, &self.text, self.span(i, key), msg)
     }
 }
@@ -306,10 +306,10 @@ fn parse_bench_keys(
     t: &toml::Table,
     i: usize,
     dir: &Path,
-    bad: &dyn Fn(String) -> Failure,
+    bad: &dyn Fn(String) -> Report,
     spanned: &Spanned,
-) -> Result<BenchKeys, Failure> {
-    let list = |k: &str, v: &toml::Value| -> Result<Vec<String>, Failure> {
+) -> Result<BenchKeys, Report> {
+    let list = |k: &str, v: &toml::Value| -> Result<Vec<String>, Report> {
         let err = || bad(format!("check #{i}: `{k}` must be a list of strings"));
         v.as_array()
             .ok_or_else(err)?
@@ -333,7 +333,7 @@ fn parse_bench_keys(
         Some(toml::Value::Table(s)) => s
             .iter()
             .map(|(k, v)| Ok((k.clone(), list(&format!("sizes.{k}"), v)?)))
-            .collect::<Result<_, Failure>>()?,
+            .collect::<Result<_, Report>>()?,
         Some(_) => {
             return Err(bad(format!(
                 "check #{i}: `sizes` must be a table of lists of macros, e.g. \
@@ -361,7 +361,7 @@ fn parse_bench_keys(
 
 /// `flops = "EXPR"`: parsed now (a syntax error fails `check` too), evaluated per size by
 /// `loopy bench`.
-fn parse_flops(t: &toml::Table, i: usize, spanned: &Spanned) -> Result<Option<FlopsSpec>, Failure> {
+fn parse_flops(t: &toml::Table, i: usize, spanned: &Spanned) -> Result<Option<FlopsSpec>, Report> {
     let text = match t.get("flops") {
         None => return Ok(None),
         Some(toml::Value::String(s)) => s.clone(),
@@ -387,7 +387,7 @@ fn parse_flops(t: &toml::Table, i: usize, spanned: &Spanned) -> Result<Option<Fl
     };
     let mut spec = FlopsSpec {
         text: text.clone(),
-        expr: flops::Expr::Int(0.into()),
+        expr: flops::FlopsExpr::Int(0.into()),
         source: (spanned.name.clone(), spanned.text.clone()),
         at,
     };
@@ -401,7 +401,7 @@ fn parse_reference(
     i: usize,
     dir: &Path,
     spanned: &Spanned,
-) -> Result<Option<Reference>, Failure> {
+) -> Result<Option<Reference>, Report> {
     let bad = |msg: String| spanned.error(i - 1, "reference", format!("check #{i}: {msg}"));
     let r = match t.get("reference") {
         None => return Ok(None),
@@ -427,7 +427,7 @@ fn parse_reference(
         Some(toml::Value::String(s)) => Ok(Some(s.clone())),
         Some(_) => Err(bad(format!("`reference.{k}` must be a string"))),
     };
-    let list = |k: &str| -> Result<Vec<String>, Failure> {
+    let list = |k: &str| -> Result<Vec<String>, Report> {
         let err = || bad(format!("`reference.{k}` must be a list of strings"));
         match r.get(k) {
             None => Ok(vec![]),
@@ -488,7 +488,7 @@ pub struct Reference {
 #[derive(Clone, Debug)]
 pub struct FlopsSpec {
     pub text: String,
-    pub expr: flops::Expr,
+    pub expr: flops::FlopsExpr,
     /// The file (or `--flops`) it comes from and that file's text.
     pub source: (String, Arc<str>),
     /// Where the expression's text starts in the file, when it appears there verbatim;
@@ -498,11 +498,11 @@ pub struct FlopsSpec {
 
 impl FlopsSpec {
     /// `--flops EXPR`.
-    pub fn from_option(text: &str) -> Result<FlopsSpec, Failure> {
+    pub fn from_option(text: &str) -> Result<FlopsSpec, Report> {
         let source = ("--flops".to_string(), Arc::<str>::from(text));
         let mut spec = FlopsSpec {
             text: text.to_string(),
-            expr: flops::Expr::Int(0.into()),
+            expr: flops::FlopsExpr::Int(0.into()),
             source,
             at: Ok(0),
         };
@@ -511,14 +511,14 @@ impl FlopsSpec {
     }
 
     /// A flops error as a report pointing into the expression.
-    pub fn failure(&self, e: &flops::Error) -> Failure {
+    pub fn failure(&self, e: &flops::Error) -> Report {
         let range = match &self.at {
             Ok(o) => o + e.span.start..o + e.span.end,
             Err(r) => r.clone(),
         };
         let d = Diagnostic::new(format!("the flop count `{}`: {}", self.text, e.message))
             .with_label(&self.source.0, range, e.message.clone());
-        Failure {
+        Report {
             diagnostic: d,
             sources: vec![(self.source.0.clone(), self.source.1.to_string())],
         }
@@ -530,7 +530,7 @@ mod tests {
     use super::*;
 
     /// Writes a manifest into a fresh directory and parses it.
-    fn parse_text(name: &str, text: &str) -> Result<Vec<Entry>, Failure> {
+    fn parse_text(name: &str, text: &str) -> Result<Vec<Entry>, Report> {
         let dir =
             std::env::temp_dir().join(format!("loopy-manifest-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -542,7 +542,7 @@ mod tests {
     }
 
     /// The text a report's first label points at.
-    fn labelled(f: &Failure) -> String {
+    fn labelled(f: &Report) -> String {
         let l = &f.diagnostic.labels[0];
         f.sources[0].1[l.range.clone()].to_string()
     }

@@ -451,7 +451,7 @@ fn run_with_model(
     text: &str,
     sets: &[&str],
     model: Option<ModelValues>,
-) -> Result<Run, loopy::driver::Failure> {
+) -> Result<Run, loopy::diag::Report> {
     let k = Kernel::load(&root().join("examples/gemm/gemm.c"), &Default::default()).unwrap();
     let args: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let mut settings = Settings::from_command_line(&args).unwrap();

@@ -284,13 +284,13 @@ fn tile_sizes_are_parameters_around_the_model() {
 
 /// Every change `suggest` tries for a script, in its order (the space's and the fixed
 /// list's).
-fn all_changes(kernel: &str, script: &Path) -> Vec<loopy::search::edit::Change> {
+fn all_changes(kernel: &str, script: &Path) -> Vec<loopy::suggest::Change> {
     let k = loopy::driver::Kernel::load(Path::new(kernel), &Default::default()).unwrap();
     let mut run = loopy::driver::Run::start(&k);
     let text = std::fs::read_to_string(script).unwrap();
     let base = script.parent().unwrap();
     let limit = loopy::presburger::budget::DEFAULT;
-    loopy::search::edit::all_changes(&k, &mut run, &text, "illegal.loopy", base, limit)
+    loopy::suggest::all_changes(&k, &mut run, &text, "illegal.loopy", base, limit)
 }
 
 /// The suggested line, taken from the output.
@@ -486,13 +486,13 @@ fn no_parallel_leaves_marks_out() {
 }
 
 /// A kernel of the cost-model tests, loaded with its dependences' space.
-fn model_of(dir: &Path, name: &str, text: &str) -> (loopy::search::Legal, cost::Model) {
+fn model_of(dir: &Path, name: &str, text: &str) -> (loopy::search::Legal, cost::CostModel) {
     let f = dir.join(format!("{name}.c"));
     std::fs::write(&f, text).unwrap();
     let k = loopy::driver::Kernel::load(&f, &loopy::frontend::Options::default()).unwrap();
     let run = loopy::driver::Run::start(&k);
     let legal = loopy::search::Legal::new(&run.program, &run.deps);
-    let model = cost::Model::new(&k.scop, &legal.layout.dirs, 10_000_000);
+    let model = cost::CostModel::new(&k.scop, &legal.layout.dirs, 10_000_000);
     (legal, model)
 }
 
@@ -623,7 +623,7 @@ fn cost_model_work_of_covariance() {
     )
     .unwrap();
     let layout = loopy::search::Layout::new(&k.program());
-    let model = cost::Model::new(&k.scop, &layout.dirs, 10_000_000);
+    let model = cost::CostModel::new(&k.scop, &layout.dirs, 10_000_000);
     let work = |tag: &str| model.work[k.scop.tag(tag).unwrap().statements[0]];
     assert_eq!(work("Mult"), 1e9);
     assert_eq!(work("Init"), 1e6);

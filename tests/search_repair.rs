@@ -6,9 +6,9 @@
 mod common;
 use common::{loopy, scratch};
 use loopy::driver::{Kernel, Run};
-use loopy::search::edit::{all_changes, Change};
-use loopy::search::repair::{legal_values, levels};
 use loopy::search::Legal;
+use loopy::suggest::repair::{legal_values, levels};
+use loopy::suggest::{all_changes, Change};
 use std::path::Path;
 
 fn candidates(kernel: &str, script: &Path) -> Vec<Change> {

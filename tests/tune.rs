@@ -5,8 +5,8 @@
 
 mod common;
 use common::{loopy, scratch};
-use loopy::bench::tune::{self, Candidates, Event, Order, Specs, Timer, Tuning, Verdict};
-use loopy::bench::{plain, Extra, Job, Outcome, Progress};
+use loopy::bench::tune::{self, Candidates, Order, Specs, Timer, TuneEvent, Tuning};
+use loopy::bench::{plain, ExtraTimings, Job, Outcome, Progress, Verdict};
 use loopy::native::{Check, Clock, Plan, Timing, Toolchain};
 use std::path::PathBuf;
 
@@ -110,19 +110,19 @@ impl Timer for Fake {
                 b: vec![t * f],
             },
             kept: None,
-            extra: Box::new(Extra {
+            extra: Box::new(ExtraTimings {
                 flops: Some(1e9),
-                ..Extra::default()
+                ..ExtraTimings::default()
             }),
         }
     }
 }
 
-fn run(t: &Tuning) -> (tune::Report, Fake, Vec<String>) {
+fn run(t: &Tuning) -> (tune::TuneReport, Fake, Vec<String>) {
     let mut fake = Fake::default();
     let mut statuses = vec![];
     let r = tune::tune(t, &mut fake, &mut |e| {
-        if let Event::Status(s) = e {
+        if let TuneEvent::Status(s) = e {
             statuses.push(s.to_string());
         }
     })
@@ -130,7 +130,7 @@ fn run(t: &Tuning) -> (tune::Report, Fake, Vec<String>) {
     (r, fake, statuses)
 }
 
-fn values(r: &tune::Report, c: usize) -> String {
+fn values(r: &tune::TuneReport, c: usize) -> String {
     tune::describe(&r.params, &r.candidates[c].values)
 }
 
@@ -266,7 +266,7 @@ impl Timer for Lucky {
                 b: vec![t; 3],
             },
             kept: None,
-            extra: Box::new(Extra::default()),
+            extra: Box::new(ExtraTimings::default()),
         }
     }
 }

@@ -8,13 +8,13 @@
 //! with the others held, the fastest kept, passes until one changes nothing), or the whole
 //! grid in lexicographic order. Prints nothing: progress goes to a callback.
 
-use super::{bench_one, Job, Outcome, Progress};
-use crate::diag::Diagnostic;
-use crate::driver::{self, Failure, Kernel, Run};
+use super::{bench_one, Job, Outcome, Progress, Verdict};
+use crate::diag::{Diagnostic, Report};
+use crate::driver::{self, Kernel, Run};
 use crate::native::Timing;
 use crate::presburger::budget;
 use crate::presburger::Int;
-use crate::script::ast::{Item, ParamDefault, Span, TuneValues};
+use crate::script::ast::{ParamDefault, ScriptItem, Span, TuneValues};
 use crate::script::params::{parse_int, Setting, Settings};
 use std::collections::HashMap;
 use std::path::Path;
@@ -66,9 +66,9 @@ impl Specs {
         ranges: &[String],
         values: &[String],
         params: &[String],
-    ) -> Result<Specs, Failure> {
+    ) -> Result<Specs, Report> {
         let mut text = String::new();
-        Specs::parse(ranges, values, params, &mut text).map_err(|d| Failure {
+        Specs::parse(ranges, values, params, &mut text).map_err(|d| Report {
             diagnostic: d,
             sources: vec![(TUNE_ARGS.to_string(), text)],
         })
@@ -365,35 +365,6 @@ pub struct Param {
     pub values: Vec<i64>,
 }
 
-/// What became of a candidate.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Verdict {
-    /// Verified; timed when `screen` or `timing` is set.
-    Legal,
-    /// The checker found a broken dependence.
-    Illegal(String),
-    /// The script refused these values, generation or a build failed, or the outputs
-    /// differ.
-    Error(String),
-}
-
-impl Verdict {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Verdict::Legal => "legal",
-            Verdict::Illegal(_) => "illegal",
-            Verdict::Error(_) => "error",
-        }
-    }
-
-    pub fn message(&self) -> Option<&str> {
-        match self {
-            Verdict::Legal => None,
-            Verdict::Illegal(m) | Verdict::Error(m) => Some(m),
-        }
-    }
-}
-
 /// One timing of a candidate against the original.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Measured {
@@ -410,8 +381,8 @@ pub struct Measured {
 
 /// One combination of values.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Candidate {
-    /// In the order of [`Report::params`].
+pub struct TuneCandidate {
+    /// In the order of [`TuneReport::params`].
     pub values: Vec<i64>,
     pub verdict: Verdict,
     /// At the screening sizes.
@@ -421,13 +392,13 @@ pub struct Candidate {
 }
 
 /// What the caller hears while tuning runs.
-pub enum Event<'a> {
+pub enum TuneEvent<'a> {
     /// What is being done now (for a progress line).
     Status(&'a str),
     /// A candidate was timed (`screen`: at the screening sizes).
     Timed {
         index: usize,
-        candidate: &'a Candidate,
+        candidate: &'a TuneCandidate,
         screen: bool,
         /// The tuned parameters, in the order of the candidate's values.
         params: &'a [Param],
@@ -435,9 +406,9 @@ pub enum Event<'a> {
 }
 
 /// Everything a tuning run found.
-pub struct Report {
+pub struct TuneReport {
     pub params: Vec<Param>,
-    pub candidates: Vec<Candidate>,
+    pub candidates: Vec<TuneCandidate>,
     /// The fastest candidate: by its speedup at the sizes given when any was timed there,
     /// else at the screening sizes.
     pub best: Option<usize>,
@@ -450,7 +421,7 @@ pub struct Report {
     pub playoff: Vec<usize>,
 }
 
-impl Report {
+impl TuneReport {
     /// The best candidate's measurement, and whether it is at the screening sizes.
     pub fn best_measured(&self) -> Option<(&Measured, bool)> {
         let c = &self.candidates[self.best?];
@@ -499,7 +470,7 @@ fn script_values(text: &str, name: &str) -> Result<Vec<(String, Vec<i64>)>, Diag
     let script = crate::script::parse::parse_script(text, name)?;
     let mut out = vec![];
     for item in &script.items {
-        let Item::Param(d) = item else { continue };
+        let ScriptItem::Param(d) = item else { continue };
         let Some((values, at)) = &d.tune else {
             continue;
         };
@@ -625,7 +596,7 @@ pub fn rewrite(text: &str, name: &str, params: &[(String, i64)]) -> Result<Strin
     let script = crate::script::parse::parse_script(text, name)?;
     let mut edits: Vec<(Span, String)> = vec![];
     for item in &script.items {
-        if let Item::Param(d) = item {
+        if let ScriptItem::Param(d) = item {
             if let Some((_, v)) = params.iter().find(|(n, _)| *n == d.name.text) {
                 match &d.default {
                     Some((ParamDefault::Int(_) | ParamDefault::Model(_), at)) => {
@@ -653,10 +624,10 @@ struct State<'a> {
     tuning: &'a Tuning,
     params: Vec<Param>,
     screen_job: Option<Job>,
-    candidates: Vec<Candidate>,
+    candidates: Vec<TuneCandidate>,
     seen: HashMap<Vec<i64>, usize>,
     timer: &'a mut dyn Timer,
-    on: &'a mut dyn FnMut(Event),
+    on: &'a mut dyn FnMut(TuneEvent),
     longest: [Option<Duration>; 2],
     out_of_time: bool,
     /// Every round timed at the sizes given, per candidate (a playoff adds to them).
@@ -691,7 +662,7 @@ impl State<'_> {
             Ok(Err(f)) => Verdict::Error(f.diagnostic.message),
             Ok(Ok(v)) => v,
         };
-        self.candidates.push(Candidate {
+        self.candidates.push(TuneCandidate {
             values: values.to_vec(),
             verdict,
             screen: None,
@@ -747,7 +718,7 @@ impl State<'_> {
             let cell = std::cell::RefCell::new(&mut *self.on);
             let progress = |msg: &str| {
                 let status = format!("{label}: {msg}");
-                (*cell.borrow_mut())(Event::Status(&status));
+                (*cell.borrow_mut())(TuneEvent::Status(&status));
             };
             self.timer.time(&job, &progress)
         };
@@ -781,7 +752,7 @@ impl State<'_> {
                 } else {
                     c.timing = Some(m);
                 }
-                (self.on)(Event::Timed {
+                (self.on)(TuneEvent::Timed {
                     index: idx,
                     candidate: &self.candidates[idx],
                     screen,
@@ -843,20 +814,18 @@ fn job_like(t: &Job) -> Job {
     Job {
         name: t.name.clone(),
         size: t.size.clone(),
-        kernel: t.kernel.clone(),
-        script: t.script.clone(),
-        opts: t.opts.clone(),
         settings: t.settings.clone(),
-        toolchain: t.toolchain.clone(),
         check_defines: t.check_defines.clone(),
         check_cflags: t.check_cflags.clone(),
-        plan: t.plan,
-        keep: None,
-        baselines: vec![],
-        reference: None,
-        threads: vec![],
         check: t.check,
         flops: t.flops.clone(),
+        ..Job::new(
+            t.kernel.clone(),
+            t.script.clone(),
+            t.opts.clone(),
+            t.toolchain.clone(),
+            t.plan,
+        )
     }
 }
 
@@ -873,8 +842,8 @@ fn grid_size(params: &[Param]) -> usize {
 pub fn tune(
     tuning: &Tuning,
     timer: &mut dyn Timer,
-    on: &mut dyn FnMut(Event),
-) -> Result<Report, Failure> {
+    on: &mut dyn FnMut(TuneEvent),
+) -> Result<TuneReport, Report> {
     let start = Instant::now();
     let job = &tuning.job;
     let script = job
@@ -892,11 +861,11 @@ pub fn tune(
         Run::with_settings(&kernel, &text, &script_name, &base_dir, &settings)
     })
     .map_err(|e| super::plain(e.to_string()))??;
-    let args_report = |d: Diagnostic| Failure {
+    let args_report = |d: Diagnostic| Report {
         diagnostic: d,
         sources: vec![(TUNE_ARGS.to_string(), tuning.specs.text.clone())],
     };
-    let in_script = script_values(&text, &script_name).map_err(|d| Failure {
+    let in_script = script_values(&text, &script_name).map_err(|d| Report {
         diagnostic: d,
         sources: vec![(script_name.clone(), text.clone())],
     })?;
@@ -1064,7 +1033,7 @@ pub fn tune(
     // A candidate whose build or output failed in the playoff is out of it.
     playoff.retain(|&c| s.candidates[c].verdict == Verdict::Legal);
     by_speedup(&s, &mut playoff);
-    let pick = |f: &dyn Fn(&Candidate) -> Option<f64>| {
+    let pick = |f: &dyn Fn(&TuneCandidate) -> Option<f64>| {
         (0..s.candidates.len())
             .filter_map(|c| f(&s.candidates[c]).map(|x| (c, x)))
             .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
@@ -1073,7 +1042,7 @@ pub fn tune(
     let best = playoff.first().copied().or_else(|| {
         pick(&|c| c.timing.map(|t| t.speedup)).or_else(|| pick(&|c| c.screen.map(|t| t.speedup)))
     });
-    Ok(Report {
+    Ok(TuneReport {
         params: s.params,
         candidates: s.candidates,
         best,

@@ -35,7 +35,7 @@ pub struct ApplyArgs {
 }
 
 pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
-    let fail = |f: &driver::Failure| {
+    let fail = |f: &crate::diag::Report| {
         eprint!("{}", f.render(ctx.color));
         2
     };

@@ -4,8 +4,8 @@
 use super::{CcArgs, Ctx, Format, SetArgs, TimeArg};
 use crate::bench::{
     bench_one, clock_name, describe_toolchain, manifest_jobs, outcome_json, second_label, secs,
-    stem, table, threads_text, Baseline, Extra, Job, ManifestRun, OtherKind, OtherResult, Outcome,
-    Settings,
+    stem, table, threads_text, Baseline, BenchSettings, ExtraTimings, Job, ManifestRun, OtherKind,
+    OtherResult, Outcome,
 };
 use crate::manifest::{self, FlopsSpec};
 use crate::model::json::Json;
@@ -226,7 +226,7 @@ fn explain(job: &Job, o: &Outcome, ctx: &Ctx) {
     }
 }
 
-fn common(a: &BenchArgs) -> Result<Settings, String> {
+fn common(a: &BenchArgs) -> Result<BenchSettings, String> {
     let mut toolchain = Toolchain {
         cflags: split_words(&a.cflags),
         ldflags: split_words(&a.ldflags),
@@ -247,7 +247,7 @@ fn common(a: &BenchArgs) -> Result<Settings, String> {
             baselines.push(b);
         }
     }
-    Ok(Settings {
+    Ok(BenchSettings {
         toolchain,
         check_defines: a.check_define.clone(),
         check_cflags: split_words(&a.check_cflags),
@@ -306,22 +306,15 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
     toolchain.includes = opts.includes.clone();
     toolchain.defines = opts.defines.clone();
     let job = Job {
-        name: stem(&kernel),
-        size: None,
-        kernel,
-        script,
-        opts,
         settings,
-        toolchain,
         check_defines: c.check_defines,
         check_cflags: c.check_cflags,
-        plan: c.plan,
         keep: a.keep.clone(),
         baselines: c.baselines,
-        reference: None,
         threads: c.threads,
         check: c.check,
         flops,
+        ..Job::new(kernel, script, opts, toolchain, c.plan)
     };
     let ticker = Ticker {
         on: std::io::stderr().is_terminal(),
@@ -362,7 +355,7 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
     o.exit_code()
 }
 
-fn print_single(job: &Job, t: &Timing, x: &Extra) {
+fn print_single(job: &Job, t: &Timing, x: &ExtraTimings) {
     let largest = x.max_relative_difference.map_or(String::new(), |r| {
         format!(" (largest relative difference {r:.3e})")
     });

@@ -1,7 +1,8 @@
 //! `loopy check`: is a script legal for a kernel? The CI gate.
 
 use super::{CcArgs, Ctx, SetArgs};
-use crate::driver::{load_and_run, Failure};
+use crate::diag::Report;
+use crate::driver::load_and_run;
 use crate::frontend::Options;
 use crate::manifest;
 use crate::script::params::Settings;
@@ -31,17 +32,22 @@ pub struct CheckArgs {
 }
 
 /// The outcome of one check.
-pub enum Verdict {
+pub enum CheckVerdict {
     Legal { deps: usize },
-    Illegal { reports: Vec<Failure> },
-    BadInput(Failure),
+    Illegal { reports: Vec<Report> },
+    BadInput(Report),
 }
 
 /// Checks one pair, with `settings` for the script's parameters.
-pub fn check_one(kernel: &Path, script: &Path, opts: &Options, settings: &Settings) -> Verdict {
+pub fn check_one(
+    kernel: &Path,
+    script: &Path,
+    opts: &Options,
+    settings: &Settings,
+) -> CheckVerdict {
     let (k, run) = match load_and_run(kernel, script, opts, settings) {
         Ok(x) => x,
-        Err(f) => return Verdict::BadInput(f),
+        Err(f) => return CheckVerdict::BadInput(f),
     };
     let v = run.check();
     if v.is_empty() {
@@ -51,16 +57,16 @@ pub fn check_one(kernel: &Path, script: &Path, opts: &Options, settings: &Settin
             .map(|p| (p.stmt, p.schedule()))
             .collect();
         if let Err(d) = crate::codegen::check_determined(&k.scop, &pieces) {
-            return Verdict::BadInput(Failure {
+            return CheckVerdict::BadInput(Report {
                 diagnostic: d,
                 sources: k.sources.clone(),
             });
         }
-        Verdict::Legal {
+        CheckVerdict::Legal {
             deps: run.deps.len(),
         }
     } else {
-        Verdict::Illegal {
+        CheckVerdict::Illegal {
             reports: run.reports(&k, &v),
         }
     }
@@ -82,7 +88,7 @@ pub fn run(a: CheckArgs, ctx: &Ctx) -> u8 {
         }
     };
     match check_one(&kernel, &script, &a.cc.options(), &settings) {
-        Verdict::Legal { deps } => {
+        CheckVerdict::Legal { deps } => {
             println!(
                 "legal: {} preserves all {deps} dependences of {} and is one-to-one",
                 script.display(),
@@ -90,7 +96,7 @@ pub fn run(a: CheckArgs, ctx: &Ctx) -> u8 {
             );
             0
         }
-        Verdict::Illegal { reports } => {
+        CheckVerdict::Illegal { reports } => {
             for r in &reports {
                 eprint!("{}", r.render(ctx.color));
             }
@@ -101,7 +107,7 @@ pub fn run(a: CheckArgs, ctx: &Ctx) -> u8 {
             );
             1
         }
-        Verdict::BadInput(f) => {
+        CheckVerdict::BadInput(f) => {
             eprint!("{}", f.render(ctx.color));
             2
         }
@@ -125,29 +131,29 @@ fn manifest(path: &Path, extra: &CcArgs, ctx: &Ctx) -> u8 {
         let ms = start.elapsed().as_secs_f64() * 1e3;
         let pair = format!("{} + {}", e.kernel.display(), e.script.display());
         match verdict {
-            Verdict::Legal { deps } if e.expect_legal => {
+            CheckVerdict::Legal { deps } if e.expect_legal => {
                 ok += 1;
                 println!("ok       {pair}: legal, {deps} dependences ({ms:.0} ms)");
             }
-            Verdict::Legal { .. } => {
+            CheckVerdict::Legal { .. } => {
                 wrong += 1;
                 println!("FAILED   {pair}: legal, but the manifest expects it to be illegal");
             }
-            Verdict::Illegal { reports } if !e.expect_legal => {
+            CheckVerdict::Illegal { reports } if !e.expect_legal => {
                 ok += 1;
                 println!(
                     "ok       {pair}: illegal as expected ({} violation(s), {ms:.0} ms)",
                     reports.len()
                 );
             }
-            Verdict::Illegal { reports } => {
+            CheckVerdict::Illegal { reports } => {
                 wrong += 1;
                 println!("ILLEGAL  {pair}: {} violation(s)", reports.len());
                 for r in &reports {
                     eprint!("{}", r.render(ctx.color));
                 }
             }
-            Verdict::BadInput(f) => {
+            CheckVerdict::BadInput(f) => {
                 errors += 1;
                 println!("ERROR    {pair}: {}", f.diagnostic.message);
                 eprint!("{}", f.render(ctx.color));
@@ -188,7 +194,7 @@ pub fn run_suggest(a: CheckArgs, ctx: &Ctx) -> u8 {
             return 2;
         }
     };
-    let Verdict::Illegal { reports } = verdict else {
+    let CheckVerdict::Illegal { reports } = verdict else {
         return super::budgeted(ctx, || run(a, ctx));
     };
     for r in &reports {
@@ -217,7 +223,7 @@ pub fn run_suggest(a: CheckArgs, ctx: &Ctx) -> u8 {
         &text,
         &crate::driver::native_toolchain(),
     ));
-    let s = crate::search::edit::suggest(&k, &mut run, &text, &name, &base, 300, ctx.budget);
-    print!("{}", crate::search::edit::render(&s));
+    let s = crate::suggest::suggest(&k, &mut run, &text, &name, &base, 300, ctx.budget);
+    print!("{}", crate::suggest::render(&s));
     1
 }

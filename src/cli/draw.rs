@@ -2,8 +2,9 @@
 
 use super::Ctx;
 use super::{CcArgs, SetArgs};
-use crate::draw::{self, Options};
-use crate::driver::{load_and_run, Failure, Kernel, Run};
+use crate::diag::Report;
+use crate::draw::{self, DrawOptions};
+use crate::driver::{load_and_run, Kernel, Run};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -67,7 +68,7 @@ pub fn run(a: DrawArgs, ctx: &Ctx) -> u8 {
             Ok(s) => s,
             Err(code) => return code,
         };
-    let loaded: Result<(Kernel, Run), Failure> = match &a.script {
+    let loaded: Result<(Kernel, Run), Report> = match &a.script {
         Some(s) => load_and_run(&a.kernel, s, &a.cc.options(), &settings),
         None => Kernel::load(&a.kernel, &a.cc.options()).map(|k| {
             let r = Run::start(&k);
@@ -81,7 +82,7 @@ pub fn run(a: DrawArgs, ctx: &Ctx) -> u8 {
             return 2;
         }
     };
-    let opts = Options {
+    let opts = DrawOptions {
         tag: a.tag.clone(),
         params,
         axes: a.axes.clone(),
@@ -91,7 +92,7 @@ pub fn run(a: DrawArgs, ctx: &Ctx) -> u8 {
     let picture = match draw::picture(&kernel, &run, a.script.is_some(), &opts) {
         Ok(p) => p,
         Err(d) => {
-            let f = Failure {
+            let f = Report {
                 diagnostic: d,
                 sources: run.sources(&kernel),
             };

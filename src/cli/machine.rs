@@ -3,9 +3,9 @@
 //! probing and the model are `crate::machine`.
 
 use super::{Ctx, Format};
-use crate::machine::model::{Blocking, Elem, Level, NAMES};
+use crate::machine::model::{Blocking, CacheLevel, Elem, NAMES};
 use crate::machine::sysfs::Cache;
-use crate::machine::{self, Machine, Origin, Overrides};
+use crate::machine::{self, Machine, Overrides, ValueOrigin};
 use crate::model::json::Json;
 use crate::native::{compile::split_words, Toolchain};
 use clap::Args;
@@ -180,7 +180,7 @@ pub fn text(m: &Machine) -> String {
         }
     );
     let regs = match m.registers {
-        Some((r, Origin::Given)) => format!("{r} vector registers (given)"),
+        Some((r, ValueOrigin::Given)) => format!("{r} vector registers (given)"),
         Some((r, _)) => format!("{r} vector registers"),
         None => "vector registers unknown".to_string(),
     };
@@ -195,7 +195,7 @@ pub fn text(m: &Machine) -> String {
         s += &format!("              note: {n}\n");
     }
     let p = &m.pipeline;
-    let o = m.pipeline_origin.map(Origin::name);
+    let o = m.pipeline_origin.map(ValueOrigin::name);
     s += &format!(
         "multiply-add  latency {} cycles ({}), {} per cycle ({}); {} vector loads per cycle ({})\n",
         p.fma_latency, o[0], p.fma_per_cycle, o[1], p.loads_per_cycle, o[2]
@@ -217,7 +217,7 @@ pub fn text(m: &Machine) -> String {
     s
 }
 
-fn level_text(l: &Level) -> String {
+fn level_text(l: &CacheLevel) -> String {
     format!(
         "{}, {} ways of {}",
         bytes(l.size),
@@ -370,7 +370,7 @@ fn opt_int<T: Into<i128>>(v: Option<T>) -> Json {
     v.map_or(Json::Null, int)
 }
 
-fn level_json(l: &Level) -> Json {
+fn level_json(l: &CacheLevel) -> Json {
     Json::obj(vec![
         ("size", int(l.size)),
         ("ways", int(l.ways)),

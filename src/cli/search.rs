@@ -2,11 +2,12 @@
 //! (docs/search.md).
 
 use super::{CcArgs, Ctx, Format, TimeArg};
+use crate::bench::Verdict;
 use crate::bench::{secs, Job};
 use crate::driver::Kernel;
 use crate::model::json::Json;
 use crate::native::{compile::split_words, Plan, Toolchain};
-use crate::search::driver::{self, Event, Settings, Verdict};
+use crate::search::driver::{self, Event, SearchSettings};
 use clap::Args;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -134,30 +135,17 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
     }
     toolchain.includes = opts.includes.clone();
     toolchain.defines = opts.defines.clone();
+    let plan = Plan {
+        runs: a.runs as usize,
+        warmup: 1,
+        clock: a.time.clock(),
+    };
     let job = Job {
-        name: crate::bench::stem(&a.kernel),
-        size: None,
-        kernel: a.kernel.clone(),
-        script: None,
-        opts: opts.clone(),
-        settings: Default::default(),
-        toolchain,
-        check_defines: vec![],
         check_cflags: vec!["-ffp-contract=off".to_string()],
-        plan: Plan {
-            runs: a.runs as usize,
-            warmup: 1,
-            clock: a.time.clock(),
-        },
-        keep: None,
-        baselines: vec![],
-        reference: None,
-        threads: vec![],
-        check: crate::native::run::Check::Exact,
-        flops: None,
+        ..Job::new(a.kernel.clone(), None, opts.clone(), toolchain, plan)
     };
     let (tile_sizes, tile_start, tile_origin) = tile_sizes(&a.tile_sizes, &job.toolchain);
-    let settings = Settings {
+    let settings = SearchSettings {
         time_limit: a.time_limit,
         bench: !a.no_bench,
         max_interleavings: a.max_interleavings,

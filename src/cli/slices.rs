@@ -1,14 +1,15 @@
 //! `loopy slices`: the valid computation slices of each segment of a kernel, and which
-//! slices of different segments can be fused (logic in `verify::slices`).
+//! slices of different segments can be fused (the segments, slices and fusion are
+//! `verify::slices`; here arguments and printing).
 
 use super::Ctx;
 use super::{CcArgs, Format};
 use crate::diag::Diagnostic;
 use crate::driver::Kernel;
 use crate::model::json::Json;
-use crate::verify::{self, slices::Oracle, slices::Slice};
+use crate::verify;
+use crate::verify::slices::{self, Slice, Slicing};
 use clap::Args;
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -48,69 +49,31 @@ pub fn run(a: SlicesArgs, ctx: &Ctx) -> u8 {
     let names = state.stmt_names.clone();
     // Segments: statement indices, in program order.
     let mut segments: Vec<(String, Vec<usize>)> = vec![];
+    for t in &a.tags {
+        let Some(v) = slices::tag_segment(&state, t) else {
+            let known: Vec<String> = state.handles.keys().map(|k| format!("`{k}`")).collect();
+            eprint!(
+                "{}",
+                Diagnostic::new(format!("no tag `{t}` in {}", a.kernel.display()))
+                    .with_note(format!("tags: {}", known.join(", ")))
+                    .render(&[], ctx.color)
+            );
+            return 2;
+        };
+        segments.push((t.clone(), v));
+    }
     if a.tags.is_empty() {
-        let mut by_nest: BTreeMap<_, Vec<usize>> = BTreeMap::new();
-        for p in &state.pieces {
-            let v = by_nest.entry(p.pos[0].clone()).or_default();
-            if !v.contains(&p.stmt) {
-                v.push(p.stmt);
-            }
-        }
-        for (_, v) in by_nest {
-            let label = v
-                .iter()
-                .map(|&s| names[s].clone())
-                .collect::<Vec<_>>()
-                .join(", ");
-            segments.push((label, v));
-        }
-    } else {
-        for t in &a.tags {
-            let Some(&h) = state.handles.get(t) else {
-                let known: Vec<String> = state.handles.keys().map(|k| format!("`{k}`")).collect();
-                eprint!(
-                    "{}",
-                    Diagnostic::new(format!("no tag `{t}` in {}", a.kernel.display()))
-                        .with_note(format!("tags: {}", known.join(", ")))
-                        .render(&[], ctx.color)
-                );
-                return 2;
-            };
-            let mut v: Vec<usize> = state
-                .members(&state.components[h].positions)
-                .into_iter()
-                .map(|i| state.pieces[i].stmt)
-                .collect();
-            v.sort();
-            v.dedup();
-            segments.push((t.clone(), v));
-        }
+        segments = slices::nest_segments(&state);
     }
     let program = k.program();
     let deps = verify::dependences(&program);
-    let mut oracle = Oracle::new(&program, &deps);
     let r = a.align_range;
-    let found: Vec<Vec<Slice>> = segments
-        .iter()
-        .map(|(_, seg)| oracle.slices(seg, r))
-        .collect();
-    // Fusable pairs: a slice of an earlier segment with one of a later segment.
-    let mut index = vec![];
-    for (si, ss) in found.iter().enumerate() {
-        for j in 0..ss.len() {
-            index.push((si, j));
-        }
-    }
-    let mut pairs = vec![];
-    for (x, &(s1, j1)) in index.iter().enumerate() {
-        for (y, &(s2, j2)) in index.iter().enumerate() {
-            if s1 < s2 {
-                if let Some(al) = oracle.fusable(&found[s1][j1], &found[s2][j2], r) {
-                    pairs.push((x, y, al));
-                }
-            }
-        }
-    }
+    let seg_stmts: Vec<Vec<usize>> = segments.iter().map(|(_, v)| v.clone()).collect();
+    let Slicing {
+        slices: found,
+        index,
+        fusable: pairs,
+    } = slices::slice_segments(&program, &deps, &seg_stmts, r);
     let iter_name = |stmt: usize, level: usize| -> String {
         program.stmts[stmt]
             .domain

@@ -6,7 +6,7 @@
 use super::{CcArgs, Ctx, SetArgs};
 use crate::driver::{Kernel, Run};
 use crate::presburger::budget;
-use crate::search::edit::{render, suggest};
+use crate::suggest::{render, suggest};
 use clap::Args;
 use std::path::{Path, PathBuf};
 

@@ -1,8 +1,8 @@
 //! `loopy tune`: arguments and printing; the tuning itself is `bench::tune` (docs/tune.md).
 
 use super::{CcArgs, Ctx, Format, SetArgs, TimeArg};
-use crate::bench::tune::{self, Bench, Candidate, Event, Measured, Order, Specs, Tuning};
-use crate::bench::{secs, stem, Job};
+use crate::bench::tune::{self, Bench, Measured, Order, Specs, TuneCandidate, TuneEvent, Tuning};
+use crate::bench::{secs, Job};
 use crate::diag::Report;
 use crate::manifest::FlopsSpec;
 use crate::model::json::Json;
@@ -167,27 +167,23 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
     }
     toolchain.includes = opts.includes.clone();
     toolchain.defines = opts.defines.clone();
+    let plan = Plan {
+        runs: a.runs as usize,
+        warmup: 1,
+        clock: a.time.clock(),
+    };
     let job = Job {
-        name: stem(&a.kernel),
-        size: None,
-        kernel: a.kernel.clone(),
-        script: Some(a.script.clone()),
-        opts,
         settings,
-        toolchain,
         check_defines: a.check_define.clone(),
         check_cflags: vec!["-ffp-contract=off".to_string()],
-        plan: Plan {
-            runs: a.runs as usize,
-            warmup: 1,
-            clock: a.time.clock(),
-        },
-        keep: None,
-        baselines: vec![],
-        reference: None,
-        threads: vec![],
-        check: crate::native::run::Check::Exact,
         flops,
+        ..Job::new(
+            a.kernel.clone(),
+            Some(a.script.clone()),
+            opts,
+            toolchain,
+            plan,
+        )
     };
     let tuning = Tuning {
         specs,
@@ -207,14 +203,14 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
     let text = a.format == Format::Text;
     let runs = a.runs as usize;
     let ticker = std::io::stderr().is_terminal();
-    let mut on = |e: Event| match e {
-        Event::Status(msg) => {
+    let mut on = |e: TuneEvent| match e {
+        TuneEvent::Status(msg) => {
             if ticker {
                 eprint!("\r\x1b[2K{msg}");
                 let _ = std::io::stderr().flush();
             }
         }
-        Event::Timed {
+        TuneEvent::Timed {
             index,
             candidate: c,
             screen,
@@ -280,7 +276,7 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
     let legal = r
         .candidates
         .iter()
-        .filter(|c| c.verdict == tune::Verdict::Legal)
+        .filter(|c| c.verdict == crate::bench::Verdict::Legal)
         .count();
     let timed = r
         .candidates
@@ -327,7 +323,7 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
                     ""
                 }
             );
-            fn at_size(c: &Candidate) -> Option<(&Measured, &'static str)> {
+            fn at_size(c: &TuneCandidate) -> Option<(&Measured, &'static str)> {
                 c.timing
                     .as_ref()
                     .map(|m| (m, ""))

@@ -17,6 +17,7 @@ use crate::model::state::Piece;
 use crate::presburger::{build, print, Int, Map, Set};
 use crate::verify::ViolationKind;
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
 
 /// Parameter value used when none is given: small enough to see every point.
 pub const DEFAULT_PARAM: i64 = 8;
@@ -27,7 +28,7 @@ const ENUM_LIMIT: usize = 400_000;
 
 /// What to draw.
 #[derive(Clone, Debug, Default)]
-pub struct Options {
+pub struct DrawOptions {
     /// The tag whose statements are drawn (all statements of the region when `None`).
     pub tag: Option<String>,
     /// Parameter values (others get [`DEFAULT_PARAM`]).
@@ -38,6 +39,44 @@ pub struct Options {
     pub at: Vec<(String, i64)>,
     /// The script's name, for the title of the second panel.
     pub script: Option<String>,
+}
+
+impl DrawOptions {
+    /// The words after the REPL's `:draw`: `FILE [--tag T] [--param n=8] [--axes i,j]
+    /// [--at t=1]`, as the file to write and what to draw (the second panel titled "the
+    /// steps so far"). `None` when they do not follow that form.
+    pub fn from_repl_words(arg: &str) -> Option<(PathBuf, DrawOptions)> {
+        let words: Vec<&str> = arg.split_whitespace().collect();
+        let mut file = None;
+        let mut opts = DrawOptions {
+            script: Some("the steps so far".to_string()),
+            ..Default::default()
+        };
+        let assign = |w: Option<&&str>| -> Option<(String, i64)> {
+            let (n, v) = w?.split_once('=')?;
+            Some((n.to_string(), v.parse().ok()?))
+        };
+        let mut k = 0;
+        while k < words.len() {
+            let w = words[k];
+            let next = words.get(k + 1);
+            match w {
+                "--tag" => opts.tag = next.map(|t| t.to_string()),
+                "--axes" => opts.axes = next.map(|a| a.split(',').map(str::to_string).collect()),
+                "--param" => opts.params.push(assign(next)?),
+                "--at" => opts.at.push(assign(next)?),
+                _ if !w.starts_with("--") && file.is_none() => {
+                    file = Some(PathBuf::from(w));
+                    k += 1;
+                    continue;
+                }
+                _ => return None,
+            }
+            next?;
+            k += 2;
+        }
+        Some((file?, opts))
+    }
 }
 
 /// One statement instance in a panel.
@@ -168,7 +207,7 @@ pub fn picture(
     kernel: &Kernel,
     run: &Run,
     with_script: bool,
-    opts: &Options,
+    opts: &DrawOptions,
 ) -> Result<Picture, Diagnostic> {
     let scop = &kernel.scop;
     // Parameters.

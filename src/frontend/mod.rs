@@ -12,7 +12,7 @@ pub mod region;
 pub mod srcmap;
 mod symbols;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Report};
 use crate::model::Scop;
 use lang_c::driver::{Config, Flavor};
 use srcmap::SourceMap;
@@ -34,11 +34,8 @@ pub struct Options {
     pub assume_no_overlap: bool,
 }
 
-/// A diagnostic with the texts of the files it points into.
-pub type Error = crate::diag::Report;
-
-fn plain(d: Diagnostic) -> Error {
-    Error {
+fn plain(d: Diagnostic) -> Report {
+    Report {
         diagnostic: d,
         sources: vec![],
     }
@@ -66,7 +63,7 @@ pub fn preprocessor(opts: &Options) -> (String, Vec<String>) {
 }
 
 /// Preprocesses and models a C file.
-pub fn extract_file(path: &Path, opts: &Options) -> Result<Scop, Error> {
+pub fn extract_file(path: &Path, opts: &Options) -> Result<Scop, Report> {
     let name = path.display().to_string();
     let original = std::fs::read(path)
         .map_err(|e| plain(Diagnostic::new(format!("cannot read `{name}`: {e}"))))?;
@@ -158,7 +155,7 @@ pub fn extract_preprocessed(
     original: &str,
     preprocessed: String,
     opts: &Options,
-) -> Result<Scop, Error> {
+) -> Result<Scop, Report> {
     let name = name.to_string();
     let original = original.to_string();
     let opts = opts.clone();
@@ -184,8 +181,8 @@ pub fn extract_preprocessed(
 /// Runs `f` on a thread with a large stack (lang-c's parser and the walks recurse on the
 /// nesting depth of the C code), turning a panic into an internal-error diagnostic.
 fn guarded<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, Error> + Send + 'static,
-) -> Result<T, Error> {
+    f: impl FnOnce() -> Result<T, Report> + Send + 'static,
+) -> Result<T, Report> {
     let h = std::thread::Builder::new()
         .stack_size(256 << 20)
         .spawn(f)
@@ -203,7 +200,7 @@ fn guarded<T: Send + 'static>(
     })
 }
 
-fn syntax_error(sm: &SourceMap, e: &lang_c::driver::SyntaxError) -> Error {
+fn syntax_error(sm: &SourceMap, e: &lang_c::driver::SyntaxError) -> Report {
     let mut expected: Vec<&str> = e.expected.iter().copied().collect();
     expected.sort_unstable();
     let sp = sm.span_or_pre(e.offset..e.offset + 1);
@@ -233,10 +230,10 @@ fn syntax_error(sm: &SourceMap, e: &lang_c::driver::SyntaxError) -> Error {
     finish_error(sm, d)
 }
 
-fn finish_error(sm: &SourceMap, d: Diagnostic) -> Error {
+fn finish_error(sm: &SourceMap, d: Diagnostic) -> Report {
     let files: Vec<String> = d.labels.iter().map(|l| l.source.clone()).collect();
     let sources = sm.sources(files.iter().map(String::as_str));
-    Error {
+    Report {
         diagnostic: d,
         sources,
     }
@@ -246,7 +243,7 @@ fn analyze(
     sm: &SourceMap,
     unit: &lang_c::ast::TranslationUnit,
     opts: &Options,
-) -> Result<Scop, Error> {
+) -> Result<Scop, Report> {
     let run = || -> Result<Scop, Diagnostic> {
         let reg = region::select(unit, sm, opts.function.as_deref(), opts.scop)?;
         let syms = symbols::Symbols::collect(unit, &sm.pre, &reg.function, reg.range.clone());

@@ -39,7 +39,7 @@ pub enum Scope {
 /// One level of a declarator's type, from the name outward: `double (*A)[N]` is
 /// `[Pointer, Array]`, `double *A[N]` is `[Array, Pointer]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Level {
+pub enum DeclLevel {
     Array,
     Pointer,
     /// A function, or a level a typedef hides.
@@ -56,7 +56,7 @@ pub struct VarInfo {
     pub scope: Scope,
     /// The declarator's levels, from the name outward (a parameter's first array level
     /// is adjusted to a pointer, as C does); levels from a typedef are `Other`.
-    pub levels: Vec<Level>,
+    pub levels: Vec<DeclLevel>,
     /// The type specifiers and qualifiers as written after preprocessing (`int`,
     /// `unsigned long`), and whether a storage class (`static`, `extern`…) was given.
     pub type_text: String,
@@ -65,7 +65,7 @@ pub struct VarInfo {
 
 /// A parameter of the region's function, for a copy of its parameter list.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParamDecl {
+pub struct FnParam {
     pub name: String,
     /// The declaration, in the preprocessed text.
     pub span: Range<usize>,
@@ -81,7 +81,7 @@ pub struct FunctionDecl {
     pub start: usize,
     /// Its parameters, in order; `None` when they cannot be copied (an old-style or
     /// variadic definition, an unnamed parameter).
-    pub params: Option<Vec<ParamDecl>>,
+    pub params: Option<Vec<FnParam>>,
 }
 
 #[derive(Default)]
@@ -149,7 +149,7 @@ impl Symbols {
                                 function: true,
                                 enumerator: false,
                                 scope: Scope::File,
-                                levels: vec![Level::Other],
+                                levels: vec![DeclLevel::Other],
                                 type_text: String::new(),
                                 storage_class: false,
                             },
@@ -172,7 +172,7 @@ impl Symbols {
 
     fn function(&mut self, f: &FunctionDefinition, span: &Span, region: &Range<usize>) {
         self.scope = Some(Scope::Param);
-        let mut params: Option<Vec<ParamDecl>> = Some(vec![]);
+        let mut params: Option<Vec<FnParam>> = Some(vec![]);
         let mut seen = false;
         for d in &f.declarator.node.derived {
             if let DerivedDeclarator::Function(fd) = &d.node {
@@ -205,7 +205,7 @@ impl Symbols {
                     match (decl.and_then(|d| declarator_name(&d.node)), params.as_mut()) {
                         (Some(name), Some(v)) => {
                             let specs = &p.node.specifiers;
-                            v.push(ParamDecl {
+                            v.push(FnParam {
                                 name,
                                 span: p.span.start..p.span.end,
                                 specifiers: specs
@@ -348,10 +348,10 @@ impl Symbols {
             let function = is_function(decl);
             let scope = self.scope.unwrap_or(Scope::File);
             let mut levels = declarator_levels(decl);
-            if scope == Scope::Param && levels.first() == Some(&Level::Array) {
-                levels[0] = Level::Pointer;
+            if scope == Scope::Param && levels.first() == Some(&DeclLevel::Array) {
+                levels[0] = DeclLevel::Pointer;
             }
-            levels.extend(std::iter::repeat_n(Level::Other, base_rank));
+            levels.extend(std::iter::repeat_n(DeclLevel::Other, base_rank));
             self.vars.insert(
                 n,
                 VarInfo {
@@ -470,7 +470,7 @@ pub fn declarator_rank(d: &Declarator) -> usize {
 
 /// The levels of a declarator's type from the name outward: the inner declarator's, then
 /// the suffixes (`[]`, `()`) left to right, then the pointers right to left.
-pub fn declarator_levels(d: &Declarator) -> Vec<Level> {
+pub fn declarator_levels(d: &Declarator) -> Vec<DeclLevel> {
     let mut out = match &d.kind.node {
         DeclaratorKind::Declarator(i) => declarator_levels(&i.node),
         _ => vec![],
@@ -478,12 +478,12 @@ pub fn declarator_levels(d: &Declarator) -> Vec<Level> {
     let mut pointers = vec![];
     for x in &d.derived {
         match x.node {
-            DerivedDeclarator::Pointer(_) => pointers.push(Level::Pointer),
-            DerivedDeclarator::Array(_) => out.push(Level::Array),
+            DerivedDeclarator::Pointer(_) => pointers.push(DeclLevel::Pointer),
+            DerivedDeclarator::Array(_) => out.push(DeclLevel::Array),
             DerivedDeclarator::Function(_) | DerivedDeclarator::KRFunction(_) => {
-                out.push(Level::Other)
+                out.push(DeclLevel::Other)
             }
-            DerivedDeclarator::Block(_) => out.push(Level::Other),
+            DerivedDeclarator::Block(_) => out.push(DeclLevel::Other),
         }
     }
     out.extend(pointers.into_iter().rev());
@@ -505,7 +505,7 @@ pub fn is_function(d: &Declarator) -> bool {
 mod tests {
     use super::*;
 
-    fn levels_of(src: &str) -> Vec<(String, Vec<Level>)> {
+    fn levels_of(src: &str) -> Vec<(String, Vec<DeclLevel>)> {
         let config = lang_c::driver::Config {
             cpp_command: String::new(),
             cpp_options: vec![],
@@ -526,7 +526,7 @@ mod tests {
 
     #[test]
     fn levels_go_from_the_name_outward() {
-        use Level::{Array as A, Pointer as P};
+        use DeclLevel::{Array as A, Pointer as P};
         let got =
             levels_of("double (*a)[4]; double *b[4]; double c[2][3]; int **d; double (*e[2])[3];");
         assert_eq!(
@@ -554,11 +554,11 @@ mod tests {
         let a = s.get("A").unwrap();
         assert_eq!(
             (a.scope, a.levels.clone()),
-            (Scope::Param, vec![Level::Pointer, Level::Array])
+            (Scope::Param, vec![DeclLevel::Pointer, DeclLevel::Array])
         );
-        assert_eq!(s.get("B").unwrap().levels, vec![Level::Pointer]);
+        assert_eq!(s.get("B").unwrap().levels, vec![DeclLevel::Pointer]);
         assert_eq!(s.get("g").unwrap().scope, Scope::File);
-        assert_eq!(s.get("g").unwrap().levels, vec![Level::Array]);
+        assert_eq!(s.get("g").unwrap().levels, vec![DeclLevel::Array]);
         assert_eq!(s.get("t").unwrap().scope, Scope::Local);
         assert_eq!(s.get("t").unwrap().type_text, "double");
         assert!(s.address_taken("t"));

@@ -14,7 +14,7 @@ pub mod sysfs;
 use crate::diag::Report;
 use crate::native::Toolchain;
 use isa::{Isa, Macros, Pipeline};
-use model::{Blocking, Elem, Inputs, Level, Model};
+use model::{Blocking, CacheLevel, Elem, Inputs, Model};
 use std::path::{Path, PathBuf};
 use sysfs::{Cache, Cpus};
 
@@ -36,7 +36,7 @@ pub struct Overrides {
 
 /// Where a value came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
+pub enum ValueOrigin {
     /// Read from the compiler's macros or the machine.
     Probed,
     /// The ISA table's default (docs/machine.md).
@@ -45,12 +45,12 @@ pub enum Origin {
     Given,
 }
 
-impl Origin {
+impl ValueOrigin {
     pub fn name(self) -> &'static str {
         match self {
-            Origin::Probed => "probed",
-            Origin::Default => "default",
-            Origin::Given => "given",
+            ValueOrigin::Probed => "probed",
+            ValueOrigin::Default => "default",
+            ValueOrigin::Given => "given",
         }
     }
 }
@@ -72,10 +72,10 @@ pub struct Machine {
     pub compiler_version: Option<String>,
     pub isa: Isa,
     /// Vector registers and where that number came from.
-    pub registers: Option<(u32, Origin)>,
+    pub registers: Option<(u32, ValueOrigin)>,
     pub pipeline: Pipeline,
-    /// Origin of each of `pipeline`'s fields, in order.
-    pub pipeline_origin: [Origin; 3],
+    /// The origin of each of `pipeline`'s fields, in order.
+    pub pipeline_origin: [ValueOrigin; 3],
 }
 
 /// Reads the machine: the compiler's predefined macros for `toolchain`'s flags, and the
@@ -119,15 +119,15 @@ pub fn from_parts(
     let isa = Isa::from_macros(macros);
     let table = Pipeline::default_for(&isa);
     let pick = |given: Option<u32>, default: u32| match given {
-        Some(v) => (v, Origin::Given),
-        None => (default, Origin::Default),
+        Some(v) => (v, ValueOrigin::Given),
+        None => (default, ValueOrigin::Default),
     };
     let (fma_latency, o1) = pick(over.fma_latency, table.fma_latency);
     let (fma_per_cycle, o2) = pick(over.fma_per_cycle, table.fma_per_cycle);
     let (loads_per_cycle, o3) = pick(over.loads_per_cycle, table.loads_per_cycle);
     let registers = match over.registers {
-        Some(r) => Some((r, Origin::Given)),
-        None => isa.registers.map(|r| (r, Origin::Probed)),
+        Some(r) => Some((r, ValueOrigin::Given)),
+        None => isa.registers.map(|r| (r, ValueOrigin::Probed)),
     };
     Machine {
         processor,
@@ -168,7 +168,7 @@ impl Machine {
     }
 
     /// A cache level as the model needs it, or why it is unknown.
-    pub fn level(&self, level: u32) -> Result<Level, String> {
+    pub fn level(&self, level: u32) -> Result<CacheLevel, String> {
         if let Err(e) = &self.caches {
             return Err(format!("caches unknown: {e}"));
         }
@@ -179,7 +179,7 @@ impl Machine {
             (Some(size), _) if size > MAX_CACHE => Err(format!(
                 "L{level} says it holds {size} bytes, more than loopy believes of a cache"
             )),
-            (Some(size), Some(ways)) if u64::from(ways) <= size => Ok(Level {
+            (Some(size), Some(ways)) if u64::from(ways) <= size => Ok(CacheLevel {
                 size,
                 ways: u64::from(ways),
             }),
@@ -257,11 +257,11 @@ mod tests {
             None,
         );
         assert_eq!(m.cpus.cores, Some(2));
-        assert_eq!(m.registers, Some((32, Origin::Probed)));
-        assert_eq!(m.pipeline_origin, [Origin::Default; 3]);
+        assert_eq!(m.registers, Some((32, ValueOrigin::Probed)));
+        assert_eq!(m.pipeline_origin, [ValueOrigin::Default; 3]);
         assert_eq!(
             m.level(1),
-            Ok(Level {
+            Ok(CacheLevel {
                 size: 48 << 10,
                 ways: 12
             })
@@ -279,8 +279,8 @@ mod tests {
         };
         let m = from_parts(&macros, dir.path(), &over, vec![], None, None, None);
         assert_eq!(m.pipeline.fma_latency, 5);
-        assert_eq!(m.pipeline_origin[0], Origin::Given);
-        assert_eq!(m.registers, Some((16, Origin::Given)));
+        assert_eq!(m.pipeline_origin[0], ValueOrigin::Given);
+        assert_eq!(m.registers, Some((16, ValueOrigin::Given)));
         assert_eq!(
             m.model().value("MR"),
             Some(6),

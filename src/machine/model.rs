@@ -35,14 +35,14 @@ impl Elem {
 
 /// A cache level as the model sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Level {
+pub struct CacheLevel {
     /// Bytes.
     pub size: u64,
     /// W: ways of associativity.
     pub ways: u64,
 }
 
-impl Level {
+impl CacheLevel {
     /// Bytes of one way: N (sets) × C (line size) = size / W.
     pub fn way_bytes(&self) -> u64 {
         self.size / self.ways
@@ -53,7 +53,7 @@ impl Level {
 /// multiple of 8 such that three `T x T` tiles of `elem_bytes`-byte elements (two operands
 /// and a result, as in a tiled product) fill at most half of the L1 data cache, at least 8.
 /// For a 48 KiB L1 and doubles, 32; for 32 KiB, 24.
-pub fn square_tile(l1: &Level, elem_bytes: u64) -> u32 {
+pub fn square_tile(l1: &CacheLevel, elem_bytes: u64) -> u32 {
     let budget = l1.size / 2 / (3 * elem_bytes.max(1));
     let mut t: u64 = 8;
     while (t + 8) * (t + 8) <= budget {
@@ -71,9 +71,9 @@ pub struct Inputs {
     /// N_REG: vector registers; `Err` says why unknown.
     pub registers: Result<u64, String>,
     pub pipeline: Pipeline,
-    pub l1: Result<Level, String>,
-    pub l2: Result<Level, String>,
-    pub l3: Result<Level, String>,
+    pub l1: Result<CacheLevel, String>,
+    pub l2: Result<CacheLevel, String>,
+    pub l3: Result<CacheLevel, String>,
 }
 
 /// The MR×NR block of C held in registers.
@@ -97,7 +97,7 @@ pub struct RegisterBlock {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Kc {
     pub value: u64,
-    pub level: Level,
+    pub level: CacheLevel,
     /// C_Ar: ways of L1 for a micro-panel of A, ⌊(W₁ − 1) · MR / (MR + NR)⌋.
     pub c_ar: u64,
 }
@@ -106,7 +106,7 @@ pub struct Kc {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mc {
     pub value: u64,
-    pub level: Level,
+    pub level: CacheLevel,
     /// C_Br: ways of L2 a micro-panel of B takes, ⌈KC · NR · S / way⌉.
     pub c_br: u64,
     /// C_Ac: ways of L2 left for the block of A, W₂ − 1 − C_Br.
@@ -119,7 +119,7 @@ pub struct Mc {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Nc {
     pub value: u64,
-    pub level: Level,
+    pub level: CacheLevel,
     /// C_Ac: ways of L3 the block of A takes, ⌈MC · KC · S / way⌉.
     pub c_ac: u64,
     /// C_Bc: ways of L3 left for the panel of B, W₃ − 1 − C_Ac.
@@ -337,7 +337,7 @@ fn register_block(inp: &Inputs) -> Result<RegisterBlock, String> {
 /// so that the micro-panel of B (KC×NR), reused for every micro-panel of A, keeps the
 /// NR/MR · C_Ar ways beside them and one way is left for C and the next panel of A;
 /// KC = ⌊C_Ar · way₁ / (MR · S)⌋.
-fn kc(b: &RegisterBlock, l1: Level, s: u64) -> Result<Kc, String> {
+fn kc(b: &RegisterBlock, l1: CacheLevel, s: u64) -> Result<Kc, String> {
     let c_ar = (l1.ways - 1) * b.mr / (b.mr + b.nr);
     if c_ar == 0 {
         return Err(format!(
@@ -359,7 +359,7 @@ fn kc(b: &RegisterBlock, l1: Level, s: u64) -> Result<Kc, String> {
 /// MC: the block of A (MC×KC) stays in L2 while micro-panels of B stream through it:
 /// C_Br = ⌈KC · NR · S / way₂⌉, C_Ac = W₂ − 1 − C_Br, MC = ⌊C_Ac · way₂ / (KC · S)⌋
 /// rounded down to a multiple of MR.
-fn mc(b: &RegisterBlock, kc: u64, l2: Level, s: u64) -> Result<Mc, String> {
+fn mc(b: &RegisterBlock, kc: u64, l2: CacheLevel, s: u64) -> Result<Mc, String> {
     let way = l2.way_bytes();
     let c_br = (kc * b.nr * s).div_ceil(way);
     if c_br + 1 >= l2.ways {
@@ -386,7 +386,7 @@ fn mc(b: &RegisterBlock, kc: u64, l2: Level, s: u64) -> Result<Mc, String> {
 /// NC: the panel of B (KC×NC) stays in L3 while the block of A passes through it:
 /// C_Ac = ⌈MC · KC · S / way₃⌉, C_Bc = W₃ − 1 − C_Ac, NC = ⌊C_Bc · way₃ / (KC · S)⌋ rounded
 /// down to a multiple of NR.
-fn nc(b: &RegisterBlock, kc: u64, mc: u64, l3: Level, s: u64) -> Result<Nc, String> {
+fn nc(b: &RegisterBlock, kc: u64, mc: u64, l3: CacheLevel, s: u64) -> Result<Nc, String> {
     let way = l3.way_bytes();
     let c_ac = (mc * kc * s).div_ceil(way);
     if c_ac + 1 >= l3.ways {
@@ -418,7 +418,7 @@ mod tests {
 
     #[test]
     fn square_tiles_fill_half_the_l1() {
-        let l1 = |kib: u64| Level {
+        let l1 = |kib: u64| CacheLevel {
             size: kib * KIB,
             ways: 8,
         };
@@ -439,8 +439,8 @@ mod tests {
         loads_per_cycle: 2,
     };
 
-    fn level(size: u64, ways: u64) -> Result<Level, String> {
-        Ok(Level { size, ways })
+    fn level(size: u64, ways: u64) -> Result<CacheLevel, String> {
+        Ok(CacheLevel { size, ways })
     }
 
     /// The Zen 3 machine of docs/machine.md: AVX2 (256 bits), 16 registers, FMA latency 4,

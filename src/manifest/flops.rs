@@ -83,11 +83,11 @@ impl std::fmt::Display for Ratio {
 
 /// A parsed expression; spans are byte ranges of the expression's text.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Expr {
+pub enum FlopsExpr {
     Int(BigInt),
     Name(String, Range<usize>),
-    Neg(Box<Expr>),
-    Bin(char, Box<Expr>, Box<Expr>, Range<usize>),
+    Neg(Box<FlopsExpr>),
+    Bin(char, Box<FlopsExpr>, Box<FlopsExpr>, Range<usize>),
 }
 
 /// A syntax or evaluation error at a byte range of the expression.
@@ -170,33 +170,33 @@ impl Parser {
             .map_or(self.end..self.end, |t| t.1.clone())
     }
 
-    fn sum(&mut self) -> Result<Expr, Error> {
+    fn sum(&mut self) -> Result<FlopsExpr, Error> {
         let mut l = self.product()?;
         while let Some(Tok::Op(c @ ('+' | '-'))) = self.peek().cloned() {
             let sp = self.span();
             self.at += 1;
             let r = self.product()?;
-            l = Expr::Bin(c, Box::new(l), Box::new(r), sp);
+            l = FlopsExpr::Bin(c, Box::new(l), Box::new(r), sp);
         }
         Ok(l)
     }
 
-    fn product(&mut self) -> Result<Expr, Error> {
+    fn product(&mut self) -> Result<FlopsExpr, Error> {
         let mut l = self.unary()?;
         while let Some(Tok::Op(c @ ('*' | '/'))) = self.peek().cloned() {
             let sp = self.span();
             self.at += 1;
             let r = self.unary()?;
-            l = Expr::Bin(c, Box::new(l), Box::new(r), sp);
+            l = FlopsExpr::Bin(c, Box::new(l), Box::new(r), sp);
         }
         Ok(l)
     }
 
-    fn unary(&mut self) -> Result<Expr, Error> {
+    fn unary(&mut self) -> Result<FlopsExpr, Error> {
         match self.peek() {
             Some(Tok::Op('-')) => {
                 self.at += 1;
-                Ok(Expr::Neg(Box::new(self.unary()?)))
+                Ok(FlopsExpr::Neg(Box::new(self.unary()?)))
             }
             Some(Tok::Op('+')) => {
                 self.at += 1;
@@ -206,27 +206,27 @@ impl Parser {
         }
     }
 
-    fn power(&mut self) -> Result<Expr, Error> {
+    fn power(&mut self) -> Result<FlopsExpr, Error> {
         let base = self.atom()?;
         if let Some(Tok::Op('^')) = self.peek() {
             let sp = self.span();
             self.at += 1;
             let exp = self.unary()?;
-            return Ok(Expr::Bin('^', Box::new(base), Box::new(exp), sp));
+            return Ok(FlopsExpr::Bin('^', Box::new(base), Box::new(exp), sp));
         }
         Ok(base)
     }
 
-    fn atom(&mut self) -> Result<Expr, Error> {
+    fn atom(&mut self) -> Result<FlopsExpr, Error> {
         let sp = self.span();
         match self.peek().cloned() {
             Some(Tok::Int(n)) => {
                 self.at += 1;
-                Ok(Expr::Int(n))
+                Ok(FlopsExpr::Int(n))
             }
             Some(Tok::Name(s)) => {
                 self.at += 1;
-                Ok(Expr::Name(s, sp))
+                Ok(FlopsExpr::Name(s, sp))
             }
             Some(Tok::Op('(')) => {
                 self.at += 1;
@@ -246,7 +246,7 @@ impl Parser {
 }
 
 /// Parses an expression.
-pub fn parse(text: &str) -> Result<Expr, Error> {
+pub fn parse(text: &str) -> Result<FlopsExpr, Error> {
     let toks = lex(text)?;
     let mut p = Parser {
         toks,
@@ -267,12 +267,12 @@ pub fn parse(text: &str) -> Result<Expr, Error> {
 }
 
 /// The object-like macros the compiler defines for a file: `NAME` to its body.
-pub type Macros = HashMap<String, String>;
+pub type MacroBodies = HashMap<String, String>;
 
 /// Reads the output of `cc -E -dM` (`#define NAME BODY` lines; function-like macros are
 /// left out).
-pub fn parse_macro_dump(text: &str) -> Macros {
-    let mut m = Macros::new();
+pub fn parse_macro_dump(text: &str) -> MacroBodies {
+    let mut m = MacroBodies::new();
     for line in text.lines() {
         let Some(rest) = line.strip_prefix("#define ") else {
             continue;
@@ -292,7 +292,7 @@ pub fn parse_macro_dump(text: &str) -> Macros {
 }
 
 /// The macro a name means: exact, else the unique one equal up to case.
-fn lookup<'a>(name: &str, macros: &'a Macros) -> Result<(&'a str, &'a str), String> {
+fn lookup<'a>(name: &str, macros: &'a MacroBodies) -> Result<(&'a str, &'a str), String> {
     if let Some((k, v)) = macros.get_key_value(name) {
         return Ok((k, v));
     }
@@ -317,15 +317,15 @@ fn lookup<'a>(name: &str, macros: &'a Macros) -> Result<(&'a str, &'a str), Stri
 }
 
 /// Evaluates `e` exactly, names read from `macros`.
-pub fn eval(e: &Expr, macros: &Macros) -> Result<Ratio, Error> {
+pub fn eval(e: &FlopsExpr, macros: &MacroBodies) -> Result<Ratio, Error> {
     eval_in(e, macros, &mut vec![])
 }
 
-fn eval_in(e: &Expr, macros: &Macros, stack: &mut Vec<String>) -> Result<Ratio, Error> {
+fn eval_in(e: &FlopsExpr, macros: &MacroBodies, stack: &mut Vec<String>) -> Result<Ratio, Error> {
     match e {
-        Expr::Int(n) => Ok(Ratio::int(n.clone())),
-        Expr::Neg(x) => Ok(eval_in(x, macros, stack)?.neg()),
-        Expr::Name(n, sp) => {
+        FlopsExpr::Int(n) => Ok(Ratio::int(n.clone())),
+        FlopsExpr::Neg(x) => Ok(eval_in(x, macros, stack)?.neg()),
+        FlopsExpr::Name(n, sp) => {
             let (name, body) = lookup(n, macros).or_else(|m| err(m, sp.clone()))?;
             if stack.iter().any(|s| s == name) || stack.len() > 64 {
                 return err(
@@ -348,7 +348,7 @@ fn eval_in(e: &Expr, macros: &Macros, stack: &mut Vec<String>) -> Result<Ratio, 
             stack.pop();
             v
         }
-        Expr::Bin(op, l, r, sp) => {
+        FlopsExpr::Bin(op, l, r, sp) => {
             let (a, b) = (eval_in(l, macros, stack)?, eval_in(r, macros, stack)?);
             match op {
                 '+' => Ok(a.add(&b)),
@@ -380,14 +380,14 @@ fn eval_in(e: &Expr, macros: &Macros, stack: &mut Vec<String>) -> Result<Ratio, 
 mod tests {
     use super::*;
 
-    fn macros(pairs: &[(&str, &str)]) -> Macros {
+    fn macros(pairs: &[(&str, &str)]) -> MacroBodies {
         pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
     }
 
-    fn value(text: &str, m: &Macros) -> Result<String, Error> {
+    fn value(text: &str, m: &MacroBodies) -> Result<String, Error> {
         Ok(eval(&parse(text)?, m)?.to_string())
     }
 

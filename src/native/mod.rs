@@ -20,8 +20,10 @@ pub mod run;
 pub mod time;
 
 pub use compile::{default_cc, Toolchain};
-pub use run::{compare, compare_with, run, run_with_env, Check, Difference, Outcome, Stream};
-pub use time::{time_all, time_pair, AllProgress, Clock, Plan, Program, Progress, Stats, Timing};
+pub use run::{compare, compare_with, run, run_with_env, Check, Difference, RunOutcome, Stream};
+pub use time::{
+    time_all, time_pair, AllProgress, Clock, Plan, Stats, TimedProgram, Timing, TimingProgress,
+};
 
 use std::path::{Path, PathBuf};
 

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 /// One run of a program.
 #[derive(Clone, Debug)]
-pub struct Outcome {
+pub struct RunOutcome {
     /// The exit code, `None` when a signal ended the program.
     pub code: Option<i32>,
     /// How the program ended, for messages: `exit status 0`, `killed by signal 11`.
@@ -19,19 +19,19 @@ pub struct Outcome {
     pub wall: Duration,
 }
 
-impl Outcome {
+impl RunOutcome {
     pub fn success(&self) -> bool {
         self.code == Some(0)
     }
 }
 
 /// Runs `exe` with no arguments and no input, capturing both output streams.
-pub fn run(exe: &Path) -> Result<Outcome, Report> {
+pub fn run(exe: &Path) -> Result<RunOutcome, Report> {
     run_with_env(exe, &[])
 }
 
 /// [`run`] with these variables added to the environment (`OMP_NUM_THREADS`).
-pub fn run_with_env(exe: &Path, env: &[(String, String)]) -> Result<Outcome, Report> {
+pub fn run_with_env(exe: &Path, env: &[(String, String)]) -> Result<RunOutcome, Report> {
     let start = Instant::now();
     let out = Command::new(exe)
         // Only timed runs report a kernel time, where they are told to.
@@ -44,7 +44,7 @@ pub fn run_with_env(exe: &Path, env: &[(String, String)]) -> Result<Outcome, Rep
             sources: vec![],
         })?;
     let wall = start.elapsed();
-    Ok(Outcome {
+    Ok(RunOutcome {
         code: out.status.code(),
         status: status_text(&out.status),
         stdout: out.stdout,
@@ -200,7 +200,11 @@ pub fn without_last_line(bytes: &[u8]) -> &[u8] {
 
 /// The first difference between two runs: stdout, then stderr, then the exit status.
 /// With `ignore_last_stdout_line` the last line of stdout (a printed time) is left out.
-pub fn compare(a: &Outcome, b: &Outcome, ignore_last_stdout_line: bool) -> Option<Difference> {
+pub fn compare(
+    a: &RunOutcome,
+    b: &RunOutcome,
+    ignore_last_stdout_line: bool,
+) -> Option<Difference> {
     let (sa, sb) = if ignore_last_stdout_line {
         (without_last_line(&a.stdout), without_last_line(&b.stdout))
     } else {
@@ -247,8 +251,8 @@ impl Check {
 /// (no `.` or exponent on either side: counts and indices); other pairs of numbers `x`, `y`
 /// must satisfy `|x - y| <= rel * max(|x|, |y|)`. The exit statuses must be equal.
 pub fn compare_with(
-    a: &Outcome,
-    b: &Outcome,
+    a: &RunOutcome,
+    b: &RunOutcome,
     ignore_last_stdout_line: bool,
     check: Check,
 ) -> Result<f64, Difference> {
@@ -455,8 +459,8 @@ mod tests {
     use super::*;
     use crate::native::{Toolchain, WorkDir};
 
-    fn out(stdout: &str, stderr: &str, code: i32) -> Outcome {
-        Outcome {
+    fn out(stdout: &str, stderr: &str, code: i32) -> RunOutcome {
+        RunOutcome {
             code: Some(code),
             status: format!("exit status {code}"),
             stdout: stdout.as_bytes().to_vec(),

@@ -5,7 +5,7 @@
 //! then affects both sides alike instead of all the runs of one side. The speedup is the
 //! median over rounds of `a / b` (each round's two runs saw nearly the same machine).
 
-use super::run::{run_with_env, Outcome};
+use super::run::{run_with_env, RunOutcome};
 use crate::diag::{Diagnostic, Report};
 use std::path::Path;
 
@@ -38,7 +38,7 @@ pub enum Side {
 
 /// Reported before every run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Progress {
+pub struct TimingProgress {
     pub warmup: bool,
     /// Runs finished so far, warm-up included.
     pub done: usize,
@@ -116,7 +116,7 @@ pub fn time_from_stdout(stdout: &[u8]) -> Result<f64, String> {
 }
 
 /// One timed run: its time in seconds under `clock`.
-pub fn timed_run(exe: &Path, clock: Clock) -> Result<(f64, Outcome), Report> {
+pub fn timed_run(exe: &Path, clock: Clock) -> Result<(f64, RunOutcome), Report> {
     timed_run_with_env(exe, &[], clock)
 }
 
@@ -125,7 +125,7 @@ pub fn timed_run_with_env(
     exe: &Path,
     env: &[(String, String)],
     clock: Clock,
-) -> Result<(f64, Outcome), Report> {
+) -> Result<(f64, RunOutcome), Report> {
     let report = super::kernel_clock::report_path(exe);
     let o = if clock == Clock::Kernel {
         // A report left by an earlier run must not pass for this one's.
@@ -193,11 +193,11 @@ pub fn time_pair(
     a: &Path,
     b: &Path,
     plan: &Plan,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(TimingProgress),
 ) -> Result<Timing, Report> {
-    let programs = [Program::new(a), Program::new(b)];
+    let programs = [TimedProgram::new(a), TimedProgram::new(b)];
     let mut samples = time_all(&programs, 2, plan, &mut |p: AllProgress| {
-        progress(Progress {
+        progress(TimingProgress {
             warmup: p.warmup,
             done: p.done,
             total: p.total,
@@ -212,14 +212,14 @@ pub fn time_pair(
 
 /// A program to time, with variables added to its environment.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Program<'a> {
+pub struct TimedProgram<'a> {
     pub exe: &'a Path,
     pub env: Vec<(String, String)>,
 }
 
-impl<'a> Program<'a> {
-    pub fn new(exe: &'a Path) -> Program<'a> {
-        Program { exe, env: vec![] }
+impl<'a> TimedProgram<'a> {
+    pub fn new(exe: &'a Path) -> TimedProgram<'a> {
+        TimedProgram { exe, env: vec![] }
     }
 }
 
@@ -241,7 +241,7 @@ pub struct AllProgress {
 /// its entry is that failure; the others go on, unless it is one of the first `essential`
 /// programs: then nothing more runs. Entry `i` holds program `i`'s samples.
 pub fn time_all(
-    programs: &[Program],
+    programs: &[TimedProgram],
     essential: usize,
     plan: &Plan,
     progress: &mut dyn FnMut(AllProgress),
@@ -410,12 +410,12 @@ mod tests {
             clock: Clock::Stdout,
         };
         let programs = [
-            Program::new(&env),
-            Program {
+            TimedProgram::new(&env),
+            TimedProgram {
                 exe: &env,
                 env: vec![("LOOPY_T".into(), "0.25".into())],
             },
-            Program::new(&fails),
+            TimedProgram::new(&fails),
         ];
         let mut seen = vec![];
         let r = time_all(&programs, 0, &plan, &mut |p| seen.push(p.program));
@@ -430,7 +430,7 @@ mod tests {
         // The failing program ran once (in the warm-up round) and not again.
         assert_eq!(seen, vec![0, 1, 2, 0, 1, 0, 1]);
         // When it is essential, nothing runs after it.
-        let programs = [Program::new(&fails), Program::new(&env)];
+        let programs = [TimedProgram::new(&fails), TimedProgram::new(&env)];
         let mut seen = vec![];
         let r = time_all(&programs, 1, &plan, &mut |p| seen.push(p.program));
         assert!(r[0].is_err());

@@ -9,9 +9,10 @@
 pub mod diff;
 pub mod terminal;
 
-use crate::driver::{self, render_deps, render_handles, render_state, Failure, Kernel, Run};
+use crate::diag::Report;
+use crate::driver::{self, render_deps, render_handles, render_state, Kernel, Run};
 use crate::frontend::Options;
-use crate::script::ast::Item;
+use crate::script::ast::ScriptItem;
 use crate::script::interp::{BUILTINS, LOOP_OPS};
 use crate::script::parse_script;
 use std::collections::BTreeSet;
@@ -143,7 +144,7 @@ pub struct Session {
 
 impl Session {
     /// Loads the kernel; `color` is for diagnostics.
-    pub fn new(kernel_path: &Path, opts: &Options, color: bool) -> Result<Session, Failure> {
+    pub fn new(kernel_path: &Path, opts: &Options, color: bool) -> Result<Session, Report> {
         let kernel = Kernel::load(kernel_path, opts)?;
         let run = Run::start(&kernel);
         Ok(Session {
@@ -166,7 +167,7 @@ impl Session {
     }
 
     /// An error when a `--set` names a parameter the inputs so far do not declare.
-    pub fn settings_declared(&self) -> Result<(), Failure> {
+    pub fn settings_declared(&self) -> Result<(), Report> {
         self.run.settings_declared(&self.kernel)
     }
 
@@ -330,9 +331,12 @@ impl Session {
             // input may have run and its procedures been defined: go back to the inputs
             // accepted before it.
             let defines = parse_script(&entry.text, &entry.name).is_ok_and(|s| {
-                s.items
-                    .iter()
-                    .any(|i| matches!(i, Item::Def(_) | Item::Import { .. } | Item::Param(_)))
+                s.items.iter().any(|i| {
+                    matches!(
+                        i,
+                        ScriptItem::Def(_) | ScriptItem::Import { .. } | ScriptItem::Param(_)
+                    )
+                })
             });
             if self.steps() != before || defines {
                 err.push_str(&self.replay());
@@ -387,13 +391,13 @@ impl Session {
         if let Ok(script) = parse_script(&entry.text, &entry.name) {
             for item in &script.items {
                 match item {
-                    Item::Def(d) => {
+                    ScriptItem::Def(d) => {
                         let _ = writeln!(out, "defined {}", d.name.text);
                     }
-                    Item::Import { path, .. } => {
+                    ScriptItem::Import { path, .. } => {
                         let _ = writeln!(out, "imported {path}");
                     }
-                    Item::Param(d) => {
+                    ScriptItem::Param(d) => {
                         if let Some(p) = self
                             .run
                             .interp
@@ -404,7 +408,7 @@ impl Session {
                             let _ = writeln!(out, "parameter {}", p.describe());
                         }
                     }
-                    Item::Stmt(_) => {}
+                    ScriptItem::Stmt(_) => {}
                 }
             }
         }
@@ -649,50 +653,13 @@ impl Session {
     /// `:draw FILE [--tag T] [--param n=8] [--axes i,j] [--at t=1]`.
     fn draw(&self, arg: &str) -> Output {
         let usage = "error: usage: :draw FILE [--tag T] [--param n=8] [--axes i,j] [--at t=1]\n";
-        let words: Vec<&str> = arg.split_whitespace().collect();
-        let mut file = None;
-        let mut opts = crate::draw::Options {
-            script: Some("the steps so far".to_string()),
-            ..Default::default()
-        };
-        let assign = |w: Option<&&str>| -> Option<(String, i64)> {
-            let (n, v) = w?.split_once('=')?;
-            Some((n.to_string(), v.parse().ok()?))
-        };
-        let mut k = 0;
-        while k < words.len() {
-            let w = words[k];
-            let next = words.get(k + 1);
-            match w {
-                "--tag" => opts.tag = next.map(|t| t.to_string()),
-                "--axes" => opts.axes = next.map(|a| a.split(',').map(str::to_string).collect()),
-                "--param" => match assign(next) {
-                    Some(a) => opts.params.push(a),
-                    None => return Output::err(usage),
-                },
-                "--at" => match assign(next) {
-                    Some(a) => opts.at.push(a),
-                    None => return Output::err(usage),
-                },
-                _ if !w.starts_with("--") && file.is_none() => {
-                    file = Some(PathBuf::from(w));
-                    k += 1;
-                    continue;
-                }
-                _ => return Output::err(usage),
-            }
-            if next.is_none() {
-                return Output::err(usage);
-            }
-            k += 2;
-        }
-        let Some(file) = file else {
+        let Some((file, opts)) = crate::draw::DrawOptions::from_repl_words(arg) else {
             return Output::err(usage);
         };
         let picture = match crate::draw::picture(&self.kernel, &self.run, true, &opts) {
             Ok(p) => p,
             Err(d) => {
-                let f = driver::Failure {
+                let f = Report {
                     diagnostic: d,
                     sources: self.run.sources(&self.kernel),
                 };
@@ -882,7 +849,7 @@ fn rebase_imports(text: &str, name: &str, base: &Path, dir: &Path) -> String {
         .items
         .iter()
         .filter_map(|i| match i {
-            Item::Import { path, span } if Path::new(path).is_relative() => {
+            ScriptItem::Import { path, span } if Path::new(path).is_relative() => {
                 Some((span.clone(), path.as_str()))
             }
             _ => None,

@@ -1,10 +1,9 @@
 //! The syntax tree of a `.loopy` script. Every node keeps the byte range it came from so
 //! diagnostics can point into the script.
 
+/// A byte range in the script (the one `Span` of the model's state).
+pub use crate::model::state::Span;
 use crate::presburger::Int;
-use std::ops::Range;
-
-pub type Span = Range<usize>;
 
 /// A name with where it was written.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,11 +15,11 @@ pub struct Name {
 /// A whole script file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Script {
-    pub items: Vec<Item>,
+    pub items: Vec<ScriptItem>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Item {
+pub enum ScriptItem {
     /// `import "path.loopy"`: procedures from another file (relative to this one).
     Import {
         path: String,

@@ -7,24 +7,30 @@
 //! positions through its φ, so every handle stays meaningful after every step, including
 //! handles held by procedure parameters.
 
-use super::ast::{Arg, Call, Item, Name, ParamDecl, ParamDefault, ProcDef, Script, Span, Stmt};
+use super::ast::{
+    Arg, Call, Name, ParamDecl, ParamDefault, ProcDef, Script, ScriptItem, Span, Stmt,
+};
 use super::params::{Setting, Settings};
 use super::parse::parse_script;
 use super::stdlib;
 use crate::diag::Diagnostic;
-use crate::model::state::prefix_map;
 pub use crate::model::state::{
     Component, Mark, MarkKind, Origin, Piece, Pos, RedOp, State, Step, StmtInit,
 };
-use crate::presburger::{build, parse_with_constants, Int, Map, ParseError, Parsed, Set};
+use crate::presburger::{parse_with_constants, Int, Map, ParseError, Parsed, Set};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
+mod affine;
+mod args;
 mod copy;
 mod expand;
 mod hoist;
+mod isplit;
 mod loops;
+mod marks;
 mod nesting;
+mod realign;
 mod reorder;
 
 pub use loops::LOOP_OPS;
@@ -171,7 +177,7 @@ impl Interpreter {
         };
         let std = stdlib::std_script();
         for item in std.items {
-            if let Item::Def(d) = item {
+            if let ScriptItem::Def(d) = item {
                 it.procs.insert(
                     d.name.text.clone(),
                     Rc::new(Proc {
@@ -366,7 +372,7 @@ impl Interpreter {
     fn explain_params(&self, mut d: Diagnostic, script: &Script, source: &str) -> Diagnostic {
         let in_def = |r: &Span| {
             script.items.iter().any(
-                |i| matches!(i, Item::Def(p) if p.span.start <= r.start && r.end <= p.span.end),
+                |i| matches!(i, ScriptItem::Def(p) if p.span.start <= r.start && r.end <= p.span.end),
             )
         };
         let mut extra = vec![];
@@ -430,10 +436,10 @@ impl Interpreter {
         // Procedures first, so a script may call a procedure defined below the call.
         for item in &script.items {
             match item {
-                Item::Import { path, span } => self.import(path, span, source, base_dir)?,
-                Item::Def(d) => self.define(d, source)?,
-                Item::Param(d) => self.declare(d, source)?,
-                Item::Stmt(_) => {}
+                ScriptItem::Import { path, span } => self.import(path, span, source, base_dir)?,
+                ScriptItem::Def(d) => self.define(d, source)?,
+                ScriptItem::Param(d) => self.declare(d, source)?,
+                ScriptItem::Stmt(_) => {}
             }
         }
         let mut top: Frame = self
@@ -446,7 +452,7 @@ impl Interpreter {
             top.insert(p.name.clone(), Value::Int(p.value.clone()));
         }
         for item in &script.items {
-            if let Item::Stmt(s) = item {
+            if let ScriptItem::Stmt(s) = item {
                 if let Stmt::Return { span, .. } = s {
                     return Err(Diagnostic::new("`return` outside a procedure").with_label(
                         source,
@@ -577,19 +583,19 @@ impl Interpreter {
         let script = parse_script(&text, &name)?;
         for item in &script.items {
             match item {
-                Item::Import { path, span } => {
+                ScriptItem::Import { path, span } => {
                     let dir = full.parent().unwrap_or(base_dir).to_path_buf();
                     self.import(path, span, &name, &dir)?
                 }
-                Item::Def(d) => self.define(d, &name)?,
-                Item::Stmt(s) => {
+                ScriptItem::Def(d) => self.define(d, &name)?,
+                ScriptItem::Stmt(s) => {
                     return Err(
                         Diagnostic::new("an imported file may only define procedures")
                             .with_label(&name, s.span(), "operation in an imported file")
                             .with_label(source, span.clone(), "imported here"),
                     );
                 }
-                Item::Param(d) => {
+                ScriptItem::Param(d) => {
                     return Err(Diagnostic::new(
                         "an imported file may only define procedures, not parameters",
                     )
@@ -1209,584 +1215,6 @@ impl Interpreter {
             }
         }
     }
-
-    fn realign(&mut self, ctx: &OpCtx, h1: usize, h2: usize, n: i64) -> Result<(), Diagnostic> {
-        let m1 = self.component_nonempty(ctx, h1, 0)?;
-        let m2 = self.component_nonempty(ctx, h2, 1)?;
-        self.refuse_nested(ctx, (h1, 0), (h2, 1))?;
-        let n = n as usize;
-        for (members, arg) in [(&m1, 0), (&m2, 1)] {
-            if let Some(&i) = members.iter().find(|&&i| self.state.pieces[i].depth < n) {
-                return Err(Diagnostic::new(format!(
-                    "cannot give the components {n} common loop(s): statement {} is only {} loop(s) deep",
-                    self.stmt_label(i),
-                    self.state.pieces[i].depth
-                ))
-                .with_label(ctx.source, ctx.call.args[2].span(), format!("{n} common loops"))
-                .with_label(ctx.source, ctx.call.args[arg].span(), format!("contains {}", self.stmt_label(i))));
-            }
-        }
-        let p1 = self.state.components[h1]
-            .positions
-            .iter()
-            .max()
-            .expect("non-empty")
-            .clone();
-        let p2 = self.state.components[h2]
-            .positions
-            .iter()
-            .min()
-            .expect("non-empty")
-            .clone();
-        if !lex_lt(&p1, &p2) {
-            return Err(
-                Diagnostic::new("`realign(l1, l2, n)` needs l2 to come after l1")
-                    .with_label(
-                        ctx.source,
-                        ctx.call.args[1].span(),
-                        format!("starts at position {}", fmt_pos(&p2)),
-                    )
-                    .with_label(
-                        ctx.source,
-                        ctx.call.args[0].span(),
-                        format!("ends at position {}", fmt_pos(&p1)),
-                    )
-                    .with_help(
-                        "swap the two components, or realign the component that comes first",
-                    ),
-            );
-        }
-        if let Some(i) = (0..self.state.pieces.len()).find(|&i| {
-            let q = &self.state.pieces[i].pos;
-            lex_lt(&p1, q) && lex_lt(q, &p2)
-        }) {
-            return Err(Diagnostic::new("`realign(l1, l2, n)` needs adjacent components")
-                .with_label(ctx.source, ctx.call.span.clone(), format!(
-                    "statement {} (position {}) lies between them",
-                    self.stmt_label(i),
-                    fmt_pos(&self.state.pieces[i].pos)
-                ))
-                .with_help("realign the components in between first, or tag a component that includes them"));
-        }
-        let len = p1.len();
-        if n >= len {
-            return Err(Diagnostic::new(format!(
-                "the schedules have only {} loop levels",
-                len - 1
-            ))
-            .with_label(ctx.source, ctx.call.args[2].span(), "too many common loops"));
-        }
-        let shift = add(&sub(&p1, &p2), &unit(len, n));
-        let moved: Vec<usize> = (0..self.state.pieces.len())
-            .filter(|&i| !lex_lt(&self.state.pieces[i].pos, &p2))
-            .collect();
-        self.state.map_positions(|q| {
-            if lex_lt(q, &p2) {
-                q.clone()
-            } else {
-                add(q, &shift)
-            }
-        });
-        self.touch(&moved, ctx.step);
-        Ok(())
-    }
-
-    fn lift(&mut self, ctx: &OpCtx, h: usize, n: i64) -> Result<usize, Diagnostic> {
-        let m = self.component_nonempty(ctx, h, 0)?;
-        let n = n as usize;
-        if let Some(&i) = m.iter().find(|&&i| self.state.pieces[i].depth < n) {
-            return Err(Diagnostic::new(format!(
-                "cannot lift to loop {n}: statement {} is only {} loop(s) deep",
-                self.stmt_label(i),
-                self.state.pieces[i].depth
-            ))
-            .with_label(ctx.source, ctx.call.args[1].span(), "beyond the nest depth"));
-        }
-        let prefixes: BTreeSet<Vec<Int>> = self.state.components[h]
-            .positions
-            .iter()
-            .map(|p| p[..n].to_vec())
-            .collect();
-        let positions: BTreeSet<Pos> = self
-            .state
-            .pieces
-            .iter()
-            .map(|p| p.pos.clone())
-            .filter(|q| prefixes.contains(&q[..n]))
-            .collect();
-        self.state.components.push(Component {
-            positions,
-            origin: Origin {
-                source: ctx.source.to_string(),
-                span: ctx.call.span.clone(),
-                what: "this lift".to_string(),
-            },
-        });
-        Ok(self.state.components.len() - 1)
-    }
-
-    fn affine(&mut self, ctx: &OpCtx, h: usize, f: Map, origin: &Origin) -> Result<(), Diagnostic> {
-        let members = self.component_nonempty(ctx, h, 0)?;
-        let m = self.state.n_it();
-        let (a, b) = (f.n_in(), f.n_out());
-        if a > m {
-            return Err(Diagnostic::new(format!(
-                "the map takes {a} iterator(s), but the schedules have {m} iteration dimension(s)"
-            ))
-            .with_label(&origin.source, origin.span.clone(), format!("{a} input(s)")));
-        }
-        if let Some(&i) = members
-            .iter()
-            .find(|&&i| self.state.pieces[i].depth < a && !self.padding_is_zero(i, a))
-        {
-            return Err(Diagnostic::new(format!(
-                "the map takes {a} iterator(s), but statement {} is only {} loop(s) deep",
-                self.stmt_label(i),
-                self.state.pieces[i].depth
-            ))
-            .with_label(&origin.source, origin.span.clone(), format!("{a} input(s)"))
-            .with_label(
-                ctx.source,
-                ctx.call.args[0].span(),
-                format!("contains {}", self.stmt_label(i)),
-            ));
-        }
-        if b < a {
-            return Err(Diagnostic::new(format!(
-                "the map has fewer outputs ({b}) than inputs ({a}); it cannot be one-to-one"
-            ))
-            .with_label(&origin.source, origin.span.clone(), "drops dimensions"));
-        }
-        // f must be a function defined on every iteration vector of the component.
-        let prefix = prefix_map(m, a);
-        for &i in &members {
-            let p = &self.state.pieces[i];
-            let vecs = p.domain.apply(&p.it.apply_range(&prefix));
-            let missing = vecs.subtract(&f.domain());
-            if let Some(w) = missing.sample() {
-                return Err(
-                    Diagnostic::new("the map is not defined on the whole domain")
-                        .with_label(
-                            &origin.source,
-                            origin.span.clone(),
-                            format!(
-                                "no image for [{}]{}",
-                                w.coords
-                                    .iter()
-                                    .map(Int::to_string)
-                                    .collect::<Vec<_>>()
-                                    .join(", "),
-                                param_note(&missing, &w.params)
-                            ),
-                        )
-                        .with_label(
-                            ctx.source,
-                            ctx.call.args[0].span(),
-                            format!("iteration vector of {}", self.stmt_label(i)),
-                        ),
-                );
-            }
-            let restricted = f.intersect_domain(&vecs);
-            if let Some(w) = restricted.inverse().injectivity_witness() {
-                let fmt = |v: &[Int]| v.iter().map(Int::to_string).collect::<Vec<_>>().join(", ");
-                return Err(Diagnostic::new("the map is not a function")
-                    .with_label(
-                        &origin.source,
-                        origin.span.clone(),
-                        format!(
-                            "one iteration vector has two images, [{}] and [{}]",
-                            fmt(&w.coords[..b]),
-                            fmt(&w.coords[b..])
-                        ),
-                    )
-                    .with_help(
-                        "give every output an expression (or one value) in terms of the inputs",
-                    ));
-            }
-        }
-        let rest = m - a;
-        let id_rest = {
-            let js: Vec<String> = (0..rest).map(|i| format!("r{i}")).collect();
-            let outs: Vec<_> = (0..rest).map(|i| build::input(rest, i)).collect();
-            Map::from_affine(js, &outs)
-        };
-        let g = f.product(&id_rest);
-        let pad = {
-            let js: Vec<String> = (0..m).map(|i| format!("j{i}")).collect();
-            let mut outs: Vec<_> = (0..m).map(|i| build::input(m, i)).collect();
-            outs.extend(std::iter::repeat_n(build::constant(m, Int::ZERO), b - a));
-            Map::from_affine(js, &outs)
-        };
-        // Marks follow their loop: an input the map copies unchanged to an output carries
-        // its mark there; the untouched dims after the map's inputs shift by the extra
-        // outputs; a marked loop the map rewrites is refused.
-        let mut new_marks = BTreeMap::new();
-        for &i in &members {
-            new_marks.insert(i, self.carry_marks(ctx, i, &f, origin)?);
-        }
-        let mut new_copies = BTreeMap::new();
-        for &i in &members {
-            new_copies.insert(i, self.carry_copies(ctx, i, &f, origin)?);
-        }
-        let inside: BTreeSet<Pos> = self.state.components[h].positions.clone();
-        for (i, p) in self.state.pieces.iter_mut().enumerate() {
-            if members.contains(&i) {
-                p.it = p.it.apply_range(&g).simplify();
-                p.depth += b - a;
-                p.marks = new_marks.remove(&i).unwrap_or_default();
-                p.copies = new_copies.remove(&i).unwrap_or_default();
-            } else {
-                p.it = p.it.apply_range(&pad).simplify();
-            }
-        }
-        let extra = b - a;
-        self.state.map_positions(|q| {
-            let mut r: Pos = q[..a].to_vec();
-            if inside.contains(q) {
-                r.extend(std::iter::repeat_n(Int::ZERO, extra));
-                r.extend(q[a..].iter().cloned());
-            } else {
-                r.extend(q[a..].iter().cloned());
-                r.extend(std::iter::repeat_n(Int::ZERO, extra));
-            }
-            r
-        });
-        self.touch(&members, ctx.step);
-        Ok(())
-    }
-
-    /// For member piece `i` and a map `f` over its first `f.n_in()` iteration dims: whether
-    /// output `o` of `f` equals input `d` on every iteration vector of the piece (exactly:
-    /// `o > d` and `o < d` are both empty there). Used to carry marks and copies.
-    pub(super) fn output_equals_input(&self, i: usize, f: &Map) -> impl Fn(usize, usize) -> bool {
-        let p = &self.state.pieces[i];
-        let (a, b) = (f.n_in(), f.n_out());
-        let prefix = prefix_map(self.state.n_it(), a);
-        let vecs = p.domain.apply(&p.it.apply_range(&prefix));
-        let restricted = f.intersect_domain(&vecs);
-        let np = restricted.space().params.len();
-        move |d: usize, o: usize| {
-            let mut row = vec![Int::ZERO; 1 + np + a + b];
-            row[1 + np + a + o] = Int::ONE;
-            row[1 + np + d] = Int::from(-1i64);
-            let mut above = row.clone();
-            above[0] = Int::from(-1i64);
-            let mut below: Vec<Int> = row.iter().map(|x| -x.clone()).collect();
-            below[0] = Int::from(-1i64);
-            restricted.add_constraints(&[], &[above]).is_empty()
-                && restricted.add_constraints(&[], &[below]).is_empty()
-        }
-    }
-
-    /// The marks of member piece `i` after `affine` applies `f` to its first `f.n_in()`
-    /// iteration dims: a mark on input d moves to an output equal to input d on every
-    /// iteration vector of the piece (output d first if it qualifies); a mark on a dim the
-    /// map does not read shifts by the extra outputs. A marked dim no output copies is
-    /// refused, naming the operation that set the mark.
-    fn carry_marks(
-        &self,
-        ctx: &OpCtx,
-        i: usize,
-        f: &Map,
-        origin: &Origin,
-    ) -> Result<Vec<Mark>, Diagnostic> {
-        let p = &self.state.pieces[i];
-        let (a, b) = (f.n_in(), f.n_out());
-        if p.marks.is_empty() {
-            return Ok(vec![]);
-        }
-        let copies = self.output_equals_input(i, f);
-        let mut out = vec![];
-        for mk in &p.marks {
-            let mut m = mk.clone();
-            if mk.dim >= a {
-                m.dim = mk.dim + (b - a);
-            } else {
-                let target = std::iter::once(mk.dim)
-                    .chain(0..b)
-                    .find(|&o| o < b && copies(mk.dim, o));
-                match target {
-                    Some(o) => m.dim = o,
-                    None => {
-                        return Err(Diagnostic::new(format!(
-                            "this map rewrites loop {} of statement {}, which is marked `{}`",
-                            mk.dim + 1,
-                            self.stmt_label(i),
-                            mk.kind.describe()
-                        ))
-                        .with_label(
-                            &origin.source,
-                            origin.span.clone(),
-                            format!("no output of the map equals input {}", mk.dim + 1),
-                        )
-                        .with_label(
-                            &mk.origin.source,
-                            mk.origin.span.clone(),
-                            format!("loop {} marked `{}` here", mk.dim + 1, mk.kind.describe()),
-                        )
-                        .with_label(ctx.source, ctx.call.span.clone(), "applied here")
-                        .with_help(
-                            "mark the loop after transforming it, or keep the marked loop as an output of the map",
-                        ));
-                    }
-                }
-            }
-            out.push(m);
-        }
-        Ok(out)
-    }
-
-    /// The factor of `unroll(l, k, u)`: an integer from 1 (no unrolling) to
-    /// [`MAX_UNROLL`].
-    fn unroll_factor(ctx: &OpCtx, u: &(Value, Span)) -> Result<u32, Diagnostic> {
-        match &u.0 {
-            Value::Int(i) => match i.to_i64() {
-                Some(v) if (1..=i64::from(MAX_UNROLL)).contains(&v) => Ok(v as u32),
-                _ => Err(Diagnostic::new(format!(
-                    "`unroll` needs a factor from 1 to {MAX_UNROLL}, found {i}"
-                ))
-                .with_label(ctx.source, u.1.clone(), "not a valid unroll factor")
-                .with_note(format!(
-                    "the body of the loop is repeated u times per iteration; u = 1 leaves the loop as it is, and factors above {MAX_UNROLL} are refused to keep the generated code small"
-                ))),
-            },
-            other => Err(Diagnostic::new(format!(
-                "`unroll` expects an integer factor here, found {}",
-                other.describe()
-            ))
-            .with_label(ctx.source, u.1.clone(), "not an integer")),
-        }
-    }
-
-    /// Marks loop `k` (from 1, outermost) of every piece of component `h`. A loop keeps
-    /// at most one mark: the same mark again is a no-op, a different one is refused.
-    fn mark(&mut self, ctx: &OpCtx, h: usize, k: i64, kind: MarkKind) -> Result<(), Diagnostic> {
-        let members = self.component_nonempty(ctx, h, 0)?;
-        let depth = members
-            .iter()
-            .map(|&i| self.state.pieces[i].depth)
-            .min()
-            .unwrap_or(0);
-        if k < 1 || k as usize > depth {
-            let shallow = members
-                .iter()
-                .copied()
-                .find(|&i| self.state.pieces[i].depth as i64 == depth as i64)
-                .expect("non-empty");
-            return Err(Diagnostic::new(format!(
-                "the component has no loop {k}: loops are numbered from 1, and statement {} is {} loop(s) deep",
-                self.stmt_label(shallow),
-                depth
-            ))
-            .with_label(ctx.source, ctx.call.args[1].span(), "no such loop"));
-        }
-        let dim = k as usize - 1;
-        for &i in &members {
-            if let Some(old) = self.state.pieces[i].mark_at(dim) {
-                if old.kind != kind {
-                    return Err(Diagnostic::new(format!(
-                        "loop {k} of statement {} is already marked `{}`",
-                        self.stmt_label(i),
-                        old.kind.describe()
-                    ))
-                    .with_label(
-                        ctx.source,
-                        ctx.call.span.clone(),
-                        format!("marks it `{}`", kind.describe()),
-                    )
-                    .with_label(
-                        &old.origin.source,
-                        old.origin.span.clone(),
-                        "marked here",
-                    ));
-                }
-            }
-        }
-        let mark = Mark {
-            dim,
-            kind,
-            origin: Origin {
-                source: ctx.source.to_string(),
-                span: ctx.call.span.clone(),
-                what: format!("this `{}`", ctx.call.name.text),
-            },
-            step: ctx.step,
-        };
-        for &i in &members {
-            let p = &mut self.state.pieces[i];
-            if p.mark_at(dim).is_none() {
-                p.marks.push(mark.clone());
-                p.marks.sort_by_key(|m| m.dim);
-            }
-        }
-        Ok(())
-    }
-
-    /// Is iteration dim `a-1` and beyond of piece `i` a zero pad (so a map over `a` inputs
-    /// may still apply, as in `{[i, j, 0] -> [i, j, j]}`)?
-    fn padding_is_zero(&self, i: usize, a: usize) -> bool {
-        let p = &self.state.pieces[i];
-        let m = p.it.n_out();
-        let zero = {
-            let js: Vec<String> = (0..m).map(|k| format!("j{k}")).collect();
-            // -j_k = 0 for each padded dim k
-            let eqs: Vec<_> = (p.depth..a.min(m))
-                .map(|k| build::input(m, k).iter().map(|v| -v).collect())
-                .collect();
-            Set::from_rows(js, eqs, vec![])
-        };
-        p.domain.apply(&p.it).is_subset(&zero)
-    }
-
-    fn isplit(
-        &mut self,
-        ctx: &OpCtx,
-        h: usize,
-        pred: Set,
-        origin: &Origin,
-        n: i64,
-    ) -> Result<(usize, usize), Diagnostic> {
-        let members = self.component_nonempty(ctx, h, 0)?;
-        let m = self.state.n_it();
-        let a = pred.n_dim();
-        let n = n as usize;
-        if a > m {
-            return Err(Diagnostic::new(format!(
-                "the predicate has {a} dimension(s), but the schedules have {m} iteration dimension(s)"
-            ))
-            .with_label(&origin.source, origin.span.clone(), format!("{a} dimension(s)")));
-        }
-        if let Some(&i) = members.iter().find(|&&i| self.state.pieces[i].depth < n) {
-            return Err(Diagnostic::new(format!(
-                "cannot split at loop level {n}: statement {} is only {} loop(s) deep",
-                self.stmt_label(i),
-                self.state.pieces[i].depth
-            ))
-            .with_label(ctx.source, ctx.call.args[2].span(), "too deep"));
-        }
-        let positions = self.state.components[h].positions.clone();
-        let pm = positions.iter().min().expect("non-empty").clone();
-        let pmax = positions.iter().max().expect("non-empty").clone();
-        let len = pm.len();
-        if n >= len {
-            return Err(Diagnostic::new(format!(
-                "the schedules have only {} loop levels",
-                len - 1
-            ))
-            .with_label(ctx.source, ctx.call.args[2].span(), "too deep"));
-        }
-        // The second half lands after the whole component at level n (as realign would
-        // place it), and everything after the component moves with it.
-        let shift = add(&sub(&pmax, &pm), &unit(len, n));
-        let prefix = prefix_map(m, a);
-        let mut new_pieces = vec![];
-        let mut touched = vec![];
-        for (i, p) in self.state.pieces.iter().enumerate() {
-            if members.contains(&i) {
-                // Simplified first: a predicate on tile coordinates is then a plain bound
-                // (`floor(i/4) <= 1` is `i <= 7`), and the second half's complement needs no
-                // case split.
-                let sel = pred.preimage(&p.it.apply_range(&prefix)).simplify();
-                let first = p.domain.intersect(&sel).simplify();
-                let second = p.domain.subtract(&sel).simplify();
-                let mut p1 = p.clone();
-                p1.domain = first;
-                let mut p2 = p.clone();
-                p2.domain = second;
-                p2.pos = add(&p.pos, &shift);
-                p1.touched.push(ctx.step);
-                p2.touched.push(ctx.step);
-                if !p1.domain.is_empty() {
-                    new_pieces.push(p1);
-                }
-                if !p2.domain.is_empty() {
-                    new_pieces.push(p2);
-                }
-            } else {
-                let mut q = p.clone();
-                if !lex_lt(&p.pos, &pm) {
-                    q.pos = add(&p.pos, &shift);
-                    touched.push(new_pieces.len());
-                }
-                new_pieces.push(q);
-            }
-        }
-        self.state.pieces = new_pieces;
-        self.touch(&touched, ctx.step);
-        for c in self.state.components.iter_mut() {
-            let mut out = BTreeSet::new();
-            for q in &c.positions {
-                if positions.contains(q) {
-                    out.insert(q.clone());
-                    out.insert(add(q, &shift));
-                } else if lex_lt(q, &pm) {
-                    out.insert(q.clone());
-                } else {
-                    out.insert(add(q, &shift));
-                }
-            }
-            c.positions = out;
-        }
-        let second: BTreeSet<Pos> = positions.iter().map(|q| add(q, &shift)).collect();
-        let mk = |positions: BTreeSet<Pos>, what: &str| Component {
-            positions,
-            origin: Origin {
-                source: ctx.source.to_string(),
-                span: ctx.call.span.clone(),
-                what: what.to_string(),
-            },
-        };
-        self.state
-            .components
-            .push(mk(positions, "the first half of this isplit"));
-        self.state
-            .components
-            .push(mk(second, "the second half of this isplit"));
-        let k = self.state.components.len();
-        Ok((k - 2, k - 1))
-    }
-
-    fn tile(
-        &mut self,
-        ctx: &OpCtx,
-        h: usize,
-        sizes: &[(Int, Span)],
-        span: &Span,
-    ) -> Result<(), Diagnostic> {
-        if sizes.is_empty() {
-            return Err(
-                Diagnostic::new("`tile` needs at least one size").with_label(
-                    ctx.source,
-                    span.clone(),
-                    "empty list",
-                ),
-            );
-        }
-        if let Some((s, at)) = sizes.iter().find(|(s, _)| !s.is_positive()) {
-            return Err(
-                Diagnostic::new(format!("tile sizes must be positive, found {s}")).with_label(
-                    ctx.source,
-                    at.clone(),
-                    "not a positive size",
-                ),
-            );
-        }
-        let sizes: Vec<Int> = sizes.iter().map(|(s, _)| s.clone()).collect();
-        let k = sizes.len();
-        // [i..] -> [t.., p..] : ti = floor(ii/s) and pi = ii - s*ti
-        let ins: Vec<String> = (0..k).map(|i| format!("i{i}")).collect();
-        let mut outs: Vec<String> = (0..k).map(|i| format!("t{i}")).collect();
-        outs.extend((0..k).map(|i| format!("p{i}")));
-        let strips: Vec<(usize, Int, usize, usize)> =
-            (0..k).map(|i| (i, sizes[i].clone(), i, k + i)).collect();
-        let f = Map::strip_mined(ins, outs, &strips, &[]);
-        let origin = Origin {
-            source: ctx.source.to_string(),
-            span: span.clone(),
-            what: "these tile sizes".to_string(),
-        };
-        self.affine(ctx, h, f, &origin)
-    }
 }
 
 struct OpCtx<'a> {
@@ -1815,20 +1243,6 @@ pub const BUILTINS: [&str; 13] = [
 
 /// The largest factor `unroll` accepts (each marked loop multiplies the code size by it).
 pub const MAX_UNROLL: u32 = 64;
-
-fn param_note(s: &Set, vals: &[Int]) -> String {
-    if vals.is_empty() {
-        return String::new();
-    }
-    let parts: Vec<String> = s
-        .space()
-        .params
-        .iter()
-        .zip(vals)
-        .map(|(n, v)| format!("{n} = {v}"))
-        .collect();
-    format!(" (with {})", parts.join(", "))
-}
 
 /// Levenshtein distance, for "did you mean" hints.
 fn edit_distance(a: &str, b: &str) -> usize {

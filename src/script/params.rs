@@ -8,7 +8,7 @@
 //! never computes them: the command that runs the script probes the machine (only when
 //! [`model_use`] says the script needs it) and hands the table over.
 
-use super::ast::{Item, ParamDefault, Span};
+use super::ast::{ParamDefault, ScriptItem, Span};
 use crate::diag::Diagnostic;
 use crate::presburger::Int;
 
@@ -100,7 +100,7 @@ pub fn model_use(text: &str, settings: &Settings) -> Option<bool> {
     let script = super::parse::parse_script(text, "").ok()?;
     let mut out = None;
     for item in &script.items {
-        if let Item::Param(d) = item {
+        if let ScriptItem::Param(d) = item {
             if let Some((ParamDefault::Model(_), _)) = &d.default {
                 let unset = settings.get(&d.name.text).is_none();
                 out = Some(out.unwrap_or(false) || unset);

@@ -21,12 +21,12 @@ pub fn parse_script(text: &str, source: &str) -> Result<Script, Diagnostic> {
                 let span = span(&p);
                 let s = meaningful(p).next().expect("string");
                 let raw = s.as_str();
-                items.push(Item::Import {
+                items.push(ScriptItem::Import {
                     path: raw[1..raw.len() - 1].to_string(),
                     span,
                 });
             }
-            Rule::def => items.push(Item::Def(def(p)?)),
+            Rule::def => items.push(ScriptItem::Def(def(p)?)),
             Rule::param => {
                 let start = p.as_span().start();
                 let mut it = meaningful(p).filter(|x| x.as_rule() != Rule::param_kw);
@@ -51,7 +51,7 @@ pub fn parse_script(text: &str, source: &str) -> Result<Script, Diagnostic> {
                     tune.as_ref().map(|t| t.1.end),
                 ];
                 let span = start..end.into_iter().flatten().max().unwrap_or(start);
-                items.push(Item::Param(ParamDecl {
+                items.push(ScriptItem::Param(ParamDecl {
                     name: n,
                     default,
                     tune,
@@ -59,7 +59,7 @@ pub fn parse_script(text: &str, source: &str) -> Result<Script, Diagnostic> {
                 }));
             }
             Rule::EOI => {}
-            _ => items.push(Item::Stmt(stmt(p)?)),
+            _ => items.push(ScriptItem::Stmt(stmt(p)?)),
         }
     }
     Ok(Script { items })
@@ -336,7 +336,7 @@ mod tests {
         .unwrap();
         let params: Vec<&ParamDecl> = (s.items.iter())
             .filter_map(|i| match i {
-                Item::Param(d) => Some(d),
+                ScriptItem::Param(d) => Some(d),
                 _ => None,
             })
             .collect();
@@ -362,7 +362,7 @@ mod tests {
         let s = parse_script(text, "t").unwrap();
         let params: Vec<&ParamDecl> = (s.items.iter())
             .filter_map(|i| match i {
-                Item::Param(d) => Some(d),
+                ScriptItem::Param(d) => Some(d),
                 _ => None,
             })
             .collect();
@@ -427,7 +427,7 @@ mod tests {
         .unwrap();
         assert_eq!(s.items.len(), 6);
         match &s.items[2] {
-            Item::Stmt(Stmt::Call { targets, call, .. }) => {
+            ScriptItem::Stmt(Stmt::Call { targets, call, .. }) => {
                 assert_eq!(targets.len(), 2);
                 assert_eq!(call.name.text, "isplit");
                 assert!(matches!(&call.args[1], Arg::Isl(t, _) if t == "{[i, j] : j < N/2}"));
@@ -435,7 +435,7 @@ mod tests {
             x => panic!("{x:?}"),
         }
         match &s.items[5] {
-            Item::Stmt(Stmt::Call { call, .. }) => {
+            ScriptItem::Stmt(Stmt::Call { call, .. }) => {
                 assert!(matches!(&call.args[0], Arg::Group(g, _) if g.len() == 2));
                 assert!(matches!(&call.args[1], Arg::Isl(t, _) if t.starts_with("[N] ->")));
             }
@@ -450,9 +450,9 @@ mod tests {
             "s",
         )
         .unwrap();
-        assert!(matches!(&s.items[0], Item::Import { path, .. } if path == "ops.loopy"));
+        assert!(matches!(&s.items[0], ScriptItem::Import { path, .. } if path == "ops.loopy"));
         match &s.items[2] {
-            Item::Def(d) => {
+            ScriptItem::Def(d) => {
                 assert_eq!(d.params.len(), 2);
                 assert_eq!(d.body.len(), 2);
                 assert!(matches!(&d.body[1], Stmt::Return { values, .. } if values.len() == 2));

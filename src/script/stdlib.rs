@@ -19,7 +19,7 @@ pub fn std_script() -> Script {
 mod tests {
     use super::*;
     use crate::presburger::{parse_with_constants, Int, Parsed};
-    use crate::script::ast::{Arg, Item, Stmt};
+    use crate::script::ast::{Arg, ScriptItem, Stmt};
 
     #[test]
     fn every_procedure_parses_and_its_maps_are_functions() {
@@ -28,7 +28,7 @@ mod tests {
             .items
             .iter()
             .filter_map(|i| match i {
-                Item::Def(d) => Some(d),
+                ScriptItem::Def(d) => Some(d),
                 _ => None,
             })
             .collect();

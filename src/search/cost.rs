@@ -8,7 +8,7 @@
 //! accesses the step that direction makes in the array. An access that stays put costs 0,
 //! one that walks the last dimension by one element costs 1, anything else (a step along an
 //! outer dimension, or a large step) costs [`STRIDED`], a cache line of doubles. Each
-//! statement's sum is weighted by its estimated number of instances ([`Model::work`]: the
+//! statement's sum is weighted by its estimated number of instances ([`CostModel::work`]: the
 //! product of the extents of its loops, every parameter set to [`NOMINAL`]).
 
 use super::schedule::Built;
@@ -26,7 +26,7 @@ pub const NOMINAL: i64 = 1000;
 
 /// What the cost model knows about a kernel.
 #[derive(Clone, Debug)]
-pub struct Model {
+pub struct CostModel {
     /// Per statement: the estimated number of instances.
     pub work: Vec<f64>,
     /// Per statement, per access: the subscripts' coefficients of the statement's
@@ -36,11 +36,11 @@ pub struct Model {
     dirs: Vec<Vec<i64>>,
 }
 
-impl Model {
+impl CostModel {
     /// The model of a kernel; `dirs` as in [`super::Layout::dirs`]. Loop extents are
     /// computed with the integer core under `budget` steps per statement; past it (or where
     /// a loop is unbounded) an extent is taken to be [`NOMINAL`].
-    pub fn new(scop: &Scop, dirs: &[Vec<i64>], budget_steps: u64) -> Model {
+    pub fn new(scop: &Scop, dirs: &[Vec<i64>], budget_steps: u64) -> CostModel {
         let params = &scop.params;
         let work = scop
             .statements
@@ -62,7 +62,7 @@ impl Model {
                         if !a.exact {
                             return None;
                         }
-                        let rows = super::repair::affine_rows(&a.relation, params)?;
+                        let rows = super::space::affine_rows(&a.relation, params)?;
                         let n = st.iterators.len();
                         rows.iter()
                             .map(|r| r[..n].iter().map(|x| x.to_i64()).collect())
@@ -71,7 +71,7 @@ impl Model {
                     .collect()
             })
             .collect();
-        Model {
+        CostModel {
             work,
             accesses,
             dirs: dirs.to_vec(),

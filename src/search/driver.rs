@@ -7,12 +7,12 @@
 //! What is timed first is ordered by a static cost model ([`super::cost`]): one schedule per
 //! loop structure, the cheapest first, and the changes most likely to pay first.
 
-use super::cost::{self, Model};
+use super::cost::{self, CostModel};
 use super::fusion::Outer;
 use super::schedule::Built;
 use super::script::{self, Names, Variant};
 use super::Legal;
-use crate::bench::{bench_one, Job, Outcome};
+use crate::bench::{bench_one, Job, Outcome, Verdict};
 use crate::driver::{Kernel, Run};
 use crate::presburger::budget::{self, Exhausted};
 use std::collections::HashMap;
@@ -39,13 +39,13 @@ impl Kind {
 }
 
 /// What the search is asked to do.
-pub struct Settings {
+pub struct SearchSettings {
     /// Time limit of the whole search in seconds, counted from its start: no timing starts
     /// that would not end before its phase's deadline, judging by the longest one so far.
     pub time_limit: f64,
     /// Time candidates (false: build and check them only).
     pub bench: bool,
-    /// Schedule at most this many of the legal outer interleavings (all of them when there
+    /// InterleavingSchedule at most this many of the legal outer interleavings (all of them when there
     /// are no more; [`super::fusion::Fusion::select`]).
     pub max_interleavings: usize,
     /// Tile sizes the greedy phase tries on each permutable band, in order.
@@ -72,7 +72,7 @@ pub struct Settings {
 }
 
 /// A schedule built for one interleaving.
-pub struct Schedule {
+pub struct InterleavingSchedule {
     pub interleaving: usize,
     pub kind: Kind,
     pub built: Result<Built, String>,
@@ -99,22 +99,6 @@ impl Candidate {
     }
 }
 
-pub enum Verdict {
-    Legal,
-    Illegal(String),
-    Error(String),
-}
-
-impl Verdict {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Verdict::Legal => "legal",
-            Verdict::Illegal(_) => "illegal",
-            Verdict::Error(_) => "error",
-        }
-    }
-}
-
 /// What the caller hears while the search runs.
 pub enum Event<'a> {
     /// What is being done now (for a progress line).
@@ -128,13 +112,13 @@ pub enum Event<'a> {
 }
 
 /// Everything the search found.
-pub struct Report {
+pub struct SearchReport {
     /// How many legal outer interleavings there are, and those scheduled.
     pub interleavings: Outer,
     /// Seconds to build the dependences, the space, the interleavings and the schedules of
     /// those scheduled.
     pub build_seconds: f64,
-    pub schedules: Vec<Schedule>,
+    pub schedules: Vec<InterleavingSchedule>,
     pub candidates: Vec<Candidate>,
     /// The fastest candidate: by its time at the sizes asked for when any was timed there,
     /// else by its screening time.
@@ -143,7 +127,7 @@ pub struct Report {
     pub screen_defines: Option<Vec<String>>,
 }
 
-impl Report {
+impl SearchReport {
     /// The speedup of the best candidate, and whether it was measured at the screening sizes.
     pub fn best_speedup(&self) -> Option<(f64, bool)> {
         let c = &self.candidates[self.best?];
@@ -215,24 +199,18 @@ pub fn band_orders(len: usize) -> Vec<Vec<usize>> {
 
 /// A job like `template` (kernel, options, toolchain, plan, comparison) for `script`.
 fn job_like(template: &Job, script: Option<PathBuf>) -> Job {
+    // The scripts the search writes declare no parameters.
     Job {
         name: template.name.clone(),
-        size: None,
-        kernel: template.kernel.clone(),
-        script,
-        opts: template.opts.clone(),
-        // The scripts the search writes declare no parameters.
-        settings: Default::default(),
-        toolchain: template.toolchain.clone(),
-        check_defines: vec![],
         check_cflags: template.check_cflags.clone(),
-        plan: template.plan,
-        keep: None,
-        baselines: vec![],
-        reference: None,
-        threads: vec![],
         check: template.check,
-        flops: None,
+        ..Job::new(
+            template.kernel.clone(),
+            script,
+            template.opts.clone(),
+            template.toolchain.clone(),
+            template.plan,
+        )
     }
 }
 
@@ -241,7 +219,7 @@ struct State<'a, 'b> {
     kernel: &'a Kernel,
     run: Run,
     names: Names,
-    settings: &'a Settings,
+    settings: &'a SearchSettings,
     screen_job: Option<Job>,
     candidates: Vec<Candidate>,
     /// Script text to the candidate that has it: a script is checked and timed once.
@@ -430,7 +408,7 @@ pub fn build(
 /// most work first), then the other loop orders that the cost model finds no worse than
 /// `v0`'s, then `parallel` marks, then the orders it finds worse (cheapest first).
 pub fn changes(
-    model: &Model,
+    model: &CostModel,
     b: &Built,
     v0: &Variant,
     tile_sizes: &[u32],
@@ -510,9 +488,9 @@ pub fn own_interleaving(names: &Names, iters: &[usize]) -> Vec<Vec<usize>> {
 /// `Err` when the integer core runs out of budget building the space.
 pub fn search(
     kernel: &Kernel,
-    settings: &Settings,
+    settings: &SearchSettings,
     on: &mut dyn FnMut(Event),
-) -> Result<Report, Exhausted> {
+) -> Result<SearchReport, Exhausted> {
     let start = Instant::now();
     let (run, legal, il) = budget::with_budget(settings.budget, || {
         let mut run = Run::start(kernel);
@@ -532,7 +510,7 @@ pub fn search(
         for kind in [Kind::Bands, Kind::Fused] {
             let built = budget::with_budget(settings.budget, || build(&legal, c, kind, &mut memo))
                 .unwrap_or_else(|e| Err(e.to_string()));
-            schedules.push(Schedule {
+            schedules.push(InterleavingSchedule {
                 interleaving: k,
                 kind,
                 built,
@@ -570,7 +548,7 @@ pub fn search(
     let t0 = start;
     let limit = settings.time_limit.max(0.0);
     let end = t0 + Duration::from_secs_f64(limit);
-    let model = Model::new(&kernel.scop, &legal.layout.dirs, settings.budget);
+    let model = CostModel::new(&kernel.scop, &legal.layout.dirs, settings.budget);
     // Every schedule as built is a candidate, checked.
     let mut base: Vec<Option<usize>> = vec![None; schedules.len()];
     for (k, sc) in schedules.iter().enumerate() {
@@ -726,7 +704,7 @@ pub fn search(
             .map(|(c, _)| c)
     };
     let best = pick(&|c| c.timing.map(|t| t.2)).or_else(|| pick(&|c| c.screen.map(|t| t.2)));
-    Ok(Report {
+    Ok(SearchReport {
         interleavings: il,
         build_seconds,
         schedules,

@@ -6,10 +6,8 @@
 
 pub mod cost;
 pub mod driver;
-pub mod edit;
 pub mod fuse;
 pub mod fusion;
-pub mod repair;
 pub mod schedule;
 pub mod script;
 pub mod space;

@@ -25,7 +25,7 @@
 //! holds the signs; everything that turns coefficients into a function of the iterators
 //! ([`Layout::eval`], the Farkas rows, the exact per-edge test) applies them.
 
-use crate::presburger::row::Row;
+use crate::presburger::row::{cancel, Row};
 use crate::presburger::{Basic, Int, Map};
 use crate::verify::{Dependence, Program};
 use std::cell::OnceCell;
@@ -605,6 +605,57 @@ fn dedup(rows: Vec<(Row, BTreeSet<usize>)>) -> Vec<(Row, BTreeSet<usize>)> {
     out
 }
 
+/// The rows of an iteration map `S[i] -> [j1 .. jM]` whose every output is an affine
+/// function of the iterators and parameters: per output, `[iterators | parameters |
+/// constant]` (parameters in the order of `params`). `None` for anything else (a union, a
+/// floor division, a non-unit denominator).
+pub fn affine_rows(it: &Map, params: &[String]) -> Option<Vec<Vec<Int>>> {
+    let it = it.align_params(params);
+    let [b] = it.parts() else {
+        return None;
+    };
+    let (np, ni, no) = (params.len(), it.n_in(), it.n_out());
+    let out0 = 1 + np + ni;
+    let mut eqs: Vec<Row> = b.eqs.clone();
+    let mut pivots: Vec<usize> = vec![];
+    for k in 0..no {
+        let c = out0 + k;
+        let p = (0..eqs.len()).find(|r| !pivots.contains(r) && !eqs[*r][c].is_zero())?;
+        let pr = eqs[p].clone();
+        for (r, e) in eqs.iter_mut().enumerate() {
+            if r != p {
+                cancel(e, &pr, c);
+            }
+        }
+        pivots.push(p);
+    }
+    let mut out = vec![];
+    for (k, &p) in pivots.iter().enumerate() {
+        let r = &eqs[p];
+        if r[out0 + no..].iter().any(|v| !v.is_zero()) {
+            return None;
+        }
+        let a = &r[out0 + k];
+        let mut row = vec![];
+        let take = |v: &Int| -> Option<Int> {
+            if v.mod_floor(a).is_zero() {
+                Some(-&v.div_exact(a))
+            } else {
+                None
+            }
+        };
+        for x in &r[1 + np..out0] {
+            row.push(take(x)?);
+        }
+        for x in &r[1..1 + np] {
+            row.push(take(x)?);
+        }
+        row.push(take(&r[0])?);
+        out.push(row);
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -638,5 +689,24 @@ mod tests {
         let mut out = eliminate(eqs, ineqs, 1);
         out.sort();
         assert_eq!(out, vec![row(&[0, 1]), row(&[1, -1])]);
+    }
+
+    fn ints(v: &[i64]) -> Vec<Int> {
+        v.iter().map(|&x| Int::from(x)).collect()
+    }
+
+    #[test]
+    fn affine_rows_of_maps() {
+        let params = vec!["N".to_string()];
+        let m = crate::presburger::parse_map("[N] -> { S[i, j] -> [j + 2i + N - 1, i] }", &params)
+            .unwrap();
+        // [iterators | parameters | constant] per output.
+        assert_eq!(
+            affine_rows(&m, &params),
+            Some(vec![ints(&[2, 1, 1, -1]), ints(&[1, 0, 0, 0])])
+        );
+        // A tiling (a floor division) has no affine rows.
+        let t = crate::presburger::parse_map("{ S[i] -> [floor(i / 32), i] }", &[]).unwrap();
+        assert_eq!(affine_rows(&t, &[]), None);
     }
 }

@@ -27,10 +27,10 @@
 //! unstaged ones, and the inner fill and write-back touch only the elements those
 //! instances touch, inside the outer window).
 
-use super::check::{
+use super::deps::{AccessKind, Program};
+use super::violation::{
     eval, fmt_vec, name_of, named_params, with_params, Instance, Violation, ViolationKind,
 };
-use super::deps::{AccessKind, Program};
 use crate::diag::Diagnostic;
 use crate::model::copy::{outer_of, CopyPlan};
 use crate::model::state::{CopyMark, Piece};

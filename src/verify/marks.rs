@@ -22,11 +22,11 @@
 //! own copy (OpenMP's `reduction` clause), and nothing else inside the loop observes the
 //! partial values. Any other dependence the loop carries is refused as for `parallel`.
 
-use super::check::{
+use super::deps::{at_level, joint_raw, DepKind, Dependence, Order, Program};
+use super::violation::{
     element, eval, fmt_vec, joint_params, name_of, named_params, with_params, Instance, Violation,
     ViolationKind,
 };
-use super::deps::{at_level, joint_raw, DepKind, Dependence, Order, Program};
 use crate::diag::Diagnostic;
 use crate::model::state::{Mark, MarkKind, Piece, RedOp};
 use crate::presburger::{Int, Map};

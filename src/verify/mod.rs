@@ -6,8 +6,10 @@ pub mod copies;
 pub mod deps;
 pub mod marks;
 pub mod slices;
+pub mod violation;
 
-pub use check::{check, report, Instance, Violation, ViolationKind};
+pub use check::check;
 pub use copies::{check_copies, copy_report, CopyViolation};
 pub use deps::{dependences, Access, AccessKind, DepKind, Dependence, Level, Program, StmtInfo};
 pub use marks::{check_marks, mark_report, MarkViolation};
+pub use violation::{report, Instance, Violation, ViolationKind};

@@ -17,13 +17,96 @@
 //! range.
 
 use super::deps::{Dependence, Program};
+use crate::model::state::State;
 use crate::presburger::{Int, Set};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+
+/// The segments of a kernel when none is named: the statements of each outermost loop nest
+/// (the pieces with the same first position), in program order, each labelled with its
+/// statements' names.
+pub fn nest_segments(state: &State) -> Vec<(String, Vec<usize>)> {
+    let names = &state.stmt_names;
+    let mut by_nest: BTreeMap<_, Vec<usize>> = BTreeMap::new();
+    for p in &state.pieces {
+        let v = by_nest.entry(p.pos[0].clone()).or_default();
+        if !v.contains(&p.stmt) {
+            v.push(p.stmt);
+        }
+    }
+    by_nest
+        .into_values()
+        .map(|v| {
+            let label = v
+                .iter()
+                .map(|&s| names[s].clone())
+                .collect::<Vec<_>>()
+                .join(", ");
+            (label, v)
+        })
+        .collect()
+}
+
+/// The segment of a tag: the statements of its component, sorted; `None` when the kernel
+/// has no such tag.
+pub fn tag_segment(state: &State, tag: &str) -> Option<Vec<usize>> {
+    let &h = state.handles.get(tag)?;
+    let mut v: Vec<usize> = state
+        .members(&state.components[h].positions)
+        .into_iter()
+        .map(|i| state.pieces[i].stmt)
+        .collect();
+    v.sort();
+    v.dedup();
+    Some(v)
+}
+
+/// The valid slices of every segment and which slices of different segments fuse.
+pub struct Slicing {
+    /// Per segment, its valid slices.
+    pub slices: Vec<Vec<Slice>>,
+    /// Every slice as (segment, index in its segment), numbered in this order.
+    pub index: Vec<(usize, usize)>,
+    /// Fusable pairs `(x, y, alignment)`: slice `x` of an earlier segment with slice `y` of
+    /// a later one (numbers into `index`), the second shifted by the alignment.
+    pub fusable: Vec<(usize, usize, i64)>,
+}
+
+/// The slices of each segment with alignments in `[-r, r]`, and the fusable pairs.
+pub fn slice_segments(
+    program: &Program,
+    deps: &[Dependence],
+    segments: &[Vec<usize>],
+    r: i64,
+) -> Slicing {
+    let mut oracle = Oracle::new(program, deps);
+    let slices: Vec<Vec<Slice>> = segments.iter().map(|seg| oracle.slices(seg, r)).collect();
+    let mut index = vec![];
+    for (si, ss) in slices.iter().enumerate() {
+        for j in 0..ss.len() {
+            index.push((si, j));
+        }
+    }
+    let mut fusable = vec![];
+    for (x, &(s1, j1)) in index.iter().enumerate() {
+        for (y, &(s2, j2)) in index.iter().enumerate() {
+            if s1 < s2 {
+                if let Some(al) = oracle.fusable(&slices[s1][j1], &slices[s2][j2], r) {
+                    fusable.push((x, y, al));
+                }
+            }
+        }
+    }
+    Slicing {
+        slices,
+        index,
+        fusable,
+    }
+}
 
 /// One statement's slicing loop (level from 1 = outermost of its loops in the kernel) and
 /// alignment.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub struct SliceEntry {
     pub stmt: usize,
     pub level: usize,
     pub align: i64,
@@ -32,7 +115,7 @@ pub struct Entry {
 /// A valid computation slice of a segment.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Slice {
-    pub entries: Vec<Entry>,
+    pub entries: Vec<SliceEntry>,
     /// Other valid alignment vectors (first statement at 0) for the same slicing loops.
     pub alternatives: usize,
 }
@@ -120,7 +203,7 @@ impl<'a> Oracle<'a> {
                     .iter()
                     .zip(&lv)
                     .zip(best)
-                    .map(|((&stmt, &l), &align)| Entry {
+                    .map(|((&stmt, &l), &align)| SliceEntry {
                         stmt,
                         level: l + 1,
                         align,

@@ -386,10 +386,10 @@ impl<'a> Builder<'a> {
             };
         }
         match info.levels.first() {
-            Some(Level::Array) if !param => Storage::Variable { pointed: true },
-            Some(Level::Pointer) => Storage::Pointer {
+            Some(DeclLevel::Array) if !param => Storage::Variable { pointed: true },
+            Some(DeclLevel::Pointer) => Storage::Pointer {
                 contiguous: info.levels.len() >= rank
-                    && info.levels[1..rank].iter().all(|l| *l == Level::Array),
+                    && info.levels[1..rank].iter().all(|l| *l == DeclLevel::Array),
                 param,
             },
             _ => Storage::Pointer {

@@ -136,8 +136,8 @@ impl<'a> Builder<'a> {
                         .get(&p.name)
                         .map(|i| i.levels.clone())
                         .unwrap_or_default();
-                    let arrays = levels.first() == Some(&Level::Pointer)
-                        && levels[1..].iter().all(|l| *l == Level::Array);
+                    let arrays = levels.first() == Some(&DeclLevel::Pointer)
+                        && levels[1..].iter().all(|l| *l == DeclLevel::Array);
                     let text = written(&p.span);
                     let specifiers = p
                         .specifiers

@@ -23,7 +23,7 @@ mod updates;
 
 use super::srcmap::{normalize, SourceMap};
 use super::symbols::{
-    declarator_name, declarator_rank, is_function, Level, Scope, Symbols, TypeClass,
+    declarator_name, declarator_rank, is_function, DeclLevel, Scope, Symbols, TypeClass,
 };
 use crate::diag::Diagnostic;
 use crate::model::aff::{self, LinExpr};

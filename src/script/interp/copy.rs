@@ -11,103 +11,53 @@
 //! the staged statements must be a product with `s` (`s * A[i][k]`), which reads the
 //! buffer's element instead (`model::copy` checks the statements' text).
 
-use super::{Interpreter, OpCtx, Value};
+use super::args::Form;
+use super::{Interpreter, OpCtx};
 use crate::diag::Diagnostic;
 use crate::model::state::{CopyMark, Origin, COPY_LIMIT};
 use crate::presburger::Map;
-use crate::script::ast::{Arg, Name};
+use crate::script::ast::Name;
 
 impl Interpreter {
     pub(super) fn copy(&mut self, ctx: &OpCtx) -> Result<(), Diagnostic> {
         let call = ctx.call;
         let scaled = call.name.text == "copy_scaled";
         // copy(l, k, A, [limit]) or copy_scaled(l, k, A, s, [limit]).
-        let fixed = if scaled { 4 } else { 3 };
-        if call.args.len() != fixed && call.args.len() != fixed + 1 {
-            let (usage, expected) = if scaled {
-                ("(l, k, A, s, [limit])", "expected copy_scaled(l, k, A, s)")
-            } else {
-                ("(l, k, A, [limit])", "expected copy(l, k, A)")
-            };
-            return Err(Diagnostic::new(format!(
-                "`{}` takes {fixed} or {} arguments {usage}, {} given",
-                call.name.text,
-                fixed + 1,
-                call.args.len()
-            ))
-            .with_label(ctx.source, call.span.clone(), expected));
-        }
-        let l = (
-            self.eval(&call.args[0], ctx.frame, ctx.source)?,
-            call.args[0].span(),
-        );
-        let k = (
-            self.eval(&call.args[1], ctx.frame, ctx.source)?,
-            call.args[1].span(),
-        );
-        let h = self.handle(ctx, &l)?;
-        let k = self.int(ctx, &k)?;
-        let name_arg = |a: &Arg, what: &str| -> Result<Name, Diagnostic> {
-            match a {
-                // A procedure's parameter bound to an array names that array.
-                Arg::Ident(n) => Ok(match ctx.frame.get(&n.text) {
-                    Some(Value::Array(a)) => Name {
-                        text: a.clone(),
-                        span: n.span.clone(),
-                    },
-                    _ => n.clone(),
-                }),
-                a => Err(Diagnostic::new(format!(
-                    "`{}` expects the name of {what} here",
-                    call.name.text
-                ))
-                .with_label(
-                    ctx.source,
-                    a.span(),
-                    format!("not the name of {what}"),
-                )),
+        let form = if scaled {
+            Form {
+                fixed: 4,
+                usage: "(l, k, A, s, [limit])",
+                expected: "expected copy_scaled(l, k, A, s)",
+                op: "copy",
+                limited: "a copy",
+            }
+        } else {
+            Form {
+                fixed: 3,
+                usage: "(l, k, A, [limit])",
+                expected: "expected copy(l, k, A)",
+                op: "copy",
+                limited: "a copy",
             }
         };
-        let array = name_arg(&call.args[2], "an array")?;
+        let (h, k) = self.loop_args(ctx, &form)?;
+        let name_arg = |at: usize, what: &str| {
+            Self::name_arg(
+                ctx,
+                at,
+                &format!("`{}` expects the name of {what} here", call.name.text),
+                &format!("not the name of {what}"),
+            )
+        };
+        let array = name_arg(2, "an array")?;
         let scale = if scaled {
-            let s = name_arg(&call.args[3], "a scalar")?;
+            let s = name_arg(3, "a scalar")?;
             self.scalar_factor(ctx, &s)?;
             Some(s.text)
         } else {
             None
         };
-        let limit = match call.args.get(fixed) {
-            None => COPY_LIMIT,
-            Some(a) => {
-                let v = self.eval(a, ctx.frame, ctx.source)?;
-                match &v {
-                    super::Value::Int(i) => match i.to_i64().filter(|x| *x >= 1) {
-                        Some(x) => x as u64,
-                        None => {
-                            return Err(Diagnostic::new(
-                                "the limit of a copy is a positive number of elements",
-                            )
-                            .with_label(
-                                ctx.source,
-                                a.span(),
-                                format!("{i}"),
-                            ))
-                        }
-                    },
-                    other => {
-                        return Err(Diagnostic::new(format!(
-                            "`copy` expects a number of elements here, found {}",
-                            other.describe()
-                        ))
-                        .with_label(
-                            ctx.source,
-                            a.span(),
-                            "not an integer",
-                        ))
-                    }
-                }
-            }
-        };
+        let limit = self.limit_arg(ctx, &form, COPY_LIMIT)?;
         if !self.state.arrays.is_empty() && !self.state.arrays.iter().any(|a| a.0 == array.text) {
             let mut d = Diagnostic::new(format!("the kernel has no array `{}`", array.text))
                 .with_label(ctx.source, array.span.clone(), "not an array of the region");

@@ -4,65 +4,31 @@
 //! read and the state's accesses of those statements are redirected to the storage, so
 //! that every later step (and `copy`) sees the expanded program.
 
-use super::{Interpreter, OpCtx, Value};
+use super::args::Form;
+use super::{Interpreter, OpCtx};
 use crate::diag::Diagnostic;
 use crate::model::expand::EXPAND_LIMIT;
 use crate::model::state::Origin;
-use crate::script::ast::Arg;
 
 impl Interpreter {
     pub(super) fn expand(&mut self, ctx: &OpCtx) -> Result<(), Diagnostic> {
         let call = ctx.call;
-        if call.args.len() != 3 && call.args.len() != 4 {
-            return Err(Diagnostic::new(format!(
-                "`expand` takes 3 or 4 arguments (l, k, x, [limit]), {} given",
-                call.args.len()
-            ))
-            .with_label(ctx.source, call.span.clone(), "expected expand(l, k, x)"));
-        }
-        let l = (
-            self.eval(&call.args[0], ctx.frame, ctx.source)?,
-            call.args[0].span(),
-        );
-        let k = (
-            self.eval(&call.args[1], ctx.frame, ctx.source)?,
-            call.args[1].span(),
-        );
-        let h = self.handle(ctx, &l)?;
-        let k = self.int(ctx, &k)?;
-        let name = match &call.args[2] {
-            Arg::Ident(n) => match ctx.frame.get(&n.text) {
-                Some(Value::Array(a)) => (a.clone(), n.span.clone()),
-                _ => (n.text.clone(), n.span.clone()),
-            },
-            a => {
-                return Err(Diagnostic::new(
-                    "`expand` expects the name of a variable of the kernel here",
-                )
-                .with_label(ctx.source, a.span(), "not a name"))
-            }
+        let form = Form {
+            fixed: 3,
+            usage: "(l, k, x, [limit])",
+            expected: "expected expand(l, k, x)",
+            op: "expand",
+            limited: "an expansion",
         };
-        let limit = match call.args.get(3) {
-            None => EXPAND_LIMIT,
-            Some(a) => match self.eval(a, ctx.frame, ctx.source)? {
-                Value::Int(i) => match i.to_i64().filter(|x| *x >= 1) {
-                    Some(x) => x as u64,
-                    None => {
-                        return Err(Diagnostic::new(
-                            "the limit of an expansion is a positive number of elements",
-                        )
-                        .with_label(ctx.source, a.span(), format!("{i}")))
-                    }
-                },
-                other => {
-                    return Err(Diagnostic::new(format!(
-                        "`expand` expects a number of elements here, found {}",
-                        other.describe()
-                    ))
-                    .with_label(ctx.source, a.span(), "not an integer"))
-                }
-            },
-        };
+        let (h, k) = self.loop_args(ctx, &form)?;
+        let name = Self::name_arg(
+            ctx,
+            2,
+            "`expand` expects the name of a variable of the kernel here",
+            "not a name",
+        )?;
+        let name = (name.text, name.span);
+        let limit = self.limit_arg(ctx, &form, EXPAND_LIMIT)?;
         // The variable by its model name (the C name where they agree).
         let Some(array) = self
             .state

@@ -1,8 +1,17 @@
-//! Small changes to a script, smallest first: what `loopy suggest` tries (docs/search.md).
+//! `loopy suggest`: for an illegal script, the smallest change that the checker accepts.
+//! The changes tried are a fixed list of small edits of the script (other values of a skew
+//! factor or a shift, other fusion depths, skews before a tiling; here) and the changes
+//! computed from the legal-schedule space of `search::space` (`repair`), merged smallest
+//! first; each is checked by the ordinary checker (docs/search.md, "`loopy suggest`").
+//!
+//! Uses `driver`, `script` (parsing) and `search` (the space); nothing imports it but the
+//! CLI.
+
+pub mod repair;
 
 use crate::driver::{Kernel, Run};
 use crate::presburger::budget;
-use crate::script::ast::{Arg, Item, Stmt};
+use crate::script::ast::{Arg, ScriptItem, Stmt};
 use crate::script::parse::parse_script;
 use std::path::Path;
 
@@ -51,7 +60,7 @@ pub fn changes(text: &str, name: &str) -> Vec<Change> {
         format!("{}{with}{}", &text[..span.start], &text[span.end..])
     };
     for item in &script.items {
-        let Item::Stmt(Stmt::Call { call, span, .. }) = item else {
+        let ScriptItem::Stmt(Stmt::Call { call, span, .. }) = item else {
             continue;
         };
         let op = call.name.text.as_str();
@@ -168,7 +177,7 @@ pub fn all_changes(
     base: &Path,
     limit: u64,
 ) -> Vec<Change> {
-    let mut out = super::repair::space_changes_within(kernel, run, text, name, base, limit);
+    let mut out = repair::space_changes_within(kernel, run, text, name, base, limit);
     out.extend(changes(text, name));
     out.sort_by_key(|c| (c.cost, !c.space));
     let mut seen = std::collections::HashSet::new();

@@ -1,5 +1,5 @@
 //! Repairs drawn from the legal-schedule space: for an illegal script, changes computed from
-//! the Farkas space of `space.rs` rather than taken from a fixed list (docs/search.md,
+//! the Farkas space of `search::space` rather than taken from a fixed list (docs/search.md,
 //! "`loopy suggest`").
 //!
 //! The schedule a script leaves is read back from the interpreter's state as one affine row
@@ -29,70 +29,20 @@
 //! left out when its schedule cannot be read); every change is checked again by the
 //! ordinary checker before it is shown.
 
-use super::edit::Change;
-use super::space::Legal;
+use super::Change;
 use crate::driver::{Kernel, Run};
 use crate::model::state::State;
-use crate::presburger::row::{cancel, Row};
-use crate::presburger::{budget, Basic, Int, Map};
-use crate::script::ast::{Arg, Item, Stmt};
+use crate::presburger::row::Row;
+use crate::presburger::{budget, Basic, Int};
+use crate::script::ast::{Arg, ScriptItem, Stmt};
 use crate::script::parse::parse_script;
+use crate::search::space::affine_rows;
+use crate::search::space::Legal;
 use std::path::Path;
 
 /// The schedule of every statement, level by level (`p0, j1, p1, …, jM, pM`), each level a
 /// whole-layout coefficient vector.
 pub type Levels = Vec<Vec<Int>>;
-
-/// The rows of an iteration map `S[i] -> [j1 .. jM]` whose every output is an affine
-/// function of the iterators and parameters: per output, `[iterators | parameters |
-/// constant]` (parameters in the order of `params`). `None` for anything else (a union, a
-/// floor division, a non-unit denominator).
-pub fn affine_rows(it: &Map, params: &[String]) -> Option<Vec<Vec<Int>>> {
-    let it = it.align_params(params);
-    let [b] = it.parts() else {
-        return None;
-    };
-    let (np, ni, no) = (params.len(), it.n_in(), it.n_out());
-    let out0 = 1 + np + ni;
-    let mut eqs: Vec<Row> = b.eqs.clone();
-    let mut pivots: Vec<usize> = vec![];
-    for k in 0..no {
-        let c = out0 + k;
-        let p = (0..eqs.len()).find(|r| !pivots.contains(r) && !eqs[*r][c].is_zero())?;
-        let pr = eqs[p].clone();
-        for (r, e) in eqs.iter_mut().enumerate() {
-            if r != p {
-                cancel(e, &pr, c);
-            }
-        }
-        pivots.push(p);
-    }
-    let mut out = vec![];
-    for (k, &p) in pivots.iter().enumerate() {
-        let r = &eqs[p];
-        if r[out0 + no..].iter().any(|v| !v.is_zero()) {
-            return None;
-        }
-        let a = &r[out0 + k];
-        let mut row = vec![];
-        let take = |v: &Int| -> Option<Int> {
-            if v.mod_floor(a).is_zero() {
-                Some(-&v.div_exact(a))
-            } else {
-                None
-            }
-        };
-        for x in &r[1 + np..out0] {
-            row.push(take(x)?);
-        }
-        for x in &r[1..1 + np] {
-            row.push(take(x)?);
-        }
-        row.push(take(&r[0])?);
-        out.push(row);
-    }
-    Some(out)
-}
 
 /// The schedule a state gives, level by level, when every statement is one piece with an
 /// affine iteration map, in the space's coordinates (iterator coefficients over the
@@ -423,7 +373,7 @@ pub fn space_changes(
         .items
         .iter()
         .filter_map(|it| match it {
-            Item::Stmt(s) => Some(s.span()),
+            ScriptItem::Stmt(s) => Some(s.span()),
             _ => None,
         })
         .collect();
@@ -431,7 +381,7 @@ pub fn space_changes(
         .items
         .iter()
         .filter_map(|it| match it {
-            Item::Stmt(Stmt::Call { call, span, .. }) => Some((call, span.clone())),
+            ScriptItem::Stmt(Stmt::Call { call, span, .. }) => Some((call, span.clone())),
             _ => None,
         })
         .collect();
@@ -845,7 +795,7 @@ pub fn space_changes_within(
     };
     const OPS: [&str; 6] = ["skew", "shift", "realign", "fuse", "distribute", "tile"];
     let repairable = script.items.iter().any(|it| {
-        matches!(it, Item::Stmt(Stmt::Call { call, .. })
+        matches!(it, ScriptItem::Stmt(Stmt::Call { call, .. })
             if OPS.contains(&call.name.text.as_str()))
     });
     if !repairable {
@@ -881,21 +831,6 @@ mod tests {
 
     fn ints(v: &[i64]) -> Vec<Int> {
         v.iter().map(|&x| Int::from(x)).collect()
-    }
-
-    #[test]
-    fn affine_rows_of_maps() {
-        let params = vec!["N".to_string()];
-        let m = crate::presburger::parse_map("[N] -> { S[i, j] -> [j + 2i + N - 1, i] }", &params)
-            .unwrap();
-        // [iterators | parameters | constant] per output.
-        assert_eq!(
-            affine_rows(&m, &params),
-            Some(vec![ints(&[2, 1, 1, -1]), ints(&[1, 0, 0, 0])])
-        );
-        // A tiling (a floor division) has no affine rows.
-        let t = crate::presburger::parse_map("{ S[i] -> [floor(i / 32), i] }", &[]).unwrap();
-        assert_eq!(affine_rows(&t, &[]), None);
     }
 
     #[test]
