@@ -479,7 +479,7 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
             &name,
             separate_check,
             &a,
-            job.check,
+            Some(job.check),
             &first_env,
         );
         add_other(
@@ -515,7 +515,9 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
                 &format!("{s}.reference"),
                 separate_check,
                 &a,
-                reference.tolerance.map_or(job.check, Check::Relative),
+                reference
+                    .compare
+                    .then(|| reference.tolerance.map_or(job.check, Check::Relative)),
                 &other_env,
             )
         });
@@ -821,7 +823,7 @@ fn prepare_other(
     name: &str,
     separate_check: bool,
     original: &native::Outcome,
-    check: Check,
+    check: Option<Check>,
     env: &[(String, String)],
 ) -> Result<(PathBuf, f64), OtherResult> {
     toolchain.available().map_err(OtherResult::Skipped)?;
@@ -840,6 +842,20 @@ fn prepare_other(
         exe.clone()
     };
     let out = native::run_with_env(&check_exe, env).map_err(OtherResult::Failed)?;
+    let Some(check) = check else {
+        // Not compared (a reference's `compare = false`): it must run to completion, which
+        // is where such a program checks its own result.
+        if !out.success() {
+            return Err(OtherResult::Failed(
+                plain(format!(
+                    "its check run failed ({}); its output is not compared with the original's, so it must check its own result and succeed",
+                    out.status
+                ))
+                .with_stderr(&out.stderr),
+            ));
+        }
+        return Ok((exe, 0.0));
+    };
     let ignore_time = job.plan.clock == Clock::Stdout;
     match native::compare_with(original, &out, ignore_time, check) {
         Ok(r) => Ok((exe, r)),
@@ -989,14 +1005,21 @@ pub fn outcome_json(job: &Job, o: &Outcome) -> Json {
                         v.push(("times", stats_json(&Stats::of(samples), samples)));
                         v.push((what, Json::Num(r)));
                         v.push(("gflops", gflops(Stats::of(samples).median)));
-                        let used = match (o.kind, job.reference.as_ref().and_then(|r| r.tolerance))
-                        {
-                            (OtherKind::Reference, Some(t)) => Check::Relative(t),
-                            _ => job.check,
+                        let used = match (o.kind, job.reference.as_ref()) {
+                            (OtherKind::Reference, Some(r)) if !r.compare => None,
+                            (OtherKind::Reference, Some(r)) => {
+                                Some(r.tolerance.map_or(job.check, Check::Relative))
+                            }
+                            _ => Some(job.check),
                         };
-                        v.push(("check", Json::str(used.describe())));
-                        if let Check::Relative(_) = used {
-                            v.push(("max_relative_difference", Json::Num(*check)));
+                        match used {
+                            None => v.push(("check", Json::str("not compared"))),
+                            Some(used) => {
+                                v.push(("check", Json::str(used.describe())));
+                                if let Check::Relative(_) = used {
+                                    v.push(("max_relative_difference", Json::Num(*check)));
+                                }
+                            }
                         }
                     }
                     OtherResult::Skipped(m) => {
@@ -1352,6 +1375,14 @@ pub fn table(results: &[(Job, Outcome)], compiler: &str, plan: &Plan) -> String 
                 for other in &extra.others {
                     if let Some(p) = other.problem() {
                         notes.push(format!("{}: {}: {p}", j.label(), other.title()));
+                    } else if other.kind == OtherKind::Reference
+                        && j.reference.as_ref().is_some_and(|r| !r.compare)
+                    {
+                        notes.push(format!(
+                            "{}: {}: its output is not compared with the original's (`compare = false`)",
+                            j.label(),
+                            other.title()
+                        ));
                     }
                 }
                 writeln!(s)
