@@ -944,7 +944,11 @@ reference = {{ name = "fails", source = "{d}/fails.c", compare = false }}
     let r = by_name("uncompared");
     assert_eq!(r["reference"]["status"], "ok", "{out}");
     assert_eq!(r["reference"]["check"], "not compared", "{out}");
-    assert_eq!(by_name("compared")["reference"]["status"], "differ", "{out}");
+    assert_eq!(
+        by_name("compared")["reference"]["status"],
+        "differ",
+        "{out}"
+    );
     assert_eq!(by_name("failing")["reference"]["status"], "error", "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -296,10 +296,17 @@ fn blocked_code_keeps_conditions_and_indirect_accesses_with_their_statements() {
             search += 1;
         } else if line.starts_with("A[p[") {
             let (row, j, rest) = two_subscripts(line).unwrap();
-            let k = row.strip_prefix("p[").and_then(|x| x.strip_suffix(']')).unwrap();
-            let stored = rest.strip_prefix(" = loopy_t_x[").unwrap_or_else(|| panic!("{line}"));
+            let k = row
+                .strip_prefix("p[")
+                .and_then(|x| x.strip_suffix(']'))
+                .unwrap();
+            let stored = rest
+                .strip_prefix(" = loopy_t_x[")
+                .unwrap_or_else(|| panic!("{line}"));
             assert!(
-                stored.starts_with(&format!("{k}][")) && stored.contains(&j) && stored.ends_with("];"),
+                stored.starts_with(&format!("{k}]["))
+                    && stored.contains(&j)
+                    && stored.ends_with("];"),
                 "{line}"
             );
             put += 1;
@@ -309,7 +316,10 @@ fn blocked_code_keeps_conditions_and_indirect_accesses_with_their_statements() {
             pick += 1;
         } else if let Some(rest) = line.strip_prefix("mu = fabs(") {
             let (r, c, _) = two_subscripts(rest).unwrap_or_else(|| panic!("{line}"));
-            assert_eq!((line, &r), (format!("mu = fabs(A[{r}][{c}]);").as_str(), &c));
+            assert_eq!(
+                (line, &r),
+                (format!("mu = fabs(A[{r}][{c}]);").as_str(), &c)
+            );
         } else if let Some(rest) = line.strip_prefix("p[") {
             let k = rest.split(']').next().unwrap();
             assert_eq!(line, format!("p[{k}] = {k};"));

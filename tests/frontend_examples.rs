@@ -321,7 +321,10 @@ fn pivoting_lu_search_is_opaque_and_swap_approximate() {
         .filter(|a| a.kind == loopy::model::AccessKind::Write)
         .map(|a| (a.array.as_str(), a.exact))
         .collect();
-    assert!(writes.contains(&("mu", false)) && writes.contains(&("p", false)), "{writes:?}");
+    assert!(
+        writes.contains(&("mu", false)) && writes.contains(&("p", false)),
+        "{writes:?}"
+    );
     for label in ["Pick", "Put"] {
         let st = stmt(label);
         assert!(st.opaque.is_none(), "{label}");

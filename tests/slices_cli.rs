@@ -122,7 +122,10 @@ fn pivoting_lu_has_the_papers_slices_once_t_is_expanded() {
     let slice_j = "{Piv: k, Max: k, Search: k, Save: j, Pick: j, Put: j, Scale: k, Update: j}";
     let (code, out, err) = common::loopy(&["slices", kernel]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("1 valid slice(s)") && out.contains(slice_k), "{out}");
+    assert!(
+        out.contains("1 valid slice(s)") && out.contains(slice_k),
+        "{out}"
+    );
     assert!(!out.contains(slice_j), "{out}");
     let prefix = "tests/data/slices/lu_pivot_expand.loopy";
     let (code, out, err) = common::loopy(&["slices", kernel, "--prefix", prefix]);
@@ -166,8 +169,12 @@ fn slices_prefix_may_only_expand() {
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("the kernel has no variable `nope`"), "{err}");
-    let (code, _, err) = common::loopy(&["slices", kernel, "--prefix", "tests/data/slices/none.loopy"]);
+    let (code, _, err) =
+        common::loopy(&["slices", kernel, "--prefix", "tests/data/slices/none.loopy"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("cannot read `tests/data/slices/none.loopy`"), "{err}");
+    assert!(
+        err.contains("cannot read `tests/data/slices/none.loopy`"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

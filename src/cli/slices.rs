@@ -38,9 +38,8 @@ pub struct SlicesArgs {
 /// rendered error. A prefix that changes a schedule, marks a loop or copies is refused.
 fn prefix_run(k: &Kernel, path: &Path, color: bool) -> Result<Run, String> {
     let name = path.display().to_string();
-    let body = std::fs::read_to_string(path).map_err(|e| {
-        Diagnostic::new(format!("cannot read `{name}`: {e}")).render(&[], color)
-    })?;
+    let body = std::fs::read_to_string(path)
+        .map_err(|e| Diagnostic::new(format!("cannot read `{name}`: {e}")).render(&[], color))?;
     let base = path.parent().unwrap_or(Path::new("."));
     let run = Run::new(k, &body, &name, base).map_err(|f| f.render(color))?;
     let st = &run.interp.state;
