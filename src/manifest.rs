@@ -231,6 +231,7 @@ pub const REFERENCE_KEYS: &[&str] = &[
     "headers",
     "install",
     "tolerance",
+    "compare",
 ];
 
 /// The bench part of a manifest entry.
@@ -451,6 +452,17 @@ fn parse_reference(
             }
         },
     };
+    let compare = match r.get("compare") {
+        None => true,
+        Some(toml::Value::Boolean(b)) => *b,
+        Some(_) => return Err(bad("`reference.compare` must be true or false".to_string())),
+    };
+    if !compare && tolerance.is_some() {
+        return Err(bad(
+            "`reference.tolerance` has no use with `compare = false` (the output is not compared)"
+                .to_string(),
+        ));
+    }
     Ok(Some(Reference {
         name: string("name")?.unwrap_or_else(|| "reference".to_string()),
         source: dir.join(source),
@@ -459,6 +471,7 @@ fn parse_reference(
         headers: list("headers")?,
         install: string("install")?,
         tolerance,
+        compare,
     }))
 }
 
@@ -481,6 +494,11 @@ pub struct Reference {
     /// Compare its outputs with the original's within this relative tolerance; `None`:
     /// as the pair's are (byte for byte, or `--tolerance`).
     pub tolerance: Option<f64>,
+    /// False (`compare = false`): its output is not compared with the original's (a
+    /// library that computes the same thing in another form or rounding, such as LAPACK's
+    /// factorisations); it is timed when its check run succeeds, which is where such a
+    /// program checks its own result.
+    pub compare: bool,
 }
 
 /// An expression for the number of floating-point operations of one run, and where it was
@@ -558,6 +576,11 @@ mod tests {
         assert_eq!((f.text.as_str(), f.at.clone()), ("2*N^3", Ok(at)));
         let r = b.reference.as_ref().unwrap();
         assert_eq!((r.name.as_str(), r.tolerance), ("BLAS", Some(1e-9)));
+        assert!(r.compare);
+        let text = "[[check]]\nkernel = \"k.c\"\nscript = \"k.loopy\"\n\
+             reference = { name = \"LAPACK\", source = \"r.c\", compare = false }\n";
+        let e = parse_text("ok", text).unwrap();
+        assert!(!e[0].bench.reference.as_ref().unwrap().compare);
         assert!(r.source.ends_with("r.c"));
         assert_eq!(r.ldflags, vec!["-lblas"]);
     }

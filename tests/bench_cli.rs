@@ -422,6 +422,14 @@ fn manifest_key_errors() {
             "reference = { source = \"a.c\", tolerance = -1.0 }",
             "`reference.tolerance` must be a non-negative number",
         ),
+        (
+            "reference = { source = \"a.c\", compare = \"no\" }",
+            "`reference.compare` must be true or false",
+        ),
+        (
+            "reference = { source = \"a.c\", compare = false, tolerance = 1e-9 }",
+            "`reference.tolerance` has no use with `compare = false`",
+        ),
         ("flops = 12", "`flops` must be a string"),
     ] {
         std::fs::write(
@@ -851,5 +859,96 @@ flops = "2*(N"
     let (code, _, err) = loopy(&["bench", MATMUL, MATMUL_SCRIPT, "--flops", "2*N*"]);
     assert_eq!(code, 2);
     assert!(err.contains("ends too early"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A reference with `compare = false` (a library that computes the same thing in another
+/// form or rounding, such as LAPACK's factorisations): its output is not compared with the
+/// original's, it is timed when its check run succeeds and said to be uncompared in the
+/// table's notes and the JSON; the same program compared (the default) differs, and one
+/// whose check run fails (its own check) is an error, not timed.
+#[test]
+fn references_not_compared_are_timed_when_they_succeed() {
+    let dir = scratch("not-compared");
+    for (name, status) in [("other", 0), ("fails", 1)] {
+        std::fs::write(
+            dir.join(format!("{name}.c")),
+            format!(
+                "#include <stdio.h>\nint main(void)\n{{\n  volatile double x = 0;\n  int i;\n\
+                 #pragma scop\n  for (i = 0; i < 10; i++)\n    x += i;\n#pragma endscop\n\
+                 if ({status}) fprintf(stderr, \"self-check failed\\n\");\n\
+                 printf(\"another form of the result %g\\n\", x);\n  return {status};\n}}\n"
+            ),
+        )
+        .unwrap();
+    }
+    let d = dir.display();
+    let m = write_manifest(
+        &dir,
+        &format!(
+            r#"
+[[check]]
+name = "uncompared"
+kernel = "{{EX}}/matmul/matmul.c"
+script = "{{EX}}/matmul/matmul.loopy"
+reference = {{ name = "other", source = "{d}/other.c", compare = false }}
+
+[[check]]
+name = "compared"
+kernel = "{{EX}}/matmul/matmul.c"
+script = "{{EX}}/matmul/matmul.loopy"
+reference = {{ name = "other", source = "{d}/other.c" }}
+
+[[check]]
+name = "failing"
+kernel = "{{EX}}/matmul/matmul.c"
+script = "{{EX}}/matmul/matmul.loopy"
+reference = {{ name = "fails", source = "{d}/fails.c", compare = false }}
+"#
+        ),
+    );
+    let base = ["bench", "--manifest", &m, "--cflags", "-O1", "--runs", "1"];
+    let (code, out, err) = loopy(&base);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let row = |name: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no row {name}: {out}"))
+            .to_string()
+    };
+    assert!(row("uncompared").contains('%'), "{out}");
+    assert!(row("compared").contains("differs"), "{out}");
+    assert!(row("failing").contains("error"), "{out}");
+    assert!(
+        out.contains("note: uncompared: reference other: its output is not compared with the original's (`compare = false`)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("note: failing: reference fails: its check run failed (exit status 1)"),
+        "{out}"
+    );
+    let mut args = base.to_vec();
+    args.extend(["--format", "json"]);
+    let (code, out, err) = loopy(&args);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let by_name = |n: &str| {
+        j["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == n)
+            .unwrap_or_else(|| panic!("no result {n}: {out}"))
+            .clone()
+    };
+    let r = by_name("uncompared");
+    assert_eq!(r["reference"]["status"], "ok", "{out}");
+    assert_eq!(r["reference"]["check"], "not compared", "{out}");
+    assert_eq!(
+        by_name("compared")["reference"]["status"],
+        "differ",
+        "{out}"
+    );
+    assert_eq!(by_name("failing")["reference"]["status"], "error", "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }

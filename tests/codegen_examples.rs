@@ -98,6 +98,7 @@ fn fast_scripts_compile_cleanly_and_print_the_same() {
         ("durbin", &["-DN=37"]),
         ("ludcmp", &["-DN=37"]),
         ("qr", &["-DM=141", "-DN=133"]),
+        ("lu-pivot", &["-DN=133"]),
         ("deriche", &["-DW=37", "-DH=29"]),
         ("floyd-warshall", &["-DN=37"]),
         ("nussinov", &["-DN=71"]),
@@ -235,4 +236,109 @@ fn constants_that_do_not_fit_the_counters_are_refused() {
         common::loopy(&["apply", "--color", "never", kernel, fits.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("2147483647"), "{out}");
+}
+
+/// The subscripts of `A[X][Y]` at the start of `s`, brackets balanced: `(X, Y, rest)`.
+fn two_subscripts(s: &str) -> Option<(String, String, &str)> {
+    let mut out = vec![];
+    let mut rest = s.strip_prefix("A")?;
+    for _ in 0..2 {
+        rest = rest.strip_prefix('[')?;
+        let mut depth = 1;
+        let end = rest.char_indices().find_map(|(i, c)| {
+            match c {
+                '[' => depth += 1,
+                ']' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(i)
+        })?;
+        out.push(rest[..end].to_string());
+        rest = &rest[end + 1..];
+    }
+    Some((out[0].clone(), out[1].clone(), rest))
+}
+
+/// The data-dependent statements in the blocked code of qr and lu-pivot, wherever the
+/// generator placed their copies (full blocks, partial ones, boundary steps with an
+/// iterator replaced by an expression): each `if` on data is emitted whole, condition and
+/// branches together with one substitution of its iterators, and each access through the
+/// pivot index stays in its statement with the same subscripts as the rest of it: in every
+/// copy of `Pick` the pivot `p[K]` is that of the step `K` of the row it swaps with, and
+/// every copy of `Put` writes the pivot row of the step whose saved element it stores.
+#[test]
+fn blocked_code_keeps_conditions_and_indirect_accesses_with_their_statements() {
+    let region = |name: &str| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(name);
+        let kernel = Kernel::load(&root.join(format!("{name}.c")), &Options::default())
+            .unwrap_or_else(|e| panic!("{name}: {}", e.diagnostic.message));
+        let script = std::fs::read_to_string(root.join(format!("{name}.loopy"))).unwrap();
+        let r = Run::new(&kernel, &script, "s.loopy", &root)
+            .unwrap_or_else(|e| panic!("{name}: {}", e.diagnostic.message));
+        assert!(r.check().is_empty(), "{name}");
+        generate_from_script(&kernel, &r.interp.state, "s.loopy")
+            .unwrap_or_else(|e| panic!("{name}: {}", e.diagnostic.message))
+            .region
+    };
+    let lu = region("lu-pivot");
+    let (mut search, mut pick, mut put) = (0, 0, 0);
+    for line in lu.lines().map(str::trim) {
+        if line.starts_with("if (mu") {
+            let (r, c, _) = two_subscripts(line.strip_prefix("if (mu < fabs(").unwrap())
+                .unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(
+                line,
+                format!("if (mu < fabs(A[{r}][{c}])) {{ mu = fabs(A[{r}][{c}]); p[{c}] = {r}; }}"),
+                "{lu}"
+            );
+            search += 1;
+        } else if line.starts_with("A[p[") {
+            let (row, j, rest) = two_subscripts(line).unwrap();
+            let k = row
+                .strip_prefix("p[")
+                .and_then(|x| x.strip_suffix(']'))
+                .unwrap();
+            let stored = rest
+                .strip_prefix(" = loopy_t_x[")
+                .unwrap_or_else(|| panic!("{line}"));
+            assert!(
+                stored.starts_with(&format!("{k}]["))
+                    && stored.contains(&j)
+                    && stored.ends_with("];"),
+                "{line}"
+            );
+            put += 1;
+        } else if line.contains("[p[") {
+            let (k, j, _) = two_subscripts(line).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(line, format!("A[{k}][{j}] = A[p[{k}]][{j}];"), "{lu}");
+            pick += 1;
+        } else if let Some(rest) = line.strip_prefix("mu = fabs(") {
+            let (r, c, _) = two_subscripts(rest).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(
+                (line, &r),
+                (format!("mu = fabs(A[{r}][{c}]);").as_str(), &c)
+            );
+        } else if let Some(rest) = line.strip_prefix("p[") {
+            let k = rest.split(']').next().unwrap();
+            assert_eq!(line, format!("p[{k}] = {k};"));
+        } else {
+            assert!(!line.contains("fabs") && !line.contains("p["), "{line}");
+        }
+    }
+    assert!(search > 0 && pick > 0 && put > 0, "{lu}");
+    // QR's reflection: one `if` on data with both branches, always whole.
+    let qr = region("qr");
+    let house: Vec<&str> = qr.lines().filter(|l| l.contains("sigma == 0.0")).collect();
+    assert!(!house.is_empty(), "{qr}");
+    for line in house {
+        let line = line.trim();
+        assert!(
+            line.starts_with("if (sigma == 0.0) { tau[")
+                && line.contains("} else { mu = sqrt(")
+                && line.ends_with("s = 1.0 / v1; }"),
+            "{line}"
+        );
+    }
 }

@@ -30,6 +30,7 @@ const EXAMPLES: &[&str] = &[
     "jacobi-2d",
     "lu",
     "lu-kji",
+    "lu-pivot",
     "ludcmp",
     "matmul",
     "mgs",
@@ -117,7 +118,11 @@ fn matmul_is_the_papers_example() {
 
 /// The statements of the examples whose control depends on data (an `if` on a computed
 /// value): modelled as one opaque statement each.
-const DATA_DEPENDENT: &[(&str, &str)] = &[("qr", "House")];
+const DATA_DEPENDENT: &[(&str, &str)] = &[("qr", "House"), ("lu-pivot", "Search")];
+
+/// The statements of the examples with a subscript read from memory (`A[p[k]][j]`): exact
+/// statements whose access through that subscript is approximate (the whole dimension).
+const INDIRECT: &[(&str, &str)] = &[("lu-pivot", "Pick"), ("lu-pivot", "Put")];
 
 /// The tags of examples/README.md: which statements each covers.
 #[test]
@@ -226,6 +231,21 @@ fn tags_cover_what_the_scripts_expect() {
             ],
         ),
         // The minimum and maximum are values of the statements: still exact.
+        (
+            "lu-pivot",
+            &[
+                ("Step", 8),
+                ("Piv", 1),
+                ("Max", 1),
+                ("Search", 1),
+                ("Swap", 3),
+                ("Save", 1),
+                ("Pick", 1),
+                ("Put", 1),
+                ("Scale", 1),
+                ("Update", 1),
+            ],
+        ),
         ("floyd-warshall", &[("Relax", 1)]),
         ("nussinov", &[("Cell", 5), ("Split", 1)]),
     ];
@@ -244,8 +264,10 @@ fn tags_cover_what_the_scripts_expect() {
         for st in &s.statements {
             let opaque = DATA_DEPENDENT.contains(&(name, st.label.as_deref().unwrap_or("")));
             assert_eq!(st.opaque.is_some(), opaque, "{name} {}", st.name);
-            assert!(
-                opaque || st.accesses.iter().all(|a| a.exact),
+            let indirect = INDIRECT.contains(&(name, st.label.as_deref().unwrap_or("")));
+            assert_eq!(
+                opaque || indirect,
+                st.accesses.iter().any(|a| !a.exact),
                 "{name} {}",
                 st.name
             );
@@ -276,4 +298,58 @@ fn decreasing_loop_in_adi() {
         "[tsteps, n] -> { S6[t, i, j] -> [0, t, 0, i, 3, -j, 0] : 1 <= t <= tsteps and 1 <= i < n - 1 and 1 <= j < n - 1 }"
     );
     assert_eq!(s.statements[6].loops[2].step.to_string(), "-1");
+}
+
+/// Pivoting LU's data-dependent code as the frontend models it: the pivot search (an `if`
+/// on computed values) is one opaque statement whose writes of `mu` and `p[k]` may not
+/// happen, and the swap's `A[p[k]][j]` leaves the row free (approximate) while the column
+/// and the exact accesses of the same statements stay exact.
+#[test]
+fn pivoting_lu_search_is_opaque_and_swap_approximate() {
+    let s = model("lu-pivot");
+    let stmt = |label: &str| {
+        s.statements
+            .iter()
+            .find(|st| st.label.as_deref() == Some(label))
+            .unwrap_or_else(|| panic!("no statement {label}"))
+    };
+    let search = stmt("Search");
+    assert!(search.opaque.is_some());
+    let writes: Vec<(&str, bool)> = search
+        .accesses
+        .iter()
+        .filter(|a| a.kind == loopy::model::AccessKind::Write)
+        .map(|a| (a.array.as_str(), a.exact))
+        .collect();
+    assert!(
+        writes.contains(&("mu", false)) && writes.contains(&("p", false)),
+        "{writes:?}"
+    );
+    for label in ["Pick", "Put"] {
+        let st = stmt(label);
+        assert!(st.opaque.is_none(), "{label}");
+        let on_a: Vec<String> = st
+            .accesses
+            .iter()
+            .filter(|a| a.array == "A")
+            .map(|a| format!("{} {}", a.relation, a.exact))
+            .collect();
+        // The row through p[k] is free (`o0`), the column is `j`; the other access of `A`
+        // in Pick (`A[k][j]`) is exact.
+        let inexact: Vec<&String> = on_a.iter().filter(|t| t.ends_with("false")).collect();
+        assert_eq!(inexact.len(), 1, "{label}: {on_a:?}");
+        assert!(inexact[0].contains("A[o0, j]"), "{label}: {on_a:?}");
+        let note = st
+            .accesses
+            .iter()
+            .find(|a| !a.exact)
+            .and_then(|a| a.note.clone())
+            .unwrap_or_default();
+        assert!(note.contains("p[k]"), "{label}: {note}");
+        // The pivot index itself is read exactly.
+        assert!(
+            st.accesses.iter().any(|a| a.array == "p" && a.exact),
+            "{label}"
+        );
+    }
 }

@@ -81,6 +81,21 @@ must_fail!(
     "flow dependence on `w` from `Dot0` (line 93) to `Dot` (line 95)"
 );
 must_fail!(
+    lu_pivot_swap_before_search,
+    "examples/lu-pivot/lu-pivot.c",
+    "flow dependence on `p` from `Search` (line 77) to `Pick` (line 84)"
+);
+must_fail!(
+    lu_pivot_scale_before_swap,
+    "examples/lu-pivot/lu-pivot.c",
+    "flow dependence on `A` from `Pick` (line 84) to `Scale` (line 88)"
+);
+must_fail!(
+    lu_pivot_put_before_pick,
+    "examples/lu-pivot/lu-pivot.c",
+    "anti dependence on `A` from `Pick` (line 84) to `Put` (line 85)"
+);
+must_fail!(
     copy_read_between,
     "tests/must_fail/copy_rows.c",
     "illegal `copy` of `B`: `Peek` (line 13) reads `B[0][0]` between the fill and the write-back"

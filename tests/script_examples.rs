@@ -55,6 +55,7 @@ example!(cholesky_pb, "cholesky-pb");
 example!(durbin, "durbin");
 example!(ludcmp, "ludcmp");
 example!(qr, "qr");
+example!(lu_pivot, "lu-pivot");
 example!(deriche, "deriche");
 example!(floyd_warshall, "floyd-warshall");
 example!(nussinov, "nussinov");

@@ -110,3 +110,71 @@ fn hoist_refuses_to_move_a_marked_loop_and_shifts_other_marks() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("of the parallel loop both access"), "{err}");
 }
+
+/// Pivoting LU (Yi, Kennedy and Adve, Figure 13(a)): every swap goes through the one scalar
+/// `t`, which orders every pair of swaps, so the only slice is the outer `k` loop; with `t`
+/// expanded per (k, j) by `--prefix`, the paper's two slices: `slice_k` and `slice_j` (the
+/// `k` loop for the pivot search and the scaling, the `j` loops for the swap and the update).
+#[test]
+fn pivoting_lu_has_the_papers_slices_once_t_is_expanded() {
+    let kernel = "examples/lu-pivot/lu-pivot.c";
+    let slice_k = "{Piv: k, Max: k, Search: k, Save: k, Pick: k, Put: k, Scale: k, Update: k}";
+    let slice_j = "{Piv: k, Max: k, Search: k, Save: j, Pick: j, Put: j, Scale: k, Update: j}";
+    let (code, out, err) = common::loopy(&["slices", kernel]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("1 valid slice(s)") && out.contains(slice_k),
+        "{out}"
+    );
+    assert!(!out.contains(slice_j), "{out}");
+    let prefix = "tests/data/slices/lu_pivot_expand.loopy";
+    let (code, out, err) = common::loopy(&["slices", kernel, "--prefix", prefix]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("2 valid slice(s)") && out.contains(slice_k) && out.contains(slice_j),
+        "{out}"
+    );
+    insta::assert_snapshot!("slices_lu_pivot_expanded", out);
+    // The slice found is the one the example's script blocks with, and it is legal.
+    let (code, _, err) = common::loopy(&["check", kernel, "examples/lu-pivot/lu-pivot.loopy"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// A prefix that does more than expand (here an interchange), a prefix that fails and one
+/// that does not exist are bad input (exit 2).
+#[test]
+fn slices_prefix_may_only_expand() {
+    let kernel = "examples/lu-pivot/lu-pivot.c";
+    let (code, _, err) = common::loopy(&[
+        "slices",
+        kernel,
+        "--prefix",
+        "tests/data/slices/lu_pivot_not_only_expand.loopy",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("changes statement Update") && err.contains("may only expand variables"),
+        "{err}"
+    );
+    let dir = common::scratch("slices", "prefix");
+    let bad = dir.join("bad.loopy");
+    std::fs::write(&bad, "expand(Swap, 2, nope)\n").unwrap();
+    let (code, _, err) = common::loopy(&[
+        "slices",
+        "--color",
+        "never",
+        kernel,
+        "--prefix",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the kernel has no variable `nope`"), "{err}");
+    let (code, _, err) =
+        common::loopy(&["slices", kernel, "--prefix", "tests/data/slices/none.loopy"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("cannot read `tests/data/slices/none.loopy`"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -114,14 +114,21 @@ pub fn outcome_json(job: &Job, o: &Outcome) -> Json {
                         v.push(("times", stats_json(&Stats::of(samples), samples)));
                         v.push((what, Json::Num(r)));
                         v.push(("gflops", gflops(Stats::of(samples).median)));
-                        let used = match (o.kind, job.reference.as_ref().and_then(|r| r.tolerance))
-                        {
-                            (OtherKind::Reference, Some(t)) => Check::Relative(t),
-                            _ => job.check,
+                        let used = match (o.kind, job.reference.as_ref()) {
+                            (OtherKind::Reference, Some(r)) if !r.compare => None,
+                            (OtherKind::Reference, Some(r)) => {
+                                Some(r.tolerance.map_or(job.check, Check::Relative))
+                            }
+                            _ => Some(job.check),
                         };
-                        v.push(("check", Json::str(used.describe())));
-                        if let Check::Relative(_) = used {
-                            v.push(("max_relative_difference", Json::Num(*check)));
+                        match used {
+                            None => v.push(("check", Json::str("not compared"))),
+                            Some(used) => {
+                                v.push(("check", Json::str(used.describe())));
+                                if let Check::Relative(_) = used {
+                                    v.push(("max_relative_difference", Json::Num(*check)));
+                                }
+                            }
                         }
                     }
                     OtherResult::Skipped(m) => {

@@ -226,7 +226,7 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
             &name,
             separate_check,
             &a,
-            job.check,
+            Some(job.check),
             &first_env,
         );
         add_other(
@@ -262,7 +262,9 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
                 &format!("{s}.reference"),
                 separate_check,
                 &a,
-                reference.tolerance.map_or(job.check, Check::Relative),
+                reference
+                    .compare
+                    .then(|| reference.tolerance.map_or(job.check, Check::Relative)),
                 &other_env,
             )
         });
@@ -559,7 +561,7 @@ fn prepare_other(
     name: &str,
     separate_check: bool,
     original: &native::RunOutcome,
-    check: Check,
+    check: Option<Check>,
     env: &[(String, String)],
 ) -> Result<(PathBuf, f64), OtherResult> {
     toolchain.available().map_err(OtherResult::Skipped)?;
@@ -578,6 +580,20 @@ fn prepare_other(
         exe.clone()
     };
     let out = native::run_with_env(&check_exe, env).map_err(OtherResult::Failed)?;
+    let Some(check) = check else {
+        // Not compared (a reference's `compare = false`): it must run to completion, which
+        // is where such a program checks its own result.
+        if !out.success() {
+            return Err(OtherResult::Failed(
+                plain(format!(
+                    "its check run failed ({}); its output is not compared with the original's, so it must check its own result and succeed",
+                    out.status
+                ))
+                .with_stderr(&out.stderr),
+            ));
+        }
+        return Ok((exe, 0.0));
+    };
     let ignore_time = job.plan.clock == Clock::Stdout;
     match native::compare_with(original, &out, ignore_time, check) {
         Ok(r) => Ok((exe, r)),

@@ -139,6 +139,14 @@ pub fn table(results: &[(Job, Outcome)], compiler: &str, plan: &Plan) -> String 
                 for other in &extra.others {
                     if let Some(p) = other.problem() {
                         notes.push(format!("{}: {}: {p}", j.label(), other.title()));
+                    } else if other.kind == OtherKind::Reference
+                        && j.reference.as_ref().is_some_and(|r| !r.compare)
+                    {
+                        notes.push(format!(
+                            "{}: {}: its output is not compared with the original's (`compare = false`)",
+                            j.label(),
+                            other.title()
+                        ));
                     }
                 }
                 writeln!(s)

@@ -417,7 +417,13 @@ fn print_single(job: &Job, t: &Timing, x: &ExtraTimings) {
                     OtherKind::Baseline => format!("speedup {ratio:.2}×"),
                     OtherKind::Reference => format!("{:.0}% of its speed", ratio * 100.0),
                 };
-                println!("{what}: {verdict} (its median {})", secs(med));
+                let compared = match (o.kind, &job.reference) {
+                    (OtherKind::Reference, Some(r)) if !r.compare => {
+                        "; its output is not compared with the original's (`compare = false`)"
+                    }
+                    _ => "",
+                };
+                println!("{what}: {verdict} (its median {}){compared}", secs(med));
             }
             _ => println!("{what}: not timed: {}", o.problem().unwrap_or_default()),
         }

@@ -5,12 +5,12 @@
 use super::Ctx;
 use super::{CcArgs, Format};
 use crate::diag::Diagnostic;
-use crate::driver::Kernel;
+use crate::driver::{Kernel, Run};
 use crate::model::json::Json;
 use crate::verify;
 use crate::verify::slices::{self, Slice, Slicing};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct SlicesArgs {
@@ -28,6 +28,37 @@ pub struct SlicesArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// A script run first (`expand(...)` lines): the slices are those of the program it
+    /// leaves, the expanded variables' accesses going to their storage. It may only expand:
+    /// the slices are of the kernel's own loops.
+    #[arg(long, value_name = "PREFIX.loopy")]
+    pub prefix: Option<PathBuf>,
+}
+
+/// Runs the prefix script on the kernel: the program it leaves (its expansions), or the
+/// rendered error. A prefix that changes a schedule, marks a loop or copies is refused.
+fn prefix_run(k: &Kernel, path: &Path, color: bool) -> Result<Run, String> {
+    let name = path.display().to_string();
+    let body = std::fs::read_to_string(path)
+        .map_err(|e| Diagnostic::new(format!("cannot read `{name}`: {e}")).render(&[], color))?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let run = Run::new(k, &body, &name, base).map_err(|f| f.render(color))?;
+    let st = &run.interp.state;
+    let changed = st.pieces.iter().find(|pc| {
+        !pc.touched.is_empty()
+            || !pc.marks.is_empty()
+            || !pc.copies.is_empty()
+            || st.pieces.iter().filter(|q| q.stmt == pc.stmt).count() != 1
+    });
+    if let Some(pc) = changed {
+        return Err(Diagnostic::new(format!(
+            "the prefix `{name}` changes statement {}: `slices` lists the slices of the kernel's own loops, so a prefix may only expand variables",
+            st.stmt_names[pc.stmt]
+        ))
+        .with_help("keep the `expand` lines (and the `param`s they use) in the prefix")
+        .render(&[], color));
+    }
+    Ok(run)
 }
 
 pub fn run(a: SlicesArgs, ctx: &Ctx) -> u8 {
@@ -45,7 +76,20 @@ pub fn run(a: SlicesArgs, ctx: &Ctx) -> u8 {
         );
         return 2;
     }
-    let state = k.initial_state();
+    let (state, program, deps) = match &a.prefix {
+        None => {
+            let program = k.program();
+            let deps = verify::dependences(&program);
+            (k.initial_state(), program, deps)
+        }
+        Some(p) => match prefix_run(&k, p, ctx.color) {
+            Ok(run) => (run.interp.state, run.program, run.deps),
+            Err(text) => {
+                eprint!("{text}");
+                return 2;
+            }
+        },
+    };
     let names = state.stmt_names.clone();
     // Segments: statement indices, in program order.
     let mut segments: Vec<(String, Vec<usize>)> = vec![];
@@ -65,8 +109,6 @@ pub fn run(a: SlicesArgs, ctx: &Ctx) -> u8 {
     if a.tags.is_empty() {
         segments = slices::nest_segments(&state);
     }
-    let program = k.program();
-    let deps = verify::dependences(&program);
     let r = a.align_range;
     let seg_stmts: Vec<Vec<usize>> = segments.iter().map(|(_, v)| v.clone()).collect();
     let Slicing {
