@@ -4,6 +4,7 @@ pub mod ast;
 pub mod copy;
 pub mod expand;
 pub mod kernel;
+pub mod marks;
 pub mod overlap;
 pub mod registers;
 pub mod scan;
