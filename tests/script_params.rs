@@ -6,7 +6,8 @@
 mod common;
 
 use common::loopy;
-use loopy::driver::{render_state, Kernel, Run};
+use loopy::driver::{Kernel, Run};
+use loopy::model::render::render_state;
 use loopy::machine::model::Model;
 use loopy::presburger::Int;
 use loopy::script::params::{ModelValues, Settings};

@@ -2,8 +2,9 @@
 
 use super::Ctx;
 use super::{CcArgs, Format};
-use crate::driver::{render_deps, Kernel};
+use crate::driver::Kernel;
 use crate::model::json::Json;
+use crate::verify::deps::render_deps;
 use crate::verify::{self, Level};
 use clap::Args;
 use std::path::PathBuf;
@@ -30,7 +31,7 @@ pub fn run(a: DepsArgs, ctx: &Ctx) -> u8 {
     let program = k.program();
     let deps = verify::dependences(&program);
     match a.format {
-        Format::Text => print!("{}", render_deps(&k, &deps)),
+        Format::Text => print!("{}", render_deps(&k.scop, &deps)),
         Format::Json => {
             let arr = deps
                 .iter()

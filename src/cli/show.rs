@@ -2,8 +2,9 @@
 
 use super::Ctx;
 use super::{CcArgs, Format, SetArgs};
-use crate::driver::{render_parallel_loops, render_state, Kernel};
+use crate::driver::Kernel;
 use crate::model::json::Json;
+use crate::model::render::render_state;
 use crate::model::state::State;
 use crate::script::interp::Interpreter;
 use clap::Args;
@@ -95,7 +96,12 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
             println!("\nafter {name}:");
             print!("{}", render_params(&interp));
             print!("{}", render_state(&interp.state));
-            print!("{}", render_parallel_loops(&kernel, &interp.state));
+            let program = kernel.program_for(&interp.state);
+            let deps = crate::verify::dependences(&program);
+            print!(
+                "{}",
+                crate::verify::marks::render_parallel_loops(&program, &deps, &interp.state.pieces)
+            );
         }
         Format::Text => print!("\n{}", render_params(&interp)),
         Format::Json => {

@@ -11,7 +11,7 @@ pub mod aff;
 pub mod copy;
 pub mod expand;
 pub mod json;
-mod render;
+pub mod render;
 pub mod schedule;
 pub mod state;
 pub mod text;

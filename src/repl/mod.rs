@@ -9,8 +9,9 @@
 pub mod diff;
 pub mod terminal;
 
-use crate::driver::{self, render_deps, render_handles, render_state, Failure, Kernel, Run};
+use crate::driver::{self, Failure, Kernel, Run};
 use crate::frontend::Options;
+use crate::model::render::{render_handles, render_state};
 use crate::script::ast::Item;
 use crate::script::interp::{BUILTINS, LOOP_OPS};
 use crate::script::parse_script;
@@ -459,7 +460,7 @@ impl Session {
                 &self.run.interp.state,
                 &self.run.sources(&self.kernel),
             ))),
-            ":deps" => no_arg(Output::out(render_deps(&self.kernel, &self.run.deps))),
+            ":deps" => no_arg(Output::out(crate::verify::deps::render_deps(&self.kernel.scop, &self.run.deps))),
             ":check" => no_arg(self.check()),
             ":code" => no_arg(self.code()),
             ":diff" => no_arg(self.diff()),

@@ -2,8 +2,10 @@
 //! the same array, restricted to the original execution order, for all parameter values.
 
 use crate::model::state::Origin;
+use crate::model::Scop;
 use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int, Map, Set};
+use std::fmt::Write;
 
 /// What the verifier needs to know about a statement.
 #[derive(Clone, Debug)]
@@ -364,6 +366,47 @@ pub fn dependences(p: &Program) -> Vec<Dependence> {
                     pieces,
                 });
             }
+        }
+    }
+    out
+}
+
+/// The dependences of a kernel as text, with the loop that carries each (`loopy deps`).
+pub fn render_deps(scop: &Scop, deps: &[Dependence]) -> String {
+    let stmt = |s: usize| {
+        let st = &scop.statements[s];
+        match &st.label {
+            Some(l) => format!("{} ({l}, line {})", st.name, st.span.line),
+            None => format!("{} (line {})", st.name, st.span.line),
+        }
+    };
+    // "loop 2 (j)" using the source statement's iterator names.
+    let level = |s: usize, l: &Level| match l {
+        Level::Loop(d) => {
+            let it = scop.statements[s]
+                .iterators
+                .get(d - 1)
+                .cloned()
+                .unwrap_or_default();
+            format!("carried by loop {d} ({it})")
+        }
+        Level::Text(d) => format!("loop-independent (textual order inside {d} common loop(s))"),
+    };
+    let mut out = String::new();
+    if deps.is_empty() {
+        out.push_str("no dependences\n");
+    }
+    for d in deps {
+        let _ = writeln!(
+            out,
+            "{} on `{}`: {} -> {}",
+            d.kind.name(),
+            d.array,
+            stmt(d.source),
+            stmt(d.sink)
+        );
+        for (l, m) in &d.pieces {
+            let _ = writeln!(out, "  {}: {}", level(d.source, l), m.for_print());
         }
     }
     out
