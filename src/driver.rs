@@ -4,13 +4,12 @@
 
 use crate::codegen::{self, Body, Placed};
 use crate::frontend::{self, Options};
-use crate::model::state::{BlockTag, Origin, Pos, State, StmtInit};
-use crate::model::{AccessKind as ModelAccess, Scop};
+use crate::model::state::State;
+use crate::model::Scop;
 use crate::presburger::Int;
 use crate::script::interp::Interpreter;
 use crate::script::params::{ModelValues, Settings};
-use crate::verify::{self, Access, AccessKind, Dependence, Program, StmtInfo, Violation};
-use std::collections::BTreeSet;
+use crate::verify::{self, Dependence, Program, Violation};
 use std::path::Path;
 
 /// A diagnostic with every source text it may point into.
@@ -54,35 +53,6 @@ impl Kernel {
         })
     }
 
-    /// Name of a statement in messages: its tag when it has one.
-    pub fn stmt_name(&self, k: usize) -> String {
-        let s = &self.scop.statements[k];
-        s.label.clone().unwrap_or_else(|| s.name.clone())
-    }
-
-    /// The default handle of every statement: its model name (`S0`, `S1`, … in textual
-    /// order), naming that statement alone, tagged or not. A tag of the same name takes
-    /// precedence (the statement is then reachable through the tag only).
-    pub fn statement_handles(&self) -> Vec<(String, BTreeSet<Pos>, Origin)> {
-        self.scop
-            .statements
-            .iter()
-            .filter(|s| !self.scop.tags.iter().any(|t| t.name == s.name))
-            .map(|s| {
-                let origin = Origin {
-                    source: s.span.file.clone(),
-                    span: s.span.range.clone(),
-                    what: format!("statement `{}`", s.name),
-                };
-                (
-                    s.name.clone(),
-                    BTreeSet::from([s.schedule.positions.clone()]),
-                    origin,
-                )
-            })
-            .collect()
-    }
-
     /// The handle a generated script uses for statement `k`: a tag naming exactly that
     /// statement when there is one, else its default handle (`S0`, …).
     pub fn handle_of(&self, k: usize) -> String {
@@ -98,150 +68,6 @@ impl Kernel {
         }
     }
 
-    /// The interpreter's initial state: the model's schedules, tags and statement handles.
-    pub fn initial_state(&self) -> State {
-        let stmts = self
-            .scop
-            .statements
-            .iter()
-            .enumerate()
-            .map(|(k, s)| StmtInit {
-                name: self.stmt_name(k),
-                domain: s.domain.clone(),
-                pos: s.schedule.positions.clone(),
-                it: Some(s.schedule.dims.clone()),
-            })
-            .collect();
-        let mut tags: Vec<(String, BTreeSet<Pos>, Origin)> = self
-            .scop
-            .tags
-            .iter()
-            .map(|t| {
-                let positions: BTreeSet<Pos> = self.scop.positions(t).into_iter().collect();
-                let origin = Origin {
-                    source: t.span.file.clone(),
-                    span: t.span.range.clone(),
-                    what: format!("tag `{}`", t.name),
-                };
-                (t.name.clone(), positions, origin)
-            })
-            .collect();
-        tags.extend(self.statement_handles());
-        let mut st = State::new(self.scop.params.clone(), stmts, tags);
-        for (k, t) in self.scop.tags.iter().enumerate() {
-            let Some(block) = t.block.as_ref().filter(|_| t.statements.len() > 1) else {
-                continue;
-            };
-            let first = t.statements.first().map(|&i| &self.scop.statements[i]);
-            let statement = first
-                .filter(|s| s.label.as_deref() == Some(t.name.as_str()))
-                .map(|s| s.text.clone());
-            st.block_tags.insert(
-                k,
-                BlockTag {
-                    name: t.name.clone(),
-                    line: block.line,
-                    statement,
-                },
-            );
-        }
-        // Arrays and accesses, for the footprints of copies.
-        st.arrays = self
-            .scop
-            .arrays
-            .iter()
-            .map(|a| {
-                (
-                    a.name.clone(),
-                    a.c_name.clone(),
-                    a.rank,
-                    a.private_depth.is_some(),
-                )
-            })
-            .collect();
-        for (k, s) in self.scop.statements.iter().enumerate() {
-            for a in &s.accesses {
-                st.accesses.push(crate::model::state::StateAccess {
-                    stmt: k,
-                    array: a.array.clone(),
-                    write: a.kind == ModelAccess::Write,
-                    relation: a.relation.clone(),
-                    exact: a.exact,
-                });
-            }
-        }
-        st.texts = self
-            .scop
-            .statements
-            .iter()
-            .map(|s| s.text.clone())
-            .collect();
-        // Loop depth of each statement is the number of its modelled loops.
-        for (k, p) in st.pieces.iter_mut().enumerate() {
-            p.depth = self.scop.statements[k].loops.len();
-        }
-        st
-    }
-
-    /// The program as the verifier sees it.
-    pub fn program(&self) -> Program {
-        let stmts = self
-            .scop
-            .statements
-            .iter()
-            .enumerate()
-            .map(|(k, s)| StmtInfo {
-                name: s.name.clone(),
-                label: Some(self.stmt_name(k)),
-                domain: s.domain.clone(),
-                schedule: s.schedule.to_map(),
-                origin: Some(Origin {
-                    source: s.span.file.clone(),
-                    span: s.span.range.clone(),
-                    what: s.name.clone(),
-                }),
-                line: s.span.line,
-                update: s.update.clone(),
-            })
-            .collect();
-        let mut accesses = vec![];
-        for (k, s) in self.scop.statements.iter().enumerate() {
-            for a in &s.accesses {
-                let private_depth = self.scop.array(&a.array).and_then(|x| x.private_depth);
-                accesses.push(Access {
-                    stmt: k,
-                    array: a.array.clone(),
-                    kind: match a.kind {
-                        ModelAccess::Read => AccessKind::Read,
-                        ModelAccess::Write => AccessKind::Write,
-                    },
-                    relation: Some(a.relation.clone()),
-                    private_depth,
-                });
-            }
-        }
-        Program {
-            params: self.scop.params.clone(),
-            stmts,
-            accesses,
-        }
-    }
-
-    /// The program as the verifier sees it after the expansions of `st` (`expand`): the
-    /// expanded statements' accesses go to the storage, so dependences are computed on them.
-    pub fn program_for(&self, st: &State) -> Program {
-        let mut p = self.program();
-        for plan in &st.expansions {
-            for a in p.accesses.iter_mut() {
-                if a.array == plan.array && plan.stmts.contains(&a.stmt) {
-                    a.relation = a.relation.as_ref().map(|r| plan.relation(r));
-                    a.array = plan.name.clone();
-                    a.private_depth = None;
-                }
-            }
-        }
-        p
-    }
 }
 
 /// Loads a kernel and runs a script on it (without verifying), with `settings` for the
@@ -367,7 +193,7 @@ impl Run {
         base: &Path,
         settings: &Settings,
     ) -> Result<Run, Failure> {
-        let mut interp = Interpreter::new(kernel.initial_state());
+        let mut interp = Interpreter::new(State::from_scop(&kernel.scop));
         interp.set_settings(settings.clone());
         let r = interp
             .run_text(script_text, script_name, base)
@@ -380,7 +206,7 @@ impl Run {
                 sources,
             });
         }
-        let program = kernel.program_for(&interp.state);
+        let program = Program::for_state(&kernel.scop, &interp.state);
         let deps = verify::dependences(&program);
         Ok(Run {
             interp,
@@ -392,10 +218,10 @@ impl Run {
     /// A run that has applied nothing yet: the kernel's own schedules, its dependences
     /// computed once. The REPL applies script text to it one input at a time.
     pub fn start(kernel: &Kernel) -> Run {
-        let program = kernel.program();
+        let program = Program::from_scop(&kernel.scop);
         let deps = verify::dependences(&program);
         Run {
-            interp: Interpreter::new(kernel.initial_state()),
+            interp: Interpreter::new(State::from_scop(&kernel.scop)),
             program,
             deps,
         }
@@ -414,7 +240,7 @@ impl Run {
         let r = self.interp.run_text(script_text, script_name, base);
         if self.interp.state.expansions.len() != expansions {
             // The program changed: dependences on the expanded accesses.
-            self.program = kernel.program_for(&self.interp.state);
+            self.program = Program::for_state(&kernel.scop, &self.interp.state);
             self.deps = verify::dependences(&self.program);
         }
         r.map_err(|d| Failure {
@@ -436,10 +262,10 @@ impl Run {
     pub fn restart(&mut self, kernel: &Kernel) {
         let settings = self.interp.settings().clone();
         let expanded = !self.interp.state.expansions.is_empty();
-        self.interp = Interpreter::new(kernel.initial_state());
+        self.interp = Interpreter::new(State::from_scop(&kernel.scop));
         self.interp.set_settings(settings);
         if expanded {
-            self.program = kernel.program();
+            self.program = Program::from_scop(&kernel.scop);
             self.deps = verify::dependences(&self.program);
         }
     }

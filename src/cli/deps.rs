@@ -5,7 +5,7 @@ use super::{CcArgs, Format};
 use crate::driver::Kernel;
 use crate::model::json::Json;
 use crate::verify::deps::render_deps;
-use crate::verify::{self, Level};
+use crate::verify::{self, Level, Program};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -28,7 +28,7 @@ pub fn run(a: DepsArgs, ctx: &Ctx) -> u8 {
             return 2;
         }
     };
-    let program = k.program();
+    let program = Program::from_scop(&k.scop);
     let deps = verify::dependences(&program);
     match a.format {
         Format::Text => print!("{}", render_deps(&k.scop, &deps)),

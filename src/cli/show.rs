@@ -62,7 +62,7 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
         }
     };
     let base = script.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let mut interp = Interpreter::new(kernel.initial_state());
+    let mut interp = Interpreter::new(State::from_scop(&kernel.scop));
     interp.set_settings(crate::driver::with_model(
         settings,
         &text,
@@ -96,7 +96,7 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
             println!("\nafter {name}:");
             print!("{}", render_params(&interp));
             print!("{}", render_state(&interp.state));
-            let program = kernel.program_for(&interp.state);
+            let program = crate::verify::Program::for_state(&kernel.scop, &interp.state);
             let deps = crate::verify::dependences(&program);
             print!(
                 "{}",

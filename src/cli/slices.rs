@@ -5,8 +5,9 @@ use super::Ctx;
 use super::{CcArgs, Format};
 use crate::diag::Diagnostic;
 use crate::driver::Kernel;
+use crate::model::state::State;
 use crate::model::json::Json;
-use crate::verify::{self, slices::Oracle, slices::Slice};
+use crate::verify::{self, slices::Oracle, slices::Slice, Program};
 use clap::Args;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -44,7 +45,7 @@ pub fn run(a: SlicesArgs, ctx: &Ctx) -> u8 {
         );
         return 2;
     }
-    let state = k.initial_state();
+    let state = State::from_scop(&k.scop);
     let names = state.stmt_names.clone();
     // Segments: statement indices, in program order.
     let mut segments: Vec<(String, Vec<usize>)> = vec![];
@@ -86,7 +87,7 @@ pub fn run(a: SlicesArgs, ctx: &Ctx) -> u8 {
             segments.push((t.clone(), v));
         }
     }
-    let program = k.program();
+    let program = Program::from_scop(&k.scop);
     let deps = verify::dependences(&program);
     let mut oracle = Oracle::new(&program, &deps);
     let r = a.align_range;
