@@ -2,11 +2,10 @@
 //! schedule and a verdict out. The CLI and the REPL call this; it holds no logic of the
 //! stages themselves.
 
-use crate::codegen::{self, Body, Placed};
+use crate::codegen::{self, Body};
 use crate::frontend::{self, Options};
 use crate::model::state::State;
 use crate::model::Scop;
-use crate::presburger::Int;
 use crate::script::interp::Interpreter;
 use crate::script::params::{ModelValues, Settings};
 use crate::verify::{self, Dependence, Program, Violation};
@@ -286,14 +285,12 @@ impl Run {
                 .into_iter()
                 .map(|m| verify::marks::into_violation(&self.program, &self.deps, m)),
         );
-        // The interpreter keeps every copy plannable after each step, so this succeeds.
-        if let Ok(plans) = crate::model::copy::plan(&self.interp.state) {
-            v.extend(
-                verify::check_copies(&self.program, &plans, pieces)
-                    .into_iter()
-                    .map(|c| verify::copies::into_violation(&self.program, c)),
-            );
-        }
+        // The interpreter keeps the plans of the copies after each step.
+        v.extend(
+            verify::check_copies(&self.program, &self.interp.state.copy_plans, pieces)
+                .into_iter()
+                .map(|c| verify::copies::into_violation(&self.program, c)),
+        );
         v
     }
 
@@ -388,41 +385,14 @@ pub fn generate_from_script(
 
 /// [`generate`] with a choice of statement bodies ([`Body::Trace`] for trace validation).
 pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Generated, Failure> {
-    let scop = &kernel.scop;
     let fail = |d| Failure {
         diagnostic: d,
         sources: kernel.sources.clone(),
     };
-    let mut placed: Vec<Placed> = state
-        .pieces
-        .iter()
-        .map(|p| Placed {
-            stmt: p.stmt,
-            schedule: p.schedule(),
-            marks: p.marks.clone(),
-        })
-        .collect();
-    let plans = crate::model::copy::plan(state).map_err(fail)?;
-    // An expanded program: its statements' accesses rewritten, the storage's own
-    // statements after every piece.
-    let expanded;
-    // A trace (or an instance count) prints the statements' instances only: it touches no
-    // variable, so it has no storage to declare, fill or write back.
-    let scop = if state.expansions.is_empty() || body != Body::Source {
-        scop
-    } else {
-        let next = state
-            .pieces
-            .iter()
-            .map(|p| p.pos[0].clone())
-            .max()
-            .map_or(Int::ZERO, |p| &p + &Int::ONE);
-        expanded =
-            codegen::expand::expanded(scop, &state.expansions, &mut placed, next).map_err(fail)?;
-        &expanded
-    };
-    let code =
-        codegen::generate_with_copies(scop, &placed, body, &plans, &kernel.target).map_err(fail)?;
+    let codegen::Code { text: code, program } =
+        codegen::generate_state(&kernel.scop, state, body, &kernel.target).map_err(fail)?;
+    // The program the code was generated from: the kernel's, or its expansion.
+    let scop = &*program;
     let Some((_, text)) = kernel.sources.iter().find(|(n, _)| *n == scop.file) else {
         return Err(fail(crate::diag::Diagnostic::new(format!(
             "cannot read `{}` again to splice the generated code into it",

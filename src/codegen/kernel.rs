@@ -42,15 +42,11 @@ pub enum Body {
 /// Prefix of the helper macros, so they cannot clash with the user's names.
 const MACRO_PREFIX: &str = "loopy_";
 
-/// The C text replacing the modelled region: helper macros, then the loop nest. Lines end
-/// in `\n` and are not indented.
-pub fn generate(scop: &Scop, placed: &[Placed], body: Body) -> Result<String, Diagnostic> {
-    generate_with_copies(scop, placed, body, &[], &Target::default())
-}
-
-/// [`generate`] with copies into local buffers (planned by `model::copy`; `placed[i]` is
-/// the state's piece `i`, as the plans' members count them).
-pub fn generate_with_copies(
+/// The C text replacing the modelled region: helper macros, then the loop nest, with copies
+/// into local buffers (planned by `model::copy`; `placed[i]` is the state's piece `i`, as
+/// the plans' members count them: `super::generate_state` places them so). Lines end in
+/// `\n` and are not indented.
+pub(super) fn generate_with_copies(
     scop: &Scop,
     placed: &[Placed],
     body: Body,

@@ -301,12 +301,6 @@ fn is_statement_handle(st: &State, c: usize) -> bool {
 /// script defines; not the statements' default handles).
 pub fn render_state(st: &State) -> String {
     let mut out = String::new();
-    // Planned once for every piece's listing (planning is exact, hence not cheap).
-    let plans = if st.pieces.iter().any(|p| !p.copies.is_empty()) {
-        crate::model::copy::plan(st).unwrap_or_default()
-    } else {
-        vec![]
-    };
     for p in &st.pieces {
         let name = &st.stmt_names[p.stmt];
         let _ = writeln!(out, "  {name}: {}", p.schedule().for_print());
@@ -314,7 +308,7 @@ pub fn render_state(st: &State) -> String {
             let _ = writeln!(out, "    marks: {}", render_marks(&p.marks));
         }
         if !p.copies.is_empty() {
-            let _ = writeln!(out, "    copies: {}", render_copies(st, &plans, &p.copies));
+            let _ = writeln!(out, "    copies: {}", render_copies(st, &p.copies));
         }
     }
     let _ = writeln!(out, "  components:");
@@ -342,19 +336,14 @@ pub fn render_state(st: &State) -> String {
 
 /// A piece's copies as text: `B inside loops 1..3, box 32 × 32 from [32*t2, 32*t1]`
 /// (`t1`, `t2`, ... the values of the outer loops).
-/// `plans` are the state's copy plans (`model::copy::plan`); a copy without one (a state
-/// whose copies cannot be planned) is listed without its box.
-pub fn render_copies(
-    st: &State,
-    plans: &[crate::model::copy::CopyPlan],
-    copies: &[crate::model::state::CopyMark],
-) -> String {
+/// The boxes come from the state's copy plans (`State::copy_plans`); a copy without one is
+/// listed without its box.
+pub fn render_copies(st: &State, copies: &[crate::model::state::CopyMark]) -> String {
     copies
         .iter()
         .map(|c| {
             let mut s = format!("{} inside loops 1..{}", c.array, c.outer);
-            if let Some(p) = plans
-                .iter()
+            if let Some(p) = (st.copy_plans.iter())
                 .find(|p| p.mark.step == c.step && p.mark.array == c.array)
             {
                 let t: Vec<String> = (1..=c.outer).map(|k| format!("t{k}")).collect();

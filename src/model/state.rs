@@ -211,6 +211,13 @@ pub struct State {
     /// The expansions (`expand`) applied so far, in order: the accesses above already go to
     /// their storage.
     pub expansions: Vec<super::expand::ExpandPlan>,
+    /// The plan of every copy the pieces carry (`model::copy`), in the order
+    /// [`super::copy::plan`] gives them; each plan's `members` index `pieces`. Set by
+    /// [`State::plan_copies`], which the interpreter calls after every step (a step that
+    /// leaves a copy unplannable is refused), so a script's state always holds the plans of
+    /// its pieces; code that replaces the pieces calls it again. The verifier and the code
+    /// generator read the plans from here.
+    pub copy_plans: Vec<super::copy::CopyPlan>,
 }
 
 /// A tag whose label sits on the first statement of a `{ }` block.
@@ -292,6 +299,7 @@ impl State {
             texts: vec![],
             accesses: vec![],
             expansions: vec![],
+            copy_plans: vec![],
         }
     }
 

@@ -526,6 +526,14 @@ impl Session {
         };
         let mut before = self.run.interp.state.clone();
         before.pieces = self.run.interp.history[last.steps.0].clone();
+        // The copies' plans follow the pieces (planned when that step ran, so this succeeds).
+        if let Err(d) = before.plan_copies() {
+            let f = Failure {
+                diagnostic: d,
+                sources: self.kernel.sources.clone(),
+            };
+            return Output::err(f.render(self.color));
+        }
         let old = match driver::generate(&self.kernel, &before) {
             Ok(g) => unindent(&g.code()),
             Err(f) => return Output::err(f.render(self.color)),
