@@ -75,14 +75,14 @@ pub fn generate_state<'a>(
 }
 
 /// The refusal of a schedule some of whose iterators the scan cannot express (`why` says
-/// which); [`generate`] and `loopy check` give the same.
+/// which); [`generate_state`] and `loopy check` give the same.
 pub fn undetermined_diagnostic(why: &str) -> Diagnostic {
     Diagnostic::new(format!("cannot generate code: {why}")).with_note(
         "the code generator takes each iterator from the schedule's equalities, from a pair of bounds through its floors and mods, or from its parametric lexicographic minimum, and none gave this one; a schedule that is not one-to-one has no such value",
     )
 }
 
-/// Refuses, as [`generate`] does, schedules (`schedules[i]` of statement `stmts[i]`, maps
+/// Refuses, as [`generate_state`] does, schedules (`schedules[i]` of statement `stmts[i]`, maps
 /// from its instances to times of one length) with an iterator the scan cannot express.
 pub fn check_determined(scop: &Scop, pieces: &[(usize, Map)]) -> Result<(), Diagnostic> {
     let n_scan = pieces.iter().map(|(_, m)| m.n_out()).max().unwrap_or(0);
