@@ -98,8 +98,9 @@ impl Program {
         }
     }
 
-    /// The program of `scop` as the verifier sees it after the expansions of `st` (`expand`): the
-    /// expanded statements' accesses go to the storage, so dependences are computed on them.
+    /// The program of `scop` as the verifier sees it after the expansions of `st`
+    /// (`expand`): the expanded statements' accesses go to the storage, so dependences are
+    /// computed on them.
     pub fn for_state(scop: &Scop, st: &State) -> Program {
         let mut p = Program::from_scop(scop);
         for plan in &st.expansions {
