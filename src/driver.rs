@@ -66,7 +66,6 @@ impl Kernel {
             None => s.name.clone(),
         }
     }
-
 }
 
 /// Loads a kernel and runs a script on it (without verifying), with `settings` for the
@@ -389,8 +388,10 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
         diagnostic: d,
         sources: kernel.sources.clone(),
     };
-    let codegen::Code { text: code, program } =
-        codegen::generate_state(&kernel.scop, state, body, &kernel.target).map_err(fail)?;
+    let codegen::Code {
+        text: code,
+        program,
+    } = codegen::generate_state(&kernel.scop, state, body, &kernel.target).map_err(fail)?;
     // The program the code was generated from: the kernel's, or its expansion.
     let scop = &*program;
     let Some((_, text)) = kernel.sources.iter().find(|(n, _)| *n == scop.file) else {

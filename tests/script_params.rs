@@ -7,8 +7,8 @@ mod common;
 
 use common::loopy;
 use loopy::driver::{Kernel, Run};
-use loopy::model::render::render_state;
 use loopy::machine::model::Model;
+use loopy::model::render::render_state;
 use loopy::presburger::Int;
 use loopy::script::params::{ModelValues, Settings};
 use std::path::PathBuf;

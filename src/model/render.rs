@@ -343,7 +343,9 @@ pub fn render_copies(st: &State, copies: &[crate::model::state::CopyMark]) -> St
         .iter()
         .map(|c| {
             let mut s = format!("{} inside loops 1..{}", c.array, c.outer);
-            if let Some(p) = (st.copy_plans.iter())
+            if let Some(p) = st
+                .copy_plans
+                .iter()
                 .find(|p| p.mark.step == c.step && p.mark.array == c.array)
             {
                 let t: Vec<String> = (1..=c.outer).map(|k| format!("t{k}")).collect();

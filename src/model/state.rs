@@ -395,26 +395,20 @@ impl State {
                 });
             }
         }
-        st.texts = scop
-            .statements
-            .iter()
-            .map(|s| s.text.clone())
-            .collect();
+        st.texts = scop.statements.iter().map(|s| s.text.clone()).collect();
         // Loop depth of each statement is the number of its modelled loops.
         for (k, p) in st.pieces.iter_mut().enumerate() {
             p.depth = scop.statements[k].loops.len();
         }
         st
     }
-
 }
 
 /// The default handle of every statement: its model name (`S0`, `S1`, … in textual
 /// order), naming that statement alone, tagged or not. A tag of the same name takes
 /// precedence (the statement is then reachable through the tag only).
 fn statement_handles(scop: &Scop) -> Vec<(String, BTreeSet<Pos>, Origin)> {
-    scop
-        .statements
+    scop.statements
         .iter()
         .filter(|s| !scop.tags.iter().any(|t| t.name == s.name))
         .map(|s| {

@@ -460,7 +460,10 @@ impl Session {
                 &self.run.interp.state,
                 &self.run.sources(&self.kernel),
             ))),
-            ":deps" => no_arg(Output::out(crate::verify::deps::render_deps(&self.kernel.scop, &self.run.deps))),
+            ":deps" => no_arg(Output::out(crate::verify::deps::render_deps(
+                &self.kernel.scop,
+                &self.run.deps,
+            ))),
             ":check" => no_arg(self.check()),
             ":code" => no_arg(self.code()),
             ":diff" => no_arg(self.diff()),
