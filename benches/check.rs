@@ -57,11 +57,11 @@ fn main() {
             let k = Kernel::load(&c, &Options::default())
                 .unwrap_or_else(|e| panic!("{n}: {}", e.diagnostic.message));
             let t1 = Instant::now();
-            let program = k.program();
+            let program = loopy::verify::Program::from_scop(&k.scop);
             let deps = loopy::verify::dependences(&program);
             let t2 = Instant::now();
             // What `Run::new` does, with the script timed apart from the dependences.
-            let mut interp = Interpreter::new(k.initial_state());
+            let mut interp = Interpreter::new(loopy::model::state::State::from_scop(&k.scop));
             interp
                 .run_text(&text, &s.display().to_string(), s.parent().unwrap())
                 .unwrap_or_else(|e| panic!("{n}: {}", e.message));

@@ -55,7 +55,7 @@ fn dependence_problems() -> Vec<Problem> {
         let Ok(k) = Kernel::load(&c, &Options::default()) else {
             continue;
         };
-        let deps = loopy::verify::dependences(&k.program());
+        let deps = loopy::verify::dependences(&loopy::verify::Program::from_scop(&k.scop));
         for (d, dep) in deps.iter().enumerate() {
             for (l, (_, map)) in dep.pieces.iter().enumerate() {
                 out.push(Problem {

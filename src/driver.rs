@@ -2,17 +2,14 @@
 //! schedule and a verdict out. The CLI and the REPL call this; it holds no logic of the
 //! stages themselves.
 
-use crate::codegen::{self, Body, Placed};
+use crate::codegen::{self, Body};
 use crate::diag::Report;
 use crate::frontend::{self, Options};
-use crate::model::state::{BlockTag, Origin, Pos, State, StmtInit};
-use crate::model::{AccessKind as ModelAccess, Scop};
-use crate::presburger::Int;
+use crate::model::state::State;
+use crate::model::Scop;
 use crate::script::interp::Interpreter;
 use crate::script::params::{ModelValues, Settings};
-use crate::verify::{self, Access, AccessKind, Dependence, Level, Program, StmtInfo, Violation};
-use std::collections::BTreeSet;
-use std::fmt::Write;
+use crate::verify::{self, Dependence, Program, Violation};
 use std::path::Path;
 
 /// A kernel loaded and modelled, with the texts of the files its spans point into.
@@ -65,35 +62,6 @@ impl Kernel {
         })
     }
 
-    /// Name of a statement in messages: its tag when it has one.
-    pub fn stmt_name(&self, k: usize) -> String {
-        let s = &self.scop.statements[k];
-        s.label.clone().unwrap_or_else(|| s.name.clone())
-    }
-
-    /// The default handle of every statement: its model name (`S0`, `S1`, … in textual
-    /// order), naming that statement alone, tagged or not. A tag of the same name takes
-    /// precedence (the statement is then reachable through the tag only).
-    pub fn statement_handles(&self) -> Vec<(String, BTreeSet<Pos>, Origin)> {
-        self.scop
-            .statements
-            .iter()
-            .filter(|s| !self.scop.tags.iter().any(|t| t.name == s.name))
-            .map(|s| {
-                let origin = Origin {
-                    source: s.span.file.clone(),
-                    span: s.span.range.clone(),
-                    what: format!("statement `{}`", s.name),
-                };
-                (
-                    s.name.clone(),
-                    BTreeSet::from([s.schedule.positions.clone()]),
-                    origin,
-                )
-            })
-            .collect()
-    }
-
     /// The handle a generated script uses for statement `k`: a tag naming exactly that
     /// statement when there is one, else its default handle (`S0`, …).
     pub fn handle_of(&self, k: usize) -> String {
@@ -107,151 +75,6 @@ impl Kernel {
             Some(t) => t.name.clone(),
             None => s.name.clone(),
         }
-    }
-
-    /// The interpreter's initial state: the model's schedules, tags and statement handles.
-    pub fn initial_state(&self) -> State {
-        let stmts = self
-            .scop
-            .statements
-            .iter()
-            .enumerate()
-            .map(|(k, s)| StmtInit {
-                name: self.stmt_name(k),
-                domain: s.domain.clone(),
-                pos: s.schedule.positions.clone(),
-                it: Some(s.schedule.dims.clone()),
-            })
-            .collect();
-        let mut tags: Vec<(String, BTreeSet<Pos>, Origin)> = self
-            .scop
-            .tags
-            .iter()
-            .map(|t| {
-                let positions: BTreeSet<Pos> = self.scop.positions(t).into_iter().collect();
-                let origin = Origin {
-                    source: t.span.file.clone(),
-                    span: t.span.range.clone(),
-                    what: format!("tag `{}`", t.name),
-                };
-                (t.name.clone(), positions, origin)
-            })
-            .collect();
-        tags.extend(self.statement_handles());
-        let mut st = State::new(self.scop.params.clone(), stmts, tags);
-        for (k, t) in self.scop.tags.iter().enumerate() {
-            let Some(block) = t.block.as_ref().filter(|_| t.statements.len() > 1) else {
-                continue;
-            };
-            let first = t.statements.first().map(|&i| &self.scop.statements[i]);
-            let statement = first
-                .filter(|s| s.label.as_deref() == Some(t.name.as_str()))
-                .map(|s| s.text.clone());
-            st.block_tags.insert(
-                k,
-                BlockTag {
-                    name: t.name.clone(),
-                    line: block.line,
-                    statement,
-                },
-            );
-        }
-        // Arrays and accesses, for the footprints of copies.
-        st.arrays = self
-            .scop
-            .arrays
-            .iter()
-            .map(|a| {
-                (
-                    a.name.clone(),
-                    a.c_name.clone(),
-                    a.rank,
-                    a.private_depth.is_some(),
-                )
-            })
-            .collect();
-        for (k, s) in self.scop.statements.iter().enumerate() {
-            for a in &s.accesses {
-                st.accesses.push(crate::model::state::StateAccess {
-                    stmt: k,
-                    array: a.array.clone(),
-                    write: a.kind == ModelAccess::Write,
-                    relation: a.relation.clone(),
-                    exact: a.exact,
-                });
-            }
-        }
-        st.texts = self
-            .scop
-            .statements
-            .iter()
-            .map(|s| s.text.clone())
-            .collect();
-        // Loop depth of each statement is the number of its modelled loops.
-        for (k, p) in st.pieces.iter_mut().enumerate() {
-            p.depth = self.scop.statements[k].loops.len();
-        }
-        st
-    }
-
-    /// The program as the verifier sees it.
-    pub fn program(&self) -> Program {
-        let stmts = self
-            .scop
-            .statements
-            .iter()
-            .enumerate()
-            .map(|(k, s)| StmtInfo {
-                name: s.name.clone(),
-                label: Some(self.stmt_name(k)),
-                domain: s.domain.clone(),
-                schedule: s.schedule.to_map(),
-                origin: Some(Origin {
-                    source: s.span.file.clone(),
-                    span: s.span.range.clone(),
-                    what: s.name.clone(),
-                }),
-                line: s.span.line,
-                update: s.update.clone(),
-            })
-            .collect();
-        let mut accesses = vec![];
-        for (k, s) in self.scop.statements.iter().enumerate() {
-            for a in &s.accesses {
-                let private_depth = self.scop.array(&a.array).and_then(|x| x.private_depth);
-                accesses.push(Access {
-                    stmt: k,
-                    array: a.array.clone(),
-                    kind: match a.kind {
-                        ModelAccess::Read => AccessKind::Read,
-                        ModelAccess::Write => AccessKind::Write,
-                    },
-                    relation: Some(a.relation.clone()),
-                    private_depth,
-                });
-            }
-        }
-        Program {
-            params: self.scop.params.clone(),
-            stmts,
-            accesses,
-        }
-    }
-
-    /// The program as the verifier sees it after the expansions of `st` (`expand`): the
-    /// expanded statements' accesses go to the storage, so dependences are computed on them.
-    pub fn program_for(&self, st: &State) -> Program {
-        let mut p = self.program();
-        for plan in &st.expansions {
-            for a in p.accesses.iter_mut() {
-                if a.array == plan.array && plan.stmts.contains(&a.stmt) {
-                    a.relation = a.relation.as_ref().map(|r| plan.relation(r));
-                    a.array = plan.name.clone();
-                    a.private_depth = None;
-                }
-            }
-        }
-        p
     }
 }
 
@@ -378,7 +201,7 @@ impl Run {
         base: &Path,
         settings: &Settings,
     ) -> Result<Run, Report> {
-        let mut interp = Interpreter::new(kernel.initial_state());
+        let mut interp = Interpreter::new(State::from_scop(&kernel.scop));
         interp.set_settings(settings.clone());
         let r = interp
             .run_text(script_text, script_name, base)
@@ -391,7 +214,7 @@ impl Run {
                 sources,
             });
         }
-        let program = kernel.program_for(&interp.state);
+        let program = Program::for_state(&kernel.scop, &interp.state);
         let deps = verify::dependences(&program);
         Ok(Run {
             interp,
@@ -403,10 +226,10 @@ impl Run {
     /// A run that has applied nothing yet: the kernel's own schedules, its dependences
     /// computed once. The REPL applies script text to it one input at a time.
     pub fn start(kernel: &Kernel) -> Run {
-        let program = kernel.program();
+        let program = Program::from_scop(&kernel.scop);
         let deps = verify::dependences(&program);
         Run {
-            interp: Interpreter::new(kernel.initial_state()),
+            interp: Interpreter::new(State::from_scop(&kernel.scop)),
             program,
             deps,
         }
@@ -425,7 +248,7 @@ impl Run {
         let r = self.interp.run_text(script_text, script_name, base);
         if self.interp.state.expansions.len() != expansions {
             // The program changed: dependences on the expanded accesses.
-            self.program = kernel.program_for(&self.interp.state);
+            self.program = Program::for_state(&kernel.scop, &self.interp.state);
             self.deps = verify::dependences(&self.program);
         }
         r.map_err(|d| Report {
@@ -447,10 +270,10 @@ impl Run {
     pub fn restart(&mut self, kernel: &Kernel) {
         let settings = self.interp.settings().clone();
         let expanded = !self.interp.state.expansions.is_empty();
-        self.interp = Interpreter::new(kernel.initial_state());
+        self.interp = Interpreter::new(State::from_scop(&kernel.scop));
         self.interp.set_settings(settings);
         if expanded {
-            self.program = kernel.program();
+            self.program = Program::from_scop(&kernel.scop);
             self.deps = verify::dependences(&self.program);
         }
     }
@@ -471,14 +294,12 @@ impl Run {
                 .into_iter()
                 .map(|m| verify::marks::into_violation(&self.program, &self.deps, m)),
         );
-        // The interpreter keeps every copy plannable after each step, so this succeeds.
-        if let Ok(plans) = crate::model::copy::plan(&self.interp.state) {
-            v.extend(
-                verify::check_copies(&self.program, &plans, pieces)
-                    .into_iter()
-                    .map(|c| verify::copies::into_violation(&self.program, c)),
-            );
-        }
+        // The interpreter keeps the plans of the copies after each step.
+        v.extend(
+            verify::check_copies(&self.program, &self.interp.state.copy_plans, pieces)
+                .into_iter()
+                .map(|c| verify::copies::into_violation(&self.program, c)),
+        );
         v
     }
 
@@ -573,41 +394,16 @@ pub fn generate_from_script(
 
 /// [`generate`] with a choice of statement bodies ([`Body::Trace`] for trace validation).
 pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Generated, Report> {
-    let scop = &kernel.scop;
     let fail = |d| Report {
         diagnostic: d,
         sources: kernel.sources.clone(),
     };
-    let mut placed: Vec<Placed> = state
-        .pieces
-        .iter()
-        .map(|p| Placed {
-            stmt: p.stmt,
-            schedule: p.schedule(),
-            marks: p.marks.clone(),
-        })
-        .collect();
-    let plans = crate::model::copy::plan(state).map_err(fail)?;
-    // An expanded program: its statements' accesses rewritten, the storage's own
-    // statements after every piece.
-    let expanded;
-    // A trace (or an instance count) prints the statements' instances only: it touches no
-    // variable, so it has no storage to declare, fill or write back.
-    let scop = if state.expansions.is_empty() || body != Body::Source {
-        scop
-    } else {
-        let next = state
-            .pieces
-            .iter()
-            .map(|p| p.pos[0].clone())
-            .max()
-            .map_or(Int::ZERO, |p| &p + &Int::ONE);
-        expanded =
-            codegen::expand::expanded(scop, &state.expansions, &mut placed, next).map_err(fail)?;
-        &expanded
-    };
-    let code =
-        codegen::generate_with_copies(scop, &placed, body, &plans, &kernel.target).map_err(fail)?;
+    let codegen::Code {
+        text: code,
+        program,
+    } = codegen::generate_state(&kernel.scop, state, body, &kernel.target).map_err(fail)?;
+    // The program the code was generated from: the kernel's, or its expansion.
+    let scop = &*program;
     let Some((_, text)) = kernel.sources.iter().find(|(n, _)| *n == scop.file) else {
         return Err(fail(crate::diag::Diagnostic::new(format!(
             "cannot read `{}` again to splice the generated code into it",
@@ -658,209 +454,4 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
         region_start,
         function,
     })
-}
-
-/// Is component `c` a statement's default handle (`S0`, …)? Listings leave those out: every
-/// statement has one, and `loopy show` lists the statements already.
-fn is_statement_handle(st: &State, c: usize) -> bool {
-    st.components[c].origin.what.starts_with("statement `")
-}
-
-/// Schedules of every piece and the positions of every named handle (tags and the handles a
-/// script defines; not the statements' default handles).
-pub fn render_state(st: &State) -> String {
-    let mut out = String::new();
-    // Planned once for every piece's listing (planning is exact, hence not cheap).
-    let plans = if st.pieces.iter().any(|p| !p.copies.is_empty()) {
-        crate::model::copy::plan(st).unwrap_or_default()
-    } else {
-        vec![]
-    };
-    for p in &st.pieces {
-        let name = &st.stmt_names[p.stmt];
-        let _ = writeln!(out, "  {name}: {}", p.schedule().for_print());
-        if !p.marks.is_empty() {
-            let _ = writeln!(out, "    marks: {}", render_marks(&p.marks));
-        }
-        if !p.copies.is_empty() {
-            let _ = writeln!(out, "    copies: {}", render_copies(st, &plans, &p.copies));
-        }
-    }
-    let _ = writeln!(out, "  components:");
-    for (h, c) in &st.handles {
-        if is_statement_handle(st, *c) {
-            continue;
-        }
-        let ps: Vec<String> = st.components[*c]
-            .positions
-            .iter()
-            .map(|p| {
-                format!(
-                    "[{}]",
-                    p.iter()
-                        .map(|v| v.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })
-            .collect();
-        let _ = writeln!(out, "    {h}: {}", ps.join(" "));
-    }
-    out
-}
-
-/// A piece's copies as text: `B inside loops 1..3, box 32 × 32 from [32*t2, 32*t1]`
-/// (`t1`, `t2`, ... the values of the outer loops).
-/// `plans` are the state's copy plans (`model::copy::plan`); a copy without one (a state
-/// whose copies cannot be planned) is listed without its box.
-pub fn render_copies(
-    st: &State,
-    plans: &[crate::model::copy::CopyPlan],
-    copies: &[crate::model::state::CopyMark],
-) -> String {
-    copies
-        .iter()
-        .map(|c| {
-            let mut s = format!("{} inside loops 1..{}", c.array, c.outer);
-            if let Some(p) = plans
-                .iter()
-                .find(|p| p.mark.step == c.step && p.mark.array == c.array)
-            {
-                let t: Vec<String> = (1..=c.outer).map(|k| format!("t{k}")).collect();
-                let size: Vec<String> = p
-                    .size
-                    .iter()
-                    .zip(&p.runtime)
-                    .map(|(v, e)| match e {
-                        Some(e) => format!("({})", e.to_c(&st.params, "floor")),
-                        None => v.to_string(),
-                    })
-                    .collect();
-                let lo: Vec<String> = p
-                    .lower
-                    .iter()
-                    .map(|l| l.to_c(&st.params, &t, "floor"))
-                    .collect();
-                let _ = write!(s, ", box {} from [{}]", size.join(" × "), lo.join(", "));
-            }
-            s
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-/// The loops of the final schedule that may be marked `parallel` (`loopy show --script`):
-/// one line per generated loop that is, naming it by its loop number and the statements it
-/// encloses, with the reduction operator when only `parallel(l, k, op)` is legal.
-pub fn render_parallel_loops(k: &Kernel, st: &State) -> String {
-    let prog = k.program_for(st);
-    let deps = verify::dependences(&prog);
-    let loops = verify::marks::parallel_loops(&prog, &deps, &st.pieces);
-    let mut out = String::new();
-    let legal: Vec<_> = loops.iter().filter(|l| l.legal.is_some()).collect();
-    let _ = writeln!(
-        out,
-        "  parallel loops ({} of {} loops):",
-        legal.len(),
-        loops.len()
-    );
-    for l in legal {
-        let names: Vec<String> = l.stmts.iter().map(|&s| k.stmt_name(s)).collect();
-        let how = match l.legal {
-            Some(Some(op)) => format!("parallel({})", op.symbol()),
-            _ => "parallel".to_string(),
-        };
-        let _ = writeln!(
-            out,
-            "    loop {} around {}: {how}",
-            l.dim + 1,
-            names.join(", ")
-        );
-    }
-    out
-}
-
-/// A piece's marks as text: `loop 1 parallel, loop 3 vectorize` (loops numbered from 1).
-pub fn render_marks(marks: &[crate::model::state::Mark]) -> String {
-    marks
-        .iter()
-        .map(|m| format!("loop {} {}", m.dim + 1, m.kind.describe()))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The dependences of a kernel as text, with the loop that carries each (`loopy deps`).
-pub fn render_deps(k: &Kernel, deps: &[Dependence]) -> String {
-    let stmt = |s: usize| {
-        let st = &k.scop.statements[s];
-        match &st.label {
-            Some(l) => format!("{} ({l}, line {})", st.name, st.span.line),
-            None => format!("{} (line {})", st.name, st.span.line),
-        }
-    };
-    // "loop 2 (j)" using the source statement's iterator names.
-    let level = |s: usize, l: &Level| match l {
-        Level::Loop(d) => {
-            let it = k.scop.statements[s]
-                .iterators
-                .get(d - 1)
-                .cloned()
-                .unwrap_or_default();
-            format!("carried by loop {d} ({it})")
-        }
-        Level::Text(d) => format!("loop-independent (textual order inside {d} common loop(s))"),
-    };
-    let mut out = String::new();
-    if deps.is_empty() {
-        out.push_str("no dependences\n");
-    }
-    for d in deps {
-        let _ = writeln!(
-            out,
-            "{} on `{}`: {} -> {}",
-            d.kind.name(),
-            d.array,
-            stmt(d.source),
-            stmt(d.sink)
-        );
-        for (l, m) in &d.pieces {
-            let _ = writeln!(out, "  {}: {}", level(d.source, l), m.for_print());
-        }
-    }
-    out
-}
-
-/// Every handle (the kernel's tags and the handles a script named) with the statements it
-/// covers and where it was defined (`sources`: the texts to count lines in).
-pub fn render_handles(st: &State, sources: &[(String, String)]) -> String {
-    let mut out = String::new();
-    for (h, c) in &st.handles {
-        if is_statement_handle(st, *c) {
-            continue;
-        }
-        let comp = &st.components[*c];
-        let mut stmts: Vec<&str> = vec![];
-        for p in &st.pieces {
-            let name = st.stmt_names[p.stmt].as_str();
-            if comp.positions.contains(&p.pos) && !stmts.contains(&name) {
-                stmts.push(name);
-            }
-        }
-        let covers = if stmts.is_empty() {
-            "no statement".to_string()
-        } else {
-            stmts.join(", ")
-        };
-        let line = sources
-            .iter()
-            .find(|(n, _)| *n == comp.origin.source)
-            .and_then(|(_, t)| t.get(..comp.origin.span.start))
-            .map(|before| before.matches('\n').count() + 1);
-        let at = match line {
-            Some(l) => format!("{}:{l}", comp.origin.source),
-            None => comp.origin.source.clone(),
-        };
-        let _ = writeln!(out, "  {h}: {covers} (from {at})");
-    }
-    out
 }

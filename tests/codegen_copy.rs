@@ -367,10 +367,8 @@ fn parametric_boxes_are_allocated_with_checked_sizes() {
     }
     // `loopy show --script` lists the box with its run-time extent.
     let (_, run) = load("examples/2mm/2mm.c", &[], TWO_MM_ROW);
-    let plans = loopy::model::copy::plan(&run.interp.state).unwrap();
-    let shown = loopy::driver::render_copies(
+    let shown = loopy::model::render::render_copies(
         &run.interp.state,
-        &plans,
         &run.interp
             .state
             .pieces

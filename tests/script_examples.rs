@@ -2,7 +2,8 @@
 //! the resulting schedules and components are snapshots, so a change in semantics shows up
 //! in review. Every script is also legal.
 
-use loopy::driver::{render_state, Kernel, Run};
+use loopy::driver::{Kernel, Run};
+use loopy::model::render::render_state;
 use std::path::Path;
 
 fn run(name: &str) -> String {

@@ -6,8 +6,9 @@
 mod common;
 
 use common::loopy;
-use loopy::driver::{render_state, Kernel, Run};
+use loopy::driver::{Kernel, Run};
 use loopy::machine::model::Model;
+use loopy::model::render::render_state;
 use loopy::presburger::Int;
 use loopy::script::params::{ModelValues, Settings};
 use std::path::PathBuf;

@@ -622,7 +622,7 @@ fn cost_model_work_of_covariance() {
         &loopy::frontend::Options::default(),
     )
     .unwrap();
-    let layout = loopy::search::Layout::new(&k.program());
+    let layout = loopy::search::Layout::new(&loopy::verify::Program::from_scop(&k.scop));
     let model = cost::CostModel::new(&k.scop, &layout.dirs, 10_000_000);
     let work = |tag: &str| model.work[k.scop.tag(tag).unwrap().statements[0]];
     assert_eq!(work("Mult"), 1e9);

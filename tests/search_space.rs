@@ -9,7 +9,7 @@ use loopy::driver::Kernel;
 use loopy::frontend::Options;
 use loopy::presburger::{Int, Set, Space, Tuple};
 use loopy::search::Legal;
-use loopy::verify::dependences;
+use loopy::verify::{dependences, Program};
 
 /// Dependent pairs `(source, sink, source iterators, sink iterators, params)` of each edge at
 /// every parameter value in `values`.
@@ -116,7 +116,7 @@ void seidel(int T, int N, double A[20][20]) {
 #[test]
 fn seidel_space_is_the_legal_hyperplanes() {
     let k = kernel("seidel", SEIDEL);
-    let p = k.program();
+    let p = Program::from_scop(&k.scop);
     let legal = Legal::new(&p, &dependences(&p));
     let l = &legal.layout;
     let free: Vec<usize> = (0..3).map(|d| l.iter(0, d)).collect();
@@ -162,7 +162,7 @@ void two(int N, double A[20], double B[20]) {
 #[test]
 fn two_statements_with_parameters() {
     let k = kernel("two", TWO);
-    let p = k.program();
+    let p = Program::from_scop(&k.scop);
     let legal = Legal::new(&p, &dependences(&p));
     let l = &legal.layout;
     assert_eq!(l.len, 6);
@@ -175,7 +175,7 @@ fn two_statements_with_parameters() {
 #[test]
 fn distance_bound() {
     let k = kernel("seidel-bound", SEIDEL);
-    let p = k.program();
+    let p = Program::from_scop(&k.scop);
     let legal = Legal::new(&p, &dependences(&p));
     let l = &legal.layout;
     let all: Vec<usize> = (0..legal.edges.len()).collect();
@@ -204,7 +204,7 @@ fn examples_original_outer_dimension_is_legal() {
             &Options::default(),
         )
         .unwrap();
-        let p = k.program();
+        let p = Program::from_scop(&k.scop);
         let deps = dependences(&p);
         let start = std::time::Instant::now();
         let legal = Legal::new(&p, &deps);
@@ -232,7 +232,7 @@ fn examples_original_outer_dimension_is_legal() {
 #[test]
 fn shortest_hyperplane() {
     let k = kernel("seidel-shortest", SEIDEL);
-    let p = k.program();
+    let p = Program::from_scop(&k.scop);
     let legal = Legal::new(&p, &dependences(&p));
     let all: Vec<usize> = (0..legal.edges.len()).collect();
     let (c, u, w) = legal.shortest(&all).unwrap();
@@ -272,7 +272,7 @@ void down(int N, double A[20][20], double B[20][20]) {
 #[test]
 fn downward_loop_in_original_coordinates() {
     let k = kernel("down", DOWN);
-    let p = k.program();
+    let p = Program::from_scop(&k.scop);
     let legal = Legal::new(&p, &dependences(&p));
     let l = &legal.layout;
     assert_eq!(l.dirs, vec![vec![1, 1], vec![1, -1]]);
@@ -361,7 +361,7 @@ fn original_dims(k: &Kernel, legal: &Legal) -> Vec<Vec<Int>> {
 fn adi_original_schedule_is_non_negative_and_legal() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/adi/adi.c");
     let k = Kernel::load(&root, &Options::default()).unwrap();
-    let p = k.program();
+    let p = Program::from_scop(&k.scop);
     let legal = Legal::new(&p, &dependences(&p));
     assert!(legal.layout.dirs.iter().flatten().any(|&d| d == -1));
     let dims = original_dims(&k, &legal);

@@ -2,9 +2,10 @@
 
 use super::Ctx;
 use super::{CcArgs, Format};
-use crate::driver::{render_deps, Kernel};
+use crate::driver::Kernel;
 use crate::model::json::Json;
-use crate::verify::{self, Level};
+use crate::verify::deps::render_deps;
+use crate::verify::{self, Level, Program};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -27,10 +28,10 @@ pub fn run(a: DepsArgs, ctx: &Ctx) -> u8 {
             return 2;
         }
     };
-    let program = k.program();
+    let program = Program::from_scop(&k.scop);
     let deps = verify::dependences(&program);
     match a.format {
-        Format::Text => print!("{}", render_deps(&k, &deps)),
+        Format::Text => print!("{}", render_deps(&k.scop, &deps)),
         Format::Json => {
             let arr = deps
                 .iter()

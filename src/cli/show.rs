@@ -2,8 +2,9 @@
 
 use super::Ctx;
 use super::{CcArgs, Format, SetArgs};
-use crate::driver::{render_parallel_loops, render_state, Kernel};
+use crate::driver::Kernel;
 use crate::model::json::Json;
+use crate::model::render::render_state;
 use crate::model::state::State;
 use crate::script::interp::Interpreter;
 use clap::Args;
@@ -61,7 +62,7 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
         }
     };
     let base = script.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let mut interp = Interpreter::new(kernel.initial_state());
+    let mut interp = Interpreter::new(State::from_scop(&kernel.scop));
     interp.set_settings(crate::driver::with_model(
         settings,
         &text,
@@ -95,7 +96,12 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
             println!("\nafter {name}:");
             print!("{}", render_params(&interp));
             print!("{}", render_state(&interp.state));
-            print!("{}", render_parallel_loops(&kernel, &interp.state));
+            let program = crate::verify::Program::for_state(&kernel.scop, &interp.state);
+            let deps = crate::verify::dependences(&program);
+            print!(
+                "{}",
+                crate::verify::marks::render_parallel_loops(&program, &deps, &interp.state.pieces)
+            );
         }
         Format::Text => print!("\n{}", render_params(&interp)),
         Format::Json => {

@@ -7,8 +7,9 @@ use super::{CcArgs, Format};
 use crate::diag::Diagnostic;
 use crate::driver::{Kernel, Run};
 use crate::model::json::Json;
-use crate::verify;
+use crate::model::state::State;
 use crate::verify::slices::{self, Slice, Slicing};
+use crate::verify::{self, Program};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -78,9 +79,9 @@ pub fn run(a: SlicesArgs, ctx: &Ctx) -> u8 {
     }
     let (state, program, deps) = match &a.prefix {
         None => {
-            let program = k.program();
+            let program = Program::from_scop(&k.scop);
             let deps = verify::dependences(&program);
-            (k.initial_state(), program, deps)
+            (State::from_scop(&k.scop), program, deps)
         }
         Some(p) => match prefix_run(&k, p, ctx.color) {
             Ok(run) => (run.interp.state, run.program, run.deps),

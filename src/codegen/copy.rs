@@ -10,7 +10,8 @@
 //! verifier checks is exactly what lies between them.
 
 use super::ast::Node;
-use super::kernel::{ids_in, Placed};
+use super::kernel::Placed;
+use super::marks::ids_in;
 use crate::diag::Diagnostic;
 use crate::model::copy::CopyPlan;
 use crate::model::state::{Mark, MarkKind};

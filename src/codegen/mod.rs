@@ -4,27 +4,85 @@ pub mod ast;
 pub mod copy;
 pub mod expand;
 pub mod kernel;
+pub mod marks;
 pub mod overlap;
 pub mod registers;
 pub mod scan;
 
-pub use kernel::{generate, generate_with_copies, Body, Placed};
+pub use kernel::{Body, Placed};
 pub use registers::Target;
 pub use scan::{disjoint_parts, scan, scan_in, scan_sets, Item};
 
 use crate::diag::Diagnostic;
+use crate::model::state::State;
 use crate::model::Scop;
-use crate::presburger::{Map, Set};
+use crate::presburger::{Int, Map, Set};
+use std::borrow::Cow;
+
+/// The code of a region under a final schedule state ([`generate_state`]).
+#[derive(Clone, Debug)]
+pub struct Code<'a> {
+    /// The C text replacing the region: helper macros, then the loop nest (lines end in
+    /// `\n`, not indented), before any run-time test ([`overlap::guard`]).
+    pub text: String,
+    /// The program the code was generated from: the kernel's own, or the kernel with the
+    /// state's expansions applied ([`expand::expanded`]).
+    pub program: Cow<'a, Scop>,
+}
+
+/// Code for `scop` under the schedules of `state` (which the caller has verified): every
+/// piece of the state is placed with its θ and its marks, the copies are generated from the
+/// state's plans (`State::copy_plans`, whose members count the state's pieces, as the
+/// scan's items do here), and, for [`Body::Source`], the state's expansions give the
+/// program the code is generated from. A trace ([`Body::Trace`]) prints the statements'
+/// instances only: it touches no variable, so it has no storage to declare, fill or write
+/// back.
+pub fn generate_state<'a>(
+    scop: &'a Scop,
+    state: &State,
+    body: Body,
+    target: &Target,
+) -> Result<Code<'a>, Diagnostic> {
+    let mut placed: Vec<Placed> = state
+        .pieces
+        .iter()
+        .map(|p| Placed {
+            stmt: p.stmt,
+            schedule: p.schedule(),
+            marks: p.marks.clone(),
+        })
+        .collect();
+    // An expanded program: its statements' accesses rewritten, the storage's own
+    // statements after every piece.
+    let program = if state.expansions.is_empty() || body != Body::Source {
+        Cow::Borrowed(scop)
+    } else {
+        let next = state
+            .pieces
+            .iter()
+            .map(|p| p.pos[0].clone())
+            .max()
+            .map_or(Int::ZERO, |p| &p + &Int::ONE);
+        Cow::Owned(expand::expanded(
+            scop,
+            &state.expansions,
+            &mut placed,
+            next,
+        )?)
+    };
+    let text = kernel::generate_with_copies(&program, &placed, body, &state.copy_plans, target)?;
+    Ok(Code { text, program })
+}
 
 /// The refusal of a schedule some of whose iterators the scan cannot express (`why` says
-/// which); [`generate`] and `loopy check` give the same.
+/// which); [`generate_state`] and `loopy check` give the same.
 pub fn undetermined_diagnostic(why: &str) -> Diagnostic {
     Diagnostic::new(format!("cannot generate code: {why}")).with_note(
         "the code generator takes each iterator from the schedule's equalities, from a pair of bounds through its floors and mods, or from its parametric lexicographic minimum, and none gave this one; a schedule that is not one-to-one has no such value",
     )
 }
 
-/// Refuses, as [`generate`] does, schedules (`schedules[i]` of statement `stmts[i]`, maps
+/// Refuses, as [`generate_state`] does, schedules (`schedules[i]` of statement `stmts[i]`, maps
 /// from its instances to times of one length) with an iterator the scan cannot express.
 pub fn check_determined(scop: &Scop, pieces: &[(usize, Map)]) -> Result<(), Diagnostic> {
     let n_scan = pieces.iter().map(|(_, m)| m.n_out()).max().unwrap_or(0);

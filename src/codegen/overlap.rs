@@ -48,7 +48,7 @@ pub struct Guarded {
 /// `"transformed"` or `"original"` each time the region runs.
 pub const PATH_MACRO: &str = "LOOPY_PATH";
 
-/// Wraps `fast` (the transformed region's code, as `generate_with_copies` gives it) in the
+/// Wraps `fast` (the transformed region's code, as `generate_state` gives it) in the
 /// no-overlap test. `file` is the text of the region's file (`scop.file`), for the original
 /// code. Unchanged when no two of the region's arrays may overlap with one of them written.
 pub fn guard(

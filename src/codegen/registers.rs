@@ -23,7 +23,7 @@
 
 use super::ast::{Expr, Node};
 use super::copy::{buffer, offset, Extra};
-use super::kernel::ids_in;
+use super::marks::ids_in;
 use crate::model::copy::{BufDim, CopyPlan};
 use crate::presburger::row::Row;
 use crate::presburger::Int;

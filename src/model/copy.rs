@@ -34,7 +34,8 @@ pub struct CopyPlan {
     /// The array's C name and rank.
     pub c_name: String,
     pub rank: usize,
-    /// Indices of the staged pieces.
+    /// Indices of the staged pieces in the state's `pieces` (the state holding the plan,
+    /// `State::copy_plans`).
     pub members: Vec<usize>,
     /// Positions `p0..p(k-1)` every staged piece shares.
     pub prefix: Vec<Int>,
@@ -538,6 +539,16 @@ fn single_expression(min: &Set, nt: usize) -> Option<Corner> {
 
 fn refuse(mark: &CopyMark, msg: String, label: &str) -> Diagnostic {
     Diagnostic::new(msg).with_label(&mark.origin.source, mark.origin.span.clone(), label)
+}
+
+impl State {
+    /// Plans every copy of the pieces ([`plan`]) and keeps the plans in
+    /// [`State::copy_plans`]; or returns the first copy that cannot be planned, the state
+    /// unchanged.
+    pub fn plan_copies(&mut self) -> Result<(), Diagnostic> {
+        self.copy_plans = plan(self)?;
+        Ok(())
+    }
 }
 
 /// Every copy of the state, planned; or the first one that cannot be.

@@ -11,7 +11,7 @@ pub mod aff;
 pub mod copy;
 pub mod expand;
 pub mod json;
-mod render;
+pub mod render;
 pub mod schedule;
 pub mod state;
 pub mod text;
@@ -265,6 +265,12 @@ pub struct Tag {
 }
 
 impl Scop {
+    /// Name of statement `k` in messages: its tag when it has one.
+    pub fn stmt_name(&self, k: usize) -> String {
+        let s = &self.statements[k];
+        s.label.clone().unwrap_or_else(|| s.name.clone())
+    }
+
     /// θ of every statement, `S_k[iterators] -> [p0, j1, …]`, in statement order (not
     /// restricted to the domains).
     pub fn schedule_maps(&self) -> Vec<Map> {

@@ -1,9 +1,11 @@
-//! Human-readable and JSON views of a [`Scop`] (what `loopy show` prints).
+//! Human-readable and JSON views of a [`Scop`] (what `loopy show` prints), and of the
+//! schedule state a script leaves (`loopy show --script`, the REPL's listings).
 //!
 //! Sets and maps are printed in isl notation with all the scop's parameters, so every line
 //! can be pasted into `loopy calc` as it is.
 
 use super::json::Json;
+use super::state::State;
 use super::{AccessKind, Array, Scop, SourceSpan, Statement, Tag, TagKind};
 use crate::presburger::Int;
 use std::fmt::Write;
@@ -287,4 +289,128 @@ impl Scop {
             ("tags", Json::Array(tags)),
         ])
     }
+}
+
+/// Is component `c` a statement's default handle (`S0`, …)? Listings leave those out: every
+/// statement has one, and `loopy show` lists the statements already.
+fn is_statement_handle(st: &State, c: usize) -> bool {
+    st.components[c].origin.what.starts_with("statement `")
+}
+
+/// Schedules of every piece and the positions of every named handle (tags and the handles a
+/// script defines; not the statements' default handles).
+pub fn render_state(st: &State) -> String {
+    let mut out = String::new();
+    for p in &st.pieces {
+        let name = &st.stmt_names[p.stmt];
+        let _ = writeln!(out, "  {name}: {}", p.schedule().for_print());
+        if !p.marks.is_empty() {
+            let _ = writeln!(out, "    marks: {}", render_marks(&p.marks));
+        }
+        if !p.copies.is_empty() {
+            let _ = writeln!(out, "    copies: {}", render_copies(st, &p.copies));
+        }
+    }
+    let _ = writeln!(out, "  components:");
+    for (h, c) in &st.handles {
+        if is_statement_handle(st, *c) {
+            continue;
+        }
+        let ps: Vec<String> = st.components[*c]
+            .positions
+            .iter()
+            .map(|p| {
+                format!(
+                    "[{}]",
+                    p.iter()
+                        .map(|v| v.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "    {h}: {}", ps.join(" "));
+    }
+    out
+}
+
+/// A piece's copies as text: `B inside loops 1..3, box 32 × 32 from [32*t2, 32*t1]`
+/// (`t1`, `t2`, ... the values of the outer loops).
+/// The boxes come from the state's copy plans (`State::copy_plans`); a copy without one is
+/// listed without its box.
+pub fn render_copies(st: &State, copies: &[crate::model::state::CopyMark]) -> String {
+    copies
+        .iter()
+        .map(|c| {
+            let mut s = format!("{} inside loops 1..{}", c.array, c.outer);
+            if let Some(p) = st
+                .copy_plans
+                .iter()
+                .find(|p| p.mark.step == c.step && p.mark.array == c.array)
+            {
+                let t: Vec<String> = (1..=c.outer).map(|k| format!("t{k}")).collect();
+                let size: Vec<String> = p
+                    .size
+                    .iter()
+                    .zip(&p.runtime)
+                    .map(|(v, e)| match e {
+                        Some(e) => format!("({})", e.to_c(&st.params, "floor")),
+                        None => v.to_string(),
+                    })
+                    .collect();
+                let lo: Vec<String> = p
+                    .lower
+                    .iter()
+                    .map(|l| l.to_c(&st.params, &t, "floor"))
+                    .collect();
+                let _ = write!(s, ", box {} from [{}]", size.join(" × "), lo.join(", "));
+            }
+            s
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A piece's marks as text: `loop 1 parallel, loop 3 vectorize` (loops numbered from 1).
+pub fn render_marks(marks: &[crate::model::state::Mark]) -> String {
+    marks
+        .iter()
+        .map(|m| format!("loop {} {}", m.dim + 1, m.kind.describe()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Every handle (the kernel's tags and the handles a script named) with the statements it
+/// covers and where it was defined (`sources`: the texts to count lines in).
+pub fn render_handles(st: &State, sources: &[(String, String)]) -> String {
+    let mut out = String::new();
+    for (h, c) in &st.handles {
+        if is_statement_handle(st, *c) {
+            continue;
+        }
+        let comp = &st.components[*c];
+        let mut stmts: Vec<&str> = vec![];
+        for p in &st.pieces {
+            let name = st.stmt_names[p.stmt].as_str();
+            if comp.positions.contains(&p.pos) && !stmts.contains(&name) {
+                stmts.push(name);
+            }
+        }
+        let covers = if stmts.is_empty() {
+            "no statement".to_string()
+        } else {
+            stmts.join(", ")
+        };
+        let line = sources
+            .iter()
+            .find(|(n, _)| *n == comp.origin.source)
+            .and_then(|(_, t)| t.get(..comp.origin.span.start))
+            .map(|before| before.matches('\n').count() + 1);
+        let at = match line {
+            Some(l) => format!("{}:{l}", comp.origin.source),
+            None => comp.origin.source.clone(),
+        };
+        let _ = writeln!(out, "  {h}: {covers} (from {at})");
+    }
+    out
 }

@@ -4,6 +4,7 @@
 //! produced them. The script interpreter rewrites it; the verifier and the code generator
 //! read it.
 
+use super::{AccessKind, Scop};
 use crate::presburger::{build, Int, Map, Set};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -210,6 +211,13 @@ pub struct State {
     /// The expansions (`expand`) applied so far, in order: the accesses above already go to
     /// their storage.
     pub expansions: Vec<super::expand::ExpandPlan>,
+    /// The plan of every copy the pieces carry (`model::copy`), in the order
+    /// [`super::copy::plan`] gives them; each plan's `members` index `pieces`. Set by
+    /// [`State::plan_copies`], which the interpreter calls after every step (a step that
+    /// leaves a copy unplannable is refused), so a script's state always holds the plans of
+    /// its pieces; code that replaces the pieces calls it again. The verifier and the code
+    /// generator read the plans from here.
+    pub copy_plans: Vec<super::copy::CopyPlan>,
 }
 
 /// A tag whose label sits on the first statement of a `{ }` block.
@@ -291,6 +299,7 @@ impl State {
             texts: vec![],
             accesses: vec![],
             expansions: vec![],
+            copy_plans: vec![],
         }
     }
 
@@ -314,6 +323,107 @@ impl State {
             c.positions = c.positions.iter().map(&f).collect();
         }
     }
+}
+
+impl State {
+    /// The interpreter's initial state for `scop`: its schedules, tags and statement handles.
+    pub fn from_scop(scop: &Scop) -> State {
+        let stmts = scop
+            .statements
+            .iter()
+            .enumerate()
+            .map(|(k, s)| StmtInit {
+                name: scop.stmt_name(k),
+                domain: s.domain.clone(),
+                pos: s.schedule.positions.clone(),
+                it: Some(s.schedule.dims.clone()),
+            })
+            .collect();
+        let mut tags: Vec<(String, BTreeSet<Pos>, Origin)> = scop
+            .tags
+            .iter()
+            .map(|t| {
+                let positions: BTreeSet<Pos> = scop.positions(t).into_iter().collect();
+                let origin = Origin {
+                    source: t.span.file.clone(),
+                    span: t.span.range.clone(),
+                    what: format!("tag `{}`", t.name),
+                };
+                (t.name.clone(), positions, origin)
+            })
+            .collect();
+        tags.extend(statement_handles(scop));
+        let mut st = State::new(scop.params.clone(), stmts, tags);
+        for (k, t) in scop.tags.iter().enumerate() {
+            let Some(block) = t.block.as_ref().filter(|_| t.statements.len() > 1) else {
+                continue;
+            };
+            let first = t.statements.first().map(|&i| &scop.statements[i]);
+            let statement = first
+                .filter(|s| s.label.as_deref() == Some(t.name.as_str()))
+                .map(|s| s.text.clone());
+            st.block_tags.insert(
+                k,
+                BlockTag {
+                    name: t.name.clone(),
+                    line: block.line,
+                    statement,
+                },
+            );
+        }
+        // Arrays and accesses, for the footprints of copies.
+        st.arrays = scop
+            .arrays
+            .iter()
+            .map(|a| {
+                (
+                    a.name.clone(),
+                    a.c_name.clone(),
+                    a.rank,
+                    a.private_depth.is_some(),
+                )
+            })
+            .collect();
+        for (k, s) in scop.statements.iter().enumerate() {
+            for a in &s.accesses {
+                st.accesses.push(StateAccess {
+                    stmt: k,
+                    array: a.array.clone(),
+                    write: a.kind == AccessKind::Write,
+                    relation: a.relation.clone(),
+                    exact: a.exact,
+                });
+            }
+        }
+        st.texts = scop.statements.iter().map(|s| s.text.clone()).collect();
+        // Loop depth of each statement is the number of its modelled loops.
+        for (k, p) in st.pieces.iter_mut().enumerate() {
+            p.depth = scop.statements[k].loops.len();
+        }
+        st
+    }
+}
+
+/// The default handle of every statement: its model name (`S0`, `S1`, … in textual
+/// order), naming that statement alone, tagged or not. A tag of the same name takes
+/// precedence (the statement is then reachable through the tag only).
+fn statement_handles(scop: &Scop) -> Vec<(String, BTreeSet<Pos>, Origin)> {
+    scop.statements
+        .iter()
+        .filter(|s| !scop.tags.iter().any(|t| t.name == s.name))
+        .map(|s| {
+            let origin = Origin {
+                source: s.span.file.clone(),
+                span: s.span.range.clone(),
+                what: format!("statement `{}`", s.name),
+            };
+            (
+                s.name.clone(),
+                BTreeSet::from([s.schedule.positions.clone()]),
+                origin,
+            )
+        })
+        .collect()
 }
 
 /// `[j0 .. j(m-1)] -> [j0 .. j(k-1)]`: the first `k` of `m` iteration dims.

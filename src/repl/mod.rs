@@ -10,8 +10,9 @@ pub mod diff;
 pub mod terminal;
 
 use crate::diag::Report;
-use crate::driver::{self, render_deps, render_handles, render_state, Kernel, Run};
+use crate::driver::{self, Kernel, Run};
 use crate::frontend::Options;
+use crate::model::render::{render_handles, render_state};
 use crate::script::ast::ScriptItem;
 use crate::script::interp::{BUILTINS, LOOP_OPS};
 use crate::script::parse_script;
@@ -463,7 +464,10 @@ impl Session {
                 &self.run.interp.state,
                 &self.run.sources(&self.kernel),
             ))),
-            ":deps" => no_arg(Output::out(render_deps(&self.kernel, &self.run.deps))),
+            ":deps" => no_arg(Output::out(crate::verify::deps::render_deps(
+                &self.kernel.scop,
+                &self.run.deps,
+            ))),
             ":check" => no_arg(self.check()),
             ":code" => no_arg(self.code()),
             ":diff" => no_arg(self.diff()),
@@ -529,6 +533,14 @@ impl Session {
         };
         let mut before = self.run.interp.state.clone();
         before.pieces = self.run.interp.history[last.steps.0].clone();
+        // The copies' plans follow the pieces (planned when that step ran, so this succeeds).
+        if let Err(d) = before.plan_copies() {
+            let f = Report {
+                diagnostic: d,
+                sources: self.kernel.sources.clone(),
+            };
+            return Output::err(f.render(self.color));
+        }
         let old = match driver::generate(&self.kernel, &before) {
             Ok(g) => unindent(&g.code()),
             Err(f) => return Output::err(f.render(self.color)),

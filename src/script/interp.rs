@@ -474,9 +474,12 @@ impl Interpreter {
                     return Err(self.explain_params(d, script, source));
                 }
                 // Copies must stay plannable (one window, an exact bounded box) after every
-                // step, so that the step that breaks one is the one reported.
-                if self.state.pieces.iter().any(|p| !p.copies.is_empty()) {
-                    if let Err(d) = crate::model::copy::plan(&self.state) {
+                // step, so that the step that breaks one is the one reported; the state keeps
+                // the plans (`State::copy_plans`).
+                if self.state.pieces.iter().any(|p| !p.copies.is_empty())
+                    || !self.state.copy_plans.is_empty()
+                {
+                    if let Err(d) = self.state.plan_copies() {
                         self.state = saved;
                         let d = if d.labels.iter().any(|l| {
                             l.source == source

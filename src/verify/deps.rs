@@ -1,9 +1,11 @@
 //! Exact memory-based dependences: flow, anti and output, between every pair of accesses to
 //! the same array, restricted to the original execution order, for all parameter values.
 
-use crate::model::state::Origin;
+use crate::model::state::{Origin, State};
+use crate::model::Scop;
 use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int, Map, Set};
+use std::fmt::Write;
 
 /// What the verifier needs to know about a statement.
 #[derive(Clone, Debug)]
@@ -50,6 +52,68 @@ pub struct Program {
     pub params: Vec<String>,
     pub stmts: Vec<StmtInfo>,
     pub accesses: Vec<Access>,
+}
+
+impl Program {
+    /// The program of `scop` as the verifier sees it.
+    pub fn from_scop(scop: &Scop) -> Program {
+        let stmts = scop
+            .statements
+            .iter()
+            .enumerate()
+            .map(|(k, s)| StmtInfo {
+                name: s.name.clone(),
+                label: Some(scop.stmt_name(k)),
+                domain: s.domain.clone(),
+                schedule: s.schedule.to_map(),
+                origin: Some(Origin {
+                    source: s.span.file.clone(),
+                    span: s.span.range.clone(),
+                    what: s.name.clone(),
+                }),
+                line: s.span.line,
+                update: s.update.clone(),
+            })
+            .collect();
+        let mut accesses = vec![];
+        for (k, s) in scop.statements.iter().enumerate() {
+            for a in &s.accesses {
+                let private_depth = scop.array(&a.array).and_then(|x| x.private_depth);
+                accesses.push(Access {
+                    stmt: k,
+                    array: a.array.clone(),
+                    kind: match a.kind {
+                        crate::model::AccessKind::Read => AccessKind::Read,
+                        crate::model::AccessKind::Write => AccessKind::Write,
+                    },
+                    relation: Some(a.relation.clone()),
+                    private_depth,
+                });
+            }
+        }
+        Program {
+            params: scop.params.clone(),
+            stmts,
+            accesses,
+        }
+    }
+
+    /// The program of `scop` as the verifier sees it after the expansions of `st`
+    /// (`expand`): the expanded statements' accesses go to the storage, so dependences are
+    /// computed on them.
+    pub fn for_state(scop: &Scop, st: &State) -> Program {
+        let mut p = Program::from_scop(scop);
+        for plan in &st.expansions {
+            for a in p.accesses.iter_mut() {
+                if a.array == plan.array && plan.stmts.contains(&a.stmt) {
+                    a.relation = a.relation.as_ref().map(|r| plan.relation(r));
+                    a.array = plan.name.clone();
+                    a.private_depth = None;
+                }
+            }
+        }
+        p
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -364,6 +428,47 @@ pub fn dependences(p: &Program) -> Vec<Dependence> {
                     pieces,
                 });
             }
+        }
+    }
+    out
+}
+
+/// The dependences of a kernel as text, with the loop that carries each (`loopy deps`).
+pub fn render_deps(scop: &Scop, deps: &[Dependence]) -> String {
+    let stmt = |s: usize| {
+        let st = &scop.statements[s];
+        match &st.label {
+            Some(l) => format!("{} ({l}, line {})", st.name, st.span.line),
+            None => format!("{} (line {})", st.name, st.span.line),
+        }
+    };
+    // "loop 2 (j)" using the source statement's iterator names.
+    let level = |s: usize, l: &Level| match l {
+        Level::Loop(d) => {
+            let it = scop.statements[s]
+                .iterators
+                .get(d - 1)
+                .cloned()
+                .unwrap_or_default();
+            format!("carried by loop {d} ({it})")
+        }
+        Level::Text(d) => format!("loop-independent (textual order inside {d} common loop(s))"),
+    };
+    let mut out = String::new();
+    if deps.is_empty() {
+        out.push_str("no dependences\n");
+    }
+    for d in deps {
+        let _ = writeln!(
+            out,
+            "{} on `{}`: {} -> {}",
+            d.kind.name(),
+            d.array,
+            stmt(d.source),
+            stmt(d.sink)
+        );
+        for (l, m) in &d.pieces {
+            let _ = writeln!(out, "  {}: {}", level(d.source, l), m.for_print());
         }
     }
     out

@@ -30,6 +30,7 @@ use super::violation::{
 use crate::diag::Diagnostic;
 use crate::model::state::{Mark, MarkKind, Piece, RedOp};
 use crate::presburger::{Int, Map};
+use std::fmt::Write;
 
 /// A dependence between two different iterations of a marked loop.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -451,6 +452,41 @@ pub fn parallel_loops(
             stmts,
             legal,
         });
+    }
+    out
+}
+
+/// The loops of the final schedule that may be marked `parallel` (`loopy show --script`):
+/// one line per generated loop that is, naming it by its loop number and the statements it
+/// encloses, with the reduction operator when only `parallel(l, k, op)` is legal. `prog` and
+/// `deps` are the program of the final state (its expansions applied) and its dependences.
+pub fn render_parallel_loops(prog: &Program, deps: &[Dependence], pieces: &[Piece]) -> String {
+    let loops = parallel_loops(prog, deps, pieces);
+    let mut out = String::new();
+    let legal: Vec<_> = loops.iter().filter(|l| l.legal.is_some()).collect();
+    let _ = writeln!(
+        out,
+        "  parallel loops ({} of {} loops):",
+        legal.len(),
+        loops.len()
+    );
+    for l in legal {
+        let names: Vec<String> = (l.stmts.iter())
+            .map(|&s| {
+                let st = &prog.stmts[s];
+                st.label.clone().unwrap_or_else(|| st.name.clone())
+            })
+            .collect();
+        let how = match l.legal {
+            Some(Some(op)) => format!("parallel({})", op.symbol()),
+            _ => "parallel".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "    loop {} around {}: {how}",
+            l.dim + 1,
+            names.join(", ")
+        );
     }
     out
 }
