@@ -4,7 +4,7 @@
 use loopy::model::state::{Origin, Pos, State, StmtInit};
 use loopy::presburger::{parse_map, parse_set, Int, Map, Tuple};
 use loopy::script::interp::Interpreter;
-use loopy::verify::{self, Access, AccessKind, Program, StmtInfo, ViolationKind};
+use loopy::verify::{self, AccessKind, Program, ProgramAccess, StmtInfo, ViolationKind};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -75,7 +75,7 @@ impl Kernel {
                     name: Some(a.to_string()),
                     dims: (0..rel.n_out()).map(|d| format!("a{d}")).collect(),
                 };
-                accesses.push(Access {
+                accesses.push(ProgramAccess {
                     stmt: k,
                     array: a.to_string(),
                     kind: if *w {

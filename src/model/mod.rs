@@ -188,7 +188,7 @@ pub struct LoopInfo {
     pub outer_counter: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum AccessKind {
     Read,
     Write,

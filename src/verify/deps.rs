@@ -26,15 +26,12 @@ pub struct StmtInfo {
     pub update: Option<crate::model::Update>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum AccessKind {
-    Read,
-    Write,
-}
+/// Whether an access reads or writes: the model's.
+pub use crate::model::AccessKind;
 
 /// One array (or scalar: a 0-d array) access of a statement.
 #[derive(Clone, Debug)]
-pub struct Access {
+pub struct ProgramAccess {
     pub stmt: usize,
     pub array: String,
     pub kind: AccessKind,
@@ -51,7 +48,7 @@ pub struct Access {
 pub struct Program {
     pub params: Vec<String>,
     pub stmts: Vec<StmtInfo>,
-    pub accesses: Vec<Access>,
+    pub accesses: Vec<ProgramAccess>,
 }
 
 impl Program {
@@ -79,13 +76,10 @@ impl Program {
         for (k, s) in scop.statements.iter().enumerate() {
             for a in &s.accesses {
                 let private_depth = scop.array(&a.array).and_then(|x| x.private_depth);
-                accesses.push(Access {
+                accesses.push(ProgramAccess {
                     stmt: k,
                     array: a.array.clone(),
-                    kind: match a.kind {
-                        crate::model::AccessKind::Read => AccessKind::Read,
-                        crate::model::AccessKind::Write => AccessKind::Write,
-                    },
+                    kind: a.kind,
                     relation: Some(a.relation.clone()),
                     private_depth,
                 });

@@ -10,6 +10,8 @@ pub mod violation;
 
 pub use check::check;
 pub use copies::{check_copies, copy_report, CopyViolation};
-pub use deps::{dependences, Access, AccessKind, DepKind, Dependence, Level, Program, StmtInfo};
+pub use deps::{
+    dependences, AccessKind, DepKind, Dependence, Level, Program, ProgramAccess, StmtInfo,
+};
 pub use marks::{check_marks, mark_report, MarkViolation};
 pub use violation::{report, Instance, Violation, ViolationKind};

@@ -6,7 +6,7 @@
 use loopy::model::state::{Origin, Pos, State, StmtInit};
 use loopy::presburger::{parse_map, parse_set, Int, Map, Set, Tuple};
 use loopy::script::interp::Interpreter;
-use loopy::verify::{Access, AccessKind, Program, StmtInfo};
+use loopy::verify::{AccessKind, Program, ProgramAccess, StmtInfo};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
@@ -84,7 +84,7 @@ pub fn build(s: &Spec) -> (State, Program) {
             let rel: Map = parse_map(&text, &[]).unwrap();
             let rel =
                 rel.with_space_names(p.domain.tuple().clone(), Tuple::new(Some("A"), &["a0"]));
-            accesses.push(Access {
+            accesses.push(ProgramAccess {
                 stmt: k,
                 array: "A".into(),
                 kind: if *w {
