@@ -88,14 +88,33 @@ pub fn load_and_run(
 ) -> Result<(Kernel, Run), Report> {
     let k = Kernel::load(kernel, opts)?;
     let name = script.display().to_string();
-    let text = std::fs::read_to_string(script).map_err(|e| Report {
-        diagnostic: crate::diag::Diagnostic::new(format!("cannot read `{name}`: {e}")),
-        sources: vec![],
-    })?;
+    let text = read_script(script)?;
     let base = script.parent().unwrap_or(Path::new("."));
     let settings = with_model(settings.clone(), &text, &native_toolchain());
     let run = Run::with_settings(&k, &text, &name, base, &settings)?;
     Ok((k, run))
+}
+
+/// The text of a script file, or a report naming it.
+fn read_script(script: &Path) -> Result<String, Report> {
+    std::fs::read_to_string(script).map_err(|e| Report {
+        diagnostic: crate::diag::Diagnostic::new(format!(
+            "cannot read `{}`: {e}",
+            script.display()
+        )),
+        sources: vec![],
+    })
+}
+
+/// Runs the script file `prefix` on the kernel alone, as the prefix other scripts start with
+/// (`search --prefix`, `slices --prefix`): its text and the run it leaves, or the report of
+/// why it cannot be read or is refused.
+pub fn run_prefix(kernel: &Kernel, prefix: &Path) -> Result<(String, Run), Report> {
+    let text = read_script(prefix)?;
+    let name = prefix.display().to_string();
+    let base = prefix.parent().unwrap_or(Path::new("."));
+    let run = Run::new(kernel, &text, &name, base)?;
+    Ok((text, run))
 }
 
 /// The compiler and flags generated code is built with unless a command says otherwise:

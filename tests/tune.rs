@@ -7,7 +7,7 @@ mod common;
 use common::{loopy, scratch};
 use loopy::bench::tune::{self, Candidates, Order, Specs, Timer, TuneEvent, Tuning};
 use loopy::bench::{plain, ExtraTimings, Job, Outcome, Progress, Verdict};
-use loopy::native::{Check, Clock, Plan, Timing, Toolchain};
+use loopy::native::{Clock, Plan, Timing, Toolchain};
 use std::path::PathBuf;
 
 const KERNEL: &str = "examples/gemm/gemm.c";
@@ -31,28 +31,17 @@ fn job() -> Job {
         defines: opts.defines.clone(),
         ..Toolchain::default()
     };
-    Job {
-        name: "gemm".into(),
-        size: None,
-        kernel: root(KERNEL),
-        script: Some(root(SCRIPT)),
+    Job::new(
+        root(KERNEL),
+        Some(root(SCRIPT)),
         opts,
-        settings: Default::default(),
         toolchain,
-        check_defines: vec![],
-        check_cflags: vec![],
-        plan: Plan {
+        Plan {
             runs: 1,
             warmup: 0,
             clock: Clock::Kernel,
         },
-        keep: None,
-        baselines: vec![],
-        reference: None,
-        threads: vec![],
-        check: Check::Exact,
-        flops: None,
-    }
+    )
 }
 
 fn tuning(ranges: &[&str], values: &[&str], order: Order, screen: f64) -> Tuning {

@@ -105,22 +105,13 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
     // The prefix must run on the kernel by itself.
     let prefix: Vec<String> = match &a.prefix {
         None => vec![],
-        Some(p) => {
-            let name = p.display().to_string();
-            let body = match std::fs::read_to_string(p) {
-                Ok(t) => t,
-                Err(e) => {
-                    eprintln!("error: cannot read `{name}`: {e}");
-                    return 2;
-                }
-            };
-            let base = p.parent().unwrap_or(std::path::Path::new("."));
-            if let Err(f) = crate::driver::Run::new(&kernel, &body, &name, base) {
+        Some(p) => match crate::driver::run_prefix(&kernel, p) {
+            Ok((body, _)) => body.lines().map(str::to_string).collect(),
+            Err(f) => {
                 eprint!("{}", f.render(ctx.color));
                 return 2;
             }
-            body.lines().map(str::to_string).collect()
-        }
+        },
     };
     let text = a.format == Format::Text;
     let mut toolchain = Toolchain {

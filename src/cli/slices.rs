@@ -36,14 +36,11 @@ pub struct SlicesArgs {
     pub prefix: Option<PathBuf>,
 }
 
-/// Runs the prefix script on the kernel: the program it leaves (its expansions), or the
-/// rendered error. A prefix that changes a schedule, marks a loop or copies is refused.
+/// Runs the prefix script on the kernel: the run it leaves (its expansions), or the rendered
+/// error. A prefix that changes a schedule, marks a loop or copies is refused.
 fn prefix_run(k: &Kernel, path: &Path, color: bool) -> Result<Run, String> {
+    let (_, run) = crate::driver::run_prefix(k, path).map_err(|f| f.render(color))?;
     let name = path.display().to_string();
-    let body = std::fs::read_to_string(path)
-        .map_err(|e| Diagnostic::new(format!("cannot read `{name}`: {e}")).render(&[], color))?;
-    let base = path.parent().unwrap_or(Path::new("."));
-    let run = Run::new(k, &body, &name, base).map_err(|f| f.render(color))?;
     let st = &run.interp.state;
     let changed = st.pieces.iter().find(|pc| {
         !pc.touched.is_empty()

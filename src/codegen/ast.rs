@@ -222,6 +222,64 @@ pub enum Node {
     Raw(String),
 }
 
+impl Node {
+    /// The node with `f` applied to each list of nodes it holds (a loop's, a guard's or a
+    /// block's body; both parts of an unrolled loop), everything else unchanged: the
+    /// rebuilding step of a rewrite that recurses through the tree.
+    pub fn map_bodies(self, mut f: impl FnMut(Vec<Node>) -> Vec<Node>) -> Node {
+        match self {
+            Node::For {
+                var,
+                name,
+                lower,
+                step,
+                upper,
+                body,
+            } => Node::For {
+                var,
+                name,
+                lower,
+                step,
+                upper,
+                body: f(body),
+            },
+            Node::Assign { var, value, body } => Node::Assign {
+                var,
+                value,
+                body: f(body),
+            },
+            Node::If { conds, body } => Node::If {
+                conds,
+                body: f(body),
+            },
+            Node::Unrolled {
+                var,
+                name,
+                lower,
+                step,
+                upper,
+                factor,
+                body,
+                rest,
+            } => {
+                let body = f(body);
+                Node::Unrolled {
+                    var,
+                    name,
+                    lower,
+                    step,
+                    upper,
+                    factor,
+                    body,
+                    rest: f(rest),
+                }
+            }
+            Node::Block(body) => Node::Block(f(body)),
+            n => n,
+        }
+    }
+}
+
 impl Expr {
     /// The expression plus a constant: `e + c`, inside the affine part when there is one
     /// and distributed over `min`/`max`.

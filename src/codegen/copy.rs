@@ -337,53 +337,7 @@ pub fn thread_regions(nodes: Vec<Node>, heap: &[(usize, usize)], plans: &[CopyPl
                 continue;
             }
         }
-        out.push(match n {
-            Node::For {
-                var,
-                name,
-                lower,
-                step,
-                upper,
-                body,
-            } => Node::For {
-                var,
-                name,
-                lower,
-                step,
-                upper,
-                body: thread_regions(body, heap, plans),
-            },
-            Node::Assign { var, value, body } => Node::Assign {
-                var,
-                value,
-                body: thread_regions(body, heap, plans),
-            },
-            Node::If { conds, body } => Node::If {
-                conds,
-                body: thread_regions(body, heap, plans),
-            },
-            Node::Unrolled {
-                var,
-                name,
-                lower,
-                step,
-                upper,
-                factor,
-                body,
-                rest,
-            } => Node::Unrolled {
-                var,
-                name,
-                lower,
-                step,
-                upper,
-                factor,
-                body: thread_regions(body, heap, plans),
-                rest: thread_regions(rest, heap, plans),
-            },
-            Node::Block(body) => Node::Block(thread_regions(body, heap, plans)),
-            n => n,
-        });
+        out.push(n.map_bodies(|body| thread_regions(body, heap, plans)));
     }
     out
 }

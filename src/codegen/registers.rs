@@ -429,52 +429,13 @@ impl Pass<'_, '_> {
 
     fn descend(&mut self, n: Node, bound: &mut Bound) -> Node {
         match n {
-            Node::For {
-                var,
-                name,
-                lower,
-                step,
-                upper,
-                body,
-            } => Node::For {
-                var,
-                name,
-                lower,
-                step,
-                upper,
-                body: self.walk(body, bound),
-            },
             Node::Assign { var, value, body } => {
                 let saved = set_bound(bound, var, &value, self.ctx.n_param);
                 let body = self.walk(body, bound);
                 bound[var] = saved;
                 Node::Assign { var, value, body }
             }
-            Node::If { conds, body } => Node::If {
-                conds,
-                body: self.walk(body, bound),
-            },
-            Node::Block(body) => Node::Block(self.walk(body, bound)),
-            Node::Unrolled {
-                var,
-                name,
-                lower,
-                step,
-                upper,
-                factor,
-                body,
-                rest,
-            } => Node::Unrolled {
-                var,
-                name,
-                lower,
-                step,
-                upper,
-                factor,
-                body: self.walk(body, bound),
-                rest: self.walk(rest, bound),
-            },
-            n => n,
+            n => n.map_bodies(|body| self.walk(body, bound)),
         }
     }
 
