@@ -263,10 +263,18 @@ impl Run {
         script_name: &str,
         base: &Path,
     ) -> Result<(), Report> {
-        let expansions = self.interp.state.expansions.len();
+        // The program's shape: each expansion's storage and the loops indexing it.
+        let shape = |st: &State| -> Vec<(String, Vec<usize>)> {
+            st.expansions
+                .iter()
+                .map(|e| (e.name.clone(), e.loops.clone()))
+                .collect()
+        };
+        let before = shape(&self.interp.state);
         let r = self.interp.run_text(script_text, script_name, base);
-        if self.interp.state.expansions.len() != expansions {
-            // The program changed: dependences on the expanded accesses.
+        if shape(&self.interp.state) != before {
+            // The program changed (an `expand` or a `contract`): dependences on the
+            // storage as it now is.
             self.program = Program::for_state(&kernel.scop, &self.interp.state);
             self.deps = verify::dependences(&self.program);
         }
@@ -319,6 +327,13 @@ impl Run {
                 .into_iter()
                 .map(|c| verify::copies::into_violation(&self.program, c)),
         );
+        // Expansions that a `contract` gave loops back.
+        v.extend(verify::check_contractions(
+            &self.program,
+            &self.interp.state.expansions,
+            pieces,
+            &self.interp.history,
+        ));
         v
     }
 

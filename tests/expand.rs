@@ -5,106 +5,14 @@
 //! snapshots with their witnesses.
 
 mod common;
+#[path = "common/temporaries.rs"]
+mod temporaries;
 use loopy::driver::{generate, Kernel, Run};
 use loopy::frontend::Options;
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
-
-const N: i64 = 5;
-const M: i64 = 8;
-
-/// One statement inside the `i` loop: `for (j = lo; j <= hi; j++)` of a write `t[j + a] =
-/// ...`, a read `out[i][j] += t[j + a]`, or an update `t[j + a] += ...`.
-#[derive(Clone, Debug)]
-struct Body {
-    kind: u8,
-    lo: i64,
-    hi: i64,
-    a: i64,
-    in_l: bool,
-}
-
-#[derive(Clone, Debug)]
-struct Case {
-    pre: bool,
-    post: bool,
-    body: Vec<Body>,
-}
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> i64 {
-        (self.next() % n) as i64
-    }
-}
-
-fn random_case(r: &mut Rng) -> Case {
-    let n = 1 + r.below(3) as usize;
-    let mut body = vec![];
-    for _ in 0..n {
-        let lo = r.below(3);
-        let hi = lo + r.below(4);
-        // Subscripts stay inside t[0..M).
-        let a = r.below(3);
-        body.push(Body {
-            kind: r.below(3) as u8,
-            lo,
-            hi,
-            a,
-            in_l: r.below(5) != 0,
-        });
-    }
-    if !body.iter().any(|b| b.in_l) {
-        body[0].in_l = true;
-    }
-    Case {
-        pre: r.below(2) == 0,
-        post: r.below(3) == 0,
-        body,
-    }
-}
-
-fn c_text(c: &Case) -> String {
-    let mut s = format!(
-        "#include <stdio.h>\nstatic double t[{M}];\nstatic double out[{N}][{M}];\nint main(void)\n{{\n  int i, j;\n  for (j = 0; j < {M}; j++) t[j] = j + 0.25;\n  for (i = 0; i < {N}; i++) for (j = 0; j < {M}; j++) out[i][j] = 0;\n#pragma scop\n"
-    );
-    if c.pre {
-        s.push_str(&format!(
-            "  for (j = 0; j < {M}; j++)\nPre: t[j] = 2 * j + 1;\n"
-        ));
-    }
-    s.push_str(&format!("  for (i = 0; i < {N}; i++) {{\n"));
-    for (k, b) in c.body.iter().enumerate() {
-        let stmt = match b.kind {
-            0 => format!("t[j + {}] = i * 3 + j * 0.5;", b.a),
-            1 => format!("out[i][j] += t[j + {}];", b.a),
-            _ => format!("t[j + {}] += i + 1;", b.a),
-        };
-        s.push_str(&format!(
-            "    for (j = {}; j <= {}; j++)\nB{k}:   {stmt}\n",
-            b.lo, b.hi
-        ));
-    }
-    s.push_str("  }\n");
-    if c.post {
-        s.push_str(&format!(
-            "  for (j = 0; j < {M}; j++)\nPost: out[0][j] += t[j];\n"
-        ));
-    }
-    s.push_str("#pragma endscop\n  for (j = 0; j < ");
-    s.push_str(&format!(
-        "{M}; j++) printf(\"%.17g\\n\", t[j]);\n  for (i = 0; i < {N}; i++) for (j = 0; j < {M}; j++) printf(\"%.17g\\n\", out[i][j]);\n  return 0;\n}}\n"
-    ));
-    s
-}
+use temporaries::*;
 
 /// The script: `t` expanded along `i` for the statements in `l`.
 fn script(c: &Case) -> String {

@@ -106,6 +106,9 @@ proptest! {
                 ViolationKind::Copy(_) => {
                     prop_assert!(false, "{script}: a copy violation from a script without copies");
                 }
+                ViolationKind::Contract(_) => {
+                    prop_assert!(false, "{script}: a contraction violation from a script without expansions");
+                }
             }
         }
     }

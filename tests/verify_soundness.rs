@@ -89,6 +89,7 @@ proptest! {
                 }
                 ViolationKind::Mark(_) => prop_assert!(false, "{script}: no marks in these scripts"),
                 ViolationKind::Copy(_) => prop_assert!(false, "{script}: no copies in these scripts"),
+                ViolationKind::Contract(_) => prop_assert!(false, "{script}: no contractions in these scripts"),
             }
         }
     }

@@ -199,14 +199,14 @@ pub fn expanded(
                 .rewrite(&st.text, &iters, &scop.params)
                 .map_err(|why| refuse(plan, format!("{why}: `{}`", st.text)))?;
             for a in st.accesses.iter_mut().filter(|a| a.array == plan.array) {
-                a.relation = plan.relation(&a.relation);
+                a.relation = plan.storage_relation(&a.relation);
                 a.array = plan.name.clone();
             }
         }
         scop.arrays.push(Array {
             name: plan.name.clone(),
             c_name: plan.name.clone(),
-            rank: plan.outer + plan.rank,
+            rank: plan.storage_rank(),
             private_depth: None,
             storage: Storage::Region,
         });
@@ -214,10 +214,12 @@ pub fn expanded(
     }
     // Write-backs in the reverse order of the expansions (see `model::expand`).
     for plan in plans.iter().rev() {
-        let k = plan.outer;
+        // The loops that still index the storage (a `contract` gives some back).
+        let k = plan.loops.len();
         let mut names: Vec<String> = (0..k).map(|d| format!("{}_t{d}", plan.name)).collect();
         names.extend((0..plan.rank).map(|d| format!("{}_e{d}", plan.name)));
-        if !plan.write_back.is_empty() {
+        let write_back = plan.storage_write_back();
+        if !write_back.is_empty() {
             let idx: String = (0..k + plan.rank)
                 .map(|d| format!("[{}]", plan.index(d, &names[d], &scop.params)))
                 .collect();
@@ -256,7 +258,7 @@ pub fn expanded(
             let s = own_statement(
                 &scop,
                 index,
-                &plan.write_back,
+                &write_back,
                 &names,
                 text,
                 vec![

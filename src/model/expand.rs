@@ -43,20 +43,28 @@ pub struct ExpandPlan {
     pub rank: usize,
     /// The storage's C name (and model name): `loopy_x_x`.
     pub name: String,
-    /// Number of outer loops (k): the storage's leading dimensions.
+    /// Number of outer loops (k) the variable was expanded along.
     pub outer: usize,
+    /// The loops among those `k` (0-based, in order) whose counters index the storage's
+    /// leading dimensions: all of them when planned, fewer after a `contract` gave some
+    /// back.
+    pub loops: Vec<usize>,
+    /// The `contract`s that gave loops back, for reports.
+    pub contracted: Vec<Origin>,
     /// The statements whose accesses to `x` go to the storage.
     pub stmts: Vec<usize>,
     pub limit: u64,
     pub origin: Origin,
     pub step: usize,
-    /// Lower corner per storage dimension (`k + rank`), an expression of the parameters.
+    /// Lower corner per storage dimension (`loops.len() + rank`), an expression of the
+    /// parameters.
     pub lower: Vec<Corner>,
     /// Extent per storage dimension where constant; 0 where `runtime` holds it.
     pub size: Vec<Int>,
     pub runtime: Vec<Option<Extent>>,
     /// `{ [t, e] }`: the elements whose last write in the region is by `l`, each with the
-    /// iteration that wrote it last; written back after the region. Empty when none.
+    /// iteration (of all `k` loops) that wrote it last; written back after the region.
+    /// Empty when none.
     pub write_back: Set,
 }
 
@@ -75,17 +83,38 @@ impl ExpandPlan {
         Some(self.size.iter().fold(Int::ONE, |a, s| &a * s))
     }
 
-    /// The expanded access relation of statement access `rel` (`S[i] -> x[e]`):
-    /// `S[i] -> loopy_x_x[i0..i(k-1), e]`.
+    /// The storage's number of dimensions.
+    pub fn storage_rank(&self) -> usize {
+        self.loops.len() + self.rank
+    }
+
+    /// The expanded access relation of statement access `rel` (`S[i] -> x[e]`), as the
+    /// verifier sees it: `S[i] -> loopy_x_x[i0..i(k-1), e]`, one leading dimension per loop
+    /// expanded along, whether a `contract` gave it back or not (the dependences are those
+    /// of the expanded program; a contraction is checked apart, `verify::contract`).
     pub fn relation(&self, rel: &Map) -> Map {
+        self.prefixed(rel, &(0..self.outer).collect::<Vec<_>>())
+    }
+
+    /// The access relation of the storage as declared: `S[i] -> loopy_x_x[i(loops), e]`
+    /// (the loops given back by a `contract` left out).
+    pub fn storage_relation(&self, rel: &Map) -> Map {
+        self.prefixed(rel, &self.loops)
+    }
+
+    /// `S[i] -> storage[i(loops), e]`.
+    fn prefixed(&self, rel: &Map, loops: &[usize]) -> Map {
         let n = rel.n_in();
         let r = rel.n_out();
-        let k = self.outer;
+        let k = loops.len();
         let xs: Vec<String> = (0..n).map(|i| format!("i{i}")).collect();
         let dom = rel.space().domain.clone().expect("an access is a map");
-        // [i] -> [i(0..k)] beside the access, on one copy of i.
-        let prefix = Map::from_affine(xs.clone(), &(0..k).map(|i| input(n, i)).collect::<Vec<_>>())
-            .with_space_names(dom.clone(), Tuple::anonymous(k, "t"));
+        // [i] -> [i(loops)] beside the access, on one copy of i.
+        let prefix = Map::from_affine(
+            xs.clone(),
+            &loops.iter().map(|&i| input(n, i)).collect::<Vec<_>>(),
+        )
+        .with_space_names(dom.clone(), Tuple::anonymous(k, "t"));
         let pair = prefix.product(rel);
         let diag = Map::from_affine(
             xs.clone(),
@@ -97,6 +126,18 @@ impl ExpandPlan {
             dims: (0..k + r).map(|d| format!("x{d}")).collect(),
         };
         diag.apply_range(&pair).with_space_names(dom, out_tuple)
+    }
+
+    /// The write-back's `{ [t, e] }` over the storage's dimensions (the loops given back
+    /// projected out: each element's last value is in the one storage element left).
+    pub fn storage_write_back(&self) -> Set {
+        let mut wb = self.write_back.clone();
+        for d in (0..self.outer).rev() {
+            if !self.loops.contains(&d) {
+                wb = wb.project_out(d, 1);
+            }
+        }
+        wb
     }
 
     /// `text` with every access to `x` replaced by the storage's element, the loops' C names
@@ -113,7 +154,7 @@ impl ExpandPlan {
         for a in &accs {
             out.push_str(&text[at..a.span.start]);
             out.push_str(&self.name);
-            let subs = iters[..self.outer].iter().chain(a.subs.iter());
+            let subs = self.loops.iter().map(|&l| &iters[l]).chain(a.subs.iter());
             for (d, s) in subs.enumerate() {
                 out.push_str(&format!("[{}]", self.index(d, s, params)));
             }
@@ -131,6 +172,31 @@ impl ExpandPlan {
         } else {
             format!("({s}) - ({lo})")
         }
+    }
+}
+
+impl ExpandPlan {
+    /// The plan with the loops `give_back` (0-based among the `k`, each still indexing the
+    /// storage) given back: their storage dimensions dropped from the box and from the
+    /// storage's declaration. Whether the final schedule allows it is the verifier's
+    /// question (`verify::contract`).
+    pub fn contract(&self, give_back: &[usize], origin: &Origin) -> ExpandPlan {
+        let mut out = self.clone();
+        // Storage dimensions of the loops given back, from the last.
+        let mut dims: Vec<usize> = give_back
+            .iter()
+            .filter_map(|l| self.loops.iter().position(|m| m == l))
+            .collect();
+        dims.sort_unstable();
+        dims.dedup();
+        for &d in dims.iter().rev() {
+            out.loops.remove(d);
+            out.lower.remove(d);
+            out.size.remove(d);
+            out.runtime.remove(d);
+        }
+        out.contracted.push(origin.clone());
+        out
     }
 }
 
@@ -549,6 +615,8 @@ pub fn plan(
         rank,
         name,
         outer: k,
+        loops: (0..k).collect(),
+        contracted: vec![],
         stmts,
         limit,
         origin: origin.clone(),
@@ -590,6 +658,8 @@ mod tests {
             rank: 1,
             name: "loopy_t_x".into(),
             outer: 1,
+            loops: vec![0],
+            contracted: vec![],
             stmts: vec![1],
             limit: EXPAND_LIMIT,
             origin: Origin {

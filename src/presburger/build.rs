@@ -100,6 +100,11 @@ impl MapBuilder {
         self.b.add_eq(r);
     }
 
+    /// Adds `r · (1, columns) >= 0`.
+    pub fn ineq(&mut self, r: Row) {
+        self.b.add_ineq(r);
+    }
+
     pub fn build(self) -> Map {
         Map::from_parts(self.space, vec![self.b])
     }

@@ -825,6 +825,17 @@ impl Interpreter {
             self.expand(&ctx)?;
             return Ok(vec![]);
         }
+        if name == "contract" {
+            // The first argument names a variable or a storage, not a handle.
+            let ctx = OpCtx {
+                source,
+                call,
+                frame,
+                step,
+            };
+            self.contract(&ctx)?;
+            return Ok(vec![]);
+        }
         let mut args = vec![];
         for a in &call.args {
             args.push((self.eval(a, frame, source)?, a.span()));
@@ -1228,7 +1239,7 @@ struct OpCtx<'a> {
 }
 
 /// Built-in operations (the Loopy paper's, plus `move_before`, `tile`, `hoist` and the loop marks).
-pub const BUILTINS: [&str; 13] = [
+pub const BUILTINS: [&str; 14] = [
     "realign",
     "move_before",
     "lift",
@@ -1242,6 +1253,7 @@ pub const BUILTINS: [&str; 13] = [
     "copy",
     "copy_scaled",
     "expand",
+    "contract",
 ];
 
 /// The largest factor `unroll` accepts (each marked loop multiplies the code size by it).

@@ -58,7 +58,7 @@ type Witness = (Vec<Int>, Vec<String>, Mark);
 
 /// The mark on the generated loop at iteration dim `j` that encloses pieces with positions
 /// starting with `pos[..=j]`, if any.
-fn loop_mark<'a>(pieces: &'a [Piece], pos: &[Int], j: usize) -> Option<&'a Mark> {
+pub(crate) fn loop_mark<'a>(pieces: &'a [Piece], pos: &[Int], j: usize) -> Option<&'a Mark> {
     pieces
         .iter()
         .filter(|r| r.pos.len() > j && r.pos[..=j] == pos[..=j])

@@ -2,6 +2,7 @@
 //! schedule, with violation reports (Loopy paper §4.1, Pugh's dependence relations).
 
 pub mod check;
+pub mod contract;
 pub mod copies;
 pub mod deps;
 pub mod marks;
@@ -9,6 +10,7 @@ pub mod slices;
 pub mod violation;
 
 pub use check::check;
+pub use contract::{check_contractions, ContractFault, ContractViolation};
 pub use copies::{check_copies, copy_report, CopyViolation};
 pub use deps::{
     dependences, AccessKind, DepKind, Dependence, Level, Program, ProgramAccess, StmtInfo,

@@ -1,7 +1,7 @@
 //! Violations of a transformed schedule and their reports: the witness instances (their
 //! old and new schedule times, the parameter values), the script steps that moved them, and
 //! the diagnostic that names the dependence, the elements, the C lines and the steps. The
-//! checks that find violations are `check.rs`, `marks.rs` and `copies.rs`.
+//! checks that find violations are `check.rs`, `marks.rs`, `copies.rs` and `contract.rs`.
 
 use super::deps::{Dependence, Program};
 use crate::diag::Diagnostic;
@@ -30,6 +30,9 @@ pub enum ViolationKind {
     /// An instance that is not staged by a `copy` touches a buffered element between the
     /// fill and the write-back.
     Copy(Box<super::copies::CopyViolation>),
+    /// Iterations of an expansion that a `contract` makes share storage use it together,
+    /// at once, or in an order that changes the value written back.
+    Contract(Box<super::contract::ContractViolation>),
 }
 
 /// One reason the transformed schedule is illegal.
@@ -211,6 +214,9 @@ pub fn report(p: &Program, deps: &[Dependence], v: &Violation, steps: &[Step]) -
     if let ViolationKind::Copy(c) = &v.kind {
         return super::copies::copy_report(p, c);
     }
+    if let ViolationKind::Contract(c) = &v.kind {
+        return super::contract::contract_report(p, c);
+    }
     let (a, b) = (&v.first, &v.second);
     let with = with_params(&v.params);
     let mut d = match &v.kind {
@@ -246,7 +252,9 @@ pub fn report(p: &Program, deps: &[Dependence], v: &Violation, steps: &[Step]) -
                 fmt_vec(&b.old_time)
             ))
         }
-        ViolationKind::Mark(_) | ViolationKind::Copy(_) => unreachable!("reported above"),
+        ViolationKind::Mark(_) | ViolationKind::Copy(_) | ViolationKind::Contract(_) => {
+            unreachable!("reported above")
+        }
         ViolationKind::NotOneToOne => Diagnostic::new(format!(
             "illegal transformation: the schedule is not one-to-one: {} and {} both run at ({})",
             instance_name(p, a),

@@ -73,6 +73,23 @@ impl Interpreter {
             }
             return Err(d);
         }
+        if let Some(e) = self
+            .state
+            .expansions
+            .iter()
+            .find(|e| e.name == array.text && e.loops.len() < e.outer)
+        {
+            return Err(Diagnostic::new(format!(
+                "`{}` is the storage of a contracted expansion of `{}`: a contracted storage is not copied",
+                array.text, e.c_name
+            ))
+            .with_label(ctx.source, array.span.clone(), "contracted")
+            .with_label(
+                &e.contracted[0].source,
+                e.contracted[0].span.clone(),
+                "contracted here",
+            ));
+        }
         let members = self.component_nonempty(ctx, h, 0)?;
         let depth = members
             .iter()

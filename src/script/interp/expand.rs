@@ -89,3 +89,151 @@ impl Interpreter {
         Ok(())
     }
 }
+
+impl Interpreter {
+    /// `contract(x)`, `contract(x, k)`, `contract(x, [k1, k2, …])`: the expansion of `x` (the
+    /// variable, or the storage's name when the variable has several) gives back the loops
+    /// listed (numbered as in its `expand`, 1..k; all of them without a second argument).
+    /// The storage loses those dimensions; the verifier computes the dependences on the
+    /// smaller storage, so the final schedule is checked against the reuse it brings back.
+    pub(super) fn contract(&mut self, ctx: &OpCtx) -> Result<(), Diagnostic> {
+        let call = ctx.call;
+        if call.args.is_empty() || call.args.len() > 2 {
+            return Err(Diagnostic::new(format!(
+                "`contract` takes 1 or 2 arguments (x, [loops]), {} given",
+                call.args.len()
+            ))
+            .with_label(
+                ctx.source,
+                call.span.clone(),
+                "expected contract(x) or contract(x, [1, 2])",
+            ));
+        }
+        let name = Self::name_arg(
+            ctx,
+            0,
+            "`contract` expects the name of an expanded variable (or of its storage) here",
+            "not a name",
+        )?;
+        let found: Vec<usize> = self
+            .state
+            .expansions
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.name == name.text || e.c_name == name.text || e.array == name.text)
+            .map(|(i, _)| i)
+            .collect();
+        let at = match found.as_slice() {
+            [] => {
+                let mut d = Diagnostic::new(format!("`{}` is not expanded", name.text)).with_label(
+                    ctx.source,
+                    name.span.clone(),
+                    "no `expand` of this variable ran before",
+                );
+                let names: Vec<String> = self
+                    .state
+                    .expansions
+                    .iter()
+                    .map(|e| format!("`{}` (storage `{}`)", e.c_name, e.name))
+                    .collect();
+                if !names.is_empty() {
+                    d = d.with_note(format!("expanded so far: {}", names.join(", ")));
+                }
+                return Err(d);
+            }
+            [one] => *one,
+            many => {
+                let names: Vec<String> = many
+                    .iter()
+                    .map(|&i| format!("`{}`", self.state.expansions[i].name))
+                    .collect();
+                return Err(Diagnostic::new(format!(
+                    "`{}` is expanded {} times: name the storage to contract",
+                    name.text,
+                    many.len()
+                ))
+                .with_label(ctx.source, name.span.clone(), "which expansion?")
+                .with_note(format!("its storages: {}", names.join(", "))));
+            }
+        };
+        let plan = self.state.expansions[at].clone();
+        let give_back: Vec<usize> = match call.args.get(1) {
+            None => plan.loops.clone(),
+            Some(a) => {
+                let v = (self.eval(a, ctx.frame, ctx.source)?, a.span());
+                let (ks, spans) = match &v.0 {
+                    super::Value::Int(_) => (vec![self.int(ctx, &v)?], vec![v.1.clone()]),
+                    _ => {
+                        let (ks, _, spans) = self.int_list(ctx, &v)?;
+                        (ks, spans)
+                    }
+                };
+                let mut out = vec![];
+                for (k, span) in ks.iter().zip(spans) {
+                    let Some(l) = usize::try_from(*k)
+                        .ok()
+                        .filter(|&k| (1..=plan.outer).contains(&k))
+                        .map(|k| k - 1)
+                    else {
+                        return Err(Diagnostic::new(format!(
+                            "`{}` was expanded along loops 1..{}: there is no loop {k} to give back",
+                            plan.c_name, plan.outer
+                        ))
+                        .with_label(ctx.source, span, "no such loop")
+                        .with_label(&plan.origin.source, plan.origin.span.clone(), "expanded here"));
+                    };
+                    if !plan.loops.contains(&l) {
+                        return Err(Diagnostic::new(format!(
+                            "loop {k} of the expansion of `{}` is already given back",
+                            plan.c_name
+                        ))
+                        .with_label(ctx.source, span, "given back before")
+                        .with_label(
+                            &plan.contracted[0].source,
+                            plan.contracted[0].span.clone(),
+                            "by this `contract`",
+                        ));
+                    }
+                    if out.contains(&l) {
+                        return Err(Diagnostic::new(format!("loop {k} is listed twice"))
+                            .with_label(ctx.source, span, "again"));
+                    }
+                    out.push(l);
+                }
+                out
+            }
+        };
+        if give_back.is_empty() {
+            return Err(Diagnostic::new(format!(
+                "the expansion of `{}` has no loop left to give back",
+                plan.c_name
+            ))
+            .with_label(ctx.source, call.span.clone(), "nothing to contract"));
+        }
+        // A copy of the storage was planned on its dimensions.
+        if self
+            .state
+            .pieces
+            .iter()
+            .any(|p| p.copies.iter().any(|c| c.array == plan.name))
+        {
+            return Err(Diagnostic::new(format!(
+                "the storage of `{}` is copied (`copy` of `{}`): a contracted storage is not copied",
+                plan.c_name, plan.name
+            ))
+            .with_label(ctx.source, call.span.clone(), "after a copy of the storage")
+            .with_help("contract the expansion or copy its storage, not both"));
+        }
+        let origin = Origin {
+            source: ctx.source.to_string(),
+            span: call.span.clone(),
+            what: "this `contract`".to_string(),
+        };
+        // The state's accesses keep the expanded storage's dimensions: the verifier checks
+        // the expanded program and, apart, that the contraction keeps each iteration's
+        // values (`verify::contract`); code is generated for the contracted storage.
+        let new = plan.contract(&give_back, &origin);
+        self.state.expansions[at] = new;
+        Ok(())
+    }
+}

@@ -384,7 +384,7 @@ impl Interpreter {
 
     /// A list of integers, with the list's span and each item's.
     #[allow(clippy::type_complexity)]
-    fn int_list(
+    pub(super) fn int_list(
         &self,
         ctx: &OpCtx,
         v: &(Value, Range<usize>),
