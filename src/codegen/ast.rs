@@ -227,7 +227,19 @@ impl Node {
     /// block's body; both parts of an unrolled loop), everything else unchanged: the
     /// rebuilding step of a rewrite that recurses through the tree.
     pub fn map_bodies(self, mut f: impl FnMut(Vec<Node>) -> Vec<Node>) -> Node {
-        match self {
+        match self.try_map_bodies(|b| Ok::<_, std::convert::Infallible>(f(b))) {
+            Ok(n) => n,
+            Err(never) => match never {},
+        }
+    }
+
+    /// [`Node::map_bodies`] for a rewrite that can fail: the first error is returned (an
+    /// unrolled loop's body is rewritten before its rest).
+    pub fn try_map_bodies<E>(
+        self,
+        mut f: impl FnMut(Vec<Node>) -> Result<Vec<Node>, E>,
+    ) -> Result<Node, E> {
+        Ok(match self {
             Node::For {
                 var,
                 name,
@@ -241,16 +253,16 @@ impl Node {
                 lower,
                 step,
                 upper,
-                body: f(body),
+                body: f(body)?,
             },
             Node::Assign { var, value, body } => Node::Assign {
                 var,
                 value,
-                body: f(body),
+                body: f(body)?,
             },
             Node::If { conds, body } => Node::If {
                 conds,
-                body: f(body),
+                body: f(body)?,
             },
             Node::Unrolled {
                 var,
@@ -262,7 +274,7 @@ impl Node {
                 body,
                 rest,
             } => {
-                let body = f(body);
+                let body = f(body)?;
                 Node::Unrolled {
                     var,
                     name,
@@ -271,12 +283,12 @@ impl Node {
                     upper,
                     factor,
                     body,
-                    rest: f(rest),
+                    rest: f(rest)?,
                 }
             }
-            Node::Block(body) => Node::Block(f(body)),
+            Node::Block(body) => Node::Block(f(body)?),
             n => n,
-        }
+        })
     }
 }
 

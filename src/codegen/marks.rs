@@ -252,15 +252,9 @@ pub(super) fn mark_loops(
                     body,
                 });
             }
-            Node::Assign { var, value, body } => out.push(Node::Assign {
-                var,
-                value,
-                body: mark_loops(scop, body, placed, n_stmt, predeclared, private_of, inside)?,
-            }),
-            Node::If { conds, body } => out.push(Node::If {
-                conds,
-                body: mark_loops(scop, body, placed, n_stmt, predeclared, private_of, inside)?,
-            }),
+            n @ (Node::Assign { .. } | Node::If { .. }) => out.push(n.try_map_bodies(|body| {
+                mark_loops(scop, body, placed, n_stmt, predeclared, private_of, inside)
+            })?),
             n => out.push(n),
         }
     }
@@ -413,15 +407,9 @@ pub(super) fn unroll_loops(
                     }),
                 }
             }
-            Node::Assign { var, value, body } => out.push(Node::Assign {
-                var,
-                value,
-                body: unroll_loops(body, placed, n_param, declaring)?,
-            }),
-            Node::If { conds, body } => out.push(Node::If {
-                conds,
-                body: unroll_loops(body, placed, n_param, declaring)?,
-            }),
+            n @ (Node::Assign { .. } | Node::If { .. }) => {
+                out.push(n.try_map_bodies(|body| unroll_loops(body, placed, n_param, declaring))?)
+            }
             n => out.push(n),
         }
     }

@@ -527,40 +527,6 @@ impl Pass<'_, '_> {
                     }
                     out.extend(self.vector_loop(var, &lower, &step, &upper, body, bound, corner)?);
                 }
-                Node::For {
-                    var,
-                    name,
-                    lower,
-                    step,
-                    upper,
-                    body,
-                } => out.push(Node::For {
-                    var,
-                    name,
-                    lower,
-                    step,
-                    upper,
-                    body: self.body(body, bound, corner)?,
-                }),
-                Node::Unrolled {
-                    var,
-                    name,
-                    lower,
-                    step,
-                    upper,
-                    factor,
-                    body,
-                    rest,
-                } => out.push(Node::Unrolled {
-                    var,
-                    name,
-                    lower,
-                    step,
-                    upper,
-                    factor,
-                    body: self.body(body, bound, corner)?,
-                    rest: self.body(rest, bound, corner)?,
-                }),
                 Node::Assign { var, value, body } => {
                     let saved = set_bound(bound, var, &value, self.ctx.n_param);
                     let body = self.body(body, bound, corner);
@@ -571,11 +537,13 @@ impl Pass<'_, '_> {
                         body: body?,
                     });
                 }
-                Node::If { conds, body } => out.push(Node::If {
-                    conds,
-                    body: self.body(body, bound, corner)?,
-                }),
-                Node::Block(body) => out.push(Node::Block(self.body(body, bound, corner)?)),
+                n @ (Node::For { .. }
+                | Node::Unrolled { .. }
+                | Node::If { .. }
+                | Node::Block(_)) => out.push(
+                    n.try_map_bodies(|b| self.body(b, bound, corner).ok_or(()))
+                        .ok()?,
+                ),
                 Node::Stmt { id, args } => {
                     // Statements that do not use the block (and other copies' items) stay.
                     if id < self.ctx.n_stmt && self.names_buffer(id) {
