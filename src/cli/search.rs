@@ -212,7 +212,21 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         .filter(|c| matches!(c.verdict, Verdict::Legal))
         .count();
     let best = r.best.zip(r.best_speedup());
-    if let (Some(out), Some((c, (x, screened)))) = (&a.output, best) {
+    // No candidate faster than the original: the kernel as it is is the answer (its own
+    // schedule is always legal), the fastest candidate only reported.
+    let original_wins = r.original_wins();
+    if let (Some(out), Some((c, (x, _))), true) = (&a.output, best, original_wins) {
+        let header = format!(
+            "# {}: no candidate was faster than the original in one search run (the fastest, \
+             candidate {}, ran at {x:.2}x): the kernel as it is\n",
+            a.kernel.display(),
+            c + 1
+        );
+        if let Err(e) = std::fs::write(out, header) {
+            eprintln!("error: cannot write `{}`: {e}", out.display());
+            return 2;
+        }
+    } else if let (Some(out), Some((c, (x, screened)))) = (&a.output, best) {
         let cand = &r.candidates[c];
         let at = match (&r.screen_defines, screened) {
             (Some(d), true) => format!(" at the screening sizes ({})", d.join(" ")),
@@ -308,6 +322,20 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                 total
             );
             match best {
+                Some((c, (x, screened))) if original_wins => {
+                    println!(
+                        "best: the kernel as it is (no candidate beat the original; the fastest, candidate {}, ran at {x:.2}x{})",
+                        c + 1,
+                        if screened {
+                            " at the screening sizes"
+                        } else {
+                            ""
+                        },
+                    );
+                    if let Some(o) = &a.output {
+                        println!("written to {}", o.display());
+                    }
+                }
                 Some((c, (x, screened))) => {
                     println!(
                         "best: candidate {} ({:.2}x{}), interleaving {}, {}:",
@@ -442,6 +470,7 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                 ("tile_sizes_from", Json::str(&tile_origin)),
                 ("candidates", Json::Array(cands)),
                 ("best", r.best.map_or(Json::Null, |c| Json::Int(c as i128))),
+                ("original_wins", Json::Bool(original_wins)),
                 ("seconds", Json::Num(total)),
             ]);
             println!("{}", j.pretty());

@@ -135,6 +135,13 @@ impl SearchReport {
             .map(|t| (t.2, false))
             .or(c.screen.map(|t| (t.2, true)))
     }
+
+    /// Whether the kernel as it is wins: no candidate ran faster than the original (the
+    /// fastest's speedup below 1). Its own schedule is always legal, so the search never
+    /// answers with a script slower than the original.
+    pub fn original_wins(&self) -> bool {
+        self.best_speedup().is_some_and(|(x, _)| x < 1.0)
+    }
 }
 
 /// The handles, iterators and positions scripts are written with.
@@ -729,6 +736,49 @@ mod tests {
         assert_eq!(scaled_defines(&d(&["N=1000"]), 1.0), None);
         assert_eq!(scaled_defines(&d(&["FAST"]), 0.5), None);
         assert_eq!(scaled_defines(&[], 0.5), None);
+    }
+
+    /// The fastest candidate is the answer only when it beats the original.
+    #[test]
+    fn the_original_wins_when_every_candidate_is_slower() {
+        let cand = |timing: Option<f64>, screen: Option<f64>| Candidate {
+            interleaving: 0,
+            kind: Kind::Bands,
+            variant: String::new(),
+            script: vec![],
+            verdict: Verdict::Legal,
+            screen: screen.map(|x| (1.0, 1.0 / x, x)),
+            timing: timing.map(|x| (1.0, 1.0 / x, x)),
+        };
+        let report = |candidates: Vec<Candidate>, best: Option<usize>| SearchReport {
+            interleavings: Outer {
+                count: 1,
+                exact: true,
+                list: vec![],
+                ranks: vec![],
+                own: None,
+                tests: 0,
+                states: 0,
+            },
+            build_seconds: 0.0,
+            schedules: vec![],
+            candidates,
+            best,
+            screen_defines: None,
+        };
+        // jacobi-1d at MEDIUM: every tiling slower than the original.
+        let slow = report(
+            vec![cand(Some(0.22), None), cand(Some(0.18), None)],
+            Some(0),
+        );
+        assert!(slow.original_wins());
+        let fast = report(vec![cand(Some(0.9), None), cand(Some(1.3), None)], Some(1));
+        assert!(!fast.original_wins());
+        // Screened only: the screening speedup decides.
+        assert!(report(vec![cand(None, Some(0.7))], Some(0)).original_wins());
+        assert!(!report(vec![cand(None, Some(1.1))], Some(0)).original_wins());
+        // Nothing timed: nothing to compare.
+        assert!(!report(vec![cand(None, None)], None).original_wins());
     }
 
     #[test]
