@@ -25,7 +25,9 @@
 //! refused.
 
 use super::deps::{AccessKind, Program};
-use super::violation::{fmt_vec, named_params, violation, with_params, Violation, ViolationKind};
+use super::violation::{
+    fmt_vec, instance_label, named_params, violation, with_params, Violation, ViolationKind,
+};
 use crate::diag::Diagnostic;
 use crate::model::expand::ExpandPlan;
 use crate::model::state::{Origin, Piece};
@@ -66,6 +68,20 @@ pub struct ContractViolation {
     pub second_cell: Vec<Int>,
 }
 
+/// Adds `in[d] < out[d]` (`less`) or `in[d] > out[d]` to `m`.
+fn strictly(m: &mut MapBuilder, d: usize, less: bool) {
+    let mut r = m.zero_row();
+    let (lo, hi) = if less {
+        (m.input(d), m.output(d))
+    } else {
+        (m.output(d), m.input(d))
+    };
+    r[hi] = Int::ONE;
+    r[lo] = Int::from(-1);
+    r[0] = Int::from(-1);
+    m.ineq(r);
+}
+
 /// `{ τ -> τ' : τ[0..l] = τ'[0..l] }` over `n` dimensions, and with `τ[l] < τ'[l]` or
 /// `τ[l] > τ'[l]` added (`first_diff`).
 fn prefix(n: usize, l: usize, diff: Option<bool>) -> Map {
@@ -80,16 +96,7 @@ fn prefix(n: usize, l: usize, diff: Option<bool>) -> Map {
     }
     if let Some(less) = diff {
         // τ[l] + 1 <= τ'[l], or the other way.
-        let mut r = m.zero_row();
-        let (lo, hi) = if less {
-            (m.input(l), m.output(l))
-        } else {
-            (m.output(l), m.input(l))
-        };
-        r[hi] = Int::ONE;
-        r[lo] = Int::from(-1);
-        r[0] = Int::from(-1);
-        m.ineq(r);
+        strictly(&mut m, l, less);
     }
     m.build()
         .with_space_names(Tuple::anonymous(n, "s"), Tuple::anonymous(n, "s"))
@@ -122,16 +129,7 @@ fn sharing(plan: &ExpandPlan) -> Map {
                 r[m.output(d)] = Int::from(-1);
                 m.eq(r);
             }
-            let mut r = m.zero_row();
-            let (lo, hi) = if less {
-                (m.input(g), m.output(g))
-            } else {
-                (m.output(g), m.input(g))
-            };
-            r[hi] = Int::ONE;
-            r[lo] = Int::from(-1);
-            r[0] = Int::from(-1);
-            m.ineq(r);
+            strictly(&mut m, g, less);
             let part = m.build();
             out = Some(match out {
                 None => part,
@@ -343,14 +341,7 @@ fn check_one(program: &Program, plan: &ExpandPlan, pieces: &[Piece]) -> Option<C
 /// The report: the fault, the two uses with the elements they share, the `contract` and
 /// the `expand`.
 pub fn contract_report(p: &Program, v: &ContractViolation) -> Diagnostic {
-    let inst = |s: usize, x: &[Int]| {
-        let st = &p.stmts[s];
-        format!(
-            "{}[{}]",
-            st.label.clone().unwrap_or_else(|| st.name.clone()),
-            fmt_vec(x)
-        )
-    };
+    let inst = |s: usize, x: &[Int]| instance_label(p, s, x);
     let verb = |w: bool| if w { "writes" } else { "reads" };
     // An iteration of the loops expanded along, by their iterators' names.
     let names = p.stmts[v.first.0].domain.tuple().dims.clone();

@@ -29,7 +29,8 @@
 
 use super::deps::{AccessKind, Program};
 use super::violation::{
-    eval, fmt_vec, name_of, named_params, with_params, Instance, Violation, ViolationKind,
+    eval, fmt_vec, instance_label, name_of, named_params, with_params, Instance, Violation,
+    ViolationKind,
 };
 use crate::diag::Diagnostic;
 use crate::model::copy::{outer_of, CopyPlan};
@@ -191,14 +192,7 @@ pub fn copy_report(p: &Program, v: &CopyViolation) -> Diagnostic {
     } else {
         format!("`{array}[{}]`", fmt_vec(&v.element).replace(", ", "]["))
     };
-    let inst = |s: usize, x: &[Int]| {
-        let st = &p.stmts[s];
-        format!(
-            "{}[{}]",
-            st.label.clone().unwrap_or_else(|| st.name.clone()),
-            fmt_vec(x)
-        )
-    };
+    let inst = |s: usize, x: &[Int]| instance_label(p, s, x);
     let verb = |w: bool| if w { "writes" } else { "reads" };
     let mut d = Diagnostic::new(format!(
         "illegal `copy` of `{array}`: {} {} {elem} between the fill and the write-back of its buffer",

@@ -24,8 +24,8 @@
 
 use super::deps::{at_level, joint_raw, DepKind, Dependence, Order, Program};
 use super::violation::{
-    element, eval, fmt_vec, joint_params, name_of, named_params, with_params, Instance, Violation,
-    ViolationKind,
+    element, eval, fmt_vec, instance_label, joint_params, name_of, named_params, with_params,
+    Instance, Violation, ViolationKind,
 };
 use crate::diag::Diagnostic;
 use crate::model::state::{Mark, MarkKind, Piece, RedOp};
@@ -259,14 +259,7 @@ pub fn mark_report(p: &Program, deps: &[Dependence], v: &MarkViolation) -> Diagn
     let with = with_params(&v.params);
     let at = |t: &[Int]| t.get(v.level).map_or("?".to_string(), Int::to_string);
     let elem = element(p, dep.source_access, &v.params, &v.source);
-    let inst = |s: usize, x: &[Int]| {
-        let st = &p.stmts[s];
-        format!(
-            "{}[{}]",
-            st.label.clone().unwrap_or_else(|| st.name.clone()),
-            fmt_vec(x)
-        )
-    };
+    let inst = |s: usize, x: &[Int]| instance_label(p, s, x);
     let mut d = Diagnostic::new(format!(
         "illegal `{what}`: iterations {} and {} of the {kind} loop both access {elem}: {} {} it, {} {} it",
         at(&v.source_time),

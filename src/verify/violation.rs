@@ -188,11 +188,16 @@ pub(crate) fn fmt_vec(v: &[Int]) -> String {
 }
 
 pub(crate) fn instance_name(p: &Program, i: &Instance) -> String {
-    let s = &p.stmts[i.stmt];
+    instance_label(p, i.stmt, &i.iters)
+}
+
+/// `Label[i, j]` (the statement's tag, else its name) for statement `s` at `x`.
+pub(crate) fn instance_label(p: &Program, s: usize, x: &[Int]) -> String {
+    let st = &p.stmts[s];
     format!(
         "{}[{}]",
-        s.label.clone().unwrap_or_else(|| s.name.clone()),
-        fmt_vec(&i.iters)
+        st.label.clone().unwrap_or_else(|| st.name.clone()),
+        fmt_vec(x)
     )
 }
 
