@@ -394,29 +394,25 @@ pub fn contract_report(p: &Program, v: &ContractViolation) -> Diagnostic {
             iteration(&v.first_cell)
         ),
     };
+    // The two uses, each with its time and iteration.
+    let both = format!(
+        "{} at ({}) {} it for iteration {} and {} at ({}) {} it for iteration {}",
+        inst(a.0, &a.1),
+        fmt_vec(&a.3),
+        verb(a.2),
+        iteration(&v.first_cell),
+        inst(b.0, &b.1),
+        fmt_vec(&b.3),
+        verb(b.2),
+        iteration(&v.second_cell)
+    );
     let explain = match &v.fault {
         ContractFault::Together { level } => format!(
-            "each iteration's uses of `{}` run inside one iteration of the final schedule's first {level} dimension(s); {} at ({}) {} it for iteration {} and {} at ({}) {} it for iteration {} inside the same one",
+            "each iteration's uses of `{}` run inside one iteration of the final schedule's first {level} dimension(s); {both} inside the same one",
             v.c_name,
-            inst(a.0, &a.1),
-            fmt_vec(&a.3),
-            verb(a.2),
-            iteration(&v.first_cell),
-            inst(b.0, &b.1),
-            fmt_vec(&b.3),
-            verb(b.2),
-            iteration(&v.second_cell)
         ),
         ContractFault::Concurrent { level, mark } => format!(
-            "{} at ({}) {} it for iteration {} and {} at ({}) {} it for iteration {}: their times first differ at dimension {} of the final schedule, a loop marked `{mark}`",
-            inst(a.0, &a.1),
-            fmt_vec(&a.3),
-            verb(a.2),
-            iteration(&v.first_cell),
-            inst(b.0, &b.1),
-            fmt_vec(&b.3),
-            verb(b.2),
-            iteration(&v.second_cell),
+            "{both}: their times first differ at dimension {} of the final schedule, a loop marked `{mark}`",
             level + 1
         ),
         ContractFault::LastValue => format!(
