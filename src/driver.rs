@@ -267,7 +267,7 @@ impl Run {
         let shape = |st: &State| -> Vec<(String, Vec<usize>)> {
             st.expansions
                 .iter()
-                .map(|e| (e.name.clone(), e.loops.clone()))
+                .map(|e| (e.name.clone(), e.loops()))
                 .collect()
         };
         let before = shape(&self.interp.state);

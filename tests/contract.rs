@@ -315,6 +315,7 @@ fn random_contractions_against_brute_force() {
 fn refusals_are_reported_with_witnesses() {
     let cases = [
         ("lu_pivot_together", "tests/data/expand/lu-pivot.c"),
+        ("lu_pivot_two_contracts", "tests/data/expand/lu-pivot.c"),
         ("doitgen_parallel_r", "examples/doitgen/doitgen.c"),
         ("reuse_reversed", "tests/data/expand/reuse.c"),
     ];

@@ -215,7 +215,7 @@ pub fn expanded(
     // Write-backs in the reverse order of the expansions (see `model::expand`).
     for plan in plans.iter().rev() {
         // The loops that still index the storage (a `contract` gives some back).
-        let k = plan.loops.len();
+        let k = plan.loops().len();
         let mut names: Vec<String> = (0..k).map(|d| format!("{}_t{d}", plan.name)).collect();
         names.extend((0..plan.rank).map(|d| format!("{}_e{d}", plan.name)));
         let write_back = plan.storage_write_back();

@@ -23,6 +23,11 @@
 //! computed on the expanded accesses, are what later steps must respect. The storage is the
 //! exact bounding box of `[t, e]` over the statements' accesses (a constant size, refused
 //! over the limit, or a size of the parameters allocated when the region starts).
+//!
+//! `contract(x, [loops])` gives loops back ([`ExpandPlan::contract`]): the storage loses
+//! their dimensions ([`ExpandPlan::storage_relation`], the box), while the verifier keeps
+//! the expanded accesses ([`ExpandPlan::relation`]) and checks apart that the final
+//! schedule lets the iterations share the smaller storage (`verify::contract`).
 
 use super::copy::{self, Corner, Extent};
 use super::state::{Origin, Piece, State};
@@ -45,18 +50,15 @@ pub struct ExpandPlan {
     pub name: String,
     /// Number of outer loops (k) the variable was expanded along.
     pub outer: usize,
-    /// The loops among those `k` (0-based, in order) whose counters index the storage's
-    /// leading dimensions: all of them when planned, fewer after a `contract` gave some
-    /// back.
-    pub loops: Vec<usize>,
-    /// The `contract`s that gave loops back, for reports.
-    pub contracted: Vec<Origin>,
+    /// The loops among those `k` (0-based) that a `contract` gave back, each with that
+    /// `contract`, in the order given back: the storage has no dimension for them.
+    pub given_back: Vec<(usize, Origin)>,
     /// The statements whose accesses to `x` go to the storage.
     pub stmts: Vec<usize>,
     pub limit: u64,
     pub origin: Origin,
     pub step: usize,
-    /// Lower corner per storage dimension (`loops.len() + rank`), an expression of the
+    /// Lower corner per storage dimension (`loops().len() + rank`), an expression of the
     /// parameters.
     pub lower: Vec<Corner>,
     /// Extent per storage dimension where constant; 0 where `runtime` holds it.
@@ -83,9 +85,22 @@ impl ExpandPlan {
         Some(self.size.iter().fold(Int::ONE, |a, s| &a * s))
     }
 
+    /// The loops among the `k` (0-based, in order) whose counters index the storage's
+    /// leading dimensions: all of them, less those given back.
+    pub fn loops(&self) -> Vec<usize> {
+        (0..self.outer)
+            .filter(|l| !self.given_back.iter().any(|g| g.0 == *l))
+            .collect()
+    }
+
+    /// Whether a `contract` gave loops back.
+    pub fn is_contracted(&self) -> bool {
+        !self.given_back.is_empty()
+    }
+
     /// The storage's number of dimensions.
     pub fn storage_rank(&self) -> usize {
-        self.loops.len() + self.rank
+        self.outer - self.given_back.len() + self.rank
     }
 
     /// The expanded access relation of statement access `rel` (`S[i] -> x[e]`), as the
@@ -99,7 +114,7 @@ impl ExpandPlan {
     /// The access relation of the storage as declared: `S[i] -> loopy_x_x[i(loops), e]`
     /// (the loops given back by a `contract` left out).
     pub fn storage_relation(&self, rel: &Map) -> Map {
-        self.prefixed(rel, &self.loops)
+        self.prefixed(rel, &self.loops())
     }
 
     /// `S[i] -> storage[i(loops), e]`.
@@ -132,10 +147,11 @@ impl ExpandPlan {
     /// projected out: each element's last value is in the one storage element left).
     pub fn storage_write_back(&self) -> Set {
         let mut wb = self.write_back.clone();
-        for d in (0..self.outer).rev() {
-            if !self.loops.contains(&d) {
-                wb = wb.project_out(d, 1);
-            }
+        // From the last dimension, so that the earlier ones keep their positions.
+        let mut given: Vec<usize> = self.given_back.iter().map(|g| g.0).collect();
+        given.sort_unstable();
+        for &d in given.iter().rev() {
+            wb = wb.project_out(d, 1);
         }
         wb
     }
@@ -154,7 +170,8 @@ impl ExpandPlan {
         for a in &accs {
             out.push_str(&text[at..a.span.start]);
             out.push_str(&self.name);
-            let subs = self.loops.iter().map(|&l| &iters[l]).chain(a.subs.iter());
+            let loops = self.loops();
+            let subs = loops.iter().map(|&l| &iters[l]).chain(a.subs.iter());
             for (d, s) in subs.enumerate() {
                 out.push_str(&format!("[{}]", self.index(d, s, params)));
             }
@@ -182,20 +199,21 @@ impl ExpandPlan {
     /// question (`verify::contract`).
     pub fn contract(&self, give_back: &[usize], origin: &Origin) -> ExpandPlan {
         let mut out = self.clone();
+        let loops = self.loops();
         // Storage dimensions of the loops given back, from the last.
         let mut dims: Vec<usize> = give_back
             .iter()
-            .filter_map(|l| self.loops.iter().position(|m| m == l))
+            .filter_map(|l| loops.iter().position(|m| m == l))
             .collect();
         dims.sort_unstable();
         dims.dedup();
+        out.given_back
+            .extend(dims.iter().map(|&d| (loops[d], origin.clone())));
         for &d in dims.iter().rev() {
-            out.loops.remove(d);
             out.lower.remove(d);
             out.size.remove(d);
             out.runtime.remove(d);
         }
-        out.contracted.push(origin.clone());
         out
     }
 }
@@ -615,8 +633,7 @@ pub fn plan(
         rank,
         name,
         outer: k,
-        loops: (0..k).collect(),
-        contracted: vec![],
+        given_back: vec![],
         stmts,
         limit,
         origin: origin.clone(),
@@ -658,8 +675,7 @@ mod tests {
             rank: 1,
             name: "loopy_t_x".into(),
             outer: 1,
-            loops: vec![0],
-            contracted: vec![],
+            given_back: vec![],
             stmts: vec![1],
             limit: EXPAND_LIMIT,
             origin: Origin {

@@ -1217,6 +1217,33 @@ impl Interpreter {
         Ok(m)
     }
 
+    /// The pieces of component `h` (argument 0), refused unless each has a loop `k`
+    /// (counted from 1, outermost): the report names the shallowest statement. `purpose`
+    /// follows "no loop k" (` to copy inside`, or nothing).
+    fn component_with_loop(
+        &self,
+        ctx: &OpCtx,
+        h: usize,
+        k: i64,
+        purpose: &str,
+    ) -> Result<Vec<usize>, Diagnostic> {
+        let members = self.component_nonempty(ctx, h, 0)?;
+        let shallow = members
+            .iter()
+            .copied()
+            .min_by_key(|&i| self.state.pieces[i].depth)
+            .expect("non-empty");
+        let depth = self.state.pieces[shallow].depth;
+        if k < 1 || k as usize > depth {
+            return Err(Diagnostic::new(format!(
+                "the component has no loop {k}{purpose}: loops are numbered from 1, and statement {} is {depth} loop(s) deep",
+                self.stmt_label(shallow),
+            ))
+            .with_label(ctx.source, ctx.call.args[1].span(), "no such loop"));
+        }
+        Ok(members)
+    }
+
     fn stmt_label(&self, piece: usize) -> String {
         self.state.stmt_names[self.state.pieces[piece].stmt].clone()
     }

@@ -54,11 +54,10 @@ pub struct ContractViolation {
     /// The expanded variable's C name and the storage's.
     pub c_name: String,
     pub storage: String,
-    /// The loops the expansion was along, and those that still index the storage (0-based).
+    /// The loops the expansion was along, and those given back (0-based), each with its
+    /// `contract`.
     pub outer: usize,
-    pub loops: Vec<usize>,
-    /// The `contract` that gave loops back (the last one).
-    pub origin: Origin,
+    pub given_back: Vec<(usize, Origin)>,
     pub params: Vec<(String, Int)>,
     /// The two uses: statement, iteration vector, whether it writes, final time.
     pub first: (usize, Vec<Int>, bool, Vec<Int>),
@@ -112,7 +111,8 @@ fn first_diff(n: usize, l: usize) -> Map {
 fn sharing(plan: &ExpandPlan) -> Map {
     let k = plan.outer;
     let n = k + plan.rank;
-    let given: Vec<usize> = (0..k).filter(|d| !plan.loops.contains(d)).collect();
+    let mut given: Vec<usize> = plan.given_back.iter().map(|g| g.0).collect();
+    given.sort_unstable();
     let mut out: Option<Map> = None;
     // t ≠ t' on the loops given back: the first of them (in order) where they differ.
     for (at, &g) in given.iter().enumerate() {
@@ -194,7 +194,7 @@ pub fn check_contractions(
     history: &[Vec<Piece>],
 ) -> Vec<Violation> {
     let mut out = vec![];
-    for plan in plans.iter().filter(|p| p.loops.len() < p.outer) {
+    for plan in plans.iter().filter(|p| p.is_contracted()) {
         if let Some(v) = check_one(program, plan, pieces) {
             let (a, b) = (&v.first, &v.second);
             let params = v.params.clone();
@@ -244,8 +244,7 @@ fn check_one(program: &Program, plan: &ExpandPlan, pieces: &[Piece]) -> Option<C
             c_name: plan.c_name.clone(),
             storage: plan.name.clone(),
             outer: plan.outer,
-            loops: plan.loops.clone(),
-            origin: plan.contracted.last().expect("contracted").clone(),
+            given_back: plan.given_back.clone(),
             first: (a.stmt, x.clone(), a.write, at(&a.time, &x)),
             second: (b.stmt, y.clone(), b.write, at(&b.time, &y)),
             first_cell: at(&a.cell, &x),
@@ -356,16 +355,11 @@ pub fn contract_report(p: &Program, v: &ContractViolation) -> Diagnostic {
             .collect();
         format!("({})", at.join(", "))
     };
-    let given: Vec<String> = (0..v.outer)
-        .filter(|d| !v.loops.contains(d))
-        .map(|d| (d + 1).to_string())
-        .collect();
     let (a, b) = (&v.first, &v.second);
     let elem = {
-        let kept: Vec<Int> = v
-            .loops
-            .iter()
-            .map(|&d| v.first_cell[d].clone())
+        let kept: Vec<Int> = (0..v.outer)
+            .filter(|d| !v.given_back.iter().any(|g| g.0 == *d))
+            .map(|d| v.first_cell[d].clone())
             .chain(v.first_cell[v.outer..].iter().cloned())
             .collect();
         if kept.is_empty() {
@@ -433,10 +427,20 @@ pub fn contract_report(p: &Program, v: &ContractViolation) -> Diagnostic {
             );
         }
     }
-    d.with_label(
-        &v.origin.source,
-        v.origin.span.clone(),
-        format!("gives back loop(s) {}", given.join(", ")),
-    )
-    .with_help("give back fewer loops, or schedule each iteration's uses apart")
+    // Each `contract` with the loops it gave back.
+    let mut by: Vec<(&Origin, Vec<String>)> = vec![];
+    for (l, o) in &v.given_back {
+        match by.iter_mut().find(|(x, _)| *x == o) {
+            Some((_, ls)) => ls.push((l + 1).to_string()),
+            None => by.push((o, vec![(l + 1).to_string()])),
+        }
+    }
+    for (o, ls) in by {
+        d = d.with_label(
+            &o.source,
+            o.span.clone(),
+            format!("gives back loop(s) {}", ls.join(", ")),
+        );
+    }
+    d.with_help("give back fewer loops, or schedule each iteration's uses apart")
 }

@@ -77,7 +77,7 @@ impl Interpreter {
             .state
             .expansions
             .iter()
-            .find(|e| e.name == array.text && e.loops.len() < e.outer)
+            .find(|e| e.name == array.text && e.is_contracted())
         {
             return Err(Diagnostic::new(format!(
                 "`{}` is the storage of a contracted expansion of `{}`: a contracted storage is not copied",
@@ -85,23 +85,12 @@ impl Interpreter {
             ))
             .with_label(ctx.source, array.span.clone(), "contracted")
             .with_label(
-                &e.contracted[0].source,
-                e.contracted[0].span.clone(),
+                &e.given_back[0].1.source,
+                e.given_back[0].1.span.clone(),
                 "contracted here",
             ));
         }
-        let members = self.component_nonempty(ctx, h, 0)?;
-        let depth = members
-            .iter()
-            .map(|&i| self.state.pieces[i].depth)
-            .min()
-            .unwrap_or(0);
-        if k < 1 || k as usize > depth {
-            return Err(Diagnostic::new(format!(
-                "the component has no loop {k} to copy inside: loops are numbered from 1, and its shallowest statement is {depth} loop(s) deep"
-            ))
-            .with_label(ctx.source, call.args[1].span(), "no such loop"));
-        }
+        let members = self.component_with_loop(ctx, h, k, " to copy inside")?;
         let mark = CopyMark {
             array: array.text.clone(),
             outer: k as usize,

@@ -158,7 +158,7 @@ impl Interpreter {
         };
         let plan = self.state.expansions[at].clone();
         let give_back: Vec<usize> = match call.args.get(1) {
-            None => plan.loops.clone(),
+            None => plan.loops(),
             Some(a) => {
                 let v = (self.eval(a, ctx.frame, ctx.source)?, a.span());
                 let (ks, spans) = match &v.0 {
@@ -182,15 +182,15 @@ impl Interpreter {
                         .with_label(ctx.source, span, "no such loop")
                         .with_label(&plan.origin.source, plan.origin.span.clone(), "expanded here"));
                     };
-                    if !plan.loops.contains(&l) {
+                    if let Some((_, by)) = plan.given_back.iter().find(|g| g.0 == l) {
                         return Err(Diagnostic::new(format!(
                             "loop {k} of the expansion of `{}` is already given back",
                             plan.c_name
                         ))
                         .with_label(ctx.source, span, "given back before")
                         .with_label(
-                            &plan.contracted[0].source,
-                            plan.contracted[0].span.clone(),
+                            &by.source,
+                            by.span.clone(),
                             "by this `contract`",
                         ));
                     }

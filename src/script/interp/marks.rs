@@ -40,25 +40,7 @@ impl Interpreter {
         k: i64,
         kind: MarkKind,
     ) -> Result<(), Diagnostic> {
-        let members = self.component_nonempty(ctx, h, 0)?;
-        let depth = members
-            .iter()
-            .map(|&i| self.state.pieces[i].depth)
-            .min()
-            .unwrap_or(0);
-        if k < 1 || k as usize > depth {
-            let shallow = members
-                .iter()
-                .copied()
-                .find(|&i| self.state.pieces[i].depth as i64 == depth as i64)
-                .expect("non-empty");
-            return Err(Diagnostic::new(format!(
-                "the component has no loop {k}: loops are numbered from 1, and statement {} is {} loop(s) deep",
-                self.stmt_label(shallow),
-                depth
-            ))
-            .with_label(ctx.source, ctx.call.args[1].span(), "no such loop"));
-        }
+        let members = self.component_with_loop(ctx, h, k, "")?;
         let dim = k as usize - 1;
         for &i in &members {
             if let Some(old) = self.state.pieces[i].mark_at(dim) {
