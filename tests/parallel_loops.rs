@@ -441,9 +441,10 @@ fn wavefronts_make_an_inner_tile_loop_parallel() {
         assert!(candidates(&kernel, &script).contains(loops), "{e}");
         let (code, generated, err) = loopy(&["apply", &kernel, &script]);
         assert_eq!(code, 0, "{err}");
-        // One marked dim; scanning may split it into several loops (full and partial tiles).
+        // One marked dim; scanning may split it into several loops (full and partial tiles),
+        // work-sharing loops of one parallel region around the wavefronts.
         assert!(
-            generated.contains("#pragma omp parallel for"),
+            generated.contains("#pragma omp parallel\n") && generated.contains("#pragma omp for"),
             "{generated}"
         );
     }

@@ -64,12 +64,15 @@ fn run_in(exe: &Path, order: &str) -> (String, String) {
     )
 }
 
-/// How many `omp parallel for` loop nests of generated code fill a copy's buffer: the
+/// How many `omp parallel for` (or `omp for`) loop nests of generated code fill a copy's buffer: the
 /// pragma, the nest's `for` lines, then `loopy…[…] = …`.
 fn parallel_fills(text: &str) -> usize {
     let lines: Vec<&str> = text.lines().map(str::trim).collect();
     (0..lines.len())
-        .filter(|&i| lines[i].starts_with("#pragma omp parallel for"))
+        .filter(|&i| {
+            lines[i].starts_with("#pragma omp parallel for")
+                || lines[i].starts_with("#pragma omp for")
+        })
         .filter(|&i| {
             let body = lines[i + 1..]
                 .iter()

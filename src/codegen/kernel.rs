@@ -323,13 +323,7 @@ pub(super) fn generate_with_copies(
     } else {
         super::copy::thread_regions(nodes, &heap_items, plans)
     };
-    let largest = super::ast::largest_constant(&nodes);
-    if largest > i64::from(i32::MAX) {
-        return Err(Diagnostic::new(format!(
-            "cannot generate code: the unrolled loops would need the constant {largest}, which does not fit the type `int` of the loop counters"
-        ))
-        .with_help("use a smaller unroll factor"));
-    }
+    // Counters declared outside the region (assigned, not declared, by generated loops).
     let predeclared: Vec<String> = scop
         .statements
         .iter()
@@ -339,6 +333,21 @@ pub(super) fn generate_with_copies(
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
+    // One parallel region around the sequential loops that enclose parallel ones.
+    let nodes = if body == Body::Source {
+        let corner =
+            |id: usize| id >= n_stmt && matches!(staged.extras[id - n_stmt], Extra::Setup(_));
+        super::regions::merge_regions(nodes, &corner, &predeclared)
+    } else {
+        nodes
+    };
+    let largest = super::ast::largest_constant(&nodes);
+    if largest > i64::from(i32::MAX) {
+        return Err(Diagnostic::new(format!(
+            "cannot generate code: the unrolled loops would need the constant {largest}, which does not fit the type `int` of the loop counters"
+        ))
+        .with_help("use a smaller unroll factor"));
+    }
     let var = |k: usize| fresh[k].clone();
     let text_stmt = |id: usize, args: &[String], text: &str| -> String {
         let st = &scop.statements[placed[id].stmt];

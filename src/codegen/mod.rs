@@ -6,6 +6,7 @@ pub mod expand;
 pub mod kernel;
 pub mod marks;
 pub mod overlap;
+pub mod regions;
 pub mod registers;
 pub mod scan;
 
