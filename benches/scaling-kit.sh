@@ -192,11 +192,13 @@ awk -v runs="$runs" '
       for (a = 1; a <= c; a++) for (b = a + 1; b <= c; b++) if (x[b] < x[a]) { t = x[a]; x[a] = x[b]; x[b] = t }
       med[key] = x[int((c + 1) / 2)]
     }
-    printf "%-10s %-12s %7s %11s %9s %9s\n", "kernel", "program", "threads", "time", "scaling", "vs-orig"
+    printf "%-10s %-16s %7s %11s %9s %9s\n", "kernel", "program", "threads", "time", "scaling", "vs-orig"
     for (i = 1; i <= m; i++) {
       key = order[i]; split(key, f, " ")
       one = med[f[1] " " f[2] " 1"]; orig = med[f[1] " orig 1"]
-      printf "%-10s %-12s %7s %10.4fs %8.2fx %8.2fx\n", f[1], f[2], f[3], med[key], one / med[key], orig / med[key]
+      sc = one == "" ? "-" : sprintf("%.2fx", one / med[key])
+      vo = orig == "" ? "-" : sprintf("%.2fx", orig / med[key])
+      printf "%-10s %-16s %7s %10.4fs %9s %9s\n", f[1], f[2], f[3], med[key], sc, vo
     }
   }' "$times"
 echo "medians of $runs runs, kernel time; scaling: over the same program on one thread; vs-orig: over the original (gcc, one thread)"
