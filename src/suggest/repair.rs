@@ -265,55 +265,69 @@ pub fn legal_values(legal: &Legal, a: &Levels, d: &Levels, bands: &[TileBand]) -
     Some(all)
 }
 
-/// Runs a script from the kernel's own schedules and reads the schedule it leaves.
-fn run_levels(
-    kernel: &Kernel,
-    run: &mut Run,
-    legal: &Legal,
-    text: &str,
-    name: &str,
-    base: &Path,
-) -> Option<Levels> {
-    run.restart(kernel);
-    run.apply(kernel, text, name, base).ok()?;
-    levels(&run.interp.state, legal)
+/// What every repair runs scripts with: the kernel, its run (restarted for each script),
+/// the legal-schedule space, and the script's name and folder (for its imports).
+struct Probe<'a> {
+    kernel: &'a Kernel,
+    run: &'a mut Run,
+    legal: &'a Legal,
+    name: &'a str,
+    base: &'a Path,
 }
 
-/// The line `A + w·D` a family of scripts moves the schedule along, from the scripts at
-/// three values (two to find it, the third to check it is a line).
-fn line_of_scripts(
-    kernel: &Kernel,
-    run: &mut Run,
-    legal: &Legal,
-    name: &str,
-    base: &Path,
-    at: &dyn Fn(i64) -> String,
-    probes: [i64; 3],
-) -> Option<(Levels, Levels)> {
-    let [w1, w2, w3] = probes;
-    let l1 = run_levels(kernel, run, legal, &at(w1), name, base)?;
-    let l2 = run_levels(kernel, run, legal, &at(w2), name, base)?;
-    let l3 = run_levels(kernel, run, legal, &at(w3), name, base)?;
-    if l1.len() != l2.len() || l1.len() != l3.len() {
-        return None;
+/// A script's text and its top-level statements: the spans of all of them, and the calls
+/// among them with their spans.
+struct Script<'a> {
+    text: &'a str,
+    spans: Vec<std::ops::Range<usize>>,
+    calls: Vec<(&'a crate::script::ast::Call, std::ops::Range<usize>)>,
+}
+
+impl Probe<'_> {
+    /// Runs a script from the kernel's own schedules; `false` when it fails.
+    fn apply(&mut self, text: &str) -> bool {
+        self.run.restart(self.kernel);
+        self.run
+            .apply(self.kernel, text, self.name, self.base)
+            .is_ok()
     }
-    let step = Int::from(w2 - w1);
-    let mut a = l1.clone();
-    let mut d = l1.clone();
-    for k in 0..l1.len() {
-        for c in 0..l1[k].len() {
-            let diff = &l2[k][c] - &l1[k][c];
-            if !diff.mod_floor(&step).is_zero() {
-                return None;
-            }
-            d[k][c] = diff.div_exact(&step);
-            a[k][c] = &l1[k][c] - &(&Int::from(w1) * &d[k][c]);
-            if l3[k][c] != &a[k][c] + &(&Int::from(w3) * &d[k][c]) {
-                return None;
+
+    /// Runs a script and reads the schedule it leaves.
+    fn levels(&mut self, text: &str) -> Option<Levels> {
+        if !self.apply(text) {
+            return None;
+        }
+        levels(&self.run.interp.state, self.legal)
+    }
+
+    /// The line `A + w·D` a family of scripts moves the schedule along, from the scripts at
+    /// three values (two to find it, the third to check it is a line).
+    fn line(&mut self, at: &dyn Fn(i64) -> String, probes: [i64; 3]) -> Option<(Levels, Levels)> {
+        let [w1, w2, w3] = probes;
+        let l1 = self.levels(&at(w1))?;
+        let l2 = self.levels(&at(w2))?;
+        let l3 = self.levels(&at(w3))?;
+        if l1.len() != l2.len() || l1.len() != l3.len() {
+            return None;
+        }
+        let step = Int::from(w2 - w1);
+        let mut a = l1.clone();
+        let mut d = l1.clone();
+        for k in 0..l1.len() {
+            for c in 0..l1[k].len() {
+                let diff = &l2[k][c] - &l1[k][c];
+                if !diff.mod_floor(&step).is_zero() {
+                    return None;
+                }
+                d[k][c] = diff.div_exact(&step);
+                a[k][c] = &l1[k][c] - &(&Int::from(w1) * &d[k][c]);
+                if l3[k][c] != &a[k][c] + &(&Int::from(w3) * &d[k][c]) {
+                    return None;
+                }
             }
         }
+        Some((a, d))
     }
-    Some((a, d))
 }
 
 /// The text with the top-level statements from index `from` on blanked out (spaces, so that
@@ -366,10 +380,10 @@ pub fn space_changes(
     base: &Path,
     limit: u64,
 ) -> Vec<Change> {
-    let Ok(script) = parse_script(text, name) else {
+    let Ok(parsed) = parse_script(text, name) else {
         return vec![];
     };
-    let spans: Vec<std::ops::Range<usize>> = script
+    let spans: Vec<std::ops::Range<usize>> = parsed
         .items
         .iter()
         .filter_map(|it| match it {
@@ -377,7 +391,7 @@ pub fn space_changes(
             _ => None,
         })
         .collect();
-    let calls: Vec<(&crate::script::ast::Call, std::ops::Range<usize>)> = script
+    let calls: Vec<(&crate::script::ast::Call, std::ops::Range<usize>)> = parsed
         .items
         .iter()
         .filter_map(|it| match it {
@@ -385,321 +399,293 @@ pub fn space_changes(
             _ => None,
         })
         .collect();
+    let script = Script { text, spans, calls };
+    let mut probe = Probe {
+        kernel,
+        run,
+        legal,
+        name,
+        base,
+    };
     let mut out = vec![];
-    for (call, span) in &calls {
-        let Some(idx) = spans.iter().position(|s| s == span) else {
+    for (call, span) in &script.calls {
+        let Some(idx) = script.spans.iter().position(|s| s == span) else {
             continue;
         };
         // Each statement's changes under a work budget of their own; none past it.
-        let found = budget::with_budget(limit, || {
-            changes_at(
-                kernel, run, legal, text, name, base, &spans, &calls, idx, call,
-            )
-        });
+        let found = budget::with_budget(limit, || probe.changes_at(&script, idx, call));
         out.extend(found.unwrap_or_default());
     }
     out
 }
 
-/// The changes computed from the space for top-level statement `idx` (a call).
-#[allow(clippy::too_many_arguments)]
-fn changes_at(
-    kernel: &Kernel,
-    run: &mut Run,
-    legal: &Legal,
-    text: &str,
-    name: &str,
-    base: &Path,
-    spans: &[std::ops::Range<usize>],
-    calls: &[(&crate::script::ast::Call, std::ops::Range<usize>)],
-    idx: usize,
-    call: &crate::script::ast::Call,
-) -> Vec<Change> {
-    let span = spans[idx].clone();
-    let mut out = vec![];
-    let op = call.name.text.as_str();
-    let stmt_text = &text[span.clone()];
-    let line = line_no(text, span.start);
-    match op {
-        "skew" | "shift" => {
-            let Some(Arg::Int(v, at)) = call.args.last() else {
-                return out;
-            };
-            let Some(v0) = v.to_i64() else {
-                return out;
-            };
-            let with = |w: i64| format!("{}{w}{}", &text[..at.start], &text[at.end..]);
-            let (plain, bands) = untiled(kernel, run, legal, text, name, base, spans, calls, idx);
-            let plain_with = |w: i64| format!("{}{w}{}", &plain[..at.start], &plain[at.end..]);
-            let skew = op == "skew";
-            let probes: Vec<i64> = (1..=4)
-                .map(|k| v0 + k)
-                .filter(|&w| !(skew && w == 0))
-                .take(3)
-                .collect();
-            let Some((a, d)) = line_of_scripts(
-                kernel,
-                run,
-                legal,
-                name,
-                base,
-                &plain_with,
-                [probes[0], probes[1], probes[2]],
-            ) else {
-                return out;
-            };
-            let Some(vals) = legal_values(legal, &a, &d, &bands) else {
-                return out;
-            };
-            let ok = |w: i128| !(skew && w == 0);
-            let v = i128::from(v0);
-            for w in [vals.next_above(v, ok), vals.next_below(v, ok)]
-                .into_iter()
-                .flatten()
-            {
-                let Ok(w) = i64::try_from(w) else { continue };
-                let rel = at.start - span.start..at.end - span.start;
-                let new_stmt = format!("{}{w}{}", &stmt_text[..rel.start], &stmt_text[rel.end..]);
-                out.push(Change {
-                    cost: (1, (w - v0).abs()),
-                    what: format!("replace line {line} (`{stmt_text}`) with:"),
-                    lines: vec![new_stmt],
-                    text: with(w),
-                    space: true,
-                });
-            }
-        }
-        "realign" | "fuse" | "distribute" => {
-            let [h1, h2, Arg::Int(n, _)] = call.args.as_slice() else {
-                return out;
-            };
-            let Some(n) = n.to_i64() else {
-                return out;
-            };
-            let (plain, bands) = untiled(kernel, run, legal, text, name, base, spans, calls, idx);
-            for h in [h2, h1] {
-                let handle = &text[h.span()];
-                let shift = |k: i64, w: i64| format!("shift({handle}, {k}, {w})");
-                let what = format!("insert before line {line} (`{stmt_text}`):");
-                let nearest = |vals: &Values| -> Vec<i64> {
-                    let mut found: Vec<i64> =
-                        [vals.next_above(0, |_| true), vals.next_below(0, |_| true)]
-                            .into_iter()
-                            .flatten()
-                            .filter_map(|w| i64::try_from(w).ok())
-                            .collect();
-                    found.sort_by_key(|w| (w.abs(), *w < 0));
-                    found
+impl Probe<'_> {
+    /// The changes computed from the space for top-level statement `idx` (a call).
+    fn changes_at(
+        &mut self,
+        script: &Script,
+        idx: usize,
+        call: &crate::script::ast::Call,
+    ) -> Vec<Change> {
+        let (text, legal) = (script.text, self.legal);
+        let span = script.spans[idx].clone();
+        let mut out = vec![];
+        let op = call.name.text.as_str();
+        let stmt_text = &text[span.clone()];
+        let line = line_no(text, span.start);
+        match op {
+            "skew" | "shift" => {
+                let Some(Arg::Int(v, at)) = call.args.last() else {
+                    return out;
                 };
-                // One loop shifted: the nearest legal amounts.
-                let mut lines_of: Vec<(i64, Levels, Levels)> = vec![];
-                for k in 1..=n {
-                    let plain_with = |w: i64| insert_before(&plain, span.start, &[shift(k, w)]);
-                    let Some((a, d)) =
-                        line_of_scripts(kernel, run, legal, name, base, &plain_with, [1, 2, 3])
-                    else {
-                        continue;
-                    };
-                    let Some(vals) = legal_values(legal, &a, &d, &bands) else {
-                        continue;
-                    };
-                    for w in nearest(&vals) {
-                        let lines = vec![shift(k, w)];
-                        out.push(Change {
-                            cost: (1, w.abs()),
-                            what: what.clone(),
-                            text: insert_before(text, span.start, &lines),
-                            lines,
-                            space: true,
-                        });
-                    }
-                    lines_of.push((k, a, d));
+                let Some(v0) = v.to_i64() else {
+                    return out;
+                };
+                let with = |w: i64| format!("{}{w}{}", &text[..at.start], &text[at.end..]);
+                let (plain, bands) = self.untiled(script, idx);
+                let plain_with = |w: i64| format!("{}{w}{}", &plain[..at.start], &plain[at.end..]);
+                let skew = op == "skew";
+                let probes: Vec<i64> = (1..=4)
+                    .map(|k| v0 + k)
+                    .filter(|&w| !(skew && w == 0))
+                    .take(3)
+                    .collect();
+                let Some((a, d)) = self.line(&plain_with, [probes[0], probes[1], probes[2]]) else {
+                    return out;
+                };
+                let Some(vals) = legal_values(legal, &a, &d, &bands) else {
+                    return out;
+                };
+                let ok = |w: i128| !(skew && w == 0);
+                let v = i128::from(v0);
+                for w in [vals.next_above(v, ok), vals.next_below(v, ok)]
+                    .into_iter()
+                    .flatten()
+                {
+                    let Ok(w) = i64::try_from(w) else { continue };
+                    let rel = at.start - span.start..at.end - span.start;
+                    let new_stmt =
+                        format!("{}{w}{}", &stmt_text[..rel.start], &stmt_text[rel.end..]);
+                    out.push(Change {
+                        cost: (1, (w - v0).abs()),
+                        what: format!("replace line {line} (`{stmt_text}`) with:"),
+                        lines: vec![new_stmt],
+                        text: with(w),
+                        space: true,
+                    });
                 }
-                // Two loops shifted: the first by ±1..3, the second by the nearest legal
-                // amount along the line the first leaves.
-                for (i, (k1, a, d1)) in lines_of.iter().enumerate() {
-                    for (k2, _, d2) in &lines_of[i + 1..] {
-                        for w1 in [1i64, -1, 2, -2, 3, -3] {
-                            let moved: Levels = a
-                                .iter()
-                                .zip(d1)
-                                .map(|(x, y)| {
-                                    x.iter()
-                                        .zip(y)
-                                        .map(|(u, v)| u + &(&Int::from(w1) * v))
-                                        .collect()
-                                })
+            }
+            "realign" | "fuse" | "distribute" => {
+                let [h1, h2, Arg::Int(n, _)] = call.args.as_slice() else {
+                    return out;
+                };
+                let Some(n) = n.to_i64() else {
+                    return out;
+                };
+                let (plain, bands) = self.untiled(script, idx);
+                for h in [h2, h1] {
+                    let handle = &text[h.span()];
+                    let shift = |k: i64, w: i64| format!("shift({handle}, {k}, {w})");
+                    let what = format!("insert before line {line} (`{stmt_text}`):");
+                    let nearest = |vals: &Values| -> Vec<i64> {
+                        let mut found: Vec<i64> =
+                            [vals.next_above(0, |_| true), vals.next_below(0, |_| true)]
+                                .into_iter()
+                                .flatten()
+                                .filter_map(|w| i64::try_from(w).ok())
                                 .collect();
-                            let Some(vals) = legal_values(legal, &moved, d2, &bands) else {
-                                continue;
-                            };
-                            for w2 in nearest(&vals) {
-                                let lines = vec![shift(*k1, w1), shift(*k2, w2)];
-                                out.push(Change {
-                                    cost: (2, w1.abs() + w2.abs()),
-                                    what: what.clone(),
-                                    text: insert_before(text, span.start, &lines),
-                                    lines,
-                                    space: true,
-                                });
+                        found.sort_by_key(|w| (w.abs(), *w < 0));
+                        found
+                    };
+                    // One loop shifted: the nearest legal amounts.
+                    let mut lines_of: Vec<(i64, Levels, Levels)> = vec![];
+                    for k in 1..=n {
+                        let plain_with = |w: i64| insert_before(&plain, span.start, &[shift(k, w)]);
+                        let Some((a, d)) = self.line(&plain_with, [1, 2, 3]) else {
+                            continue;
+                        };
+                        let Some(vals) = legal_values(legal, &a, &d, &bands) else {
+                            continue;
+                        };
+                        for w in nearest(&vals) {
+                            let lines = vec![shift(k, w)];
+                            out.push(Change {
+                                cost: (1, w.abs()),
+                                what: what.clone(),
+                                text: insert_before(text, span.start, &lines),
+                                lines,
+                                space: true,
+                            });
+                        }
+                        lines_of.push((k, a, d));
+                    }
+                    // Two loops shifted: the first by ±1..3, the second by the nearest legal
+                    // amount along the line the first leaves.
+                    for (i, (k1, a, d1)) in lines_of.iter().enumerate() {
+                        for (k2, _, d2) in &lines_of[i + 1..] {
+                            for w1 in [1i64, -1, 2, -2, 3, -3] {
+                                let moved: Levels = a
+                                    .iter()
+                                    .zip(d1)
+                                    .map(|(x, y)| {
+                                        x.iter()
+                                            .zip(y)
+                                            .map(|(u, v)| u + &(&Int::from(w1) * v))
+                                            .collect()
+                                    })
+                                    .collect();
+                                let Some(vals) = legal_values(legal, &moved, d2, &bands) else {
+                                    continue;
+                                };
+                                for w2 in nearest(&vals) {
+                                    let lines = vec![shift(*k1, w1), shift(*k2, w2)];
+                                    out.push(Change {
+                                        cost: (2, w1.abs() + w2.abs()),
+                                        what: what.clone(),
+                                        text: insert_before(text, span.start, &lines),
+                                        lines,
+                                        space: true,
+                                    });
+                                }
                             }
                         }
                     }
                 }
             }
-        }
-        "tile" => {
-            if let Some(c) = tile_repair(kernel, run, legal, text, name, base, spans, idx, call) {
-                out.push(c);
+            "tile" => {
+                if let Some(c) = self.tile_repair(script, idx, call) {
+                    out.push(c);
+                }
             }
+            _ => {}
         }
-        _ => {}
+        out
     }
-    out
-}
 
-/// The band a top-level `tile` statement tiles (its loops must be consecutive) and the
-/// statements it changes (those whose schedule the step touches when the script runs
-/// through it).
-#[allow(clippy::too_many_arguments)]
-fn tile_band(
-    kernel: &Kernel,
-    run: &mut Run,
-    text: &str,
-    name: &str,
-    base: &Path,
-    spans: &[std::ops::Range<usize>],
-    idx: usize,
-    call: &crate::script::ast::Call,
-) -> Option<TileBand> {
-    let loops: Vec<usize> = match call.args.as_slice() {
-        [_, Arg::List(loops, _), Arg::List(..)] => loops
+    /// The band a top-level `tile` statement tiles (its loops must be consecutive) and the
+    /// statements it changes (those whose schedule the step touches when the script runs
+    /// through it).
+    fn tile_band(
+        &mut self,
+        script: &Script,
+        idx: usize,
+        call: &crate::script::ast::Call,
+    ) -> Option<TileBand> {
+        let loops: Vec<usize> = match call.args.as_slice() {
+            [_, Arg::List(loops, _), Arg::List(..)] => loops
+                .iter()
+                .map(|a| match a {
+                    Arg::Int(v, _) => v.to_i64().and_then(|x| usize::try_from(x).ok()),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()?,
+            [_, Arg::List(sizes, _)] => (1..=sizes.len()).collect(),
+            _ => return None,
+        };
+        let (first, last) = (*loops.iter().min()?, *loops.iter().max()?);
+        if first == 0 || last - first + 1 != loops.len() {
+            return None;
+        }
+        let through = without_from(script.text, &script.spans, idx + 1);
+        if !self.apply(&through) {
+            return None;
+        }
+        let step = self.run.interp.steps.len();
+        let mut stmts: Vec<usize> = self
+            .run
+            .interp
+            .state
+            .pieces
             .iter()
-            .map(|a| match a {
-                Arg::Int(v, _) => v.to_i64().and_then(|x| usize::try_from(x).ok()),
-                _ => None,
-            })
-            .collect::<Option<Vec<_>>>()?,
-        [_, Arg::List(sizes, _)] => (1..=sizes.len()).collect(),
-        _ => return None,
-    };
-    let (first, last) = (*loops.iter().min()?, *loops.iter().max()?);
-    if first == 0 || last - first + 1 != loops.len() {
-        return None;
+            .filter(|p| p.touched.contains(&step))
+            .map(|p| p.stmt)
+            .collect();
+        stmts.sort();
+        stmts.dedup();
+        if stmts.is_empty() {
+            return None;
+        }
+        Some(TileBand { first, last, stmts })
     }
-    let through = without_from(text, spans, idx + 1);
-    run.restart(kernel);
-    run.apply(kernel, &through, name, base).ok()?;
-    let step = run.interp.steps.len();
-    let mut stmts: Vec<usize> = run
-        .interp
-        .state
-        .pieces
-        .iter()
-        .filter(|p| p.touched.contains(&step))
-        .map(|p| p.stmt)
-        .collect();
-    stmts.sort();
-    stmts.dedup();
-    if stmts.is_empty() {
-        return None;
-    }
-    Some(TileBand { first, last, stmts })
-}
 
-/// For a change at statement `idx`: the script to read the schedule from and the bands
-/// tiled afterwards. A `tile` that ends the script is blanked out (its floor divisions have
-/// no affine rows) and returned as a band. When the schedule still cannot be read (a tiling
-/// procedure, several tiles), the script through statement `idx` only: the values found
-/// then make that prefix legal, and the checker judges the whole script.
-#[allow(clippy::too_many_arguments)]
-fn untiled(
-    kernel: &Kernel,
-    run: &mut Run,
-    legal: &Legal,
-    text: &str,
-    name: &str,
-    base: &Path,
-    spans: &[std::ops::Range<usize>],
-    calls: &[(&crate::script::ast::Call, std::ops::Range<usize>)],
-    idx: usize,
-) -> (String, Vec<TileBand>) {
-    let last = spans.len().saturating_sub(1);
-    let tile = calls
-        .iter()
-        .find(|(c, sp)| c.name.text == "tile" && spans.get(last) == Some(sp) && last > idx);
-    let (plain, bands) = match tile
-        .and_then(|(call, _)| tile_band(kernel, run, text, name, base, spans, last, call))
-    {
-        Some(b) => (without_from(text, spans, last), vec![b]),
-        None => (text.to_string(), vec![]),
-    };
-    if run_levels(kernel, run, legal, &plain, name, base).is_some() {
-        return (plain, bands);
+    /// For a change at statement `idx`: the script to read the schedule from and the bands
+    /// tiled afterwards. A `tile` that ends the script is blanked out (its floor divisions have
+    /// no affine rows) and returned as a band. When the schedule still cannot be read (a tiling
+    /// procedure, several tiles), the script through statement `idx` only: the values found
+    /// then make that prefix legal, and the checker judges the whole script.
+    fn untiled(&mut self, script: &Script, idx: usize) -> (String, Vec<TileBand>) {
+        let (text, spans) = (script.text, &script.spans);
+        let last = spans.len().saturating_sub(1);
+        let tile = script
+            .calls
+            .iter()
+            .find(|(c, sp)| c.name.text == "tile" && spans.get(last) == Some(sp) && last > idx);
+        let (plain, bands) = match tile.and_then(|(call, _)| self.tile_band(script, last, call)) {
+            Some(b) => (without_from(text, spans, last), vec![b]),
+            None => (text.to_string(), vec![]),
+        };
+        if self.levels(&plain).is_some() {
+            return (plain, bands);
+        }
+        (without_from(text, spans, idx + 1), vec![])
     }
-    (without_from(text, spans, idx + 1), vec![])
-}
 
-/// Skews before an illegal `tile` that make its band permutable (module comment).
-#[allow(clippy::too_many_arguments)]
-fn tile_repair(
-    kernel: &Kernel,
-    run: &mut Run,
-    legal: &Legal,
-    text: &str,
-    name: &str,
-    base: &Path,
-    spans: &[std::ops::Range<usize>],
-    idx: usize,
-    call: &crate::script::ast::Call,
-) -> Option<Change> {
-    let span = spans[idx].clone();
-    let handle = &text[call.args.first()?.span()];
-    let band = tile_band(kernel, run, text, name, base, spans, idx, call)?;
-    let (first, last, group) = (band.first, band.last, band.stmts);
-    // The schedule just before the tile.
-    let before = without_from(text, spans, idx);
-    let lv = run_levels(kernel, run, legal, &before, name, base)?;
-    if 2 * last >= lv.len() {
-        return None;
-    }
-    let sub = legal.restrict(&group);
-    // Levels before the band: p0, j1, p1, …, j(first−1), p(first−1).
-    let outer: Vec<Vec<Int>> = lv[..2 * first - 1].to_vec();
-    let active = sub.remaining(&outer)?;
-    let weak: Vec<Row> = {
-        let space = sub.space(&active, &[]);
-        space.ineqs
-    };
-    let row = |j: usize| -> &Vec<Int> { &lv[2 * j - 1] };
-    let mut lines = vec![];
-    let mut cost = (0usize, 0i64);
-    for j in (first..=last).rev() {
-        let f = min_factors(&weak, row(j), &(1..j).map(row).collect::<Vec<_>>())?;
-        // Nearest loops first: `skew j by i (and t)`.
-        for m in (1..j).rev() {
-            let v = f[m - 1];
-            if v != 0 {
-                lines.push(format!("skew({handle}, {j}, {m}, {v})"));
-                cost.0 += 1;
-                cost.1 += v.abs();
+    /// Skews before an illegal `tile` that make its band permutable (module comment).
+    fn tile_repair(
+        &mut self,
+        script: &Script,
+        idx: usize,
+        call: &crate::script::ast::Call,
+    ) -> Option<Change> {
+        let (text, spans) = (script.text, &script.spans);
+        let span = spans[idx].clone();
+        let handle = &text[call.args.first()?.span()];
+        let band = self.tile_band(script, idx, call)?;
+        let (first, last, group) = (band.first, band.last, band.stmts);
+        // The schedule just before the tile.
+        let before = without_from(text, spans, idx);
+        let lv = self.levels(&before)?;
+        if 2 * last >= lv.len() {
+            return None;
+        }
+        let sub = self.legal.restrict(&group);
+        // Levels before the band: p0, j1, p1, …, j(first−1), p(first−1).
+        let outer: Vec<Vec<Int>> = lv[..2 * first - 1].to_vec();
+        let active = sub.remaining(&outer)?;
+        let weak: Vec<Row> = {
+            let space = sub.space(&active, &[]);
+            space.ineqs
+        };
+        let row = |j: usize| -> &Vec<Int> { &lv[2 * j - 1] };
+        let mut lines = vec![];
+        let mut cost = (0usize, 0i64);
+        for j in (first..=last).rev() {
+            let f = min_factors(&weak, row(j), &(1..j).map(row).collect::<Vec<_>>())?;
+            // Nearest loops first: `skew j by i (and t)`.
+            for m in (1..j).rev() {
+                let v = f[m - 1];
+                if v != 0 {
+                    lines.push(format!("skew({handle}, {j}, {m}, {v})"));
+                    cost.0 += 1;
+                    cost.1 += v.abs();
+                }
             }
         }
+        if lines.is_empty() {
+            return None;
+        }
+        Some(Change {
+            cost,
+            what: format!(
+                "insert before line {} (`{}`):",
+                line_no(text, span.start),
+                &text[span.clone()]
+            ),
+            text: insert_before(text, span.start, &lines),
+            lines,
+            space: true,
+        })
     }
-    if lines.is_empty() {
-        return None;
-    }
-    Some(Change {
-        cost,
-        what: format!(
-            "insert before line {} (`{}`):",
-            line_no(text, span.start),
-            &text[span.clone()]
-        ),
-        text: insert_before(text, span.start, &lines),
-        lines,
-        space: true,
-    })
 }
 
 /// Factors `f` with `target + Σ f_m·by_m` in the space `rows` (over `[1 | coefficients]`):
