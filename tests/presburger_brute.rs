@@ -181,90 +181,122 @@ fn linear_rset(d: usize) -> impl Strategy<Value = RSet> {
         .prop_map(move |parts| RSet { dims: d, parts })
 }
 
+/// Steps each random case may take (seconds of a debug build). Exact integer reasoning is
+/// exponential in the worst case: a random difference of unions can build an Omega problem of
+/// fifty variables whose splinters take hours. The core's answer past its budget is a
+/// refusal (`presburger_budget.rs` tests that path); these tests check that every answer it
+/// gives is right, so a case past the budget is rejected (drawn again), not failed.
+const CASE_BUDGET: u64 = 5_000_000;
+
+fn within_budget(f: impl FnOnce() -> Result<(), TestCaseError>) -> Result<(), TestCaseError> {
+    match loopy::presburger::budget::with_budget(CASE_BUDGET, f) {
+        Ok(r) => r,
+        Err(e) => Err(TestCaseError::reject(e.to_string())),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     #[test]
     fn points_emptiness_sample_simplify((a, _) in pair()) {
-        let s = a.set();
-        let mut any = false;
-        for n in 0..=3 {
-            let truth = a.points(n);
-            any |= !truth.is_empty();
-            prop_assert_eq!(lib_points(&s, n), truth.clone(), "{} N={}", a.text(), n);
-            prop_assert_eq!(lib_points(&s.simplify(), n), truth.clone(), "simplify {}", a.text());
-            let fixed = s.fix_param("N", &Int::from(n)).unwrap();
-            let lo = fixed.lexmin_point().unwrap().map(|p| p.iter().map(|v| v.to_i64().unwrap()).collect::<Vec<_>>());
-            let hi = fixed.lexmax_point().unwrap().map(|p| p.iter().map(|v| v.to_i64().unwrap()).collect::<Vec<_>>());
-            prop_assert_eq!(lo, truth.first().cloned(), "lexmin {}", a.text());
-            prop_assert_eq!(hi, truth.last().cloned(), "lexmax {}", a.text());
-        }
-        prop_assert_eq!(s.is_empty(), !any, "{}", a.text());
-        if let Some(p) = s.sample() {
-            let x: Vec<i64> = p.coords.iter().map(|v| v.to_i64().unwrap()).collect();
-            prop_assert!(a.contains(&x, p.params[0].to_i64().unwrap()), "sample {:?} not in {}", p, a.text());
-        }
-        // Printing parses back to the same set.
-        let back = parse_set(&s.to_string(), &[]).unwrap();
-        prop_assert!(back.is_equal(&s), "{} printed as {}", a.text(), s);
+        within_budget(|| {
+            let s = a.set();
+            let mut any = false;
+            for n in 0..=3 {
+                let truth = a.points(n);
+                any |= !truth.is_empty();
+                prop_assert_eq!(lib_points(&s, n), truth.clone(), "{} N={}", a.text(), n);
+                prop_assert_eq!(lib_points(&s.simplify(), n), truth.clone(), "simplify {}", a.text());
+                let fixed = s.fix_param("N", &Int::from(n)).unwrap();
+                let lo = fixed.lexmin_point().unwrap().map(|p| p.iter().map(|v| v.to_i64().unwrap()).collect::<Vec<_>>());
+                let hi = fixed.lexmax_point().unwrap().map(|p| p.iter().map(|v| v.to_i64().unwrap()).collect::<Vec<_>>());
+                prop_assert_eq!(lo, truth.first().cloned(), "lexmin {}", a.text());
+                prop_assert_eq!(hi, truth.last().cloned(), "lexmax {}", a.text());
+            }
+            prop_assert_eq!(s.is_empty(), !any, "{}", a.text());
+            if let Some(p) = s.sample() {
+                let x: Vec<i64> = p.coords.iter().map(|v| v.to_i64().unwrap()).collect();
+                prop_assert!(a.contains(&x, p.params[0].to_i64().unwrap()), "sample {:?} not in {}", p, a.text());
+            }
+            // Printing parses back to the same set.
+            let back = parse_set(&s.to_string(), &[]).unwrap();
+            prop_assert!(back.is_equal(&s), "{} printed as {}", a.text(), s);
+            Ok(())
+        })?;
     }
 
     #[test]
     fn set_algebra((a, b) in pair()) {
-        let (sa, sb) = (a.set(), b.set());
-        let (i, u, d) = (sa.intersect(&sb), sa.union(&sb), sa.subtract(&sb));
-        for n in 0..=3 {
-            let pa: BTreeSet<Vec<i64>> = a.points(n).into_iter().collect();
-            let pb: BTreeSet<Vec<i64>> = b.points(n).into_iter().collect();
-            let set = |v: Vec<Vec<i64>>| v.into_iter().collect::<BTreeSet<_>>();
-            prop_assert_eq!(set(lib_points(&i, n)), &pa & &pb, "∩ {} {}", a.text(), b.text());
-            prop_assert_eq!(set(lib_points(&u, n)), &pa | &pb, "∪");
-            prop_assert_eq!(set(lib_points(&d, n)), &pa - &pb, "\\ {} {}", a.text(), b.text());
-        }
-        let subset = (0..=3).all(|n| {
-            let pb: BTreeSet<Vec<i64>> = b.points(n).into_iter().collect();
-            a.points(n).iter().all(|x| pb.contains(x))
-        });
-        prop_assert_eq!(sa.is_subset(&sb), subset, "⊆ {} {}", a.text(), b.text());
+        within_budget(|| {
+            let (sa, sb) = (a.set(), b.set());
+            let (i, u, d) = (sa.intersect(&sb), sa.union(&sb), sa.subtract(&sb));
+            for n in 0..=3 {
+                let pa: BTreeSet<Vec<i64>> = a.points(n).into_iter().collect();
+                let pb: BTreeSet<Vec<i64>> = b.points(n).into_iter().collect();
+                let set = |v: Vec<Vec<i64>>| v.into_iter().collect::<BTreeSet<_>>();
+                prop_assert_eq!(set(lib_points(&i, n)), &pa & &pb, "∩ {} {}", a.text(), b.text());
+                prop_assert_eq!(set(lib_points(&u, n)), &pa | &pb, "∪");
+                prop_assert_eq!(set(lib_points(&d, n)), &pa - &pb, "\\ {} {}", a.text(), b.text());
+            }
+            let subset = (0..=3).all(|n| {
+                let pb: BTreeSet<Vec<i64>> = b.points(n).into_iter().collect();
+                a.points(n).iter().all(|x| pb.contains(x))
+            });
+            prop_assert_eq!(sa.is_subset(&sb), subset, "⊆ {} {}", a.text(), b.text());
+            Ok(())
+        })?;
     }
 
     #[test]
     fn three_dimensional_linear_algebra(a in linear_rset(3), b in linear_rset(3)) {
-        let (sa, sb) = (a.set(), b.set());
-        let d = sa.subtract(&sb);
-        for n in [0, 3] {
-            let pb: BTreeSet<Vec<i64>> = b.points(n).into_iter().collect();
-            let truth: Vec<Vec<i64>> = a.points(n).into_iter().filter(|x| !pb.contains(x)).collect();
-            prop_assert_eq!(lib_points(&d, n), truth, "\\ {} {}", a.text(), b.text());
-        }
+        within_budget(|| {
+            let (sa, sb) = (a.set(), b.set());
+            let d = sa.subtract(&sb);
+            for n in [0, 3] {
+                let pb: BTreeSet<Vec<i64>> = b.points(n).into_iter().collect();
+                let truth: Vec<Vec<i64>> = a.points(n).into_iter().filter(|x| !pb.contains(x)).collect();
+                prop_assert_eq!(lib_points(&d, n), truth, "\\ {} {}", a.text(), b.text());
+            }
+            Ok(())
+        })?;
     }
 
     #[test]
     fn projection(a in (2..=3usize).prop_flat_map(rset)) {
-        let s = a.set();
-        let p = s.project_out(a.dims - 1, 1);
-        for n in 0..=3 {
-            let truth: BTreeSet<Vec<i64>> = a.points(n).into_iter().map(|mut x| { x.pop(); x }).collect();
-            let got: BTreeSet<Vec<i64>> = lib_points(&p, n).into_iter().collect();
-            prop_assert_eq!(got, truth, "project {}", a.text());
-        }
+        within_budget(|| {
+            let s = a.set();
+            let p = s.project_out(a.dims - 1, 1);
+            for n in 0..=3 {
+                let truth: BTreeSet<Vec<i64>> = a.points(n).into_iter().map(|mut x| { x.pop(); x }).collect();
+                let got: BTreeSet<Vec<i64>> = lib_points(&p, n).into_iter().collect();
+                prop_assert_eq!(got, truth, "project {}", a.text());
+            }
+            Ok(())
+        })?;
     }
 
     #[test]
     fn parametric_lexmin(a in (1..=2usize).prop_flat_map(linear_rset)) {
-        let s = a.set();
-        let lo = s.lexmin().unwrap();
-        let hi = s.lexmax().unwrap();
-        for n in 0..=3 {
-            let truth = a.points(n);
-            prop_assert_eq!(lib_points(&lo, n), truth.first().cloned().into_iter().collect::<Vec<_>>(), "lexmin {}", a.text());
-            prop_assert_eq!(lib_points(&hi, n), truth.last().cloned().into_iter().collect::<Vec<_>>(), "lexmax {}", a.text());
-        }
+        within_budget(|| {
+            let s = a.set();
+            let lo = s.lexmin().unwrap();
+            let hi = s.lexmax().unwrap();
+            for n in 0..=3 {
+                let truth = a.points(n);
+                prop_assert_eq!(lib_points(&lo, n), truth.first().cloned().into_iter().collect::<Vec<_>>(), "lexmin {}", a.text());
+                prop_assert_eq!(lib_points(&hi, n), truth.last().cloned().into_iter().collect::<Vec<_>>(), "lexmax {}", a.text());
+            }
+            Ok(())
+        })?;
     }
 
     #[test]
     fn maps(r in rset(2), q in rset(2), t in rset(1)) {
-        check_maps(&r, &q, &t)?;
+        within_budget(|| {
+            check_maps(&r, &q, &t)?;
+            Ok(())
+        })?;
     }
 
     #[test]
