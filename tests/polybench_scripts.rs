@@ -47,13 +47,18 @@ fn kernels() -> Vec<(String, PathBuf)> {
 
 /// Runs `exe`; its standard output and standard error.
 fn run(exe: &Path) -> (String, String) {
-    run_in(exe, "0")
+    run_with(exe, "0", "2")
 }
 
 /// Runs `exe` with its parallel loops in the order `LOOPY_ORDER` picks (reordered builds).
 fn run_in(exe: &Path, order: &str) -> (String, String) {
+    run_with(exe, order, "2")
+}
+
+/// Runs `exe` on `threads` OpenMP threads, its parallel loops in the order `order` picks.
+fn run_with(exe: &Path, order: &str, threads: &str) -> (String, String) {
     let out = Command::new(exe)
-        .env("OMP_NUM_THREADS", "2")
+        .env("OMP_NUM_THREADS", threads)
         .env("LOOPY_ORDER", order)
         .output()
         .unwrap();
@@ -183,6 +188,18 @@ fn scripts_print_what_the_originals_print() {
                 got == want,
                 "{k} {size}: the generated program's dump differs"
             );
+            if parallel {
+                // One thread, and more threads than blocks in some loops or than cores: the
+                // work-sharing loops of one region, their barriers and the corners run by one
+                // thread give the same dump.
+                for threads in ["1", "3", "5"] {
+                    let (_, got) = run_with(&exe, "0", threads);
+                    assert!(
+                        got == want,
+                        "{k} {size}: the dump differs on {threads} threads"
+                    );
+                }
+            }
             if parallel {
                 // Sequential (one thread), every parallel loop run forwards, backwards and
                 // shuffled: a loop that carries a dependence (a fill racing with its readers
