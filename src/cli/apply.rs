@@ -16,7 +16,8 @@ pub struct ApplyArgs {
     /// The `.loopy` script.
     pub script: PathBuf,
     /// Where to write the transformed file (default: standard output). Written atomically:
-    /// to a temporary file beside it, then renamed.
+    /// to a temporary file beside it, then renamed (through a symbolic link to the file it
+    /// names; a device or a pipe, such as /dev/null, is written in place).
     #[arg(short, long, value_name = "OUT.c")]
     pub output: Option<PathBuf>,
     /// Replace the kernel file itself (never done without this flag).
@@ -146,8 +147,20 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// Writes to a temporary file in the same directory and renames it over `path`, so that a
-/// reader never sees half a file and a failure leaves the old file as it was.
+/// reader never sees half a file and a failure leaves the old file as it was. A symbolic
+/// link is followed (the file it names is replaced; the link stays), and a path that is
+/// neither a regular file nor a directory (`-o /dev/null`, `/dev/stdout`, a named pipe) is
+/// written in place: renaming over it would put a regular file where the device or the pipe
+/// was.
 fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let resolved = std::fs::canonicalize(path).ok();
+    let path = resolved.as_deref().unwrap_or(path);
+    if let Ok(m) = std::fs::metadata(path) {
+        if !m.is_file() && !m.is_dir() {
+            let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
+            return f.write_all(text.as_bytes());
+        }
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
