@@ -14,10 +14,11 @@
 # - gemm, 2mm, 3mm, doitgen: the real PolyBench/C 4.2.1 files at LARGE with -DPOLYBENCH_TIME
 #   (PolyBench's timer around the kernel alone): the original (gcc, one thread), the original
 #   under clang-16 -mllvm -polly -mllvm -polly-parallel (GNU OpenMP), loopy's
-#   benches/polybench/scripts/KERNEL-par.loopy, and for gemm OpenBLAS's cblas_dgemm and two
-#   more placements of the parallel loop: smaller row blocks (MC, so that more blocks than
-#   threads exist), and the column slivers (loop 4, BLIS's jr loop) in parallel instead of
-#   the row blocks. Each loopy program is first checked here at MEDIUM on 2 threads: it must
+#   benches/polybench/scripts/KERNEL-par.loopy (register blocks of the vector width, B panels
+#   of 544 columns, the script's row blocks), and for gemm OpenBLAS's cblas_dgemm and two
+#   more placements of the parallel loop: the larger row blocks of the one-thread scripts
+#   (loopy-mcN), and the column slivers (loop 4, BLIS's jr loop) in parallel instead of the
+#   row blocks (loopy-jr). Each loopy program is first checked here at MEDIUM on 2 threads: it must
 #   print exactly what the original prints.
 # - jacobi-2d and seidel-2d: the examples' parallel scripts, built by `loopy bench --keep`
 #   (which checks their outputs and adds its kernel clock, read through $LOOPY_KERNEL_TIME).
@@ -84,8 +85,8 @@ grep -q '^parallel(Full, 4)$' "$tmp/gemm-jr.loopy" || { echo "gemm-par.loopy cha
 : >"$out/flags"
 for isa in avx512 avx2; do
   case $isa in
-    avx512) cflags="-O3 -march=x86-64-v4" vb=64 mr=12 nr=16 mc=84 mcs=36 ;;
-    avx2) cflags="-O3 -march=x86-64-v3" vb=32 mr=6 nr=8 mc=72 mcs=36 ;;
+    avx512) cflags="-O3 -march=x86-64-v4" vb=64 mr=12 nr=16 mcl=84 ;;
+    avx2) cflags="-O3 -march=x86-64-v3" vb=32 mr=6 nr=8 mcl=72 ;;
   esac
   d=$out/$isa
   mkdir -p "$d"
@@ -108,13 +109,13 @@ for isa in avx512 avx2; do
       *) blocks=() ;;
     esac
     if [ ${#blocks[@]} -gt 0 ]; then
-      loopy_prog "$k" "$pb/scripts/$k-par.loopy" "$d/$k.loopy.pb" "$vb" "$cflags" "${blocks[@]}" "MC=$mc"
+      loopy_prog "$k" "$pb/scripts/$k-par.loopy" "$d/$k.loopy.pb" "$vb" "$cflags" "${blocks[@]}"
     else
       loopy_prog "$k" "$pb/scripts/$k-par.loopy" "$d/$k.loopy.pb" "$vb" "$cflags"
     fi
     if [ "$k" = gemm ]; then
-      loopy_prog gemm "$pb/scripts/gemm-par.loopy" "$d/gemm.loopy-mc$mcs.pb" "$vb" "$cflags" \
-        "${blocks[@]}" "MC=$mcs"
+      loopy_prog gemm "$pb/scripts/gemm-par.loopy" "$d/gemm.loopy-mc$mcl.pb" "$vb" "$cflags" \
+        "${blocks[@]}" "MC=$mcl"
       loopy_prog gemm "$tmp/gemm-jr.loopy" "$d/gemm.loopy-jr.pb" "$vb" "$cflags" \
         "MR=$mr" "NR=$nr" KC=256 MC=$((mr * 20)) NC=$((nr * 69))
       if [ $have_blas = 1 ]; then
