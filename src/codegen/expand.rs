@@ -321,6 +321,7 @@ pub fn expanded(
             .intersect_domain(&s.domain);
         placed.push(Placed {
             stmt: scop.statements.len(),
+            piece: None,
             schedule: theta,
             marks: vec![],
         });

@@ -16,7 +16,7 @@ use crate::model::copy::{BufDim, CopyPlan};
 use crate::model::state::Mark;
 use crate::model::Scop;
 use crate::presburger::{Basic, Int, Map};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 /// A statement (or a piece of one) with its final schedule θ, a map from the statement's
@@ -24,6 +24,10 @@ use std::fmt::Write;
 #[derive(Clone, Debug)]
 pub struct Placed {
     pub stmt: usize,
+    /// The state's piece this is (the index copy plans count members by); `None` for
+    /// statements the state has no piece of (an expansion's write-back and release, copies'
+    /// fills and corners).
+    pub piece: Option<usize>,
     pub schedule: Map,
     /// Marks on its iteration dims (iteration dim `j` is scanned dim `2j+1`).
     pub marks: Vec<Mark>,
@@ -43,8 +47,8 @@ pub enum Body {
 const MACRO_PREFIX: &str = "loopy_";
 
 /// The C text replacing the modelled region: helper macros, then the loop nest, with copies
-/// into local buffers (planned by `model::copy`; `placed[i]` is the state's piece `i`, as
-/// the plans' members count them: `super::generate_state` places them so). Lines end in
+/// into local buffers (planned by `model::copy`, whose members are the state's pieces:
+/// each is found by [`Placed::piece`], in whatever order `placed` holds them). Lines end in
 /// `\n` and are not indented.
 pub(super) fn generate_with_copies(
     scop: &Scop,
@@ -55,11 +59,26 @@ pub(super) fn generate_with_copies(
 ) -> Result<String, Diagnostic> {
     let n_param = scop.params.len();
     let n_stmt = placed.len();
-    // Buffers laid out in the order the staged statements' loops walk them.
+    // Each plan's members as positions in `placed` (scan items), and buffers laid out in the
+    // order the staged statements' loops walk them.
+    let position: BTreeMap<usize, usize> = placed
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.piece.map(|piece| (piece, i)))
+        .collect();
     let plans: Vec<CopyPlan> = plans
         .iter()
         .map(|c| {
             let mut c = c.clone();
+            c.members = c
+                .members
+                .iter()
+                .map(|m| {
+                    *position
+                        .get(m)
+                        .expect("a copy plan's members are placed pieces")
+                })
+                .collect();
             if let Some(l) = walk_order(scop, placed, &c) {
                 c.layout = l;
             }
@@ -74,6 +93,7 @@ pub(super) fn generate_with_copies(
         .enumerate()
         .map(|(i, sch)| Placed {
             stmt: placed.get(i).map_or(0, |p| p.stmt),
+            piece: placed.get(i).and_then(|p| p.piece),
             schedule: sch.clone(),
             marks: match placed.get(i) {
                 Some(p) => p.marks.clone(),

@@ -33,8 +33,8 @@ pub struct Code<'a> {
 
 /// Code for `scop` under the schedules of `state` (which the caller has verified): every
 /// piece of the state is placed with its θ and its marks, the copies are generated from the
-/// state's plans (`State::copy_plans`, whose members count the state's pieces, as the
-/// scan's items do here), and, for [`Body::Source`], the state's expansions give the
+/// state's plans (`State::copy_plans`, whose members are pieces of the state, found in the
+/// placed statements by [`kernel::Placed::piece`]), and, for [`Body::Source`], the state's expansions give the
 /// program the code is generated from. A trace ([`Body::Trace`]) prints the statements'
 /// instances only: it touches no variable, so it has no storage to declare, fill or write
 /// back.
@@ -47,8 +47,10 @@ pub fn generate_state<'a>(
     let mut placed: Vec<Placed> = state
         .pieces
         .iter()
-        .map(|p| Placed {
+        .enumerate()
+        .map(|(i, p)| Placed {
             stmt: p.stmt,
+            piece: Some(i),
             schedule: p.schedule(),
             marks: p.marks.clone(),
         })
