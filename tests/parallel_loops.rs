@@ -65,8 +65,13 @@ mod reorder {
     use std::process::Command;
 
     fn execute(exe: &Path, order: &str) -> String {
+        execute_on(exe, order, "1")
+    }
+
+    fn execute_on(exe: &Path, order: &str, threads: &str) -> String {
         let out = Command::new(exe)
             .env("LOOPY_ORDER", order)
+            .env("OMP_NUM_THREADS", threads)
             .output()
             .expect("run");
         assert!(out.status.success(), "{} failed", exe.display());
@@ -184,6 +189,26 @@ mod reorder {
                     generated.region
                 );
             }
+            // The generated code itself under OpenMP on three threads: the work-sharing loops,
+            // their barriers, the parallel regions around sequential loops
+            // (`codegen::regions`) and the corners run by one thread.
+            let src = dir.join(format!("p{n}-omp.c"));
+            let exe = dir.join(format!("p{n}-omp"));
+            std::fs::write(&src, &generated.file).unwrap();
+            let mut flags = vec!["-O0", "-fopenmp", "-lm"];
+            flags.extend(defines);
+            compile(&src, &exe, &flags, &generated.file);
+            let got = execute_on(&exe, "0", "3");
+            let ok = if reduction.is_none() {
+                got == want
+            } else {
+                close(&got, want)
+            };
+            assert!(
+                ok,
+                "{what}: group {n} on three OpenMP threads changes the output\n{}",
+                generated.region
+            );
             tested += group.len();
         }
         tested
