@@ -49,24 +49,25 @@ pub fn merge_regions(
     corner: &dyn Fn(usize) -> bool,
     predeclared: &[String],
 ) -> Vec<Node> {
-    let units = units(nodes);
     let mut out = vec![];
-    let mut run: Vec<Vec<Node>> = vec![];
-    let flush = |run: &mut Vec<Vec<Node>>, out: &mut Vec<Node>| {
+    // The qualifying units of the current run, each with its class.
+    let mut run: Vec<(Vec<Node>, Class)> = vec![];
+    let flush = |run: &mut Vec<(Vec<Node>, Class)>, out: &mut Vec<Node>| {
         let taken = std::mem::take(run);
-        let (works, looped) = taken.iter().fold((0, false), |(w, l), u| {
-            let c = class(u, corner).expect("a run holds qualifying units");
-            (w + c.works, l || c.looped)
-        });
-        let flat = || taken.iter().flatten().cloned().collect::<Vec<Node>>();
-        match (works > 1 || looped).then(|| region(flat(), corner, predeclared)) {
-            Some(Some(r)) => out.extend(r),
-            _ => out.extend(flat()),
+        let works: usize = taken.iter().map(|(_, c)| c.works).sum();
+        let looped = taken.iter().any(|(_, c)| c.looped);
+        let flat: Vec<Node> = taken.into_iter().flat_map(|(u, _)| u).collect();
+        if works > 1 || looped {
+            if let Some(r) = region(flat.clone(), corner, predeclared) {
+                out.extend(r);
+                return;
+            }
         }
+        out.extend(flat);
     };
-    for u in units {
-        if class(&u, corner).is_some() {
-            run.push(u);
+    for u in units(nodes) {
+        if let Some(c) = class(&u, corner) {
+            run.push((u, c));
             continue;
         }
         flush(&mut run, &mut out);
