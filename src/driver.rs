@@ -5,7 +5,7 @@
 use crate::codegen::{self, Body};
 use crate::diag::Report;
 use crate::frontend::{self, Options};
-use crate::model::state::State;
+use crate::model::state::{State, Step};
 use crate::model::Scop;
 use crate::script::interp::Interpreter;
 use crate::script::params::{ModelValues, Settings};
@@ -220,8 +220,43 @@ impl Run {
         base: &Path,
         settings: &Settings,
     ) -> Result<Run, Report> {
+        Run::run_with_hook(kernel, script_text, script_name, base, settings, None)
+    }
+
+    /// As [`Run::with_settings`], and the state after every top-level step of the script,
+    /// in order, also those before a step that failed (the language server's hovers).
+    pub fn with_states(
+        kernel: &Kernel,
+        script_text: &str,
+        script_name: &str,
+        base: &Path,
+        settings: &Settings,
+    ) -> (Result<Run, Report>, Vec<(Step, State)>) {
+        let states = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let keep = states.clone();
+        let hook: crate::script::interp::StepHook = Box::new(move |step: &Step, st: &State| {
+            keep.borrow_mut().push((step.clone(), st.clone()))
+        });
+        let run = Run::run_with_hook(kernel, script_text, script_name, base, settings, Some(hook));
+        let run = run.map(|mut r| {
+            r.interp.on_step = None;
+            r
+        });
+        let states = std::mem::take(&mut *states.borrow_mut());
+        (run, states)
+    }
+
+    fn run_with_hook(
+        kernel: &Kernel,
+        script_text: &str,
+        script_name: &str,
+        base: &Path,
+        settings: &Settings,
+        hook: Option<crate::script::interp::StepHook>,
+    ) -> Result<Run, Report> {
         let mut interp = Interpreter::new(State::from_scop(&kernel.scop));
         interp.set_settings(settings.clone());
+        interp.on_step = hook;
         let r = interp
             .run_text(script_text, script_name, base)
             .and_then(|()| interp.check_settings_declared());
@@ -314,27 +349,12 @@ impl Run {
 
     /// Legality of the final schedule.
     pub fn check(&self) -> Vec<Violation> {
-        let pieces = &self.interp.state.pieces;
-        let mut v = verify::check(&self.program, &self.deps, pieces, &self.interp.history);
-        v.extend(
-            verify::check_marks(&self.program, &self.deps, pieces)
-                .into_iter()
-                .map(|m| verify::marks::into_violation(&self.program, &self.deps, m)),
-        );
-        // The interpreter keeps the plans of the copies after each step.
-        v.extend(
-            verify::check_copies(&self.program, &self.interp.state.copy_plans, pieces)
-                .into_iter()
-                .map(|c| verify::copies::into_violation(&self.program, c)),
-        );
-        // Expansions that a `contract` gave loops back.
-        v.extend(verify::check_contractions(
+        check_state(
             &self.program,
-            &self.interp.state.expansions,
-            pieces,
+            &self.deps,
+            &self.interp.state,
             &self.interp.history,
-        ));
-        v
+        )
     }
 
     /// A report per violation, with all sources.
@@ -348,6 +368,52 @@ impl Run {
             })
             .collect()
     }
+}
+
+/// Legality of `state`, a state of the interpreter reached through the steps whose pieces
+/// `history` holds (`history[0]` the kernel's own), against the dependences `deps` of
+/// `program`, the program of that state's expansions: every dependence kept, the schedule
+/// one-to-one, marks, copies and contractions sound.
+pub fn check_state(
+    program: &Program,
+    deps: &[Dependence],
+    state: &State,
+    history: &[Vec<crate::model::state::Piece>],
+) -> Vec<Violation> {
+    let pieces = &state.pieces;
+    let mut v = verify::check(program, deps, pieces, history);
+    v.extend(
+        verify::check_marks(program, deps, pieces)
+            .into_iter()
+            .map(|m| verify::marks::into_violation(program, deps, m)),
+    );
+    // The interpreter keeps the plans of the copies after each step.
+    v.extend(
+        verify::check_copies(program, &state.copy_plans, pieces)
+            .into_iter()
+            .map(|c| verify::copies::into_violation(program, c)),
+    );
+    // Expansions that a `contract` gave loops back.
+    v.extend(verify::check_contractions(
+        program,
+        &state.expansions,
+        pieces,
+        history,
+    ));
+    v
+}
+
+/// The report for an exhausted work budget (without source labels; `calc` adds its
+/// argument), or for work cancelled from outside.
+pub fn budget_diagnostic(e: &crate::presburger::budget::Exhausted) -> crate::diag::Diagnostic {
+    if e.cancelled {
+        return crate::diag::Diagnostic::new("the work was cancelled");
+    }
+    crate::diag::Diagnostic::new(format!("the integer core gave up: {e}")).with_help(format!(
+        "this problem needs more work than allowed; raise the budget with `--budget N` or \
+         `LOOPY_BUDGET=N` (now {}), or simplify the set",
+        e.limit
+    ))
 }
 
 /// Generated code for a state of the interpreter.

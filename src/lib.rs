@@ -61,6 +61,7 @@ pub mod diag;
 pub mod draw;
 pub mod driver;
 pub mod frontend;
+pub mod lsp;
 pub mod machine;
 pub mod manifest;
 pub mod model;

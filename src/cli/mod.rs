@@ -9,6 +9,7 @@ mod calc;
 mod check;
 mod deps;
 mod draw;
+mod lsp;
 mod machine;
 mod repl;
 mod search;
@@ -17,7 +18,6 @@ mod slices;
 mod suggest;
 mod tune;
 
-use crate::diag::Diagnostic;
 use crate::frontend::Options;
 use crate::presburger::budget;
 use clap::{Args, Parser, Subcommand};
@@ -105,6 +105,11 @@ pub enum Command {
     /// at the sizes given), and write the script with the fastest values (`-o`). Exit 0
     /// when a candidate was timed, 1 when none was, 2 on bad input.
     Tune(Box<tune::TuneArgs>),
+    /// Language server for `.loopy` scripts over standard input and output (for editors:
+    /// docs/editors.md): diagnostics as you type, with the broken dependence and its witness,
+    /// hovers with the schedules each step moved, completion, go to definition, and the
+    /// smallest repair of an illegal step as a code action.
+    Lsp(lsp::LspArgs),
 }
 
 /// Preprocessor and region options shared by the commands that read a kernel.
@@ -268,14 +273,7 @@ fn budgeted(ctx: &Ctx, f: impl FnOnce() -> u8) -> u8 {
     }
 }
 
-/// The report for an exhausted budget (without source labels; `calc` adds its argument).
-pub(crate) fn budget_diagnostic(e: &budget::Exhausted) -> Diagnostic {
-    Diagnostic::new(format!("the integer core gave up: {e}")).with_help(format!(
-        "this problem needs more work than allowed; raise the budget with `--budget N` or \
-         `LOOPY_BUDGET=N` (now {}), or simplify the set",
-        e.limit
-    ))
-}
+pub(crate) use crate::driver::budget_diagnostic;
 
 /// Runs the CLI on the process arguments.
 pub fn main() -> ExitCode {
@@ -328,6 +326,8 @@ pub fn main() -> ExitCode {
         Command::Machine(a) => machine::run(a, &ctx),
         // The budget applies to each candidate's check separately.
         Command::Tune(a) => tune::run(*a, &ctx),
+        // The budget applies to each analysis separately.
+        Command::Lsp(a) => lsp::run(a, &ctx),
     };
     ExitCode::from(code)
 }

@@ -18,8 +18,10 @@
 //! operations wrap their work in [`operation`], which names the innermost operation that ran
 //! out and the set it was working on, for the error message.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// The default budget in elementary steps: far above what any example needs (the largest,
 /// `loopy apply` of `cholesky`, uses under 50 000; see docs/calc.md), small enough that a
@@ -41,11 +43,17 @@ pub struct Exhausted {
     pub subject: Option<String>,
     /// Enclosing named operations, innermost first.
     pub within: Vec<&'static str>,
+    /// The work was stopped from outside ([`with_cancel`]) rather than running out.
+    pub cancelled: bool,
 }
 
 impl std::fmt::Display for Exhausted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "work budget of {} steps exhausted", self.limit)?;
+        if self.cancelled {
+            f.write_str("cancelled")?;
+        } else {
+            write!(f, "work budget of {} steps exhausted", self.limit)?;
+        }
         if let Some(op) = self.operation {
             write!(f, " in {op}")?;
         }
@@ -76,6 +84,8 @@ struct State {
     used: Cell<u64>,
     /// Nesting of [`suspend`]: no counting while positive.
     suspended: Cell<u32>,
+    /// Set from another thread to stop the work at the next step ([`with_cancel`]).
+    cancel: RefCell<Option<Arc<AtomicBool>>>,
 }
 
 thread_local! {
@@ -85,6 +95,7 @@ thread_local! {
             limit: Cell::new(0),
             used: Cell::new(0),
             suspended: Cell::new(0),
+            cancel: RefCell::new(None),
         }
     };
 }
@@ -101,6 +112,21 @@ pub fn tick(n: u64) {
             return;
         }
         s.used.set(s.used.get().saturating_add(n));
+        let cancelled = s
+            .cancel
+            .borrow()
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed));
+        if cancelled {
+            s.left.set(Some(0));
+            resume_unwind(Box::new(Unwind(Exhausted {
+                limit: s.limit.get(),
+                operation: None,
+                subject: None,
+                within: Vec::new(),
+                cancelled: true,
+            })));
+        }
         if left >= n {
             s.left.set(Some(left - n));
         } else {
@@ -111,6 +137,7 @@ pub fn tick(n: u64) {
                 operation: None,
                 subject: None,
                 within: Vec::new(),
+                cancelled: false,
             })));
         }
     })
@@ -165,6 +192,23 @@ pub fn with_budget_counted<T>(limit: u64, f: impl FnOnce() -> T) -> Result<(T, u
             Err(other) => resume_unwind(other),
         },
     }
+}
+
+/// Runs `f` so that setting `flag` (from any thread) stops its work at the next step of the
+/// integer core, as if the budget had run out; the error then says `cancelled`. Only work
+/// inside a budget scope ([`with_budget`]) is stopped. Scopes of this kind do not nest: the
+/// innermost flag is the one watched.
+pub fn with_cancel<T>(flag: Arc<AtomicBool>, f: impl FnOnce() -> T) -> T {
+    struct Guard(Option<Arc<AtomicBool>>);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            let old = self.0.take();
+            STATE.with(|s| *s.cancel.borrow_mut() = old);
+        }
+    }
+    let old = STATE.with(|s| s.cancel.borrow_mut().replace(flag));
+    let _g = Guard(old);
+    f()
 }
 
 /// Runs `f` without counting (describing a set for an error message, for instance).
@@ -298,6 +342,30 @@ mod tests {
         let r = std::panic::catch_unwind(|| with_budget(10, || panic!("boom")));
         assert!(r.is_err());
         assert!(!active());
+    }
+
+    #[test]
+    fn cancelling_stops_the_work_as_a_refusal() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let f2 = flag.clone();
+        let r = with_cancel(flag, || {
+            with_budget(1_000_000, || {
+                for k in 0..1000 {
+                    if k == 10 {
+                        f2.store(true, Ordering::Relaxed);
+                    }
+                    tick(1);
+                }
+            })
+        });
+        let e = r.unwrap_err();
+        assert!(e.cancelled);
+        assert!(e.to_string().starts_with("cancelled"), "{e}");
+        // Without the flag the same work completes.
+        let ok = with_cancel(Arc::new(AtomicBool::new(false)), || {
+            with_budget(1_000_000, || (0..1000).for_each(|_| tick(1)))
+        });
+        assert!(ok.is_ok());
     }
 
     #[test]
