@@ -404,3 +404,56 @@ impl Analysis {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn example(script: &str) -> (PathBuf, String) {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(script);
+        let t = std::fs::read_to_string(&p).unwrap();
+        (p, t)
+    }
+
+    #[test]
+    fn a_cancelled_analysis_gives_nothing() {
+        let (p, t) = example("matmul/matmul.loopy");
+        let mut kernels = Kernels::default();
+        let flag = Arc::new(AtomicBool::new(true));
+        assert!(analyse(&p, &t, &mut kernels, budget::DEFAULT, flag).is_none());
+        // The same text, not cancelled: checked, legal, and every step recorded.
+        let flag = Arc::new(AtomicBool::new(false));
+        let a = analyse(&p, &t, &mut kernels, budget::DEFAULT, flag).unwrap();
+        assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
+        assert!(!a.steps.is_empty());
+        assert!(matches!(
+            *a.verdict_after(a.steps.len() - 1),
+            StepVerdict::Legal
+        ));
+    }
+
+    #[test]
+    fn the_verdict_after_each_step() {
+        let (p, _) = example("div/div_reverse.loopy");
+        // Legal after the first step, illegal after the second.
+        let t = "affine(Div, {[i] -> [i]})\naffine(Div, {[i] -> [-i]})\n";
+        let mut kernels = Kernels::default();
+        let a = analyse(
+            &p,
+            t,
+            &mut kernels,
+            budget::DEFAULT,
+            Arc::new(AtomicBool::new(false)),
+        )
+        .unwrap();
+        assert_eq!(a.diagnostics.len(), 1);
+        assert_eq!(a.diagnostics[0].range.start.line, 1);
+        assert!(matches!(*a.verdict_after(0), StepVerdict::Legal));
+        assert!(matches!(
+            *a.verdict_after(1),
+            StepVerdict::Illegal { count: 1, .. }
+        ));
+        assert_eq!(a.step_at(t.find("-i").unwrap()), Some(1));
+        assert_eq!(a.step_at(0), Some(0));
+    }
+}
