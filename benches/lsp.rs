@@ -36,7 +36,10 @@ fn main() {
         .unwrap_or(5);
     let mut all = vec![];
     let mut c = Client::start(env!("CARGO_BIN_EXE_loopy"), &[]);
-    println!("{:<34} {:>9} {:>9} {:>6}", "script", "median ms", "max ms", "diags");
+    println!(
+        "{:<34} {:>9} {:>9} {:>6}",
+        "script", "median ms", "max ms", "diags"
+    );
     for s in scripts(&root.join("examples/loopy.toml")) {
         let text = std::fs::read_to_string(&s).expect("the script");
         let uri = format!("file://{}", s.display());

@@ -410,7 +410,9 @@ mod tests {
     use super::*;
 
     fn example(script: &str) -> (PathBuf, String) {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(script);
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(script);
         let t = std::fs::read_to_string(&p).unwrap();
         (p, t)
     }
