@@ -510,3 +510,59 @@ mod tests {
         assert_eq!(e.new_text, "");
     }
 }
+
+#[cfg(test)]
+mod analysis_tests {
+    use super::*;
+    use crate::lsp::analysis::{analyse, Kernels};
+    use std::path::PathBuf;
+
+    fn analysed(text: &str) -> Analysis {
+        let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/matmul/matmul.loopy");
+        analyse(
+            &p,
+            text,
+            &mut Kernels::default(),
+            budget::DEFAULT,
+            Arc::new(AtomicBool::new(false)),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn refused_steps_are_reported_where_they_are_written() {
+        let t = "interchange(Mult, 2, 3)\ntile(Mul, [4])\n";
+        let a = analysed(t);
+        assert_eq!(a.diagnostics.len(), 1, "{:?}", a.diagnostics);
+        let d = &a.diagnostics[0];
+        assert_eq!(d.range.start, lsp_types::Position::new(1, 5), "{d:?}");
+        assert!(d.message.contains("Mul"), "{}", d.message);
+        let t = "interchange(Mult, 2)\n";
+        let a = analysed(t);
+        assert_eq!(a.diagnostics.len(), 1);
+        assert_eq!(a.diagnostics[0].range.start.line, 0);
+        let t = "nosuch(Mult)\n";
+        assert_eq!(analysed(t).diagnostics.len(), 1);
+    }
+
+    #[test]
+    fn hovers_and_definitions() {
+        let t = "interchange(Mult, 2, 3)\n";
+        let a = analysed(t);
+        let h = hover(&a, t.find("Mult").unwrap()).unwrap();
+        assert!(h.contains("statement(s)"), "{h}");
+        assert!(h.contains("step 1") && h.contains("after:"), "{h}");
+        let h = hover(&a, 2).unwrap();
+        assert!(h.contains("interchange(l, a, b)"), "{h}");
+        let d = definition(&a, t.find("Mult").unwrap()).unwrap();
+        assert!(d.uri.as_str().ends_with("matmul.c"), "{d:?}");
+        let t = "tile2(Mult, 4, 4)\n";
+        let a = analysed(t);
+        let d = definition(&a, 1).unwrap();
+        assert!(d.uri.as_str().ends_with("std.loopy"), "{d:?}");
+        let c = completion(&a, t.find(", 4").unwrap());
+        assert!(c.iter().any(|i| i.label == "Mult"), "{c:?}");
+        let c = completion(&a, t.find("4").unwrap());
+        assert!(!c.iter().any(|i| i.label == "Mult"));
+    }
+}
