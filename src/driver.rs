@@ -98,10 +98,10 @@ pub fn load_and_run(
 /// The text of a script file, or a report naming it.
 fn read_script(script: &Path) -> Result<String, Report> {
     std::fs::read_to_string(script).map_err(|e| Report {
-        diagnostic: crate::diag::Diagnostic::new(format!(
-            "cannot read `{}`: {e}",
-            script.display()
-        )),
+        diagnostic: crate::diag::Diagnostic::new(
+            crate::diag::codes::CANNOT_READ,
+            format!("cannot read `{}`: {e}", script.display()),
+        ),
         sources: vec![],
     })
 }
@@ -439,10 +439,13 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
     // The program the code was generated from: the kernel's, or its expansion.
     let scop = &*program;
     let Some((_, text)) = kernel.sources.iter().find(|(n, _)| *n == scop.file) else {
-        return Err(fail(crate::diag::Diagnostic::new(format!(
-            "cannot read `{}` again to splice the generated code into it",
-            scop.file
-        ))));
+        return Err(fail(crate::diag::Diagnostic::new(
+            crate::diag::codes::CANNOT_READ,
+            format!(
+                "cannot read `{}` again to splice the generated code into it",
+                scop.file
+            ),
+        )));
     };
     let range = scop.region.range.clone();
     // Indentation: the white space before the region on its first line.

@@ -17,6 +17,7 @@ mod slices;
 mod suggest;
 mod tune;
 
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::frontend::Options;
 use crate::presburger::budget;
@@ -270,7 +271,11 @@ fn budgeted(ctx: &Ctx, f: impl FnOnce() -> u8) -> u8 {
 
 /// The report for an exhausted budget (without source labels; `calc` adds its argument).
 pub(crate) fn budget_diagnostic(e: &budget::Exhausted) -> Diagnostic {
-    Diagnostic::new(format!("the integer core gave up: {e}")).with_help(format!(
+    Diagnostic::new(
+        codes::BUDGET_EXHAUSTED,
+        format!("the integer core gave up: {e}"),
+    )
+    .with_help(format!(
         "this problem needs more work than allowed; raise the budget with `--budget N` or \
          `LOOPY_BUDGET=N` (now {}), or simplify the set",
         e.limit
