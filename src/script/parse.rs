@@ -323,7 +323,8 @@ fn syntax_error(e: pest::error::Error<Rule>, source: &str) -> Diagnostic {
         ErrorVariant::ParsingError { .. } => "unexpected text".to_string(),
         ErrorVariant::CustomError { message } => message.clone(),
     };
-    Diagnostic::new(codes::BAD_RANGE, format!("syntax error: {msg}")).with_label(source, range, msg)
+    Diagnostic::new(codes::SCRIPT_SYNTAX, format!("syntax error: {msg}"))
+        .with_label(source, range, msg)
 }
 
 #[cfg(test)]
