@@ -57,34 +57,55 @@ pub struct CodeInfo {
     pub constant: &'static str,
 }
 
-/// A diagnostic code. Only this module makes them, so every code in use is registered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Code(&'static CodeInfo);
+/// A diagnostic code. Only this module makes them, so every code in use is registered. It
+/// is the code's number (`L0401` is 401), which keeps a [`super::Diagnostic`] small.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Code(u16);
 
 impl Code {
     pub fn id(self) -> &'static str {
-        self.0.id
+        self.info().id
     }
     pub fn name(self) -> &'static str {
-        self.0.name
+        self.info().name
     }
     pub fn title(self) -> &'static str {
-        self.0.title
+        self.info().title
     }
     pub fn severity(self) -> Severity {
-        self.0.severity
+        self.info().severity
     }
     pub fn explanation(self) -> &'static str {
-        self.0.explanation
+        self.info().explanation
     }
     pub fn info(self) -> &'static CodeInfo {
-        self.0
+        let i = INFOS
+            .binary_search_by_key(&self.0, |c| number(c.id))
+            .expect("a code is made only from a registered entry");
+        &INFOS[i]
     }
+}
+
+/// The number of a well-formed id (`L0401` → 401); a malformed one does not compile.
+const fn number(id: &str) -> u16 {
+    let b = id.as_bytes();
+    assert!(
+        b.len() == 5 && b[0] == b'L',
+        "a code is `L` and four digits"
+    );
+    let mut n = 0u16;
+    let mut i = 1;
+    while i < 5 {
+        assert!(b[i].is_ascii_digit(), "a code is `L` and four digits");
+        n = n * 10 + (b[i] - b'0') as u16;
+        i += 1;
+    }
+    n
 }
 
 impl std::fmt::Display for Code {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.0.id)
+        f.write_str(self.id())
     }
 }
 
@@ -99,17 +120,21 @@ macro_rules! codes {
     ($($konst:ident = $id:literal, $name:literal, $sev:ident, $title:literal;)*) => {
         $(
             #[doc = $title]
-            pub const $konst: Code = Code(&CodeInfo {
+            pub const $konst: Code = Code(number($id));
+        )*
+        /// Every code, in order.
+        pub const ALL: &[Code] = &[$($konst),*];
+        /// What the registry knows of each code, in order of the codes.
+        static INFOS: &[CodeInfo] = &[$(
+            CodeInfo {
                 id: $id,
                 name: $name,
                 title: $title,
                 severity: Severity::$sev,
                 explanation: include_str!(concat!("explain/", $id, ".md")),
                 constant: stringify!($konst),
-            });
-        )*
-        /// Every code, in order.
-        pub const ALL: &[Code] = &[$($konst),*];
+            }
+        ),*];
     };
 }
 
@@ -277,6 +302,8 @@ mod tests {
             assert_eq!(lookup(id), Some(*c));
             assert_eq!(lookup(&id.to_lowercase()), Some(*c));
         }
+        assert!(INFOS.windows(2).all(|w| w[0].id < w[1].id));
+        assert_eq!(INFOS.len(), ALL.len());
         assert_eq!(lookup("L9999"), None);
         assert_eq!(lookup("0401"), None);
     }

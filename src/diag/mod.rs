@@ -34,7 +34,9 @@ pub struct Diagnostic {
     /// The first label is the primary location.
     pub labels: Vec<SpanLabel>,
     pub notes: Vec<String>,
-    pub help: Option<String>,
+    /// A boxed `str` rather than a `String`: it keeps a [`Report`] small enough to be the
+    /// error of a `Result` everywhere.
+    pub help: Option<Box<str>>,
 }
 
 impl Diagnostic {
@@ -85,7 +87,7 @@ impl Diagnostic {
     }
 
     pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
-        self.help = Some(help.into());
+        self.help = Some(help.into().into_boxed_str());
         self
     }
 

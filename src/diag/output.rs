@@ -42,7 +42,7 @@ impl JsonDiagnostic {
             message: d.message.clone(),
             labels: d.labels.iter().map(|l| label(l, sources)).collect(),
             notes: d.notes.clone(),
-            help: d.help.clone(),
+            help: d.help.as_deref().map(str::to_string),
         }
     }
 
@@ -377,13 +377,17 @@ mod tests {
     #[test]
     fn positions_are_one_based_code_points() {
         let text = "ab\né = x;\n".to_string();
-        let d = Diagnostic::new(codes::SCRIPT_SYNTAX, "m").with_label("f.loopy", 4..8, "here");
-        let j = JsonDiagnostic::new(&d, &[("f.loopy".into(), text)]);
+        let d = Diagnostic::new(codes::SCRIPT_SYNTAX, "m").with_label("f.loopy", 5..8, "here");
+        let j = JsonDiagnostic::new(&d, &[("f.loopy".into(), text.clone())]);
         let l = &j.labels[0];
-        assert_eq!((l.start, l.end), (4, 8));
+        assert_eq!((l.start, l.end), (5, 8));
         assert_eq!((l.line, l.column), (Some(2), Some(2)));
         assert_eq!((l.end_line, l.end_column), (Some(2), Some(5)));
         assert_eq!(j.code, "L0201");
+        // A start inside `é` moves to its first byte.
+        let inside = Diagnostic::new(codes::SCRIPT_SYNTAX, "m").with_label("f.loopy", 4..8, "");
+        let j2 = JsonDiagnostic::new(&inside, &[("f.loopy".into(), text.clone())]);
+        assert_eq!((j2.labels[0].start, j2.labels[0].column), (3, Some(1)));
         let unknown = JsonDiagnostic::new(&d, &[]);
         assert_eq!(unknown.labels[0].line, None);
     }
