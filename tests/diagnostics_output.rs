@@ -308,6 +308,41 @@ fn apply_as_json_and_sarif() {
 }
 
 #[test]
+fn bench_diagnostics_as_json_and_sarif() {
+    // Refused before anything is built: the usage error is the whole document.
+    let (code, out, _) = loopy(&["bench", DIV, DIV_REVERSE, "--best", "--format", "sarif"]);
+    assert_eq!(code, 2);
+    let log = valid_sarif(&out);
+    assert_eq!(log["runs"][0]["results"][0]["ruleId"], "L0603");
+    // An illegal script is reported before compiling: its result carries the reports.
+    let (code, out, err) = loopy(&["bench", DIV, DIV_REVERSE, "--format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let j = json(&out);
+    let codes: Vec<&str> = j["diagnostics"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{out}"))
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["L0401", "L0406"]);
+    let (code, out, _) = loopy(&["bench", DIV, DIV_REVERSE, "--format", "sarif"]);
+    assert_eq!(code, 1);
+    let log = valid_sarif(&out);
+    assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 2);
+    // The text format is unchanged but for the codes.
+    let (code, out, err) = loopy(&["bench", DIV, DIV_REVERSE]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty(), "{out}");
+    assert!(err.starts_with("Error[L0401]"), "{err}");
+    assert!(
+        err.ends_with(&format!(
+            "error[L0406]: {DIV_REVERSE} is illegal for {DIV} (1 violation(s)); nothing was benchmarked\n"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
 fn the_budget_report_follows_the_format() {
     let (code, out, err) = loopy(&[
         "--budget",

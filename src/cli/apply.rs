@@ -59,7 +59,7 @@ struct ApplyDoc {
 pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
     let mut em = Emitter::new(a.format, ctx);
     let mut written = None;
-    let code = apply(&a, ctx, &mut em, &mut written);
+    let code = apply(&a, &mut em, &mut written);
     match a.format {
         DiagFormat::Text => {}
         DiagFormat::Json => println!(
@@ -85,8 +85,7 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
 
 /// Verifies, generates and writes; the diagnostics go to `em`, the file written to
 /// `written`. Returns the exit code.
-fn apply(a: &ApplyArgs, ctx: &Ctx, em: &mut Emitter, written: &mut Option<PathBuf>) -> u8 {
-    let _ = ctx;
+fn apply(a: &ApplyArgs, em: &mut Emitter, written: &mut Option<PathBuf>) -> u8 {
     if a.format != DiagFormat::Text && a.output.is_none() && !a.in_place {
         em.diagnostic(
             Diagnostic::new(
