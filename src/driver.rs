@@ -98,10 +98,10 @@ pub fn load_and_run(
 /// The text of a script file, or a report naming it.
 fn read_script(script: &Path) -> Result<String, Report> {
     std::fs::read_to_string(script).map_err(|e| Report {
-        diagnostic: crate::diag::Diagnostic::new(format!(
-            "cannot read `{}`: {e}",
-            script.display()
-        )),
+        diagnostic: crate::diag::Diagnostic::new(
+            crate::diag::codes::CANNOT_READ,
+            format!("cannot read `{}`: {e}", script.display()),
+        ),
         sources: vec![],
     })
 }
@@ -406,10 +406,15 @@ pub fn check_state(
 /// The report for an exhausted work budget (without source labels; `calc` adds its
 /// argument), or for work cancelled from outside.
 pub fn budget_diagnostic(e: &crate::presburger::budget::Exhausted) -> crate::diag::Diagnostic {
+    use crate::diag::{codes, Diagnostic};
     if e.cancelled {
-        return crate::diag::Diagnostic::new("the work was cancelled");
+        return Diagnostic::new(codes::BUDGET_EXHAUSTED, "the work was cancelled");
     }
-    crate::diag::Diagnostic::new(format!("the integer core gave up: {e}")).with_help(format!(
+    Diagnostic::new(
+        codes::BUDGET_EXHAUSTED,
+        format!("the integer core gave up: {e}"),
+    )
+    .with_help(format!(
         "this problem needs more work than allowed; raise the budget with `--budget N` or \
          `LOOPY_BUDGET=N` (now {}), or simplify the set",
         e.limit
@@ -505,10 +510,13 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
     // The program the code was generated from: the kernel's, or its expansion.
     let scop = &*program;
     let Some((_, text)) = kernel.sources.iter().find(|(n, _)| *n == scop.file) else {
-        return Err(fail(crate::diag::Diagnostic::new(format!(
-            "cannot read `{}` again to splice the generated code into it",
-            scop.file
-        ))));
+        return Err(fail(crate::diag::Diagnostic::new(
+            crate::diag::codes::CANNOT_READ,
+            format!(
+                "cannot read `{}` again to splice the generated code into it",
+                scop.file
+            ),
+        )));
     };
     let range = scop.region.range.clone();
     // Indentation: the white space before the region on its first line.

@@ -2,6 +2,7 @@
 //! --manifest` verifies and `loopy bench --manifest` times (docs/ci.md, docs/bench.md).
 //! Every key of every command is validated here, so a typo fails all of them.
 
+use crate::diag::codes;
 use crate::diag::{Diagnostic, Report};
 use crate::frontend::Options;
 use crate::script::params::{Setting, Settings};
@@ -41,7 +42,7 @@ fn manifest_error(
     span: Option<std::ops::Range<usize>>,
     msg: String,
 ) -> Report {
-    let mut d = crate::diag::Diagnostic::new(msg.clone());
+    let mut d = crate::diag::Diagnostic::new(crate::diag::codes::MANIFEST, msg.clone());
     if let Some(s) = span {
         d = d.with_label(path, s, msg);
     }
@@ -534,8 +535,11 @@ impl FlopsSpec {
             Ok(o) => o + e.span.start..o + e.span.end,
             Err(r) => r.clone(),
         };
-        let d = Diagnostic::new(format!("the flop count `{}`: {}", self.text, e.message))
-            .with_label(&self.source.0, range, e.message.clone());
+        let d = Diagnostic::new(
+            codes::SET_SYNTAX,
+            format!("the flop count `{}`: {}", self.text, e.message),
+        )
+        .with_label(&self.source.0, range, e.message.clone());
         Report {
             diagnostic: d,
             sources: vec![(self.source.0.clone(), self.source.1.to_string())],

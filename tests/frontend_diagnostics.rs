@@ -83,7 +83,7 @@ fn missing_include() {
     let err = fails("missing_include", &[]);
     assert!(
         err.starts_with(
-            "Error: the C preprocessor failed: `cc -E tests/data/frontend/missing_include.c`"
+            "Error[L0102]: the C preprocessor failed: `cc -E tests/data/frontend/missing_include.c`"
         ),
         "{err}"
     );
@@ -96,7 +96,7 @@ fn missing_file() {
     let (code, _, err) = show(&["tests/data/frontend/nothere.c"]);
     assert_eq!(code, 2);
     assert!(
-        err.starts_with("error: cannot read `tests/data/frontend/nothere.c`"),
+        err.starts_with("error[L0601]: cannot read `tests/data/frontend/nothere.c`"),
         "{err}"
     );
 }

@@ -83,7 +83,10 @@ impl Timer for Fake {
             .push((format!("MR={mr} NR={nr} KC={kc}"), screen));
         if nr == 12 {
             return Outcome::Failed {
-                failure: plain("the compiler gave up".into()),
+                failure: plain(
+                    loopy::diag::codes::COMPILE_FAILED,
+                    "the compiler gave up".into(),
+                ),
                 kept: None,
             };
         }

@@ -75,14 +75,17 @@ pub fn manifest_jobs(
             if let Some(s) = &size {
                 let Some((_, defs)) = e.bench.sizes.iter().find(|(n, _)| n == s) else {
                     let known: Vec<&str> = e.bench.sizes.iter().map(|(n, _)| n.as_str()).collect();
-                    return Err(plain(format!(
-                        "the manifest entry `{name}` has no size `{s}` (it has: {})",
-                        if known.is_empty() {
-                            "none".to_string()
-                        } else {
-                            known.join(", ")
-                        }
-                    )));
+                    return Err(plain(
+                        crate::diag::codes::INVALID_OPTION,
+                        format!(
+                            "the manifest entry `{name}` has no size `{s}` (it has: {})",
+                            if known.is_empty() {
+                                "none".to_string()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
+                    ));
                 };
                 opts.defines.extend(defs.iter().cloned());
             }
@@ -142,9 +145,10 @@ pub fn manifest_jobs(
     }
     for n in &a.only {
         if !jobs.iter().any(|j| &j.name == n) {
-            return Err(plain(format!(
-                "`--only {n}`: the manifest has no benched entry named `{n}`"
-            )));
+            return Err(plain(
+                crate::diag::codes::INVALID_OPTION,
+                format!("`--only {n}`: the manifest has no benched entry named `{n}`"),
+            ));
         }
     }
     Ok(jobs)

@@ -61,9 +61,9 @@ pub fn stem(p: &Path) -> String {
         .unwrap_or_else(|| "kernel".into())
 }
 
-pub fn plain(msg: String) -> Report {
+pub fn plain(code: crate::diag::Code, msg: String) -> Report {
     Report {
-        diagnostic: Diagnostic::new(msg),
+        diagnostic: Diagnostic::new(code, msg),
         sources: vec![],
     }
 }

@@ -84,7 +84,10 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
                 .map_or("a temporary directory".to_string(), |k| {
                     format!("`{}`", k.display())
                 });
-            return failed(plain(format!("cannot create {at}: {e}")));
+            return failed(plain(
+                crate::diag::codes::CANNOT_WRITE,
+                format!("cannot create {at}: {e}"),
+            ));
         }
     };
     let openmp = openmp_flag(&generated.file);
@@ -123,7 +126,10 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
     }
     for (path, text) in &writes {
         if let Err(e) = std::fs::write(path, text) {
-            return failed(plain(format!("cannot write `{}`: {e}", path.display())));
+            return failed(plain(
+                crate::diag::codes::CANNOT_WRITE,
+                format!("cannot write `{}`: {e}", path.display()),
+            ));
         }
     }
     let separate_check = !(job.check_defines.is_empty() && job.check_cflags.is_empty());
@@ -199,10 +205,13 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
     };
     if !a.success() {
         return failed(
-            plain(format!(
-                "both programs fail the same way ({}); nothing to time",
-                a.status
-            ))
+            plain(
+                crate::diag::codes::RUN_FAILED,
+                format!(
+                    "both programs fail the same way ({}); nothing to time",
+                    a.status
+                ),
+            )
             .with_stderr(&a.stderr),
         );
     }
@@ -399,11 +408,14 @@ fn kernel_clock_sources(
         .map(|(_, t)| t)
         .filter(|_| scop.region.file == scop.file)
         .ok_or_else(|| {
-            plain(format!(
+            plain(
+                crate::diag::codes::TIMING_FAILED,
+                format!(
                 "the kernel clock cannot time the region of `{}`: it is not in that file's own \
                  text; use `--time process`",
                 scop.file
-            ))
+            ),
+            )
         })?;
     let range = scop.region.range.clone();
     // The generated file may hold a function before the region (`codegen::overlap`).
@@ -443,7 +455,10 @@ fn reference_region(text: &str) -> Result<String, String> {
 /// written beside the other programs; skipped when it has no such region.
 fn reference_with_clock(dir: &WorkDir, s: &str, r: &Reference) -> Result<PathBuf, OtherResult> {
     let text = std::fs::read_to_string(&r.source).map_err(|e| {
-        OtherResult::Failed(plain(format!("cannot read `{}`: {e}", r.source.display())))
+        OtherResult::Failed(plain(
+            crate::diag::codes::CANNOT_READ,
+            format!("cannot read `{}`: {e}", r.source.display()),
+        ))
     })?;
     let out = reference_region(&text).map_err(|m| {
         OtherResult::Skipped(format!(
@@ -452,8 +467,12 @@ fn reference_with_clock(dir: &WorkDir, s: &str, r: &Reference) -> Result<PathBuf
         ))
     })?;
     let p = dir.join(&format!("{s}.reference.c"));
-    std::fs::write(&p, out)
-        .map_err(|e| OtherResult::Failed(plain(format!("cannot write `{}`: {e}", p.display()))))?;
+    std::fs::write(&p, out).map_err(|e| {
+        OtherResult::Failed(plain(
+            crate::diag::codes::CANNOT_WRITE,
+            format!("cannot write `{}`: {e}", p.display()),
+        ))
+    })?;
     Ok(p)
 }
 
@@ -493,7 +512,12 @@ fn probe_reference(dir: &WorkDir, toolchain: &Toolchain, r: &Reference) -> Resul
     };
     let r_exe = dir.join("reference-probe");
     let res = std::fs::write(&src, text)
-        .map_err(|e| plain(format!("cannot write `{}`: {e}", src.display())))
+        .map_err(|e| {
+            plain(
+                crate::diag::codes::CANNOT_WRITE,
+                format!("cannot write `{}`: {e}", src.display()),
+            )
+        })
         .and_then(|()| probe.compile(&src, &[], &[], &r_exe));
     let _ = std::fs::remove_file(&src);
     let _ = std::fs::remove_file(&r_exe);
@@ -585,7 +609,7 @@ fn prepare_other(
         // is where such a program checks its own result.
         if !out.success() {
             return Err(OtherResult::Failed(
-                plain(format!(
+                plain(crate::diag::codes::RUN_FAILED, format!(
                     "its check run failed ({}); its output is not compared with the original's, so it must check its own result and succeed",
                     out.status
                 ))

@@ -9,6 +9,7 @@
 //! grid in lexicographic order. Prints nothing: progress goes to a callback.
 
 use super::{bench_one, Job, Outcome, Progress, Verdict};
+use crate::diag::codes;
 use crate::diag::{Diagnostic, Report};
 use crate::driver::{self, Kernel, Run};
 use crate::native::Timing;
@@ -102,9 +103,12 @@ impl Specs {
         for (flag, a, span) in args {
             let spec = parse_spec(flag, a, span)?;
             if let Some(old) = out.items.iter().find(|s| s.name == spec.name) {
-                return Err(Diagnostic::new(format!("`{}` is tuned twice", spec.name))
-                    .with_label(TUNE_ARGS, spec.span.clone(), "named again here")
-                    .with_label(TUNE_ARGS, old.span.clone(), "first named here"));
+                return Err(Diagnostic::new(
+                    codes::TUNE_SPEC,
+                    format!("`{}` is tuned twice", spec.name),
+                )
+                .with_label(TUNE_ARGS, spec.span.clone(), "named again here")
+                .with_label(TUNE_ARGS, old.span.clone(), "first named here"));
             }
             out.items.push(spec);
         }
@@ -118,8 +122,9 @@ impl Specs {
 
 fn parse_spec(flag: &str, a: &str, span: Span) -> Result<Spec, Diagnostic> {
     let at = |r: std::ops::Range<usize>| span.start + r.start..span.start + r.end;
-    let err =
-        |msg: String, r: Span, label: &str| Diagnostic::new(msg).with_label(TUNE_ARGS, r, label);
+    let err = |msg: String, r: Span, label: &str| {
+        Diagnostic::new(codes::TUNE_SPEC, msg).with_label(TUNE_ARGS, r, label)
+    };
     let (name, rest) = match (flag, a.find('=')) {
         ("--param", None) => (a.trim(), None),
         ("--param", Some(eq)) => {
@@ -184,9 +189,11 @@ fn parse_range(s: &str, at: impl Fn(Span) -> Span) -> Result<Candidates, Diagnos
     let whole = at(0..s.len());
     let help = "write LO..HI or LO..HI:STEP, both ends included, e.g. `48..192:24`";
     let Some(dots) = s.find("..") else {
-        return Err(Diagnostic::new(format!("`{s}` is not a range"))
-            .with_label(TUNE_ARGS, whole, "expected LO..HI[:STEP]")
-            .with_help(help));
+        return Err(
+            Diagnostic::new(codes::TUNE_SPEC, format!("`{s}` is not a range"))
+                .with_label(TUNE_ARGS, whole, "expected LO..HI[:STEP]")
+                .with_help(help),
+        );
     };
     let (lo_s, rest) = (&s[..dots], &s[dots + 2..]);
     let (hi_s, step_s) = match rest.find(':') {
@@ -195,9 +202,10 @@ fn parse_range(s: &str, at: impl Fn(Span) -> Span) -> Result<Candidates, Diagnos
     };
     let int = |t: &str, r: Span, what: &str| -> Result<i64, Diagnostic> {
         parse_int(t.trim()).and_then(|v| v.to_i64()).ok_or_else(|| {
-            Diagnostic::new(format!(
-                "the {what} of the range must be an integer, found `{t}`"
-            ))
+            Diagnostic::new(
+                codes::TUNE_SPEC,
+                format!("the {what} of the range must be an integer, found `{t}`"),
+            )
             .with_label(TUNE_ARGS, at(r), "not an integer")
             .with_help(help)
         })
@@ -209,29 +217,32 @@ fn parse_range(s: &str, at: impl Fn(Span) -> Span) -> Result<Candidates, Diagnos
         Some((t, p)) => {
             let v = int(t, p..p + t.len(), "step")?;
             if v <= 0 {
-                return Err(Diagnostic::new(format!(
-                    "the step of a range must be positive, not {v}"
-                ))
+                return Err(Diagnostic::new(
+                    codes::TUNE_SPEC,
+                    format!("the step of a range must be positive, not {v}"),
+                )
                 .with_label(TUNE_ARGS, at(p..p + t.len()), "not positive"));
             }
             v
         }
     };
     if lo > hi {
-        return Err(
-            Diagnostic::new(format!("the range `{s}` is empty: it starts above its end"))
-                .with_label(TUNE_ARGS, whole, "no values")
-                .with_help(format!(
-                    "did you mean `{hi}..{lo}{}`?",
-                    step_s.map_or(String::new(), |(t, _)| format!(":{t}"))
-                )),
-        );
+        return Err(Diagnostic::new(
+            codes::TUNE_SPEC,
+            format!("the range `{s}` is empty: it starts above its end"),
+        )
+        .with_label(TUNE_ARGS, whole, "no values")
+        .with_help(format!(
+            "did you mean `{hi}..{lo}{}`?",
+            step_s.map_or(String::new(), |(t, _)| format!(":{t}"))
+        )));
     }
     let n = (hi - lo) / step + 1;
     if n as usize > MAX_VALUES {
-        return Err(Diagnostic::new(format!(
-            "the range `{s}` has {n} values; at most {MAX_VALUES} are tried per parameter"
-        ))
+        return Err(Diagnostic::new(
+            codes::TUNE_SPEC,
+            format!("the range `{s}` has {n} values; at most {MAX_VALUES} are tried per parameter"),
+        )
         .with_label(TUNE_ARGS, whole, "too many values")
         .with_help("give a larger step"));
     }
@@ -248,14 +259,21 @@ fn parse_values(s: &str, at: impl Fn(Span) -> Span) -> Result<Candidates, Diagno
             .ok_or_else(|| {
                 if part.trim().is_empty() {
                     let r = pos.saturating_sub(1)..(pos + part.len() + 1).min(s.len());
-                    Diagnostic::new("an empty value between commas".to_string()).with_label(
-                        TUNE_ARGS,
-                        at(r),
-                        "no value here",
+                    Diagnostic::new(
+                        codes::TUNE_SPEC,
+                        "an empty value between commas".to_string(),
                     )
+                    .with_label(TUNE_ARGS, at(r), "no value here")
                 } else {
-                    Diagnostic::new(format!("a value to try must be an integer, found `{part}`"))
-                        .with_label(TUNE_ARGS, at(pos..pos + part.len()), "not an integer")
+                    Diagnostic::new(
+                        codes::TUNE_SPEC,
+                        format!("a value to try must be an integer, found `{part}`"),
+                    )
+                    .with_label(
+                        TUNE_ARGS,
+                        at(pos..pos + part.len()),
+                        "not an integer",
+                    )
                 }
             })?;
         if !out.contains(&v) {
@@ -264,10 +282,13 @@ fn parse_values(s: &str, at: impl Fn(Span) -> Span) -> Result<Candidates, Diagno
         pos += part.len() + 1;
     }
     if out.len() > MAX_VALUES {
-        return Err(Diagnostic::new(format!(
-            "{} values to try; at most {MAX_VALUES} are tried per parameter",
-            out.len()
-        ))
+        return Err(Diagnostic::new(
+            codes::TUNE_SPEC,
+            format!(
+                "{} values to try; at most {MAX_VALUES} are tried per parameter",
+                out.len()
+            ),
+        )
         .with_label(TUNE_ARGS, at(0..s.len()), "too many values"));
     }
     Ok(Candidates::Values(out))
@@ -475,17 +496,20 @@ fn script_values(text: &str, name: &str) -> Result<Vec<(String, Vec<i64>)>, Diag
             continue;
         };
         let too_many = |n: String| {
-            Diagnostic::new(format!(
-                "`{}` has {n} values to try; at most {MAX_VALUES} are tried per parameter",
-                d.name.text
-            ))
+            Diagnostic::new(
+                codes::TUNE_SPEC,
+                format!(
+                    "`{}` has {n} values to try; at most {MAX_VALUES} are tried per parameter",
+                    d.name.text
+                ),
+            )
             .with_label(name, at.clone(), "too many values")
         };
         let too_large = || {
-            Diagnostic::new(format!(
-                "the values of `{}` to try are too large",
-                d.name.text
-            ))
+            Diagnostic::new(
+                codes::TUNE_SPEC,
+                format!("the values of `{}` to try are too large", d.name.text),
+            )
             .with_label(name, at.clone(), "too large")
         };
         let v: Vec<i64> = match values {
@@ -528,9 +552,11 @@ fn params_of(
     for s in &specs.items {
         match declared.iter().find(|p| p.name == s.name) {
             None => {
-                let mut d =
-                    Diagnostic::new(format!("the script declares no parameter `{}`", s.name))
-                        .with_label(TUNE_ARGS, s.span.clone(), "tuned here");
+                let mut d = Diagnostic::new(
+                    codes::SCRIPT_PARAMETER,
+                    format!("the script declares no parameter `{}`", s.name),
+                )
+                .with_label(TUNE_ARGS, s.span.clone(), "tuned here");
                 d = if declared.is_empty() {
                     d.with_note("the script declares no parameters (`param NAME = VALUE`)")
                 } else {
@@ -541,10 +567,13 @@ fn params_of(
                 return Err(d);
             }
             Some(p) if p.source != script_name => {
-                return Err(Diagnostic::new(format!(
-                    "`{}` is declared in `{}`, not in the script tuned",
-                    s.name, p.source
-                ))
+                return Err(Diagnostic::new(
+                    codes::SCRIPT_PARAMETER,
+                    format!(
+                        "`{}` is declared in `{}`, not in the script tuned",
+                        s.name, p.source
+                    ),
+                )
                 .with_label(TUNE_ARGS, s.span.clone(), "tuned here")
                 .with_help("tune the script that declares it"));
             }
@@ -553,6 +582,7 @@ fn params_of(
     }
     if declared.is_empty() {
         return Err(Diagnostic::new(
+            codes::TUNE_SPEC,
             "the script declares no parameters: there is nothing to tune".to_string(),
         )
         .with_help("declare the sizes to tune with `param NAME = VALUE`"));
@@ -570,10 +600,13 @@ fn params_of(
             continue;
         }
         let Some(start) = p.value.to_i64() else {
-            return Err(Diagnostic::new(format!(
-                "the value of `{}` ({}) is too large to tune",
-                p.name, p.value
-            )));
+            return Err(Diagnostic::new(
+                codes::TUNE_SPEC,
+                format!(
+                    "the value of `{}` ({}) is too large to tune",
+                    p.name, p.value
+                ),
+            ));
         };
         let values = match (spec.map(|s| &s.candidates), own(&p.name)) {
             (Some(Candidates::Around) | None, Some(v)) => v.clone(),
@@ -846,13 +879,19 @@ pub fn tune(
 ) -> Result<TuneReport, Report> {
     let start = Instant::now();
     let job = &tuning.job;
-    let script = job
-        .script
-        .clone()
-        .ok_or_else(|| super::plain("tuning needs a script".to_string()))?;
+    let script = job.script.clone().ok_or_else(|| {
+        super::plain(
+            crate::diag::codes::INVALID_OPTION,
+            "tuning needs a script".to_string(),
+        )
+    })?;
     let script_name = script.display().to_string();
-    let text = std::fs::read_to_string(&script)
-        .map_err(|e| super::plain(format!("cannot read `{script_name}`: {e}")))?;
+    let text = std::fs::read_to_string(&script).map_err(|e| {
+        super::plain(
+            crate::diag::codes::CANNOT_READ,
+            format!("cannot read `{script_name}`: {e}"),
+        )
+    })?;
     let kernel = Kernel::load(&job.kernel, &job.opts)?;
     let base_dir = script.parent().unwrap_or(Path::new(".")).to_path_buf();
     // The script with its own values: the parameters it declares and their values.
@@ -860,7 +899,7 @@ pub fn tune(
     let run = budget::with_budget(tuning.budget, || {
         Run::with_settings(&kernel, &text, &script_name, &base_dir, &settings)
     })
-    .map_err(|e| super::plain(e.to_string()))??;
+    .map_err(|e| super::plain(crate::diag::codes::BUDGET_EXHAUSTED, e.to_string()))??;
     let args_report = |d: Diagnostic| Report {
         diagnostic: d,
         sources: vec![(TUNE_ARGS.to_string(), tuning.specs.text.clone())],
@@ -873,16 +912,20 @@ pub fn tune(
         .map_err(args_report)?;
     drop(run);
     if params.is_empty() {
-        return Err(args_report(Diagnostic::new(format!(
-            "`{script_name}` declares no parameter of its own: there is nothing to tune"
-        ))));
+        return Err(args_report(Diagnostic::new(
+            codes::TUNE_SPEC,
+            format!("`{script_name}` declares no parameter of its own: there is nothing to tune"),
+        )));
     }
     if tuning.order == Order::Grid && grid_size(&params) > MAX_GRID {
         return Err(args_report(
-            Diagnostic::new(format!(
-                "the grid has {} candidates; at most {MAX_GRID} are tried",
-                grid_size(&params)
-            ))
+            Diagnostic::new(
+                codes::TUNE_SPEC,
+                format!(
+                    "the grid has {} candidates; at most {MAX_GRID} are tried",
+                    grid_size(&params)
+                ),
+            )
             .with_help("give fewer values, or tune by coordinate descent (the default order)"),
         ));
     }

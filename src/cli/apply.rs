@@ -1,8 +1,9 @@
 //! `loopy apply`: verify a script, generate the transformed kernel and write the file with
 //! only the modelled region replaced.
 
-use super::Ctx;
-use super::{CcArgs, SetArgs};
+use super::{CcArgs, Ctx, DiagFormat, DocHeader, Emitter, SetArgs};
+use crate::diag::output::{to_pretty, JsonDiagnostic};
+use crate::diag::{codes, Diagnostic};
 use crate::driver;
 use crate::driver::load_and_run;
 use clap::Args;
@@ -33,11 +34,70 @@ pub struct ApplyArgs {
     pub target: super::TargetArgs,
     #[command(flatten)]
     pub sets: SetArgs,
+    /// How diagnostics are reported: `text` on stderr; `json` (a document with the verdict
+    /// and the diagnostics) or `sarif` (a SARIF 2.1.0 log) on stdout, which then needs
+    /// `-o` or `--in-place` for the transformed file (docs/ci.md).
+    #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
+    pub format: DiagFormat,
+}
+
+/// `apply --format json`.
+#[derive(serde::Serialize)]
+struct ApplyDoc {
+    #[serde(flatten)]
+    header: DocHeader,
+    kernel: String,
+    script: String,
+    /// `legal` (the file was generated), `illegal`, or `bad-input`.
+    verdict: &'static str,
+    exit_code: u8,
+    /// The file written, when one was.
+    output: Option<String>,
+    diagnostics: Vec<JsonDiagnostic>,
 }
 
 pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
-    let fail = |f: &crate::diag::Report| {
-        eprint!("{}", f.render(ctx.color));
+    let mut em = Emitter::new(a.format, ctx);
+    let mut written = None;
+    let code = apply(&a, &mut em, &mut written);
+    match a.format {
+        DiagFormat::Text => {}
+        DiagFormat::Json => println!(
+            "{}",
+            to_pretty(&ApplyDoc {
+                header: DocHeader::new("apply"),
+                kernel: a.kernel.display().to_string(),
+                script: a.script.display().to_string(),
+                verdict: match code {
+                    0 => "legal",
+                    1 => "illegal",
+                    _ => "bad-input",
+                },
+                exit_code: code,
+                output: written.map(|p: PathBuf| p.display().to_string()),
+                diagnostics: em.diagnostics,
+            })
+        ),
+        DiagFormat::Sarif => em.print_sarif(code),
+    }
+    code
+}
+
+/// Verifies, generates and writes; the diagnostics go to `em`, the file written to
+/// `written`. Returns the exit code.
+fn apply(a: &ApplyArgs, em: &mut Emitter, written: &mut Option<PathBuf>) -> u8 {
+    if a.format != DiagFormat::Text && a.output.is_none() && !a.in_place {
+        em.diagnostic(
+            Diagnostic::new(
+                codes::INVALID_OPTION,
+                "`--format json` and `--format sarif` print the report on standard output",
+            )
+            .with_help("write the transformed file with `-o OUT.c` or `--in-place`"),
+        );
+        return 2;
+    }
+    let mut fail = |f: &crate::diag::Report| {
+        em.report(f);
         2
     };
     let settings = match a.sets.settings() {
@@ -52,14 +112,17 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
     let violations = run.check();
     if !violations.is_empty() {
         for r in run.reports(&kernel, &violations) {
-            eprint!("{}", r.render(ctx.color));
+            em.report(&r);
         }
-        eprintln!(
-            "error: {} is illegal for {} ({} violation(s)); nothing was written",
-            a.script.display(),
-            a.kernel.display(),
-            violations.len()
-        );
+        em.diagnostic(Diagnostic::new(
+            codes::SCRIPT_ILLEGAL,
+            format!(
+                "{} is illegal for {} ({} violation(s)); nothing was written",
+                a.script.display(),
+                a.kernel.display(),
+                violations.len()
+            ),
+        ));
         return 1;
     }
     // The header names the script, with the values set from outside it and those taken
@@ -77,7 +140,8 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
         Err(mut f) => {
             // Marks that cannot be generated point into the script.
             f.sources.extend(run.interp.sources.iter().cloned());
-            return fail(&f);
+            em.report(&f);
+            return 2;
         }
     };
     let text = if a.region_only {
@@ -95,10 +159,13 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
         return 0;
     };
     if !a.in_place && same_file(&out, &a.kernel) {
-        eprintln!(
-            "error: `{}` is the kernel itself; pass --in-place to overwrite it",
-            out.display()
-        );
+        em.diagnostic(Diagnostic::new(
+            codes::INVALID_OPTION,
+            format!(
+                "`{}` is the kernel itself; pass --in-place to overwrite it",
+                out.display()
+            ),
+        ));
         return 2;
     }
     match write_atomically(&out, &text) {
@@ -111,10 +178,14 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
             if a.in_place {
                 in_place_note(&kernel, &a.kernel, &a.script);
             }
+            *written = Some(out);
             0
         }
         Err(e) => {
-            eprintln!("error: cannot write `{}`: {e}", out.display());
+            em.diagnostic(Diagnostic::new(
+                codes::CANNOT_WRITE,
+                format!("cannot write `{}`: {e}", out.display()),
+            ));
             2
         }
     }

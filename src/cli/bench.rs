@@ -1,12 +1,14 @@
 //! `loopy bench`: build the original and the transformed program with the same compiler and
 //! flags, require identical outputs, then time them against each other (docs/bench.md).
 
-use super::{CcArgs, Ctx, Format, SetArgs, TimeArg};
+use super::{CcArgs, Ctx, DiagFormat, Emitter, SetArgs, TimeArg};
 use crate::bench::{
     bench_one, clock_name, describe_toolchain, manifest_jobs, outcome_json, second_label, secs,
     stem, table, threads_text, Baseline, BenchSettings, ExtraTimings, Job, ManifestRun, OtherKind,
     OtherResult, Outcome,
 };
+use crate::diag::output::JsonDiagnostic;
+use crate::diag::{codes, Diagnostic, Report};
 use crate::manifest::{self, FlopsSpec};
 use crate::model::json::Json;
 use crate::native::{compile::split_words, plot, Check, Clock, Plan, Timing, Toolchain};
@@ -107,9 +109,11 @@ pub struct BenchArgs {
     /// The same as `--time stdout`.
     #[arg(long, conflicts_with = "time")]
     pub time_from_stdout: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    /// Output format: `text` (a report or table on stdout, diagnostics on stderr); `json`
+    /// (the results as JSON on stdout, each with the diagnostics about it); `sarif` (a
+    /// SARIF 2.1.0 log of the diagnostics on stdout, the text report then on stderr).
+    #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
+    pub format: DiagFormat,
     /// Keep the transformed source and the executables in this directory (one folder per
     /// entry with `--manifest`).
     #[arg(long, value_name = "DIR")]
@@ -165,65 +169,110 @@ fn parse_tolerance(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Prints the diagnostics of a job that did not get timed, and the problems of its
-/// baselines and reference, on stderr.
-fn explain(job: &Job, o: &Outcome, ctx: &Ctx) {
+/// The diagnostics of a job that did not get timed, and the problems of its baselines and
+/// reference; each with a line printed after it in the text format (where the transformed
+/// source was kept).
+fn job_diagnostics(job: &Job, o: &Outcome) -> Vec<(Report, Option<String>)> {
+    let warning = |msg: String| (super::plain(Diagnostic::new(codes::NOT_TIMED, msg)), None);
+    let mut out = vec![];
     match o {
         Outcome::Timed { extra, .. } => {
             for other in &extra.others {
                 match &other.result {
                     OtherResult::Timed { .. } => {}
                     OtherResult::Failed(f) => {
-                        eprint!("{}", f.render(ctx.color));
-                        eprintln!(
-                            "warning: {}: {} was not timed (see above)",
+                        out.push((f.clone(), None));
+                        out.push(warning(format!(
+                            "{}: {} was not timed (see above)",
                             job.label(),
                             other.title()
-                        );
+                        )));
                     }
-                    OtherResult::Differ(d) => eprint!(
-                        "warning: {}: {} was not timed: its output differs from the original's: {}",
+                    OtherResult::Differ(d) => out.push(warning(format!(
+                        "{}: {} was not timed: its output differs from the original's: {}",
                         job.label(),
                         other.title(),
-                        d.describe("original", &other.label)
-                    ),
-                    OtherResult::Skipped(m) => eprintln!(
-                        "warning: {}: {} was not timed: {m}",
+                        d.describe("original", &other.label).trim_end()
+                    ))),
+                    OtherResult::Skipped(m) => out.push(warning(format!(
+                        "{}: {} was not timed: {m}",
                         job.label(),
                         other.title()
-                    ),
+                    ))),
                 }
             }
         }
-        Outcome::Differ { diff, kept } => {
-            eprint!(
-                "error: {}: the transformed program's output differs from the original's: {}",
-                job.label(),
-                diff.describe("original", "transformed")
-            );
-            eprintln!(
-                "  = note: the transformed source and both outputs are in `{}`",
-                kept.display()
-            );
-        }
+        Outcome::Differ { diff, kept } => out.push((
+            super::plain(
+                Diagnostic::new(
+                    codes::OUTPUTS_DIFFER,
+                    format!(
+                        "{}: the transformed program's output differs from the original's: {}",
+                        job.label(),
+                        diff.describe("original", "transformed").trim_end()
+                    ),
+                )
+                .with_note(format!(
+                    "the transformed source and both outputs are in `{}`",
+                    kept.display()
+                )),
+            ),
+            None,
+        )),
         Outcome::Illegal { reports } => {
-            for r in reports {
-                eprint!("{}", r.render(ctx.color));
-            }
-            eprintln!(
-                "error: {} is illegal for {} ({} violation(s)); nothing was benchmarked",
-                job.script_name(),
-                job.kernel.display(),
-                reports.len()
-            );
+            out.extend(reports.iter().map(|r| (r.clone(), None)));
+            out.push((
+                super::plain(Diagnostic::new(
+                    codes::SCRIPT_ILLEGAL,
+                    format!(
+                        "{} is illegal for {} ({} violation(s)); nothing was benchmarked",
+                        job.script_name(),
+                        job.kernel.display(),
+                        reports.len()
+                    ),
+                )),
+                None,
+            ));
         }
-        Outcome::Failed { failure, kept } => {
-            eprint!("{}", failure.render(ctx.color));
-            if let Some(k) = kept {
-                eprintln!("  = note: the transformed source is in `{}`", k.display());
-            }
+        Outcome::Failed { failure, kept } => out.push((
+            failure.clone(),
+            kept.as_ref()
+                .map(|k| format!("the transformed source is in `{}`", k.display())),
+        )),
+    }
+    out
+}
+
+/// The diagnostics of a job as data (its entry's `diagnostics` in `--format json`).
+fn diagnostics_data(job: &Job, o: &Outcome) -> Vec<JsonDiagnostic> {
+    job_diagnostics(job, o)
+        .into_iter()
+        .map(|(r, kept)| {
+            let mut j = JsonDiagnostic::of_report(&r);
+            j.notes.extend(kept);
+            j
+        })
+        .collect()
+}
+
+/// Reports the diagnostics of a job: on stderr in the text format, else kept in `em`.
+fn explain(job: &Job, o: &Outcome, em: &mut Emitter) {
+    if em.format != DiagFormat::Text {
+        em.diagnostics.extend(diagnostics_data(job, o));
+        return;
+    }
+    for (r, kept) in job_diagnostics(job, o) {
+        em.report(&r);
+        if let Some(k) = &kept {
+            eprintln!("  = note: {k}");
         }
     }
+}
+
+/// `diagnostics` as a field of the bench's JSON.
+fn diagnostics_json(d: &[JsonDiagnostic]) -> (String, Json) {
+    let v = serde_json::to_value(d).expect("diagnostics serialize");
+    ("diagnostics".to_string(), Json::from_value(&v))
 }
 
 fn common(a: &BenchArgs) -> Result<BenchSettings, String> {
@@ -270,30 +319,24 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
     if let Some(m) = a.manifest.clone() {
         return manifest(&m, &a, ctx);
     }
+    let fail = |r: Report| super::fail_with(ctx, a.format, "bench", &[r], 2);
     if a.best {
-        eprintln!("error: `--best` chooses among a manifest's entries: give `--manifest`");
-        return 2;
+        return fail(super::plain(Diagnostic::new(
+            codes::INVALID_OPTION,
+            "`--best` chooses among a manifest's entries: give `--manifest`",
+        )));
     }
     let c = match common(&a) {
         Ok(c) => c,
-        Err(m) => {
-            eprintln!("error: {m}");
-            return 2;
-        }
+        Err(m) => return fail(super::plain(Diagnostic::new(codes::INVALID_OPTION, m))),
     };
     let flops = match a.flops.as_deref().map(FlopsSpec::from_option).transpose() {
         Ok(f) => f,
-        Err(f) => {
-            eprint!("{}", f.render(ctx.color));
-            return 2;
-        }
+        Err(f) => return fail(f),
     };
     let settings = match a.sets.settings() {
         Ok(s) => s,
-        Err(f) => {
-            eprint!("{}", f.render(ctx.color));
-            return 2;
-        }
+        Err(f) => return fail(f),
     };
     let kernel = a.kernel.clone().expect("clap requires it");
     let script = if a.identity {
@@ -322,9 +365,11 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
     };
     let o = bench_one(&job, &|m| ticker.show(m));
     ticker.clear();
-    explain(&job, &o, ctx);
+    let mut em = Emitter::new(a.format, ctx);
+    explain(&job, &o, &mut em);
+    let code = o.exit_code();
     match a.format {
-        Format::Json => {
+        DiagFormat::Json => {
             let mut j = outcome_json(&job, &o);
             if let Json::Object(fields) = &mut j {
                 fields.insert(
@@ -335,47 +380,65 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
                     ),
                 );
                 fields.insert(5, ("clock".into(), Json::str(clock_name(job.plan.clock))));
+                fields.push(diagnostics_json(&diagnostics_data(&job, &o)));
             }
             println!("{}", j.pretty());
         }
-        Format::Text => {
+        DiagFormat::Text | DiagFormat::Sarif => {
             if let Outcome::Timed {
                 timing,
                 kept,
                 extra,
             } = &o
             {
-                print_single(&job, timing, extra);
-                if let Some(k) = kept {
-                    println!("kept in {}", k.display());
+                // With SARIF on stdout, the report goes to stderr.
+                let report = single_report(&job, timing, extra)
+                    + &kept
+                        .as_ref()
+                        .map_or(String::new(), |k| format!("kept in {}\n", k.display()));
+                if a.format == DiagFormat::Text {
+                    print!("{report}");
+                } else {
+                    eprint!("{report}");
                 }
+            }
+            if a.format == DiagFormat::Sarif {
+                em.print_sarif(code);
             }
         }
     }
-    o.exit_code()
+    code
 }
 
-fn print_single(job: &Job, t: &Timing, x: &ExtraTimings) {
+/// The text report of a timed job.
+fn single_report(job: &Job, t: &Timing, x: &ExtraTimings) -> String {
+    let mut out = String::new();
+    macro_rules! put {
+        ($($t:tt)*) => {{
+            out.push_str(&format!($($t)*));
+            out.push('\n');
+        }};
+    }
     let largest = x.max_relative_difference.map_or(String::new(), |r| {
         format!(" (largest relative difference {r:.3e})")
     });
-    println!(
+    put!(
         "{} + {}: outputs {}{largest}",
         job.kernel.display(),
         job.script_name(),
         job.check.describe()
     );
     let second = second_label([job]);
-    println!("{:<12} {:>11} {:>11} {:>11}", "", "min", "median", "max");
+    put!("{:<12} {:>11} {:>11} {:>11}", "", "min", "median", "max");
     for (name, s) in [("original", t.a_stats()), (second, t.b_stats())] {
-        println!(
+        put!(
             "{name:<12} {:>11} {:>11} {:>11}",
             secs(s.min),
             secs(s.median),
             secs(s.max)
         );
     }
-    println!(
+    put!(
         "speedup {:.2}× (median of {} interleaved rounds; {}; {})",
         t.speedup(),
         t.a.len(),
@@ -383,13 +446,13 @@ fn print_single(job: &Job, t: &Timing, x: &ExtraTimings) {
         describe_toolchain(&job.toolchain)
     );
     if !x.threads.is_empty() && x.openmp != Some("-fopenmp") {
-        println!(
+        put!(
             "(no parallel loop: the programs were not built with -fopenmp, and the thread \
              count changes nothing in them)"
         );
     }
     for (n, tm) in &x.threads {
-        println!(
+        put!(
             "{:<12} original {}, {second} {}: speedup {:.2}×",
             threads_text(*n),
             secs(tm.a_stats().median),
@@ -398,7 +461,7 @@ fn print_single(job: &Job, t: &Timing, x: &ExtraTimings) {
         );
     }
     if let Some(n) = x.flops {
-        println!(
+        put!(
             "GFLOP/s (median times, {:.4e} flops): original {:.2}, {second} {:.2}",
             n,
             n / t.a_stats().median / 1e9,
@@ -423,20 +486,19 @@ fn print_single(job: &Job, t: &Timing, x: &ExtraTimings) {
                     }
                     _ => "",
                 };
-                println!("{what}: {verdict} (its median {}){compared}", secs(med));
+                put!("{what}: {verdict} (its median {}){compared}", secs(med));
             }
-            _ => println!("{what}: not timed: {}", o.problem().unwrap_or_default()),
+            _ => put!("{what}: not timed: {}", o.problem().unwrap_or_default()),
         }
     }
+    out
 }
 
 fn manifest(path: &Path, a: &BenchArgs, ctx: &Ctx) -> u8 {
+    let fail = |r: Report| super::fail_with(ctx, a.format, "bench", &[r], 2);
     let c = match common(a) {
         Ok(c) => c,
-        Err(m) => {
-            eprintln!("error: {m}");
-            return 2;
-        }
+        Err(m) => return fail(super::plain(Diagnostic::new(codes::INVALID_OPTION, m))),
     };
     let run = ManifestRun {
         includes: a.cc.include.clone(),
@@ -448,11 +510,9 @@ fn manifest(path: &Path, a: &BenchArgs, ctx: &Ctx) -> u8 {
     };
     let jobs = match manifest::parse(path).and_then(|e| manifest_jobs(e, &run, &c)) {
         Ok(j) => j,
-        Err(f) => {
-            eprint!("{}", f.render(ctx.color));
-            return 2;
-        }
+        Err(f) => return fail(f),
     };
+    let mut em = Emitter::new(a.format, ctx);
     let terminal = std::io::stderr().is_terminal();
     let mut results: Vec<(Job, Outcome)> = vec![];
     for (i, job) in jobs.into_iter().enumerate() {
@@ -462,7 +522,7 @@ fn manifest(path: &Path, a: &BenchArgs, ctx: &Ctx) -> u8 {
         };
         let o = bench_one(&job, &|m| ticker.show(m));
         ticker.clear();
-        explain(&job, &o, ctx);
+        explain(&job, &o, &mut em);
         let short = match &o {
             Outcome::Timed { timing, .. } => format!("{:.2}×", timing.speedup()),
             Outcome::Differ { diff, .. } => {
@@ -478,27 +538,7 @@ fn manifest(path: &Path, a: &BenchArgs, ctx: &Ctx) -> u8 {
         results = best_per_kernel(results);
     }
     let compiler = describe_toolchain(&c.toolchain);
-    match a.format {
-        Format::Json => {
-            let j = Json::obj(vec![
-                ("compiler", Json::str(&compiler)),
-                ("clock", Json::str(clock_name(c.plan.clock))),
-                ("runs", Json::Int(c.plan.runs as i128)),
-                ("check", Json::str(c.check.describe())),
-                (
-                    "results",
-                    Json::Array(results.iter().map(|(j, o)| outcome_json(j, o)).collect()),
-                ),
-            ]);
-            println!("{}", j.pretty());
-        }
-        Format::Text => print!("{}", table(&results, &compiler, &c.plan)),
-    }
-    let mut code = results
-        .iter()
-        .map(|(_, o)| o.exit_code())
-        .max()
-        .unwrap_or(0);
+    let mut plot_failure = None;
     if let Some(p) = &a.plot {
         let mut bars: Vec<plot::Bar> = vec![];
         for (j, o) in &results {
@@ -530,8 +570,55 @@ fn manifest(path: &Path, a: &BenchArgs, ctx: &Ctx) -> u8 {
         };
         let svg = plot::speedup_chart(&title, &bars);
         if let Err(e) = std::fs::write(p, svg) {
-            eprintln!("error: cannot write `{}`: {e}", p.display());
-            code = 2;
+            plot_failure = Some(super::plain(Diagnostic::new(
+                codes::CANNOT_WRITE,
+                format!("cannot write `{}`: {e}", p.display()),
+            )));
+        }
+    }
+    let mut code = results
+        .iter()
+        .map(|(_, o)| o.exit_code())
+        .max()
+        .unwrap_or(0);
+    // The run's own diagnostics (a plot not written), after the jobs'.
+    let mut own = vec![];
+    if let Some(f) = plot_failure {
+        code = 2;
+        em.report(&f);
+        own.push(JsonDiagnostic::of_report(&f));
+    }
+    let top = serde_json::to_value(&own).expect("diagnostics serialize");
+    match a.format {
+        DiagFormat::Json => {
+            let j = Json::obj(vec![
+                ("compiler", Json::str(&compiler)),
+                ("clock", Json::str(clock_name(c.plan.clock))),
+                ("runs", Json::Int(c.plan.runs as i128)),
+                ("check", Json::str(c.check.describe())),
+                (
+                    "results",
+                    Json::Array(
+                        results
+                            .iter()
+                            .map(|(j, o)| {
+                                let mut r = outcome_json(j, o);
+                                if let Json::Object(fields) = &mut r {
+                                    fields.push(diagnostics_json(&diagnostics_data(j, o)));
+                                }
+                                r
+                            })
+                            .collect(),
+                    ),
+                ),
+                ("diagnostics", Json::from_value(&top)),
+            ]);
+            println!("{}", j.pretty());
+        }
+        DiagFormat::Text => print!("{}", table(&results, &compiler, &c.plan)),
+        DiagFormat::Sarif => {
+            eprint!("{}", table(&results, &compiler, &c.plan));
+            em.print_sarif(code);
         }
     }
     code

@@ -1,6 +1,7 @@
 //! `loopy calc`: the Presburger core from the shell.
 
 use super::Ctx;
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::presburger::{self, fmt_point, Int, Map, ParseError, Set};
 use clap::{Args, Subcommand};
@@ -124,7 +125,7 @@ impl Input {
                     text: text.trim_end().to_string(),
                 }),
                 Err(e) => Err((
-                    Diagnostic::new(format!("cannot read `{path}`: {e}")),
+                    Diagnostic::new(codes::CANNOT_READ, format!("cannot read `{path}`: {e}")),
                     vec![],
                 )),
             },
@@ -145,7 +146,7 @@ impl Input {
     }
 
     fn parse_err(&self, e: ParseError) -> Failure {
-        let mut d = Diagnostic::new(e.message.clone()).with_label(
+        let mut d = Diagnostic::new(codes::SET_SYNTAX, e.message.clone()).with_label(
             &self.name,
             e.span.clone(),
             e.message.clone(),
@@ -169,8 +170,10 @@ fn fix(mut s: Set, params: &[(String, Int)], input: &Input) -> Result<Set, Failu
         s = match s.fix_param(n, v) {
             Some(s) => s,
             None => {
-                let d =
-                    Diagnostic::new(format!("`--param {n}=...`: the set has no parameter `{n}`"));
+                let d = Diagnostic::new(
+                    codes::CALC_REFUSED,
+                    format!("`--param {n}=...`: the set has no parameter `{n}`"),
+                );
                 return Err(input.whole(d, format!("parameters here: {}", param_list(&s))));
             }
         };
@@ -187,7 +190,7 @@ fn param_list(s: &Set) -> String {
 }
 
 fn bound_err(input: &Input, e: presburger::BoundError) -> Failure {
-    let mut d = Diagnostic::new(e.to_string());
+    let mut d = Diagnostic::new(codes::CALC_REFUSED, e.to_string());
     if let presburger::BoundError::FreeParams(ps) = &e {
         d = d.with_help(format!(
             "give every parameter a value, e.g. `--param {}=4`",
@@ -226,11 +229,14 @@ fn exec(cmd: CalcCommand) -> Outcome {
             let mi = Input::load(&map, "MAP")?;
             let m: Map = presburger::parse_map(&mi.text, &[]).map_err(|e| mi.parse_err(e))?;
             if m.n_in() != s.n_dim() {
-                let d = Diagnostic::new(format!(
-                    "the map takes {} input dimension(s) but the set has {}",
-                    m.n_in(),
-                    s.n_dim()
-                ))
+                let d = Diagnostic::new(
+                    codes::CALC_REFUSED,
+                    format!(
+                        "the map takes {} input dimension(s) but the set has {}",
+                        m.n_in(),
+                        s.n_dim()
+                    ),
+                )
                 .with_label(
                     &mi.name,
                     0..mi.text.len(),

@@ -1,6 +1,7 @@
 //! `loopy check`: is a script legal for a kernel? The CI gate.
 
-use super::{CcArgs, Ctx, SetArgs};
+use super::{CcArgs, Ctx, DiagFormat, DocHeader, SetArgs};
+use crate::diag::output::{sarif, to_pretty, JsonDiagnostic};
 use crate::diag::Report;
 use crate::driver::load_and_run;
 use crate::frontend::Options;
@@ -29,6 +30,99 @@ pub struct CheckArgs {
     pub cc: CcArgs,
     #[command(flatten)]
     pub sets: SetArgs,
+    /// Output format: `text` prints reports for people on stderr; `json` prints one
+    /// document (the verdict and every diagnostic) and `sarif` a SARIF 2.1.0 log, both on
+    /// stdout (docs/ci.md, "Machine-readable output"). The exit code is the same in all.
+    #[arg(long, value_enum, default_value_t = DiagFormat::Text, conflicts_with = "suggest")]
+    pub format: DiagFormat,
+}
+
+/// `--format json` of one pair.
+#[derive(serde::Serialize)]
+struct PairDoc {
+    #[serde(flatten)]
+    header: DocHeader,
+    kernel: String,
+    script: String,
+    /// `legal`, `illegal` or `bad-input`.
+    verdict: &'static str,
+    exit_code: u8,
+    /// The number of dependences checked (a legal script).
+    dependences: Option<usize>,
+    /// The number of violations (an illegal script).
+    violations: usize,
+    diagnostics: Vec<JsonDiagnostic>,
+}
+
+/// `--format json` of a manifest.
+#[derive(serde::Serialize)]
+struct ManifestDoc {
+    #[serde(flatten)]
+    header: DocHeader,
+    manifest: String,
+    /// `passed` (every pair as expected), `failed` (some script illegal, or a must-fail
+    /// script legal) or `bad-input`.
+    verdict: &'static str,
+    exit_code: u8,
+    passed: usize,
+    failed: usize,
+    entries: Vec<EntryDoc>,
+    /// Diagnostics about the manifest itself (it cannot be read or parsed).
+    diagnostics: Vec<JsonDiagnostic>,
+}
+
+#[derive(serde::Serialize)]
+struct EntryDoc {
+    kernel: String,
+    script: String,
+    /// What the manifest expects: `legal` or `illegal`.
+    expect: &'static str,
+    verdict: &'static str,
+    /// Whether the verdict is the one expected.
+    ok: bool,
+    dependences: Option<usize>,
+    violations: usize,
+    milliseconds: f64,
+    diagnostics: Vec<JsonDiagnostic>,
+}
+
+impl CheckVerdict {
+    fn word(&self) -> &'static str {
+        match self {
+            CheckVerdict::Legal { .. } => "legal",
+            CheckVerdict::Illegal { .. } => "illegal",
+            CheckVerdict::BadInput(_) => "bad-input",
+        }
+    }
+
+    fn dependences(&self) -> Option<usize> {
+        match self {
+            CheckVerdict::Legal { deps } => Some(*deps),
+            _ => None,
+        }
+    }
+
+    fn violations(&self) -> usize {
+        match self {
+            CheckVerdict::Illegal { reports } => reports.len(),
+            _ => 0,
+        }
+    }
+
+    fn reports(&self) -> &[Report] {
+        match self {
+            CheckVerdict::Legal { .. } => &[],
+            CheckVerdict::Illegal { reports } => reports,
+            CheckVerdict::BadInput(r) => std::slice::from_ref(r),
+        }
+    }
+
+    fn json_diagnostics(&self) -> Vec<JsonDiagnostic> {
+        self.reports()
+            .iter()
+            .map(JsonDiagnostic::of_report)
+            .collect()
+    }
 }
 
 /// The outcome of one check.
@@ -74,7 +168,7 @@ pub fn check_one(
 
 pub fn run(a: CheckArgs, ctx: &Ctx) -> u8 {
     if let Some(m) = &a.manifest {
-        return manifest(m, &a.cc, ctx);
+        return manifest(m, &a.cc, a.format, ctx);
     }
     let (kernel, script) = (
         a.kernel.expect("clap requires it"),
@@ -82,47 +176,79 @@ pub fn run(a: CheckArgs, ctx: &Ctx) -> u8 {
     );
     let settings = match a.sets.settings() {
         Ok(s) => s,
-        Err(f) => {
-            eprint!("{}", f.render(ctx.color));
-            return 2;
-        }
+        Err(f) => return super::fail_with(ctx, a.format, "check", &[f], 2),
     };
-    match check_one(&kernel, &script, &a.cc.options(), &settings) {
-        CheckVerdict::Legal { deps } => {
-            println!(
+    let verdict = check_one(&kernel, &script, &a.cc.options(), &settings);
+    let code = match &verdict {
+        CheckVerdict::Legal { .. } => 0,
+        CheckVerdict::Illegal { .. } => 1,
+        CheckVerdict::BadInput(_) => 2,
+    };
+    match a.format {
+        DiagFormat::Text => match &verdict {
+            CheckVerdict::Legal { deps } => println!(
                 "legal: {} preserves all {deps} dependences of {} and is one-to-one",
                 script.display(),
                 kernel.display()
-            );
-            0
-        }
-        CheckVerdict::Illegal { reports } => {
-            for r in &reports {
-                eprint!("{}", r.render(ctx.color));
+            ),
+            CheckVerdict::Illegal { reports } => {
+                for r in reports {
+                    eprint!("{}", r.render(ctx.color));
+                }
+                println!(
+                    "illegal: {} ({} violation(s))",
+                    script.display(),
+                    reports.len()
+                );
             }
-            println!(
-                "illegal: {} ({} violation(s))",
-                script.display(),
-                reports.len()
-            );
-            1
-        }
-        CheckVerdict::BadInput(f) => {
-            eprint!("{}", f.render(ctx.color));
-            2
-        }
+            CheckVerdict::BadInput(f) => eprint!("{}", f.render(ctx.color)),
+        },
+        DiagFormat::Json => println!(
+            "{}",
+            to_pretty(&PairDoc {
+                header: DocHeader::new("check"),
+                kernel: kernel.display().to_string(),
+                script: script.display().to_string(),
+                verdict: verdict.word(),
+                exit_code: code,
+                dependences: verdict.dependences(),
+                violations: verdict.violations(),
+                diagnostics: verdict.json_diagnostics(),
+            })
+        ),
+        DiagFormat::Sarif => println!("{}", to_pretty(&sarif(&verdict.json_diagnostics(), code))),
     }
+    code
 }
 
-fn manifest(path: &Path, extra: &CcArgs, ctx: &Ctx) -> u8 {
+fn manifest(path: &Path, extra: &CcArgs, format: DiagFormat, ctx: &Ctx) -> u8 {
     let entries = match manifest::parse(path) {
         Ok(e) => e,
         Err(f) => {
-            eprint!("{}", f.render(ctx.color));
+            if format != DiagFormat::Json {
+                return super::fail_with(ctx, format, "check", &[f], 2);
+            }
+            println!(
+                "{}",
+                to_pretty(&ManifestDoc {
+                    header: DocHeader::new("check"),
+                    manifest: path.display().to_string(),
+                    verdict: "bad-input",
+                    exit_code: 2,
+                    passed: 0,
+                    failed: 0,
+                    entries: vec![],
+                    diagnostics: vec![JsonDiagnostic::of_report(&f)],
+                })
+            );
             return 2;
         }
     };
+    let text = format == DiagFormat::Text;
     let (mut ok, mut wrong, mut errors) = (0, 0, 0);
+    let mut docs: Vec<EntryDoc> = vec![];
+    // What makes the run fail (SARIF): an entry illegal as expected contributes nothing.
+    let mut failing: Vec<JsonDiagnostic> = vec![];
     for mut e in entries {
         e.opts.includes.extend(extra.include.iter().cloned());
         e.opts.defines.extend(extra.define.iter().cloned());
@@ -130,44 +256,95 @@ fn manifest(path: &Path, extra: &CcArgs, ctx: &Ctx) -> u8 {
         let verdict = check_one(&e.kernel, &e.script, &e.opts, &e.settings);
         let ms = start.elapsed().as_secs_f64() * 1e3;
         let pair = format!("{} + {}", e.kernel.display(), e.script.display());
-        match verdict {
+        let as_expected = match &verdict {
+            CheckVerdict::Legal { .. } => e.expect_legal,
+            CheckVerdict::Illegal { .. } => !e.expect_legal,
+            CheckVerdict::BadInput(_) => false,
+        };
+        match &verdict {
             CheckVerdict::Legal { deps } if e.expect_legal => {
                 ok += 1;
-                println!("ok       {pair}: legal, {deps} dependences ({ms:.0} ms)");
+                if text {
+                    println!("ok       {pair}: legal, {deps} dependences ({ms:.0} ms)");
+                }
             }
             CheckVerdict::Legal { .. } => {
                 wrong += 1;
-                println!("FAILED   {pair}: legal, but the manifest expects it to be illegal");
+                if text {
+                    println!("FAILED   {pair}: legal, but the manifest expects it to be illegal");
+                }
             }
             CheckVerdict::Illegal { reports } if !e.expect_legal => {
                 ok += 1;
-                println!(
-                    "ok       {pair}: illegal as expected ({} violation(s), {ms:.0} ms)",
-                    reports.len()
-                );
+                if text {
+                    println!(
+                        "ok       {pair}: illegal as expected ({} violation(s), {ms:.0} ms)",
+                        reports.len()
+                    );
+                }
             }
             CheckVerdict::Illegal { reports } => {
                 wrong += 1;
-                println!("ILLEGAL  {pair}: {} violation(s)", reports.len());
-                for r in &reports {
-                    eprint!("{}", r.render(ctx.color));
+                if text {
+                    println!("ILLEGAL  {pair}: {} violation(s)", reports.len());
+                    for r in reports {
+                        eprint!("{}", r.render(ctx.color));
+                    }
                 }
             }
             CheckVerdict::BadInput(f) => {
                 errors += 1;
-                println!("ERROR    {pair}: {}", f.diagnostic.message);
-                eprint!("{}", f.render(ctx.color));
+                if text {
+                    println!("ERROR    {pair}: {}", f.diagnostic.message);
+                    eprint!("{}", f.render(ctx.color));
+                }
             }
         }
+        let diagnostics = verdict.json_diagnostics();
+        if !as_expected {
+            failing.extend(diagnostics.iter().cloned());
+        }
+        docs.push(EntryDoc {
+            kernel: e.kernel.display().to_string(),
+            script: e.script.display().to_string(),
+            expect: if e.expect_legal { "legal" } else { "illegal" },
+            verdict: verdict.word(),
+            ok: as_expected,
+            dependences: verdict.dependences(),
+            violations: verdict.violations(),
+            milliseconds: ms,
+            diagnostics,
+        });
     }
-    println!("{ok} passed, {} failed", wrong + errors);
-    if errors > 0 {
+    let code = if errors > 0 {
         2
     } else if wrong > 0 {
         1
     } else {
         0
+    };
+    match format {
+        DiagFormat::Text => println!("{ok} passed, {} failed", wrong + errors),
+        DiagFormat::Json => println!(
+            "{}",
+            to_pretty(&ManifestDoc {
+                header: DocHeader::new("check"),
+                manifest: path.display().to_string(),
+                verdict: match code {
+                    0 => "passed",
+                    1 => "failed",
+                    _ => "bad-input",
+                },
+                exit_code: code,
+                passed: ok,
+                failed: wrong + errors,
+                entries: docs,
+                diagnostics: vec![],
+            })
+        ),
+        DiagFormat::Sarif => println!("{}", to_pretty(&sarif(&failing, code))),
     }
+    code
 }
 
 /// `check --suggest`: the check, then for an illegal script a suggestion. Each script checked
@@ -189,10 +366,7 @@ pub fn run_suggest(a: CheckArgs, ctx: &Ctx) -> u8 {
         check_one(&kernel, &script, &opts, &settings)
     }) {
         Ok(v) => v,
-        Err(e) => {
-            eprint!("{}", super::budget_diagnostic(&e).render(&[], ctx.color));
-            return 2;
-        }
+        Err(e) => return super::error(ctx, super::budget_diagnostic(&e)),
     };
     let CheckVerdict::Illegal { reports } = verdict else {
         return super::budgeted(ctx, || run(a, ctx));

@@ -56,8 +56,10 @@ pub fn run(a: DrawArgs, ctx: &Ctx) -> u8 {
     let (params, at) = match (assignments("param", &a.params), assignments("at", &a.at)) {
         (Ok(p), Ok(t)) => (p, t),
         (Err(e), _) | (_, Err(e)) => {
-            eprintln!("error: {e}");
-            return 2;
+            return super::error(
+                ctx,
+                crate::diag::Diagnostic::new(crate::diag::codes::INVALID_OPTION, e),
+            );
         }
     };
     let settings =
@@ -105,8 +107,13 @@ pub fn run(a: DrawArgs, ctx: &Ctx) -> u8 {
         None => print!("{text}"),
         Some(out) => {
             if let Err(e) = std::fs::write(out, &text) {
-                eprintln!("error: cannot write `{}`: {e}", out.display());
-                return 2;
+                return super::error(
+                    ctx,
+                    crate::diag::Diagnostic::new(
+                        crate::diag::codes::CANNOT_WRITE,
+                        format!("cannot write `{}`: {e}", out.display()),
+                    ),
+                );
             }
             eprintln!(
                 "wrote {} ({} instance(s), {} dependence arrow(s) after)",

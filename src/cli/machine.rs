@@ -66,11 +66,16 @@ pub fn run(a: MachineArgs, ctx: &Ctx) -> u8 {
     };
     if let Some(dir) = &a.sysfs {
         if !dir.is_dir() {
-            eprintln!(
-                "error: `{}` is not a directory (give a copy of /sys/devices/system/cpu)",
-                dir.display()
+            return super::error(
+                ctx,
+                crate::diag::Diagnostic::new(
+                    crate::diag::codes::INVALID_OPTION,
+                    format!(
+                        "`{}` is not a directory (give a copy of /sys/devices/system/cpu)",
+                        dir.display()
+                    ),
+                ),
             );
-            return 2;
         }
     }
     let m = match machine::probe(&toolchain, a.sysfs.as_deref(), &over) {

@@ -9,6 +9,7 @@ mod calc;
 mod check;
 mod deps;
 mod draw;
+mod explain;
 mod lsp;
 mod machine;
 mod repl;
@@ -18,6 +19,8 @@ mod slices;
 mod suggest;
 mod tune;
 
+use crate::diag::output::{sarif, to_pretty, JsonDiagnostic};
+use crate::diag::{codes, Diagnostic};
 use crate::frontend::Options;
 use crate::presburger::budget;
 use clap::{Args, Parser, Subcommand};
@@ -99,6 +102,10 @@ pub enum Command {
     /// as script lines. Exit 0 with a suggestion (or when the script is legal already), 1
     /// without one, 2 on bad input.
     Suggest(suggest::SuggestArgs),
+    /// Print the long explanation of a diagnostic code (`loopy explain L0401`): what it
+    /// means, a small wrong example and how to fix it. Without a code, list every code with
+    /// its title.
+    Explain(explain::ExplainArgs),
     /// Tune a script's parameters on this machine: try values of its `param`s (ranges,
     /// lists, or values around the script's own), verify each candidate and compare its
     /// output with the original's, time it (screened at smaller sizes first, the best few
@@ -215,8 +222,13 @@ impl SetArgs {
             2u8
         })?;
         if !script_given && !settings.is_empty() {
-            eprintln!("error: `--set` gives values to a script's parameters{hint}");
-            return Err(2);
+            return Err(error(
+                ctx,
+                Diagnostic::new(
+                    codes::INVALID_OPTION,
+                    format!("`--set` gives values to a script's parameters{hint}"),
+                ),
+            ));
         }
         Ok(settings)
     }
@@ -227,6 +239,126 @@ impl SetArgs {
 pub enum Format {
     Text,
     Json,
+}
+
+/// Output format of the commands that report diagnostics as data (`check`, `apply`,
+/// `bench`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiagFormat {
+    /// Reports for people, on stderr (ariadne).
+    Text,
+    /// One JSON document on stdout: the verdict and the diagnostics (docs/ci.md).
+    Json,
+    /// A SARIF 2.1.0 log on stdout, for code-scanning tools (docs/ci.md).
+    Sarif,
+}
+
+/// The fields every JSON document of `--format json` starts with.
+#[derive(serde::Serialize)]
+pub struct DocHeader {
+    pub tool: &'static str,
+    pub version: &'static str,
+    pub command: &'static str,
+}
+
+impl DocHeader {
+    pub fn new(command: &'static str) -> DocHeader {
+        DocHeader {
+            tool: "loopy",
+            version: env!("CARGO_PKG_VERSION"),
+            command,
+        }
+    }
+}
+
+/// The document of a run that stopped before it had a verdict of its own (bad usage, an
+/// exhausted budget): its exit code and diagnostics.
+#[derive(serde::Serialize)]
+struct FailureDoc {
+    #[serde(flatten)]
+    header: DocHeader,
+    verdict: &'static str,
+    exit_code: u8,
+    diagnostics: Vec<JsonDiagnostic>,
+}
+
+/// Prints `diagnostics` of a run that ends with `exit_code` before any verdict, in `format`:
+/// rendered on stderr, or as a JSON document or a SARIF log on stdout. Returns `exit_code`.
+pub(crate) fn fail_with(
+    ctx: &Ctx,
+    format: DiagFormat,
+    command: &'static str,
+    reports: &[crate::diag::Report],
+    exit_code: u8,
+) -> u8 {
+    let diagnostics: Vec<JsonDiagnostic> = reports.iter().map(JsonDiagnostic::of_report).collect();
+    match format {
+        DiagFormat::Text => {
+            for r in reports {
+                eprint!("{}", r.render(ctx.color));
+            }
+        }
+        DiagFormat::Json => println!(
+            "{}",
+            to_pretty(&FailureDoc {
+                header: DocHeader::new(command),
+                verdict: "bad-input",
+                exit_code,
+                diagnostics,
+            })
+        ),
+        DiagFormat::Sarif => println!("{}", to_pretty(&sarif(&diagnostics, exit_code))),
+    }
+    exit_code
+}
+
+/// Where the diagnostics of a command with `--format` go: rendered on stderr as they come
+/// (text), or kept for the document printed at the end (JSON, SARIF).
+pub(crate) struct Emitter {
+    pub format: DiagFormat,
+    color: bool,
+    pub diagnostics: Vec<JsonDiagnostic>,
+}
+
+impl Emitter {
+    pub fn new(format: DiagFormat, ctx: &Ctx) -> Emitter {
+        Emitter {
+            format,
+            color: ctx.color,
+            diagnostics: vec![],
+        }
+    }
+
+    pub fn report(&mut self, r: &crate::diag::Report) {
+        match self.format {
+            DiagFormat::Text => eprint!("{}", r.render(self.color)),
+            _ => self.diagnostics.push(JsonDiagnostic::of_report(r)),
+        }
+    }
+
+    pub fn diagnostic(&mut self, d: Diagnostic) {
+        self.report(&plain(d));
+    }
+
+    /// The SARIF log of what was emitted (`--format sarif`).
+    pub fn print_sarif(&self, exit_code: u8) {
+        println!("{}", to_pretty(&sarif(&self.diagnostics, exit_code)));
+    }
+}
+
+/// A diagnostic without source text, as a report.
+pub(crate) fn plain(d: Diagnostic) -> crate::diag::Report {
+    crate::diag::Report {
+        diagnostic: d,
+        sources: vec![],
+    }
+}
+
+/// Prints a diagnostic that has no source text to point into (on stderr) and gives exit
+/// code 2.
+pub(crate) fn error(ctx: &Ctx, d: Diagnostic) -> u8 {
+    eprint!("{}", d.render(&[], ctx.color));
+    2
 }
 
 /// What a timed run's time is (`--time`).
@@ -264,12 +396,15 @@ fn parse_budget(s: &str) -> Result<u64, String> {
 /// Runs a command's work under the budget; when it runs out, reports which operation on
 /// which set gave up, and exits 2.
 fn budgeted(ctx: &Ctx, f: impl FnOnce() -> u8) -> u8 {
+    budgeted_as(ctx, DiagFormat::Text, "", f)
+}
+
+/// [`budgeted`] for a command with `--format`: the report of an exhausted budget is in
+/// that format (a document of `command` on stdout for JSON and SARIF).
+fn budgeted_as(ctx: &Ctx, format: DiagFormat, command: &'static str, f: impl FnOnce() -> u8) -> u8 {
     match budget::with_budget_counted(ctx.budget, f) {
         Ok((code, _)) => code,
-        Err(e) => {
-            eprint!("{}", budget_diagnostic(&e).render(&[], ctx.color));
-            2
-        }
+        Err(e) => fail_with(ctx, format, command, &[plain(budget_diagnostic(&e))], 2),
     }
 }
 
@@ -288,35 +423,37 @@ pub fn main() -> ExitCode {
             };
         }
     };
+    let color = match cli.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+        }
+    };
     let limit = match cli.budget {
         Some(n) => n,
         None => match budget::from_env() {
             Ok(n) => n,
             Err(e) => {
-                eprintln!("error: {e}");
+                let d = Diagnostic::new(codes::INVALID_OPTION, e);
+                eprint!("{}", d.render(&[], color));
                 return ExitCode::from(2);
             }
         },
     };
     let ctx = Ctx {
         budget: limit,
-        color: match cli.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-            }
-        },
+        color,
     };
     let code = match cli.command {
         Command::Calc(c) => calc::run(c, &ctx),
         Command::Show(a) => budgeted(&ctx, || show::run(a, &ctx)),
         // With --suggest the budget applies to each script checked separately.
         Command::Check(a) if a.suggest => check::run_suggest(a, &ctx),
-        Command::Check(a) => budgeted(&ctx, || check::run(a, &ctx)),
+        Command::Check(a) => budgeted_as(&ctx, a.format, "check", || check::run(a, &ctx)),
         Command::Deps(a) => budgeted(&ctx, || deps::run(a, &ctx)),
-        Command::Apply(a) => budgeted(&ctx, || apply::run(a, &ctx)),
-        Command::Bench(a) => budgeted(&ctx, || bench::run(*a, &ctx)),
+        Command::Apply(a) => budgeted_as(&ctx, a.format, "apply", || apply::run(a, &ctx)),
+        Command::Bench(a) => budgeted_as(&ctx, a.format, "bench", || bench::run(*a, &ctx)),
         Command::Slices(a) => budgeted(&ctx, || slices::run(a, &ctx)),
         Command::Repl(a) => repl::run(a, &ctx),
         Command::Draw(a) => budgeted(&ctx, || draw::run(a, &ctx)),
@@ -324,6 +461,7 @@ pub fn main() -> ExitCode {
         Command::Search(a) => search::run(*a, &ctx),
         Command::Suggest(a) => suggest::run(a, &ctx),
         Command::Machine(a) => machine::run(a, &ctx),
+        Command::Explain(a) => explain::run(a, &ctx),
         // The budget applies to each candidate's check separately.
         Command::Tune(a) => tune::run(*a, &ctx),
         // The budget applies to each analysis separately.

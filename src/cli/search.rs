@@ -95,12 +95,22 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         }
     };
     if a.tile_sizes.iter().any(|&s| s < 2) {
-        eprintln!("error: tile sizes must be at least 2");
-        return 2;
+        return super::error(
+            ctx,
+            crate::diag::Diagnostic::new(
+                crate::diag::codes::INVALID_OPTION,
+                "tile sizes must be at least 2",
+            ),
+        );
     }
     if !(a.screen > 0.0 && a.screen <= 1.0) {
-        eprintln!("error: --screen must be a fraction in (0, 1]");
-        return 2;
+        return super::error(
+            ctx,
+            crate::diag::Diagnostic::new(
+                crate::diag::codes::INVALID_OPTION,
+                "--screen must be a fraction in (0, 1]",
+            ),
+        );
     }
     // The prefix must run on the kernel by itself.
     let prefix: Vec<String> = match &a.prefix {
@@ -223,8 +233,13 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
             c + 1
         );
         if let Err(e) = std::fs::write(out, header) {
-            eprintln!("error: cannot write `{}`: {e}", out.display());
-            return 2;
+            return super::error(
+                ctx,
+                crate::diag::Diagnostic::new(
+                    crate::diag::codes::CANNOT_WRITE,
+                    format!("cannot write `{}`: {e}", out.display()),
+                ),
+            );
         }
     } else if let (Some(out), Some((c, (x, screened)))) = (&a.output, best) {
         let cand = &r.candidates[c];
@@ -244,8 +259,13 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         );
         let body = cand.script.join("\n");
         if let Err(e) = std::fs::write(out, format!("{header}{body}\n")) {
-            eprintln!("error: cannot write `{}`: {e}", out.display());
-            return 2;
+            return super::error(
+                ctx,
+                crate::diag::Diagnostic::new(
+                    crate::diag::codes::CANNOT_WRITE,
+                    format!("cannot write `{}`: {e}", out.display()),
+                ),
+            );
         }
     }
     let unbuilt: Vec<(usize, &str, &String)> = r

@@ -57,8 +57,13 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
     let text = match std::fs::read_to_string(&script) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: cannot read `{name}`: {e}");
-            return 2;
+            return super::error(
+                ctx,
+                crate::diag::Diagnostic::new(
+                    crate::diag::codes::CANNOT_READ,
+                    format!("cannot read `{name}`: {e}"),
+                ),
+            );
         }
     };
     let base = script.parent().unwrap_or(Path::new(".")).to_path_buf();

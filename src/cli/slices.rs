@@ -4,6 +4,7 @@
 
 use super::Ctx;
 use super::{CcArgs, Format};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::driver::{Kernel, Run};
 use crate::model::json::Json;
@@ -49,7 +50,7 @@ fn prefix_run(k: &Kernel, path: &Path, color: bool) -> Result<Run, String> {
             || st.pieces.iter().filter(|q| q.stmt == pc.stmt).count() != 1
     });
     if let Some(pc) = changed {
-        return Err(Diagnostic::new(format!(
+        return Err(Diagnostic::new(codes::INVALID_OPTION, format!(
             "the prefix `{name}` changes statement {}: `slices` lists the slices of the kernel's own loops, so a prefix may only expand variables",
             st.stmt_names[pc.stmt]
         ))
@@ -70,7 +71,11 @@ pub fn run(a: SlicesArgs, ctx: &Ctx) -> u8 {
     if !(0..=16).contains(&a.align_range) {
         eprint!(
             "{}",
-            Diagnostic::new("--align-range must be between 0 and 16").render(&[], ctx.color)
+            Diagnostic::new(
+                codes::INVALID_OPTION,
+                "--align-range must be between 0 and 16"
+            )
+            .render(&[], ctx.color)
         );
         return 2;
     }
@@ -96,9 +101,12 @@ pub fn run(a: SlicesArgs, ctx: &Ctx) -> u8 {
             let known: Vec<String> = state.handles.keys().map(|k| format!("`{k}`")).collect();
             eprint!(
                 "{}",
-                Diagnostic::new(format!("no tag `{t}` in {}", a.kernel.display()))
-                    .with_note(format!("tags: {}", known.join(", ")))
-                    .render(&[], ctx.color)
+                Diagnostic::new(
+                    codes::UNKNOWN_TAG,
+                    format!("no tag `{t}` in {}", a.kernel.display())
+                )
+                .with_note(format!("tags: {}", known.join(", ")))
+                .render(&[], ctx.color)
             );
             return 2;
         };

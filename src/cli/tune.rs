@@ -142,12 +142,22 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
         Err(r) => return fail(r),
     };
     if !(a.screen > 0.0 && a.screen <= 1.0) {
-        eprintln!("error: --screen must be a fraction in (0, 1]");
-        return 2;
+        return super::error(
+            ctx,
+            crate::diag::Diagnostic::new(
+                crate::diag::codes::INVALID_OPTION,
+                "--screen must be a fraction in (0, 1]",
+            ),
+        );
     }
     if a.passes == 0 {
-        eprintln!("error: --passes must be at least 1");
-        return 2;
+        return super::error(
+            ctx,
+            crate::diag::Diagnostic::new(
+                crate::diag::codes::INVALID_OPTION,
+                "--passes must be at least 1",
+            ),
+        );
     }
     let flops = match a.flops.as_deref().map(FlopsSpec::from_option).transpose() {
         Ok(f) => f,
@@ -253,8 +263,13 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
         let script_text = match std::fs::read_to_string(&a.script) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("error: cannot read `{}`: {e}", a.script.display());
-                return 2;
+                return super::error(
+                    ctx,
+                    crate::diag::Diagnostic::new(
+                        crate::diag::codes::CANNOT_READ,
+                        format!("cannot read `{}`: {e}", a.script.display()),
+                    ),
+                );
             }
         };
         let chosen: Vec<(String, i64)> = names.iter().cloned().zip(b.values.clone()).collect();
@@ -268,8 +283,13 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
             }
         };
         if let Err(e) = std::fs::write(out, tuned) {
-            eprintln!("error: cannot write `{}`: {e}", out.display());
-            return 2;
+            return super::error(
+                ctx,
+                crate::diag::Diagnostic::new(
+                    crate::diag::codes::CANNOT_WRITE,
+                    format!("cannot write `{}`: {e}", out.display()),
+                ),
+            );
         }
     }
     let start = r.start();

@@ -12,6 +12,7 @@
 use super::ast::Node;
 use super::kernel::Placed;
 use super::marks::ids_in;
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::copy::CopyPlan;
 use crate::model::state::{Mark, MarkKind};
@@ -581,7 +582,11 @@ pub fn item_marks(plan: &CopyPlan, placed: &[Placed]) -> Vec<Mark> {
 
 /// A copy that cannot be generated.
 pub fn refuse(plan: &CopyPlan, msg: String) -> Diagnostic {
-    Diagnostic::new(format!("cannot generate code: {msg}")).with_label(
+    Diagnostic::new(
+        codes::STORAGE_NOT_GENERATED,
+        format!("cannot generate code: {msg}"),
+    )
+    .with_label(
         &plan.mark.origin.source,
         plan.mark.origin.span.clone(),
         "copied here",

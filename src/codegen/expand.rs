@@ -6,6 +6,7 @@
 //! statement) and, for a storage allocated on the heap, its release.
 
 use super::kernel::Placed;
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::expand::ExpandPlan;
 use crate::model::{
@@ -19,7 +20,11 @@ use crate::presburger::{Int, Map, Set, Space, Tuple};
 pub const STACK_ELEMENTS: i64 = 8192;
 
 fn refuse(plan: &ExpandPlan, msg: String) -> Diagnostic {
-    Diagnostic::new(format!("cannot generate code: {msg}")).with_label(
+    Diagnostic::new(
+        codes::STORAGE_NOT_GENERATED,
+        format!("cannot generate code: {msg}"),
+    )
+    .with_label(
         &plan.origin.source,
         plan.origin.span.clone(),
         "expanded here",

@@ -11,6 +11,7 @@ use super::copy::Extra;
 use super::marks::{mark_loops, parallel_around, unroll_loops, Inside};
 use super::registers::Target;
 use super::scan::{disjoint_parts, Item};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::copy::{BufDim, CopyPlan};
 use crate::model::state::Mark;
@@ -129,6 +130,7 @@ pub(super) fn generate_with_copies(
     for (id, p) in placed.iter().enumerate() {
         if p.schedule.n_out() != n_scan {
             return Err(Diagnostic::new(
+                codes::INTERNAL,
                 "internal error: statements' schedules have different lengths",
             ));
         }
@@ -202,7 +204,7 @@ pub(super) fn generate_with_copies(
     }
     let largest = super::ast::largest_constant(&nodes);
     if largest > i64::from(i32::MAX) {
-        return Err(Diagnostic::new(format!(
+        return Err(Diagnostic::new(codes::CONSTANT_TOO_LARGE, format!(
             "cannot generate code: the loops would need the constant {largest}, which does not fit the type `int` of the loop counters"
         ))
         .with_note(format!(
@@ -363,7 +365,7 @@ pub(super) fn generate_with_copies(
     };
     let largest = super::ast::largest_constant(&nodes);
     if largest > i64::from(i32::MAX) {
-        return Err(Diagnostic::new(format!(
+        return Err(Diagnostic::new(codes::CONSTANT_TOO_LARGE, format!(
             "cannot generate code: the unrolled loops would need the constant {largest}, which does not fit the type `int` of the loop counters"
         ))
         .with_help("use a smaller unroll factor"));
@@ -564,11 +566,11 @@ fn private_in_one_block(
         .collect();
     let fail = |msg: String, at: usize, label: &str| {
         let st = &scop.statements[placed[at].stmt];
-        Diagnostic::new(format!("cannot generate code: {msg}")).with_label(
-            &st.span.file,
-            st.span.range.clone(),
-            label.to_string(),
+        Diagnostic::new(
+            codes::DECLARATION_NOT_PLACED,
+            format!("cannot generate code: {msg}"),
         )
+        .with_label(&st.span.file, st.span.range.clone(), label.to_string())
     };
     if decls.is_empty() {
         return Err(fail(

@@ -4,6 +4,7 @@
 
 use super::ast::Node;
 use super::kernel::{loop_names, Placed};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::state::{Mark, MarkKind};
 use crate::model::Scop;
@@ -148,7 +149,7 @@ pub(super) fn mark_loops(
                     [] => None,
                     [m] => Some(*m),
                     [a, b, ..] => {
-                        return Err(Diagnostic::new(format!(
+                        return Err(Diagnostic::new(codes::MARK_NOT_GENERATED, format!(
                             "cannot generate code: one loop is marked both `{}` and `{}`",
                             a.kind.describe(),
                             b.kind.describe()
@@ -161,10 +162,13 @@ pub(super) fn mark_loops(
                 let mut inner = inside;
                 if let Some(m) = here {
                     let refuse = |what: &str| {
-                        Err(Diagnostic::new(format!(
-                            "cannot generate code: a loop marked `{}` inside a {what} loop",
-                            m.kind.describe()
-                        ))
+                        Err(Diagnostic::new(
+                            codes::MARK_NOT_GENERATED,
+                            format!(
+                                "cannot generate code: a loop marked `{}` inside a {what} loop",
+                                m.kind.describe()
+                            ),
+                        )
                         .with_label(&m.origin.source, m.origin.span.clone(), "marked here")
                         .with_note("nested parallel loops are not generated; mark one of them"))
                     };
@@ -200,7 +204,7 @@ pub(super) fn mark_loops(
                                 let mut names = vec![];
                                 for a in vars {
                                     if a.rank > 0 {
-                                        return Err(Diagnostic::new(format!(
+                                        return Err(Diagnostic::new(codes::MARK_NOT_GENERATED, format!(
                                             "cannot generate code: the `{}` reduction of the array `{}` is not generated (only scalar reductions are)",
                                             op.symbol(),
                                             a.c_name
@@ -230,7 +234,7 @@ pub(super) fn mark_loops(
                         (_, MarkKind::Vectorize)
                             if ids.iter().any(|&id| !private_of[id].is_empty()) =>
                         {
-                            return Err(Diagnostic::new(
+                            return Err(Diagnostic::new(codes::MARK_NOT_GENERATED,
                                 "cannot generate code: a loop marked `vectorize` encloses the fill of a copy",
                             )
                             .with_label(&m.origin.source, m.origin.span.clone(), "marked here")
@@ -338,7 +342,7 @@ pub(super) fn unroll_loops(
                 };
                 let n = count_stmts(&body);
                 if n.saturating_mul(u as usize + 1) > MAX_UNROLLED_STATEMENTS {
-                    return Err(Diagnostic::new(format!(
+                    return Err(Diagnostic::new(codes::MARK_NOT_GENERATED, format!(
                         "cannot generate code: unrolling this loop by {u} would repeat {n} statement(s) {u} times, more than the {MAX_UNROLLED_STATEMENTS} statement copies one unrolled loop may hold"
                     ))
                     .with_label(&mark.origin.source, mark.origin.span.clone(), "unrolled here")

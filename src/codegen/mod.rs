@@ -14,6 +14,7 @@ pub use kernel::{Body, Placed};
 pub use registers::Target;
 pub use scan::{disjoint_parts, scan, scan_in, scan_sets, Item};
 
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::state::State;
 use crate::model::Scop;
@@ -80,7 +81,7 @@ pub fn generate_state<'a>(
 /// The refusal of a schedule some of whose iterators the scan cannot express (`why` says
 /// which); [`generate_state`] and `loopy check` give the same.
 pub fn undetermined_diagnostic(why: &str) -> Diagnostic {
-    Diagnostic::new(format!("cannot generate code: {why}")).with_note(
+    Diagnostic::new(codes::ITERATOR_NOT_DETERMINED, format!("cannot generate code: {why}")).with_note(
         "the code generator takes each iterator from the schedule's equalities, from a pair of bounds through its floors and mods, or from its parametric lexicographic minimum, and none gave this one; a schedule that is not one-to-one has no such value",
     )
 }

@@ -29,6 +29,7 @@
 //! `--assume-no-overlap` removes the test: the transformed region (with `restrict` where it
 //! can) runs unconditionally.
 
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::{AccessKind, Array, Scop, Storage};
 use std::collections::BTreeSet;
@@ -73,7 +74,7 @@ pub fn guard(
         }
         let (a, b) = pairs[0];
         let sp = &scop.region;
-        return Err(Diagnostic::new(format!(
+        return Err(Diagnostic::new(codes::OVERLAP_TEST, format!(
             "cannot generate the run-time test that `{}` and `{}` do not overlap: {why}",
             a.c_name, b.c_name
         ))

@@ -11,6 +11,7 @@ mod svg;
 
 pub use svg::svg;
 
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::driver::{Kernel, Run};
 use crate::model::state::Piece;
@@ -130,8 +131,8 @@ pub struct Picture {
     pub broken: usize,
 }
 
-fn err(msg: impl Into<String>) -> Diagnostic {
-    Diagnostic::new(msg)
+fn err(code: codes::Code, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(code, msg)
 }
 
 fn i64_of(v: &Int) -> i64 {
@@ -157,10 +158,12 @@ type Pairs = Vec<(Vec<Int>, Vec<Int>)>;
 
 fn map_points(m: &Map, params: &[(String, Int)]) -> Result<Pairs, Diagnostic> {
     let n = m.n_in();
-    let pts = fix_map(m, params)
-        .wrap()
-        .points(ENUM_LIMIT)
-        .map_err(|e| err(format!("cannot enumerate a schedule or dependence: {e}")))?;
+    let pts = fix_map(m, params).wrap().points(ENUM_LIMIT).map_err(|e| {
+        err(
+            codes::DRAW_REFUSED,
+            format!("cannot enumerate a schedule or dependence: {e}"),
+        )
+    })?;
     Ok(pts
         .into_iter()
         .map(|mut p| {
@@ -218,9 +221,10 @@ pub fn picture(
             } else {
                 format!("the kernel's are {}", scop.params.join(", "))
             };
-            return Err(err(format!(
-                "`{n}` is not a parameter of the kernel ({known})"
-            )));
+            return Err(err(
+                codes::INVALID_OPTION,
+                format!("`{n}` is not a parameter of the kernel ({known})"),
+            ));
         }
     }
     let params: Vec<(String, Int)> = scop
@@ -244,13 +248,15 @@ pub fn picture(
             None => {
                 let names: Vec<String> =
                     scop.tags.iter().map(|x| format!("`{}`", x.name)).collect();
-                return Err(err(format!("the kernel has no tag `{t}`")).with_note(
-                    if names.is_empty() {
-                        "it has no tags: label a statement or a loop (`Mult: ...`)".to_string()
-                    } else {
-                        format!("its tags: {}", names.join(", "))
-                    },
-                ));
+                return Err(
+                    err(codes::UNKNOWN_TAG, format!("the kernel has no tag `{t}`")).with_note(
+                        if names.is_empty() {
+                            "it has no tags: label a statement or a loop (`Mult: ...`)".to_string()
+                        } else {
+                            format!("its tags: {}", names.join(", "))
+                        },
+                    ),
+                );
             }
         },
     };
@@ -262,21 +268,25 @@ pub fn picture(
     let deepest = *stmts
         .iter()
         .max_by_key(|&&k| (scop.statements[k].iterators.len(), usize::MAX - k))
-        .ok_or_else(|| err("nothing to draw: no statement"))?;
+        .ok_or_else(|| err(codes::DRAW_REFUSED, "nothing to draw: no statement"))?;
     let its = &scop.statements[deepest].iterators;
     let axes: Vec<String> = match &opts.axes {
         Some(a) => a.clone(),
         None if its.len() >= 2 => its[its.len() - 2..].to_vec(),
         None if its.len() == 1 => its.clone(),
         None => {
-            return Err(err(format!(
-                "{} is in no loop: there is no iteration space to draw",
-                label(deepest)
-            )))
+            return Err(err(
+                codes::DRAW_REFUSED,
+                format!(
+                    "{} is in no loop: there is no iteration space to draw",
+                    label(deepest)
+                ),
+            ))
         }
     };
     if axes.is_empty() || axes.len() > 2 || (axes.len() == 2 && axes[0] == axes[1]) {
         return Err(err(
+            codes::INVALID_OPTION,
             "`--axes` takes one or two different iterators, e.g. `--axes i,j`",
         ));
     }
@@ -286,21 +296,27 @@ pub fn picture(
         .collect();
     for a in &axes {
         if !all_its.contains(a) {
-            return Err(err(format!(
-                "`{a}` is not an iterator of the statements drawn (they have {})",
-                all_its
-                    .iter()
-                    .map(|s| format!("`{s}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
+            return Err(err(
+                codes::INVALID_OPTION,
+                format!(
+                    "`{a}` is not an iterator of the statements drawn (they have {})",
+                    all_its
+                        .iter()
+                        .map(|s| format!("`{s}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
         }
     }
     for (n, _) in &opts.at {
         if !all_its.contains(n) || axes.contains(n) {
-            return Err(err(format!(
-                "`--at {n}=...`: `{n}` is not an iterator off the axes of the statements drawn"
-            )));
+            return Err(err(
+                codes::INVALID_OPTION,
+                format!(
+                    "`--at {n}=...`: `{n}` is not an iterator off the axes of the statements drawn"
+                ),
+            ));
         }
     }
     // Instances.
@@ -308,10 +324,10 @@ pub fn picture(
     for &k in &stmts {
         let d = fix_set(&scop.statements[k].domain, &params);
         let pts = d.points(ENUM_LIMIT).map_err(|e| {
-            err(format!(
-                "cannot enumerate the instances of {}: {e}",
-                label(k)
-            ))
+            err(
+                codes::DRAW_REFUSED,
+                format!("cannot enumerate the instances of {}: {e}", label(k)),
+            )
             .with_help("give every parameter a small value with `--param NAME=VALUE`")
         })?;
         domains.push((k, pts));
@@ -369,18 +385,21 @@ pub fn picture(
         }
     }
     if dots.is_empty() {
-        return Err(err(format!(
-            "no instance to draw at {}",
-            describe_fixed(&params, &fixed)
-        ))
+        return Err(err(
+            codes::DRAW_REFUSED,
+            format!("no instance to draw at {}", describe_fixed(&params, &fixed)),
+        )
         .with_help("choose other values with `--param` and `--at`"));
     }
     if dots.len() > MAX_POINTS {
-        return Err(err(format!(
-            "{} instances at {}: too many to draw (at most {MAX_POINTS})",
-            dots.len(),
-            describe_fixed(&params, &fixed)
-        ))
+        return Err(err(
+            codes::DRAW_REFUSED,
+            format!(
+                "{} instances at {}: too many to draw (at most {MAX_POINTS})",
+                dots.len(),
+                describe_fixed(&params, &fixed)
+            ),
+        )
         .with_help("give the parameters smaller values with `--param NAME=VALUE`"));
     }
     // Old and new times of every drawn instance.

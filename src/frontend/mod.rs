@@ -12,6 +12,7 @@ pub mod region;
 pub mod srcmap;
 mod symbols;
 
+use crate::diag::codes;
 use crate::diag::{Diagnostic, Report};
 use crate::model::Scop;
 use lang_c::driver::{Config, Flavor};
@@ -65,10 +66,18 @@ pub fn preprocessor(opts: &Options) -> (String, Vec<String>) {
 /// Preprocesses and models a C file.
 pub fn extract_file(path: &Path, opts: &Options) -> Result<Scop, Report> {
     let name = path.display().to_string();
-    let original = std::fs::read(path)
-        .map_err(|e| plain(Diagnostic::new(format!("cannot read `{name}`: {e}"))))?;
-    let original = String::from_utf8(original)
-        .map_err(|_| plain(Diagnostic::new(format!("`{name}` is not UTF-8 text"))))?;
+    let original = std::fs::read(path).map_err(|e| {
+        plain(Diagnostic::new(
+            codes::CANNOT_READ,
+            format!("cannot read `{name}`: {e}"),
+        ))
+    })?;
+    let original = String::from_utf8(original).map_err(|_| {
+        plain(Diagnostic::new(
+            codes::CANNOT_READ,
+            format!("`{name}` is not UTF-8 text"),
+        ))
+    })?;
     let (cmd, args) = preprocessor(opts);
     let config = Config {
         cpp_command: cmd.clone(),
@@ -89,7 +98,10 @@ pub fn extract_file(path: &Path, opts: &Options) -> Result<Scop, Report> {
         Err(lang_c::driver::Error::PreprocessorError(e)) => {
             let shown = format!("{cmd} {} {name}", args.join(" "));
             let text = e.to_string();
-            let d = Diagnostic::new(format!("the C preprocessor failed: `{shown}`"));
+            let d = Diagnostic::new(
+                codes::PREPROCESSOR_FAILED,
+                format!("the C preprocessor failed: `{shown}`"),
+            );
             if e.kind() == std::io::ErrorKind::NotFound {
                 return Err(plain(
                     d.with_note(text)
@@ -186,7 +198,12 @@ fn guarded<T: Send + 'static>(
     let h = std::thread::Builder::new()
         .stack_size(256 << 20)
         .spawn(f)
-        .map_err(|e| plain(Diagnostic::new(format!("cannot start the frontend: {e}"))))?;
+        .map_err(|e| {
+            plain(Diagnostic::new(
+                codes::INTERNAL,
+                format!("cannot start the frontend: {e}"),
+            ))
+        })?;
     h.join().unwrap_or_else(|p| {
         let what = p
             .downcast_ref::<&str>()
@@ -194,8 +211,11 @@ fn guarded<T: Send + 'static>(
             .or_else(|| p.downcast_ref::<String>().cloned())
             .unwrap_or_default();
         Err(plain(
-            Diagnostic::new(format!("internal error in the C frontend: {what}"))
-                .with_note("this is a bug in loopy; please report it with the C file"),
+            Diagnostic::new(
+                codes::INTERNAL,
+                format!("internal error in the C frontend: {what}"),
+            )
+            .with_note("this is a bug in loopy; please report it with the C file"),
         ))
     })
 }
@@ -217,7 +237,7 @@ fn syntax_error(sm: &SourceMap, e: &lang_c::driver::SyntaxError) -> Report {
         .collect::<Vec<_>>()
         .join(", ");
     let more = if expected.len() > 8 { ", …" } else { "" };
-    let d = Diagnostic::new("C syntax error").with_label(
+    let d = Diagnostic::new(codes::C_SYNTAX, "C syntax error").with_label(
         &sp.file,
         sp.range.clone(),
         if expected.is_empty() {

@@ -6,6 +6,7 @@
 //! that lie between the two pragma lines.
 
 use super::srcmap::SourceMap;
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use lang_c::ast::{BlockItem, ExternalDeclaration, Statement, TranslationUnit};
 use lang_c::span::Node;
@@ -121,20 +122,27 @@ pub fn select<'a>(
         match (p.end, open.take()) {
             (false, None) => open = Some(p),
             (false, Some(o)) => {
-                let d = Diagnostic::new("`#pragma scop` regions cannot nest");
+                let d =
+                    Diagnostic::new(codes::SCOP_MALFORMED, "`#pragma scop` regions cannot nest");
                 let d = label(o.range, "this region is still open".into(), d);
                 return Err(label(p.range, "when this one starts".into(), d)
                     .with_help("end the first region with `#pragma endscop`"));
             }
             (true, Some(o)) => pairs.push((o, p)),
             (true, None) => {
-                let d = Diagnostic::new("`#pragma endscop` without `#pragma scop`");
+                let d = Diagnostic::new(
+                    codes::SCOP_MALFORMED,
+                    "`#pragma endscop` without `#pragma scop`",
+                );
                 return Err(label(p.range, "no region to end".into(), d));
             }
         }
     }
     if let Some(o) = open {
-        let d = Diagnostic::new("`#pragma scop` without `#pragma endscop`");
+        let d = Diagnostic::new(
+            codes::SCOP_MALFORMED,
+            "`#pragma scop` without `#pragma endscop`",
+        );
         return Err(label(o.range, "this region never ends".into(), d));
     }
     // Each region with its function.
@@ -147,7 +155,10 @@ pub fn select<'a>(
         {
             Some((name, _, _)) => regions.push((name.clone(), r, s.range.clone())),
             None => {
-                let d = Diagnostic::new("a `#pragma scop` region must be inside a function body");
+                let d = Diagnostic::new(
+                    codes::SCOP_MALFORMED,
+                    "a `#pragma scop` region must be inside a function body",
+                );
                 return Err(label(
                     s.range.clone(),
                     "this region is not inside one function".into(),
@@ -170,8 +181,11 @@ pub fn select<'a>(
     };
     if let Some(f) = function {
         if !fns.iter().any(|(n, _, _)| n == f) {
-            return Err(Diagnostic::new(format!("no function `{f}` in this file"))
-                .with_note(defined().unwrap_or_else(|| "the file defines no function".into())));
+            return Err(Diagnostic::new(
+                codes::REGION_NOT_FOUND,
+                format!("no function `{f}` in this file"),
+            )
+            .with_note(defined().unwrap_or_else(|| "the file defines no function".into())));
         }
         regions.retain(|(n, _, _)| n == f);
         if regions.is_empty() {
@@ -182,12 +196,15 @@ pub fn select<'a>(
                     items,
                     range: body.span.start..body.span.end,
                 }),
-                _ => Err(Diagnostic::new(format!("`{f}` has no body"))),
+                _ => Err(Diagnostic::new(
+                    codes::REGION_NOT_FOUND,
+                    format!("`{f}` has no body"),
+                )),
             };
         }
     }
     if regions.is_empty() {
-        let mut d = Diagnostic::new("no `#pragma scop` region in this file")
+        let mut d = Diagnostic::new(codes::REGION_NOT_FOUND, "no `#pragma scop` region in this file")
             .with_help("mark the kernel with `#pragma scop` and `#pragma endscop`, or name a function with `--function NAME`");
         if let Some(n) = defined() {
             d = d.with_note(n);
@@ -199,14 +216,18 @@ pub fn select<'a>(
         (Some(i), n) if i < n => i,
         (idx, n) => {
             let mut d = match idx {
-                None => Diagnostic::new(format!(
-                    "this file has {n} `#pragma scop` regions; choose one with `--scop N`"
-                )),
-                Some(i) => Diagnostic::new(format!(
-                    "`--scop {i}`: there {} only {n} region{} (numbered from 0)",
-                    if n == 1 { "is" } else { "are" },
-                    if n == 1 { "" } else { "s" }
-                )),
+                None => Diagnostic::new(
+                    codes::REGION_NOT_FOUND,
+                    format!("this file has {n} `#pragma scop` regions; choose one with `--scop N`"),
+                ),
+                Some(i) => Diagnostic::new(
+                    codes::REGION_NOT_FOUND,
+                    format!(
+                        "`--scop {i}`: there {} only {n} region{} (numbered from 0)",
+                        if n == 1 { "is" } else { "are" },
+                        if n == 1 { "" } else { "s" }
+                    ),
+                ),
             };
             for (k, (f, _, pr)) in regions.iter().enumerate() {
                 d = label(pr.clone(), format!("region {k} (in `{f}`)"), d);
@@ -222,14 +243,20 @@ pub fn select<'a>(
             label(
                 r.clone(),
                 "this region".into(),
-                Diagnostic::new("a `#pragma scop` region must be inside a function body"),
+                Diagnostic::new(
+                    codes::SCOP_MALFORMED,
+                    "a `#pragma scop` region must be inside a function body",
+                ),
             )
         })?;
     let Some(items) = innermost_block(body, &r) else {
         return Err(label(
             r,
             "this region".into(),
-            Diagnostic::new("a `#pragma scop` region must be inside a `{ }` block"),
+            Diagnostic::new(
+                codes::SCOP_MALFORMED,
+                "a `#pragma scop` region must be inside a `{ }` block",
+            ),
         ));
     };
     // The items between the pragma lines; none may cross them.
@@ -242,6 +269,7 @@ pub fn select<'a>(
         let within = s.start >= r.start && s.end <= r.end;
         if overlaps && !within {
             let d = Diagnostic::new(
+                codes::SCOP_MALFORMED,
                 "`#pragma scop` and `#pragma endscop` must enclose whole statements of one block",
             );
             let d = label(
@@ -256,7 +284,10 @@ pub fn select<'a>(
         return Err(label(
             r,
             "nothing to model here".into(),
-            Diagnostic::new("the `#pragma scop` region holds no statement"),
+            Diagnostic::new(
+                codes::SCOP_MALFORMED,
+                "the `#pragma scop` region holds no statement",
+            ),
         ));
     };
     Ok(Region {

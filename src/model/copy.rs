@@ -16,6 +16,7 @@
 //! array compose as `nest` says.
 
 use super::state::{prefix_map, CopyMark, Piece, State};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::presburger::row::Row;
 use crate::presburger::{budget, Basic, Int, Map, Set, Space, Tuple};
@@ -538,7 +539,11 @@ fn single_expression(min: &Set, nt: usize) -> Option<Corner> {
 }
 
 fn refuse(mark: &CopyMark, msg: String, label: &str) -> Diagnostic {
-    Diagnostic::new(msg).with_label(&mark.origin.source, mark.origin.span.clone(), label)
+    Diagnostic::new(codes::STORAGE_REFUSED, msg).with_label(
+        &mark.origin.source,
+        mark.origin.span.clone(),
+        label,
+    )
 }
 
 impl State {

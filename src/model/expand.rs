@@ -31,6 +31,7 @@
 
 use super::copy::{self, Corner, Extent};
 use super::state::{Origin, Piece, State};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::presburger::build::{affine, input, MapBuilder};
 use crate::presburger::{Int, Map, Point, Set, Space, Tuple};
@@ -220,7 +221,11 @@ impl ExpandPlan {
 
 /// Why an expansion is refused, with the witness the report shows.
 fn refuse(origin: &Origin, msg: String, label: &str) -> Diagnostic {
-    Diagnostic::new(msg).with_label(&origin.source, origin.span.clone(), label)
+    Diagnostic::new(codes::STORAGE_REFUSED, msg).with_label(
+        &origin.source,
+        origin.span.clone(),
+        label,
+    )
 }
 
 /// `params` as `name = value` text.

@@ -53,6 +53,29 @@ impl Json {
         String::from_utf8(out).expect("serde_json writes UTF-8")
     }
 
+    /// A `serde_json` value in this layout (objects keep their order: serde_json is built
+    /// with `preserve_order`).
+    pub fn from_value(v: &serde_json::Value) -> Json {
+        use serde_json::Value;
+        match v {
+            Value::Null => Json::Null,
+            Value::Bool(b) => Json::Bool(*b),
+            Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+                (Some(i), _, _) => Json::Int(i128::from(i)),
+                (_, Some(u), _) => Json::Int(i128::from(u)),
+                (_, _, Some(f)) => Json::Num(f),
+                _ => Json::Null,
+            },
+            Value::String(s) => Json::Str(s.clone()),
+            Value::Array(a) => Json::Array(a.iter().map(Json::from_value).collect()),
+            Value::Object(m) => Json::Object(
+                m.iter()
+                    .map(|(k, v)| (k.clone(), Json::from_value(v)))
+                    .collect(),
+            ),
+        }
+    }
+
     fn is_scalar(&self) -> bool {
         !matches!(self, Json::Array(_) | Json::Object(_))
     }

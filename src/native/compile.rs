@@ -1,6 +1,7 @@
 //! Compiling a C program with the user's compiler, and compiler failures as reports that
 //! point at the offending line.
 
+use crate::diag::codes;
 use crate::diag::{Diagnostic, Report};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -101,9 +102,11 @@ impl Toolchain {
             .stdin(Stdio::null())
             .output()
             .map_err(|e| {
-                let mut d =
-                    Diagnostic::new(format!("cannot run the C compiler `{}`: {e}", line[0]))
-                        .with_note(format!("command: {shown}"));
+                let mut d = Diagnostic::new(
+                    codes::COMPILER_UNAVAILABLE,
+                    format!("cannot run the C compiler `{}`: {e}", line[0]),
+                )
+                .with_note(format!("command: {shown}"));
                 if e.kind() == std::io::ErrorKind::NotFound {
                     d = d.with_help("choose a compiler with `--cc` or the `CC` variable");
                 }
@@ -117,11 +120,14 @@ impl Toolchain {
         }
         let text = String::from_utf8_lossy(&out.stderr).into_owned()
             + &String::from_utf8_lossy(&out.stdout);
-        let d = Diagnostic::new(format!(
-            "the C compiler failed on `{}` ({})",
-            source.display(),
-            status_text(&out.status)
-        ));
+        let d = Diagnostic::new(
+            codes::COMPILE_FAILED,
+            format!(
+                "the C compiler failed on `{}` ({})",
+                source.display(),
+                status_text(&out.status)
+            ),
+        );
         Err(failure_report(d, &text, &shown))
     }
 
@@ -160,18 +166,21 @@ impl Toolchain {
             .stdin(Stdio::null())
             .output()
             .map_err(|e| Report {
-                diagnostic: Diagnostic::new(format!(
-                    "cannot run the C compiler `{}`: {e}",
-                    line[0]
-                ))
+                diagnostic: Diagnostic::new(
+                    codes::COMPILER_UNAVAILABLE,
+                    format!("cannot run the C compiler `{}`: {e}", line[0]),
+                )
                 .with_note(format!("command: {shown}")),
                 sources: vec![],
             })?;
         if !out.status.success() {
-            let d = Diagnostic::new(format!(
-                "the C compiler failed to preprocess {what} ({})",
-                status_text(&out.status)
-            ));
+            let d = Diagnostic::new(
+                codes::COMPILE_FAILED,
+                format!(
+                    "the C compiler failed to preprocess {what} ({})",
+                    status_text(&out.status)
+                ),
+            );
             return Err(failure_report(
                 d,
                 &String::from_utf8_lossy(&out.stderr),

@@ -1,6 +1,7 @@
 //! Running a program once, and the first difference between two runs.
 
 use super::compile::status_text;
+use crate::diag::codes;
 use crate::diag::{Diagnostic, Report};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -40,7 +41,10 @@ pub fn run_with_env(exe: &Path, env: &[(String, String)]) -> Result<RunOutcome, 
         .stdin(Stdio::null())
         .output()
         .map_err(|e| Report {
-            diagnostic: Diagnostic::new(format!("cannot run `{}`: {e}", exe.display())),
+            diagnostic: Diagnostic::new(
+                codes::RUN_FAILED,
+                format!("cannot run `{}`: {e}", exe.display()),
+            ),
             sources: vec![],
         })?;
     let wall = start.elapsed();

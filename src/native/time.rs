@@ -6,6 +6,7 @@
 //! median over rounds of `a / b` (each round's two runs saw nearly the same machine).
 
 use super::run::{run_with_env, RunOutcome};
+use crate::diag::codes;
 use crate::diag::{Diagnostic, Report};
 use std::path::Path;
 
@@ -134,10 +135,10 @@ pub fn timed_run_with_env(
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => {
                 return Err(Report {
-                    diagnostic: Diagnostic::new(format!(
-                        "cannot remove `{}`: {e}",
-                        report.display()
-                    )),
+                    diagnostic: Diagnostic::new(
+                        codes::CANNOT_WRITE,
+                        format!("cannot remove `{}`: {e}", report.display()),
+                    ),
                     sources: vec![],
                 })
             }
@@ -152,11 +153,14 @@ pub fn timed_run_with_env(
         run_with_env(exe, env)?
     };
     if !o.success() {
-        let mut d = Diagnostic::new(format!(
-            "`{}` failed while being timed ({})",
-            exe.display(),
-            o.status
-        ));
+        let mut d = Diagnostic::new(
+            codes::RUN_FAILED,
+            format!(
+                "`{}` failed while being timed ({})",
+                exe.display(),
+                o.status
+            ),
+        );
         let err = String::from_utf8_lossy(&o.stderr);
         let tail: Vec<&str> = err.lines().rev().take(10).collect();
         for l in tail.into_iter().rev() {
@@ -169,18 +173,20 @@ pub fn timed_run_with_env(
     }
     let t = match clock {
         Clock::Kernel => super::kernel_clock::read_report(&report).map_err(|m| Report {
-            diagnostic: Diagnostic::new(format!("`{}`: {m}", exe.display())).with_help(
-                "the kernel clock times the modelled region; `--time process` times the \
+            diagnostic: Diagnostic::new(codes::TIMING_FAILED, format!("`{}`: {m}", exe.display()))
+                .with_help(
+                    "the kernel clock times the modelled region; `--time process` times the \
                  whole process instead",
-            ),
+                ),
             sources: vec![],
         })?,
         Clock::Process => o.wall.as_secs_f64(),
         Clock::Stdout => time_from_stdout(&o.stdout).map_err(|m| Report {
-            diagnostic: Diagnostic::new(format!("`{}`: {m}", exe.display())).with_help(
-                "`--time-from-stdout` expects the program to print its kernel time in \
+            diagnostic: Diagnostic::new(codes::TIMING_FAILED, format!("`{}`: {m}", exe.display()))
+                .with_help(
+                    "`--time-from-stdout` expects the program to print its kernel time in \
                  seconds as the last line (PolyBench: `-DPOLYBENCH_TIME`)",
-            ),
+                ),
             sources: vec![],
         })?,
     };

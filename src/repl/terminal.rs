@@ -2,6 +2,7 @@
 //! sessions, tab completion), a plain line reader otherwise (pipes, files), with no prompt.
 
 use super::{Output, Session, COMMANDS};
+use crate::diag::{codes, Diagnostic};
 use rustyline::completion::{Completer, FilenameCompleter, Pair};
 use rustyline::error::ReadlineError;
 use rustyline::highlight::Highlighter;
@@ -128,7 +129,8 @@ pub fn run(session: &mut Session, first: Output) {
             return;
         }
         if let Err(e) = interactive(session) {
-            eprintln!("error: the terminal failed: {e}");
+            let d = Diagnostic::new(codes::TERMINAL, format!("the terminal failed: {e}"));
+            eprint!("{}", d.render(&[], false));
         }
     } else {
         emit(&first);
@@ -156,7 +158,8 @@ fn piped(session: &mut Session) {
                 }
             }
             Err(e) => {
-                eprintln!("error: cannot read the input: {e}");
+                let d = Diagnostic::new(codes::TERMINAL, format!("cannot read the input: {e}"));
+                eprint!("{}", d.render(&[], false));
                 break;
             }
         }

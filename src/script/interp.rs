@@ -13,6 +13,7 @@ use super::ast::{
 use super::params::{Setting, Settings};
 use super::parse::parse_script;
 use super::stdlib;
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 pub use crate::model::state::{
     Component, Mark, MarkKind, Origin, Piece, Pos, RedOp, State, Step, StmtInit,
@@ -222,8 +223,11 @@ impl Interpreter {
         else {
             return Ok(());
         };
-        let mut d = Diagnostic::new(format!("the script declares no parameter `{}`", s.name))
-            .with_label(&s.source, s.span.clone(), "set here");
+        let mut d = Diagnostic::new(
+            codes::SCRIPT_PARAMETER,
+            format!("the script declares no parameter `{}`", s.name),
+        )
+        .with_label(&s.source, s.span.clone(), "set here");
         if self.params.is_empty() {
             d = d.with_note("the script declares no parameters (`param NAME = VALUE`)");
         } else {
@@ -257,25 +261,32 @@ impl Interpreter {
     fn declare(&mut self, d: &ParamDecl, source: &str) -> Result<(), Diagnostic> {
         let name = &d.name.text;
         if let Some(p) = self.params.iter().find(|p| p.name == *name) {
-            return Err(
-                Diagnostic::new(format!("parameter `{name}` is declared twice"))
-                    .with_label(source, d.name.span.clone(), "declared again here")
-                    .with_label(&p.source, p.span.clone(), "first declared here"),
-            );
+            return Err(Diagnostic::new(
+                codes::SCRIPT_PARAMETER,
+                format!("parameter `{name}` is declared twice"),
+            )
+            .with_label(source, d.name.span.clone(), "declared again here")
+            .with_label(&p.source, p.span.clone(), "first declared here"));
         }
         if self.state.params.contains(name) {
-            return Err(Diagnostic::new(format!(
+            return Err(Diagnostic::new(
+                codes::SCRIPT_PARAMETER,
+                format!(
                 "`{name}` is a parameter of the kernel; a script parameter cannot take its name"
-            ))
+            ),
+            )
             .with_label(source, d.name.span.clone(), "declared here")
             .with_help(format!(
                 "choose another name: in a map `{name}` would mean the kernel's size"
             )));
         }
         if self.state.handles.contains_key(name) {
-            return Err(Diagnostic::new(format!(
+            return Err(Diagnostic::new(
+                codes::SCRIPT_PARAMETER,
+                format!(
                 "`{name}` already names a tag or handle; a script parameter cannot take its name"
-            ))
+            ),
+            )
             .with_label(source, d.name.span.clone(), "declared here")
             .with_help("choose another name"));
         }
@@ -297,7 +308,7 @@ impl Interpreter {
             (None, Some((Some(v), _)), _) => v.clone(),
             (None, _, Some((ParamDefault::Int(v), _))) => v.clone(),
             (None, _, _) => {
-                return Err(Diagnostic::new(format!("parameter `{name}` has no value"))
+                return Err(Diagnostic::new(codes::SCRIPT_PARAMETER, format!("parameter `{name}` has no value"))
                     .with_label(source, d.span.clone(), "declared without a default")
                     .with_help(format!(
                         "set it with `--set {name}=VALUE` (or a manifest entry's `set = {{ {name} = VALUE }}`), or give it a default: `param {name} = VALUE`"
@@ -332,23 +343,24 @@ impl Interpreter {
         source: &str,
     ) -> Result<Option<Int>, Diagnostic> {
         let Some(model) = &self.settings.model else {
-            return Err(Diagnostic::new(format!(
+            return Err(Diagnostic::new(codes::SCRIPT_PARAMETER, format!(
                 "parameter `{name}` takes the machine model's value, and the model is not computed here"
             ))
             .with_label(source, key_at.clone(), "a value of the machine model")
             .with_help(format!("give the value with `--set {name}=VALUE`")));
         };
         let Some(v) = model.get(key) else {
-            return Err(
-                Diagnostic::new(format!("the machine model has no value `{key}`"))
-                    .with_label(source, key_at.clone(), "not a name of the model")
-                    .with_note(format!("the model's names are {}", model.names()))
-                    .with_help(if key == name {
-                        format!("name one: `param {name} = model(MC)`")
-                    } else {
-                        "see docs/machine.md for what each name means".to_string()
-                    }),
-            );
+            return Err(Diagnostic::new(
+                codes::SCRIPT_PARAMETER,
+                format!("the machine model has no value `{key}`"),
+            )
+            .with_label(source, key_at.clone(), "not a name of the model")
+            .with_note(format!("the model's names are {}", model.names()))
+            .with_help(if key == name {
+                format!("name one: `param {name} = model(MC)`")
+            } else {
+                "see docs/machine.md for what each name means".to_string()
+            }));
         };
         if is_set {
             return Ok(None);
@@ -357,9 +369,10 @@ impl Interpreter {
             Ok(v) => Ok(Some(v.clone())),
             Err(why) => {
                 let of = model.probed.as_deref().unwrap_or("this machine");
-                Err(Diagnostic::new(format!(
-                    "the machine model's `{key}` is unknown on this machine ({of})"
-                ))
+                Err(Diagnostic::new(
+                    codes::SCRIPT_PARAMETER,
+                    format!("the machine model's `{key}` is unknown on this machine ({of})"),
+                )
                 .with_label(source, key_at.clone(), format!("`{name}` takes this value"))
                 .with_note(why.clone())
                 .with_help(format!("give the value with `--set {name}=VALUE`")))
@@ -454,11 +467,10 @@ impl Interpreter {
         for item in &script.items {
             if let ScriptItem::Stmt(s) = item {
                 if let Stmt::Return { span, .. } = s {
-                    return Err(Diagnostic::new("`return` outside a procedure").with_label(
-                        source,
-                        span.clone(),
-                        "only procedures return values",
-                    ));
+                    return Err(
+                        Diagnostic::new(codes::PROCEDURE, "`return` outside a procedure")
+                            .with_label(source, span.clone(), "only procedures return values"),
+                    );
                 }
                 let number = self.steps.len() + 1;
                 let step = Step {
@@ -519,38 +531,30 @@ impl Interpreter {
 
     fn define(&mut self, d: &ProcDef, source: &str) -> Result<(), Diagnostic> {
         if BUILTINS.contains(&d.name.text.as_str()) || LOOP_OPS.contains(&d.name.text.as_str()) {
-            return Err(
-                Diagnostic::new(format!("`{}` is a built-in operation", d.name.text)).with_label(
-                    source,
-                    d.name.span.clone(),
-                    "cannot be redefined",
-                ),
-            );
+            return Err(Diagnostic::new(
+                codes::PROCEDURE,
+                format!("`{}` is a built-in operation", d.name.text),
+            )
+            .with_label(source, d.name.span.clone(), "cannot be redefined"));
         }
         if let Some(p) = self.procs.get(&d.name.text) {
             if p.source != stdlib::STD_NAME {
-                return Err(Diagnostic::new(format!(
-                    "procedure `{}` is defined twice",
-                    d.name.text
-                ))
+                return Err(Diagnostic::new(
+                    codes::PROCEDURE,
+                    format!("procedure `{}` is defined twice", d.name.text),
+                )
                 .with_label(source, d.name.span.clone(), "second definition")
-                .with_label(
-                    &p.source,
-                    p.def.name.span.clone(),
-                    "first definition",
-                ));
+                .with_label(&p.source, p.def.name.span.clone(), "first definition"));
             }
         }
         let mut seen = BTreeSet::new();
         for p in &d.params {
             if !seen.insert(p.text.clone()) {
-                return Err(
-                    Diagnostic::new(format!("parameter `{}` appears twice", p.text)).with_label(
-                        source,
-                        p.span.clone(),
-                        "repeated",
-                    ),
-                );
+                return Err(Diagnostic::new(
+                    codes::PROCEDURE,
+                    format!("parameter `{}` appears twice", p.text),
+                )
+                .with_label(source, p.span.clone(), "repeated"));
             }
         }
         self.procs.insert(
@@ -575,13 +579,11 @@ impl Interpreter {
         if self.sources.iter().any(|(n, _)| *n == name) {
             return Ok(());
         }
-        let text = std::fs::read_to_string(&full).map_err(|e| {
-            Diagnostic::new(format!("cannot import `{path}`: {e}")).with_label(
-                source,
-                span.clone(),
-                "imported here",
-            )
-        })?;
+        let text =
+            std::fs::read_to_string(&full).map_err(|e| {
+                Diagnostic::new(codes::CANNOT_READ, format!("cannot import `{path}`: {e}"))
+                    .with_label(source, span.clone(), "imported here")
+            })?;
         self.sources.push((name.clone(), text.clone()));
         let script = parse_script(&text, &name)?;
         for item in &script.items {
@@ -592,14 +594,16 @@ impl Interpreter {
                 }
                 ScriptItem::Def(d) => self.define(d, &name)?,
                 ScriptItem::Stmt(s) => {
-                    return Err(
-                        Diagnostic::new("an imported file may only define procedures")
-                            .with_label(&name, s.span(), "operation in an imported file")
-                            .with_label(source, span.clone(), "imported here"),
-                    );
+                    return Err(Diagnostic::new(
+                        codes::PROCEDURE,
+                        "an imported file may only define procedures",
+                    )
+                    .with_label(&name, s.span(), "operation in an imported file")
+                    .with_label(source, span.clone(), "imported here"));
                 }
                 ScriptItem::Param(d) => {
                     return Err(Diagnostic::new(
+                        codes::PROCEDURE,
                         "an imported file may only define procedures, not parameters",
                     )
                     .with_label(&name, d.span.clone(), "parameter in an imported file")
@@ -639,28 +643,34 @@ impl Interpreter {
                     } else {
                         format!("`{}` returns {} value(s)", call.name.text, results.len())
                     };
-                    return Err(Diagnostic::new(format!(
-                        "{what}, but {} name(s) are assigned",
-                        targets.len()
-                    ))
+                    return Err(Diagnostic::new(
+                        codes::NAME_TAKEN,
+                        format!("{what}, but {} name(s) are assigned", targets.len()),
+                    )
                     .with_label(source, call.span.clone(), what));
                 }
                 for (t, v) in targets.iter().zip(results) {
                     if self.depth == 0 {
                         if let Some(p) = self.params.iter().find(|p| p.name == t.text) {
-                            return Err(Diagnostic::new(format!(
-                                "`{}` is a script parameter; a handle cannot take its name",
-                                t.text
-                            ))
+                            return Err(Diagnostic::new(
+                                codes::NAME_TAKEN,
+                                format!(
+                                    "`{}` is a script parameter; a handle cannot take its name",
+                                    t.text
+                                ),
+                            )
                             .with_label(source, t.span.clone(), "assigned here")
                             .with_label(&p.source, p.span.clone(), "declared here")
                             .with_help("choose a new name for the new handle"));
                         }
                     }
                     if frame.contains_key(&t.text) {
-                        let mut d = Diagnostic::new(format!("`{}` is already defined", t.text))
-                            .with_label(source, t.span.clone(), "assigned again here")
-                            .with_help("choose a new name for the new handle");
+                        let mut d = Diagnostic::new(
+                            codes::NAME_TAKEN,
+                            format!("`{}` is already defined", t.text),
+                        )
+                        .with_label(source, t.span.clone(), "assigned again here")
+                        .with_help("choose a new name for the new handle");
                         if let Some(Value::Handle(h)) = frame.get(&t.text) {
                             let o = &self.state.components[*h].origin;
                             d = d.with_label(
@@ -690,7 +700,7 @@ impl Interpreter {
         frame.get(&n.text).cloned().ok_or_else(|| {
             let mut known: Vec<&String> = frame.keys().collect();
             known.sort();
-            let mut d = Diagnostic::new(format!("unknown tag or handle `{}`", n.text)).with_label(
+            let mut d = Diagnostic::new(codes::UNKNOWN_TAG, format!("unknown tag or handle `{}`", n.text)).with_label(
                 source,
                 n.span.clone(),
                 "not a tag in the kernel nor a handle defined above",
@@ -748,9 +758,10 @@ impl Interpreter {
                                 Arg::Ident(n) => format!("`{}` is {}", n.text, v.describe()),
                                 _ => format!("found {}", v.describe()),
                             };
-                            return Err(Diagnostic::new(format!(
-                                "the items of a list must be integers: {what}"
-                            ))
+                            return Err(Diagnostic::new(
+                                codes::WRONG_ARGUMENT_TYPE,
+                                format!("the items of a list must be integers: {what}"),
+                            )
                             .with_label(
                                 source,
                                 a.span(),
@@ -770,11 +781,10 @@ impl Interpreter {
                             positions.extend(self.state.components[h].positions.iter().cloned())
                         }
                         v => {
-                            return Err(Diagnostic::new(format!(
-                                "`{}` is {}, not a loop component",
-                                n.text,
-                                v.describe()
-                            ))
+                            return Err(Diagnostic::new(
+                                codes::WRONG_ARGUMENT_TYPE,
+                                format!("`{}` is {}, not a loop component", n.text, v.describe()),
+                            )
                             .with_label(
                                 source,
                                 n.span.clone(),
@@ -897,10 +907,10 @@ impl Interpreter {
                 let (sizes, span) = match &sizes.0 {
                     Value::List(v) => (v.clone(), sizes.1.clone()),
                     v => {
-                        return Err(Diagnostic::new(format!(
-                            "`tile` takes a list of sizes, found {}",
-                            v.describe()
-                        ))
+                        return Err(Diagnostic::new(
+                            codes::WRONG_ARGUMENT_TYPE,
+                            format!("`tile` takes a list of sizes, found {}", v.describe()),
+                        )
                         .with_label(
                             source,
                             sizes.1.clone(),
@@ -928,7 +938,7 @@ impl Interpreter {
                     match args.pop() {
                         Some((Value::Op(op), _)) => Some(op),
                         Some((v, span)) => {
-                            return Err(Diagnostic::new(format!(
+                            return Err(Diagnostic::new(codes::WRONG_ARGUMENT_TYPE, format!(
                                 "expected a reduction operator (`+`, `*`, `min` or `max`), found {}",
                                 v.describe()
                             ))
@@ -973,7 +983,11 @@ impl Interpreter {
             let mut all: Vec<&str> = BUILTINS.to_vec();
             all.extend(LOOP_OPS);
             all.extend(self.procs.keys().map(String::as_str));
-            let mut d = Diagnostic::new(format!("unknown operation `{}`", name.text)).with_label(
+            let mut d = Diagnostic::new(
+                codes::UNKNOWN_OPERATION,
+                format!("unknown operation `{}`", name.text),
+            )
+            .with_label(
                 ctx.source,
                 name.span.clone(),
                 "no built-in operation or procedure has this name",
@@ -989,12 +1003,15 @@ impl Interpreter {
             return Err(d);
         };
         if args.len() != p.def.params.len() {
-            return Err(Diagnostic::new(format!(
-                "`{}` takes {} argument(s), {} given",
-                name.text,
-                p.def.params.len(),
-                args.len()
-            ))
+            return Err(Diagnostic::new(
+                codes::WRONG_ARITY,
+                format!(
+                    "`{}` takes {} argument(s), {} given",
+                    name.text,
+                    p.def.params.len(),
+                    args.len()
+                ),
+            )
             .with_label(ctx.source, ctx.call.span.clone(), "called here")
             .with_label(
                 &p.source,
@@ -1003,13 +1020,11 @@ impl Interpreter {
             ));
         }
         if self.depth >= MAX_CALL_DEPTH {
-            return Err(
-                Diagnostic::new("procedure calls nested too deeply (recursion?)").with_label(
-                    ctx.source,
-                    ctx.call.span.clone(),
-                    "this call",
-                ),
-            );
+            return Err(Diagnostic::new(
+                codes::PROCEDURE,
+                "procedure calls nested too deeply (recursion?)",
+            )
+            .with_label(ctx.source, ctx.call.span.clone(), "this call"));
         }
         let mut frame: Frame = BTreeMap::new();
         // Integer arguments, to point from an error in the body back to where each came from.
@@ -1070,12 +1085,15 @@ impl Interpreter {
         names: &[&str],
     ) -> Result<[(Value, Span); N], Diagnostic> {
         if args.len() != N {
-            return Err(Diagnostic::new(format!(
-                "`{}` takes {N} arguments ({}), {} given",
-                ctx.call.name.text,
-                names.join(", "),
-                args.len()
-            ))
+            return Err(Diagnostic::new(
+                codes::WRONG_ARITY,
+                format!(
+                    "`{}` takes {N} arguments ({}), {} given",
+                    ctx.call.name.text,
+                    names.join(", "),
+                    args.len()
+                ),
+            )
             .with_label(
                 ctx.source,
                 ctx.call.span.clone(),
@@ -1088,11 +1106,14 @@ impl Interpreter {
     fn handle(&self, ctx: &OpCtx, v: &(Value, Span)) -> Result<usize, Diagnostic> {
         match &v.0 {
             Value::Handle(h) => Ok(*h),
-            other => Err(Diagnostic::new(format!(
-                "`{}` expects a loop component here, found {}",
-                ctx.call.name.text,
-                other.describe()
-            ))
+            other => Err(Diagnostic::new(
+                codes::WRONG_ARGUMENT_TYPE,
+                format!(
+                    "`{}` expects a loop component here, found {}",
+                    ctx.call.name.text,
+                    other.describe()
+                ),
+            )
             .with_label(ctx.source, v.1.clone(), "not a tag or handle")),
         }
     }
@@ -1103,17 +1124,23 @@ impl Interpreter {
                 .to_i64()
                 .filter(|x| *x >= 0 && *x < 1 << 20)
                 .ok_or_else(|| {
-                    Diagnostic::new(format!(
-                        "`{}` needs a small non-negative number of loops here",
-                        ctx.call.name.text
-                    ))
+                    Diagnostic::new(
+                        codes::INVALID_ARGUMENT,
+                        format!(
+                            "`{}` needs a small non-negative number of loops here",
+                            ctx.call.name.text
+                        ),
+                    )
                     .with_label(ctx.source, v.1.clone(), format!("{i} loops"))
                 }),
-            other => Err(Diagnostic::new(format!(
-                "`{}` expects an integer here, found {}",
-                ctx.call.name.text,
-                other.describe()
-            ))
+            other => Err(Diagnostic::new(
+                codes::WRONG_ARGUMENT_TYPE,
+                format!(
+                    "`{}` expects an integer here, found {}",
+                    ctx.call.name.text,
+                    other.describe()
+                ),
+            )
             .with_label(ctx.source, v.1.clone(), "not an integer")),
         }
     }
@@ -1131,11 +1158,14 @@ impl Interpreter {
 
     fn isl(&self, ctx: &OpCtx, v: &(Value, Span)) -> Result<(Parsed, Origin), Diagnostic> {
         let Value::Isl { text, source, span } = &v.0 else {
-            return Err(Diagnostic::new(format!(
-                "`{}` expects a set or map here, found {}",
-                ctx.call.name.text,
-                v.0.describe()
-            ))
+            return Err(Diagnostic::new(
+                codes::WRONG_ARGUMENT_TYPE,
+                format!(
+                    "`{}` expects a set or map here, found {}",
+                    ctx.call.name.text,
+                    v.0.describe()
+                ),
+            )
             .with_label(ctx.source, v.1.clone(), "expected `{ ... }`"));
         };
         let consts = Self::constants(ctx.frame);
@@ -1148,8 +1178,11 @@ impl Interpreter {
             .map(|p| (p, origin))
             .map_err(|e: ParseError| {
                 let at = span.start + e.span.start..span.start + e.span.end;
-                let mut d =
-                    Diagnostic::new(e.message.clone()).with_label(source, at, e.message.clone());
+                let mut d = Diagnostic::new(codes::SET_SYNTAX, e.message.clone()).with_label(
+                    source,
+                    at,
+                    e.message.clone(),
+                );
                 if let Some(h) = e.help {
                     d = d.with_help(h);
                 }
@@ -1172,10 +1205,10 @@ impl Interpreter {
                 r.name = None;
                 Ok((m.with_space_names(d, r), o))
             }
-            (Parsed::Set(_), o) => Err(Diagnostic::new(format!(
-                "`{}` needs a map, found a set",
-                ctx.call.name.text
-            ))
+            (Parsed::Set(_), o) => Err(Diagnostic::new(
+                codes::WRONG_ARGUMENT_TYPE,
+                format!("`{}` needs a map, found a set", ctx.call.name.text),
+            )
             .with_label(&o.source, o.span, "a set")
             .with_help("write the map with an arrow: `{ [i, j] -> [j, i] }`")),
         }
@@ -1188,10 +1221,13 @@ impl Interpreter {
                 t.name = None;
                 Ok((s.with_tuple(t), o))
             }
-            (Parsed::Map(_), o) => Err(Diagnostic::new(format!(
-                "`{}` needs a set (a predicate), found a map",
-                ctx.call.name.text
-            ))
+            (Parsed::Map(_), o) => Err(Diagnostic::new(
+                codes::WRONG_ARGUMENT_TYPE,
+                format!(
+                    "`{}` needs a set (a predicate), found a map",
+                    ctx.call.name.text
+                ),
+            )
             .with_label(&o.source, o.span, "a map")
             .with_help("write the predicate as a set: `{ [i, j] : j < N/2 }`")),
         }
@@ -1206,13 +1242,16 @@ impl Interpreter {
         let m = self.state.members(&self.state.components[h].positions);
         if m.is_empty() {
             let o = &self.state.components[h].origin;
-            return Err(Diagnostic::new(format!("{} covers no statement", o.what))
-                .with_label(
-                    ctx.source,
-                    ctx.call.args[arg].span(),
-                    "empty loop component",
-                )
-                .with_label(&o.source, o.span.clone(), "defined here"));
+            return Err(Diagnostic::new(
+                codes::EMPTY_SELECTION,
+                format!("{} covers no statement", o.what),
+            )
+            .with_label(
+                ctx.source,
+                ctx.call.args[arg].span(),
+                "empty loop component",
+            )
+            .with_label(&o.source, o.span.clone(), "defined here"));
         }
         Ok(m)
     }
@@ -1235,7 +1274,7 @@ impl Interpreter {
             .expect("non-empty");
         let depth = self.state.pieces[shallow].depth;
         if k < 1 || k as usize > depth {
-            return Err(Diagnostic::new(format!(
+            return Err(Diagnostic::new(codes::NO_SUCH_LOOP, format!(
                 "the component has no loop {k}{purpose}: loops are numbered from 1, and statement {} is {depth} loop(s) deep",
                 self.stmt_label(shallow),
             ))

@@ -9,6 +9,7 @@
 //! [`model_use`] says the script needs it) and hands the table over.
 
 use super::ast::{ParamDefault, ScriptItem, Span};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::presburger::Int;
 
@@ -133,7 +134,10 @@ impl Settings {
             let label = |d: Diagnostic, r: Span, l: &str| d.with_label(COMMAND_LINE, r, l);
             let Some(eq) = a.find('=') else {
                 return Err(label(
-                    Diagnostic::new(format!("`--set {a}`: expected NAME=VALUE")),
+                    Diagnostic::new(
+                        codes::INVALID_OPTION,
+                        format!("`--set {a}`: expected NAME=VALUE"),
+                    ),
                     span,
                     "no `=`",
                 )
@@ -144,16 +148,20 @@ impl Settings {
             let value_span = span.start + eq + 1..span.end;
             if !is_identifier(name) {
                 return Err(label(
-                    Diagnostic::new(format!("`--set {a}`: `{name}` is not a parameter name")),
+                    Diagnostic::new(
+                        codes::INVALID_OPTION,
+                        format!("`--set {a}`: `{name}` is not a parameter name"),
+                    ),
                     name_span,
                     "expected a name like `MC`",
                 ));
             }
             let value = parse_int(value).ok_or_else(|| {
                 label(
-                    Diagnostic::new(format!(
-                        "the value of `{name}` must be an integer, found `{value}`"
-                    )),
+                    Diagnostic::new(
+                        codes::INVALID_OPTION,
+                        format!("the value of `{name}` must be an integer, found `{value}`"),
+                    ),
                     value_span,
                     "not an integer",
                 )
@@ -171,9 +179,12 @@ impl Settings {
     /// Adds a setting; the same name twice is an error pointing at both.
     pub fn push(&mut self, s: Setting) -> Result<(), Diagnostic> {
         if let Some(old) = self.get(&s.name) {
-            return Err(Diagnostic::new(format!("`{}` is set twice", s.name))
-                .with_label(&s.source, s.span.clone(), "set again here")
-                .with_label(&old.source, old.span.clone(), "first set here"));
+            return Err(Diagnostic::new(
+                codes::SCRIPT_PARAMETER,
+                format!("`{}` is set twice", s.name),
+            )
+            .with_label(&s.source, s.span.clone(), "set again here")
+            .with_label(&old.source, old.span.clone(), "first set here"));
         }
         self.items.push(s);
         Ok(())

@@ -1,6 +1,7 @@
 //! Script text to [`ast`](super::ast), with pest (`grammar/loopy.pest`).
 
 use super::ast::*;
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::presburger::Int;
 use pest::iterators::Pair;
@@ -101,18 +102,20 @@ fn tune_values(p: Pair<Rule>, source: &str) -> Result<(TuneValues, Span), Diagno
     let (lo, hi) = (ints[0].0.clone(), ints[1].0.clone());
     let step = match ints.get(2) {
         Some((s, s_at)) if !s.is_positive() => {
-            return Err(
-                Diagnostic::new(format!("the step of a range must be positive, not {s}"))
-                    .with_label(source, s_at.clone(), "not positive"),
+            return Err(Diagnostic::new(
+                codes::BAD_RANGE,
+                format!("the step of a range must be positive, not {s}"),
             )
+            .with_label(source, s_at.clone(), "not positive"))
         }
         Some((s, _)) => s.clone(),
         None => Int::from(1),
     };
     if lo > hi {
-        return Err(Diagnostic::new(format!(
-            "the range of values to try is empty: {lo} is above {hi}"
-        ))
+        return Err(Diagnostic::new(
+            codes::BAD_RANGE,
+            format!("the range of values to try is empty: {lo} is above {hi}"),
+        )
         .with_label(source, at, "no values")
         .with_help(format!("did you mean `{hi}..{lo}`?")));
     }
@@ -320,7 +323,8 @@ fn syntax_error(e: pest::error::Error<Rule>, source: &str) -> Diagnostic {
         ErrorVariant::ParsingError { .. } => "unexpected text".to_string(),
         ErrorVariant::CustomError { message } => message.clone(),
     };
-    Diagnostic::new(format!("syntax error: {msg}")).with_label(source, range, msg)
+    Diagnostic::new(codes::SCRIPT_SYNTAX, format!("syntax error: {msg}"))
+        .with_label(source, range, msg)
 }
 
 #[cfg(test)]

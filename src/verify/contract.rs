@@ -28,6 +28,7 @@ use super::deps::{AccessKind, Program};
 use super::violation::{
     fmt_vec, instance_label, named_params, violation, with_params, Violation, ViolationKind,
 };
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::expand::ExpandPlan;
 use crate::model::state::{Origin, Piece};
@@ -417,7 +418,8 @@ pub fn contract_report(p: &Program, v: &ContractViolation) -> Diagnostic {
             fmt_vec(&b.3)
         ),
     };
-    let mut d = Diagnostic::new(head).with_note(format!("{}{explain}", with_params(&v.params)));
+    let mut d = Diagnostic::new(codes::ILLEGAL_CONTRACTION, head)
+        .with_note(format!("{}{explain}", with_params(&v.params)));
     for (s, x, w, _) in [a, b] {
         if let Some(o) = &p.stmts[*s].origin {
             d = d.with_label(

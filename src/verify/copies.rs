@@ -32,6 +32,7 @@ use super::violation::{
     eval, fmt_vec, instance_label, name_of, named_params, with_params, Instance, Violation,
     ViolationKind,
 };
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::copy::{outer_of, CopyPlan};
 use crate::model::state::{CopyMark, Piece};
@@ -194,7 +195,7 @@ pub fn copy_report(p: &Program, v: &CopyViolation) -> Diagnostic {
     };
     let inst = |s: usize, x: &[Int]| instance_label(p, s, x);
     let verb = |w: bool| if w { "writes" } else { "reads" };
-    let mut d = Diagnostic::new(format!(
+    let mut d = Diagnostic::new(codes::ILLEGAL_COPY, format!(
         "illegal `copy` of `{array}`: {} {} {elem} between the fill and the write-back of its buffer",
         name_of(p, v.other_stmt),
         verb(v.other_writes),

@@ -27,6 +27,7 @@ use super::violation::{
     element, eval, fmt_vec, instance_label, joint_params, name_of, named_params, with_params,
     Instance, Violation, ViolationKind,
 };
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::state::{Mark, MarkKind, Piece, RedOp};
 use crate::presburger::{Int, Map};
@@ -260,7 +261,7 @@ pub fn mark_report(p: &Program, deps: &[Dependence], v: &MarkViolation) -> Diagn
     let at = |t: &[Int]| t.get(v.level).map_or("?".to_string(), Int::to_string);
     let elem = element(p, dep.source_access, &v.params, &v.source);
     let inst = |s: usize, x: &[Int]| instance_label(p, s, x);
-    let mut d = Diagnostic::new(format!(
+    let mut d = Diagnostic::new(codes::ILLEGAL_MARK, format!(
         "illegal `{what}`: iterations {} and {} of the {kind} loop both access {elem}: {} {} it, {} {} it",
         at(&v.source_time),
         at(&v.sink_time),

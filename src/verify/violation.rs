@@ -4,6 +4,7 @@
 //! checks that find violations are `check.rs`, `marks.rs`, `copies.rs` and `contract.rs`.
 
 use super::deps::{Dependence, Program};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::state::{Piece, Step};
 use crate::presburger::{Int, Map};
@@ -232,13 +233,16 @@ pub fn report(p: &Program, deps: &[Dependence], v: &Violation, steps: &[Step]) -
                 super::deps::DepKind::Anti => ("reads", "writes"),
                 super::deps::DepKind::Output => ("writes", "writes"),
             };
-            Diagnostic::new(format!(
-                "illegal transformation: {} dependence on `{}` from {} to {} is not preserved",
-                dep.kind.name(),
-                dep.array,
-                name_of(p, dep.source),
-                name_of(p, dep.sink)
-            ))
+            Diagnostic::new(
+                codes::DEPENDENCE_VIOLATED,
+                format!(
+                    "illegal transformation: {} dependence on `{}` from {} to {} is not preserved",
+                    dep.kind.name(),
+                    dep.array,
+                    name_of(p, dep.source),
+                    name_of(p, dep.sink)
+                ),
+            )
             .with_note(format!(
                 "{with}{} {} {} before {} {} it, but now runs at ({}) — not before ({})",
                 instance_name(p, a),
@@ -260,12 +264,15 @@ pub fn report(p: &Program, deps: &[Dependence], v: &Violation, steps: &[Step]) -
         ViolationKind::Mark(_) | ViolationKind::Copy(_) | ViolationKind::Contract(_) => {
             unreachable!("reported above")
         }
-        ViolationKind::NotOneToOne => Diagnostic::new(format!(
+        ViolationKind::NotOneToOne => Diagnostic::new(
+            codes::NOT_ONE_TO_ONE,
+            format!(
             "illegal transformation: the schedule is not one-to-one: {} and {} both run at ({})",
             instance_name(p, a),
             instance_name(p, b),
             fmt_vec(&a.new_time)
-        ))
+        ),
+        )
         .with_note(format!(
             "{with}originally {} at ({}) and {} at ({})",
             instance_name(p, a),

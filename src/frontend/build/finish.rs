@@ -1,6 +1,7 @@
 //! The finished model: checks over the whole region, then the `Scop`.
 
 use super::*;
+use crate::diag::codes;
 
 impl<'a> Builder<'a> {
     pub fn finish(mut self, file: &str, function: &str, region: SourceSpan) -> R<Scop> {
@@ -13,7 +14,7 @@ impl<'a> Builder<'a> {
                 };
                 if arr.rank == 0 && self.pre.counters.contains(&arr.c_name) {
                     let name = &arr.c_name;
-                    return Err(Diagnostic::new(format!(
+                    return Err(Diagnostic::new(codes::COUNTER_ESCAPES, format!(
                         "the loop counter `{name}` is used outside the loops that count with it"
                     ))
                     .with_label(&a.span.file, a.span.range.clone(), format!("{} `{name}`", if a.kind == AccessKind::Read { "reads" } else { "writes" }))

@@ -25,6 +25,7 @@ use super::srcmap::{normalize, SourceMap};
 use super::symbols::{
     declarator_name, declarator_rank, is_function, DeclLevel, Scope, Symbols, TypeClass,
 };
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::aff::{self, LinExpr};
 use crate::model::{
@@ -264,7 +265,7 @@ impl<'a> Builder<'a> {
 
     fn err(&self, msg: impl Into<String>, s: &Span, label: impl Into<String>) -> Diagnostic {
         let sp = self.span(s);
-        Diagnostic::new(msg).with_label(&sp.file, sp.range, label)
+        Diagnostic::new(codes::UNSUPPORTED_C, msg).with_label(&sp.file, sp.range, label)
     }
 
     fn with_label(&self, d: Diagnostic, s: &SourceSpan, label: impl Into<String>) -> Diagnostic {

@@ -1,6 +1,7 @@
 //! Blocks, statements and the tags of loop components.
 
 use super::*;
+use crate::diag::codes;
 
 impl<'a> Builder<'a> {
     /// The region's items (its own block is not a loop component: no first-label rule).
@@ -80,7 +81,10 @@ impl<'a> Builder<'a> {
     ) -> R<()> {
         let span = self.span(label);
         if let Some(prev) = self.tags.iter().find(|t| t.name == name) {
-            let d = Diagnostic::new(format!("the tag `{name}` is defined twice"));
+            let d = Diagnostic::new(
+                codes::DUPLICATE_TAG,
+                format!("the tag `{name}` is defined twice"),
+            );
             let d = self.with_label(d, &span, "second definition");
             let d = self.with_label(d, &prev.span, "first definition");
             return Err(d.with_help("tags name loop components, so each must be unique"));

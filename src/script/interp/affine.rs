@@ -5,6 +5,7 @@
 //! outer loops as one such map.
 
 use super::{Interpreter, OpCtx};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::state::{prefix_map, Mark, Origin, Pos};
 use crate::presburger::{build, Int, Map, Set};
@@ -26,20 +27,26 @@ impl Interpreter {
         let m = self.state.n_it();
         let (a, b) = (f.n_in(), f.n_out());
         if a > m {
-            return Err(Diagnostic::new(format!(
+            return Err(Diagnostic::new(
+                codes::MAP_NOT_SCHEDULE,
+                format!(
                 "the map takes {a} iterator(s), but the schedules have {m} iteration dimension(s)"
-            ))
+            ),
+            )
             .with_label(&origin.source, origin.span.clone(), format!("{a} input(s)")));
         }
         if let Some(&i) = members
             .iter()
             .find(|&&i| self.state.pieces[i].depth < a && !self.padding_is_zero(i, a))
         {
-            return Err(Diagnostic::new(format!(
-                "the map takes {a} iterator(s), but statement {} is only {} loop(s) deep",
-                self.stmt_label(i),
-                self.state.pieces[i].depth
-            ))
+            return Err(Diagnostic::new(
+                codes::MAP_NOT_SCHEDULE,
+                format!(
+                    "the map takes {a} iterator(s), but statement {} is only {} loop(s) deep",
+                    self.stmt_label(i),
+                    self.state.pieces[i].depth
+                ),
+            )
             .with_label(&origin.source, origin.span.clone(), format!("{a} input(s)"))
             .with_label(
                 ctx.source,
@@ -48,9 +55,12 @@ impl Interpreter {
             ));
         }
         if b < a {
-            return Err(Diagnostic::new(format!(
-                "the map has fewer outputs ({b}) than inputs ({a}); it cannot be one-to-one"
-            ))
+            return Err(Diagnostic::new(
+                codes::MAP_NOT_SCHEDULE,
+                format!(
+                    "the map has fewer outputs ({b}) than inputs ({a}); it cannot be one-to-one"
+                ),
+            )
             .with_label(&origin.source, origin.span.clone(), "drops dimensions"));
         }
         // f must be a function defined on every iteration vector of the component.
@@ -60,44 +70,47 @@ impl Interpreter {
             let vecs = p.domain.apply(&p.it.apply_range(&prefix));
             let missing = vecs.subtract(&f.domain());
             if let Some(w) = missing.sample() {
-                return Err(
-                    Diagnostic::new("the map is not defined on the whole domain")
-                        .with_label(
-                            &origin.source,
-                            origin.span.clone(),
-                            format!(
-                                "no image for [{}]{}",
-                                w.coords
-                                    .iter()
-                                    .map(Int::to_string)
-                                    .collect::<Vec<_>>()
-                                    .join(", "),
-                                param_note(&missing, &w.params)
-                            ),
-                        )
-                        .with_label(
-                            ctx.source,
-                            ctx.call.args[0].span(),
-                            format!("iteration vector of {}", self.stmt_label(i)),
-                        ),
-                );
+                return Err(Diagnostic::new(
+                    codes::MAP_NOT_SCHEDULE,
+                    "the map is not defined on the whole domain",
+                )
+                .with_label(
+                    &origin.source,
+                    origin.span.clone(),
+                    format!(
+                        "no image for [{}]{}",
+                        w.coords
+                            .iter()
+                            .map(Int::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        param_note(&missing, &w.params)
+                    ),
+                )
+                .with_label(
+                    ctx.source,
+                    ctx.call.args[0].span(),
+                    format!("iteration vector of {}", self.stmt_label(i)),
+                ));
             }
             let restricted = f.intersect_domain(&vecs);
             if let Some(w) = restricted.inverse().injectivity_witness() {
                 let fmt = |v: &[Int]| v.iter().map(Int::to_string).collect::<Vec<_>>().join(", ");
-                return Err(Diagnostic::new("the map is not a function")
-                    .with_label(
-                        &origin.source,
-                        origin.span.clone(),
-                        format!(
-                            "one iteration vector has two images, [{}] and [{}]",
-                            fmt(&w.coords[..b]),
-                            fmt(&w.coords[b..])
+                return Err(
+                    Diagnostic::new(codes::MAP_NOT_SCHEDULE, "the map is not a function")
+                        .with_label(
+                            &origin.source,
+                            origin.span.clone(),
+                            format!(
+                                "one iteration vector has two images, [{}] and [{}]",
+                                fmt(&w.coords[..b]),
+                                fmt(&w.coords[b..])
+                            ),
+                        )
+                        .with_help(
+                            "give every output an expression (or one value) in terms of the inputs",
                         ),
-                    )
-                    .with_help(
-                        "give every output an expression (or one value) in terms of the inputs",
-                    ));
+                );
             }
         }
         let rest = m - a;
@@ -204,7 +217,7 @@ impl Interpreter {
                 match target {
                     Some(o) => m.dim = o,
                     None => {
-                        return Err(Diagnostic::new(format!(
+                        return Err(Diagnostic::new(codes::MARKED_LOOP, format!(
                             "this map rewrites loop {} of statement {}, which is marked `{}`",
                             mk.dim + 1,
                             self.stmt_label(i),
@@ -259,21 +272,16 @@ impl Interpreter {
     ) -> Result<(), Diagnostic> {
         if sizes.is_empty() {
             return Err(
-                Diagnostic::new("`tile` needs at least one size").with_label(
-                    ctx.source,
-                    span.clone(),
-                    "empty list",
-                ),
+                Diagnostic::new(codes::INVALID_ARGUMENT, "`tile` needs at least one size")
+                    .with_label(ctx.source, span.clone(), "empty list"),
             );
         }
         if let Some((s, at)) = sizes.iter().find(|(s, _)| !s.is_positive()) {
-            return Err(
-                Diagnostic::new(format!("tile sizes must be positive, found {s}")).with_label(
-                    ctx.source,
-                    at.clone(),
-                    "not a positive size",
-                ),
-            );
+            return Err(Diagnostic::new(
+                codes::INVALID_ARGUMENT,
+                format!("tile sizes must be positive, found {s}"),
+            )
+            .with_label(ctx.source, at.clone(), "not a positive size"));
         }
         let sizes: Vec<Int> = sizes.iter().map(|(s, _)| s.clone()).collect();
         let k = sizes.len();

@@ -4,6 +4,7 @@
 //! buffer or storage.
 
 use super::{Interpreter, OpCtx, Value};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::script::ast::{Arg, Name};
 
@@ -31,14 +32,17 @@ impl Interpreter {
     ) -> Result<(usize, i64), Diagnostic> {
         let call = ctx.call;
         if call.args.len() != form.fixed && call.args.len() != form.fixed + 1 {
-            return Err(Diagnostic::new(format!(
-                "`{}` takes {} or {} arguments {}, {} given",
-                call.name.text,
-                form.fixed,
-                form.fixed + 1,
-                form.usage,
-                call.args.len()
-            ))
+            return Err(Diagnostic::new(
+                codes::WRONG_ARITY,
+                format!(
+                    "`{}` takes {} or {} arguments {}, {} given",
+                    call.name.text,
+                    form.fixed,
+                    form.fixed + 1,
+                    form.usage,
+                    call.args.len()
+                ),
+            )
             .with_label(ctx.source, call.span.clone(), form.expected));
         }
         let l = (
@@ -69,7 +73,13 @@ impl Interpreter {
                 },
                 _ => n.clone(),
             }),
-            a => Err(Diagnostic::new(message).with_label(ctx.source, a.span(), label)),
+            a => Err(
+                Diagnostic::new(codes::WRONG_ARGUMENT_TYPE, message).with_label(
+                    ctx.source,
+                    a.span(),
+                    label,
+                ),
+            ),
         }
     }
 
@@ -87,17 +97,23 @@ impl Interpreter {
         match self.eval(a, ctx.frame, ctx.source)? {
             Value::Int(i) => match i.to_i64().filter(|x| *x >= 1) {
                 Some(x) => Ok(x as u64),
-                None => Err(Diagnostic::new(format!(
-                    "the limit of {} is a positive number of elements",
-                    form.limited
-                ))
+                None => Err(Diagnostic::new(
+                    codes::INVALID_ARGUMENT,
+                    format!(
+                        "the limit of {} is a positive number of elements",
+                        form.limited
+                    ),
+                )
                 .with_label(ctx.source, a.span(), format!("{i}"))),
             },
-            other => Err(Diagnostic::new(format!(
-                "`{}` expects a number of elements here, found {}",
-                form.op,
-                other.describe()
-            ))
+            other => Err(Diagnostic::new(
+                codes::WRONG_ARGUMENT_TYPE,
+                format!(
+                    "`{}` expects a number of elements here, found {}",
+                    form.op,
+                    other.describe()
+                ),
+            )
             .with_label(ctx.source, a.span(), "not an integer")),
         }
     }

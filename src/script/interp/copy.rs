@@ -13,6 +13,7 @@
 
 use super::args::Form;
 use super::{Interpreter, OpCtx};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::state::{CopyMark, Origin, COPY_LIMIT};
 use crate::presburger::Map;
@@ -59,8 +60,11 @@ impl Interpreter {
         };
         let limit = self.limit_arg(ctx, &form, COPY_LIMIT)?;
         if !self.state.arrays.is_empty() && !self.state.arrays.iter().any(|a| a.0 == array.text) {
-            let mut d = Diagnostic::new(format!("the kernel has no array `{}`", array.text))
-                .with_label(ctx.source, array.span.clone(), "not an array of the region");
+            let mut d = Diagnostic::new(
+                codes::UNKNOWN_VARIABLE,
+                format!("the kernel has no array `{}`", array.text),
+            )
+            .with_label(ctx.source, array.span.clone(), "not an array of the region");
             let names: Vec<String> = self
                 .state
                 .arrays
@@ -79,7 +83,7 @@ impl Interpreter {
             .iter()
             .find(|e| e.name == array.text && e.is_contracted())
         {
-            return Err(Diagnostic::new(format!(
+            return Err(Diagnostic::new(codes::STORAGE_REFUSED, format!(
                 "`{}` is the storage of a contracted expansion of `{}`: a contracted storage is not copied",
                 array.text, e.c_name
             ))
@@ -119,7 +123,7 @@ impl Interpreter {
         let label = |d: Diagnostic, msg: &str| d.with_label(ctx.source, s.span.clone(), msg);
         match self.state.arrays.iter().find(|a| a.0 == s.text) {
             None => Err(label(
-                Diagnostic::new(format!(
+                Diagnostic::new(codes::UNKNOWN_VARIABLE, format!(
                     "the region reads no variable `{}` to scale the copy by",
                     s.text
                 )),
@@ -127,12 +131,12 @@ impl Interpreter {
             )
             .with_note("the factor of a scaled copy is a scalar variable the staged statements multiply the array by")),
             Some(a) if a.2 > 0 => Err(label(
-                Diagnostic::new(format!("`{}` is an array, not a scalar", s.text)),
+                Diagnostic::new(codes::WRONG_ARGUMENT_TYPE, format!("`{}` is an array, not a scalar", s.text)),
                 "an array",
             )),
             Some(_) => match self.state.accesses.iter().find(|x| x.write && x.array == s.text) {
                 Some(w) => Err(label(
-                    Diagnostic::new(format!(
+                    Diagnostic::new(codes::STORAGE_REFUSED, format!(
                         "the region writes `{}` (statement {}): a scaled copy needs a factor that keeps its value",
                         s.text,
                         self.state.stmt_names[w.stmt]
@@ -168,7 +172,7 @@ impl Interpreter {
             if c.outer >= a {
                 c2.outer = c.outer + b - a;
             } else if let Some(d) = (0..c.outer).find(|&d| !same(d)) {
-                return Err(Diagnostic::new(format!(
+                return Err(Diagnostic::new(codes::MARKED_LOOP, format!(
                     "this map rewrites loop {} of statement {}, one of the {} outer loop(s) of a copy of `{}`",
                     d + 1,
                     self.stmt_label(i),

@@ -6,6 +6,7 @@
 
 use super::args::Form;
 use super::{Interpreter, OpCtx};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::expand::EXPAND_LIMIT;
 use crate::model::state::Origin;
@@ -37,8 +38,11 @@ impl Interpreter {
             .find(|a| a.0 == name.0 || a.1 == name.0)
             .map(|a| a.0.clone())
         else {
-            let mut d = Diagnostic::new(format!("the kernel has no variable `{}`", name.0))
-                .with_label(ctx.source, name.1.clone(), "not a variable of the region");
+            let mut d = Diagnostic::new(
+                codes::UNKNOWN_VARIABLE,
+                format!("the kernel has no variable `{}`", name.0),
+            )
+            .with_label(ctx.source, name.1.clone(), "not a variable of the region");
             let names: Vec<String> = self
                 .state
                 .arrays
@@ -54,6 +58,7 @@ impl Interpreter {
         let members = self.component_nonempty(ctx, h, 0)?;
         if k < 1 {
             return Err(Diagnostic::new(
+                codes::STORAGE_REFUSED,
                 "an expansion is inside at least one loop: loops are numbered from 1",
             )
             .with_label(ctx.source, call.args[1].span(), "no such loop"));
@@ -99,10 +104,13 @@ impl Interpreter {
     pub(super) fn contract(&mut self, ctx: &OpCtx) -> Result<(), Diagnostic> {
         let call = ctx.call;
         if call.args.is_empty() || call.args.len() > 2 {
-            return Err(Diagnostic::new(format!(
-                "`contract` takes 1 or 2 arguments (x, [loops]), {} given",
-                call.args.len()
-            ))
+            return Err(Diagnostic::new(
+                codes::WRONG_ARITY,
+                format!(
+                    "`contract` takes 1 or 2 arguments (x, [loops]), {} given",
+                    call.args.len()
+                ),
+            )
             .with_label(
                 ctx.source,
                 call.span.clone(),
@@ -125,7 +133,11 @@ impl Interpreter {
             .collect();
         let at = match found.as_slice() {
             [] => {
-                let mut d = Diagnostic::new(format!("`{}` is not expanded", name.text)).with_label(
+                let mut d = Diagnostic::new(
+                    codes::STORAGE_REFUSED,
+                    format!("`{}` is not expanded", name.text),
+                )
+                .with_label(
                     ctx.source,
                     name.span.clone(),
                     "no `expand` of this variable ran before",
@@ -147,11 +159,14 @@ impl Interpreter {
                     .iter()
                     .map(|&i| format!("`{}`", self.state.expansions[i].name))
                     .collect();
-                return Err(Diagnostic::new(format!(
-                    "`{}` is expanded {} times: name the storage to contract",
-                    name.text,
-                    many.len()
-                ))
+                return Err(Diagnostic::new(
+                    codes::STORAGE_REFUSED,
+                    format!(
+                        "`{}` is expanded {} times: name the storage to contract",
+                        name.text,
+                        many.len()
+                    ),
+                )
                 .with_label(ctx.source, name.span.clone(), "which expansion?")
                 .with_note(format!("its storages: {}", names.join(", "))));
             }
@@ -175,7 +190,7 @@ impl Interpreter {
                         .filter(|&k| (1..=plan.outer).contains(&k))
                         .map(|k| k - 1)
                     else {
-                        return Err(Diagnostic::new(format!(
+                        return Err(Diagnostic::new(codes::STORAGE_REFUSED, format!(
                             "`{}` was expanded along loops 1..{}: there is no loop {k} to give back",
                             plan.c_name, plan.outer
                         ))
@@ -183,10 +198,13 @@ impl Interpreter {
                         .with_label(&plan.origin.source, plan.origin.span.clone(), "expanded here"));
                     };
                     if let Some((_, by)) = plan.given_back.iter().find(|g| g.0 == l) {
-                        return Err(Diagnostic::new(format!(
-                            "loop {k} of the expansion of `{}` is already given back",
-                            plan.c_name
-                        ))
+                        return Err(Diagnostic::new(
+                            codes::STORAGE_REFUSED,
+                            format!(
+                                "loop {k} of the expansion of `{}` is already given back",
+                                plan.c_name
+                            ),
+                        )
                         .with_label(ctx.source, span, "given back before")
                         .with_label(
                             &by.source,
@@ -195,8 +213,11 @@ impl Interpreter {
                         ));
                     }
                     if out.contains(&l) {
-                        return Err(Diagnostic::new(format!("loop {k} is listed twice"))
-                            .with_label(ctx.source, span, "again"));
+                        return Err(Diagnostic::new(
+                            codes::STORAGE_REFUSED,
+                            format!("loop {k} is listed twice"),
+                        )
+                        .with_label(ctx.source, span, "again"));
                     }
                     out.push(l);
                 }
@@ -204,10 +225,13 @@ impl Interpreter {
             }
         };
         if give_back.is_empty() {
-            return Err(Diagnostic::new(format!(
-                "the expansion of `{}` has no loop left to give back",
-                plan.c_name
-            ))
+            return Err(Diagnostic::new(
+                codes::STORAGE_REFUSED,
+                format!(
+                    "the expansion of `{}` has no loop left to give back",
+                    plan.c_name
+                ),
+            )
             .with_label(ctx.source, call.span.clone(), "nothing to contract"));
         }
         // A copy of the storage was planned on its dimensions.
@@ -217,7 +241,7 @@ impl Interpreter {
             .iter()
             .any(|p| p.copies.iter().any(|c| c.array == plan.name))
         {
-            return Err(Diagnostic::new(format!(
+            return Err(Diagnostic::new(codes::STORAGE_REFUSED, format!(
                 "the storage of `{}` is copied (`copy` of `{}`): a contracted storage is not copied",
                 plan.c_name, plan.name
             ))

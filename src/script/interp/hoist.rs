@@ -8,6 +8,7 @@
 //! distributes the inner loops; legality is the ordinary exact check at the end.
 
 use super::{Interpreter, OpCtx, Value};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::state::{Pos, Span};
 use crate::presburger::row::Row;
@@ -40,7 +41,7 @@ pub(super) fn parse_slice(
 ) -> Result<Vec<SliceEntry>, Diagnostic> {
     let b = text.as_bytes();
     let err = |at: usize, len: usize, msg: &str, label: &str| {
-        Diagnostic::new(msg.to_string())
+        Diagnostic::new(codes::SCRIPT_SYNTAX, msg.to_string())
             .with_label(source, base + at..base + at + len.max(1), label.to_string())
             .with_help("a slice reads `{S1: k, S2: j - 1}`: each statement's slicing loop (its iterator, or its level from 1 = outermost) and an optional alignment")
     };
@@ -166,10 +167,10 @@ impl Interpreter {
     ) -> Result<(), Diagnostic> {
         let members = self.component_nonempty(ctx, h, 0)?;
         let Value::Isl { text, source, span } = &slice.0 else {
-            return Err(Diagnostic::new(format!(
-                "`hoist` takes a slice, found {}",
-                slice.0.describe()
-            ))
+            return Err(Diagnostic::new(
+                codes::WRONG_ARGUMENT_TYPE,
+                format!("`hoist` takes a slice, found {}", slice.0.describe()),
+            )
             .with_label(ctx.source, slice.1.clone(), "expected `{S1: k, S2: j}`"));
         };
         let consts: BTreeMap<String, Int> = Self::constants(ctx.frame).into_iter().collect();
@@ -179,10 +180,12 @@ impl Interpreter {
         let mut given: BTreeMap<&str, &SliceEntry> = BTreeMap::new();
         for e in &entries {
             if !names.contains(&e.name) {
-                let mut d =
-                    Diagnostic::new(format!("`{}` is not a statement of the segment", e.name))
-                        .with_label(source, e.name_span.clone(), "not in the segment")
-                        .with_label(ctx.source, ctx.call.args[0].span(), "the segment");
+                let mut d = Diagnostic::new(
+                    codes::STRUCTURE_REFUSED,
+                    format!("`{}` is not a statement of the segment", e.name),
+                )
+                .with_label(source, e.name_span.clone(), "not in the segment")
+                .with_label(ctx.source, ctx.call.args[0].span(), "the segment");
                 let close = names
                     .iter()
                     .map(|k| {
@@ -207,19 +210,18 @@ impl Interpreter {
                 return Err(d);
             }
             if given.insert(&e.name, e).is_some() {
-                return Err(
-                    Diagnostic::new(format!("`{}` is given two slicing loops", e.name)).with_label(
-                        source,
-                        e.name_span.clone(),
-                        "again here",
-                    ),
-                );
+                return Err(Diagnostic::new(
+                    codes::INVALID_ARGUMENT,
+                    format!("`{}` is given two slicing loops", e.name),
+                )
+                .with_label(source, e.name_span.clone(), "again here"));
             }
         }
         if let Some(missing) = names.iter().find(|k| !given.contains_key(k.as_str())) {
-            return Err(Diagnostic::new(format!(
-                "statement `{missing}` of the segment is not given a slicing loop"
-            ))
+            return Err(Diagnostic::new(
+                codes::STRUCTURE_REFUSED,
+                format!("statement `{missing}` of the segment is not given a slicing loop"),
+            )
             .with_label(
                 ctx.source,
                 slice.1.clone(),
@@ -242,10 +244,13 @@ impl Interpreter {
             let lv =
                 match &e.level {
                     Level::Number(v) if *v >= 1 && (*v as usize) <= d => *v as usize - 1,
-                    Level::Number(v) => return Err(Diagnostic::new(format!(
-                        "statement `{}` has {d} loop(s); there is no loop {v} around it",
-                        e.name
-                    ))
+                    Level::Number(v) => return Err(Diagnostic::new(
+                        codes::NO_SUCH_LOOP,
+                        format!(
+                            "statement `{}` has {d} loop(s); there is no loop {v} around it",
+                            e.name
+                        ),
+                    )
                     .with_label(source, e.level_span.clone(), "beyond the nest depth")
                     .with_help(
                         "levels count the statement's loops in the kernel from 1 (the outermost)",
@@ -253,10 +258,10 @@ impl Interpreter {
                     Level::Iterator(x) => match dims.iter().position(|y| y == x) {
                         Some(k) => k,
                         None => {
-                            return Err(Diagnostic::new(format!(
-                                "no loop `{x}` around statement `{}`",
-                                e.name
-                            ))
+                            return Err(Diagnostic::new(
+                                codes::NO_SUCH_LOOP,
+                                format!("no loop `{x}` around statement `{}`", e.name),
+                            )
                             .with_label(source, e.level_span.clone(), "not one of its iterators")
                             .with_note(format!(
                                 "its loops, outermost first: {}",
@@ -273,11 +278,14 @@ impl Interpreter {
         // Placement: after the n outermost loops, which every statement must share.
         let m = self.state.n_it();
         if let Some(&i) = members.iter().find(|&&i| self.state.pieces[i].depth < n) {
-            return Err(Diagnostic::new(format!(
-                "cannot hoist inside {n} loop(s): statement {} is only {} loop(s) deep",
-                self.stmt_label(i),
-                self.state.pieces[i].depth
-            ))
+            return Err(Diagnostic::new(
+                codes::NO_SUCH_LOOP,
+                format!(
+                    "cannot hoist inside {n} loop(s): statement {} is only {} loop(s) deep",
+                    self.stmt_label(i),
+                    self.state.pieces[i].depth
+                ),
+            )
             .with_label(ctx.source, ctx.call.args[2].span(), "too deep"));
         }
         let prefix: Pos = self.state.pieces[members[0]].pos[..n].to_vec();
@@ -285,10 +293,13 @@ impl Interpreter {
             .iter()
             .find(|&&i| self.state.pieces[i].pos[..n] != prefix[..])
         {
-            return Err(Diagnostic::new(format!(
-                "statement {} does not share the {n} outer loop(s) of the segment",
-                self.stmt_label(i)
-            ))
+            return Err(Diagnostic::new(
+                codes::STRUCTURE_REFUSED,
+                format!(
+                    "statement {} does not share the {n} outer loop(s) of the segment",
+                    self.stmt_label(i)
+                ),
+            )
             .with_label(ctx.source, ctx.call.args[0].span(), "the segment"));
         }
         let lo = members
@@ -305,7 +316,7 @@ impl Interpreter {
             let p = &self.state.pieces[*q];
             !members.contains(q) && p.pos[..n] == prefix[..] && p.pos[n] >= lo && p.pos[n] <= hi
         }) {
-            return Err(Diagnostic::new(format!(
+            return Err(Diagnostic::new(codes::STRUCTURE_REFUSED, format!(
                 "statement {} lies inside the loops of the segment but is not part of it",
                 self.stmt_label(q)
             ))
@@ -317,12 +328,15 @@ impl Interpreter {
         // corresponds to it; other marks shift past the new dimension.
         for &i in &members {
             if let Some(mk) = self.state.pieces[i].marks.iter().find(|m| m.dim >= n) {
-                return Err(Diagnostic::new(format!(
-                    "`hoist` rewrites loop {} of statement {}, which is marked `{}`",
-                    mk.dim + 1,
-                    self.stmt_label(i),
-                    mk.kind.describe()
-                ))
+                return Err(Diagnostic::new(
+                    codes::MARKED_LOOP,
+                    format!(
+                        "`hoist` rewrites loop {} of statement {}, which is marked `{}`",
+                        mk.dim + 1,
+                        self.stmt_label(i),
+                        mk.kind.describe()
+                    ),
+                )
                 .with_label(
                     ctx.source,
                     ctx.call.span.clone(),
@@ -337,11 +351,14 @@ impl Interpreter {
         // dimension when it is among their outer loops.
         for &i in &members {
             if let Some(c) = self.state.pieces[i].copies.iter().find(|c| c.outer > n) {
-                return Err(Diagnostic::new(format!(
-                    "`hoist` rewrites the outer loops of a copy of `{}` (statement {})",
-                    c.array,
-                    self.stmt_label(i)
-                ))
+                return Err(Diagnostic::new(
+                    codes::MARKED_LOOP,
+                    format!(
+                        "`hoist` rewrites the outer loops of a copy of `{}` (statement {})",
+                        c.array,
+                        self.stmt_label(i)
+                    ),
+                )
                 .with_label(
                     ctx.source,
                     ctx.call.span.clone(),

@@ -3,6 +3,7 @@
 //! at level `n` (as `realign` would place it), returning both halves as new components.
 
 use super::{add, lex_lt, sub, unit, Interpreter, OpCtx};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::state::{prefix_map, Component, Origin, Pos};
 use crate::presburger::Set;
@@ -24,17 +25,20 @@ impl Interpreter {
         let a = pred.n_dim();
         let n = n as usize;
         if a > m {
-            return Err(Diagnostic::new(format!(
+            return Err(Diagnostic::new(codes::INVALID_ARGUMENT, format!(
                 "the predicate has {a} dimension(s), but the schedules have {m} iteration dimension(s)"
             ))
             .with_label(&origin.source, origin.span.clone(), format!("{a} dimension(s)")));
         }
         if let Some(&i) = members.iter().find(|&&i| self.state.pieces[i].depth < n) {
-            return Err(Diagnostic::new(format!(
-                "cannot split at loop level {n}: statement {} is only {} loop(s) deep",
-                self.stmt_label(i),
-                self.state.pieces[i].depth
-            ))
+            return Err(Diagnostic::new(
+                codes::NO_SUCH_LOOP,
+                format!(
+                    "cannot split at loop level {n}: statement {} is only {} loop(s) deep",
+                    self.stmt_label(i),
+                    self.state.pieces[i].depth
+                ),
+            )
             .with_label(ctx.source, ctx.call.args[2].span(), "too deep"));
         }
         let positions = self.state.components[h].positions.clone();
@@ -42,10 +46,10 @@ impl Interpreter {
         let pmax = positions.iter().max().expect("non-empty").clone();
         let len = pm.len();
         if n >= len {
-            return Err(Diagnostic::new(format!(
-                "the schedules have only {} loop levels",
-                len - 1
-            ))
+            return Err(Diagnostic::new(
+                codes::NO_SUCH_LOOP,
+                format!("the schedules have only {} loop levels", len - 1),
+            )
             .with_label(ctx.source, ctx.call.args[2].span(), "too deep"));
         }
         // The second half lands after the whole component at level n (as realign would

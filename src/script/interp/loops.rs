@@ -5,6 +5,7 @@
 //! nothing new. A procedure could not do this: a map's arity is fixed where it is written.
 
 use super::{Interpreter, OpCtx, Value};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::state::Origin;
 use crate::presburger::build::{self, output_name};
@@ -67,10 +68,10 @@ impl Interpreter {
             _ => 4,
         };
         if args.len() != want && !short {
-            return Err(Diagnostic::new(format!(
-                "`{name}` takes {want} arguments, {} given",
-                args.len()
-            ))
+            return Err(Diagnostic::new(
+                codes::WRONG_ARITY,
+                format!("`{name}` takes {want} arguments, {} given", args.len()),
+            )
             .with_label(
                 ctx.source,
                 ctx.call.span.clone(),
@@ -88,10 +89,13 @@ impl Interpreter {
                     (self.loop_no(ctx, &args[1])?, self.loop_no(ctx, &args[2])?)
                 };
                 if a.0 == b.0 {
-                    return Err(Diagnostic::new(format!(
-                        "`interchange` swaps two different loops, but both are loop {}",
-                        a.0
-                    ))
+                    return Err(Diagnostic::new(
+                        codes::INVALID_ARGUMENT,
+                        format!(
+                            "`interchange` swaps two different loops, but both are loop {}",
+                            a.0
+                        ),
+                    )
                     .with_label(
                         ctx.source,
                         ctx.call.span.clone(),
@@ -121,7 +125,7 @@ impl Interpreter {
                 let mut seen = vec![false; n + 1];
                 for &k in &order {
                     if k < 1 || k as usize > n || std::mem::replace(&mut seen[k as usize], true) {
-                        return Err(Diagnostic::new(format!(
+                        return Err(Diagnostic::new(codes::INVALID_ARGUMENT, format!(
                                 "`permute` needs an order of the loops 1 to {n}, each once"
                             ))
                             .with_label(ctx.source, span, format!("not a permutation of 1..{n}"))
@@ -176,10 +180,13 @@ impl Interpreter {
                     )
                 };
                 if k.0 == m.0 {
-                    return Err(Diagnostic::new(format!(
+                    return Err(Diagnostic::new(
+                        codes::INVALID_ARGUMENT,
+                        format!(
                         "`skew(l, k, m, f)` adds f times loop m to loop k, but both are loop {}",
                         k.0
-                    ))
+                    ),
+                    )
                     .with_label(ctx.source, ctx.call.span.clone(), "the same loop twice")
                     .with_help("to scale one loop, use `affine`"));
                 }
@@ -236,30 +243,35 @@ impl Interpreter {
         let (ls, lspan, _) = self.int_list(ctx, loops)?;
         let (ss, sspan, sitems) = self.int_list(ctx, sizes)?;
         if ls.is_empty() || ls.len() != ss.len() {
-            return Err(Diagnostic::new(format!(
-                "`tile(l, [loops], [sizes])` needs one size per loop: {} loop(s), {} size(s)",
-                ls.len(),
-                ss.len()
-            ))
+            return Err(Diagnostic::new(
+                codes::INVALID_ARGUMENT,
+                format!(
+                    "`tile(l, [loops], [sizes])` needs one size per loop: {} loop(s), {} size(s)",
+                    ls.len(),
+                    ss.len()
+                ),
+            )
             .with_label(ctx.source, lspan, "loops")
             .with_label(ctx.source, sspan, "sizes"));
         }
         let mut chosen: Vec<usize> = vec![];
         for &k in &ls {
             if k < 1 || chosen.contains(&(k as usize)) {
-                return Err(
-                    Diagnostic::new("`tile` needs distinct loop numbers, counted from 1")
-                        .with_label(ctx.source, lspan, format!("loop {k}"))
-                        .with_help("loops are counted from 1, the outermost loop of the nest"),
-                );
+                return Err(Diagnostic::new(
+                    codes::INVALID_ARGUMENT,
+                    "`tile` needs distinct loop numbers, counted from 1",
+                )
+                .with_label(ctx.source, lspan, format!("loop {k}"))
+                .with_help("loops are counted from 1, the outermost loop of the nest"));
             }
             chosen.push(k as usize);
         }
         if let Some(k) = ss.iter().position(|s| *s < 1) {
-            return Err(
-                Diagnostic::new(format!("tile sizes must be positive, found {}", ss[k]))
-                    .with_label(ctx.source, sitems[k].clone(), "not a positive size"),
-            );
+            return Err(Diagnostic::new(
+                codes::INVALID_ARGUMENT,
+                format!("tile sizes must be positive, found {}", ss[k]),
+            )
+            .with_label(ctx.source, sitems[k].clone(), "not a positive size"));
         }
         let n = *chosen.iter().max().expect("non-empty");
         let first = *chosen.iter().min().expect("non-empty");
@@ -320,11 +332,14 @@ impl Interpreter {
             self.state.pieces[i].depth < n && (n > self.state.n_it() || !self.padding_is_zero(i, n))
         }) {
             let d = self.state.pieces[i].depth;
-            return Err(Diagnostic::new(format!(
-                "`{}` acts on loop {n}, but statement {} is only {d} loop(s) deep",
-                ctx.call.name.text,
-                self.stmt_label(i),
-            ))
+            return Err(Diagnostic::new(
+                codes::NO_SUCH_LOOP,
+                format!(
+                    "`{}` acts on loop {n}, but statement {} is only {d} loop(s) deep",
+                    ctx.call.name.text,
+                    self.stmt_label(i),
+                ),
+            )
             .with_label(ctx.source, at.clone(), format!("loop {n}"))
             .with_label(
                 ctx.source,
@@ -348,10 +363,13 @@ impl Interpreter {
         let k = self.any_int(ctx, v)?;
         match k.to_i64() {
             Some(k) if (1..=64).contains(&k) => Ok((k as usize, v.1.clone())),
-            _ => Err(Diagnostic::new(format!(
-                "`{}` needs a loop number from 1 (the outermost loop), found {k}",
-                ctx.call.name.text
-            ))
+            _ => Err(Diagnostic::new(
+                codes::NO_SUCH_LOOP,
+                format!(
+                    "`{}` needs a loop number from 1 (the outermost loop), found {k}",
+                    ctx.call.name.text
+                ),
+            )
             .with_label(ctx.source, v.1.clone(), "not a loop of the nest")),
         }
     }
@@ -359,11 +377,14 @@ impl Interpreter {
     fn any_int(&self, ctx: &OpCtx, v: &(Value, Range<usize>)) -> Result<Int, Diagnostic> {
         match &v.0 {
             Value::Int(i) => Ok(i.clone()),
-            other => Err(Diagnostic::new(format!(
-                "`{}` expects an integer here, found {}",
-                ctx.call.name.text,
-                other.describe()
-            ))
+            other => Err(Diagnostic::new(
+                codes::WRONG_ARGUMENT_TYPE,
+                format!(
+                    "`{}` expects an integer here, found {}",
+                    ctx.call.name.text,
+                    other.describe()
+                ),
+            )
             .with_label(ctx.source, v.1.clone(), "not an integer")),
         }
     }
@@ -371,13 +392,11 @@ impl Interpreter {
     fn size(&self, ctx: &OpCtx, v: &(Value, Range<usize>)) -> Result<Int, Diagnostic> {
         let s = self.any_int(ctx, v)?;
         if !s.is_positive() {
-            return Err(
-                Diagnostic::new(format!("strip sizes must be positive, found {s}")).with_label(
-                    ctx.source,
-                    v.1.clone(),
-                    "here",
-                ),
-            );
+            return Err(Diagnostic::new(
+                codes::INVALID_ARGUMENT,
+                format!("strip sizes must be positive, found {s}"),
+            )
+            .with_label(ctx.source, v.1.clone(), "here"));
         }
         Ok(s)
     }
@@ -396,19 +415,29 @@ impl Interpreter {
                     match k.to_i64() {
                         Some(k) if k.abs() < 1 << 40 => out.push(k),
                         _ => {
-                            return Err(Diagnostic::new(format!("{k} is too large here"))
-                                .with_label(ctx.source, at.clone(), "in this list"))
+                            return Err(Diagnostic::new(
+                                codes::INVALID_ARGUMENT,
+                                format!("{k} is too large here"),
+                            )
+                            .with_label(
+                                ctx.source,
+                                at.clone(),
+                                "in this list",
+                            ))
                         }
                     }
                 }
                 let spans = xs.iter().map(|(_, at)| at.clone()).collect();
                 Ok((out, v.1.clone(), spans))
             }
-            other => Err(Diagnostic::new(format!(
-                "`{}` expects a list here, found {}",
-                ctx.call.name.text,
-                other.describe()
-            ))
+            other => Err(Diagnostic::new(
+                codes::WRONG_ARGUMENT_TYPE,
+                format!(
+                    "`{}` expects a list here, found {}",
+                    ctx.call.name.text,
+                    other.describe()
+                ),
+            )
             .with_label(ctx.source, v.1.clone(), "expected `[1, 2]` or similar")),
         }
     }

@@ -4,6 +4,7 @@
 //! code generator.
 
 use super::{Interpreter, OpCtx, Value, MAX_UNROLL};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::state::{Mark, MarkKind, Origin};
 use crate::script::ast::Span;
@@ -15,7 +16,7 @@ impl Interpreter {
         match &u.0 {
             Value::Int(i) => match i.to_i64() {
                 Some(v) if (1..=i64::from(MAX_UNROLL)).contains(&v) => Ok(v as u32),
-                _ => Err(Diagnostic::new(format!(
+                _ => Err(Diagnostic::new(codes::INVALID_ARGUMENT, format!(
                     "`unroll` needs a factor from 1 to {MAX_UNROLL}, found {i}"
                 ))
                 .with_label(ctx.source, u.1.clone(), "not a valid unroll factor")
@@ -23,7 +24,7 @@ impl Interpreter {
                     "the body of the loop is repeated u times per iteration; u = 1 leaves the loop as it is, and factors above {MAX_UNROLL} are refused to keep the generated code small"
                 ))),
             },
-            other => Err(Diagnostic::new(format!(
+            other => Err(Diagnostic::new(codes::WRONG_ARGUMENT_TYPE, format!(
                 "`unroll` expects an integer factor here, found {}",
                 other.describe()
             ))
@@ -45,11 +46,14 @@ impl Interpreter {
         for &i in &members {
             if let Some(old) = self.state.pieces[i].mark_at(dim) {
                 if old.kind != kind {
-                    return Err(Diagnostic::new(format!(
-                        "loop {k} of statement {} is already marked `{}`",
-                        self.stmt_label(i),
-                        old.kind.describe()
-                    ))
+                    return Err(Diagnostic::new(
+                        codes::MARKED_LOOP,
+                        format!(
+                            "loop {k} of statement {} is already marked `{}`",
+                            self.stmt_label(i),
+                            old.kind.describe()
+                        ),
+                    )
                     .with_label(
                         ctx.source,
                         ctx.call.span.clone(),

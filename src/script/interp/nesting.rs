@@ -3,6 +3,7 @@
 //! the statements after it.
 
 use super::{Interpreter, OpCtx};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 
 impl Interpreter {
@@ -41,11 +42,14 @@ impl Interpreter {
         let o = &self.state.components[outer].origin;
         let d = match self.state.block_tags.get(&outer) {
             Some(b) => {
-                let mut d = Diagnostic::new(format!(
-                    "`{}` names the block at line {} (a label on the first statement of a \
+                let mut d = Diagnostic::new(
+                    codes::STRUCTURE_REFUSED,
+                    format!(
+                        "`{}` names the block at line {} (a label on the first statement of a \
                      `{{ }}` block tags the whole block), which {relation} {wi}",
-                    b.name, b.line
-                ))
+                        b.name, b.line
+                    ),
+                )
                 .with_label(
                     ctx.source,
                     ctx.call.args[ao].span(),
@@ -70,9 +74,10 @@ impl Interpreter {
                 };
                 d
             }
-            None => Diagnostic::new(format!(
-                "`{name}` needs two separate components, but {wo} {relation} {wi}"
-            ))
+            None => Diagnostic::new(
+                codes::STRUCTURE_REFUSED,
+                format!("`{name}` needs two separate components, but {wo} {relation} {wi}"),
+            )
             .with_label(
                 ctx.source,
                 ctx.call.args[ao].span(),

@@ -4,6 +4,7 @@
 //! that shares the first `n` levels of position with `l`.
 
 use super::{add, fmt_pos, lex_lt, sub, unit, Interpreter, OpCtx};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::state::{Component, Origin, Pos};
 use crate::presburger::Int;
@@ -25,7 +26,7 @@ impl Interpreter {
         let n = n as usize;
         for (members, arg) in [(&m1, 0), (&m2, 1)] {
             if let Some(&i) = members.iter().find(|&&i| self.state.pieces[i].depth < n) {
-                return Err(Diagnostic::new(format!(
+                return Err(Diagnostic::new(codes::NO_SUCH_LOOP, format!(
                     "cannot give the components {n} common loop(s): statement {} is only {} loop(s) deep",
                     self.stmt_label(i),
                     self.state.pieces[i].depth
@@ -47,41 +48,49 @@ impl Interpreter {
             .expect("non-empty")
             .clone();
         if !lex_lt(&p1, &p2) {
-            return Err(
-                Diagnostic::new("`realign(l1, l2, n)` needs l2 to come after l1")
-                    .with_label(
-                        ctx.source,
-                        ctx.call.args[1].span(),
-                        format!("starts at position {}", fmt_pos(&p2)),
-                    )
-                    .with_label(
-                        ctx.source,
-                        ctx.call.args[0].span(),
-                        format!("ends at position {}", fmt_pos(&p1)),
-                    )
-                    .with_help(
-                        "swap the two components, or realign the component that comes first",
-                    ),
-            );
+            return Err(Diagnostic::new(
+                codes::STRUCTURE_REFUSED,
+                "`realign(l1, l2, n)` needs l2 to come after l1",
+            )
+            .with_label(
+                ctx.source,
+                ctx.call.args[1].span(),
+                format!("starts at position {}", fmt_pos(&p2)),
+            )
+            .with_label(
+                ctx.source,
+                ctx.call.args[0].span(),
+                format!("ends at position {}", fmt_pos(&p1)),
+            )
+            .with_help("swap the two components, or realign the component that comes first"));
         }
         if let Some(i) = (0..self.state.pieces.len()).find(|&i| {
             let q = &self.state.pieces[i].pos;
             lex_lt(&p1, q) && lex_lt(q, &p2)
         }) {
-            return Err(Diagnostic::new("`realign(l1, l2, n)` needs adjacent components")
-                .with_label(ctx.source, ctx.call.span.clone(), format!(
+            return Err(Diagnostic::new(
+                codes::STRUCTURE_REFUSED,
+                "`realign(l1, l2, n)` needs adjacent components",
+            )
+            .with_label(
+                ctx.source,
+                ctx.call.span.clone(),
+                format!(
                     "statement {} (position {}) lies between them",
                     self.stmt_label(i),
                     fmt_pos(&self.state.pieces[i].pos)
-                ))
-                .with_help("realign the components in between first, or tag a component that includes them"));
+                ),
+            )
+            .with_help(
+                "realign the components in between first, or tag a component that includes them",
+            ));
         }
         let len = p1.len();
         if n >= len {
-            return Err(Diagnostic::new(format!(
-                "the schedules have only {} loop levels",
-                len - 1
-            ))
+            return Err(Diagnostic::new(
+                codes::NO_SUCH_LOOP,
+                format!("the schedules have only {} loop levels", len - 1),
+            )
             .with_label(ctx.source, ctx.call.args[2].span(), "too many common loops"));
         }
         let shift = add(&sub(&p1, &p2), &unit(len, n));
@@ -105,11 +114,14 @@ impl Interpreter {
         let m = self.component_nonempty(ctx, h, 0)?;
         let n = n as usize;
         if let Some(&i) = m.iter().find(|&&i| self.state.pieces[i].depth < n) {
-            return Err(Diagnostic::new(format!(
-                "cannot lift to loop {n}: statement {} is only {} loop(s) deep",
-                self.stmt_label(i),
-                self.state.pieces[i].depth
-            ))
+            return Err(Diagnostic::new(
+                codes::NO_SUCH_LOOP,
+                format!(
+                    "cannot lift to loop {n}: statement {} is only {} loop(s) deep",
+                    self.stmt_label(i),
+                    self.state.pieces[i].depth
+                ),
+            )
             .with_label(ctx.source, ctx.call.args[1].span(), "beyond the nest depth"));
         }
         let prefixes: BTreeSet<Vec<Int>> = self.state.components[h]

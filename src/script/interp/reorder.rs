@@ -14,6 +14,7 @@
 //! verifier's business, as for every operation.
 
 use super::{fmt_pos, Interpreter, OpCtx};
+use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::state::Pos;
 use crate::presburger::Int;
@@ -45,13 +46,15 @@ impl Interpreter {
             .min()
             .unwrap_or(len);
         if n >= len {
-            return Err(
-                Diagnostic::new("`move_before(l, m)` needs two different places").with_label(
-                    ctx.source,
-                    ctx.call.span.clone(),
-                    format!("both are at position {}", fmt_pos(&first)),
-                ),
-            );
+            return Err(Diagnostic::new(
+                codes::STRUCTURE_REFUSED,
+                "`move_before(l, m)` needs two different places",
+            )
+            .with_label(
+                ctx.source,
+                ctx.call.span.clone(),
+                format!("both are at position {}", fmt_pos(&first)),
+            ));
         }
         let at = |members: &[usize]| -> (Int, Int) {
             let vals = members.iter().map(|&i| pos(i)[n].clone());
@@ -62,23 +65,24 @@ impl Interpreter {
         };
         let ((b1, b2), (a1, a2)) = (at(&ml), at(&mm));
         if b2 < a1 {
-            return Err(
-                Diagnostic::new("`move_before(l, m)`: l already runs before m")
-                    .with_label(
-                        ctx.source,
-                        ctx.call.args[0].span(),
-                        format!("at position {}", fmt_pos(pos(ml[0]))),
-                    )
-                    .with_label(
-                        ctx.source,
-                        ctx.call.args[1].span(),
-                        format!("at position {}", fmt_pos(pos(mm[0]))),
-                    )
-                    .with_help("to run m first, write `move_before(m, l)`"),
-            );
+            return Err(Diagnostic::new(
+                codes::STRUCTURE_REFUSED,
+                "`move_before(l, m)`: l already runs before m",
+            )
+            .with_label(
+                ctx.source,
+                ctx.call.args[0].span(),
+                format!("at position {}", fmt_pos(pos(ml[0]))),
+            )
+            .with_label(
+                ctx.source,
+                ctx.call.args[1].span(),
+                format!("at position {}", fmt_pos(pos(mm[0]))),
+            )
+            .with_help("to run m first, write `move_before(m, l)`"));
         }
         if b1 <= a2 {
-            return Err(Diagnostic::new(format!(
+            return Err(Diagnostic::new(codes::STRUCTURE_REFUSED, format!(
                 "`move_before(l, m)` needs l and m apart at loop level {}: a loop there holds statements of both, or one lies among the other's",
                 n + 1
             ))
@@ -100,7 +104,7 @@ impl Interpreter {
             (0..self.state.pieces.len()).find(|&i| in_range(pos(i), &b1, &b2) && !ml.contains(&i))
         {
             let inner = self.state.components[hl].origin.what.clone();
-            return Err(Diagnostic::new(format!(
+            return Err(Diagnostic::new(codes::STRUCTURE_REFUSED, format!(
                 "`move_before(l, m)` would split a loop: statement `{}` shares loop {} with {inner}, or lies between its statements, but is not part of it",
                 self.stmt_label(i),
                 n + 1
