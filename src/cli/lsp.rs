@@ -1,6 +1,7 @@
 //! `loopy lsp`: the language server, over standard input and output.
 
 use super::Ctx;
+use crate::diag::{codes, Diagnostic};
 use clap::Args;
 
 #[derive(Args, Debug)]
@@ -14,9 +15,12 @@ pub struct LspArgs {
 pub fn run(_a: LspArgs, ctx: &Ctx) -> u8 {
     match crate::lsp::serve_stdio(ctx.budget) {
         Ok(()) => 0,
-        Err(e) => {
-            eprintln!("error: the language server stopped: {e}");
-            1
-        }
+        Err(e) => super::error(
+            ctx,
+            Diagnostic::new(
+                codes::LSP_CONNECTION,
+                format!("the language server stopped: {e}"),
+            ),
+        ),
     }
 }

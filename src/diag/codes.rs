@@ -239,6 +239,10 @@ codes! {
         "`loopy explain` was given a code that does not exist";
     DRAW_REFUSED = "L0609", "nothing-to-draw", Error,
         "`loopy draw` has nothing it can draw for these arguments";
+    LSP_CONNECTION = "L0610", "language-server-connection", Error,
+        "the language server's connection to the editor failed";
+    KERNEL_NOT_LOCATED = "L0611", "kernel-not-located", Warning,
+        "the language server found no kernel for a script";
 
     COMPILER_UNAVAILABLE = "L0701", "compiler-unavailable", Error,
         "the C compiler cannot be run";

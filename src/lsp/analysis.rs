@@ -5,13 +5,15 @@
 use super::locate::{locate, Located, NotFound};
 use super::text::LineIndex;
 use super::uri;
-use crate::diag::Report;
+use crate::diag::{codes, Diagnostic, Report, Severity};
 use crate::driver::{check_state, Kernel, Run};
 use crate::model::state::{State, Step};
 use crate::presburger::budget;
 use crate::script::parse::parse_script;
 use crate::verify::{self, Dependence, Program, Violation};
-use lsp_types::{DiagnosticRelatedInformation, DiagnosticSeverity, Location, Range};
+use lsp_types::{
+    DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString, Range,
+};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -119,13 +121,16 @@ pub fn analyse(
     let located = match &a.located {
         Ok(l) => l.clone(),
         Err(nf) => {
-            let ix = LineIndex::new(text);
-            a.diagnostics.push(diagnostic(
-                ix.range(&nf.range),
-                DiagnosticSeverity::WARNING,
-                nf.message.clone(),
-                vec![],
-            ));
+            let d = Diagnostic::new(codes::KERNEL_NOT_LOCATED, nf.message.clone()).with_label(
+                &name,
+                nf.range.clone(),
+                "",
+            );
+            let r = Report {
+                diagnostic: d,
+                sources: vec![],
+            };
+            a.diagnostics.push(a.convert(&r, nf.range.clone()));
             return Some(a);
         }
     };
@@ -228,14 +233,18 @@ fn shape(st: &State) -> String {
 
 fn diagnostic(
     range: Range,
-    severity: DiagnosticSeverity,
+    d: &Diagnostic,
     message: String,
     related: Vec<DiagnosticRelatedInformation>,
 ) -> lsp_types::Diagnostic {
     lsp_types::Diagnostic {
         range,
-        severity: Some(severity),
-        code: None,
+        severity: Some(match d.severity {
+            Severity::Error => DiagnosticSeverity::ERROR,
+            Severity::Warning => DiagnosticSeverity::WARNING,
+            Severity::Note => DiagnosticSeverity::INFORMATION,
+        }),
+        code: Some(NumberOrString::String(d.code.id().to_string())),
         code_description: None,
         source: Some("loopy".to_string()),
         message,
@@ -280,12 +289,7 @@ impl Analysis {
                 });
             }
         }
-        diagnostic(
-            ix.range(&range),
-            DiagnosticSeverity::ERROR,
-            message,
-            related,
-        )
+        diagnostic(ix.range(&range), d, message, related)
     }
 
     /// The editor location of a byte range in a named source (the script, a C file, the
@@ -335,7 +339,7 @@ impl Analysis {
         if let Some(h) = &d.help {
             message.push_str(&format!("\nhelp: {h}"));
         }
-        diagnostic(ix.range(&at), DiagnosticSeverity::ERROR, message, vec![])
+        diagnostic(ix.range(&at), &d, message, vec![])
     }
 
     /// The script parameters in force (when the whole script ran).

@@ -237,6 +237,9 @@ impl Worker {
                 let d = lsp_types::Diagnostic {
                     range: LineIndex::new(&text).range(&(0..0)),
                     severity: Some(lsp_types::DiagnosticSeverity::ERROR),
+                    code: Some(lsp_types::NumberOrString::String(
+                        crate::diag::codes::INTERNAL.id().to_string(),
+                    )),
                     source: Some("loopy".into()),
                     message: format!("internal error of loopy while checking this script: {why}"),
                     ..Default::default()
