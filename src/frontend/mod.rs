@@ -8,6 +8,7 @@
 //! is a [`Diagnostic`] pointing into the user's file; nothing panics.
 
 mod build;
+pub mod gnu;
 pub mod region;
 pub mod srcmap;
 mod symbols;
@@ -81,12 +82,9 @@ pub fn extract_file(path: &Path, opts: &Options) -> Result<Scop, Report> {
     };
     let path = path.to_path_buf();
     let opts = opts.clone();
-    guarded(move || match lang_c::driver::parse(&config, &path) {
-        Ok(p) => {
-            let sm = SourceMap::new(p.source, &name, original);
-            analyze(&sm, &p.unit, &opts)
-        }
-        Err(lang_c::driver::Error::PreprocessorError(e)) => {
+    guarded(move || match preprocess(&cmd, &args, &path) {
+        Ok(pre) => parse_and_analyze(&config, pre, &name, original, &opts),
+        Err(e) => {
             let shown = format!("{cmd} {} {name}", args.join(" "));
             let text = e.to_string();
             let d = Diagnostic::new(format!("the C preprocessor failed: `{shown}`"));
@@ -99,11 +97,48 @@ pub fn extract_file(path: &Path, opts: &Options) -> Result<Scop, Report> {
             let main = SourceMap::new(String::new(), &name, original);
             Err(finish_error(&main, cpp_failure(d, &text, &main)))
         }
-        Err(lang_c::driver::Error::SyntaxError(e)) => {
-            let sm = SourceMap::new(e.source.clone(), &name, original);
+    })
+}
+
+/// Runs the preprocessor on `path`: its output, or an error whose text is the compiler's
+/// messages (`NotFound` when the command does not exist).
+fn preprocess(cmd: &str, args: &[String], path: &Path) -> std::io::Result<String> {
+    let out = std::process::Command::new(cmd)
+        .args(args)
+        .arg(path)
+        .output()?;
+    if out.status.success() {
+        String::from_utf8(out.stdout)
+            .map_err(|_| std::io::Error::other("the preprocessed text is not UTF-8"))
+    } else {
+        Err(std::io::Error::other(
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ))
+    }
+}
+
+/// Parses preprocessed text, after rewriting what lang-c cannot read outside the regions
+/// ([`gnu`]), and models it.
+fn parse_and_analyze(
+    config: &Config,
+    mut pre: String,
+    name: &str,
+    original: String,
+    opts: &Options,
+) -> Result<Scop, Report> {
+    let keep = gnu::regions(&pre);
+    let rewrites = gnu::rewrites(&pre, &keep);
+    gnu::apply(&mut pre, &rewrites);
+    match lang_c::driver::parse_preprocessed(config, pre) {
+        Ok(p) => {
+            let sm = SourceMap::new(p.source, name, original);
+            analyze(&sm, &p.unit, opts)
+        }
+        Err(e) => {
+            let sm = SourceMap::new(e.source.clone(), name, original);
             Err(syntax_error(&sm, &e))
         }
-    })
+    }
 }
 
 /// The compiler's messages as notes, its first error in the user's file as a label.
@@ -165,16 +200,7 @@ pub fn extract_preprocessed(
             cpp_options: vec![],
             flavor: Flavor::GnuC11,
         };
-        match lang_c::driver::parse_preprocessed(&config, preprocessed) {
-            Ok(p) => {
-                let sm = SourceMap::new(p.source, &name, original);
-                analyze(&sm, &p.unit, &opts)
-            }
-            Err(e) => {
-                let sm = SourceMap::new(e.source.clone(), &name, original);
-                Err(syntax_error(&sm, &e))
-            }
-        }
+        parse_and_analyze(&config, preprocessed, &name, original, &opts)
     })
 }
 
