@@ -21,7 +21,7 @@ pub struct Rewrite {
 
 /// Identifier and punctuation tokens of preprocessed text, outside line markers and
 /// directives, string and character literals.
-fn tokens(text: &str) -> Vec<Range<usize>> {
+pub(crate) fn tokens(text: &str) -> Vec<Range<usize>> {
     let b = text.as_bytes();
     let mut out = vec![];
     let mut i = 0;
@@ -332,5 +332,214 @@ mod tests {
             .contains("omitted operand"));
         let t = "for (i = 0; i < n; i++) {";
         assert_eq!(unreadable_at(t, t.find('{').unwrap()), None);
+    }
+}
+
+/// C's keywords (and GNU spellings) that can start a statement or a declaration.
+const KEYWORDS: &[&str] = &[
+    "auto",
+    "break",
+    "case",
+    "char",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "_Bool",
+    "_Complex",
+    "_Noreturn",
+    "_Static_assert",
+    "_Thread_local",
+    "_Alignas",
+    "__inline",
+    "__inline__",
+    "__restrict",
+    "__restrict__",
+    "__const",
+    "__volatile__",
+    "__asm__",
+    "asm",
+    "__asm",
+    "typeof",
+    "__typeof__",
+    "__typeof",
+];
+
+/// Where a function is defined without a return type (`main() { … }`, `static f(x) int x;
+/// { … }`: C89's implicit `int`, which C99 removed and lang-c does not read): the offsets of
+/// the function names, before which `int ` makes the definition C99. Only definitions at
+/// file scope count; declarations (`f();`) are left alone (a typedef name would read the
+/// same).
+pub fn implicit_int(text: &str, keep: &[Range<usize>]) -> Vec<usize> {
+    let toks = tokens(text);
+    let t = |k: usize| toks.get(k).map_or("", |r| &text[r.clone()]);
+    let ident = |s: &str| {
+        s.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && !KEYWORDS.contains(&s)
+    };
+    let specifier = |s: &str| {
+        matches!(
+            s,
+            "static" | "extern" | "inline" | "__inline" | "__inline__" | "_Noreturn"
+        )
+    };
+    let type_word = |s: &str| {
+        matches!(
+            s,
+            "int"
+                | "char"
+                | "short"
+                | "long"
+                | "float"
+                | "double"
+                | "unsigned"
+                | "signed"
+                | "register"
+                | "const"
+                | "struct"
+                | "union"
+                | "enum"
+                | "_Bool"
+        )
+    };
+    // The matching `(` or `{` of each closing one.
+    let mut opener = vec![usize::MAX; toks.len()];
+    let mut depth = vec![0usize; toks.len()];
+    let mut stack: Vec<usize> = vec![];
+    for k in 0..toks.len() {
+        match t(k) {
+            "(" | "{" | "[" => {
+                depth[k] = stack.len();
+                stack.push(k);
+            }
+            ")" | "}" | "]" => {
+                if let Some(o) = stack.pop() {
+                    opener[k] = o;
+                }
+                depth[k] = stack.len();
+            }
+            _ => depth[k] = stack.len(),
+        }
+    }
+    let closer = |o: usize| (o + 1..toks.len()).find(|&j| opener[j] == o);
+    let mut out = vec![];
+    for k in 0..toks.len() {
+        if depth[k] != 0 || !ident(t(k)) || t(k + 1) != "(" || specifier(t(k)) {
+            continue;
+        }
+        if keep.iter().any(|r| r.contains(&toks[k].start)) {
+            continue;
+        }
+        // What comes before: the start of the file, `;`, or the end of a function body,
+        // then only storage class and function specifiers.
+        let mut p = k;
+        while p > 0 && specifier(t(p - 1)) {
+            p -= 1;
+        }
+        let starts = match p.checked_sub(1) {
+            None => true,
+            Some(q) => {
+                t(q) == ";"
+                    || (t(q) == "}"
+                        && opener[q] != usize::MAX
+                        && opener[q] > 0
+                        && matches!(t(opener[q] - 1), ")" | ";"))
+            }
+        };
+        if !starts {
+            continue;
+        }
+        let Some(close) = closer(k + 1) else {
+            continue;
+        };
+        // `{` next, or K&R parameter declarations, each starting with a type word.
+        let mut j = close + 1;
+        let mut at_decl = true;
+        let body = loop {
+            match t(j) {
+                "{" => break at_decl,
+                "" | "(" | "=" | "}" => break false,
+                ";" => at_decl = true,
+                w => {
+                    if at_decl && !type_word(w) {
+                        break false;
+                    }
+                    at_decl = false;
+                }
+            }
+            j += 1;
+        };
+        if body {
+            out.push(toks[k].start);
+        }
+    }
+    out
+}
+
+/// `text` with `int ` inserted at each offset of `at` (increasing).
+pub fn insert_int(text: &str, at: &[usize]) -> String {
+    let mut out = String::with_capacity(text.len() + 4 * at.len());
+    let mut prev = 0;
+    for &a in at {
+        out.push_str(&text[prev..a]);
+        out.push_str("int ");
+        prev = a;
+    }
+    out.push_str(&text[prev..]);
+    out
+}
+
+#[cfg(test)]
+mod implicit_tests {
+    use super::*;
+
+    fn fixed(t: &str) -> String {
+        insert_int(t, &implicit_int(t, &[]))
+    }
+
+    #[test]
+    fn implicit_int_definitions_get_int() {
+        assert_eq!(fixed("main() {\n}\n"), "int main() {\n}\n");
+        assert_eq!(
+            fixed("double a;\nstatic f(x) int x; { return x; }\ng(void) { }"),
+            "double a;\nstatic int f(x) int x; { return x; }\nint g(void) { }"
+        );
+        // Declarations, statements, typed definitions and struct returns stay.
+        for t in [
+            "f();\nint main() { if (x) { } while (y) { } }",
+            "struct S { int x; } f(void) { }",
+            "T (x);",
+            "int x = g(1);",
+        ] {
+            assert_eq!(fixed(t), t);
+        }
     }
 }
