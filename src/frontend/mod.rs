@@ -352,6 +352,19 @@ fn syntax_error(sm: &SourceMap, e: &lang_c::driver::SyntaxError) -> Report {
         d = d
             .with_note(format!("loopy could not read this construct: {w}"))
             .with_help(fix.to_string());
+    } else if in_main
+        && expected.iter().all(|x| x == "a type name" || x == "`;`")
+        && found
+            .as_deref()
+            .is_some_and(|t| t.starts_with(|c: char| c.is_alphabetic() || c == '_'))
+    {
+        let t = found.as_deref().unwrap_or_default();
+        d = d
+            .with_note(format!(
+                "`{t}` is declared without a type (C89's implicit `int`, which C99 removed and \
+                 loopy does not read in declarations)"
+            ))
+            .with_help(format!("write the type: `int {t}`"));
     } else if in_main {
         d = d.with_note("loopy reads C11 with GNU extensions (lang-c's parser)");
     }
