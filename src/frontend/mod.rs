@@ -311,11 +311,10 @@ fn syntax_error(sm: &SourceMap, e: &lang_c::driver::SyntaxError) -> Report {
         let construct = match what {
             Some((w, _)) => w.to_string(),
             None => {
-                let line = sm.text(&sp).map(|_| ()).and_then(|()| {
-                    let l = sm.line_of(e.offset).map(|(_, l)| l)?;
-                    let f = sm.sources([sp.file.as_str()]);
-                    f.first()
-                        .and_then(|(_, t)| t.lines().nth(l.checked_sub(1)?))
+                // The header's line, as written.
+                let line = sm.sources([sp.file.as_str()]).first().and_then(|(_, t)| {
+                    t.lines()
+                        .nth(sp.line.checked_sub(1)?)
                         .map(|x| x.trim().to_string())
                 });
                 match line {
