@@ -193,3 +193,19 @@ fn implicit_int_main() {
         "{out}"
     );
 }
+
+/// Several fragments in one file: `--scop N` chooses, and the report that asks for it says
+/// they are fragments (not the names of the functions loopy wraps them in).
+#[test]
+fn two_fragments() {
+    let file = "tests/data/real/two_fragments.c";
+    let (code, _, err) = loopy(&["show", "--color", "never", file]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("choose one with `--scop N`"), "{err}");
+    assert!(err.contains("region 1 (a fragment at file scope)"), "{err}");
+    assert!(!err.contains("loopy_fragment"), "{err}");
+    let (code, out, err) = loopy(&["show", file, "--scop", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("parameters: m\n"), "{out}");
+    assert!(out.contains("S0, line 8: z[k] = 0;"), "{out}");
+}
