@@ -76,6 +76,42 @@ diag!(no_region, "no_region");
 diag!(unknown_function, "no_region", "--function", "kernal");
 // Input.
 diag!(syntax, "syntax");
+diag!(stray_statement, "stray_statement");
+diag!(elvis_in_region, "elvis_in_region");
+diag!(system_header, "system_header");
+diag!(implicit_declaration, "implicit_declaration");
+
+/// No syntax error shows an empty expected token or lang-c's rule names, whatever the
+/// input: each of these must fail, and its label must say what was found.
+#[test]
+fn syntax_errors_name_what_they_expect() {
+    let dir = common::scratch("frontend-diagnostics", "syntax-errors");
+    let cases = [
+        "#pragma scop\nfor (i=0;i<N;i++) a[i] = 0;\n",
+        "for (i=0;i<N;i++) a[i] = 0;\n",
+        "static x;\n",
+        "int main(void) { int a[3]; a[0] = ; }\n",
+        "void f(void) {\n#pragma scop\n  a[0] = (1 +;\n#pragma endscop\n}\n",
+        "void f(void) {\n#pragma scop\n  a[0] = b ?: c;\n#pragma endscop\n}\n",
+        "int f(void) { return 1 }\n",
+        "typedef int T; T T T;\n",
+        "int x = ;\n",
+        "int f(void) {\n",
+    ];
+    for (k, src) in cases.iter().enumerate() {
+        let path = dir.join(format!("case{k}.c"));
+        std::fs::write(&path, src).unwrap();
+        let (code, _, err) = show(&[path.to_str().unwrap()]);
+        assert_eq!(code, 2, "{src}: {err}");
+        assert!(err.contains("syntax error"), "{src}: {err}");
+        assert!(!err.contains("``"), "{src}: empty expected token:\n{err}");
+        assert!(!err.contains("<typedef_name>"), "{src}:\n{err}");
+        assert!(
+            err.contains("found `") || err.contains("could not read") || err.contains("file ends"),
+            "{src}:\n{err}"
+        );
+    }
+}
 
 /// The preprocessor's error, located in the user's file (its wording is the compiler's).
 #[test]

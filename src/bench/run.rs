@@ -58,6 +58,9 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
         Ok(x) => x,
         Err(f) => return failed(f),
     };
+    if let Err(f) = refuse_fragment(&kernel) {
+        return failed(f);
+    }
     // Register blocks take the vector width the compiler targets with the timed flags.
     kernel.target.vector_bytes = crate::machine::vector_bytes(&job.toolchain).unwrap_or(0);
     let violations = run.check();
@@ -429,6 +432,32 @@ fn kernel_clock_sources(
             Some(&path.display().to_string()),
         )),
         transformed: kernel_clock::instrument(&generated.file, generated_range, None),
+    })
+}
+
+/// Benchmarks build and run the kernel's file as a program: a fragment (statements at file
+/// scope) is not one.
+pub(super) fn refuse_fragment(kernel: &Kernel) -> Result<(), Report> {
+    if !kernel.scop.fragment {
+        return Ok(());
+    }
+    let sp = &kernel.scop.region;
+    Err(Report {
+        diagnostic: crate::diag::Diagnostic::new(
+            crate::diag::codes::NOT_A_PROGRAM,
+            format!(
+            "`{}` is a fragment: its region is not in a function, and benchmarks build and \
+             run the file as a program",
+            kernel.scop.file
+            ),
+        )
+        .with_label(&sp.file, sp.range.clone(), "statements at file scope")
+        .with_help(
+            "put the region in a function of a complete program (with a `main` that declares \
+             and initialises its arrays and prints a result); `loopy check` and `loopy apply` \
+             work on the fragment as it is",
+        ),
+        sources: kernel.sources.clone(),
     })
 }
 

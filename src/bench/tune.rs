@@ -893,6 +893,7 @@ pub fn tune(
         )
     })?;
     let kernel = Kernel::load(&job.kernel, &job.opts)?;
+    super::run::refuse_fragment(&kernel)?;
     let base_dir = script.parent().unwrap_or(Path::new(".")).to_path_buf();
     // The script with its own values: the parameters it declares and their values.
     let settings = driver::with_model(job.settings.clone(), &text, &job.toolchain);

@@ -256,6 +256,8 @@ codes! {
         "the transformed program's output differs from the original's";
     NOT_TIMED = "L0706", "not-timed", Warning,
         "a baseline or reference program was not timed";
+    NOT_A_PROGRAM = "L0707", "not-a-program", Error,
+        "the kernel is a fragment, not a program that can be built and run";
 
     BUDGET_EXHAUSTED = "L0901", "budget-exhausted", Error,
         "the integer core gave up: the work budget is exhausted";

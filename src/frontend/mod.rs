@@ -8,6 +8,8 @@
 //! is a [`Diagnostic`] pointing into the user's file; nothing panics.
 
 mod build;
+pub mod fragment;
+pub mod gnu;
 pub mod region;
 pub mod srcmap;
 mod symbols;
@@ -90,12 +92,9 @@ pub fn extract_file(path: &Path, opts: &Options) -> Result<Scop, Report> {
     };
     let path = path.to_path_buf();
     let opts = opts.clone();
-    guarded(move || match lang_c::driver::parse(&config, &path) {
-        Ok(p) => {
-            let sm = SourceMap::new(p.source, &name, original);
-            analyze(&sm, &p.unit, &opts)
-        }
-        Err(lang_c::driver::Error::PreprocessorError(e)) => {
+    guarded(move || match preprocess(&cmd, &args, &path) {
+        Ok(pre) => parse_and_analyze(&config, pre, &name, original, &opts),
+        Err(e) => {
             let shown = format!("{cmd} {} {name}", args.join(" "));
             let text = e.to_string();
             let d = Diagnostic::new(
@@ -111,11 +110,87 @@ pub fn extract_file(path: &Path, opts: &Options) -> Result<Scop, Report> {
             let main = SourceMap::new(String::new(), &name, original);
             Err(finish_error(&main, cpp_failure(d, &text, &main)))
         }
-        Err(lang_c::driver::Error::SyntaxError(e)) => {
-            let sm = SourceMap::new(e.source.clone(), &name, original);
+    })
+}
+
+/// Runs the preprocessor on `path`: its output, or an error whose text is the compiler's
+/// messages (`NotFound` when the command does not exist).
+fn preprocess(cmd: &str, args: &[String], path: &Path) -> std::io::Result<String> {
+    let out = std::process::Command::new(cmd)
+        .args(args)
+        .arg(path)
+        .output()?;
+    if out.status.success() {
+        String::from_utf8(out.stdout)
+            .map_err(|_| std::io::Error::other("the preprocessed text is not UTF-8"))
+    } else {
+        Err(std::io::Error::other(
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ))
+    }
+}
+
+/// Parses preprocessed text, after rewriting what lang-c cannot read outside the regions
+/// ([`gnu`]), giving implicit-`int` functions their `int` and wrapping fragments in
+/// functions ([`fragment`]), and models it.
+fn parse_and_analyze(
+    config: &Config,
+    mut pre: String,
+    name: &str,
+    original: String,
+    opts: &Options,
+) -> Result<Scop, Report> {
+    let regions = gnu::regions(&pre);
+    let keep = if regions.is_empty() {
+        // No region (`--function`): the user's file is modelled as written.
+        file_lines(&pre, name)
+    } else {
+        regions.clone()
+    };
+    let rewrites = gnu::rewrites(&pre, &keep);
+    gnu::apply(&mut pre, &rewrites);
+    // C89's implicit `int` is the meaning of such a definition anywhere.
+    let implicit = gnu::implicit_int(&pre, &regions);
+    if !implicit.is_empty() {
+        pre = gnu::insert_int(&pre, &implicit);
+    }
+    let mut fragments = vec![];
+    let wrapped = {
+        let lines = SourceMap::new(pre.clone(), name, String::new());
+        fragment::wrap(&pre, |o| lines.line_of(o).map(|(f, l)| (f.to_string(), l)))
+    };
+    if let Some((text, names)) = wrapped {
+        pre = text;
+        fragments = names;
+    }
+    match lang_c::driver::parse_preprocessed(config, pre) {
+        Ok(p) => {
+            let sm = SourceMap::new(p.source, name, original);
+            analyze(&sm, &p.unit, opts, &fragments)
+        }
+        Err(e) => {
+            let sm = SourceMap::new(e.source.clone(), name, original);
             Err(syntax_error(&sm, &e))
         }
-    })
+    }
+}
+
+/// The byte ranges of the preprocessed lines that come from the file `name`.
+fn file_lines(pre: &str, name: &str) -> Vec<std::ops::Range<usize>> {
+    let lines = SourceMap::new(pre.to_string(), name, String::new());
+    let mut out: Vec<std::ops::Range<usize>> = vec![];
+    let mut start = 0;
+    for line in pre.split_inclusive('\n') {
+        let r = start..start + line.len();
+        start = r.end;
+        if lines.line_of(r.start).is_some_and(|(f, _)| f == name) {
+            match out.last_mut() {
+                Some(last) if last.end == r.start => last.end = r.end,
+                _ => out.push(r),
+            }
+        }
+    }
+    out
 }
 
 /// The compiler's messages as notes, its first error in the user's file as a label.
@@ -177,16 +252,7 @@ pub fn extract_preprocessed(
             cpp_options: vec![],
             flavor: Flavor::GnuC11,
         };
-        match lang_c::driver::parse_preprocessed(&config, preprocessed) {
-            Ok(p) => {
-                let sm = SourceMap::new(p.source, &name, original);
-                analyze(&sm, &p.unit, &opts)
-            }
-            Err(e) => {
-                let sm = SourceMap::new(e.source.clone(), &name, original);
-                Err(syntax_error(&sm, &e))
-            }
-        }
+        parse_and_analyze(&config, preprocessed, &name, original, &opts)
     })
 }
 
@@ -221,33 +287,132 @@ fn guarded<T: Send + 'static>(
 }
 
 fn syntax_error(sm: &SourceMap, e: &lang_c::driver::SyntaxError) -> Report {
-    let mut expected: Vec<&str> = e.expected.iter().copied().collect();
+    // lang-c's names for what it expected; some are empty (a rule without a name) and some
+    // are rule names rather than tokens.
+    let mut expected: Vec<(&str, String)> = e
+        .expected
+        .iter()
+        .filter_map(|s| {
+            let shown = match s.strip_prefix('"').and_then(|x| x.strip_suffix('"')) {
+                Some(t) => format!("`{t}`"),
+                None if *s == "<typedef_name>" => "a type name".to_string(),
+                None => format!("`{s}`"),
+            };
+            (!shown.trim_matches('`').trim().is_empty()).then_some((*s, shown))
+        })
+        .collect();
     expected.sort_unstable();
+    expected.dedup_by(|a, b| a.1 == b.1);
+    let expected: Vec<String> = expected.into_iter().map(|(_, s)| s).collect();
     let sp = sm.span_or_pre(e.offset..e.offset + 1);
     let shown = expected
         .iter()
         .take(8)
-        .map(|s| {
-            let t = s
-                .strip_prefix('"')
-                .and_then(|x| x.strip_suffix('"'))
-                .unwrap_or(s);
-            format!("`{t}`")
-        })
+        .cloned()
         .collect::<Vec<_>>()
         .join(", ");
     let more = if expected.len() > 8 { ", …" } else { "" };
-    let d = Diagnostic::new(codes::C_SYNTAX, "C syntax error").with_label(
-        &sp.file,
-        sp.range.clone(),
-        if expected.is_empty() {
-            "unexpected here".to_string()
-        } else {
-            format!("expected {shown}{more}")
-        },
-    );
-    let d = d.with_note("loopy parses C11 with GNU extensions (lang-c); `__int128`, `x ?: y` and nested functions are not supported");
+    let found = sm
+        .pre
+        .get(e.offset..)
+        .and_then(|t| gnu::tokens(t).first().map(|r| t[r.clone()].to_string()))
+        .filter(|t| !t.is_empty());
+    let label = match (&found, expected.is_empty()) {
+        (Some(t), true) => format!("loopy could not read the C code from `{t}` on"),
+        (None, true) => "loopy could not read the C code here".to_string(),
+        (Some(t), false) => format!("found `{t}`, expected {shown}{more}"),
+        (None, false) => format!("the file ends here, expected {shown}{more}"),
+    };
+    let in_main = sp.file == sm.main_file().name;
+    let (chain, system) = srcmap::include_chain(&sm.pre, e.offset);
+    let what = gnu::unreadable_at(&sm.pre, e.offset);
+    let mut d = if !in_main && sp.file != srcmap::PREPROCESSED {
+        let kind = if system { "system header" } else { "header" };
+        let construct = match what {
+            Some((w, _)) => w.to_string(),
+            None => {
+                // The header's line, as written.
+                let line = sm.sources([sp.file.as_str()]).first().and_then(|(_, t)| {
+                    t.lines()
+                        .nth(sp.line.checked_sub(1)?)
+                        .map(|x| x.trim().to_string())
+                });
+                match line {
+                    Some(l) if !l.is_empty() => format!("`{l}`"),
+                    _ => "the text at the label".to_string(),
+                }
+            }
+        };
+        let mut msg = format!("C syntax error in the {kind} `{}`", sp.file);
+        if let Some((f, l)) = chain.last() {
+            msg.push_str(&format!(" included from {f}:{l}"));
+        }
+        let d = Diagnostic::new(codes::C_SYNTAX, msg).with_label(&sp.file, sp.range.clone(), label);
+        let d = d.with_note(format!("loopy could not read this construct: {construct}"));
+        let d = chain.iter().rev().skip(1).fold(d, |d, (f, l)| {
+            d.with_note(format!("the header is reached through {f}:{l}"))
+        });
+        d.with_help(
+            "loopy's C parser (lang-c) does not read every GNU extension; when the header is \
+             not needed for the region, include it only where the region is not modelled \
+             (behind `#ifndef LOOPY`, with `-D LOOPY`), or report the construct",
+        )
+    } else {
+        Diagnostic::new(codes::C_SYNTAX, "C syntax error").with_label(&sp.file, sp.range.clone(), label)
+    };
+    if in_main && fragment_statement(sm, e.offset) {
+        d = d
+            .with_note("this is a statement outside any function")
+            .with_help(
+                "to model statements at file scope (a fragment), put them between \
+                 `#pragma scop` and `#pragma endscop`; otherwise put them in a function",
+            );
+    } else if let Some((w, fix)) = what.filter(|_| in_main) {
+        d = d
+            .with_note(format!("loopy could not read this construct: {w}"))
+            .with_help(fix.to_string());
+    } else if in_main
+        && expected.iter().all(|x| x == "a type name" || x == "`;`")
+        && found
+            .as_deref()
+            .is_some_and(|t| t.starts_with(|c: char| c.is_alphabetic() || c == '_'))
+    {
+        let t = found.as_deref().unwrap_or_default();
+        d = d
+            .with_note(format!(
+                "`{t}` is declared without a type (C89's implicit `int`, which C99 removed and \
+                 loopy does not read in declarations)"
+            ))
+            .with_help(format!("write the type: `int {t}`"));
+    } else if in_main {
+        d = d.with_note("loopy reads C11 with GNU extensions (lang-c's parser)");
+    }
     finish_error(sm, d)
+}
+
+/// Whether the syntax error at `offset` is a statement at file scope (outside any `{ }`):
+/// a statement keyword, or an assignment or a subscript of a name.
+fn fragment_statement(sm: &SourceMap, offset: usize) -> bool {
+    let toks = gnu::tokens(&sm.pre);
+    let Some(k) = toks.iter().position(|r| r.start >= offset) else {
+        return false;
+    };
+    let depth: i64 = toks[..k]
+        .iter()
+        .map(|r| match &sm.pre[r.clone()] {
+            "{" => 1,
+            "}" => -1,
+            _ => 0,
+        })
+        .sum();
+    let t = |j: usize| toks.get(j).map_or("", |r| &sm.pre[r.clone()]);
+    depth == 0
+        && (matches!(t(k), "for" | "if" | "while" | "do" | "return" | "switch")
+            || matches!(t(k + 1), "=" | "[" | "+" | "-" | "*" | "/" | "."))
+        && t(k)
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
 }
 
 fn finish_error(sm: &SourceMap, d: Diagnostic) -> Report {
@@ -263,16 +428,23 @@ fn analyze(
     sm: &SourceMap,
     unit: &lang_c::ast::TranslationUnit,
     opts: &Options,
+    fragments: &[String],
 ) -> Result<Scop, Report> {
     let run = || -> Result<Scop, Diagnostic> {
         let reg = region::select(unit, sm, opts.function.as_deref(), opts.scop)?;
-        let syms = symbols::Symbols::collect(unit, &sm.pre, &reg.function, reg.range.clone());
+        let mut syms = symbols::Symbols::collect(unit, &sm.pre, &reg.function, reg.range.clone());
+        let fragment = fragments.contains(&reg.function);
+        if fragment {
+            fragment::declare_by_use(&mut syms, reg.items);
+        }
         let mut b = build::Builder::new(sm, &syms, reg.items);
         b.region(reg.items)?;
         let first = reg.items.first().map_or(reg.range.start, |i| i.span.start);
         let last = reg.items.last().map_or(reg.range.end, |i| i.span.end);
         let span = sm.span_or_pre(first..last);
-        b.finish(&sm.main_file().name, &reg.function, span)
+        let mut scop = b.finish(&sm.main_file().name, &reg.function, span)?;
+        scop.fragment = fragment;
+        Ok(scop)
     };
     run().map_err(|d| finish_error(sm, d))
 }

@@ -229,8 +229,20 @@ pub fn select<'a>(
                     ),
                 ),
             };
-            for (k, (f, _, pr)) in regions.iter().enumerate() {
-                d = label(pr.clone(), format!("region {k} (in `{f}`)"), d);
+            for (k, (f, r, pr)) in regions.iter().enumerate() {
+                // A fragment's function is the frontend's own (`fragment::wrap`).
+                let fragment = fns.iter().any(|(n, _, fr)| {
+                    n == f
+                        && fr.start <= r.start
+                        && r.end <= fr.end
+                        && sm.line_of(fr.start).map(|(file, _)| file) == Some(super::fragment::FILE)
+                });
+                let msg = if fragment {
+                    format!("region {k} (a fragment at file scope)")
+                } else {
+                    format!("region {k} (in `{f}`)")
+                };
+                d = label(pr.clone(), msg, d);
             }
             return Err(d);
         }

@@ -630,3 +630,68 @@ mod snap_tests {
         assert_eq!(snap(t, 4..99), 4..5);
     }
 }
+
+/// Where the file that holds `offset` of the preprocessed text `pre` is included from: the
+/// chain of `(file, line)` of the `#include` lines, innermost first, and whether the
+/// preprocessor marks the file as a system header (flag 3 of its line markers).
+pub fn include_chain(pre: &str, offset: usize) -> (Vec<(String, usize)>, bool) {
+    // (file, next line) of the file being read, and of those that include it.
+    let mut cur: Option<(String, usize)> = None;
+    let mut stack: Vec<(String, usize)> = vec![];
+    let mut system = false;
+    let mut start = 0;
+    for line in pre.split_inclusive('\n') {
+        if start > offset {
+            break;
+        }
+        let t = line.trim_start();
+        let marker = t
+            .starts_with('#')
+            .then(|| line_marker(t.trim_end()))
+            .flatten();
+        match marker {
+            Some((l, name)) => {
+                // The flags after the file name.
+                let after = t.rfind('"').map_or("", |p| &t[p + 1..]);
+                let flags: Vec<&str> = after.split_whitespace().collect();
+                if flags.contains(&"1") {
+                    if let Some(c) = cur.take() {
+                        stack.push(c);
+                    }
+                } else if flags.contains(&"2") {
+                    stack.pop();
+                }
+                system = flags.contains(&"3");
+                cur = Some((name, l));
+            }
+            None => {
+                if let Some(c) = cur.as_mut() {
+                    c.1 += 1;
+                }
+            }
+        }
+        start += line.len();
+    }
+    let chain = stack
+        .into_iter()
+        .rev()
+        .filter(|(f, _)| !f.starts_with('<'))
+        .collect();
+    (chain, system)
+}
+
+#[cfg(test)]
+mod include_tests {
+    use super::*;
+
+    #[test]
+    fn include_chain_names_the_include_lines() {
+        let pre = "# 0 \"a.c\"\n# 1 \"<built-in>\"\n# 1 \"a.c\"\nint x;\n\n# 1 \"/usr/include/h.h\" 1 3 4\n# 5 \"/usr/include/h.h\" 3 4\nstruct s;\n# 3 \"a.c\" 2\nint y;\n";
+        let at = pre.find("struct s").unwrap();
+        let (chain, system) = include_chain(pre, at);
+        assert_eq!(chain, vec![("a.c".to_string(), 3)]);
+        assert!(system);
+        let (chain, system) = include_chain(pre, pre.find("int y").unwrap());
+        assert!(chain.is_empty() && !system);
+    }
+}

@@ -118,6 +118,11 @@ impl Symbols {
         self.vars.get(name)
     }
 
+    /// Declares `name` as the file does not (a fragment's names, declared by their use).
+    pub fn declare_implicit(&mut self, name: &str, info: VarInfo) {
+        self.vars.insert(name.to_string(), info);
+    }
+
     /// Whether `&name` occurs in the region's function (for its parameters and locals).
     pub fn address_taken(&self, name: &str) -> bool {
         self.address_taken.contains(name)

@@ -39,8 +39,12 @@ pub struct SourceSpan {
 pub struct Scop {
     /// The C file the region is in.
     pub file: String,
-    /// The function whose body holds the region.
+    /// The function whose body holds the region (for a fragment, the function the frontend
+    /// wraps it in: `loopy_fragment`).
     pub function: String,
+    /// The region is a fragment: statements at file scope, in no function of the file
+    /// (`docs/frontend.md`, "Fragments").
+    pub fragment: bool,
     /// The modelled statements, from the first to the last (for splicing code back).
     pub region: SourceSpan,
     /// Free integer names in bounds, conditions and subscripts, in order of first use.

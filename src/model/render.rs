@@ -102,7 +102,15 @@ impl Scop {
     pub fn to_text(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "file:       {}", self.file);
-        let _ = writeln!(s, "function:   {} ({})", self.function, lines(&self.region));
+        if self.fragment {
+            let _ = writeln!(
+                s,
+                "function:   none, a fragment at file scope ({})",
+                lines(&self.region)
+            );
+        } else {
+            let _ = writeln!(s, "function:   {} ({})", self.function, lines(&self.region));
+        }
         let _ = writeln!(
             s,
             "parameters: {}",
@@ -278,6 +286,7 @@ impl Scop {
         Json::obj(vec![
             ("file", Json::str(&self.file)),
             ("function", Json::str(&self.function)),
+            ("fragment", Json::Bool(self.fragment)),
             ("region", span(&self.region)),
             (
                 "parameters",

@@ -97,6 +97,7 @@ impl<'a> Builder<'a> {
         Ok(Scop {
             file: file.to_string(),
             function: function.to_string(),
+            fragment: false,
             region,
             params,
             context,
