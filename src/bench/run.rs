@@ -446,9 +446,9 @@ pub(super) fn refuse_fragment(kernel: &Kernel) -> Result<(), Report> {
         diagnostic: crate::diag::Diagnostic::new(
             crate::diag::codes::NOT_A_PROGRAM,
             format!(
-            "`{}` is a fragment: its region is not in a function, and benchmarks build and \
+                "`{}` is a fragment: its region is not in a function, and benchmarks build and \
              run the file as a program",
-            kernel.scop.file
+                kernel.scop.file
             ),
         )
         .with_label(&sp.file, sp.range.clone(), "statements at file scope")

@@ -358,7 +358,11 @@ fn syntax_error(sm: &SourceMap, e: &lang_c::driver::SyntaxError) -> Report {
              (behind `#ifndef LOOPY`, with `-D LOOPY`), or report the construct",
         )
     } else {
-        Diagnostic::new(codes::C_SYNTAX, "C syntax error").with_label(&sp.file, sp.range.clone(), label)
+        Diagnostic::new(codes::C_SYNTAX, "C syntax error").with_label(
+            &sp.file,
+            sp.range.clone(),
+            label,
+        )
     };
     if in_main && fragment_statement(sm, e.offset) {
         d = d
