@@ -243,6 +243,8 @@ codes! {
         "the language server's connection to the editor failed";
     KERNEL_NOT_LOCATED = "L0611", "kernel-not-located", Warning,
         "the language server found no kernel for a script";
+    REPL_COMMAND = "L0612", "repl-command", Error,
+        "a command of the interactive session is unknown or misused";
 
     COMPILER_UNAVAILABLE = "L0701", "compiler-unavailable", Error,
         "the C compiler cannot be run";

@@ -9,6 +9,7 @@
 pub mod diff;
 pub mod terminal;
 
+use crate::diag::codes;
 use crate::diag::Report;
 use crate::driver::{self, Kernel, Run};
 use crate::frontend::Options;
@@ -285,7 +286,10 @@ impl Session {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => {
-                return Output::err(format!("error: cannot read `{}`: {e}\n", path.display()))
+                return self.error(
+                    codes::CANNOT_READ,
+                    format!("cannot read `{}`: {e}", path.display()),
+                )
             }
         };
         let entry = Entry {
@@ -363,7 +367,7 @@ impl Session {
                 let mut msg = f.render(self.color);
                 let _ = writeln!(
                     msg,
-                    "error: `{}` no longer applies; it and {} later input(s) were dropped",
+                    "note: `{}` no longer applies; it and {} later input(s) were dropped",
                     e.name,
                     n - k - 1
                 );
@@ -441,16 +445,25 @@ impl Session {
         out
     }
 
+    fn error(&self, code: crate::diag::Code, message: impl Into<String>) -> Output {
+        error(self.color, code, message)
+    }
+
     fn command(&mut self, line: &str) -> Output {
         let (cmd, arg) = match line.find(char::is_whitespace) {
             Some(k) => (&line[..k], line[k..].trim()),
             None => (line, ""),
         };
+        let color = self.color;
         let no_arg = |o: Output| -> Output {
             if arg.is_empty() {
                 o
             } else {
-                Output::err(format!("error: `{cmd}` takes no argument\n"))
+                error(
+                    color,
+                    codes::REPL_COMMAND,
+                    format!("`{cmd}` takes no argument"),
+                )
             }
         };
         match cmd {
@@ -478,14 +491,14 @@ impl Session {
             ":reset" => no_arg(self.reset()),
             ":save" => match file_arg(arg) {
                 Some(f) => self.save(&f),
-                None => Output::err("error: usage: :save FILE\n"),
+                None => self.error(codes::REPL_COMMAND, "usage: :save FILE"),
             },
             ":load" => match file_arg(arg) {
                 Some(f) => self.load(&f),
-                None => Output::err("error: usage: :load FILE\n"),
+                None => self.error(codes::REPL_COMMAND, "usage: :load FILE"),
             },
             _ => {
-                let mut msg = format!("error: unknown command `{cmd}`");
+                let mut msg = format!("unknown command `{cmd}`");
                 if let Some(c) = COMMANDS
                     .iter()
                     .map(|(c, _, _)| *c)
@@ -493,8 +506,8 @@ impl Session {
                 {
                     let _ = write!(msg, "; did you mean `{c}`?");
                 }
-                msg.push_str(" (:help lists the commands)\n");
-                Output::err(msg)
+                msg.push_str(" (:help lists the commands)");
+                self.error(codes::REPL_COMMAND, msg)
             }
         }
     }
@@ -567,18 +580,21 @@ impl Session {
     fn bench(&mut self, options: &str) -> Output {
         let words = match split_words(options) {
             Ok(w) => w,
-            Err(e) => return Output::err(format!("error: {e}\n")),
+            Err(e) => return self.error(codes::REPL_COMMAND, e),
         };
         let dir = std::env::temp_dir().join(format!("loopy-repl-{}", std::process::id()));
         let script = dir.join("session.loopy");
         if let Err(e) = std::fs::create_dir_all(&dir)
             .and_then(|()| std::fs::write(&script, self.script(&script)))
         {
-            return Output::err(format!("error: cannot write `{}`: {e}\n", script.display()));
+            return self.error(
+                codes::CANNOT_WRITE,
+                format!("cannot write `{}`: {e}", script.display()),
+            );
         }
         let o = match self.bench.as_mut() {
             Some(hook) => hook(&self.kernel_path, &script, &words),
-            None => Output::err("error: :bench is not available here\n"),
+            None => self.error(codes::REPL_COMMAND, ":bench is not available here"),
         };
         let _ = std::fs::remove_dir_all(&dir);
         o
@@ -664,9 +680,11 @@ impl Session {
 
     /// `:draw FILE [--tag T] [--param n=8] [--axes i,j] [--at t=1]`.
     fn draw(&self, arg: &str) -> Output {
-        let usage = "error: usage: :draw FILE [--tag T] [--param n=8] [--axes i,j] [--at t=1]\n";
         let Some((file, opts)) = crate::draw::DrawOptions::from_repl_words(arg) else {
-            return Output::err(usage);
+            return self.error(
+                codes::REPL_COMMAND,
+                "usage: :draw FILE [--tag T] [--param n=8] [--axes i,j] [--at t=1]",
+            );
         };
         let picture = match crate::draw::picture(&self.kernel, &self.run, true, &opts) {
             Ok(p) => p,
@@ -693,7 +711,10 @@ impl Session {
                 }
                 o
             }
-            Err(e) => Output::err(format!("error: cannot write `{}`: {e}\n", file.display())),
+            Err(e) => self.error(
+                codes::CANNOT_WRITE,
+                format!("cannot write `{}`: {e}", file.display()),
+            ),
         }
     }
 
@@ -705,9 +726,17 @@ impl Session {
                 self.steps(),
                 path.display()
             )),
-            Err(e) => Output::err(format!("error: cannot write `{}`: {e}\n", path.display())),
+            Err(e) => self.error(
+                codes::CANNOT_WRITE,
+                format!("cannot write `{}`: {e}", path.display()),
+            ),
         }
     }
+}
+
+/// A coded diagnostic without source text, as the session prints it.
+fn error(color: bool, code: crate::diag::Code, message: impl Into<String>) -> Output {
+    Output::err(crate::diag::Diagnostic::new(code, message).render(&[], color))
 }
 
 fn help() -> String {
