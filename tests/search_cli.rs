@@ -274,7 +274,7 @@ fn tile_sizes_are_parameters_around_the_model() {
     assert_eq!(sizes[0], start, "{out}");
     let mut sorted = sizes.clone();
     sorted.sort();
-    assert_eq!(sorted, loopy::bench::tune::around(start), "{out}");
+    assert_eq!(sorted, loopy::tune::around(start), "{out}");
     assert!(scripts(&out)
         .iter()
         .filter(|s| s.contains("tile("))

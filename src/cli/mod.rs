@@ -146,6 +146,20 @@ impl CcArgs {
     }
 }
 
+/// What the commands that build the kernel into programs and run them (`bench`, `tune`,
+/// `search`) add to those builds.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ProgramArgs {
+    /// A macro for the check build only (repeatable), e.g. `POLYBENCH_DUMP_ARRAYS`: what the
+    /// outputs are compared on.
+    #[arg(long = "check-define", value_name = "NAME[=VALUE]")]
+    pub check_define: Vec<String>,
+    /// Given to the compiler after the kernel, after `--`: extra sources (a PolyBench
+    /// `polybench.c`), objects, libraries.
+    #[arg(last = true, value_name = "EXTRA_SOURCES")]
+    pub extra: Vec<String>,
+}
+
 /// What the generated code may assume of the machine (commands that generate code).
 #[derive(Args, Debug, Clone, Default)]
 pub struct TargetArgs {
