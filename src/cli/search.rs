@@ -309,6 +309,28 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                 .map(|e| (sc.interleaving, sc.kind.name(), e))
         })
         .collect();
+    let print_counts = || {
+        println!(
+            "{}: {}{} legal outer interleaving(s), {} scheduled{}, built in {:.2} s; {} \
+             with a schedule the search can write as a script",
+            a.kernel.display(),
+            if il.exact { "" } else { "at least " },
+            il.count,
+            il.list.len(),
+            if (il.list.len() as u128) < il.count {
+                format!(" (--max-interleavings {})", a.max_interleavings)
+            } else {
+                String::new()
+            },
+            r.build_seconds,
+            (0..il.list.len())
+                .filter(|&k| r
+                    .schedules
+                    .iter()
+                    .any(|sc| sc.interleaving == k && sc.built.is_ok()))
+                .count()
+        );
+    };
     match a.format {
         Format::Text => {
             if a.no_bench {
@@ -351,26 +373,16 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                     }
                 }
             }
-            println!(
-                "{}: {}{} legal outer interleaving(s), {} scheduled{}, built in {:.2} s; {} \
-                 with a schedule the search can write as a script",
-                a.kernel.display(),
-                if il.exact { "" } else { "at least " },
-                il.count,
-                il.list.len(),
-                if (il.list.len() as u128) < il.count {
-                    format!(" (--max-interleavings {})", a.max_interleavings)
-                } else {
-                    String::new()
-                },
-                r.build_seconds,
-                (0..il.list.len())
-                    .filter(|&k| r
-                        .schedules
-                        .iter()
-                        .any(|sc| sc.interleaving == k && sc.built.is_ok()))
-                    .count()
-            );
+            if r.out_of_time == Some("building") && il.list.is_empty() {
+                println!(
+                    "{}: the legal outer interleavings were not counted: the time limit ran \
+                     out while building the legal-schedule space ({:.2} s)",
+                    a.kernel.display(),
+                    r.build_seconds
+                );
+            } else {
+                print_counts();
+            }
             if let Some(d) = &r.screen_defines {
                 println!("screened at {}", d.join(" "));
             }
@@ -501,7 +513,7 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                                 Json::Int(i128::try_from(il.ranks[k]).unwrap_or(i128::MAX))
                             }),
                         ),
-                        ("kind", Json::str(c.kind.name())),
+                        ("kind", Json::str(c.kind_name())),
                         ("variant", Json::str(c.describe())),
                         ("script", Json::str(c.script.join("\n"))),
                         ("verdict", Json::str(c.verdict.name())),
@@ -597,7 +609,12 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
             println!("{}", j.pretty());
         }
     }
-    0
+    // Timing was asked for and nothing could be timed: as for `loopy tune`, exit 1.
+    if !a.no_bench && best.is_none() {
+        1
+    } else {
+        0
+    }
 }
 
 /// The tile sizes the search tries, the first one, and where they come from: the sizes

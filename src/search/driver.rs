@@ -34,8 +34,6 @@ pub enum Kind {
     Bands,
     /// The kernel's own loop order with shifts, level by level ([`Legal::build_fused`]).
     Fused,
-    /// The kernel as it is: no script (only the prefix, when there is one).
-    Identity,
 }
 
 impl Kind {
@@ -43,7 +41,6 @@ impl Kind {
         match self {
             Kind::Bands => "bands",
             Kind::Fused => "fused",
-            Kind::Identity => "identity",
         }
     }
 }
@@ -94,7 +91,8 @@ pub struct Candidate {
     /// The interleaving (its index among those scheduled); `None` for the kernel as it is
     /// when its own outer structure is not among them.
     pub interleaving: Option<usize>,
-    pub kind: Kind,
+    /// How its schedule was built; `None` for the kernel as it is (kind `identity`).
+    pub kind: Option<Kind>,
     /// The changes on top of the schedule as built (band orders, tiles, marks).
     pub variant: String,
     pub script: Vec<String>,
@@ -111,7 +109,12 @@ pub struct Candidate {
 impl Candidate {
     /// The kind and the variant: `fused, as built`.
     pub fn describe(&self) -> String {
-        format!("{}, {}", self.kind.name(), self.variant)
+        format!("{}, {}", self.kind_name(), self.variant)
+    }
+
+    /// `bands`, `fused`, or `identity` for the kernel as it is.
+    pub fn kind_name(&self) -> &'static str {
+        self.kind.map_or("identity", Kind::name)
     }
 
     /// Why it has no timing, on one line: its verdict's message, or why it was not timed
@@ -298,22 +301,22 @@ impl State<'_, '_, '_> {
     fn add(&mut self, il: usize, kind: Kind, b: &Built, v: &Variant) -> Option<usize> {
         let variant = v.describe(b, &self.names);
         match script::write(b, v, &self.names) {
-            Err(e) => Some(self.push(Some(il), kind, variant, vec![], Verdict::Error(e))),
-            Ok(lines) => self.add_lines(Some(il), kind, variant, lines, true),
+            Err(e) => Some(self.push(Some(il), Some(kind), variant, vec![], Verdict::Error(e))),
+            Ok(lines) => self.add_lines(Some(il), Some(kind), variant, lines, true),
         }
     }
 
     /// The kernel as it is (only the prefix): always checked, past the time limit too.
     fn add_identity(&mut self, il: Option<usize>) -> usize {
         let variant = "the kernel as it is".to_string();
-        self.add_lines(il, Kind::Identity, variant, vec![], false)
+        self.add_lines(il, None, variant, vec![], false)
             .expect("checked without the time limit")
     }
 
     fn push(
         &mut self,
         interleaving: Option<usize>,
-        kind: Kind,
+        kind: Option<Kind>,
         variant: String,
         script: Vec<String>,
         verdict: Verdict,
@@ -334,7 +337,7 @@ impl State<'_, '_, '_> {
     fn add_lines(
         &mut self,
         il: Option<usize>,
-        kind: Kind,
+        kind: Option<Kind>,
         variant: String,
         lines: Vec<String>,
         limited: bool,
@@ -465,7 +468,6 @@ pub fn build(
                 match kind {
                     Kind::Bands => legal.build_group(c, &all, &mut b),
                     Kind::Fused => legal.fuse_group(c, &all, &mut b),
-                    Kind::Identity => Err("the kernel as it is has no schedule to build".into()),
                 }
                 .map(|()| b)
             })
@@ -901,7 +903,7 @@ mod tests {
         };
         let cand = |timing: Option<f64>, screen: Option<f64>| Candidate {
             interleaving: Some(0),
-            kind: Kind::Bands,
+            kind: Some(Kind::Bands),
             variant: String::new(),
             script: vec![],
             verdict: Verdict::Legal,

@@ -391,8 +391,9 @@ pub fn verdict_of(outcome: &Outcome) -> Verdict {
     }
 }
 
-/// Why a run timed nothing, for its summary line: `every candidate failed to build: <the
-/// compiler's first error>`, `every candidate is illegal (…)`, `the time limit ran out …`.
+/// Why a run timed nothing, for its summary line: `every candidate tried failed to build:
+/// <the compiler's first error>`, `every candidate is illegal (…)`, `the time limit ran out
+/// …`. Candidates that failed have an error verdict; legal ones were not tried.
 pub fn why_nothing_timed(verdicts: &[&Verdict], out_of_time: bool) -> String {
     let errors: Vec<&str> = verdicts
         .iter()
@@ -406,30 +407,21 @@ pub fn why_nothing_timed(verdicts: &[&Verdict], out_of_time: bool) -> String {
         _ => None,
     });
     let legal = verdicts.iter().any(|v| **v == Verdict::Legal);
-    if verdicts.is_empty() {
-        return "there was no candidate".to_string();
-    }
-    if legal {
-        return if out_of_time {
+    let build = "the C compiler failed";
+    match errors.first() {
+        _ if verdicts.is_empty() => "there was no candidate".to_string(),
+        Some(_) if errors.iter().all(|e| e.starts_with(build)) => {
+            format!("every candidate tried failed to build: {}", errors[0])
+        }
+        Some(e) => format!("every candidate tried failed: {e}"),
+        None if legal && out_of_time => {
             "the time limit ran out before a timing could start".to_string()
-        } else {
-            "no legal candidate was timed".to_string()
-        };
-    }
-    match (errors.first(), illegal) {
-        (Some(e), _)
-            if errors
-                .iter()
-                .all(|e| e.starts_with("the C compiler failed")) =>
-        {
-            format!("every candidate failed to build: {e}")
         }
-        (Some(e), None) => format!("every candidate failed: {e}"),
-        (Some(e), Some(_)) => {
-            format!("every candidate is illegal or failed; the first failure: {e}")
-        }
-        (None, Some(m)) => format!("every candidate is illegal (the first: {m})"),
-        (None, None) => "no candidate was timed".to_string(),
+        None if legal => "no legal candidate was timed".to_string(),
+        None => format!(
+            "every candidate is illegal (the first: {})",
+            illegal.unwrap_or("no message")
+        ),
     }
 }
 
@@ -581,8 +573,8 @@ mod tests {
         );
         let bad = Verdict::Illegal("flow dependence on A broken".into());
         assert_eq!(
-            why_nothing_timed(&[&link, &link], false),
-            "every candidate failed to build: the C compiler failed on `k.c` (exit status 1): \
+            why_nothing_timed(&[&link, &Verdict::Legal], false),
+            "every candidate tried failed to build: the C compiler failed on `k.c` (exit status 1): \
              k.c:(.text): undefined reference to `f'"
         );
         assert_eq!(
