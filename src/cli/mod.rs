@@ -87,7 +87,9 @@ pub enum Command {
     /// Search the legal schedules: count the legal outer interleavings (fusion structures),
     /// build a tilable schedule with the shortest dependence distances for each of a bounded
     /// subset of them (`--max-interleavings`),
-    /// write each as a script, verify and time it, and write the fastest (`-o`).
+    /// write each as a script, verify and time it, and write the fastest (`-o`). The kernel
+    /// as it is is always a candidate; `--time-limit` bounds building and checking too. Exit
+    /// 1 when timing was asked for and nothing could be timed (the summary says why).
     Search(Box<search::SearchArgs>),
     /// What loopy knows of this machine and the compiler flags in use: instruction set and
     /// vector width (from the compiler's predefined macros), vector registers, CPUs, caches
