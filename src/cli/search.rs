@@ -336,10 +336,11 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
             if a.no_bench {
                 for (k, c) in r.candidates.iter().enumerate() {
                     println!(
-                        "candidate {}: {} {}, {}: {}",
+                        "candidate {}: {}{}, {}: {}",
                         k + 1,
                         interleaving_number(c.interleaving),
-                        describe_il(c.interleaving),
+                        c.interleaving
+                            .map_or(String::new(), |k| format!(" {}", describe_il(Some(k)))),
                         c.describe(),
                         c.verdict.name()
                     );
@@ -444,19 +445,14 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                 None => {
                     if let Some(c) = r.first_by_cost {
                         let cand = &r.candidates[c];
+                        // Its script is listed above, with the other candidates.
                         println!(
                             "first by the cost model (not timed): candidate {}, interleaving \
-                             {}, {}:",
+                             {}, {}",
                             c + 1,
                             describe_il(cand.interleaving),
                             cand.describe()
                         );
-                        for l in &cand.script {
-                            println!("    {l}");
-                        }
-                        if cand.script.is_empty() {
-                            println!("    (the kernel as it is)");
-                        }
                         if let Some(o) = &a.output {
                             println!("written to {}", o.display());
                         }
