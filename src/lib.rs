@@ -47,7 +47,8 @@
 //! schedule state; [`verify`] computes dependences and checks a transformed schedule;
 //! [`codegen`] scans the schedule into C; [`driver`] ties these together for a kernel and a
 //! script ([`Kernel`], [`Run`]). Above them: [`native`] (compiling and timing), [`bench`],
-//! [`search`], [`suggest`], [`draw`], [`machine`], [`manifest`]; [`cli`] and [`repl`] are the
+//! [`timing`] (the timing loop of [`search`] and [`tune`]), [`suggest`], [`draw`], [`machine`],
+//! [`manifest`]; [`cli`] and [`repl`] are the
 //! command line and its REPL.
 //!
 //! The re-exports below are the entry points a library user needs. The modules are public
@@ -71,6 +72,8 @@ pub mod repl;
 pub mod script;
 pub mod search;
 pub mod suggest;
+pub mod timing;
+pub mod tune;
 pub mod verify;
 
 pub use diag::{Diagnostic, Report};

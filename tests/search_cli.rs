@@ -274,7 +274,7 @@ fn tile_sizes_are_parameters_around_the_model() {
     assert_eq!(sizes[0], start, "{out}");
     let mut sorted = sizes.clone();
     sorted.sort();
-    assert_eq!(sorted, loopy::bench::tune::around(start), "{out}");
+    assert_eq!(sorted, loopy::tune::around(start), "{out}");
     assert!(scripts(&out)
         .iter()
         .filter(|s| s.contains("tile("))
@@ -630,4 +630,167 @@ fn cost_model_work_of_covariance() {
     assert_eq!(work("Final"), 1e6);
     // mean[j] += data[i][j]: 1000 x 1000.
     assert_eq!(model.work[1], 1e6);
+}
+
+const LINKED: &str = "tests/data/search/linked.c";
+const HELPER: &str = "tests/data/search/linked-helper.c";
+
+/// A kernel whose program needs a second source to link: without it every build fails and
+/// the search says why (the missing symbol, in the text and in each candidate's `reason`),
+/// exiting 1; with the source after `--` (and a macro for the check build only) candidates
+/// are timed.
+#[test]
+fn extra_sources_link_and_failures_say_why() {
+    let args = [
+        "search",
+        LINKED,
+        "-D",
+        "N=24",
+        "--screen",
+        "1",
+        "--runs",
+        "1",
+        "--tile-sizes",
+        "8",
+        "--time-limit",
+        "20",
+    ];
+    let (code, out, err) = loopy(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(code, 1, "{out}{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(j["best"].is_null(), "{out}");
+    let why = j["nothing_timed"].as_str().expect(&out);
+    assert!(
+        why.starts_with("every candidate tried failed to build: "),
+        "{why}"
+    );
+    assert!(why.contains("fill") || why.contains("dump"), "{why}");
+    let cands = j["candidates"].as_array().unwrap();
+    let identity = j["identity"].as_u64().unwrap() as usize;
+    assert_eq!(cands[identity]["script"], "", "{out}");
+    for c in cands {
+        assert!(
+            c["speedup"].is_null() && c["screen_speedup"].is_null(),
+            "{out}"
+        );
+        let reason = c["reason"].as_str().expect(&out);
+        assert!(!reason.is_empty(), "{out}");
+    }
+    // The identity, at least, was built and failed to link.
+    let failed: Vec<&str> = cands
+        .iter()
+        .filter(|c| c["verdict"] == "error")
+        .map(|c| c["reason"].as_str().unwrap())
+        .collect();
+    assert!(!failed.is_empty(), "{out}");
+    assert!(
+        failed.iter().all(|r| r.starts_with("the C compiler failed")
+            && (r.contains("fill") || r.contains("dump"))),
+        "{failed:?}"
+    );
+    let (code, out, _) = loopy(&args);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("nothing was timed: every candidate tried failed to build: "),
+        "{out}"
+    );
+    assert!(out.contains(": error: the C compiler failed"), "{out}");
+    // With the helper: timed, the outputs compared on the whole array in the check build.
+    let with = [
+        &args[..],
+        &[
+            "--check-define",
+            "DUMP_ALL",
+            "--format",
+            "json",
+            "--",
+            HELPER,
+        ],
+    ]
+    .concat();
+    let (code, out, err) = loopy(&with);
+    assert_eq!(code, 0, "{out}{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let best = j["best"].as_u64().expect(&out) as usize;
+    assert!(j["candidates"][best]["speedup"].is_number(), "{out}");
+    assert!(j["nothing_timed"].is_null(), "{out}");
+    assert!(j["candidates"][best]["reason"].is_null(), "{out}");
+}
+
+/// `--time-limit` bounds the whole search, building the space and the schedules included:
+/// on a 3-d stencil with imperfectly nested statements whose space alone takes minutes to
+/// build in a debug build, a 5 s limit answers in about 5 s with the kernel as it is, and
+/// says that the limit cut the search short.
+#[test]
+fn the_time_limit_bounds_the_building() {
+    let kernel = "tests/data/search/heat-3d-imperfect.c";
+    let d = scratch("search", "time-limit");
+    let best = d.join("best.loopy");
+    let began = std::time::Instant::now();
+    let (code, out, err) = loopy(&[
+        "search",
+        kernel,
+        "--no-bench",
+        "--time-limit",
+        "5",
+        "-o",
+        best.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let took = began.elapsed().as_secs_f64();
+    assert_eq!(code, 0, "{err}");
+    // The limit, 5% for the checks between steps, and 3 s for what comes before the
+    // search starts and after it ends (the kernel and its dependences, printing) on a
+    // loaded machine.
+    assert!(took < 5.0 * 1.05 + 3.0, "{took:.2} s\n{out}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let cut = j["out_of_time"].as_str().expect(&out);
+    assert!(cut.contains("time limit (5 s) ran out"), "{cut}");
+    let identity = j["identity"].as_u64().unwrap() as usize;
+    assert_eq!(j["candidates"][identity]["verdict"], "legal", "{out}");
+    // What was found is answered: the kernel as it is at least, written to `-o`.
+    assert!(j["first_by_cost"].is_number(), "{out}");
+    let written = std::fs::read_to_string(&best).unwrap();
+    assert!(written.starts_with("# "), "{written}");
+    let (code, out, err) = loopy(&["check", kernel, best.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `--no-bench -o` writes the candidate the search ranks first without timing: the cost
+/// model's cheapest legal schedule, tiled with the first tile size; `loopy check` accepts it.
+#[test]
+fn no_bench_writes_the_first_by_cost() {
+    let d = scratch("search", "no-bench-output");
+    let best = d.join("best.loopy");
+    let (code, out, err) = loopy(&[
+        "search",
+        "examples/matmul/matmul.c",
+        "--no-bench",
+        "--tile-sizes",
+        "16,8",
+        "-o",
+        best.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let first = j["first_by_cost"].as_u64().expect(&out) as usize;
+    let c = &j["candidates"][first];
+    assert_eq!(c["verdict"], "legal", "{out}");
+    let script = c["script"].as_str().unwrap();
+    assert!(
+        script.contains("tile(") && script.contains("param TILE1 = 16"),
+        "{script}"
+    );
+    // The cost model puts the contiguous loop innermost: `(i, k, j)`, not the kernel's own.
+    assert!(!script.is_empty(), "{out}");
+    let written = std::fs::read_to_string(&best).unwrap();
+    assert!(written.ends_with(&format!("{script}\n")), "{written}");
+    assert_eq!(j["written"], best.to_str().unwrap(), "{out}");
+    let (code, out, err) = loopy(&["check", "examples/matmul/matmul.c", best.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let _ = std::fs::remove_dir_all(&d);
 }

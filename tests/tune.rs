@@ -5,9 +5,9 @@
 
 mod common;
 use common::{loopy, scratch};
-use loopy::bench::tune::{self, Candidates, Order, Specs, Timer, TuneEvent, Tuning};
-use loopy::bench::{plain, ExtraTimings, Job, Outcome, Progress, Verdict};
+use loopy::bench::{plain, ExtraTimings, Job, Outcome, Progress};
 use loopy::native::{Clock, Plan, Timing, Toolchain};
+use loopy::tune::{self, Candidates, Order, Specs, Timer, TuneEvent, Tuning, Verdict};
 use std::path::PathBuf;
 
 const KERNEL: &str = "examples/gemm/gemm.c";

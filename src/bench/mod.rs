@@ -5,8 +5,9 @@
 //! table. Printing diagnostics and the command line belong to `cli/bench.rs`.
 //!
 //! `job`: the job and its outcome; `run`: running one job (`bench_one`); `jobs`: the jobs of
-//! a manifest; `json` and `table`: the outcome as JSON and the results table; `tune`:
-//! `loopy tune`.
+//! a manifest; `json` and `table`: the outcome as JSON and the results table. Commands that
+//! time many candidates (`search`, `tune`) do it through `crate::timing`, which runs jobs
+//! here.
 
 use crate::diag::Diagnostic;
 use crate::diag::Report;
@@ -18,42 +19,12 @@ mod jobs;
 mod json;
 mod run;
 mod table;
-pub mod tune;
 
 pub use job::{Baseline, ExtraTimings, Job, Other, OtherKind, OtherResult, Outcome, Progress};
 pub use jobs::{manifest_jobs, BenchSettings, ManifestRun};
 pub use json::outcome_json;
-pub use run::bench_one;
+pub use run::{bench_one, refuse_fragment};
 pub use table::{second_label, table};
-
-/// What became of a candidate script of `loopy tune` or `loopy search`.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Verdict {
-    /// Verified (then timed, unless the command only checks).
-    Legal,
-    /// The checker found a broken dependence.
-    Illegal(String),
-    /// The script was refused (by its parameters' values, for `tune`), generation or a
-    /// build failed, or the outputs differ.
-    Error(String),
-}
-
-impl Verdict {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Verdict::Legal => "legal",
-            Verdict::Illegal(_) => "illegal",
-            Verdict::Error(_) => "error",
-        }
-    }
-
-    pub fn message(&self) -> Option<&str> {
-        match self {
-            Verdict::Legal => None,
-            Verdict::Illegal(m) | Verdict::Error(m) => Some(m),
-        }
-    }
-}
 
 pub fn stem(p: &Path) -> String {
     p.file_stem()
@@ -80,31 +51,6 @@ pub fn openmp_flag(generated: &str) -> Option<&'static str> {
     } else {
         None
     }
-}
-
-/// The `-D NAME=VALUE` macros of screening (`search`, `tune`): every integer value
-/// multiplied by `scale` (at least 2); `None` when none is an integer or `scale` is not
-/// below 1.
-pub fn scaled_defines(defines: &[String], scale: f64) -> Option<Vec<String>> {
-    if !(scale > 0.0 && scale < 1.0) {
-        return None;
-    }
-    let mut any = false;
-    let out = defines
-        .iter()
-        .map(|d| match d.split_once('=') {
-            Some((name, v)) => match v.trim().parse::<i64>() {
-                Ok(x) if x > 2 => {
-                    any = true;
-                    let y = ((x as f64 * scale).round() as i64).max(2);
-                    format!("{name}={y}")
-                }
-                _ => d.clone(),
-            },
-            None => d.clone(),
-        })
-        .collect();
-    any.then_some(out)
 }
 
 /// `1 thread`, `2 threads`.

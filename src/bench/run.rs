@@ -437,7 +437,7 @@ fn kernel_clock_sources(
 
 /// Benchmarks build and run the kernel's file as a program: a fragment (statements at file
 /// scope) is not one.
-pub(super) fn refuse_fragment(kernel: &Kernel) -> Result<(), Report> {
+pub fn refuse_fragment(kernel: &Kernel) -> Result<(), Report> {
     if !kernel.scop.fragment {
         return Ok(());
     }

@@ -1,7 +1,7 @@
 //! `loopy bench`: build the original and the transformed program with the same compiler and
 //! flags, require identical outputs, then time them against each other (docs/bench.md).
 
-use super::{CcArgs, Ctx, DiagFormat, Emitter, SetArgs, TimeArg};
+use super::{CcArgs, Ctx, DiagFormat, Emitter, ProgramArgs, SetArgs, TimeArg};
 use crate::bench::{
     bench_one, clock_name, describe_toolchain, manifest_jobs, outcome_json, second_label, secs,
     stem, table, threads_text, Baseline, BenchSettings, ExtraTimings, Job, ManifestRun, OtherKind,
@@ -89,9 +89,6 @@ pub struct BenchArgs {
         allow_hyphen_values = true
     )]
     pub check_cflags: String,
-    /// A macro for the check build only (repeatable), e.g. `POLYBENCH_DUMP_ARRAYS`.
-    #[arg(long = "check-define", value_name = "NAME[=VALUE]")]
-    pub check_define: Vec<String>,
     /// Timed runs of each program.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
@@ -154,10 +151,8 @@ pub struct BenchArgs {
     /// scripts on one thread.
     #[arg(long)]
     pub best: bool,
-    /// Given to the compiler after the kernel: extra sources (a PolyBench `polybench.c`),
-    /// objects, libraries.
-    #[arg(last = true, value_name = "EXTRA_SOURCES")]
-    pub extra: Vec<String>,
+    #[command(flatten)]
+    pub program: ProgramArgs,
 }
 
 fn parse_tolerance(s: &str) -> Result<f64, String> {
@@ -279,7 +274,7 @@ fn common(a: &BenchArgs) -> Result<BenchSettings, String> {
     let mut toolchain = Toolchain {
         cflags: split_words(&a.cflags),
         ldflags: split_words(&a.ldflags),
-        extra: a.extra.clone(),
+        extra: a.program.extra.clone(),
         ..Toolchain::default()
     };
     if let Some(cc) = &a.compiler {
@@ -298,7 +293,7 @@ fn common(a: &BenchArgs) -> Result<BenchSettings, String> {
     }
     Ok(BenchSettings {
         toolchain,
-        check_defines: a.check_define.clone(),
+        check_defines: a.program.check_define.clone(),
         check_cflags: split_words(&a.check_cflags),
         plan: Plan {
             runs: a.runs as usize,

@@ -90,7 +90,9 @@ pub enum Command {
     /// Search the legal schedules: count the legal outer interleavings (fusion structures),
     /// build a tilable schedule with the shortest dependence distances for each of a bounded
     /// subset of them (`--max-interleavings`),
-    /// write each as a script, verify and time it, and write the fastest (`-o`).
+    /// write each as a script, verify and time it, and write the fastest (`-o`). The kernel
+    /// as it is is always a candidate; `--time-limit` bounds building and checking too. Exit
+    /// 1 when timing was asked for and nothing could be timed (the summary says why).
     Search(Box<search::SearchArgs>),
     /// What loopy knows of this machine and the compiler flags in use: instruction set and
     /// vector width (from the compiler's predefined macros), vector registers, CPUs, caches
@@ -151,6 +153,20 @@ impl CcArgs {
             assume_no_overlap: self.assume_no_overlap,
         }
     }
+}
+
+/// What the commands that build the kernel into programs and run them (`bench`, `tune`,
+/// `search`) add to those builds.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ProgramArgs {
+    /// A macro for the check build only (repeatable), e.g. `POLYBENCH_DUMP_ARRAYS`: what the
+    /// outputs are compared on.
+    #[arg(long = "check-define", value_name = "NAME[=VALUE]")]
+    pub check_define: Vec<String>,
+    /// Given to the compiler after the kernel, after `--`: extra sources (a PolyBench
+    /// `polybench.c`), objects, libraries.
+    #[arg(last = true, value_name = "EXTRA_SOURCES")]
+    pub extra: Vec<String>,
 }
 
 /// What the generated code may assume of the machine (commands that generate code).

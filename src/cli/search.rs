@@ -1,13 +1,13 @@
 //! `loopy search`: arguments and printing; the search itself is `search::driver`
 //! (docs/search.md).
 
-use super::{CcArgs, Ctx, Format, TimeArg};
-use crate::bench::Verdict;
+use super::{CcArgs, Ctx, Format, ProgramArgs, TimeArg};
 use crate::bench::{secs, Job};
 use crate::driver::Kernel;
 use crate::model::json::Json;
 use crate::native::{compile::split_words, Plan, Toolchain};
 use crate::search::driver::{self, Event, SearchSettings};
+use crate::timing::{Measured, Verdict};
 use clap::Args;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -15,19 +15,24 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct SearchArgs {
-    /// The C file with the kernel (a complete program, for timing).
+    /// The C file with the kernel (a complete program, for timing; what else it needs to
+    /// link, such as PolyBench's `polybench.c`, goes after `--`).
     pub kernel: PathBuf,
-    /// Write the fastest script found here.
+    /// Write the best script found here: the fastest one timed (a script of one comment
+    /// when no candidate beat the original); with `--no-bench`, the one the search ranks
+    /// first without timing (the cost model's cheapest legal schedule, tiled with the first
+    /// tile size).
     #[arg(short = 'o', value_name = "BEST.loopy")]
     pub output: Option<PathBuf>,
-    /// Time limit of the whole search in seconds, building and checking included: no timing
-    /// starts that would not end by then, judging by the longest so far (candidates not
-    /// timed are listed untimed). Not `--budget`: that is the integer core's work budget,
-    /// as for every command.
+    /// Time limit of the whole search in seconds, computing the space, building and checking
+    /// the schedules included: at the limit the search stops building and checking and
+    /// answers with what it has found (saying so), and no timing starts that would not end
+    /// by then, judging by the longest so far. Not `--budget`: that is the integer core's
+    /// work budget, as for every command.
     #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
     pub time_limit: f64,
-    /// Build and verify the candidates of every interleaving scheduled without timing
-    /// anything.
+    /// Build and verify the candidates of every interleaving scheduled (and their tiled
+    /// variants with the first tile size) without compiling or timing anything.
     #[arg(long)]
     pub no_bench: bool,
     /// Schedule at most this many of the legal outer interleavings (all are counted; when
@@ -82,6 +87,8 @@ pub struct SearchArgs {
     /// program it leaves, and every script it writes starts with it.
     #[arg(long, value_name = "PREFIX.loopy")]
     pub prefix: Option<PathBuf>,
+    #[command(flatten)]
+    pub program: ProgramArgs,
 }
 
 pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
@@ -126,6 +133,7 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
     let text = a.format == Format::Text;
     let mut toolchain = Toolchain {
         cflags: split_words(&a.cflags),
+        extra: a.program.extra.clone(),
         ..Toolchain::default()
     };
     if let Some(cc) = &a.compiler {
@@ -142,6 +150,7 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         clock: a.time.clock(),
     };
     let job = Job {
+        check_defines: a.program.check_define.clone(),
         check_cflags: vec!["-ffp-contract=off".to_string()],
         ..Job::new(a.kernel.clone(), None, opts.clone(), toolchain, plan)
     };
@@ -177,14 +186,14 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                 eprint!("\r\x1b[2K");
             }
             let t = if screen { c.screen } else { c.timing };
-            if let (true, Some((o, tr, x))) = (text, t) {
+            if let (true, Some(m)) = (text, t) {
                 println!(
-                    "  candidate {:>3}: {:.2}x  ({} -> {})  interleaving {}, {}{}",
+                    "  candidate {:>3}: {:.2}x  ({} -> {})  {}, {}{}",
                     index + 1,
-                    x,
-                    secs(o),
-                    secs(tr),
-                    c.interleaving + 1,
+                    m.speedup,
+                    secs(m.original),
+                    secs(m.transformed),
+                    interleaving_number(c.interleaving),
                     c.describe(),
                     if screen { " [screening]" } else { "" }
                 );
@@ -200,7 +209,10 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
     };
     let il = &r.interleavings;
     let names = driver::names(&kernel);
-    let describe_il = |k: usize| -> String {
+    let describe_il = |k: Option<usize>| -> String {
+        let Some(k) = k else {
+            return "(the kernel's own order)".to_string();
+        };
         il.list[k]
             .iter()
             .map(|c| {
@@ -222,6 +234,26 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         .filter(|c| matches!(c.verdict, Verdict::Legal))
         .count();
     let best = r.best.zip(r.best_speedup());
+    let why_not = || {
+        let verdicts: Vec<&Verdict> = r.candidates.iter().map(|c| &c.verdict).collect();
+        crate::timing::why_nothing_timed(&verdicts, r.out_of_time.is_some())
+    };
+    let cut_short = r.out_of_time.map(|what| match what {
+        "building" => format!(
+            "the time limit ({} s) ran out while building the space and the schedules: the \
+             candidates are those built by then",
+            a.time_limit
+        ),
+        "checking" => format!(
+            "the time limit ({} s) ran out while checking the candidates: {} schedule(s) \
+             built were not checked",
+            a.time_limit, r.unchecked
+        ),
+        _ => format!(
+            "the time limit ({} s) ended the timing: candidates left untimed",
+            a.time_limit
+        ),
+    });
     // No candidate faster than the original: the kernel as it is is the answer (its own
     // schedule is always legal), the fastest candidate only reported.
     let original_wins = r.original_wins();
@@ -240,6 +272,25 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                     format!("cannot write `{}`: {e}", out.display()),
                 ),
             );
+        }
+    } else if let (Some(out), true, Some(c)) = (&a.output, a.no_bench, r.first_by_cost) {
+        let cand = &r.candidates[c];
+        let header = format!(
+            "# {}: interleaving {} (one of {} legal outer interleavings), {}\n# ranked first by \
+             the search's cost model, not timed (--no-bench)\n",
+            a.kernel.display(),
+            describe_il(cand.interleaving),
+            il.count,
+            cand.describe(),
+        );
+        let body = if cand.script.is_empty() {
+            String::new()
+        } else {
+            cand.script.join("\n") + "\n"
+        };
+        if let Err(e) = std::fs::write(out, format!("{header}{body}")) {
+            eprintln!("error: cannot write `{}`: {e}", out.display());
+            return 2;
         }
     } else if let (Some(out), Some((c, (x, screened)))) = (&a.output, best) {
         let cand = &r.candidates[c];
@@ -278,20 +329,46 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                 .map(|e| (sc.interleaving, sc.kind.name(), e))
         })
         .collect();
+    let print_counts = || {
+        println!(
+            "{}: {}{} legal outer interleaving(s), {} scheduled{}, built in {:.2} s; {} \
+             with a schedule the search can write as a script",
+            a.kernel.display(),
+            if il.exact { "" } else { "at least " },
+            il.count,
+            il.list.len(),
+            if (il.list.len() as u128) < il.count {
+                format!(" (--max-interleavings {})", a.max_interleavings)
+            } else {
+                String::new()
+            },
+            r.build_seconds,
+            (0..il.list.len())
+                .filter(|&k| r
+                    .schedules
+                    .iter()
+                    .any(|sc| sc.interleaving == k && sc.built.is_ok()))
+                .count()
+        );
+    };
     match a.format {
         Format::Text => {
             if a.no_bench {
                 for (k, c) in r.candidates.iter().enumerate() {
                     println!(
-                        "candidate {}: interleaving {} {}, {}: {}",
+                        "candidate {}: {}{}, {}: {}",
                         k + 1,
-                        c.interleaving + 1,
-                        describe_il(c.interleaving),
+                        interleaving_number(c.interleaving),
+                        c.interleaving
+                            .map_or(String::new(), |k| format!(" {}", describe_il(Some(k)))),
                         c.describe(),
                         c.verdict.name()
                     );
                     for l in &c.script {
                         println!("    {l}");
+                    }
+                    if c.script.is_empty() {
+                        println!("    (the kernel as it is)");
                     }
                     if let Verdict::Illegal(m) | Verdict::Error(m) = &c.verdict {
                         println!("    ({m})");
@@ -301,30 +378,32 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                     println!(
                         "interleaving {} {}: no {kind} script ({e})",
                         k + 1,
-                        describe_il(*k)
+                        describe_il(Some(*k))
                     );
                 }
+            } else {
+                // The candidates that were not timed because they failed, with the reason.
+                for (k, c) in r.candidates.iter().enumerate() {
+                    if let (Verdict::Error(m), None, None) = (&c.verdict, c.timing, c.screen) {
+                        println!(
+                            "  candidate {:>3}: {}, {}: error: {m}",
+                            k + 1,
+                            interleaving_number(c.interleaving),
+                            c.describe()
+                        );
+                    }
+                }
             }
-            println!(
-                "{}: {}{} legal outer interleaving(s), {} scheduled{}, built in {:.2} s; {} \
-                 with a schedule the search can write as a script",
-                a.kernel.display(),
-                if il.exact { "" } else { "at least " },
-                il.count,
-                il.list.len(),
-                if (il.list.len() as u128) < il.count {
-                    format!(" (--max-interleavings {})", a.max_interleavings)
-                } else {
-                    String::new()
-                },
-                r.build_seconds,
-                (0..il.list.len())
-                    .filter(|&k| r
-                        .schedules
-                        .iter()
-                        .any(|sc| sc.interleaving == k && sc.built.is_ok()))
-                    .count()
-            );
+            if r.out_of_time == Some("building") && il.list.is_empty() {
+                println!(
+                    "{}: the legal outer interleavings were not counted: the time limit ran \
+                     out while building the legal-schedule space ({:.2} s)",
+                    a.kernel.display(),
+                    r.build_seconds
+                );
+            } else {
+                print_counts();
+            }
             if let Some(d) = &r.screen_defines {
                 println!("screened at {}", d.join(" "));
             }
@@ -341,6 +420,9 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                 r.candidates.len(),
                 total
             );
+            if let Some(m) = &cut_short {
+                println!("{m}");
+            }
             match best {
                 Some((c, (x, screened))) if original_wins => {
                     println!(
@@ -379,19 +461,34 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                         println!("written to {}", o.display());
                     }
                 }
-                None if !a.no_bench => println!("nothing was timed"),
-                None => {}
+                None if !a.no_bench => println!("nothing was timed: {}", why_not()),
+                None => {
+                    if let Some(c) = r.first_by_cost {
+                        let cand = &r.candidates[c];
+                        // Its script is listed above, with the other candidates.
+                        println!(
+                            "first by the cost model (not timed): candidate {}, interleaving \
+                             {}, {}",
+                            c + 1,
+                            describe_il(cand.interleaving),
+                            cand.describe()
+                        );
+                        if let Some(o) = &a.output {
+                            println!("written to {}", o.display());
+                        }
+                    }
+                }
             }
         }
         Format::Json => {
-            let triple = |t: Option<(f64, f64, f64)>,
+            let triple = |t: Option<Measured>,
                           f: &mut Vec<(&str, Json)>,
                           names: [&'static str; 3]| {
                 match t {
-                    Some((o, tr, x)) => {
-                        f.push((names[0], Json::Num(o)));
-                        f.push((names[1], Json::Num(tr)));
-                        f.push((names[2], Json::Num(x)));
+                    Some(m) => {
+                        f.push((names[0], Json::Num(m.original)));
+                        f.push((names[1], Json::Num(m.transformed)));
+                        f.push((names[2], Json::Num(m.speedup)));
                     }
                     None => {
                         for n in names {
@@ -407,33 +504,41 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                     let mut f = vec![
                         (
                             "interleaving",
-                            Json::Array(
-                                il.list[c.interleaving]
-                                    .iter()
-                                    .map(|cl| {
-                                        Json::Array(
-                                            cl.iter()
-                                                .map(|&st| Json::str(&names.handles[st]))
-                                                .collect(),
-                                        )
-                                    })
-                                    .collect(),
-                            ),
+                            c.interleaving.map_or(Json::Null, |k| {
+                                Json::Array(
+                                    il.list[k]
+                                        .iter()
+                                        .map(|cl| {
+                                            Json::Array(
+                                                cl.iter()
+                                                    .map(|&st| Json::str(&names.handles[st]))
+                                                    .collect(),
+                                            )
+                                        })
+                                        .collect(),
+                                )
+                            }),
                         ),
-                        ("interleaving_index", Json::Int(c.interleaving as i128)),
+                        (
+                            "interleaving_index",
+                            c.interleaving.map_or(Json::Null, |k| Json::Int(k as i128)),
+                        ),
                         (
                             "interleaving_rank",
-                            Json::Int(
-                                i128::try_from(il.ranks[c.interleaving]).unwrap_or(i128::MAX),
-                            ),
+                            c.interleaving.map_or(Json::Null, |k| {
+                                Json::Int(i128::try_from(il.ranks[k]).unwrap_or(i128::MAX))
+                            }),
                         ),
-                        ("kind", Json::str(c.kind.name())),
+                        ("kind", Json::str(c.kind_name())),
                         ("variant", Json::str(c.describe())),
                         ("script", Json::str(c.script.join("\n"))),
                         ("verdict", Json::str(c.verdict.name())),
                     ];
                     if let Verdict::Illegal(m) | Verdict::Error(m) = &c.verdict {
                         f.push(("message", Json::str(m)));
+                    }
+                    if let Some(why) = c.reason(!a.no_bench) {
+                        f.push(("reason", Json::str(why)));
                     }
                     triple(
                         c.timing,
@@ -491,12 +596,41 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                 ("candidates", Json::Array(cands)),
                 ("best", r.best.map_or(Json::Null, |c| Json::Int(c as i128))),
                 ("original_wins", Json::Bool(original_wins)),
+                (
+                    "first_by_cost",
+                    r.first_by_cost.map_or(Json::Null, |c| Json::Int(c as i128)),
+                ),
+                ("identity", Json::Int(r.identity as i128)),
+                (
+                    "nothing_timed",
+                    if best.is_none() && !a.no_bench {
+                        Json::str(why_not())
+                    } else {
+                        Json::Null
+                    },
+                ),
+                (
+                    "out_of_time",
+                    cut_short.as_ref().map_or(Json::Null, Json::str),
+                ),
+                (
+                    "written",
+                    a.output
+                        .as_ref()
+                        .filter(|_| best.is_some() || (a.no_bench && r.first_by_cost.is_some()))
+                        .map_or(Json::Null, |o| Json::str(o.display().to_string())),
+                ),
                 ("seconds", Json::Num(total)),
             ]);
             println!("{}", j.pretty());
         }
     }
-    0
+    // Timing was asked for and nothing could be timed: as for `loopy tune`, exit 1.
+    if !a.no_bench && best.is_none() {
+        1
+    } else {
+        0
+    }
 }
 
 /// The tile sizes the search tries, the first one, and where they come from: the sizes
@@ -528,10 +662,18 @@ fn tile_sizes(given: &[u32], toolchain: &Toolchain) -> (Vec<u32>, u32, String) {
     };
     // The model's size first, then the others from the nearest: the greedy phase tries them
     // in this order while time is left.
-    let mut sizes: Vec<u32> = crate::bench::tune::around(i64::from(start))
+    let mut sizes: Vec<u32> = crate::tune::around(i64::from(start))
         .into_iter()
         .filter_map(|v| u32::try_from(v).ok().filter(|&v| v >= 2))
         .collect();
     sizes.sort_by_key(|&v| (v.abs_diff(start), v));
     (sizes, start, origin)
+}
+
+/// `interleaving 3`, or `the kernel's own order` for the kernel as it is when its outer
+/// structure is not among the interleavings scheduled.
+fn interleaving_number(k: Option<usize>) -> String {
+    k.map_or("the kernel's own order".to_string(), |k| {
+        format!("interleaving {}", k + 1)
+    })
 }

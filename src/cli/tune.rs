@@ -1,12 +1,12 @@
-//! `loopy tune`: arguments and printing; the tuning itself is `bench::tune` (docs/tune.md).
+//! `loopy tune`: arguments and printing; the tuning itself is `crate::tune` (docs/tune.md).
 
-use super::{CcArgs, Ctx, Format, SetArgs, TimeArg};
-use crate::bench::tune::{self, Bench, Measured, Order, Specs, TuneCandidate, TuneEvent, Tuning};
+use super::{CcArgs, Ctx, Format, ProgramArgs, SetArgs, TimeArg};
 use crate::bench::{secs, Job};
 use crate::diag::Report;
 use crate::manifest::FlopsSpec;
 use crate::model::json::Json;
 use crate::native::{compile::split_words, Plan, Toolchain};
+use crate::tune::{self, Bench, Measured, Order, Specs, TuneCandidate, TuneEvent, Tuning};
 use clap::Args;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -93,14 +93,8 @@ pub struct TuneArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// A macro for the check build only (repeatable), e.g. `POLYBENCH_DUMP_ARRAYS`: what the
-    /// outputs are compared on.
-    #[arg(long = "check-define", value_name = "NAME[=VALUE]")]
-    pub check_define: Vec<String>,
-    /// Given to the compiler after the kernel: extra sources (a PolyBench `polybench.c`),
-    /// objects, libraries (as `loopy bench`'s).
-    #[arg(last = true, value_name = "EXTRA_SOURCES")]
-    pub extra: Vec<String>,
+    #[command(flatten)]
+    pub program: ProgramArgs,
 }
 
 fn measured_text(m: &Measured) -> String {
@@ -166,7 +160,7 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
     let opts = a.cc.options();
     let mut toolchain = Toolchain {
         cflags: split_words(&a.cflags),
-        extra: a.extra.clone(),
+        extra: a.program.extra.clone(),
         ..Toolchain::default()
     };
     if let Some(cc) = &a.compiler {
@@ -184,7 +178,7 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
     };
     let job = Job {
         settings,
-        check_defines: a.check_define.clone(),
+        check_defines: a.program.check_define.clone(),
         check_cflags: vec!["-ffp-contract=off".to_string()],
         flops,
         ..Job::new(
@@ -296,7 +290,7 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
     let legal = r
         .candidates
         .iter()
-        .filter(|c| c.verdict == crate::bench::Verdict::Legal)
+        .filter(|c| c.verdict == crate::tune::Verdict::Legal)
         .count();
     let timed = r
         .candidates
@@ -390,7 +384,14 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
                         println!("written to {}", o.display());
                     }
                 }
-                _ => println!("nothing was timed"),
+                _ => {
+                    let verdicts: Vec<&tune::Verdict> =
+                        r.candidates.iter().map(|c| &c.verdict).collect();
+                    println!(
+                        "nothing was timed: {}",
+                        crate::timing::why_nothing_timed(&verdicts, r.out_of_time)
+                    )
+                }
             }
         }
         Format::Json => {

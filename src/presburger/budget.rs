@@ -242,8 +242,12 @@ pub fn operation<T>(
                 let Unwind(mut e) = *u;
                 if e.operation.is_none() {
                     e.operation = Some(name);
-                    let text = suspend(|| catch_unwind(AssertUnwindSafe(describe)));
-                    e.subject = text.ok().map(truncate);
+                    // A cancelled run wants to stop now: describing a large set can take
+                    // longer than the work it interrupted.
+                    if !e.cancelled {
+                        let text = suspend(|| catch_unwind(AssertUnwindSafe(describe)));
+                        e.subject = text.ok().map(truncate);
+                    }
                 } else {
                     e.within.push(name);
                 }

@@ -1,9 +1,12 @@
 //! The search itself (§4.4's iterative compilation): the legal outer interleavings, two
 //! schedules for each (the §4.1 permutable bands and the fuse-with-shifts schedule), written
-//! as scripts, checked, timed through `bench`, then improved one change at a time. Screening
-//! at smaller sizes keeps the timing affordable: every candidate is first timed with the size
-//! macros scaled down, and only the best few are timed again at the sizes asked for. Prints
-//! nothing: the caller hears of progress through a callback (docs/search.md).
+//! as scripts, checked, timed by the timing loop of [`crate::timing`], then improved one
+//! change at a time. Screening at smaller sizes keeps the timing affordable: every candidate
+//! is first timed with the size macros scaled down, and only the best few are timed again at
+//! the sizes asked for. The time limit holds for the whole search: building the space and
+//! the schedules and checking the candidates stop at it too, and the search answers with
+//! what it has. The kernel as it is (no script) is always a candidate. Prints nothing: the
+//! caller hears of progress through a callback (docs/search.md).
 //! What is timed first is ordered by a static cost model ([`super::cost`]): one schedule per
 //! loop structure, the cheapest first, and the changes most likely to pay first.
 
@@ -12,11 +15,15 @@ use super::fusion::Outer;
 use super::schedule::Built;
 use super::script::{self, Names, Variant};
 use super::Legal;
-use crate::bench::{bench_one, Job, Outcome, Verdict};
+use crate::bench::Job;
 use crate::driver::{Kernel, Run};
 use crate::presburger::budget::{self, Exhausted};
+use crate::timing::{self, Attempt, Bench, Limits, Session, Timer, Trial};
+pub use crate::timing::{scaled_defines, Measured, Verdict};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 /// The two ways of building a schedule for an interleaving.
@@ -40,12 +47,13 @@ impl Kind {
 
 /// What the search is asked to do.
 pub struct SearchSettings {
-    /// Time limit of the whole search in seconds, counted from its start: no timing starts
-    /// that would not end before its phase's deadline, judging by the longest one so far.
+    /// Time limit of the whole search in seconds, counted from its start: building and
+    /// checking stop at it (the search answers with what it has), and no timing starts that
+    /// would not end before its phase's deadline, judging by the longest one so far.
     pub time_limit: f64,
     /// Time candidates (false: build and check them only).
     pub bench: bool,
-    /// InterleavingSchedule at most this many of the legal outer interleavings (all of them when there
+    /// Schedule at most this many of the legal outer interleavings (all of them when there
     /// are no more; [`super::fusion::Fusion::select`]).
     pub max_interleavings: usize,
     /// Tile sizes the greedy phase tries on each permutable band, in order.
@@ -80,36 +88,80 @@ pub struct InterleavingSchedule {
 
 /// One candidate script and what became of it.
 pub struct Candidate {
-    pub interleaving: usize,
-    pub kind: Kind,
+    /// The interleaving (its index among those scheduled); `None` for the kernel as it is
+    /// when its own outer structure is not among them.
+    pub interleaving: Option<usize>,
+    /// How its schedule was built; `None` for the kernel as it is (kind `identity`).
+    pub kind: Option<Kind>,
     /// The changes on top of the schedule as built (band orders, tiles, marks).
     pub variant: String,
     pub script: Vec<String>,
     pub verdict: Verdict,
-    /// `(original, transformed, speedup)` at the screening sizes.
-    pub screen: Option<(f64, f64, f64)>,
-    /// `(original, transformed, speedup)` at the sizes asked for.
-    pub timing: Option<(f64, f64, f64)>,
+    /// At the screening sizes.
+    pub screen: Option<Measured>,
+    /// At the sizes asked for.
+    pub timing: Option<Measured>,
+    /// Why a legal candidate was not timed, when the search tried to time it and could not
+    /// start (the time limit); failures are in the verdict.
+    pub not_timed: Option<String>,
 }
 
 impl Candidate {
     /// The kind and the variant: `fused, as built`.
     pub fn describe(&self) -> String {
-        format!("{}, {}", self.kind.name(), self.variant)
+        format!("{}, {}", self.kind_name(), self.variant)
+    }
+
+    /// `bands`, `fused`, or `identity` for the kernel as it is.
+    pub fn kind_name(&self) -> &'static str {
+        self.kind.map_or("identity", Kind::name)
+    }
+
+    /// Why it has no timing, on one line: its verdict's message, or why it was not timed
+    /// (`None` when it was timed).
+    pub fn reason(&self, bench: bool) -> Option<String> {
+        if self.timing.is_some() || self.screen.is_some() {
+            return None;
+        }
+        if let Some(m) = self.verdict.message() {
+            return Some(m.to_string());
+        }
+        Some(match (&self.not_timed, bench) {
+            (Some(r), _) => r.clone(),
+            (None, false) => "not timed: --no-bench".to_string(),
+            (None, true) => "not timed: the search timed other candidates first (one schedule \
+                             per loop structure, the cheapest first, then changes to the \
+                             fastest) and did not reach it"
+                .to_string(),
+        })
+    }
+}
+
+impl Trial for Candidate {
+    fn verdict(&self) -> &Verdict {
+        &self.verdict
+    }
+    fn set_verdict(&mut self, v: Verdict) {
+        self.verdict = v;
+    }
+    fn measured(&self, screen: bool) -> Option<&Measured> {
+        if screen {
+            self.screen.as_ref()
+        } else {
+            self.timing.as_ref()
+        }
+    }
+    fn set_measured(&mut self, screen: bool, m: Measured) {
+        if screen {
+            self.screen = Some(m);
+        } else {
+            self.timing = Some(m);
+        }
     }
 }
 
 /// What the caller hears while the search runs.
-pub enum Event<'a> {
-    /// What is being done now (for a progress line).
-    Status(&'a str),
-    /// A candidate was timed (`screen`: at the screening sizes).
-    Timed {
-        index: usize,
-        candidate: &'a Candidate,
-        screen: bool,
-    },
-}
+pub type Event<'a> = timing::Event<'a, Candidate>;
 
 /// Everything the search found.
 pub struct SearchReport {
@@ -125,6 +177,20 @@ pub struct SearchReport {
     pub best: Option<usize>,
     /// The `-D` sizes of screening, when it was done.
     pub screen_defines: Option<Vec<String>>,
+    /// The candidate the search ranks first without timing: the statically cheapest legal
+    /// schedule (the cost model's first, the first one timed), tiled with the first tile
+    /// size where it has a permutable band of two loops or more; the kernel as it is when
+    /// no schedule is legal. What `--no-bench -o` writes.
+    pub first_by_cost: Option<usize>,
+    /// The kernel as it is, as a candidate (always present; it may share its script with a
+    /// schedule the search built).
+    pub identity: usize,
+    /// Where the time limit cut the search short, when it did: `building` (the space, the
+    /// interleavings or their schedules), `checking` (some schedules built were not checked),
+    /// `timing` (candidates left untimed).
+    pub out_of_time: Option<&'static str>,
+    /// Schedules built but not checked (the time limit).
+    pub unchecked: usize,
 }
 
 impl SearchReport {
@@ -132,8 +198,8 @@ impl SearchReport {
     pub fn best_speedup(&self) -> Option<(f64, bool)> {
         let c = &self.candidates[self.best?];
         c.timing
-            .map(|t| (t.2, false))
-            .or(c.screen.map(|t| (t.2, true)))
+            .map(|t| (t.speedup, false))
+            .or(c.screen.map(|t| (t.speedup, true)))
     }
 
     /// Whether the kernel as it is wins: no candidate ran faster than the original (the
@@ -164,8 +230,6 @@ pub fn names(kernel: &Kernel) -> Names {
             .collect(),
     }
 }
-
-pub use crate::bench::scaled_defines;
 
 /// Other orders of a band's loops, the most promising first: the two innermost swapped
 /// (`i, k, j` from `i, j, k`: the reduction loop in the middle), then every other
@@ -204,181 +268,182 @@ pub fn band_orders(len: usize) -> Vec<Vec<usize>> {
     out
 }
 
-/// A job like `template` (kernel, options, toolchain, plan, comparison) for `script`.
-fn job_like(template: &Job, script: Option<PathBuf>) -> Job {
-    // The scripts the search writes declare no parameters.
-    Job {
-        name: template.name.clone(),
-        check_cflags: template.check_cflags.clone(),
-        check: template.check,
-        ..Job::new(
-            template.kernel.clone(),
-            script,
-            template.opts.clone(),
-            template.toolchain.clone(),
-            template.plan,
-        )
-    }
-}
-
 /// Everything the search keeps while it runs.
-struct State<'a, 'b> {
+struct State<'a, 'b, 't> {
     kernel: &'a Kernel,
     run: Run,
     names: Names,
     settings: &'a SearchSettings,
-    screen_job: Option<Job>,
+    session: Session<'t>,
     candidates: Vec<Candidate>,
     /// Script text to the candidate that has it: a script is checked and timed once.
     seen: HashMap<String, usize>,
     dir: PathBuf,
     on: &'b mut dyn FnMut(Event),
-    /// The longest a timing has taken so far, at the sizes asked for (`[0]`) and at the
-    /// screening sizes (`[1]`): a timing that would not end before its deadline is not
-    /// started.
-    longest: [Option<Duration>; 2],
+    /// Set when the time limit has passed: the integer core stops at its next step.
+    cancel: Arc<AtomicBool>,
+    /// The end of the whole search.
+    end: Instant,
+    /// Schedules built but not checked (the time limit).
+    unchecked: usize,
+    /// Whether a timing was refused at a deadline of the search as a whole.
+    out_of_time: bool,
 }
 
-impl State<'_, '_> {
+impl State<'_, '_, '_> {
+    /// Whether the time limit has passed.
+    fn late(&self) -> bool {
+        Instant::now() >= self.end || self.cancel.load(Ordering::Relaxed)
+    }
+
     /// Writes and checks a candidate (or finds the candidate with the same script); returns
-    /// its index.
-    fn add(&mut self, il: usize, kind: Kind, b: &Built, v: &Variant) -> usize {
+    /// its index, or `None` when the time limit stopped its check.
+    fn add(&mut self, il: usize, kind: Kind, b: &Built, v: &Variant) -> Option<usize> {
         let variant = v.describe(b, &self.names);
-        let (script, verdict) = match script::write(b, v, &self.names) {
-            Err(e) => (vec![], Verdict::Error(e)),
-            Ok(lines) => {
-                let mut all = self.settings.prefix.clone();
-                all.extend(lines);
-                let lines = all;
-                let text = lines.join("\n") + "\n";
-                if let Some(&k) = self.seen.get(&text) {
-                    return k;
-                }
-                self.seen.insert(text.clone(), self.candidates.len());
-                self.run.restart(self.kernel);
-                let (run, kernel) = (&mut self.run, self.kernel);
-                let checked = budget::with_budget(self.settings.budget, || {
-                    run.apply(kernel, &text, "candidate.loopy", Path::new("."))
-                        .map(|()| run.check())
-                });
-                let v = match checked {
-                    Err(e) => Verdict::Error(e.to_string()),
-                    Ok(Err(f)) => Verdict::Error(f.diagnostic.message),
-                    Ok(Ok(bad)) => match bad.first() {
-                        None => Verdict::Legal,
-                        Some(_) => {
-                            let r = self.run.reports(self.kernel, &bad);
-                            Verdict::Illegal(r[0].diagnostic.message.clone())
-                        }
-                    },
-                };
-                (lines, v)
-            }
-        };
+        match script::write(b, v, &self.names) {
+            Err(e) => Some(self.push(Some(il), Some(kind), variant, vec![], Verdict::Error(e))),
+            Ok(lines) => self.add_lines(Some(il), Some(kind), variant, lines, true),
+        }
+    }
+
+    /// The kernel as it is (only the prefix): always checked, past the time limit too.
+    fn add_identity(&mut self, il: Option<usize>) -> usize {
+        let variant = "the kernel as it is".to_string();
+        self.add_lines(il, None, variant, vec![], false)
+            .expect("checked without the time limit")
+    }
+
+    fn push(
+        &mut self,
+        interleaving: Option<usize>,
+        kind: Option<Kind>,
+        variant: String,
+        script: Vec<String>,
+        verdict: Verdict,
+    ) -> usize {
         self.candidates.push(Candidate {
-            interleaving: il,
+            interleaving,
             kind,
             variant,
             script,
             verdict,
             screen: None,
             timing: None,
+            not_timed: None,
         });
         self.candidates.len() - 1
     }
 
-    /// Whether a timing (at the screening sizes or not) started now would end before
-    /// `deadline`, judging by the longest one so far.
-    fn fits(&self, screen: bool, deadline: Instant) -> bool {
-        Instant::now() + self.longest[screen as usize].unwrap_or_default() < deadline
+    fn add_lines(
+        &mut self,
+        il: Option<usize>,
+        kind: Option<Kind>,
+        variant: String,
+        lines: Vec<String>,
+        limited: bool,
+    ) -> Option<usize> {
+        let mut all = self.settings.prefix.clone();
+        all.extend(lines);
+        let lines = all;
+        let text = lines.join("\n") + "\n";
+        if let Some(&k) = self.seen.get(&text) {
+            return Some(k);
+        }
+        if limited && self.late() {
+            self.unchecked += 1;
+            return None;
+        }
+        self.run.restart(self.kernel);
+        let (run, kernel) = (&mut self.run, self.kernel);
+        let mut check = || {
+            budget::with_budget(self.settings.budget, || {
+                run.apply(kernel, &text, "candidate.loopy", Path::new("."))
+                    .map(|()| run.check())
+            })
+        };
+        let checked = if limited {
+            budget::with_cancel(self.cancel.clone(), check)
+        } else {
+            check()
+        };
+        let verdict = match checked {
+            Err(e) if e.cancelled => {
+                self.unchecked += 1;
+                return None;
+            }
+            Err(e) => Verdict::Error(e.to_string()),
+            Ok(Err(f)) => Verdict::Error(f.diagnostic.message),
+            Ok(Ok(bad)) => match bad.first() {
+                None => Verdict::Legal,
+                Some(_) => {
+                    let r = self.run.reports(self.kernel, &bad);
+                    Verdict::Illegal(r[0].diagnostic.message.clone())
+                }
+            },
+        };
+        let k = self.push(il, kind, variant, lines, verdict);
+        self.seen.insert(text, k);
+        Some(k)
     }
 
     /// Times a legal candidate not timed yet, at the screening sizes (`screen`) or at the
-    /// sizes asked for, unless `deadline` has passed.
-    fn time(&mut self, idx: usize, screen: bool, deadline: Instant) {
+    /// sizes asked for, unless it would not end before `deadline` (`whole`: a deadline of
+    /// the search as a whole, not the end of phase 1).
+    fn time(&mut self, idx: usize, screen: bool, deadline: Instant, whole: bool) {
         let c = &self.candidates[idx];
-        let done = if screen { c.screen } else { c.timing };
-        if !matches!(c.verdict, Verdict::Legal) || done.is_some() || !self.fits(screen, deadline) {
-            return;
-        }
-        let began = Instant::now();
-        let template = match (&self.screen_job, screen) {
-            (Some(j), true) => j,
-            _ => &self.settings.job,
-        };
+        let label = format!("candidate {} ({})", idx + 1, c.describe());
         let file = self.dir.join(format!("candidate-{idx}.loopy"));
-        if std::fs::write(&file, c.script.join("\n") + "\n").is_err() {
-            return;
-        }
-        let job = job_like(template, Some(file.clone()));
-        let left = deadline.saturating_duration_since(Instant::now()).as_secs();
-        let label = format!(
-            "candidate {} ({}){}, {left} s left",
-            idx + 1,
-            c.describe(),
-            if screen { ", screening" } else { "" }
-        );
-        let outcome = {
-            let on = &mut *self.on;
-            let cell = std::cell::RefCell::new(on);
-            let progress = |msg: &str| {
-                let status = format!("{label}: {msg}");
-                (*cell.borrow_mut())(Event::Status(&status));
-            };
-            bench_one(&job, &progress)
+        let text = c.script.join("\n") + "\n";
+        let make = |template: &Job| {
+            std::fs::write(&file, &text)
+                .ok()
+                .map(|()| timing::job_like(template, Some(file.clone())))
         };
+        let done = self.session.time(
+            &mut self.candidates,
+            idx,
+            screen,
+            deadline,
+            false,
+            &make,
+            &label,
+            &mut *self.on,
+        );
         let _ = std::fs::remove_file(&file);
-        let took = began.elapsed();
-        let longest = &mut self.longest[screen as usize];
-        *longest = Some(longest.map_or(took, |l| l.max(took)));
-        let c = &mut self.candidates[idx];
-        match outcome {
-            Outcome::Timed { timing, .. } => {
-                let t = (
-                    timing.a_stats().median,
-                    timing.b_stats().median,
-                    timing.speedup(),
+        if done == Attempt::OutOfTime && whole {
+            self.out_of_time = true;
+            let c = &mut self.candidates[idx];
+            if c.timing.is_none() && c.screen.is_none() {
+                c.not_timed = Some(
+                    "not timed: it would not have ended before the time limit, judging by the \
+                     longest timing so far"
+                        .to_string(),
                 );
-                if screen {
-                    c.screen = Some(t);
-                } else {
-                    c.timing = Some(t);
-                }
-                (self.on)(Event::Timed {
-                    index: idx,
-                    candidate: &self.candidates[idx],
-                    screen,
-                });
-            }
-            Outcome::Differ { diff, .. } => {
-                c.verdict = Verdict::Error(format!(
-                    "outputs differ ({} line {})",
-                    diff.stream.name(),
-                    diff.line
-                ))
-            }
-            Outcome::Illegal { reports } => {
-                c.verdict = Verdict::Illegal(
-                    reports
-                        .first()
-                        .map_or(String::new(), |r| r.diagnostic.message.clone()),
-                )
-            }
-            Outcome::Failed { failure, .. } => {
-                c.verdict = Verdict::Error(failure.diagnostic.message)
             }
         }
     }
 
     /// The speedup the greedy phase compares: at the screening sizes when screening.
     fn speedup(&self, idx: usize) -> Option<f64> {
-        let c = &self.candidates[idx];
-        if self.screen_job.is_some() {
-            c.screen.map(|t| t.2)
-        } else {
-            c.timing.map(|t| t.2)
-        }
+        self.session.speedup(&self.candidates[idx])
     }
+
+    fn fits(&self, screen: bool, deadline: Instant) -> bool {
+        self.session.fits(screen, deadline)
+    }
+}
+
+/// Sets `flag` at `deadline` unless the returned sender is dropped first (then the thread
+/// ends at once).
+fn alarm(flag: Arc<AtomicBool>, deadline: Instant) -> mpsc::Sender<()> {
+    let (tx, rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        if let Err(mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(wait) {
+            flag.store(true, Ordering::Relaxed);
+        }
+    });
+    tx
 }
 
 /// The schedule of each class, by kind and (sorted) statements, once built.
@@ -492,121 +557,195 @@ pub fn own_interleaving(names: &Names, iters: &[usize]) -> Vec<Vec<usize>> {
 }
 
 /// The search: interleavings, schedules, candidates; timed when `settings.bench`.
-/// `Err` when the integer core runs out of budget building the space.
+/// `Err` when the integer core runs out of budget computing the dependences or building the
+/// space (the time limit running out is not an error: the report says so).
 pub fn search(
     kernel: &Kernel,
     settings: &SearchSettings,
     on: &mut dyn FnMut(Event),
 ) -> Result<SearchReport, Exhausted> {
+    search_with(kernel, settings, &mut Bench, on)
+}
+
+/// [`search`] with the timer given (a fake one in tests).
+pub fn search_with(
+    kernel: &Kernel,
+    settings: &SearchSettings,
+    timer: &mut dyn Timer,
+    on: &mut dyn FnMut(Event),
+) -> Result<SearchReport, Exhausted> {
     let start = Instant::now();
-    let (run, legal, il) = budget::with_budget(settings.budget, || {
+    // The time limit counts from the start: building and checking the schedules are part of
+    // it. At the limit the integer core stops at its next step (`budget::with_cancel`).
+    let end = start + Duration::from_secs_f64(settings.time_limit.max(0.0));
+    let cancel = Arc::new(AtomicBool::new(false));
+    let _alarm = alarm(cancel.clone(), end);
+    let limited = |f: &mut dyn FnMut()| {
+        budget::with_cancel(cancel.clone(), || budget::with_budget(settings.budget, f))
+    };
+    let run = budget::with_budget(settings.budget, || {
         let mut run = Run::start(kernel);
         if !settings.prefix.is_empty() {
             // Checked by the caller; a refusal here leaves the kernel's own program.
             let text = settings.prefix.join("\n") + "\n";
             let _ = run.apply(kernel, &text, "prefix.loopy", Path::new("."));
         }
-        let legal = Legal::new(&run.program, &run.deps);
-        let own = own_interleaving(&names(kernel), &legal.layout.iters);
-        let il = Outer::new(&legal, settings.max_interleavings, &own);
-        (run, legal, il)
+        run
     })?;
+    let names = names(kernel);
+    on(Event::Status("building the legal-schedule space"));
+    let mut space = None;
+    let built = limited(&mut || {
+        let legal = Legal::new(&run.program, &run.deps);
+        let own = own_interleaving(&names, &legal.layout.iters);
+        let il = Outer::new(&legal, settings.max_interleavings, &own);
+        space = Some((legal, il));
+    });
+    let mut out_of_time: Option<&'static str> = None;
+    match built {
+        Ok(()) => {}
+        Err(e) if e.cancelled => out_of_time = Some("building"),
+        Err(e) => return Err(e),
+    }
+    let (legal, il) = match space {
+        Some((legal, il)) => (Some(legal), il),
+        None => (
+            None,
+            Outer {
+                count: 0,
+                exact: false,
+                list: vec![],
+                ranks: vec![],
+                own: None,
+                tests: 0,
+                states: 0,
+            },
+        ),
+    };
     let mut schedules = vec![];
     let mut memo = Classes::default();
-    for (k, c) in il.list.iter().enumerate() {
-        for kind in [Kind::Bands, Kind::Fused] {
-            let built = budget::with_budget(settings.budget, || build(&legal, c, kind, &mut memo))
-                .unwrap_or_else(|e| Err(e.to_string()));
-            schedules.push(InterleavingSchedule {
-                interleaving: k,
-                kind,
-                built,
-            });
+    if let Some(legal) = &legal {
+        for (k, c) in il.list.iter().enumerate() {
+            for kind in [Kind::Bands, Kind::Fused] {
+                let late = || Instant::now() >= end || cancel.load(Ordering::Relaxed);
+                let built = if late() {
+                    out_of_time = Some("building");
+                    Err("not built: the time limit ran out first".to_string())
+                } else {
+                    on(Event::Status(&format!(
+                        "building the {} schedule of interleaving {}/{}",
+                        kind.name(),
+                        k + 1,
+                        il.list.len()
+                    )));
+                    let mut b = None;
+                    match limited(&mut || b = Some(build(legal, c, kind, &mut memo))) {
+                        Ok(()) => b.expect("built"),
+                        Err(e) if e.cancelled => {
+                            out_of_time = Some("building");
+                            Err("not built: the time limit ran out while building it".to_string())
+                        }
+                        Err(e) => Err(e.to_string()),
+                    }
+                };
+                schedules.push(InterleavingSchedule {
+                    interleaving: k,
+                    kind,
+                    built,
+                });
+            }
         }
     }
     let build_seconds = start.elapsed().as_secs_f64();
-    let screen_defines = if settings.bench {
-        scaled_defines(&settings.job.toolchain.defines, settings.screen)
-    } else {
-        None
+    let limits = Limits {
+        time_limit: settings.time_limit,
+        screen: settings.screen,
+        screen_above: settings.screen_above,
+        finalists: settings.finalists,
     };
-    let screen_job = screen_defines.as_ref().map(|d| {
-        let mut j = job_like(&settings.job, None);
-        j.toolchain.defines = d.clone();
-        j.opts.defines = d.clone();
-        j
-    });
     let dir = std::env::temp_dir().join(format!("loopy-search-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let mut s = State {
         kernel,
         run,
-        names: names(kernel),
+        names,
         settings,
-        screen_job,
+        session: Session::new(&settings.job, limits, start, timer),
         candidates: vec![],
         seen: HashMap::new(),
         dir: dir.clone(),
         on,
-        longest: [None, None],
+        cancel: cancel.clone(),
+        end,
+        unchecked: 0,
+        out_of_time: false,
     };
-    // The time limit counts from the start: building and checking the schedules are part of
-    // it.
-    let t0 = start;
-    let limit = settings.time_limit.max(0.0);
-    let end = t0 + Duration::from_secs_f64(limit);
-    let model = CostModel::new(&kernel.scop, &legal.layout.dirs, settings.budget);
+    let model = legal.as_ref().map(|legal| {
+        budget::with_cancel(cancel.clone(), || {
+            CostModel::new(&kernel.scop, &legal.layout.dirs, settings.budget)
+        })
+    });
     // Every schedule as built is a candidate, checked.
     let mut base: Vec<Option<usize>> = vec![None; schedules.len()];
     for (k, sc) in schedules.iter().enumerate() {
         let Ok(b) = &sc.built else { continue };
-        base[k] = Some(s.add(sc.interleaving, sc.kind, b, &Variant::plain(b)));
+        (s.on)(Event::Status(&format!(
+            "checking the {} schedule of interleaving {}/{}",
+            sc.kind.name(),
+            sc.interleaving + 1,
+            il.list.len()
+        )));
+        base[k] = s.add(sc.interleaving, sc.kind, b, &Variant::plain(b));
     }
+    // The kernel as it is: always a candidate (a schedule the search built may have the
+    // same script).
+    let identity = s.add_identity(il.own);
     // What phase 1 times: one schedule per loop structure (the nests of the schedule with
     // each band in its statically cheapest order, regardless of the order of the outermost
     // nests), cheapest first, ties in enumeration order.
     let mut reps: Vec<(usize, Variant, f64)> = vec![];
     let mut keys = std::collections::HashSet::new();
-    for (k, sc) in schedules.iter().enumerate() {
-        let (Ok(b), Some(c)) = (&sc.built, base[k]) else {
-            continue;
-        };
-        if !matches!(s.candidates[c].verdict, Verdict::Legal) {
-            continue;
-        }
-        let v = model.best_orders(b);
-        if keys.insert(cost::nest_key(b, &v)) {
-            let cost = model.cost(b, &v);
-            reps.push((k, v, cost));
+    if let Some(model) = &model {
+        for (k, sc) in schedules.iter().enumerate() {
+            let (Ok(b), Some(c)) = (&sc.built, base[k]) else {
+                continue;
+            };
+            if !matches!(s.candidates[c].verdict, Verdict::Legal) {
+                continue;
+            }
+            let v = model.best_orders(b);
+            if keys.insert(cost::nest_key(b, &v)) {
+                let cost = model.cost(b, &v);
+                reps.push((k, v, cost));
+            }
         }
     }
     reps.sort_by(|x, y| x.2.total_cmp(&y.2).then(x.0.cmp(&y.0)));
     // Screening only pays when the original is slow at the sizes given: the first schedule
     // to time is timed there first, and when the original takes less than `screen_above`
     // seconds, everything is timed at those sizes (small sizes would only measure noise).
-    let mut screen_defines = screen_defines;
-    if s.screen_job.is_some() {
-        if let Some((k, v, _)) = reps.first() {
-            let sc = &schedules[*k];
-            let b = sc.built.as_ref().expect("built");
-            let c = s.add(sc.interleaving, sc.kind, b, v);
-            s.time(c, false, end);
-            if s.candidates[c]
-                .timing
-                .is_some_and(|t| t.0 < settings.screen_above)
-            {
-                s.screen_job = None;
-                screen_defines = None;
+    if settings.bench && s.session.screening() {
+        let first = match reps.first() {
+            Some((k, v, _)) => {
+                let sc = &schedules[*k];
+                let b = sc.built.as_ref().expect("built");
+                s.add(sc.interleaving, sc.kind, b, v)
             }
+            None => Some(identity),
+        };
+        if let Some(c) = first {
+            s.time(c, false, end, true);
+            s.session.settle_screening(s.candidates[c].timing.as_ref());
         }
     }
-    let screening = s.screen_job.is_some();
-    // With screening, the screening phase has 60% of the time and the finalists the rest.
-    let greedy_end = if screening {
-        t0 + Duration::from_secs_f64(limit * 0.6)
+    let screen_defines = if settings.bench {
+        s.session.screen_defines().cloned()
     } else {
-        end
+        None
     };
+    let screening = settings.bench && s.session.screening();
+    // With screening, the screening phase has 60% of the time and the finalists the rest.
+    let greedy_end = s.session.phase_end();
     // Phase 1: the representatives, best first, timed until a third of the greedy time
     // left has gone (at least one is timed).
     let now = Instant::now();
@@ -616,13 +755,15 @@ pub fn search(
         for (k, v, _) in &reps {
             let sc = &schedules[*k];
             let b = sc.built.as_ref().expect("built");
-            let c = s.add(sc.interleaving, sc.kind, b, v);
-            let deadline = if timed.is_empty() {
-                greedy_end
-            } else {
-                phase1_end
+            let Some(c) = s.add(sc.interleaving, sc.kind, b, v) else {
+                break;
             };
-            s.time(c, screening, deadline);
+            let (deadline, whole) = if timed.is_empty() {
+                (greedy_end, true)
+            } else {
+                (phase1_end, false)
+            };
+            s.time(c, screening, deadline, whole);
             if s.speedup(c).is_some() {
                 timed.push((*k, v.clone(), c));
             }
@@ -630,7 +771,13 @@ pub fn search(
                 break;
             }
         }
+        // Nothing to time, or nothing timed: the kernel as it is (the original against
+        // its own regenerated loops).
+        if timed.is_empty() {
+            s.time(identity, screening, greedy_end, true);
+        }
     }
+    let mut first_by_cost = None;
     if !settings.bench {
         // Without timing: the tiled variant of each as well, checked.
         for (k, sc) in schedules.iter().enumerate() {
@@ -645,7 +792,26 @@ pub fn search(
                 s.add(schedules[k].interleaving, sc.kind, b, &v);
             }
         }
-    } else {
+        // The search's own ranking without timing: the cost model's first schedule in its
+        // cheapest band orders, tiled with the first tile size.
+        first_by_cost = match reps.first() {
+            Some((k, v, _)) => {
+                let sc = &schedules[*k];
+                let b = sc.built.as_ref().expect("built");
+                let mut v = v.clone();
+                for (j, band) in b.bands.iter().enumerate() {
+                    if band.len >= 2 {
+                        v.tile[j] = settings.tile_start;
+                    }
+                }
+                s.add(sc.interleaving, sc.kind, b, &v)
+                    .filter(|&c| s.candidates[c].verdict == Verdict::Legal)
+                    .or(base[*k])
+            }
+            None => None,
+        }
+        .or(Some(identity));
+    } else if let Some(model) = &model {
         // Phase 2: from the fastest schedule, one change at a time, kept when faster.
         // When time is left, the same from the next fastest schedule, and so on.
         let mut bases: Vec<(usize, Variant, f64)> = timed
@@ -653,16 +819,18 @@ pub fn search(
             .filter_map(|(k, v, c)| s.speedup(*c).map(|x| (*k, v.clone(), x)))
             .collect();
         bases.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)));
-        for (k, v0, mut best) in bases {
+        'bases: for (k, v0, mut best) in bases {
             if !s.fits(screening, greedy_end) {
+                s.out_of_time = true;
                 break;
             }
             let sc = &schedules[k];
             let b = sc.built.as_ref().expect("timed, so built");
             let mut v = v0.clone();
-            for ch in changes(&model, b, &v0, &settings.tile_sizes, settings.parallel) {
+            for ch in changes(model, b, &v0, &settings.tile_sizes, settings.parallel) {
                 if !s.fits(screening, greedy_end) {
-                    break;
+                    s.out_of_time = true;
+                    break 'bases;
                 }
                 // Apply the one change `ch` makes to the variant kept so far.
                 let mut w = v.clone();
@@ -680,37 +848,31 @@ pub fn search(
                 if w == v {
                     continue;
                 }
-                let c = s.add(sc.interleaving, sc.kind, b, &w);
-                s.time(c, screening, greedy_end);
+                let Some(c) = s.add(sc.interleaving, sc.kind, b, &w) else {
+                    break 'bases;
+                };
+                s.time(c, screening, greedy_end, true);
                 if let Some(x) = s.speedup(c).filter(|&x| x > best) {
                     best = x;
                     v = w;
                 }
             }
         }
-        // Phase 3 (screening only): the best few screened candidates at the sizes asked for.
-        if screening {
-            let mut ranked: Vec<(usize, f64)> = (0..s.candidates.len())
-                .filter_map(|c| s.candidates[c].screen.map(|t| (c, t.2)))
-                .collect();
-            ranked.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
-            // Not those at less than half the best screened speedup: at the sizes asked
-            // for they would take most of the time left and could not win.
-            let top = ranked.first().map_or(0.0, |r| r.1);
-            ranked.retain(|r| r.1 >= top / 2.0);
-            for &(c, _) in ranked.iter().take(settings.finalists.max(1)) {
-                s.time(c, false, end);
-            }
+    }
+    // Phase 3 (screening only): the best few screened candidates at the sizes asked for.
+    if screening {
+        for c in s.session.finalists(&s.candidates) {
+            s.time(c, false, end, true);
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    let pick = |f: &dyn Fn(&Candidate) -> Option<f64>| {
-        (0..s.candidates.len())
-            .filter_map(|c| f(&s.candidates[c]).map(|x| (c, x)))
-            .max_by(|x, y| x.1.total_cmp(&y.1))
-            .map(|(c, _)| c)
-    };
-    let best = pick(&|c| c.timing.map(|t| t.2)).or_else(|| pick(&|c| c.screen.map(|t| t.2)));
+    let best = timing::best(&s.candidates);
+    if out_of_time.is_none() && s.unchecked > 0 {
+        out_of_time = Some("checking");
+    }
+    if out_of_time.is_none() && s.out_of_time {
+        out_of_time = Some("timing");
+    }
     Ok(SearchReport {
         interleavings: il,
         build_seconds,
@@ -718,6 +880,10 @@ pub fn search(
         candidates: s.candidates,
         best,
         screen_defines,
+        first_by_cost,
+        identity,
+        out_of_time,
+        unchecked: s.unchecked,
     })
 }
 
@@ -725,30 +891,25 @@ pub fn search(
 mod tests {
     use super::*;
 
-    #[test]
-    fn screening_sizes() {
-        let d = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            scaled_defines(&d(&["NI=800", "FAST", "NK=1100", "X=abc", "T=2"]), 0.25),
-            Some(d(&["NI=200", "FAST", "NK=275", "X=abc", "T=2"]))
-        );
-        assert_eq!(scaled_defines(&d(&["N=10"]), 0.01), Some(d(&["N=2"])));
-        assert_eq!(scaled_defines(&d(&["N=1000"]), 1.0), None);
-        assert_eq!(scaled_defines(&d(&["FAST"]), 0.5), None);
-        assert_eq!(scaled_defines(&[], 0.5), None);
-    }
-
     /// The fastest candidate is the answer only when it beats the original.
     #[test]
     fn the_original_wins_when_every_candidate_is_slower() {
+        let m = |x: f64| Measured {
+            original: 1.0,
+            transformed: 1.0 / x,
+            speedup: x,
+            gflops: None,
+            rounds: 1,
+        };
         let cand = |timing: Option<f64>, screen: Option<f64>| Candidate {
-            interleaving: 0,
-            kind: Kind::Bands,
+            interleaving: Some(0),
+            kind: Some(Kind::Bands),
             variant: String::new(),
             script: vec![],
             verdict: Verdict::Legal,
-            screen: screen.map(|x| (1.0, 1.0 / x, x)),
-            timing: timing.map(|x| (1.0, 1.0 / x, x)),
+            screen: screen.map(m),
+            timing: timing.map(m),
+            not_timed: None,
         };
         let report = |candidates: Vec<Candidate>, best: Option<usize>| SearchReport {
             interleavings: Outer {
@@ -765,6 +926,10 @@ mod tests {
             candidates,
             best,
             screen_defines: None,
+            first_by_cost: None,
+            identity: 0,
+            out_of_time: None,
+            unchecked: 0,
         };
         // jacobi-1d at MEDIUM: every tiling slower than the original.
         let slow = report(

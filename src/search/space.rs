@@ -25,6 +25,7 @@
 //! holds the signs; everything that turns coefficients into a function of the iterators
 //! ([`Layout::eval`], the Farkas rows, the exact per-edge test) applies them.
 
+use crate::presburger::budget;
 use crate::presburger::row::{cancel, Row};
 use crate::presburger::{Basic, Int, Map};
 use crate::verify::{Dependence, Program};
@@ -545,6 +546,9 @@ fn eliminate(mut eqs: Vec<Row>, ineqs: Vec<Row>, keep: usize) -> Vec<Row> {
         let mut next = rest;
         for (l, hl) in &lo {
             for (u, hu) in &hi {
+                // Not a counted step (the budget stays what it was), but a point where a
+                // cancelled run (the search's time limit, `budget::with_cancel`) stops.
+                budget::tick(0);
                 let h: BTreeSet<usize> = hl.union(hu).copied().collect();
                 if h.len() > eliminated + 1 {
                     continue;
@@ -587,6 +591,7 @@ fn dedup(rows: Vec<(Row, BTreeSet<usize>)>) -> Vec<(Row, BTreeSet<usize>)> {
     let mut out: Vec<(Row, BTreeSet<usize>)> = vec![];
     let mut index: std::collections::HashMap<Row, usize> = std::collections::HashMap::new();
     for (r, h) in rows {
+        budget::tick(0);
         if r[1..].iter().all(|v| v.is_zero()) && !r[0].is_negative() {
             continue;
         }

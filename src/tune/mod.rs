@@ -1,25 +1,26 @@
 //! `loopy tune`: an empirical search over a script's parameters (docs/tune.md). Each
 //! candidate is the script with some values given to its `param`s; it is verified here (the
-//! checker, in process), then handed to a [`Timer`] — [`bench_one`] in real use: outputs
-//! compared with the original's, both programs timed, kernel-only by default. As in
-//! `search`, candidates are screened with the integer `-D` sizes scaled down and the best
-//! few are timed again at the sizes asked for. The order is deterministic: coordinate
+//! checker, in process), then timed by the timing loop of [`crate::timing`] through a
+//! [`Timer`] — `bench_one` in real use: outputs compared with the original's, both programs
+//! timed, kernel-only by default. As in `search`, candidates are screened with the integer
+//! `-D` sizes scaled down and the best few are timed again at the sizes asked for. The order is deterministic: coordinate
 //! descent from the script's values (one parameter at a time, every candidate value of it
 //! with the others held, the fastest kept, passes until one changes nothing), or the whole
 //! grid in lexicographic order. Prints nothing: progress goes to a callback.
 
-use super::{bench_one, Job, Outcome, Progress, Verdict};
+use crate::bench::{plain, Job};
 use crate::diag::codes;
 use crate::diag::{Diagnostic, Report};
 use crate::driver::{self, Kernel, Run};
-use crate::native::Timing;
 use crate::presburger::budget;
 use crate::presburger::Int;
 use crate::script::ast::{ParamDefault, ScriptItem, Span, TuneValues};
 use crate::script::params::{parse_int, Setting, Settings};
+use crate::timing::{self, Attempt, Event, Limits, Session, Trial};
+pub use crate::timing::{Bench, Measured, Timer, Verdict};
 use std::collections::HashMap;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The name the tuning arguments (`--range`, `--values`, `--param`) are rendered under in
 /// diagnostics.
@@ -361,20 +362,6 @@ pub struct Tuning {
     pub job: Job,
 }
 
-/// Times one verified candidate: [`bench_one`] in real use.
-pub trait Timer {
-    fn time(&mut self, job: &Job, progress: Progress) -> Outcome;
-}
-
-/// The real timer: compile, compare outputs, time ([`bench_one`]).
-pub struct Bench;
-
-impl Timer for Bench {
-    fn time(&mut self, job: &Job, progress: Progress) -> Outcome {
-        bench_one(job, progress)
-    }
-}
-
 /// A tuned parameter.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Param {
@@ -384,20 +371,6 @@ pub struct Param {
     /// Where it came from (`default`, `model`, `--set`).
     pub origin: String,
     pub values: Vec<i64>,
-}
-
-/// One timing of a candidate against the original.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Measured {
-    /// Median seconds of the original and the transformed program.
-    pub original: f64,
-    pub transformed: f64,
-    /// The median over rounds of original / transformed.
-    pub speedup: f64,
-    /// The transformed program's GFLOP/s, when the flop count is known.
-    pub gflops: Option<f64>,
-    /// How many rounds the medians are over (more than `--runs` after a playoff).
-    pub rounds: usize,
 }
 
 /// One combination of values.
@@ -410,6 +383,29 @@ pub struct TuneCandidate {
     pub screen: Option<Measured>,
     /// At the sizes given.
     pub timing: Option<Measured>,
+}
+
+impl Trial for TuneCandidate {
+    fn verdict(&self) -> &Verdict {
+        &self.verdict
+    }
+    fn set_verdict(&mut self, v: Verdict) {
+        self.verdict = v;
+    }
+    fn measured(&self, screen: bool) -> Option<&Measured> {
+        if screen {
+            self.screen.as_ref()
+        } else {
+            self.timing.as_ref()
+        }
+    }
+    fn set_measured(&mut self, screen: bool, m: Measured) {
+        if screen {
+            self.screen = Some(m);
+        } else {
+            self.timing = Some(m);
+        }
+    }
 }
 
 /// What the caller hears while tuning runs.
@@ -649,27 +645,23 @@ pub fn rewrite(text: &str, name: &str, params: &[(String, i64)]) -> Result<Strin
 }
 
 /// Everything kept while tuning runs.
-struct State<'a> {
+struct State<'a, 't> {
     kernel: Kernel,
     text: String,
     script_name: String,
     base_dir: std::path::PathBuf,
     tuning: &'a Tuning,
     params: Vec<Param>,
-    screen_job: Option<Job>,
+    session: Session<'t>,
     candidates: Vec<TuneCandidate>,
     seen: HashMap<Vec<i64>, usize>,
-    timer: &'a mut dyn Timer,
     on: &'a mut dyn FnMut(TuneEvent),
-    longest: [Option<Duration>; 2],
     out_of_time: bool,
-    /// Every round timed at the sizes given, per candidate (a playoff adds to them).
-    samples: HashMap<usize, Timing>,
     /// How many candidates the order has at most (for the progress line).
     planned: usize,
 }
 
-impl State<'_> {
+impl State<'_, '_> {
     /// Verifies the candidate with `values` (or finds the one with them); its index.
     fn add(&mut self, values: &[i64]) -> usize {
         if let Some(&k) = self.seen.get(values) {
@@ -706,129 +698,70 @@ impl State<'_> {
         k
     }
 
-    fn fits(&self, screen: bool, deadline: Instant) -> bool {
-        Instant::now() + self.longest[screen as usize].unwrap_or_default() < deadline
-    }
-
     /// Times a legal candidate not timed yet (at the screening sizes when `screen`), unless
     /// it would not end before `deadline`.
     fn time(&mut self, idx: usize, screen: bool, deadline: Instant) {
-        let c = &self.candidates[idx];
-        let done = if screen { c.screen } else { c.timing };
-        if done.is_some() {
-            return;
-        }
-        self.time_again(idx, screen, deadline, "");
+        self.time_again(idx, screen, deadline, "", false);
     }
 
-    /// Times a legal candidate (again, when it was timed: a playoff), its rounds at the sizes
-    /// given added to those it has, unless it would not end before `deadline`.
-    fn time_again(&mut self, idx: usize, screen: bool, deadline: Instant, phase: &str) {
-        if self.candidates[idx].verdict != Verdict::Legal {
-            return;
-        }
-        let c = &self.candidates[idx];
-        if !self.fits(screen, deadline) {
-            self.out_of_time = true;
-            return;
-        }
-        let began = Instant::now();
-        let template = match (&self.screen_job, screen) {
-            (Some(j), true) => j,
-            _ => &self.tuning.job,
-        };
-        let mut job = job_like(template);
-        job.settings = candidate_settings(&self.tuning.job.settings, &self.params, &c.values);
-        let left = deadline.saturating_duration_since(Instant::now()).as_secs();
+    /// Times a legal candidate (`again`: also when it was timed — a playoff, its rounds at
+    /// the sizes given added to those it has), unless it would not end before `deadline`.
+    fn time_again(
+        &mut self,
+        idx: usize,
+        screen: bool,
+        deadline: Instant,
+        phase: &str,
+        again: bool,
+    ) {
+        let values = self.candidates[idx].values.clone();
         let label = format!(
-            "{phase}candidate {}/{} ({}){}, {left} s left",
+            "{phase}candidate {}/{} ({})",
             idx + 1,
             self.planned.max(idx + 1),
-            describe(&self.params, &c.values),
-            if screen { ", screening" } else { "" }
+            describe(&self.params, &values),
         );
-        let outcome = {
-            let cell = std::cell::RefCell::new(&mut *self.on);
-            let progress = |msg: &str| {
-                let status = format!("{label}: {msg}");
-                (*cell.borrow_mut())(TuneEvent::Status(&status));
-            };
-            self.timer.time(&job, &progress)
+        let (base, params) = (&self.tuning.job.settings, &self.params);
+        let make = |template: &Job| {
+            let mut job = timing::job_like(template, template.script.clone());
+            job.settings = candidate_settings(base, params, &values);
+            Some(job)
         };
-        let took = began.elapsed();
-        let longest = &mut self.longest[screen as usize];
-        *longest = Some(longest.map_or(took, |l| l.max(took)));
-        let c = &mut self.candidates[idx];
-        match outcome {
-            Outcome::Timed { timing, extra, .. } => {
-                let timing = if screen {
-                    timing
-                } else {
-                    let all = self.samples.entry(idx).or_insert(Timing {
-                        a: vec![],
-                        b: vec![],
-                    });
-                    all.a.extend(&timing.a);
-                    all.b.extend(&timing.b);
-                    all.clone()
-                };
-                let transformed = timing.b_stats().median;
-                let m = Measured {
-                    original: timing.a_stats().median,
-                    transformed,
-                    speedup: timing.speedup(),
-                    gflops: extra.flops.map(|f| f / transformed / 1e9),
-                    rounds: timing.a.len(),
-                };
-                if screen {
-                    c.screen = Some(m);
-                } else {
-                    c.timing = Some(m);
-                }
-                (self.on)(TuneEvent::Timed {
-                    index: idx,
-                    candidate: &self.candidates[idx],
-                    screen,
-                    params: &self.params,
-                });
-            }
-            Outcome::Differ { diff, .. } => {
-                c.verdict = Verdict::Error(format!(
-                    "outputs differ ({} line {})",
-                    diff.stream.name(),
-                    diff.line
-                ))
-            }
-            Outcome::Illegal { reports } => {
-                c.verdict = Verdict::Illegal(
-                    reports
-                        .first()
-                        .map_or(String::new(), |r| r.diagnostic.message.clone()),
-                )
-            }
-            Outcome::Failed { failure, .. } => {
-                c.verdict = Verdict::Error(failure.diagnostic.message)
-            }
+        let on = &mut *self.on;
+        let mut relay = |e: Event<TuneCandidate>| match e {
+            Event::Status(s) => on(TuneEvent::Status(s)),
+            Event::Timed {
+                index,
+                candidate,
+                screen,
+            } => on(TuneEvent::Timed {
+                index,
+                candidate,
+                screen,
+                params,
+            }),
+        };
+        let done = self.session.time(
+            &mut self.candidates,
+            idx,
+            screen,
+            deadline,
+            again,
+            &make,
+            &label,
+            &mut relay,
+        );
+        if done == Attempt::OutOfTime {
+            self.out_of_time = true;
         }
-    }
-
-    /// The speedup the order compares: at the screening sizes when screening.
-    fn speedup(&self, idx: usize) -> Option<f64> {
-        let c = &self.candidates[idx];
-        let m = if self.screen_job.is_some() {
-            c.screen
-        } else {
-            c.timing
-        };
-        m.map(|m| m.speedup)
     }
 
     /// Adds and times `values`; its speedup as compared.
     fn try_values(&mut self, values: &[i64], deadline: Instant) -> Option<f64> {
         let c = self.add(values);
-        let screening = self.screen_job.is_some();
+        let screening = self.session.screening();
         self.time(c, screening, deadline);
-        self.speedup(c)
+        self.session.speedup(&self.candidates[c])
     }
 }
 
@@ -840,26 +773,6 @@ pub fn describe(params: &[Param], values: &[i64]) -> String {
         .map(|(p, v)| format!("{}={v}", p.name))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// A copy of `template` (the fields a `Job` has no `Clone` for are empty there anyway).
-fn job_like(t: &Job) -> Job {
-    Job {
-        name: t.name.clone(),
-        size: t.size.clone(),
-        settings: t.settings.clone(),
-        check_defines: t.check_defines.clone(),
-        check_cflags: t.check_cflags.clone(),
-        check: t.check,
-        flops: t.flops.clone(),
-        ..Job::new(
-            t.kernel.clone(),
-            t.script.clone(),
-            t.opts.clone(),
-            t.toolchain.clone(),
-            t.plan,
-        )
-    }
 }
 
 /// The number of combinations of the grid (saturating).
@@ -879,28 +792,26 @@ pub fn tune(
 ) -> Result<TuneReport, Report> {
     let start = Instant::now();
     let job = &tuning.job;
-    let script = job.script.clone().ok_or_else(|| {
-        super::plain(
-            crate::diag::codes::INVALID_OPTION,
-            "tuning needs a script".to_string(),
-        )
-    })?;
+    let script = job
+        .script
+        .clone()
+        .ok_or_else(|| plain(codes::INVALID_OPTION, "tuning needs a script".to_string()))?;
     let script_name = script.display().to_string();
     let text = std::fs::read_to_string(&script).map_err(|e| {
-        super::plain(
-            crate::diag::codes::CANNOT_READ,
+        plain(
+            codes::CANNOT_READ,
             format!("cannot read `{script_name}`: {e}"),
         )
     })?;
     let kernel = Kernel::load(&job.kernel, &job.opts)?;
-    super::run::refuse_fragment(&kernel)?;
+    crate::bench::refuse_fragment(&kernel)?;
     let base_dir = script.parent().unwrap_or(Path::new(".")).to_path_buf();
     // The script with its own values: the parameters it declares and their values.
     let settings = driver::with_model(job.settings.clone(), &text, &job.toolchain);
     let run = budget::with_budget(tuning.budget, || {
         Run::with_settings(&kernel, &text, &script_name, &base_dir, &settings)
     })
-    .map_err(|e| super::plain(crate::diag::codes::BUDGET_EXHAUSTED, e.to_string()))??;
+    .map_err(|e| plain(codes::BUDGET_EXHAUSTED, e.to_string()))??;
     let args_report = |d: Diagnostic| Report {
         diagnostic: d,
         sources: vec![(TUNE_ARGS.to_string(), tuning.specs.text.clone())],
@@ -930,16 +841,15 @@ pub fn tune(
             .with_help("give fewer values, or tune by coordinate descent (the default order)"),
         ));
     }
-    let screen_defines = super::scaled_defines(&job.toolchain.defines, tuning.screen);
-    let screen_job = screen_defines.as_ref().map(|d| {
-        let mut j = job_like(job);
-        j.toolchain.defines = d.clone();
-        j.opts.defines = d.clone();
-        j
-    });
     let planned = match tuning.order {
         Order::Grid => grid_size(&params),
         Order::Descent { .. } => 1 + params.iter().map(|p| p.values.len()).sum::<usize>(),
+    };
+    let limits = Limits {
+        time_limit: tuning.time_limit,
+        screen: tuning.screen,
+        screen_above: tuning.screen_above,
+        finalists: tuning.finalists,
     };
     let mut s = State {
         kernel,
@@ -948,39 +858,25 @@ pub fn tune(
         base_dir,
         tuning,
         params,
-        screen_job,
+        session: Session::new(job, limits, start, timer),
         candidates: vec![],
         seen: HashMap::new(),
-        timer,
         on,
-        longest: [None, None],
         out_of_time: false,
-        samples: HashMap::new(),
         planned,
     };
-    let limit = tuning.time_limit.max(0.0);
-    let end = start + Duration::from_secs_f64(limit);
+    let end = s.session.end();
     let x0: Vec<i64> = s.params.iter().map(|p| p.start).collect();
     // Screening pays only when the original is slow at the sizes given: the script's own
     // values are timed there first.
-    let mut screen_defines = screen_defines;
-    if s.screen_job.is_some() {
+    if s.session.screening() {
         let c = s.add(&x0);
         s.time(c, false, end);
-        if s.candidates[c]
-            .timing
-            .is_some_and(|t| t.original < tuning.screen_above)
-        {
-            s.screen_job = None;
-            screen_defines = None;
-        }
+        s.session.settle_screening(s.candidates[c].timing.as_ref());
     }
-    let screening = s.screen_job.is_some();
-    let phase_end = if screening {
-        start + Duration::from_secs_f64(limit * 0.6)
-    } else {
-        end
-    };
+    let screen_defines = s.session.screen_defines().cloned();
+    let screening = s.session.screening();
+    let phase_end = s.session.phase_end();
     match tuning.order {
         Order::Descent { passes } => {
             let mut x = x0.clone();
@@ -1033,16 +929,9 @@ pub fn tune(
             }
         }
     }
-    // The best few screened candidates at the sizes given (not those at less than half the
-    // best screened speedup: they would take most of the time left and could not win).
+    // The best few screened candidates at the sizes given.
     if screening {
-        let mut ranked: Vec<(usize, f64)> = (0..s.candidates.len())
-            .filter_map(|c| s.candidates[c].screen.map(|t| (c, t.speedup)))
-            .collect();
-        ranked.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
-        let top = ranked.first().map_or(0.0, |r| r.1);
-        ranked.retain(|r| r.1 >= top / 2.0);
-        for &(c, _) in ranked.iter().take(tuning.finalists.max(1)) {
+        for c in s.session.finalists(&s.candidates) {
             s.time(c, false, end);
         }
     }
@@ -1071,21 +960,16 @@ pub fn tune(
     for round in 0..rounds {
         for &c in &playoff {
             let phase = format!("playoff {}/{rounds}, ", round + 1);
-            s.time_again(c, false, end, &phase);
+            s.time_again(c, false, end, &phase, true);
         }
     }
     // A candidate whose build or output failed in the playoff is out of it.
     playoff.retain(|&c| s.candidates[c].verdict == Verdict::Legal);
     by_speedup(&s, &mut playoff);
-    let pick = |f: &dyn Fn(&TuneCandidate) -> Option<f64>| {
-        (0..s.candidates.len())
-            .filter_map(|c| f(&s.candidates[c]).map(|x| (c, x)))
-            .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
-            .map(|(c, _)| c)
-    };
-    let best = playoff.first().copied().or_else(|| {
-        pick(&|c| c.timing.map(|t| t.speedup)).or_else(|| pick(&|c| c.screen.map(|t| t.speedup)))
-    });
+    let best = playoff
+        .first()
+        .copied()
+        .or_else(|| timing::best(&s.candidates));
     Ok(TuneReport {
         params: s.params,
         candidates: s.candidates,
