@@ -289,8 +289,13 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
             cand.script.join("\n") + "\n"
         };
         if let Err(e) = std::fs::write(out, format!("{header}{body}")) {
-            eprintln!("error: cannot write `{}`: {e}", out.display());
-            return 2;
+            return super::error(
+                ctx,
+                crate::diag::Diagnostic::new(
+                    crate::diag::codes::CANNOT_WRITE,
+                    format!("cannot write `{}`: {e}", out.display()),
+                ),
+            );
         }
     } else if let (Some(out), Some((c, (x, screened)))) = (&a.output, best) {
         let cand = &r.candidates[c];
