@@ -138,25 +138,11 @@ impl Candidate {
 }
 
 impl Trial for Candidate {
-    fn verdict(&self) -> &Verdict {
-        &self.verdict
+    fn slots(&self) -> (&Verdict, &Option<Measured>, &Option<Measured>) {
+        (&self.verdict, &self.screen, &self.timing)
     }
-    fn set_verdict(&mut self, v: Verdict) {
-        self.verdict = v;
-    }
-    fn measured(&self, screen: bool) -> Option<&Measured> {
-        if screen {
-            self.screen.as_ref()
-        } else {
-            self.timing.as_ref()
-        }
-    }
-    fn set_measured(&mut self, screen: bool, m: Measured) {
-        if screen {
-            self.screen = Some(m);
-        } else {
-            self.timing = Some(m);
-        }
+    fn slots_mut(&mut self) -> (&mut Verdict, &mut Option<Measured>, &mut Option<Measured>) {
+        (&mut self.verdict, &mut self.screen, &mut self.timing)
     }
 }
 

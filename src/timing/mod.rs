@@ -125,11 +125,29 @@ pub fn job_like(t: &Job, script: Option<PathBuf>) -> Job {
 
 /// What the timing loop reads and writes of a candidate.
 pub trait Trial {
-    fn verdict(&self) -> &Verdict;
-    fn set_verdict(&mut self, v: Verdict);
+    /// The candidate's verdict, its timing at the screening sizes and at the sizes given.
+    fn slots(&self) -> (&Verdict, &Option<Measured>, &Option<Measured>);
+    fn slots_mut(&mut self) -> (&mut Verdict, &mut Option<Measured>, &mut Option<Measured>);
+
+    fn verdict(&self) -> &Verdict {
+        self.slots().0
+    }
+    fn set_verdict(&mut self, v: Verdict) {
+        *self.slots_mut().0 = v;
+    }
     /// Its timing at the screening sizes (`screen`) or at the sizes given.
-    fn measured(&self, screen: bool) -> Option<&Measured>;
-    fn set_measured(&mut self, screen: bool, m: Measured);
+    fn measured(&self, screen: bool) -> Option<&Measured> {
+        let (_, s, t) = self.slots();
+        if screen {
+            s.as_ref()
+        } else {
+            t.as_ref()
+        }
+    }
+    fn set_measured(&mut self, screen: bool, m: Measured) {
+        let (_, s, t) = self.slots_mut();
+        *(if screen { s } else { t }) = Some(m);
+    }
 }
 
 /// What the caller hears while candidates are timed.
@@ -620,25 +638,11 @@ mod tests {
     struct T(Verdict, Option<Measured>, Option<Measured>);
 
     impl Trial for T {
-        fn verdict(&self) -> &Verdict {
-            &self.0
+        fn slots(&self) -> (&Verdict, &Option<Measured>, &Option<Measured>) {
+            (&self.0, &self.1, &self.2)
         }
-        fn set_verdict(&mut self, v: Verdict) {
-            self.0 = v;
-        }
-        fn measured(&self, screen: bool) -> Option<&Measured> {
-            if screen {
-                self.1.as_ref()
-            } else {
-                self.2.as_ref()
-            }
-        }
-        fn set_measured(&mut self, screen: bool, m: Measured) {
-            if screen {
-                self.1 = Some(m)
-            } else {
-                self.2 = Some(m)
-            }
+        fn slots_mut(&mut self) -> (&mut Verdict, &mut Option<Measured>, &mut Option<Measured>) {
+            (&mut self.0, &mut self.1, &mut self.2)
         }
     }
 
