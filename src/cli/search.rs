@@ -257,64 +257,12 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
     // No candidate faster than the original: the kernel as it is is the answer (its own
     // schedule is always legal), the fastest candidate only reported.
     let original_wins = r.original_wins();
-    if let (Some(out), Some((c, (x, _))), true) = (&a.output, best, original_wins) {
-        let header = format!(
-            "# {}: no candidate was faster than the original in one search run (the fastest, \
-             candidate {}, ran at {x:.2}x): the kernel as it is\n",
-            a.kernel.display(),
-            c + 1
-        );
-        if let Err(e) = std::fs::write(out, header) {
-            return super::error(
-                ctx,
-                crate::diag::Diagnostic::new(
-                    crate::diag::codes::CANNOT_WRITE,
-                    format!("cannot write `{}`: {e}", out.display()),
-                ),
-            );
-        }
-    } else if let (Some(out), true, Some(c)) = (&a.output, a.no_bench, r.first_by_cost) {
-        let cand = &r.candidates[c];
-        let header = format!(
-            "# {}: interleaving {} (one of {} legal outer interleavings), {}\n# ranked first by \
-             the search's cost model, not timed (--no-bench)\n",
-            a.kernel.display(),
-            describe_il(cand.interleaving),
-            il.count,
-            cand.describe(),
-        );
-        let body = if cand.script.is_empty() {
-            String::new()
-        } else {
-            cand.script.join("\n") + "\n"
-        };
-        if let Err(e) = std::fs::write(out, format!("{header}{body}")) {
-            return super::error(
-                ctx,
-                crate::diag::Diagnostic::new(
-                    crate::diag::codes::CANNOT_WRITE,
-                    format!("cannot write `{}`: {e}", out.display()),
-                ),
-            );
-        }
-    } else if let (Some(out), Some((c, (x, screened)))) = (&a.output, best) {
-        let cand = &r.candidates[c];
-        let at = match (&r.screen_defines, screened) {
-            (Some(d), true) => format!(" at the screening sizes ({})", d.join(" ")),
-            _ => String::new(),
-        };
-        let header = format!(
-            "# {}: interleaving {} (one of {} legal outer interleavings), {}\n# {:.2}x over \
-             the original{at} in one search run (median of {} runs each)\n",
-            a.kernel.display(),
-            describe_il(cand.interleaving),
-            il.count,
-            cand.describe(),
-            x,
-            a.runs
-        );
-        let body = cand.script.join("\n");
-        if let Err(e) = std::fs::write(out, format!("{header}{body}\n")) {
+    if let Some((out, text)) =
+        a.output
+            .as_ref()
+            .zip(written_script(&a, &r, original_wins, &describe_il))
+    {
+        if let Err(e) = std::fs::write(out, text) {
             return super::error(
                 ctx,
                 crate::diag::Diagnostic::new(
@@ -681,4 +629,58 @@ fn interleaving_number(k: Option<usize>) -> String {
     k.map_or("the kernel's own order".to_string(), |k| {
         format!("interleaving {}", k + 1)
     })
+}
+
+/// What `-o` gets: the kernel as it is (a comment) when no candidate beat the original, the
+/// candidate the cost model ranks first under `--no-bench`, else the fastest candidate with a
+/// header saying how fast; `None` when there is nothing to write.
+fn written_script(
+    a: &SearchArgs,
+    r: &driver::SearchReport,
+    original_wins: bool,
+    describe_il: &dyn Fn(Option<usize>) -> String,
+) -> Option<String> {
+    let best = r.best.zip(r.best_speedup());
+    if let (Some((c, (x, _))), true) = (best, original_wins) {
+        return Some(format!(
+            "# {}: no candidate was faster than the original in one search run (the fastest, \
+             candidate {}, ran at {x:.2}x): the kernel as it is\n",
+            a.kernel.display(),
+            c + 1
+        ));
+    }
+    if let (true, Some(c)) = (a.no_bench, r.first_by_cost) {
+        let cand = &r.candidates[c];
+        let header = format!(
+            "# {}: interleaving {} (one of {} legal outer interleavings), {}\n# ranked first by \
+             the search's cost model, not timed (--no-bench)\n",
+            a.kernel.display(),
+            describe_il(cand.interleaving),
+            r.interleavings.count,
+            cand.describe(),
+        );
+        let body = if cand.script.is_empty() {
+            String::new()
+        } else {
+            cand.script.join("\n") + "\n"
+        };
+        return Some(format!("{header}{body}"));
+    }
+    let (c, (x, screened)) = best?;
+    let cand = &r.candidates[c];
+    let at = match (&r.screen_defines, screened) {
+        (Some(d), true) => format!(" at the screening sizes ({})", d.join(" ")),
+        _ => String::new(),
+    };
+    Some(format!(
+        "# {}: interleaving {} (one of {} legal outer interleavings), {}\n# {:.2}x over the \
+         original{at} in one search run (median of {} runs each)\n{}\n",
+        a.kernel.display(),
+        describe_il(cand.interleaving),
+        r.interleavings.count,
+        cand.describe(),
+        x,
+        a.runs,
+        cand.script.join("\n")
+    ))
 }
