@@ -344,12 +344,15 @@ impl Worker {
     fn code_actions(&mut self, p: CodeActionParams) -> Result<serde_json::Value, String> {
         let uri = p.text_document.uri.clone();
         let key = uri.as_str().to_string();
+        // The current analysis first: its own run registers and removes a flag of its own.
+        self.refresh(&key);
         let flag = Arc::new(AtomicBool::new(false));
         self.running
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(key.clone(), flag.clone());
-        let repair = self.current(&uri).and_then(|a| {
+        let current = self.docs.get(&key).and_then(|(_, d)| d.analysis.as_ref());
+        let repair = current.and_then(|a| {
             // Only where the editor asks about an illegal schedule's diagnostic, or about a
             // range that holds one.
             let ours = |d: &lsp_types::Diagnostic| a.diagnostics.iter().any(|x| x.range == d.range);
