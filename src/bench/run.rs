@@ -15,30 +15,95 @@ use std::path::{Path, PathBuf};
 
 /// Runs one job: legality, generation, builds, the check run, the timing.
 pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
-    let failed = |failure: Report| Outcome::Failed {
+    match run_job(job, progress) {
+        Ok(o) => o,
+        Err(o) => *o,
+    }
+}
+
+/// A phase of a job; `Err` is the outcome that ends it early (a failure, an illegal
+/// script, differing outputs).
+type Step<T> = Result<T, Box<Outcome>>;
+
+fn failed(failure: Report) -> Box<Outcome> {
+    Box::new(Outcome::Failed {
         failure,
         kept: None,
-    };
-    let flops = match &job.flops {
-        None => None,
-        Some(spec) => {
-            progress("evaluating the flop count");
-            match job.toolchain.macro_dump(&job.kernel).and_then(|dump| {
-                let m = flops::parse_macro_dump(&dump);
-                flops::eval(&spec.expr, &m).map_err(|e| spec.failure(&e))
-            }) {
-                Ok(v) if v.is_positive() => Some(v.to_f64()),
-                Ok(v) => {
-                    return failed(spec.failure(&flops::Error {
-                        message: format!("the flop count must be positive, not {v}"),
-                        span: 0..spec.text.len(),
-                    }))
-                }
-                Err(f) => return failed(f),
-            }
-        }
-    };
+    })
+}
+
+/// The phases of [`bench_one`], in order.
+fn run_job(job: &Job, progress: Progress) -> Step<Outcome> {
+    let flops = flop_count(job, progress)?;
     progress("verifying the script");
+    let (kernel, run) = verified(job)?;
+    progress("generating the transformed kernel");
+    let generated = driver::generate(&kernel, &run.interp.state).map_err(|mut f| {
+        // Marks that cannot be generated point into the script.
+        f.sources = run.sources(&kernel);
+        failed(f)
+    })?;
+    let mut dir = work_dir(job)?;
+    let builds = Builds::write(job, &kernel, &generated, &dir)?;
+    let (timed, check) = builds.compile_all(job, &mut dir, progress)?;
+    // The check runs see the first thread count, as the first timed pair does.
+    let first_env = thread_env(job.threads.first().copied());
+    let (original, max_rel) =
+        check_outputs(job, &check, &mut dir, &builds.stem, &first_env, progress)?;
+    let mut others = builds.others(job, &dir, &original, &first_env, progress);
+    let mut plan = job.plan;
+    if check == timed && job.threads.len() <= 1 && others.exes.is_empty() {
+        plan.warmup = plan.warmup.saturating_sub(1);
+    }
+    let kept = || dir.is_kept().then(|| dir.path().to_path_buf());
+    let (pairs, rest) = time_programs(job, &plan, &timed, &others, progress);
+    let pairs = pairs.map_err(|failure| {
+        Box::new(Outcome::Failed {
+            failure,
+            kept: kept(),
+        })
+    })?;
+    let first = pairs[0].1.clone();
+    others.take_timings(rest, &first);
+    let extra = ExtraTimings {
+        threads: if job.threads.is_empty() {
+            vec![]
+        } else {
+            pairs
+        },
+        others: others.list,
+        flops,
+        max_relative_difference: matches!(job.check, Check::Relative(_)).then_some(max_rel),
+        openmp: builds.openmp,
+    };
+    Ok(Outcome::Timed {
+        timing: first,
+        kept: kept(),
+        extra: Box::new(extra),
+    })
+}
+
+/// The job's flop count, evaluated against the size macros the compiler reports.
+fn flop_count(job: &Job, progress: Progress) -> Step<Option<f64>> {
+    let Some(spec) = &job.flops else {
+        return Ok(None);
+    };
+    progress("evaluating the flop count");
+    match job.toolchain.macro_dump(&job.kernel).and_then(|dump| {
+        let m = flops::parse_macro_dump(&dump);
+        flops::eval(&spec.expr, &m).map_err(|e| spec.failure(&e))
+    }) {
+        Ok(v) if v.is_positive() => Ok(Some(v.to_f64())),
+        Ok(v) => Err(failed(spec.failure(&flops::Error {
+            message: format!("the flop count must be positive, not {v}"),
+            span: 0..spec.text.len(),
+        }))),
+        Err(f) => Err(failed(f)),
+    }
+}
+
+/// The kernel and the script run on it, legal (or the identity without a script).
+fn verified(job: &Job) -> Step<(Kernel, Run)> {
     let loaded = match &job.script {
         Some(script) => {
             // Model values for the script's parameters are of the machine as the timed
@@ -54,143 +119,265 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
             Ok((k, run))
         }),
     };
-    let (mut kernel, run) = match loaded {
-        Ok(x) => x,
-        Err(f) => return failed(f),
-    };
-    if let Err(f) = refuse_fragment(&kernel) {
-        return failed(f);
-    }
+    let (mut kernel, run) = loaded.map_err(failed)?;
+    refuse_fragment(&kernel).map_err(failed)?;
     // Register blocks take the vector width the compiler targets with the timed flags.
     kernel.target.vector_bytes = crate::machine::vector_bytes(&job.toolchain).unwrap_or(0);
     let violations = run.check();
     if !violations.is_empty() {
-        return Outcome::Illegal {
+        return Err(Box::new(Outcome::Illegal {
             reports: run.reports(&kernel, &violations),
+        }));
+    }
+    Ok((kernel, run))
+}
+
+/// The directory the programs are written and built in (`--keep`'s, or a temporary one).
+fn work_dir(job: &Job) -> Step<WorkDir> {
+    WorkDir::new(job.keep.as_deref()).map_err(|e| {
+        let at = job
+            .keep
+            .as_ref()
+            .map_or("a temporary directory".to_string(), |k| {
+                format!("`{}`", k.display())
+            });
+        failed(plain(
+            crate::diag::codes::CANNOT_WRITE,
+            format!("cannot create {at}: {e}"),
+        ))
+    })
+}
+
+/// The sources of the two programs, written, and how to build them.
+struct Builds {
+    /// The kernel file's stem, which names every file of the job.
+    stem: String,
+    /// The OpenMP flag the generated code needs, if any.
+    openmp: Option<&'static str>,
+    kernel_clock: bool,
+    /// The source the original is built from, and its directories for `#include "..."`.
+    original_src: PathBuf,
+    original_quote: Vec<PathBuf>,
+    transformed: PathBuf,
+    /// The kernel's directory, for the transformed program's `#include "..."`.
+    original_dir: PathBuf,
+    /// The job's toolchain, with the kernel clock's helper when it is used.
+    toolchain: Toolchain,
+    /// Whether the check runs are built apart, with other flags or macros.
+    separate_check: bool,
+}
+
+impl Builds {
+    /// Writes the transformed program (under the kernel clock both programs get the same
+    /// calls around their region: the original around its own, the transformed program
+    /// around the generated code).
+    fn write(
+        job: &Job,
+        kernel: &Kernel,
+        generated: &driver::Generated,
+        dir: &WorkDir,
+    ) -> Step<Builds> {
+        let kernel_clock = job.plan.clock == Clock::Kernel;
+        let sources = if kernel_clock {
+            kernel_clock_sources(kernel, &job.kernel, generated).map_err(failed)?
+        } else {
+            KernelSources {
+                original: None,
+                transformed: generated.file.clone(),
+            }
         };
+        let s = stem(&job.kernel);
+        let transformed = dir.join(&format!("{s}.transformed.c"));
+        let original_dir = parent_dir(&job.kernel);
+        let mut writes: Vec<(PathBuf, &str)> = vec![(transformed.clone(), &sources.transformed)];
+        let (original_src, original_quote) = match &sources.original {
+            Some(text) => {
+                let p = dir.join(&format!("{s}.original.c"));
+                writes.push((p.clone(), text));
+                (p, vec![original_dir.clone()])
+            }
+            None => (job.kernel.clone(), vec![]),
+        };
+        let mut toolchain = job.toolchain.clone();
+        if kernel_clock {
+            let helper = dir.join(kernel_clock::HELPER_NAME);
+            writes.push((helper.clone(), kernel_clock::HELPER));
+            toolchain.extra.push(helper.display().to_string());
+        }
+        for (path, text) in &writes {
+            std::fs::write(path, text).map_err(|e| {
+                failed(plain(
+                    crate::diag::codes::CANNOT_WRITE,
+                    format!("cannot write `{}`: {e}", path.display()),
+                ))
+            })?;
+        }
+        Ok(Builds {
+            stem: s,
+            openmp: openmp_flag(&generated.file),
+            kernel_clock,
+            original_src,
+            original_quote,
+            transformed,
+            original_dir,
+            toolchain,
+            separate_check: !(job.check_defines.is_empty() && job.check_cflags.is_empty()),
+        })
     }
-    progress("generating the transformed kernel");
-    let generated = match driver::generate(&kernel, &run.interp.state) {
-        Ok(g) => g,
-        Err(mut f) => {
-            // Marks that cannot be generated point into the script.
-            f.sources = run.sources(&kernel);
-            return failed(f);
-        }
-    };
-    let mut dir = match WorkDir::new(job.keep.as_deref()) {
-        Ok(d) => d,
-        Err(e) => {
-            let at = job
-                .keep
-                .as_ref()
-                .map_or("a temporary directory".to_string(), |k| {
-                    format!("`{}`", k.display())
-                });
-            return failed(plain(
-                crate::diag::codes::CANNOT_WRITE,
-                format!("cannot create {at}: {e}"),
-            ));
-        }
-    };
-    let openmp = openmp_flag(&generated.file);
-    let s = stem(&job.kernel);
-    let kernel_clock = job.plan.clock == Clock::Kernel;
-    // Under the kernel clock both programs get the same calls around their region: the
-    // original around its own, the transformed program around the generated code.
-    let sources = if kernel_clock {
-        match kernel_clock_sources(&kernel, &job.kernel, &generated) {
-            Ok(x) => x,
-            Err(f) => return failed(f),
-        }
-    } else {
-        KernelSources {
-            original: None,
-            transformed: generated.file.clone(),
-        }
-    };
-    let transformed = dir.join(&format!("{s}.transformed.c"));
-    let original_dir = parent_dir(&job.kernel);
-    let mut writes: Vec<(PathBuf, &str)> = vec![(transformed.clone(), &sources.transformed)];
-    // The source the original is built from, and its directory for `#include "..."`.
-    let (original_src, original_quote) = match &sources.original {
-        Some(text) => {
-            let p = dir.join(&format!("{s}.original.c"));
-            writes.push((p.clone(), text));
-            (p, vec![original_dir.clone()])
-        }
-        None => (job.kernel.clone(), vec![]),
-    };
-    let mut job_toolchain = job.toolchain.clone();
-    if kernel_clock {
-        let helper = dir.join(kernel_clock::HELPER_NAME);
-        writes.push((helper.clone(), kernel_clock::HELPER));
-        job_toolchain.extra.push(helper.display().to_string());
-    }
-    for (path, text) in &writes {
-        if let Err(e) = std::fs::write(path, text) {
-            return failed(plain(
-                crate::diag::codes::CANNOT_WRITE,
-                format!("cannot write `{}`: {e}", path.display()),
-            ));
-        }
-    }
-    let separate_check = !(job.check_defines.is_empty() && job.check_cflags.is_empty());
-    // Builds both programs with `cflags` and `defines` added; the executables' names end in
-    // `suffix`.
-    let build = |suffix: &str,
-                 cflags: &[String],
-                 defines: &[String]|
-     -> Result<(PathBuf, PathBuf), Report> {
+
+    /// Builds both programs with `cflags` and `defines` added; the executables' names end
+    /// in `suffix`.
+    fn compile(
+        &self,
+        dir: &WorkDir,
+        suffix: &str,
+        cflags: &[String],
+        defines: &[String],
+        progress: Progress,
+    ) -> Result<(PathBuf, PathBuf), Report> {
+        let s = &self.stem;
         let a = dir.join(&format!("{s}.original{suffix}"));
         let b = dir.join(&format!("{s}.transformed{suffix}"));
-        let mut toolchain = job_toolchain.clone();
+        let mut toolchain = self.toolchain.clone();
         toolchain
             .cflags
-            .extend(openmp.iter().map(|f| f.to_string()));
+            .extend(self.openmp.iter().map(|f| f.to_string()));
         toolchain.cflags.extend(cflags.iter().cloned());
         progress(&format!("compiling the original{suffix}"));
-        toolchain.compile(&original_src, &original_quote, defines, &a)?;
+        toolchain.compile(&self.original_src, &self.original_quote, defines, &a)?;
         progress(&format!("compiling the transformed program{suffix}"));
         toolchain.compile(
-            &transformed,
-            std::slice::from_ref(&original_dir),
+            &self.transformed,
+            std::slice::from_ref(&self.original_dir),
             defines,
             &b,
         )?;
         Ok((a, b))
-    };
-    let built = build("", &[], &[]).and_then(|timed| {
-        let check = if separate_check {
-            build(".check", &job.check_cflags, &job.check_defines)?
-        } else {
-            timed.clone()
-        };
-        Ok((timed, check))
-    });
-    let (timed, check) = match built {
-        Ok(x) => x,
-        Err(f) => {
-            // The sources stay for the user to look at the compiler's complaint.
-            dir.persist();
-            return Outcome::Failed {
-                failure: f,
-                kept: Some(dir.path().to_path_buf()),
+    }
+
+    /// The timed pair of executables and the pair the outputs are checked with (the same
+    /// unless the check is built apart). A compiler's complaint keeps the sources.
+    fn compile_all(&self, job: &Job, dir: &mut WorkDir, progress: Progress) -> Step<(Exes, Exes)> {
+        let built = self.compile(dir, "", &[], &[], progress).and_then(|timed| {
+            let check = if self.separate_check {
+                self.compile(
+                    dir,
+                    ".check",
+                    &job.check_cflags,
+                    &job.check_defines,
+                    progress,
+                )?
+            } else {
+                timed.clone()
             };
+            Ok((timed, check))
+        });
+        built.map_err(|failure| {
+            dir.persist();
+            Box::new(Outcome::Failed {
+                failure,
+                kept: Some(dir.path().to_path_buf()),
+            })
+        })
+    }
+
+    /// The baselines and the reference: built, checked against the original's output, and
+    /// to be timed with the pair if all went well.
+    fn others(
+        &self,
+        job: &Job,
+        dir: &WorkDir,
+        original: &native::RunOutcome,
+        first_env: &Env,
+        progress: Progress,
+    ) -> Others {
+        let mut others = Others::default();
+        for (k, base) in job.baselines.iter().enumerate() {
+            let mut toolchain = self.toolchain.clone();
+            toolchain.cc = base.cc.clone();
+            toolchain.cflags = base.cflags.clone();
+            let name = format!("{}.baseline{}", self.stem, k + 1);
+            progress(&format!("baseline `{}`", base.spec));
+            let source = (self.original_src.as_path(), self.original_quote.as_slice());
+            let r = prepare_other(
+                job,
+                dir,
+                &toolchain,
+                source,
+                &name,
+                self.separate_check,
+                original,
+                Some(job.check),
+                first_env,
+            );
+            others.add(OtherKind::Baseline, base.spec.clone(), r, first_env);
         }
-    };
-    // The check runs see the first thread count, as the first timed pair does.
-    let first_env = thread_env(job.threads.first().copied());
+        if let Some(reference) = &job.reference {
+            progress(&format!("reference {}", reference.name));
+            let env = reference_env(job.threads.first().copied());
+            let r = self.prepare_reference(job, dir, reference, original, &env);
+            others.add(OtherKind::Reference, reference.name.clone(), r, &env);
+        }
+        others
+    }
+
+    /// The reference built with its flags (and the kernel clock around its region when
+    /// the clock is used) and checked against the original's output if it is compared.
+    fn prepare_reference(
+        &self,
+        job: &Job,
+        dir: &WorkDir,
+        reference: &Reference,
+        original: &native::RunOutcome,
+        env: &Env,
+    ) -> Result<(PathBuf, f64), OtherResult> {
+        let mut toolchain = self.toolchain.clone();
+        toolchain.cflags.extend(reference.cflags.iter().cloned());
+        let mut ldflags = reference.ldflags.clone();
+        ldflags.extend(toolchain.ldflags.iter().cloned());
+        toolchain.ldflags = ldflags;
+        probe_reference(dir, &toolchain, reference)?;
+        let (source, quote) = if self.kernel_clock {
+            (
+                reference_with_clock(dir, &self.stem, reference)?,
+                vec![parent_dir(&reference.source)],
+            )
+        } else {
+            (reference.source.clone(), vec![])
+        };
+        prepare_other(
+            job,
+            dir,
+            &toolchain,
+            (&source, &quote),
+            &format!("{}.reference", self.stem),
+            self.separate_check,
+            original,
+            reference
+                .compare
+                .then(|| reference.tolerance.map_or(job.check, Check::Relative)),
+            env,
+        )
+    }
+}
+
+/// The executables of the original and the transformed program.
+type Exes = (PathBuf, PathBuf);
+
+/// The check runs of both programs: their outputs must agree (the largest relative
+/// difference when a tolerance is allowed), and a run that fails in both ends the job.
+fn check_outputs(
+    job: &Job,
+    check: &Exes,
+    dir: &mut WorkDir,
+    s: &str,
+    env: &Env,
+    progress: Progress,
+) -> Step<(native::RunOutcome, f64)> {
     progress("check run (original)");
-    let a = match native::run_with_env(&check.0, &first_env) {
-        Ok(o) => o,
-        Err(f) => return failed(f),
-    };
+    let a = native::run_with_env(&check.0, env).map_err(failed)?;
     progress("check run (transformed)");
-    let b = match native::run_with_env(&check.1, &first_env) {
-        Ok(o) => o,
-        Err(f) => return failed(f),
-    };
+    let b = native::run_with_env(&check.1, env).map_err(failed)?;
     let ignore_time = job.plan.clock == Clock::Stdout;
     let max_rel = match native::compare_with(&a, &b, ignore_time, job.check) {
         Ok(r) => r,
@@ -200,14 +387,14 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
                 let _ = std::fs::write(dir.join(&format!("{s}.{which}.stdout")), &o.stdout);
                 let _ = std::fs::write(dir.join(&format!("{s}.{which}.stderr")), &o.stderr);
             }
-            return Outcome::Differ {
+            return Err(Box::new(Outcome::Differ {
                 diff,
                 kept: dir.path().to_path_buf(),
-            };
+            }));
         }
     };
     if !a.success() {
-        return failed(
+        return Err(failed(
             plain(
                 crate::diag::codes::RUN_FAILED,
                 format!(
@@ -216,84 +403,61 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
                 ),
             )
             .with_stderr(&a.stderr),
-        );
+        ));
     }
-    // The baselines and the reference: built, checked against the original's output, and
-    // timed with the pair if all went well.
-    let mut others: Vec<Other> = vec![];
-    // (index in `others`, executable, environment) of those to time.
-    let mut other_exes: Vec<(usize, PathBuf, Env)> = vec![];
-    let other_env = reference_env(job.threads.first().copied());
-    for (k, base) in job.baselines.iter().enumerate() {
-        let mut toolchain = job_toolchain.clone();
-        toolchain.cc = base.cc.clone();
-        toolchain.cflags = base.cflags.clone();
-        let name = format!("{s}.baseline{}", k + 1);
-        progress(&format!("baseline `{}`", base.spec));
-        let r = prepare_other(
-            job,
-            &dir,
-            &toolchain,
-            (&original_src, &original_quote),
-            &name,
-            separate_check,
-            &a,
-            Some(job.check),
-            &first_env,
-        );
-        add_other(
-            &mut others,
-            &mut other_exes,
-            OtherKind::Baseline,
-            base.spec.clone(),
-            r,
-            &first_env,
-        );
-    }
-    if let Some(reference) = &job.reference {
-        progress(&format!("reference {}", reference.name));
-        let mut toolchain = job_toolchain.clone();
-        toolchain.cflags.extend(reference.cflags.iter().cloned());
-        let mut ldflags = reference.ldflags.clone();
-        ldflags.extend(toolchain.ldflags.iter().cloned());
-        toolchain.ldflags = ldflags;
-        let r = probe_reference(&dir, &toolchain, reference).and_then(|()| {
-            let (source, quote) = if kernel_clock {
-                (
-                    reference_with_clock(&dir, &s, reference)?,
-                    vec![parent_dir(&reference.source)],
-                )
-            } else {
-                (reference.source.clone(), vec![])
+    Ok((a, max_rel))
+}
+
+/// The baselines and the reference, and those of them to time.
+#[derive(Default)]
+struct Others {
+    list: Vec<Other>,
+    /// (index in `list`, executable, environment) of those to time.
+    exes: Vec<(usize, PathBuf, Env)>,
+}
+
+impl Others {
+    /// Their timings, as ratios to the transformed program's samples of the first pair.
+    fn take_timings(
+        &mut self,
+        results: impl Iterator<Item = Result<Vec<f64>, Report>>,
+        first: &Timing,
+    ) {
+        for ((i, _, _), r) in self.exes.iter().zip(results) {
+            let o = &mut self.list[*i];
+            o.result = match (
+                r,
+                std::mem::replace(&mut o.result, OtherResult::Skipped(String::new())),
+            ) {
+                (Ok(samples), OtherResult::Timed { check, .. }) => {
+                    let ratios: Vec<f64> =
+                        samples.iter().zip(&first.b).map(|(x, y)| x / y).collect();
+                    OtherResult::Timed {
+                        ratio: native::time::median(&ratios),
+                        samples,
+                        check,
+                    }
+                }
+                (Err(f), _) => OtherResult::Failed(f),
+                (Ok(_), r) => r,
             };
-            prepare_other(
-                job,
-                &dir,
-                &toolchain,
-                (&source, &quote),
-                &format!("{s}.reference"),
-                separate_check,
-                &a,
-                reference
-                    .compare
-                    .then(|| reference.tolerance.map_or(job.check, Check::Relative)),
-                &other_env,
-            )
-        });
-        add_other(
-            &mut others,
-            &mut other_exes,
-            OtherKind::Reference,
-            reference.name.clone(),
-            r,
-            &other_env,
-        );
+        }
     }
-    let mut plan = job.plan;
-    if check == timed && job.threads.len() <= 1 && other_exes.is_empty() {
-        plan.warmup = plan.warmup.saturating_sub(1);
-    }
-    // Each round: original and transformed at each thread count, then the others.
+}
+
+/// The timings of the programs left after the pairs: the baselines and the reference.
+type Samples = std::vec::IntoIter<Result<Vec<f64>, Report>>;
+
+/// Times every program interleaved, each round the original and the transformed
+/// program at each thread count, then the others: the pairs per thread count (or the
+/// first failure), and the others' results.
+fn time_programs(
+    job: &Job,
+    plan: &native::Plan,
+    timed: &Exes,
+    others: &Others,
+    progress: Progress,
+) -> (Result<Vec<(u32, Timing)>, Report>, Samples) {
     let counts: Vec<Option<u32>> = if job.threads.is_empty() {
         vec![None]
     } else {
@@ -311,14 +475,14 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
             names.push(format!("{what}{at}"));
         }
     }
-    for (i, exe, env) in &other_exes {
+    for (i, exe, env) in &others.exes {
         programs.push(TimedProgram {
             exe,
             env: env.clone(),
         });
-        names.push(others[*i].title());
+        names.push(others.list[*i].title());
     }
-    let results = native::time_all(&programs, 2 * counts.len(), &plan, &mut |p| {
+    let results = native::time_all(&programs, 2 * counts.len(), plan, &mut |p| {
         let what = if p.warmup { "warm-up" } else { "timing" };
         progress(&format!(
             "{what} run {}/{} ({})",
@@ -327,55 +491,17 @@ pub fn bench_one(job: &Job, progress: Progress) -> Outcome {
             names[p.program]
         ));
     });
-    let kept = dir.is_kept().then(|| dir.path().to_path_buf());
     let mut results = results.into_iter();
     let mut pairs: Vec<(u32, Timing)> = vec![];
     for t in &counts {
-        let (ra, rb) = (results.next(), results.next());
-        match (ra, rb) {
+        match (results.next(), results.next()) {
             (Some(Ok(a)), Some(Ok(b))) => pairs.push((t.unwrap_or(0), Timing { a, b })),
-            (Some(Err(failure)), _) | (_, Some(Err(failure))) => {
-                return Outcome::Failed { failure, kept }
-            }
+            (Some(Err(failure)), _) | (_, Some(Err(failure))) => return (Err(failure), results),
             // A program of an earlier count failed and ended the timing.
             _ => unreachable!("the first failure is returned above"),
         }
     }
-    let first = pairs[0].1.clone();
-    for ((i, _, _), r) in other_exes.iter().zip(results) {
-        let o = &mut others[*i];
-        o.result = match (
-            r,
-            std::mem::replace(&mut o.result, OtherResult::Skipped(String::new())),
-        ) {
-            (Ok(samples), OtherResult::Timed { check, .. }) => {
-                let ratios: Vec<f64> = samples.iter().zip(&first.b).map(|(x, y)| x / y).collect();
-                OtherResult::Timed {
-                    ratio: native::time::median(&ratios),
-                    samples,
-                    check,
-                }
-            }
-            (Err(f), _) => OtherResult::Failed(f),
-            (Ok(_), r) => r,
-        };
-    }
-    let extra = ExtraTimings {
-        threads: if job.threads.is_empty() {
-            vec![]
-        } else {
-            pairs
-        },
-        others,
-        flops,
-        max_relative_difference: matches!(job.check, Check::Relative(_)).then_some(max_rel),
-        openmp,
-    };
-    Outcome::Timed {
-        timing: first,
-        kept,
-        extra: Box::new(extra),
-    }
+    (Ok(pairs), results)
 }
 
 /// Variables added to a program's environment.
@@ -573,32 +699,33 @@ fn probe_reference(dir: &WorkDir, toolchain: &Toolchain, r: &Reference) -> Resul
     })
 }
 
-/// Records a baseline or reference: to be timed (with `env`) when it was built and checked,
-/// else with the reason it was not.
-fn add_other(
-    others: &mut Vec<Other>,
-    other_exes: &mut Vec<(usize, PathBuf, Env)>,
-    kind: OtherKind,
-    label: String,
-    prepared: Result<(PathBuf, f64), OtherResult>,
-    env: &Env,
-) {
-    let result = match prepared {
-        Ok((exe, check)) => {
-            other_exes.push((others.len(), exe, env.clone()));
-            OtherResult::Timed {
-                samples: vec![],
-                ratio: f64::NAN,
-                check,
+impl Others {
+    /// Records a baseline or reference: to be timed (with `env`) when it was built and
+    /// checked, else with the reason it was not.
+    fn add(
+        &mut self,
+        kind: OtherKind,
+        label: String,
+        prepared: Result<(PathBuf, f64), OtherResult>,
+        env: &Env,
+    ) {
+        let result = match prepared {
+            Ok((exe, check)) => {
+                self.exes.push((self.list.len(), exe, env.clone()));
+                OtherResult::Timed {
+                    samples: vec![],
+                    ratio: f64::NAN,
+                    check,
+                }
             }
-        }
-        Err(result) => result,
-    };
-    others.push(Other {
-        kind,
-        label,
-        result,
-    });
+            Err(result) => result,
+        };
+        self.list.push(Other {
+            kind,
+            label,
+            result,
+        });
+    }
 }
 
 /// Builds a baseline or the reference (timed executable, and a check executable when the

@@ -152,9 +152,26 @@ fn draw_panel(
     k: usize,
     (nx, ny): (f64, f64),
 ) {
+    let _ = writeln!(s, r##"<g class="panel" id="panel-{k}">"##);
+    draw_axes(s, p, panel, f, k, (nx, ny));
+    let r = (f.cell * 0.3).max(3.0);
+    draw_tiles(s, panel, f, r);
+    draw_arrows(s, p, panel, f, r);
+    draw_points(s, p, panel, f, r);
+    let _ = writeln!(s, "</g>");
+}
+
+/// The panel's title and subtitle, frame, ticks and axis names.
+fn draw_axes(
+    s: &mut String,
+    p: &Picture,
+    panel: &Panel,
+    f: &Frame,
+    k: usize,
+    (nx, ny): (f64, f64),
+) {
     let left = f.x0 - f.cell / 2.0;
     let top = f.y0 - f.cell / 2.0;
-    let _ = writeln!(s, r##"<g class="panel" id="panel-{k}">"##);
     let _ = writeln!(
         s,
         r##"<text class="panel-title" x="{left:.1}" y="{:.1}" font-size="14" font-weight="bold">{}</text>"##,
@@ -210,8 +227,10 @@ fn draw_panel(
             esc(&p.axes[1])
         );
     }
-    let r = (f.cell * 0.3).max(3.0);
-    // Tiles: the hull of each tile's instances, padded by a round stroke.
+}
+
+/// Tiles: the hull of each tile's instances, padded by a round stroke.
+fn draw_tiles(s: &mut String, panel: &Panel, f: &Frame, r: f64) {
     if !panel.tiles.is_empty() {
         let _ = writeln!(s, r##"<g class="tiles">"##);
         for (t, members) in panel.tiles.iter().enumerate() {
@@ -236,7 +255,10 @@ fn draw_panel(
         }
         let _ = writeln!(s, "</g>");
     }
-    // Arrows, kept ones first so broken ones are on top.
+}
+
+/// The dependences, kept ones first so broken ones are on top.
+fn draw_arrows(s: &mut String, p: &Picture, panel: &Panel, f: &Frame, r: f64) {
     let _ = writeln!(s, r##"<g class="dependences">"##);
     let mut arrows: Vec<&Arrow> = panel.arrows.iter().collect();
     arrows.sort_by_key(|a| a.broken);
@@ -283,7 +305,10 @@ fn draw_panel(
         );
     }
     let _ = writeln!(s, "</g>");
-    // Instances.
+}
+
+/// The instances, coloured and numbered by their rank in the panel's order.
+fn draw_points(s: &mut String, p: &Picture, panel: &Panel, f: &Frame, r: f64) {
     let n = panel.dots.len();
     let numbers = f.cell >= 20.0 && n <= 400;
     let _ = writeln!(s, r##"<g class="points">"##);
@@ -331,7 +356,6 @@ fn draw_panel(
             );
         }
     }
-    let _ = writeln!(s, "</g>");
     let _ = writeln!(s, "</g>");
 }
 
