@@ -123,40 +123,69 @@ fn measured_json(m: Option<&Measured>) -> Json {
 
 pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
     let began = Instant::now();
-    let fail = |r: Report| {
-        eprint!("{}", r.render(ctx.color));
-        2u8
+    let tuning = match tuning(&a, ctx) {
+        Ok(t) => t,
+        Err(code) => return code,
     };
-    let settings = match a.sets.settings() {
-        Ok(s) => s,
-        Err(r) => return fail(r),
+    let ticker = std::io::stderr().is_terminal();
+    let mut on = progress_printer(&a, ticker);
+    let r = tune::tune(&tuning, &mut Bench, &mut on);
+    if ticker {
+        eprint!("\r\x1b[2K");
+        let _ = std::io::stderr().flush();
+    }
+    let r = match r {
+        Ok(r) => r,
+        Err(f) => return fail(ctx, f),
     };
-    let specs = match Specs::from_command_line(&a.ranges, &a.values, &a.params) {
-        Ok(s) => s,
-        Err(r) => return fail(r),
+    let total = began.elapsed().as_secs_f64();
+    if let Err(code) = write_tuned(&a, &r, ctx) {
+        return code;
+    }
+    let order = match tuning.order {
+        Order::Grid => "grid".to_string(),
+        Order::Descent { passes } => format!("coordinate descent, at most {passes} passes"),
     };
+    match a.format {
+        Format::Text => print_text(&a, &r, &order, total),
+        Format::Json => println!("{}", result_json(&a, &r, order, total).pretty()),
+    }
+    if r.best.is_some() {
+        0
+    } else {
+        1
+    }
+}
+
+fn fail(ctx: &Ctx, r: Report) -> u8 {
+    eprint!("{}", r.render(ctx.color));
+    2
+}
+
+fn invalid_option(ctx: &Ctx, message: &str) -> u8 {
+    super::error(
+        ctx,
+        crate::diag::Diagnostic::new(crate::diag::codes::INVALID_OPTION, message),
+    )
+}
+
+/// The tuning the arguments ask for (or the exit code of their mistake, reported).
+fn tuning(a: &TuneArgs, ctx: &Ctx) -> Result<Tuning, u8> {
+    let settings = a.sets.settings().map_err(|r| fail(ctx, r))?;
+    let specs =
+        Specs::from_command_line(&a.ranges, &a.values, &a.params).map_err(|r| fail(ctx, r))?;
     if !(a.screen > 0.0 && a.screen <= 1.0) {
-        return super::error(
-            ctx,
-            crate::diag::Diagnostic::new(
-                crate::diag::codes::INVALID_OPTION,
-                "--screen must be a fraction in (0, 1]",
-            ),
-        );
+        return Err(invalid_option(ctx, "--screen must be a fraction in (0, 1]"));
     }
     if a.passes == 0 {
-        return super::error(
-            ctx,
-            crate::diag::Diagnostic::new(
-                crate::diag::codes::INVALID_OPTION,
-                "--passes must be at least 1",
-            ),
-        );
+        return Err(invalid_option(ctx, "--passes must be at least 1"));
     }
-    let flops = match a.flops.as_deref().map(FlopsSpec::from_option).transpose() {
-        Ok(f) => f,
-        Err(r) => return fail(r),
-    };
+    let flops = a
+        .flops
+        .as_deref()
+        .map(FlopsSpec::from_option)
+        .transpose()
+        .map_err(|r| fail(ctx, r))?;
     let opts = a.cc.options();
     let mut toolchain = Toolchain {
         cflags: split_words(&a.cflags),
@@ -189,7 +218,7 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
             plan,
         )
     };
-    let tuning = Tuning {
+    Ok(Tuning {
         specs,
         order: if a.grid {
             Order::Grid
@@ -203,11 +232,15 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
         playoff: a.playoff,
         budget: ctx.budget,
         job,
-    };
+    })
+}
+
+/// What is printed while tuning: the status on the terminal's last line, and in text
+/// format a line per candidate timed.
+fn progress_printer(a: &TuneArgs, ticker: bool) -> impl FnMut(TuneEvent) {
     let text = a.format == Format::Text;
     let runs = a.runs as usize;
-    let ticker = std::io::stderr().is_terminal();
-    let mut on = |e: TuneEvent| match e {
+    move |e: TuneEvent| match e {
         TuneEvent::Status(msg) => {
             if ticker {
                 eprint!("\r\x1b[2K{msg}");
@@ -240,53 +273,83 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
                 );
             }
         }
-    };
-    let r = tune::tune(&tuning, &mut Bench, &mut on);
-    if ticker {
-        eprint!("\r\x1b[2K");
-        let _ = std::io::stderr().flush();
     }
-    let r = match r {
-        Ok(r) => r,
-        Err(f) => return fail(f),
+}
+
+/// With `-o`, the script with the best candidate's values written in.
+fn write_tuned(a: &TuneArgs, r: &tune::TuneReport, ctx: &Ctx) -> Result<(), u8> {
+    let (Some(out), Some(b)) = (&a.output, r.best.map(|b| &r.candidates[b])) else {
+        return Ok(());
     };
-    let total = began.elapsed().as_secs_f64();
-    let names: Vec<String> = r.params.iter().map(|p| p.name.clone()).collect();
-    let best = r.best.map(|b| &r.candidates[b]);
-    if let (Some(out), Some(b)) = (&a.output, best) {
-        let script_text = match std::fs::read_to_string(&a.script) {
-            Ok(t) => t,
-            Err(e) => {
-                return super::error(
-                    ctx,
-                    crate::diag::Diagnostic::new(
-                        crate::diag::codes::CANNOT_READ,
-                        format!("cannot read `{}`: {e}", a.script.display()),
-                    ),
-                );
-            }
-        };
-        let chosen: Vec<(String, i64)> = names.iter().cloned().zip(b.values.clone()).collect();
-        let tuned = match tune::rewrite(&script_text, &a.script.display().to_string(), &chosen) {
-            Ok(t) => t,
-            Err(d) => {
-                return fail(Report {
-                    diagnostic: d,
-                    sources: vec![(a.script.display().to_string(), script_text)],
-                })
-            }
-        };
-        if let Err(e) = std::fs::write(out, tuned) {
-            return super::error(
+    let script_text = std::fs::read_to_string(&a.script).map_err(|e| {
+        super::error(
+            ctx,
+            crate::diag::Diagnostic::new(
+                crate::diag::codes::CANNOT_READ,
+                format!("cannot read `{}`: {e}", a.script.display()),
+            ),
+        )
+    })?;
+    let names = r.params.iter().map(|p| p.name.clone());
+    let chosen: Vec<(String, i64)> = names.zip(b.values.clone()).collect();
+    let tuned =
+        tune::rewrite(&script_text, &a.script.display().to_string(), &chosen).map_err(|d| {
+            fail(
                 ctx,
-                crate::diag::Diagnostic::new(
-                    crate::diag::codes::CANNOT_WRITE,
-                    format!("cannot write `{}`: {e}", out.display()),
-                ),
+                Report {
+                    diagnostic: d,
+                    sources: vec![(a.script.display().to_string(), script_text.clone())],
+                },
+            )
+        })?;
+    std::fs::write(out, tuned).map_err(|e| {
+        super::error(
+            ctx,
+            crate::diag::Diagnostic::new(
+                crate::diag::codes::CANNOT_WRITE,
+                format!("cannot write `{}`: {e}", out.display()),
+            ),
+        )
+    })
+}
+
+/// A candidate's timing at the sizes asked for, else at the screening sizes.
+fn at_size(c: &TuneCandidate) -> Option<(&Measured, &'static str)> {
+    c.timing
+        .as_ref()
+        .map(|m| (m, ""))
+        .or(c.screen.as_ref().map(|m| (m, " at the screening sizes")))
+}
+
+/// The text summary: candidates refused, what was tuned, the counts, the playoff, the
+/// script's own values and the best.
+fn print_text(a: &TuneArgs, r: &tune::TuneReport, order: &str, total: f64) {
+    let names: Vec<String> = r.params.iter().map(|p| p.name.clone()).collect();
+    for (k, c) in r.candidates.iter().enumerate() {
+        if let Some(m) = c.verdict.message() {
+            println!(
+                "  candidate {:>3}: {}: {}: {m}",
+                k + 1,
+                pairs(&names, &c.values),
+                c.verdict.name()
             );
         }
     }
-    let start = r.start();
+    let starts: Vec<String> = r
+        .params
+        .iter()
+        .map(|p| format!("{}={} ({})", p.name, p.start, p.origin))
+        .collect();
+    println!(
+        "{}: tuned {} of {} by {order}, from {}",
+        a.kernel.display(),
+        names.join(", "),
+        a.script.display(),
+        starts.join(" ")
+    );
+    if let Some(d) = &r.screen_defines {
+        println!("screened at {}", d.join(" "));
+    }
     let legal = r
         .candidates
         .iter()
@@ -297,181 +360,142 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
         .iter()
         .filter(|c| c.timing.is_some() || c.screen.is_some())
         .count();
-    let order = match tuning.order {
-        Order::Grid => "grid".to_string(),
-        Order::Descent { passes } => format!("coordinate descent, at most {passes} passes"),
+    println!(
+        "{} candidate(s), {legal} legal, {timed} timed, in {total:.1} s{}",
+        r.candidates.len(),
+        if r.out_of_time {
+            " (the time limit ended the search)"
+        } else {
+            ""
+        }
+    );
+    if !r.playoff.is_empty() {
+        let who: Vec<String> = r.playoff.iter().map(|c| (c + 1).to_string()).collect();
+        println!(
+            "playoff: candidates {} timed {} more time(s) each, in turn; chosen on all their rounds",
+            who.join(", "),
+            a.playoff
+        );
+    }
+    let start = r.start();
+    if let Some((m, at)) = start.and_then(|s| at_size(&r.candidates[s])) {
+        println!("the script's values: {}{at}", measured_text(m));
+    }
+    print_best(a, r, &names);
+}
+
+/// The best candidate against the script's own values, or why nothing was timed.
+fn print_best(a: &TuneArgs, r: &tune::TuneReport, names: &[String]) {
+    let (Some(b), Some((m, screened))) = (r.best, r.best_measured()) else {
+        let verdicts: Vec<&tune::Verdict> = r.candidates.iter().map(|c| &c.verdict).collect();
+        println!(
+            "nothing was timed: {}",
+            crate::timing::why_nothing_timed(&verdicts, r.out_of_time)
+        );
+        return;
     };
-    match a.format {
-        Format::Text => {
-            for (k, c) in r.candidates.iter().enumerate() {
-                if let Some(m) = c.verdict.message() {
-                    println!(
-                        "  candidate {:>3}: {}: {}: {m}",
-                        k + 1,
-                        pairs(&names, &c.values),
-                        c.verdict.name()
-                    );
-                }
+    let c = &r.candidates[b];
+    let over = r
+        .start()
+        .and_then(|s| {
+            let st = &r.candidates[s];
+            if screened {
+                st.screen
+            } else {
+                st.timing
             }
-            let starts: Vec<String> = r
-                .params
-                .iter()
-                .map(|p| format!("{}={} ({})", p.name, p.start, p.origin))
-                .collect();
-            println!(
-                "{}: tuned {} of {} by {order}, from {}",
-                a.kernel.display(),
-                names.join(", "),
-                a.script.display(),
-                starts.join(" ")
-            );
-            if let Some(d) = &r.screen_defines {
-                println!("screened at {}", d.join(" "));
-            }
-            println!(
-                "{} candidate(s), {legal} legal, {timed} timed, in {total:.1} s{}",
-                r.candidates.len(),
-                if r.out_of_time {
-                    " (the time limit ended the search)"
-                } else {
-                    ""
-                }
-            );
-            fn at_size(c: &TuneCandidate) -> Option<(&Measured, &'static str)> {
-                c.timing
-                    .as_ref()
-                    .map(|m| (m, ""))
-                    .or(c.screen.as_ref().map(|m| (m, " at the screening sizes")))
-            }
-            if !r.playoff.is_empty() {
-                let who: Vec<String> = r.playoff.iter().map(|c| (c + 1).to_string()).collect();
-                println!(
-                    "playoff: candidates {} timed {} more time(s) each, in turn; chosen on all their rounds",
-                    who.join(", "),
-                    a.playoff
-                );
-            }
-            if let Some((m, at)) = start.and_then(|s| at_size(&r.candidates[s])) {
-                println!("the script's values: {}{at}", measured_text(m));
-            }
-            match (r.best, r.best_measured()) {
-                (Some(b), Some((m, screened))) => {
-                    let c = &r.candidates[b];
-                    let over = start
-                        .and_then(|s| {
-                            let st = &r.candidates[s];
-                            if screened {
-                                st.screen
-                            } else {
-                                st.timing
-                            }
-                        })
-                        .map_or(String::new(), |s| {
-                            format!(", {:.2}x the script's values", m.speedup / s.speedup)
-                        });
-                    println!(
-                        "best: candidate {} ({}): {}{}{over}",
-                        b + 1,
-                        pairs(&names, &c.values),
-                        measured_text(m),
-                        if screened {
-                            " at the screening sizes"
-                        } else {
-                            ""
-                        }
-                    );
-                    if let Some(o) = &a.output {
-                        println!("written to {}", o.display());
-                    }
-                }
-                _ => {
-                    let verdicts: Vec<&tune::Verdict> =
-                        r.candidates.iter().map(|c| &c.verdict).collect();
-                    println!(
-                        "nothing was timed: {}",
-                        crate::timing::why_nothing_timed(&verdicts, r.out_of_time)
-                    )
-                }
-            }
+        })
+        .map_or(String::new(), |s| {
+            format!(", {:.2}x the script's values", m.speedup / s.speedup)
+        });
+    println!(
+        "best: candidate {} ({}): {}{}{over}",
+        b + 1,
+        pairs(names, &c.values),
+        measured_text(m),
+        if screened {
+            " at the screening sizes"
+        } else {
+            ""
         }
-        Format::Json => {
-            let cands: Vec<Json> = r
-                .candidates
-                .iter()
-                .map(|c| {
-                    let mut f = vec![
-                        (
-                            "values",
-                            Json::obj(
-                                names
-                                    .iter()
-                                    .zip(&c.values)
-                                    .map(|(n, v)| (n.as_str(), Json::Int(*v as i128)))
-                                    .collect(),
-                            ),
-                        ),
-                        ("verdict", Json::str(c.verdict.name())),
-                    ];
-                    if let Some(m) = c.verdict.message() {
-                        f.push(("message", Json::str(m)));
-                    }
-                    f.push(("screen", measured_json(c.screen.as_ref())));
-                    f.push(("timing", measured_json(c.timing.as_ref())));
-                    Json::obj(f)
-                })
-                .collect();
-            let params: Vec<Json> = r
-                .params
-                .iter()
-                .map(|p| {
-                    Json::obj(vec![
-                        ("name", Json::str(&p.name)),
-                        ("start", Json::Int(p.start as i128)),
-                        ("origin", Json::str(&p.origin)),
-                        (
-                            "values",
-                            Json::Array(p.values.iter().map(|&v| Json::Int(v as i128)).collect()),
-                        ),
-                    ])
-                })
-                .collect();
-            let idx = |x: Option<usize>| x.map_or(Json::Null, |c| Json::Int(c as i128));
-            let j = Json::obj(vec![
-                ("kernel", Json::str(a.kernel.display().to_string())),
-                ("script", Json::str(a.script.display().to_string())),
-                ("order", Json::str(order)),
-                ("params", Json::Array(params)),
-                (
-                    "screen_defines",
-                    r.screen_defines.as_ref().map_or(Json::Null, |d| {
-                        Json::Array(d.iter().map(Json::str).collect())
-                    }),
-                ),
-                ("candidates", Json::Array(cands)),
-                ("start", idx(start)),
-                ("best", idx(r.best)),
-                (
-                    "playoff",
-                    Json::Array(r.playoff.iter().map(|&c| Json::Int(c as i128)).collect()),
-                ),
-                ("out_of_time", Json::Bool(r.out_of_time)),
-                (
-                    "output",
-                    match (&a.output, r.best) {
-                        (Some(o), Some(_)) => Json::str(o.display().to_string()),
-                        _ => Json::Null,
-                    },
-                ),
-                ("seconds", Json::Num(total)),
-            ]);
-            println!("{}", j.pretty());
-        }
+    );
+    if let Some(o) = &a.output {
+        println!("written to {}", o.display());
     }
-    if r.best.is_some() {
-        0
-    } else {
-        1
-    }
+}
+
+/// The JSON of `--format json`.
+fn result_json(a: &TuneArgs, r: &tune::TuneReport, order: String, total: f64) -> Json {
+    let names: Vec<String> = r.params.iter().map(|p| p.name.clone()).collect();
+    let cands: Vec<Json> = r
+        .candidates
+        .iter()
+        .map(|c| {
+            let mut f = vec![
+                (
+                    "values",
+                    Json::obj(
+                        names
+                            .iter()
+                            .zip(&c.values)
+                            .map(|(n, v)| (n.as_str(), Json::Int(*v as i128)))
+                            .collect(),
+                    ),
+                ),
+                ("verdict", Json::str(c.verdict.name())),
+            ];
+            if let Some(m) = c.verdict.message() {
+                f.push(("message", Json::str(m)));
+            }
+            f.push(("screen", measured_json(c.screen.as_ref())));
+            f.push(("timing", measured_json(c.timing.as_ref())));
+            Json::obj(f)
+        })
+        .collect();
+    let params: Vec<Json> = r
+        .params
+        .iter()
+        .map(|p| {
+            Json::obj(vec![
+                ("name", Json::str(&p.name)),
+                ("start", Json::Int(p.start as i128)),
+                ("origin", Json::str(&p.origin)),
+                (
+                    "values",
+                    Json::Array(p.values.iter().map(|&v| Json::Int(v as i128)).collect()),
+                ),
+            ])
+        })
+        .collect();
+    let idx = |x: Option<usize>| x.map_or(Json::Null, |c| Json::Int(c as i128));
+    Json::obj(vec![
+        ("kernel", Json::str(a.kernel.display().to_string())),
+        ("script", Json::str(a.script.display().to_string())),
+        ("order", Json::str(order)),
+        ("params", Json::Array(params)),
+        (
+            "screen_defines",
+            r.screen_defines.as_ref().map_or(Json::Null, |d| {
+                Json::Array(d.iter().map(Json::str).collect())
+            }),
+        ),
+        ("candidates", Json::Array(cands)),
+        ("start", idx(r.start())),
+        ("best", idx(r.best)),
+        (
+            "playoff",
+            Json::Array(r.playoff.iter().map(|&c| Json::Int(c as i128)).collect()),
+        ),
+        ("out_of_time", Json::Bool(r.out_of_time)),
+        (
+            "output",
+            match (&a.output, r.best) {
+                (Some(o), Some(_)) => Json::str(o.display().to_string()),
+                _ => Json::Null,
+            },
+        ),
+        ("seconds", Json::Num(total)),
+    ])
 }
 
 /// `MR=6 NR=8`.

@@ -778,6 +778,82 @@ pub fn tune(
 ) -> Result<TuneReport, Report> {
     let start = Instant::now();
     let job = &tuning.job;
+    let loaded = load(tuning)?;
+    let params = loaded.params;
+    let planned = match tuning.order {
+        Order::Grid => grid_size(&params),
+        Order::Descent { .. } => 1 + params.iter().map(|p| p.values.len()).sum::<usize>(),
+    };
+    let limits = Limits {
+        time_limit: tuning.time_limit,
+        screen: tuning.screen,
+        screen_above: tuning.screen_above,
+        finalists: tuning.finalists,
+    };
+    let mut s = State {
+        kernel: loaded.kernel,
+        text: loaded.text,
+        script_name: loaded.script_name,
+        base_dir: loaded.base_dir,
+        tuning,
+        params,
+        session: Session::new(job, limits, start, timer),
+        candidates: vec![],
+        seen: HashMap::new(),
+        on,
+        out_of_time: false,
+        planned,
+    };
+    let end = s.session.end();
+    let x0: Vec<i64> = s.params.iter().map(|p| p.start).collect();
+    // Screening pays only when the original is slow at the sizes given: the script's own
+    // values are timed there first.
+    if s.session.screening() {
+        let c = s.add(&x0);
+        s.time(c, false, end);
+        s.session.settle_screening(s.candidates[c].timing.as_ref());
+    }
+    let screen_defines = s.session.screen_defines().cloned();
+    let screening = s.session.screening();
+    let phase_end = s.session.phase_end();
+    match tuning.order {
+        Order::Descent { passes } => s.descend(x0, passes, phase_end),
+        Order::Grid => s.sweep_grid(phase_end),
+    }
+    // The best few screened candidates at the sizes given.
+    if screening {
+        for c in s.session.finalists(&s.candidates) {
+            s.time(c, false, end);
+        }
+    }
+    let playoff = s.playoff(end);
+    let best = playoff
+        .first()
+        .copied()
+        .or_else(|| timing::best(&s.candidates));
+    Ok(TuneReport {
+        params: s.params,
+        candidates: s.candidates,
+        best,
+        screen_defines,
+        out_of_time: s.out_of_time,
+        playoff,
+    })
+}
+
+/// The kernel and the script of a tuning, and the parameters to tune.
+struct Loaded {
+    kernel: Kernel,
+    text: String,
+    script_name: String,
+    base_dir: std::path::PathBuf,
+    params: Vec<Param>,
+}
+
+/// Loads the kernel and runs the script with its own values: the parameters it declares
+/// and their values, checked against the tuning's specifications.
+fn load(tuning: &Tuning) -> Result<Loaded, Report> {
+    let job = &tuning.job;
     let script = job
         .script
         .clone()
@@ -792,7 +868,6 @@ pub fn tune(
     let kernel = Kernel::load(&job.kernel, &job.opts)?;
     crate::bench::refuse_fragment(&kernel)?;
     let base_dir = script.parent().unwrap_or(Path::new(".")).to_path_buf();
-    // The script with its own values: the parameters it declares and their values.
     let settings = driver::with_model(job.settings.clone(), &text, &job.toolchain);
     let run = budget::with_budget(tuning.budget, || {
         Run::with_settings(&kernel, &text, &script_name, &base_dir, &settings)
@@ -827,143 +902,107 @@ pub fn tune(
             .with_help("give fewer values, or tune by coordinate descent (the default order)"),
         ));
     }
-    let planned = match tuning.order {
-        Order::Grid => grid_size(&params),
-        Order::Descent { .. } => 1 + params.iter().map(|p| p.values.len()).sum::<usize>(),
-    };
-    let limits = Limits {
-        time_limit: tuning.time_limit,
-        screen: tuning.screen,
-        screen_above: tuning.screen_above,
-        finalists: tuning.finalists,
-    };
-    let mut s = State {
+    Ok(Loaded {
         kernel,
         text,
         script_name,
         base_dir,
-        tuning,
         params,
-        session: Session::new(job, limits, start, timer),
-        candidates: vec![],
-        seen: HashMap::new(),
-        on,
-        out_of_time: false,
-        planned,
-    };
-    let end = s.session.end();
-    let x0: Vec<i64> = s.params.iter().map(|p| p.start).collect();
-    // Screening pays only when the original is slow at the sizes given: the script's own
-    // values are timed there first.
-    if s.session.screening() {
-        let c = s.add(&x0);
-        s.time(c, false, end);
-        s.session.settle_screening(s.candidates[c].timing.as_ref());
-    }
-    let screen_defines = s.session.screen_defines().cloned();
-    let screening = s.session.screening();
-    let phase_end = s.session.phase_end();
-    match tuning.order {
-        Order::Descent { passes } => {
-            let mut x = x0.clone();
-            let mut best = s.try_values(&x, phase_end);
-            for _ in 0..passes.max(1) {
-                let before = x.clone();
-                for d in 0..s.params.len() {
-                    let mut kept = x.clone();
-                    for v in s.params[d].values.clone() {
-                        let mut y = x.clone();
-                        y[d] = v;
-                        if let Some(sp) = s.try_values(&y, phase_end) {
-                            if best.is_none_or(|b| sp > b) {
-                                best = Some(sp);
-                                kept = y;
-                            }
+    })
+}
+
+impl State<'_, '_> {
+    /// Coordinate descent from `x`: each parameter in turn takes its best value with the
+    /// others fixed, for at most `passes` passes or until a pass changes nothing.
+    fn descend(&mut self, mut x: Vec<i64>, passes: usize, phase_end: Instant) {
+        let mut best = self.try_values(&x, phase_end);
+        for _ in 0..passes.max(1) {
+            let before = x.clone();
+            for d in 0..self.params.len() {
+                let mut kept = x.clone();
+                for v in self.params[d].values.clone() {
+                    let mut y = x.clone();
+                    y[d] = v;
+                    if let Some(sp) = self.try_values(&y, phase_end) {
+                        if best.is_none_or(|b| sp > b) {
+                            best = Some(sp);
+                            kept = y;
                         }
                     }
-                    x = kept;
                 }
-                if x == before || s.out_of_time {
+                x = kept;
+            }
+            if x == before || self.out_of_time {
+                break;
+            }
+        }
+    }
+
+    /// Every combination of the parameters' values, the last parameter fastest.
+    fn sweep_grid(&mut self, phase_end: Instant) {
+        let dims: Vec<Vec<i64>> = self.params.iter().map(|p| p.values.clone()).collect();
+        let mut idx = vec![0usize; dims.len()];
+        if dims.iter().any(|d| d.is_empty()) {
+            return;
+        }
+        loop {
+            let y: Vec<i64> = idx.iter().zip(&dims).map(|(&i, d)| d[i]).collect();
+            self.try_values(&y, phase_end);
+            let mut k = dims.len();
+            loop {
+                if k == 0 {
                     break;
                 }
-            }
-        }
-        Order::Grid => {
-            let dims: Vec<Vec<i64>> = s.params.iter().map(|p| p.values.clone()).collect();
-            let mut idx = vec![0usize; dims.len()];
-            if dims.iter().all(|d| !d.is_empty()) {
-                loop {
-                    let y: Vec<i64> = idx.iter().zip(&dims).map(|(&i, d)| d[i]).collect();
-                    s.try_values(&y, phase_end);
-                    // The next combination, the last parameter fastest.
-                    let mut k = dims.len();
-                    loop {
-                        if k == 0 {
-                            break;
-                        }
-                        k -= 1;
-                        idx[k] += 1;
-                        if idx[k] < dims[k].len() {
-                            break;
-                        }
-                        idx[k] = 0;
-                    }
-                    if idx.iter().all(|&i| i == 0) {
-                        break;
-                    }
+                k -= 1;
+                idx[k] += 1;
+                if idx[k] < dims[k].len() {
+                    break;
                 }
+                idx[k] = 0;
+            }
+            if idx.iter().all(|&i| i == 0) {
+                break;
             }
         }
     }
-    // The best few screened candidates at the sizes given.
-    if screening {
-        for c in s.session.finalists(&s.candidates) {
-            s.time(c, false, end);
-        }
-    }
-    // The playoff: one timing of a candidate is a draw from a wide spread (the same program
-    // varies from run to run by more than near candidates differ), so the best few are
-    // timed again in turn and chosen on all their rounds.
-    let by_speedup = |s: &State, among: &mut Vec<usize>| {
+
+    /// Candidates timed at the sizes given, fastest first (ties by index).
+    fn by_speedup(&self, among: &mut [usize]) {
         among.sort_by(|&x, &y| {
-            let t = |c: usize| s.candidates[c].timing.map_or(0.0, |t| t.speedup);
+            let t = |c: usize| self.candidates[c].timing.map_or(0.0, |t| t.speedup);
             t(y).total_cmp(&t(x)).then(x.cmp(&y))
         });
-    };
-    let mut playoff: Vec<usize> = (0..s.candidates.len())
-        .filter(|&c| s.candidates[c].timing.is_some())
-        .collect();
-    by_speedup(&s, &mut playoff);
-    playoff.truncate(tuning.finalists);
-    if playoff.len() < 2 || tuning.playoff == 0 {
-        playoff.clear();
     }
-    let rounds = if playoff.is_empty() {
-        0
-    } else {
-        tuning.playoff
-    };
-    for round in 0..rounds {
-        for &c in &playoff {
-            let phase = format!("playoff {}/{rounds}, ", round + 1);
-            s.time_again(c, false, end, &phase, true);
+
+    /// The playoff: one timing of a candidate is a draw from a wide spread (the same
+    /// program varies from run to run by more than near candidates differ), so the best
+    /// few are timed again in turn and chosen on all their rounds. The candidates of the
+    /// playoff still legal, fastest first (none when there was no playoff).
+    fn playoff(&mut self, end: Instant) -> Vec<usize> {
+        let mut playoff: Vec<usize> = (0..self.candidates.len())
+            .filter(|&c| self.candidates[c].timing.is_some())
+            .collect();
+        self.by_speedup(&mut playoff);
+        playoff.truncate(self.tuning.finalists);
+        if playoff.len() < 2 || self.tuning.playoff == 0 {
+            playoff.clear();
         }
+        let rounds = if playoff.is_empty() {
+            0
+        } else {
+            self.tuning.playoff
+        };
+        for round in 0..rounds {
+            for &c in &playoff {
+                let phase = format!("playoff {}/{rounds}, ", round + 1);
+                self.time_again(c, false, end, &phase, true);
+            }
+        }
+        // A candidate whose build or output failed in the playoff is out of it.
+        playoff.retain(|&c| self.candidates[c].verdict == Verdict::Legal);
+        self.by_speedup(&mut playoff);
+        playoff
     }
-    // A candidate whose build or output failed in the playoff is out of it.
-    playoff.retain(|&c| s.candidates[c].verdict == Verdict::Legal);
-    by_speedup(&s, &mut playoff);
-    let best = playoff
-        .first()
-        .copied()
-        .or_else(|| timing::best(&s.candidates));
-    Ok(TuneReport {
-        params: s.params,
-        candidates: s.candidates,
-        best,
-        screen_defines,
-        out_of_time: s.out_of_time,
-        playoff,
-    })
 }
 
 #[cfg(test)]
