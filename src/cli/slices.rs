@@ -10,7 +10,7 @@ use crate::driver::{Kernel, Run};
 use crate::model::json::Json;
 use crate::model::state::State;
 use crate::verify::slices::{self, Slice, Slicing};
-use crate::verify::{self, Program};
+use crate::verify::{self, Dependence, Program};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -61,13 +61,33 @@ fn prefix_run(k: &Kernel, path: &Path, color: bool) -> Result<Run, String> {
 }
 
 pub fn run(a: SlicesArgs, ctx: &Ctx) -> u8 {
-    let k = match Kernel::load(&a.kernel, &a.cc.options()) {
-        Ok(k) => k,
-        Err(f) => {
-            eprint!("{}", f.render(ctx.color));
-            return 2;
-        }
+    let (state, program, deps) = match analysed(&a, ctx) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
+    let segments = match segments(&a, &state, ctx) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let seg_stmts: Vec<Vec<usize>> = segments.iter().map(|(_, v)| v.clone()).collect();
+    let slicing = slices::slice_segments(&program, &deps, &seg_stmts, a.align_range);
+    let names = Names {
+        program: &program,
+        stmts: &state.stmt_names,
+    };
+    match a.format {
+        Format::Text => print_text(a.align_range, &segments, &slicing, &names),
+        Format::Json => println!("{}", slicing_json(a.align_range, &slicing, &names).pretty()),
+    }
+    0
+}
+
+/// The kernel's state, program and dependences, after `--prefix` when one is given.
+fn analysed(a: &SlicesArgs, ctx: &Ctx) -> Result<(State, Program, Vec<Dependence>), u8> {
+    let k = Kernel::load(&a.kernel, &a.cc.options()).map_err(|f| {
+        eprint!("{}", f.render(ctx.color));
+        2u8
+    })?;
     if !(0..=16).contains(&a.align_range) {
         eprint!(
             "{}",
@@ -77,27 +97,33 @@ pub fn run(a: SlicesArgs, ctx: &Ctx) -> u8 {
             )
             .render(&[], ctx.color)
         );
-        return 2;
+        return Err(2);
     }
-    let (state, program, deps) = match &a.prefix {
+    match &a.prefix {
         None => {
             let program = Program::from_scop(&k.scop);
             let deps = verify::dependences(&program);
-            (State::from_scop(&k.scop), program, deps)
+            Ok((State::from_scop(&k.scop), program, deps))
         }
         Some(p) => match prefix_run(&k, p, ctx.color) {
-            Ok(run) => (run.interp.state, run.program, run.deps),
+            Ok(run) => Ok((run.interp.state, run.program, run.deps)),
             Err(text) => {
                 eprint!("{text}");
-                return 2;
+                Err(2)
             }
         },
-    };
-    let names = state.stmt_names.clone();
-    // Segments: statement indices, in program order.
+    }
+}
+
+/// The segments to slice, statement indices in program order: the tags given, else
+/// the kernel's loop nests.
+fn segments(a: &SlicesArgs, state: &State, ctx: &Ctx) -> Result<Vec<(String, Vec<usize>)>, u8> {
+    if a.tags.is_empty() {
+        return Ok(slices::nest_segments(state));
+    }
     let mut segments: Vec<(String, Vec<usize>)> = vec![];
     for t in &a.tags {
-        let Some(v) = slices::tag_segment(&state, t) else {
+        let Some(v) = slices::tag_segment(state, t) else {
             let known: Vec<String> = state.handles.keys().map(|k| format!("`{k}`")).collect();
             eprint!(
                 "{}",
@@ -108,118 +134,121 @@ pub fn run(a: SlicesArgs, ctx: &Ctx) -> u8 {
                 .with_note(format!("tags: {}", known.join(", ")))
                 .render(&[], ctx.color)
             );
-            return 2;
+            return Err(2);
         };
         segments.push((t.clone(), v));
     }
-    if a.tags.is_empty() {
-        segments = slices::nest_segments(&state);
-    }
-    let r = a.align_range;
-    let seg_stmts: Vec<Vec<usize>> = segments.iter().map(|(_, v)| v.clone()).collect();
-    let Slicing {
-        slices: found,
-        index,
-        fusable: pairs,
-    } = slices::slice_segments(&program, &deps, &seg_stmts, r);
-    let iter_name = |stmt: usize, level: usize| -> String {
-        program.stmts[stmt]
+    Ok(segments)
+}
+
+/// Names of statements and of their iterators, for printing slices.
+struct Names<'a> {
+    program: &'a Program,
+    stmts: &'a [String],
+}
+
+impl Names<'_> {
+    /// The iterator of `stmt` at loop `level` (1-based), or the level's number.
+    fn iterator(&self, stmt: usize, level: usize) -> String {
+        self.program.stmts[stmt]
             .domain
             .tuple()
             .dims
             .get(level - 1)
             .cloned()
             .unwrap_or_else(|| level.to_string())
-    };
-    let slice_text = |s: &Slice| -> String {
+    }
+
+    /// `{S0: i, S1: j + 1}`.
+    fn slice(&self, s: &Slice) -> String {
         let parts: Vec<String> = s
             .entries
             .iter()
             .map(|e| {
-                let it = iter_name(e.stmt, e.level);
+                let it = self.iterator(e.stmt, e.level);
                 match e.align {
-                    0 => format!("{}: {it}", names[e.stmt]),
-                    a if a > 0 => format!("{}: {it} + {a}", names[e.stmt]),
-                    a => format!("{}: {it} - {}", names[e.stmt], -a),
+                    0 => format!("{}: {it}", self.stmts[e.stmt]),
+                    a if a > 0 => format!("{}: {it} + {a}", self.stmts[e.stmt]),
+                    a => format!("{}: {it} - {}", self.stmts[e.stmt], -a),
                 }
             })
             .collect();
         format!("{{{}}}", parts.join(", "))
-    };
-    match a.format {
-        Format::Text => {
-            println!("alignments searched in [-{r}, {r}] (the first statement of a segment at 0)");
-            let mut n = 0;
-            for ((label, _), ss) in segments.iter().zip(&found) {
-                println!();
-                println!("segment {label}: {} valid slice(s)", ss.len());
-                for s in ss {
-                    n += 1;
-                    let alt = match s.alternatives {
-                        0 => String::new(),
-                        m => format!("   ({m} other alignment(s) valid)"),
-                    };
-                    println!("  slice {n}: {}{alt}", slice_text(s));
-                }
-            }
-            if segments.len() > 1 {
-                println!();
-                if pairs.is_empty() {
-                    println!("no two slices of different segments can be fused");
-                } else {
-                    println!("fusable (Figure 10; the second slice shifted by the alignment):");
-                    for (x, y, al) in &pairs {
-                        println!("  slice {} with slice {}, alignment {al}", x + 1, y + 1);
-                    }
-                }
-            }
-        }
-        Format::Json => {
-            let entry = |s: &Slice| {
-                let fields: Vec<(String, Json)> = s
-                    .entries
-                    .iter()
-                    .map(|e| {
-                        (
-                            names[e.stmt].clone(),
-                            Json::obj(vec![
-                                ("level", Json::Int(e.level as i128)),
-                                ("iterator", Json::str(iter_name(e.stmt, e.level))),
-                                ("align", Json::Int(e.align as i128)),
-                            ]),
-                        )
-                    })
-                    .collect();
-                Json::obj(
-                    fields
-                        .iter()
-                        .map(|(k, v)| (k.as_str(), v.clone()))
-                        .collect(),
-                )
+    }
+}
+
+fn print_text(r: i64, segments: &[(String, Vec<usize>)], slicing: &Slicing, names: &Names) {
+    println!("alignments searched in [-{r}, {r}] (the first statement of a segment at 0)");
+    let mut n = 0;
+    for ((label, _), ss) in segments.iter().zip(&slicing.slices) {
+        println!();
+        println!("segment {label}: {} valid slice(s)", ss.len());
+        for s in ss {
+            n += 1;
+            let alt = match s.alternatives {
+                0 => String::new(),
+                m => format!("   ({m} other alignment(s) valid)"),
             };
-            let slices: Vec<Json> = found.iter().flatten().map(entry).collect();
-            let segs: Vec<Json> = index.iter().map(|&(s, _)| Json::Int(s as i128)).collect();
-            let fus: Vec<Json> = pairs
-                .iter()
-                .map(|&(x, y, al)| {
-                    Json::obj(vec![
-                        ("first", Json::Int(x as i128)),
-                        ("second", Json::Int(y as i128)),
-                        ("align", Json::Int(al as i128)),
-                    ])
-                })
-                .collect();
-            println!(
-                "{}",
-                Json::obj(vec![
-                    ("align_range", Json::Int(r as i128)),
-                    ("slices", Json::Array(slices)),
-                    ("segment_of_slice", Json::Array(segs)),
-                    ("fusable", Json::Array(fus)),
-                ])
-                .pretty()
-            );
+            println!("  slice {n}: {}{alt}", names.slice(s));
         }
     }
-    0
+    if segments.len() > 1 {
+        println!();
+        if slicing.fusable.is_empty() {
+            println!("no two slices of different segments can be fused");
+        } else {
+            println!("fusable (Figure 10; the second slice shifted by the alignment):");
+            for (x, y, al) in &slicing.fusable {
+                println!("  slice {} with slice {}, alignment {al}", x + 1, y + 1);
+            }
+        }
+    }
+}
+
+fn slicing_json(r: i64, slicing: &Slicing, names: &Names) -> Json {
+    let entry = |s: &Slice| {
+        let fields: Vec<(String, Json)> = s
+            .entries
+            .iter()
+            .map(|e| {
+                (
+                    names.stmts[e.stmt].clone(),
+                    Json::obj(vec![
+                        ("level", Json::Int(e.level as i128)),
+                        ("iterator", Json::str(names.iterator(e.stmt, e.level))),
+                        ("align", Json::Int(e.align as i128)),
+                    ]),
+                )
+            })
+            .collect();
+        Json::obj(
+            fields
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.clone()))
+                .collect(),
+        )
+    };
+    let slices: Vec<Json> = slicing.slices.iter().flatten().map(entry).collect();
+    let segs: Vec<Json> = slicing
+        .index
+        .iter()
+        .map(|&(s, _)| Json::Int(s as i128))
+        .collect();
+    let fus: Vec<Json> = slicing
+        .fusable
+        .iter()
+        .map(|&(x, y, al)| {
+            Json::obj(vec![
+                ("first", Json::Int(x as i128)),
+                ("second", Json::Int(y as i128)),
+                ("align", Json::Int(al as i128)),
+            ])
+        })
+        .collect();
+    Json::obj(vec![
+        ("align_range", Json::Int(r as i128)),
+        ("slices", Json::Array(slices)),
+        ("segment_of_slice", Json::Array(segs)),
+        ("fusable", Json::Array(fus)),
+    ])
 }
