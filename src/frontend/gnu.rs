@@ -10,6 +10,7 @@
 //! `#pragma endscop`) is never touched: what lang-c cannot read there is reported, with
 //! what it is ([`unreadable_at`]).
 
+use crate::model::lex::lex;
 use std::ops::Range;
 
 /// One construct rewritten, for reports.
@@ -22,54 +23,23 @@ pub struct Rewrite {
 /// Identifier and punctuation tokens of preprocessed text, outside line markers and
 /// directives, string and character literals.
 pub(crate) fn tokens(text: &str) -> Vec<Range<usize>> {
-    let b = text.as_bytes();
     let mut out = vec![];
-    let mut i = 0;
-    let mut line_start = true;
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
-    while i < b.len() {
-        let c = b[i];
-        if c == b'\n' {
-            line_start = true;
-            i += 1;
-            continue;
-        }
-        if c.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        if line_start && c == b'#' {
-            // A line marker or a directive the preprocessor left (`#pragma`).
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
+    // Whether no token has been seen on this line yet, and whether the line is a line
+    // marker or a directive the preprocessor left (`#pragma`).
+    let (mut line_start, mut directive) = (true, false);
+    for t in lex(text) {
+        if t.is_blank() {
+            if text[t.range].contains('\n') {
+                (line_start, directive) = (true, false);
             }
             continue;
+        }
+        if line_start && &text[t.range.clone()] == "#" {
+            directive = true;
         }
         line_start = false;
-        let start = i;
-        if c == b'"' || c == b'\'' {
-            i += 1;
-            while i < b.len() && b[i] != c && b[i] != b'\n' {
-                i += if b[i] == b'\\' { 2 } else { 1 };
-            }
-            i = (i + 1).min(b.len());
-            out.push(start..i);
-        } else if c.is_ascii_digit() {
-            while i < b.len() && (ident(b[i]) || b[i] == b'.') {
-                i += 1;
-            }
-            out.push(start..i);
-        } else if ident(c) {
-            while i < b.len() && ident(b[i]) {
-                i += 1;
-            }
-            out.push(start..i);
-        } else {
-            i += 1;
-            while i < b.len() && !text.is_char_boundary(i) {
-                i += 1;
-            }
-            out.push(start..i);
+        if !directive {
+            out.push(t.range);
         }
     }
     out

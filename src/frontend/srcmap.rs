@@ -8,6 +8,7 @@
 //! (longest common subsequence): a token that survived preprocessing maps exactly, and an
 //! expanded macro maps to the text of its invocation.
 
+use crate::model::lex::{lex, lex_skipping, Kind};
 use crate::model::SourceSpan;
 use std::cell::OnceCell;
 use std::ops::Range;
@@ -81,36 +82,10 @@ impl SourceFile {
 
 /// Marks the bytes of `/* */` and `//` comments (outside string and character literals).
 fn comment_mask(text: &str) -> Vec<bool> {
-    let b = text.as_bytes();
-    let mut m = vec![false; b.len()];
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'"' | b'\'' => {
-                let q = b[i];
-                i += 1;
-                while i < b.len() && b[i] != q && b[i] != b'\n' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let start = i;
-                i += 2;
-                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
-                    i += 1;
-                }
-                i = (i + 2).min(b.len());
-                m[start..i].iter_mut().for_each(|x| *x = true);
-            }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                let start = i;
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                m[start..i].iter_mut().for_each(|x| *x = true);
-            }
-            _ => i += 1,
+    let mut m = vec![false; text.len()];
+    for t in lex(text) {
+        if t.kind == Kind::Comment {
+            m[t.range].fill(true);
         }
     }
     m
@@ -123,58 +98,17 @@ struct Tok<'a> {
     text: &'a str,
 }
 
-/// Splits C text into tokens (identifiers, numbers, literals, single punctuation characters),
-/// skipping white space and the bytes `skip` marks. Offsets are relative to `text`.
+/// The tokens of C text (identifiers, numbers, literals, single punctuation characters),
+/// without white space and the bytes `skip` marks. Offsets are relative to `text`.
 fn tokens<'a>(text: &'a str, skip: impl Fn(usize) -> bool) -> Vec<Tok<'a>> {
-    let b = text.as_bytes();
-    let mut out = vec![];
-    let mut i = 0;
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
-    while i < b.len() {
-        if skip(i) || b[i].is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let c = b[i];
-        if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
-            i += 1;
-            while i < b.len() {
-                let d = b[i];
-                let exponent_sign =
-                    (d == b'+' || d == b'-') && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P');
-                if ident(d) || d == b'.' || exponent_sign {
-                    i += 1;
-                } else {
-                    break;
-                }
-            }
-        } else if ident(c) {
-            while i < b.len() && ident(b[i]) {
-                i += 1;
-            }
-        } else if c == b'"' || c == b'\'' {
-            i += 1;
-            while i < b.len() && b[i] != c {
-                i += if b[i] == b'\\' { 2 } else { 1 };
-            }
-            i = (i + 1).min(b.len());
-        } else {
-            // One character (a whole UTF-8 sequence for non-ASCII bytes).
-            i += text[i..].chars().next().map_or(1, char::len_utf8);
-        }
-        // Never split a UTF-8 sequence.
-        while i < b.len() && !text.is_char_boundary(i) {
-            i += 1;
-        }
-        let i2 = i.min(b.len());
-        out.push(Tok {
-            range: start..i2,
-            text: &text[start..i2],
-        });
-        i = i2;
-    }
-    out
+    lex_skipping(text, skip)
+        .into_iter()
+        .filter(|t| !t.is_blank())
+        .map(|t| Tok {
+            text: &text[t.range.clone()],
+            range: t.range,
+        })
+        .collect()
 }
 
 /// For each token of `a`, the index of the token of `b` it is aligned with.

@@ -11,6 +11,7 @@ pub mod aff;
 pub mod copy;
 pub mod expand;
 pub mod json;
+pub mod lex;
 pub mod render;
 pub mod schedule;
 pub mod state;
