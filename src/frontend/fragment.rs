@@ -7,6 +7,7 @@
 //! every span of the region still maps to the user's own text. The names the region uses and
 //! the file does not declare are then declared by their use ([`declare_by_use`]).
 
+use super::region::FRAGMENT_FILE as FILE;
 use super::symbols::{DeclLevel, Scope, Symbols, TypeClass, VarInfo};
 use lang_c::ast::{
     BinaryOperator, BinaryOperatorExpression, BlockItem, CallExpression, Declarator, Expression,
@@ -16,9 +17,6 @@ use lang_c::ast::{
 use lang_c::span::{Node, Span};
 use lang_c::visit::Visit;
 use std::collections::{BTreeMap, BTreeSet};
-
-/// The file name of the inserted lines.
-pub const FILE: &str = "<fragment>";
 
 /// The name of the function around the `k`-th fragment.
 pub fn function_name(k: usize) -> String {

@@ -12,6 +12,9 @@ use lang_c::ast::{BlockItem, ExternalDeclaration, Statement, TranslationUnit};
 use lang_c::span::Node;
 use std::ops::Range;
 
+/// The file name of the lines inserted around file-scope fragments (`fragment.rs`).
+pub const FRAGMENT_FILE: &str = "<fragment>";
+
 /// A `#pragma scop` or `#pragma endscop` line in the preprocessed text.
 #[derive(Clone, Debug)]
 pub struct Pragma {
@@ -235,7 +238,7 @@ pub fn select<'a>(
                     n == f
                         && fr.start <= r.start
                         && r.end <= fr.end
-                        && sm.line_of(fr.start).map(|(file, _)| file) == Some(super::fragment::FILE)
+                        && sm.line_of(fr.start).map(|(file, _)| file) == Some(FRAGMENT_FILE)
                 });
                 let msg = if fragment {
                     format!("region {k} (a fragment at file scope)")
