@@ -105,6 +105,12 @@ fn innermost_block<'a>(
     }
 }
 
+/// A function of the unit: name, body and the definition's range.
+type Function<'a> = (String, &'a Node<Statement>, Range<usize>);
+
+/// A pragma region: its function, its range (pragma lines included) and its opening line.
+type Found = (String, Range<usize>, Range<usize>);
+
 /// Selects the region: the `index`-th pragma region (of `function`, if given), or the body
 /// of `function` when it has no pragmas.
 pub fn select<'a>(
@@ -114,81 +120,18 @@ pub fn select<'a>(
     index: Option<usize>,
 ) -> Result<Region<'a>, Diagnostic> {
     let fns = functions(unit);
-    let label = |r: Range<usize>, msg: String, d: Diagnostic| {
-        let sp = sm.span_or_pre(r);
-        d.with_label(&sp.file, sp.range, msg)
-    };
-    // Pair the pragmas.
-    let mut pairs: Vec<(Pragma, Pragma)> = vec![];
-    let mut open: Option<Pragma> = None;
-    for p in pragmas(&sm.pre) {
-        match (p.end, open.take()) {
-            (false, None) => open = Some(p),
-            (false, Some(o)) => {
-                let d =
-                    Diagnostic::new(codes::SCOP_MALFORMED, "`#pragma scop` regions cannot nest");
-                let d = label(o.range, "this region is still open".into(), d);
-                return Err(label(p.range, "when this one starts".into(), d)
-                    .with_help("end the first region with `#pragma endscop`"));
-            }
-            (true, Some(o)) => pairs.push((o, p)),
-            (true, None) => {
-                let d = Diagnostic::new(
-                    codes::SCOP_MALFORMED,
-                    "`#pragma endscop` without `#pragma scop`",
-                );
-                return Err(label(p.range, "no region to end".into(), d));
-            }
-        }
-    }
-    if let Some(o) = open {
-        let d = Diagnostic::new(
-            codes::SCOP_MALFORMED,
-            "`#pragma scop` without `#pragma endscop`",
-        );
-        return Err(label(o.range, "this region never ends".into(), d));
-    }
-    // Each region with its function.
-    let mut regions: Vec<(String, Range<usize>, Range<usize>)> = vec![];
-    for (s, e) in &pairs {
-        let r = s.range.start..e.range.end;
-        match fns
-            .iter()
-            .find(|(_, _, fr)| fr.start <= r.start && r.end <= fr.end)
-        {
-            Some((name, _, _)) => regions.push((name.clone(), r, s.range.clone())),
-            None => {
-                let d = Diagnostic::new(
-                    codes::SCOP_MALFORMED,
-                    "a `#pragma scop` region must be inside a function body",
-                );
-                return Err(label(
-                    s.range.clone(),
-                    "this region is not inside one function".into(),
-                    d,
-                ));
-            }
-        }
-    }
-    // The functions of the user's file, for reports.
-    let defined = || -> Option<String> {
-        let mut names: Vec<String> = fns
-            .iter()
-            .filter(|(_, b, _)| {
-                sm.line_of(b.span.start).map(|(f, _)| f) == Some(sm.main_file().name.as_str())
-            })
-            .map(|(n, _, _)| format!("`{n}`"))
-            .collect();
-        names.dedup();
-        (!names.is_empty()).then(|| format!("functions defined here: {}", names.join(", ")))
-    };
+    let pairs = pragma_pairs(sm)?;
+    let mut regions = regions_of(sm, &fns, &pairs)?;
     if let Some(f) = function {
         if !fns.iter().any(|(n, _, _)| n == f) {
             return Err(Diagnostic::new(
                 codes::REGION_NOT_FOUND,
                 format!("no function `{f}` in this file"),
             )
-            .with_note(defined().unwrap_or_else(|| "the file defines no function".into())));
+            .with_note(
+                defined_functions(sm, &fns)
+                    .unwrap_or_else(|| "the file defines no function".into()),
+            ));
         }
         regions.retain(|(n, _, _)| n == f);
         if regions.is_empty() {
@@ -209,14 +152,110 @@ pub fn select<'a>(
     if regions.is_empty() {
         let mut d = Diagnostic::new(codes::REGION_NOT_FOUND, "no `#pragma scop` region in this file")
             .with_help("mark the kernel with `#pragma scop` and `#pragma endscop`, or name a function with `--function NAME`");
-        if let Some(n) = defined() {
+        if let Some(n) = defined_functions(sm, &fns) {
             d = d.with_note(n);
         }
         return Err(d);
     }
-    let chosen = match (index, regions.len()) {
-        (None, 1) => 0,
-        (Some(i), n) if i < n => i,
+    let chosen = choose(sm, &fns, &regions, index)?;
+    let (fname, r, _) = regions.swap_remove(chosen);
+    region_items(sm, &fns, fname, r)
+}
+
+/// `d` with a label `msg` on the preprocessed range `r`.
+fn label(sm: &SourceMap, r: Range<usize>, msg: String, d: Diagnostic) -> Diagnostic {
+    let sp = sm.span_or_pre(r);
+    d.with_label(&sp.file, sp.range, msg)
+}
+
+/// The pragmas, paired: each `#pragma scop` with its `#pragma endscop`.
+fn pragma_pairs(sm: &SourceMap) -> Result<Vec<(Pragma, Pragma)>, Diagnostic> {
+    let mut pairs: Vec<(Pragma, Pragma)> = vec![];
+    let mut open: Option<Pragma> = None;
+    for p in pragmas(&sm.pre) {
+        match (p.end, open.take()) {
+            (false, None) => open = Some(p),
+            (false, Some(o)) => {
+                let d =
+                    Diagnostic::new(codes::SCOP_MALFORMED, "`#pragma scop` regions cannot nest");
+                let d = label(sm, o.range, "this region is still open".into(), d);
+                return Err(label(sm, p.range, "when this one starts".into(), d)
+                    .with_help("end the first region with `#pragma endscop`"));
+            }
+            (true, Some(o)) => pairs.push((o, p)),
+            (true, None) => {
+                let d = Diagnostic::new(
+                    codes::SCOP_MALFORMED,
+                    "`#pragma endscop` without `#pragma scop`",
+                );
+                return Err(label(sm, p.range, "no region to end".into(), d));
+            }
+        }
+    }
+    if let Some(o) = open {
+        let d = Diagnostic::new(
+            codes::SCOP_MALFORMED,
+            "`#pragma scop` without `#pragma endscop`",
+        );
+        return Err(label(sm, o.range, "this region never ends".into(), d));
+    }
+    Ok(pairs)
+}
+
+/// Each region with its function.
+fn regions_of(
+    sm: &SourceMap,
+    fns: &[Function],
+    pairs: &[(Pragma, Pragma)],
+) -> Result<Vec<Found>, Diagnostic> {
+    let mut regions: Vec<Found> = vec![];
+    for (s, e) in pairs {
+        let r = s.range.start..e.range.end;
+        match fns
+            .iter()
+            .find(|(_, _, fr)| fr.start <= r.start && r.end <= fr.end)
+        {
+            Some((name, _, _)) => regions.push((name.clone(), r, s.range.clone())),
+            None => {
+                let d = Diagnostic::new(
+                    codes::SCOP_MALFORMED,
+                    "a `#pragma scop` region must be inside a function body",
+                );
+                return Err(label(
+                    sm,
+                    s.range.clone(),
+                    "this region is not inside one function".into(),
+                    d,
+                ));
+            }
+        }
+    }
+    Ok(regions)
+}
+
+/// The functions of the user's file, for reports.
+fn defined_functions(sm: &SourceMap, fns: &[Function]) -> Option<String> {
+    let mut names: Vec<String> = fns
+        .iter()
+        .filter(|(_, b, _)| {
+            sm.line_of(b.span.start).map(|(f, _)| f) == Some(sm.main_file().name.as_str())
+        })
+        .map(|(n, _, _)| format!("`{n}`"))
+        .collect();
+    names.dedup();
+    (!names.is_empty()).then(|| format!("functions defined here: {}", names.join(", ")))
+}
+
+/// The region `index` chooses among `regions` (none needed when there is one).
+fn choose(
+    sm: &SourceMap,
+    fns: &[Function],
+    regions: &[Found],
+    index: Option<usize>,
+) -> Result<usize, Diagnostic> {
+    match (index, regions.len()) {
+        (None, 1) => Ok(0),
+        (Some(i), n) if i < n => Ok(i),
         (idx, n) => {
             let mut d = match idx {
                 None => Diagnostic::new(
@@ -245,17 +284,27 @@ pub fn select<'a>(
                 } else {
                     format!("region {k} (in `{f}`)")
                 };
-                d = label(pr.clone(), msg, d);
+                d = label(sm, pr.clone(), msg, d);
             }
-            return Err(d);
+            Err(d)
         }
-    };
-    let (fname, r, _) = regions.swap_remove(chosen);
+    }
+}
+
+/// The region `r` of function `fname`: the items of its innermost block between the pragma
+/// lines, none crossing them.
+fn region_items<'a>(
+    sm: &SourceMap,
+    fns: &[Function<'a>],
+    fname: String,
+    r: Range<usize>,
+) -> Result<Region<'a>, Diagnostic> {
     let (_, body, _) = fns
         .iter()
         .find(|(n, b, _)| *n == fname && b.span.start <= r.start && r.end <= b.span.end)
         .ok_or_else(|| {
             label(
+                sm,
                 r.clone(),
                 "this region".into(),
                 Diagnostic::new(
@@ -266,6 +315,7 @@ pub fn select<'a>(
         })?;
     let Some(items) = innermost_block(body, &r) else {
         return Err(label(
+            sm,
             r,
             "this region".into(),
             Diagnostic::new(
@@ -288,6 +338,7 @@ pub fn select<'a>(
                 "`#pragma scop` and `#pragma endscop` must enclose whole statements of one block",
             );
             let d = label(
+                sm,
                 s.start..s.end,
                 "this statement crosses the region's boundary".into(),
                 d,
@@ -297,6 +348,7 @@ pub fn select<'a>(
     }
     let (Some(&first), Some(&last)) = (inside.first(), inside.last()) else {
         return Err(label(
+            sm,
             r,
             "nothing to model here".into(),
             Diagnostic::new(

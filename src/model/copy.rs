@@ -764,72 +764,8 @@ fn scaled_statements(
 
 fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan, Diagnostic> {
     let k = mark.outer;
-    let Some((_, c_name, rank, private)) = st.arrays.iter().find(|a| a.0 == mark.array).cloned()
-    else {
-        return Err(refuse(
-            &mark,
-            format!("the kernel has no array `{}`", mark.array),
-            "copied here",
-        ));
-    };
-    if private {
-        return Err(refuse(
-            &mark,
-            format!("`{c_name}` is declared inside the region"),
-            "copied here",
-        )
-        .with_note("only arrays declared outside the modelled region are copied"));
-    }
-    if rank == 0 {
-        return Err(refuse(
-            &mark,
-            format!("`{c_name}` is a scalar, not an array"),
-            "copied here",
-        )
-        .with_note("a scalar is already kept in a register by the compiler"));
-    }
-    let first = &st.pieces[members[0]];
-    let prefix: Vec<Int> = first.pos[..k].to_vec();
-    for &i in &members {
-        let p = &st.pieces[i];
-        if p.pos[..k] != prefix[..] {
-            return Err(refuse(
-                &mark,
-                format!(
-                    "the statements staged by this copy ({} and {}) no longer share their outer {k} loop(s)",
-                    st.stmt_names[first.stmt], st.stmt_names[p.stmt]
-                ),
-                "copied here",
-            )
-            .with_help("copy after the steps that separate the loops, or copy each part on its own"));
-        }
-        if p.depth < k {
-            return Err(refuse(
-                &mark,
-                format!(
-                    "statement {} is {} loop(s) deep, fewer than the {k} outer loops of the copy",
-                    st.stmt_names[p.stmt], p.depth
-                ),
-                "copied here",
-            ));
-        }
-        if let Some(a) = st
-            .accesses
-            .iter()
-            .find(|a| a.stmt == p.stmt && a.array == mark.array && !a.exact)
-        {
-            let _ = a;
-            return Err(refuse(
-                &mark,
-                format!(
-                    "statement {} accesses `{c_name}` through a subscript that is not affine",
-                    st.stmt_names[p.stmt]
-                ),
-                "copied here",
-            )
-            .with_note("the footprint of a copy must be exact"));
-        }
-    }
+    let (c_name, rank) = copied_array(st, &mark)?;
+    let prefix = shared_prefix(st, &mark, &members, &c_name)?;
     let first_pos = members
         .iter()
         .map(|&i| st.pieces[i].pos[k].clone())
@@ -861,65 +797,148 @@ fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan,
             "copied here",
         ));
     }
+    let b = buffer_box(&fp, &mark, &c_name, rank)?;
+    require_within_limit(&mark, &c_name, &b)?;
+    Ok(CopyPlan {
+        c_name,
+        rank,
+        members,
+        prefix,
+        first: first_pos,
+        last: last_pos,
+        footprint: fp,
+        written,
+        lower: b.lower,
+        layout: (0..b.size.len()).map(BufDim::Whole).collect(),
+        size: b.size,
+        runtime: b.runtime,
+        buffer_index: 0,
+        source: None,
+        factor,
+        mark,
+    })
+}
+
+/// The copied array's C name and rank, or why it cannot be copied.
+fn copied_array(st: &State, mark: &CopyMark) -> Result<(String, usize), Diagnostic> {
+    let Some((_, c_name, rank, private)) = st.arrays.iter().find(|a| a.0 == mark.array).cloned()
+    else {
+        return Err(refuse(
+            mark,
+            format!("the kernel has no array `{}`", mark.array),
+            "copied here",
+        ));
+    };
+    if private {
+        return Err(refuse(
+            mark,
+            format!("`{c_name}` is declared inside the region"),
+            "copied here",
+        )
+        .with_note("only arrays declared outside the modelled region are copied"));
+    }
+    if rank == 0 {
+        return Err(refuse(
+            mark,
+            format!("`{c_name}` is a scalar, not an array"),
+            "copied here",
+        )
+        .with_note("a scalar is already kept in a register by the compiler"));
+    }
+    Ok((c_name, rank))
+}
+
+/// The positions of the outer loops the staged pieces share, refusing pieces that do not
+/// share them, are too shallow or access the array inexactly.
+fn shared_prefix(
+    st: &State,
+    mark: &CopyMark,
+    members: &[usize],
+    c_name: &str,
+) -> Result<Vec<Int>, Diagnostic> {
+    let k = mark.outer;
+    let first = &st.pieces[members[0]];
+    let prefix: Vec<Int> = first.pos[..k].to_vec();
+    for &i in members {
+        let p = &st.pieces[i];
+        if p.pos[..k] != prefix[..] {
+            return Err(refuse(
+                mark,
+                format!(
+                    "the statements staged by this copy ({} and {}) no longer share their outer {k} loop(s)",
+                    st.stmt_names[first.stmt], st.stmt_names[p.stmt]
+                ),
+                "copied here",
+            )
+            .with_help("copy after the steps that separate the loops, or copy each part on its own"));
+        }
+        if p.depth < k {
+            return Err(refuse(
+                mark,
+                format!(
+                    "statement {} is {} loop(s) deep, fewer than the {k} outer loops of the copy",
+                    st.stmt_names[p.stmt], p.depth
+                ),
+                "copied here",
+            ));
+        }
+        if st
+            .accesses
+            .iter()
+            .any(|a| a.stmt == p.stmt && a.array == mark.array && !a.exact)
+        {
+            return Err(refuse(
+                mark,
+                format!(
+                    "statement {} accesses `{c_name}` through a subscript that is not affine",
+                    st.stmt_names[p.stmt]
+                ),
+                "copied here",
+            )
+            .with_note("the footprint of a copy must be exact"));
+        }
+    }
+    Ok(prefix)
+}
+
+/// The buffer's box over a footprint: per dimension, its constant size (0 where `runtime`
+/// holds a size of the parameters) and lower corner; `total` the product of the sizes.
+struct BufferBox {
+    size: Vec<Int>,
+    runtime: Vec<Option<Extent>>,
+    lower: Vec<Corner>,
+    total: Int,
+}
+
+/// The box of the footprint `fp` of rank `rank`, or why it has none.
+fn buffer_box(
+    fp: &Map,
+    mark: &CopyMark,
+    c_name: &str,
+    rank: usize,
+) -> Result<BufferBox, Diagnostic> {
+    let k = mark.outer;
     let mut size = vec![];
     let mut runtime = vec![];
     let mut lower = vec![];
     let mut total = Int::ONE;
     for d in 0..rank {
-        match width(&fp, d) {
+        match width(fp, d) {
             Ok(w) => {
                 let n = &w.unwrap_or(Int::ZERO) + &Int::ONE;
                 total = &total * &n;
                 size.push(n);
                 runtime.push(None);
             }
-            Err(()) => match budget::with_budget(PARAMETRIC_BUDGET, || parametric_extent(&fp, d))
-                .unwrap_or(Err(NoExtent::Costly))
-            {
-                Ok(e) => {
-                    size.push(Int::ZERO);
-                    runtime.push(Some(e));
-                }
-                Err(NoExtent::Unbounded) => {
-                    return Err(refuse(
-                        &mark,
-                        format!(
-                            "the footprint of `{c_name}` in one iteration of the outer {k} loop(s) is unbounded along its dimension {}",
-                            d + 1
-                        ),
-                        "copied here",
-                    )
-                    .with_note("its width has no bound, not even one in terms of the parameters")
-                    .with_help("copy inside more loops (a larger k), or tile the loops first so that one iteration touches a block"));
-                }
-                Err(NoExtent::Costly) => {
-                    return Err(refuse(
-                        &mark,
-                        format!(
-                            "the largest width of the footprint of `{c_name}` along dimension {} depends on the parameters and takes more than {PARAMETRIC_BUDGET} work steps to compute",
-                            d + 1
-                        ),
-                        "copied here",
-                    )
-                    .with_note("the boxes of copies in real kernels take a few hundred steps; this footprint's parametric maximum splinters")
-                    .with_help("copy inside more loops (a larger k), or tile the loops first so that one iteration touches a block of constant size"));
-                }
-                Err(NoExtent::Inexpressible) => {
-                    return Err(refuse(
-                        &mark,
-                        format!(
-                            "the largest width of the footprint of `{c_name}` along dimension {} depends on the parameters in a way the generated code cannot compute",
-                            d + 1
-                        ),
-                        "copied here",
-                    )
-                    .with_help("copy inside more loops (a larger k), or tile the loops first so that one iteration touches a block of constant size"));
-                }
-            },
+            Err(()) => {
+                let e = parametric_width(fp, d, mark, c_name)?;
+                size.push(Int::ZERO);
+                runtime.push(Some(e));
+            }
         }
-        let Some(c) = corner(&fp, d, k) else {
+        let Some(c) = corner(fp, d, k) else {
             return Err(refuse(
-                &mark,
+                mark,
                 format!(
                     "the lower corner of the footprint of `{c_name}` along dimension {} is not one affine expression of the outer loops",
                     d + 1
@@ -931,15 +950,71 @@ fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan,
         };
         lower.push(c);
     }
-    // The limit bounds boxes of known size; one whose size depends on the parameters is
-    // allocated at run time with the size they give it.
+    Ok(BufferBox {
+        size,
+        runtime,
+        lower,
+        total,
+    })
+}
+
+/// The width of `fp` along `d` as an extent of the parameters, within its own work budget,
+/// or why there is none.
+fn parametric_width(
+    fp: &Map,
+    d: usize,
+    mark: &CopyMark,
+    c_name: &str,
+) -> Result<Extent, Diagnostic> {
+    let k = mark.outer;
+    match budget::with_budget(PARAMETRIC_BUDGET, || parametric_extent(fp, d))
+        .unwrap_or(Err(NoExtent::Costly))
+    {
+        Ok(e) => Ok(e),
+        Err(NoExtent::Unbounded) => Err(refuse(
+            mark,
+            format!(
+                "the footprint of `{c_name}` in one iteration of the outer {k} loop(s) is unbounded along its dimension {}",
+                d + 1
+            ),
+            "copied here",
+        )
+        .with_note("its width has no bound, not even one in terms of the parameters")
+        .with_help("copy inside more loops (a larger k), or tile the loops first so that one iteration touches a block")),
+        Err(NoExtent::Costly) => Err(refuse(
+            mark,
+            format!(
+                "the largest width of the footprint of `{c_name}` along dimension {} depends on the parameters and takes more than {PARAMETRIC_BUDGET} work steps to compute",
+                d + 1
+            ),
+            "copied here",
+        )
+        .with_note("the boxes of copies in real kernels take a few hundred steps; this footprint's parametric maximum splinters")
+        .with_help("copy inside more loops (a larger k), or tile the loops first so that one iteration touches a block of constant size")),
+        Err(NoExtent::Inexpressible) => Err(refuse(
+            mark,
+            format!(
+                "the largest width of the footprint of `{c_name}` along dimension {} depends on the parameters in a way the generated code cannot compute",
+                d + 1
+            ),
+            "copied here",
+        )
+        .with_help("copy inside more loops (a larger k), or tile the loops first so that one iteration touches a block of constant size")),
+    }
+}
+
+/// The limit bounds boxes of known size; one whose size depends on the parameters is
+/// allocated at run time with the size they give it.
+fn require_within_limit(mark: &CopyMark, c_name: &str, b: &BufferBox) -> Result<(), Diagnostic> {
+    let k = mark.outer;
+    let total = &b.total;
     let limit = Int::from(mark.limit as i64);
-    if runtime.iter().all(Option::is_none) && total > limit {
+    if b.runtime.iter().all(Option::is_none) && *total > limit {
         return Err(refuse(
-            &mark,
+            mark,
             format!(
                 "the buffer for `{c_name}` would hold {total} elements ({}), more than the limit of {}",
-                size.iter().map(Int::to_string).collect::<Vec<_>>().join(" × "),
+                b.size.iter().map(Int::to_string).collect::<Vec<_>>().join(" × "),
                 mark.limit
             ),
             "copied here",
@@ -949,22 +1024,5 @@ fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan,
             mark.array
         )));
     }
-    Ok(CopyPlan {
-        c_name,
-        rank,
-        members,
-        prefix,
-        first: first_pos,
-        last: last_pos,
-        footprint: fp,
-        written,
-        lower,
-        layout: (0..size.len()).map(BufDim::Whole).collect(),
-        size,
-        runtime,
-        buffer_index: 0,
-        source: None,
-        factor,
-        mark,
-    })
+    Ok(())
 }

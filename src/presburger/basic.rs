@@ -704,13 +704,10 @@ impl Basic {
         }
         b.eliminate_locals();
         b.forget_defs_on_unknown();
-        let unknown_cols = |b: &Basic| -> Vec<usize> {
-            (0..b.n_div())
-                .filter(|&j| b.divs[j].is_none())
-                .map(|j| b.col_div(j))
-                .collect()
-        };
-        let unknown = unknown_cols(&b);
+        let unknown: Vec<usize> = (0..b.n_div())
+            .filter(|&j| b.divs[j].is_none())
+            .map(|j| b.col_div(j))
+            .collect();
         if unknown.is_empty() {
             return vec![b];
         }
@@ -726,67 +723,88 @@ impl Basic {
             .iter()
             .position(|r| unknown.iter().any(|&c| !r[c].is_zero()))
         {
-            loop {
-                let r = b.eqs[e].clone();
-                let involved: Vec<usize> = unknown
-                    .iter()
-                    .copied()
-                    .filter(|&c| !r[c].is_zero())
-                    .collect();
-                if involved.len() == 1 {
-                    break;
-                }
-                let s = *involved
-                    .iter()
-                    .min_by_key(|&&c| r[c].abs())
-                    .expect("non-empty");
-                let a = r[s].clone();
-                // x_s = t - Σ floor(a_c/a_s) x_c, with t reusing column s.
-                let factors: Vec<(usize, Int)> = involved
-                    .iter()
-                    .filter(|&&c| c != s)
-                    .map(|&c| (c, -r[c].div_floor(&a)))
-                    .collect();
-                for row in b.eqs.iter_mut().chain(b.ineqs.iter_mut()) {
-                    let cs = row[s].clone();
-                    if !cs.is_zero() {
-                        for (c, f) in &factors {
-                            row[*c] += &(&cs * f);
-                        }
+            return b.known_from_equality(e, &unknown);
+        }
+        // Only inequalities mention the unknown local: exact projection (Pugh).
+        b.known_by_projection(&unknown)
+    }
+
+    /// [`Basic::make_divs_known`] where equality `e` mentions the unknown locals (columns
+    /// `unknown`): reduced to one unknown, which it then defines.
+    fn known_from_equality(mut self, e: usize, unknown: &[usize]) -> Vec<Basic> {
+        self.reduce_to_one_unknown(e, unknown);
+        let b = &mut self;
+        let r = b.eqs[e].clone();
+        let u = *unknown
+            .iter()
+            .find(|&&c| !r[c].is_zero())
+            .expect("one left");
+        let i = u - b.div_start();
+        if r[u] == 1 || r[u] == -1 {
+            let expr = solve_unit(&r, u);
+            b.eqs.remove(e);
+            b.substitute(u, &expr);
+            b.remove_div(i);
+            return b.make_divs_known();
+        }
+        // c·q + rest = 0  ⇒  q = floor(-rest / c), exactly.
+        b.move_div_last(i);
+        let col = b.width() - 1;
+        let r = b.eqs[e].clone();
+        let c = r[col].clone();
+        let sign = if c.is_positive() {
+            Int::from(-1)
+        } else {
+            Int::ONE
+        };
+        let mut num: Row = r.iter().map(|v| &sign * v).collect();
+        num[col] = Int::ZERO;
+        let last = b.n_div() - 1;
+        b.divs[last] = Some(Div { num, den: c.abs() });
+        b.add_div_constraints(col);
+        b.make_divs_known()
+    }
+
+    /// Unimodular changes among the unknown locals (columns `unknown`) until equality `e`
+    /// mentions one of them only.
+    fn reduce_to_one_unknown(&mut self, e: usize, unknown: &[usize]) {
+        loop {
+            let r = self.eqs[e].clone();
+            let involved: Vec<usize> = unknown
+                .iter()
+                .copied()
+                .filter(|&c| !r[c].is_zero())
+                .collect();
+            if involved.len() == 1 {
+                break;
+            }
+            let s = *involved
+                .iter()
+                .min_by_key(|&&c| r[c].abs())
+                .expect("non-empty");
+            let a = r[s].clone();
+            // x_s = t - Σ floor(a_c/a_s) x_c, with t reusing column s.
+            let factors: Vec<(usize, Int)> = involved
+                .iter()
+                .filter(|&&c| c != s)
+                .map(|&c| (c, -r[c].div_floor(&a)))
+                .collect();
+            for row in self.eqs.iter_mut().chain(self.ineqs.iter_mut()) {
+                let cs = row[s].clone();
+                if !cs.is_zero() {
+                    for (c, f) in &factors {
+                        row[*c] += &(&cs * f);
                     }
                 }
             }
-            let r = b.eqs[e].clone();
-            let u = *unknown
-                .iter()
-                .find(|&&c| !r[c].is_zero())
-                .expect("one left");
-            let i = u - b.div_start();
-            if r[u] == 1 || r[u] == -1 {
-                let expr = solve_unit(&r, u);
-                b.eqs.remove(e);
-                b.substitute(u, &expr);
-                b.remove_div(i);
-                return b.make_divs_known();
-            }
-            // c·q + rest = 0  ⇒  q = floor(-rest / c), exactly.
-            b.move_div_last(i);
-            let col = b.width() - 1;
-            let r = b.eqs[e].clone();
-            let c = r[col].clone();
-            let sign = if c.is_positive() {
-                Int::from(-1)
-            } else {
-                Int::ONE
-            };
-            let mut num: Row = r.iter().map(|v| &sign * v).collect();
-            num[col] = Int::ZERO;
-            let last = b.n_div() - 1;
-            b.divs[last] = Some(Div { num, den: c.abs() });
-            b.add_div_constraints(col);
-            return b.make_divs_known();
         }
-        // Only inequalities mention the unknown local: exact projection (Pugh).
+    }
+
+    /// [`Basic::make_divs_known`] where only inequalities mention the last unknown local
+    /// (of the columns `unknown`): Fourier–Motzkin when exact, else the dark shadow and the
+    /// splinters along each lower bound.
+    fn known_by_projection(&self, unknown: &[usize]) -> Vec<Basic> {
+        let b = self;
         let i = *unknown.last().expect("non-empty") - b.div_start();
         let col = b.col_div(i);
         let lowers: Vec<Row> = b
@@ -827,17 +845,24 @@ impl Basic {
             return fm(false).make_divs_known();
         }
         let mut out = fm(true).make_divs_known();
+        b.add_splinters(&lowers, &uppers, col, &mut out);
+        out
+    }
+
+    /// The splinters of an inexact projection of column `col`: for each lower bound, the
+    /// pieces where it holds with a small slack `k`, each made known into `out`.
+    fn add_splinters(&self, lowers: &[Row], uppers: &[Row], col: usize, out: &mut Vec<Basic>) {
         let m = uppers
             .iter()
             .map(|r| r[col].abs())
             .max()
             .expect("non-empty");
-        for l in &lowers {
+        for l in lowers {
             let a = l[col].clone();
             let top = (&(&(&m * &a) - &a) - &m).div_floor(&m);
             let mut k = Int::ZERO;
             while k <= top {
-                let mut s = b.clone();
+                let mut s = self.clone();
                 let mut eq = l.clone();
                 eq[0] -= &k;
                 s.eqs.push(eq);
@@ -847,7 +872,6 @@ impl Basic {
                 k = &k + &Int::ONE;
             }
         }
-        out
     }
 
     /// Pieces whose union is `self \ other`, pairwise disjoint. `other` must have only known

@@ -103,9 +103,27 @@ struct Layout {
 fn lay_out(space: &Space, b: &Basic) -> Option<Layout> {
     let mut b = b.clone();
     let base = unique_names(space);
+    let mut inline_expr = inline_unit_dims(&mut b);
+    show_floor_dims(&mut b, &mut inline_expr);
+    fold_constant_floors(&mut b, &mut inline_expr);
+    if !b.normalize() {
+        return None;
+    }
+    b.sort_rows();
+    let (names, exists) = name_columns(&mut b, &base);
+    Some(Layout {
+        b,
+        inline_expr,
+        names,
+        exists,
+    })
+}
+
+/// Inlines dimensions fixed by a unit equality over earlier columns: their expressions (over
+/// the columns of `b`, which loses those equalities).
+fn inline_unit_dims(b: &mut Basic) -> Vec<Option<Row>> {
     let np = b.n_param;
     let nd = b.n_dim;
-    // Inline dimensions fixed by a unit equality over earlier columns.
     let mut inline_expr: Vec<Option<Row>> = vec![None; nd];
     for (d, slot) in inline_expr.iter_mut().enumerate() {
         let c = b.col_dim(d);
@@ -123,19 +141,23 @@ fn lay_out(space: &Space, b: &Basic) -> Option<Layout> {
                     }
                     // The tuple is read left to right: a floor in `c`'s expression may
                     // only mention parameters and earlier dimensions.
-                    div_only_before(&b, k - b.div_start(), c)
+                    div_only_before(b, k - b.div_start(), c)
                 })
         });
         if let Some(e) = pick {
             let r = b.eqs.remove(e);
             let expr = solve_unit(&r, c);
-            substitute_for_print(&mut b, c, &expr);
+            substitute_for_print(b, c, &expr);
             *slot = Some(expr);
         }
     }
-    // Dimensions pinned between `den*d <= e <= den*d + den - 1` are `floor(e/den)`: show
-    // them so (as isl does), by turning them into known divs.
-    for d in 0..nd {
+    inline_expr
+}
+
+/// Dimensions pinned between `den*d <= e <= den*d + den - 1` are `floor(e/den)`: shows
+/// them so (as isl does), by turning them into known divs.
+fn show_floor_dims(b: &mut Basic, inline_expr: &mut [Option<Row>]) {
+    for d in 0..b.n_dim {
         if inline_expr[d].is_some() {
             continue;
         }
@@ -165,7 +187,7 @@ fn lay_out(space: &Space, b: &Basic) -> Option<Layout> {
             let q = b.add_div(num, den);
             let mut expr = b.zero_row();
             expr[q] = Int::ONE;
-            substitute_for_print(&mut b, c, &expr);
+            substitute_for_print(b, c, &expr);
             // Tuple expressions found earlier may mention the dimension too.
             for e in inline_expr.iter_mut().flatten() {
                 e.resize(expr.len(), Int::ZERO);
@@ -177,10 +199,13 @@ fn lay_out(space: &Space, b: &Basic) -> Option<Layout> {
             inline_expr[d] = Some(expr);
         }
     }
-    // Inlining can leave constant floors, trivial or repeated rows behind. Folding a constant
-    // floor removes its column, so the tuple expressions found above fold it too.
-    // (One pass folds the floors constant when it starts; a floor of a folded one becomes
-    // constant for the next pass.)
+}
+
+/// Inlining can leave constant floors, trivial or repeated rows behind. Folding a constant
+/// floor removes its column, so the tuple expressions found above fold it too.
+/// (One pass folds the floors constant when it starts; a floor of a folded one becomes
+/// constant for the next pass.)
+fn fold_constant_floors(b: &mut Basic, inline_expr: &mut [Option<Row>]) {
     loop {
         let constant: Vec<(usize, Int)> = (0..b.n_div())
             .rev()
@@ -205,59 +230,37 @@ fn lay_out(space: &Space, b: &Basic) -> Option<Layout> {
         }
         b.fold_constant_divs();
     }
-    if !b.normalize() {
-        return None;
+}
+
+/// A name `e0, e1, ...` for an unknown local, from `counter` on, that no name of `base` takes.
+fn fresh_local(counter: &mut usize, base: &[String]) -> String {
+    let mut n = format!("e{counter}");
+    *counter += 1;
+    while base.contains(&n) {
+        n = format!("e{counter}");
+        *counter += 1;
     }
-    b.sort_rows();
-    // Names for locals: known divs as floor expressions (built in order), unknown as e0...
-    // Substituting a dimension shown as a floor can make an earlier floor mention a later
-    // one, so floors are named once every column they mention has a name.
+    n
+}
+
+/// Names for the columns (`base` for parameters and dimensions) and the unknown locals:
+/// known divs as floor expressions (built in order), unknown as e0...
+/// Substituting a dimension shown as a floor can make an earlier floor mention a later
+/// one, so floors are named once every column they mention has a name.
+fn name_columns(b: &mut Basic, base: &[String]) -> (Vec<String>, Vec<String>) {
     let mut exists = vec![];
     let mut counter = 0;
     let mut slots: Vec<Option<String>> = base.iter().cloned().map(Some).collect();
     slots.resize(b.width(), None);
     for i in 0..b.n_div() {
         if b.divs[i].is_none() {
-            let mut n = format!("e{counter}");
-            counter += 1;
-            while base.contains(&n) {
-                n = format!("e{counter}");
-                counter += 1;
-            }
+            let n = fresh_local(&mut counter, base);
             exists.push(n.clone());
             slots[b.col_div(i)] = Some(n);
         }
     }
     loop {
-        let mut progress = false;
-        let mut missing = false;
-        for i in 0..b.n_div() {
-            let col = b.col_div(i);
-            if slots[col].is_some() {
-                continue;
-            }
-            let d = b.divs[i].as_ref().expect("unknown locals are named");
-            let ready = d
-                .num
-                .iter()
-                .enumerate()
-                .all(|(k, v)| v.is_zero() || k == 0 || slots[k].is_some());
-            if !ready {
-                missing = true;
-                continue;
-            }
-            let names: Vec<String> = slots
-                .iter()
-                .map(|n| n.clone().unwrap_or_default())
-                .collect();
-            let num = fmt_affine(&d.num, &names);
-            slots[col] = Some(if num.contains(' ') || num.starts_with('-') {
-                format!("floor(({num})/{})", d.den)
-            } else {
-                format!("floor({num}/{})", d.den)
-            });
-            progress = true;
-        }
+        let (progress, missing) = name_ready_floors(b, &mut slots);
         if !missing {
             break;
         }
@@ -268,12 +271,7 @@ fn lay_out(space: &Space, b: &Basic) -> Option<Layout> {
                 let col = b.col_div(i);
                 if slots[col].is_none() {
                     b.divs[i] = None;
-                    let mut n = format!("e{counter}");
-                    counter += 1;
-                    while base.contains(&n) {
-                        n = format!("e{counter}");
-                        counter += 1;
-                    }
+                    let n = fresh_local(&mut counter, base);
                     exists.push(n.clone());
                     slots[col] = Some(n);
                 }
@@ -282,12 +280,42 @@ fn lay_out(space: &Space, b: &Basic) -> Option<Layout> {
         }
     }
     let names: Vec<String> = slots.into_iter().map(Option::unwrap_or_default).collect();
-    Some(Layout {
-        b,
-        inline_expr,
-        names,
-        exists,
-    })
+    (names, exists)
+}
+
+/// Names the known floors whose columns all have names; whether one was named, and
+/// whether one is left unnamed.
+fn name_ready_floors(b: &Basic, slots: &mut [Option<String>]) -> (bool, bool) {
+    let mut progress = false;
+    let mut missing = false;
+    for i in 0..b.n_div() {
+        let col = b.col_div(i);
+        if slots[col].is_some() {
+            continue;
+        }
+        let d = b.divs[i].as_ref().expect("unknown locals are named");
+        let ready = d
+            .num
+            .iter()
+            .enumerate()
+            .all(|(k, v)| v.is_zero() || k == 0 || slots[k].is_some());
+        if !ready {
+            missing = true;
+            continue;
+        }
+        let names: Vec<String> = slots
+            .iter()
+            .map(|n| n.clone().unwrap_or_default())
+            .collect();
+        let num = fmt_affine(&d.num, &names);
+        slots[col] = Some(if num.contains(' ') || num.starts_with('-') {
+            format!("floor(({num})/{})", d.den)
+        } else {
+            format!("floor({num}/{})", d.den)
+        });
+        progress = true;
+    }
+    (progress, missing)
 }
 
 /// `None` when normalisation shows the conjunction is empty (it then prints as nothing).

@@ -814,42 +814,6 @@ impl Interpreter {
         step: usize,
     ) -> Result<Vec<Value>, Diagnostic> {
         let name = call.name.text.as_str();
-        if name == "copy" || name == "copy_scaled" {
-            // The third argument names an array of the kernel, not a handle.
-            let ctx = OpCtx {
-                source,
-                call,
-                frame,
-                step,
-            };
-            self.copy(&ctx)?;
-            return Ok(vec![]);
-        }
-        if name == "expand" {
-            let ctx = OpCtx {
-                source,
-                call,
-                frame,
-                step,
-            };
-            self.expand(&ctx)?;
-            return Ok(vec![]);
-        }
-        if name == "contract" {
-            // The first argument names a variable or a storage, not a handle.
-            let ctx = OpCtx {
-                source,
-                call,
-                frame,
-                step,
-            };
-            self.contract(&ctx)?;
-            return Ok(vec![]);
-        }
-        let mut args = vec![];
-        for a in &call.args {
-            args.push((self.eval(a, frame, source)?, a.span()));
-        }
         let ctx = OpCtx {
             source,
             call,
@@ -857,82 +821,135 @@ impl Interpreter {
             step,
         };
         match name {
+            // The third argument names an array of the kernel, not a handle.
+            "copy" | "copy_scaled" => {
+                self.copy(&ctx)?;
+                return Ok(vec![]);
+            }
+            "expand" => {
+                self.expand(&ctx)?;
+                return Ok(vec![]);
+            }
+            // The first argument names a variable or a storage, not a handle.
+            "contract" => {
+                self.contract(&ctx)?;
+                return Ok(vec![]);
+            }
+            _ => {}
+        }
+        let mut args = vec![];
+        for a in &call.args {
+            args.push((self.eval(a, frame, source)?, a.span()));
+        }
+        self.call_builtin(&ctx, args)
+    }
+
+    /// Runs a built-in operation (or a procedure) on its evaluated arguments.
+    fn call_builtin(
+        &mut self,
+        ctx: &OpCtx,
+        args: Vec<(Value, Span)>,
+    ) -> Result<Vec<Value>, Diagnostic> {
+        let name = ctx.call.name.text.as_str();
+        match name {
             "realign" => {
-                let [l1, l2, n] = self.arity::<3>(&ctx, &args, &["l1", "l2", "n"])?;
+                let [l1, l2, n] = self.arity::<3>(ctx, &args, &["l1", "l2", "n"])?;
                 let (h1, h2, n) = (
-                    self.handle(&ctx, &l1)?,
-                    self.handle(&ctx, &l2)?,
-                    self.int(&ctx, &n)?,
+                    self.handle(ctx, &l1)?,
+                    self.handle(ctx, &l2)?,
+                    self.int(ctx, &n)?,
                 );
-                self.realign(&ctx, h1, h2, n)?;
+                self.realign(ctx, h1, h2, n)?;
                 Ok(vec![])
             }
             "move_before" => {
-                let [l, m] = self.arity::<2>(&ctx, &args, &["l", "m"])?;
-                let (hl, hm) = (self.handle(&ctx, &l)?, self.handle(&ctx, &m)?);
-                self.move_before(&ctx, hl, hm)?;
+                let [l, m] = self.arity::<2>(ctx, &args, &["l", "m"])?;
+                let (hl, hm) = (self.handle(ctx, &l)?, self.handle(ctx, &m)?);
+                self.move_before(ctx, hl, hm)?;
                 Ok(vec![])
             }
             "lift" => {
-                let [l, n] = self.arity::<2>(&ctx, &args, &["l", "n"])?;
-                let (h, n) = (self.handle(&ctx, &l)?, self.int(&ctx, &n)?);
-                Ok(vec![Value::Handle(self.lift(&ctx, h, n)?)])
+                let [l, n] = self.arity::<2>(ctx, &args, &["l", "n"])?;
+                let (h, n) = (self.handle(ctx, &l)?, self.int(ctx, &n)?);
+                Ok(vec![Value::Handle(self.lift(ctx, h, n)?)])
             }
             "affine" => {
-                let [l, f] = self.arity::<2>(&ctx, &args, &["l", "MAP"])?;
-                let h = self.handle(&ctx, &l)?;
-                let f = self.isl_map(&ctx, &f)?;
-                self.affine(&ctx, h, f.0, &f.1)?;
+                let [l, f] = self.arity::<2>(ctx, &args, &["l", "MAP"])?;
+                let h = self.handle(ctx, &l)?;
+                let f = self.isl_map(ctx, &f)?;
+                self.affine(ctx, h, f.0, &f.1)?;
                 Ok(vec![])
             }
             "isplit" => {
-                let [l, p, n] = self.arity::<3>(&ctx, &args, &["l", "SET", "n"])?;
-                let h = self.handle(&ctx, &l)?;
-                let p = self.isl_set(&ctx, &p)?;
-                let n = self.int(&ctx, &n)?;
-                let (a, b) = self.isplit(&ctx, h, p.0, &p.1, n)?;
+                let [l, p, n] = self.arity::<3>(ctx, &args, &["l", "SET", "n"])?;
+                let h = self.handle(ctx, &l)?;
+                let p = self.isl_set(ctx, &p)?;
+                let n = self.int(ctx, &n)?;
+                let (a, b) = self.isplit(ctx, h, p.0, &p.1, n)?;
                 Ok(vec![Value::Handle(a), Value::Handle(b)])
             }
             "tile" if args.len() == 3 => {
-                self.loop_op(&ctx, &args)?;
+                self.loop_op(ctx, &args)?;
                 Ok(vec![])
             }
             _ if LOOP_OPS.contains(&name) => {
-                self.loop_op(&ctx, &args)?;
+                self.loop_op(ctx, &args)?;
                 Ok(vec![])
             }
-            "tile" => {
-                let [l, sizes] = self.arity::<2>(&ctx, &args, &["l", "[sizes]"])?;
-                let h = self.handle(&ctx, &l)?;
-                let (sizes, span) = match &sizes.0 {
-                    Value::List(v) => (v.clone(), sizes.1.clone()),
-                    v => {
-                        return Err(Diagnostic::new(
-                            codes::WRONG_ARGUMENT_TYPE,
-                            format!("`tile` takes a list of sizes, found {}", v.describe()),
-                        )
-                        .with_label(
-                            source,
-                            sizes.1.clone(),
-                            "expected `[32, 32]` or similar",
-                        ))
-                    }
-                };
-                self.tile(&ctx, h, &sizes, &span)?;
-                Ok(vec![])
+            "tile" => self.tile_call(ctx, &args),
+            "hoist" => self.hoist_call(ctx, &args),
+            "parallel" | "vectorize" | "unroll" => self.mark_call(ctx, args),
+            _ => self.call_proc(ctx, args),
+        }
+    }
+
+    /// `tile(l, [sizes])`.
+    fn tile_call(&mut self, ctx: &OpCtx, args: &[(Value, Span)]) -> Result<Vec<Value>, Diagnostic> {
+        let [l, sizes] = self.arity::<2>(ctx, args, &["l", "[sizes]"])?;
+        let h = self.handle(ctx, &l)?;
+        let (sizes, span) = match &sizes.0 {
+            Value::List(v) => (v.clone(), sizes.1.clone()),
+            v => {
+                return Err(Diagnostic::new(
+                    codes::WRONG_ARGUMENT_TYPE,
+                    format!("`tile` takes a list of sizes, found {}", v.describe()),
+                )
+                .with_label(
+                    ctx.source,
+                    sizes.1.clone(),
+                    "expected `[32, 32]` or similar",
+                ))
             }
-            "hoist" => {
-                if args.len() != 2 && args.len() != 3 {
-                    let _ = self.arity::<2>(&ctx, &args, &["l", "SLICE", "[n]"])?;
-                }
-                let h = self.handle(&ctx, &args[0])?;
-                let n = match args.get(2) {
-                    Some(n) => self.int(&ctx, n)? as usize,
-                    None => 0,
-                };
-                self.hoist(&ctx, h, &args[1], n)?;
-                Ok(vec![])
-            }
+        };
+        self.tile(ctx, h, &sizes, &span)?;
+        Ok(vec![])
+    }
+
+    /// `hoist(l, SLICE[, n])`.
+    fn hoist_call(
+        &mut self,
+        ctx: &OpCtx,
+        args: &[(Value, Span)],
+    ) -> Result<Vec<Value>, Diagnostic> {
+        if args.len() != 2 && args.len() != 3 {
+            let _ = self.arity::<2>(ctx, args, &["l", "SLICE", "[n]"])?;
+        }
+        let h = self.handle(ctx, &args[0])?;
+        let n = match args.get(2) {
+            Some(n) => self.int(ctx, n)? as usize,
+            None => 0,
+        };
+        self.hoist(ctx, h, &args[1], n)?;
+        Ok(vec![])
+    }
+
+    /// The loop marks: `parallel(l, k[, op])`, `vectorize(l, k)`, `unroll(l, k, u)`.
+    fn mark_call(
+        &mut self,
+        ctx: &OpCtx,
+        mut args: Vec<(Value, Span)>,
+    ) -> Result<Vec<Value>, Diagnostic> {
+        match ctx.call.name.text.as_str() {
             "parallel" => {
                 let reduction = if args.len() == 3 {
                     match args.pop() {
@@ -942,7 +959,7 @@ impl Interpreter {
                                 "expected a reduction operator (`+`, `*`, `min` or `max`), found {}",
                                 v.describe()
                             ))
-                            .with_label(source, span, "the reduction operator")
+                            .with_label(ctx.source, span, "the reduction operator")
                             .with_note("`parallel(l, k, +)` runs loop k in parallel, combining the updates of `s += e` statements"))
                         }
                         None => None,
@@ -950,27 +967,24 @@ impl Interpreter {
                 } else {
                     None
                 };
-                let [l, k] = self.arity::<2>(&ctx, &args, &["l", "k", "[op]"])?;
-                let (h, k) = (self.handle(&ctx, &l)?, self.int(&ctx, &k)?);
+                let [l, k] = self.arity::<2>(ctx, &args, &["l", "k", "[op]"])?;
+                let (h, k) = (self.handle(ctx, &l)?, self.int(ctx, &k)?);
                 let kind = MarkKind::Parallel { reduction };
-                self.mark(&ctx, h, k, kind)?;
-                Ok(vec![])
+                self.mark(ctx, h, k, kind)?;
             }
             "vectorize" => {
-                let [l, k] = self.arity::<2>(&ctx, &args, &["l", "k"])?;
-                let (h, k) = (self.handle(&ctx, &l)?, self.int(&ctx, &k)?);
-                self.mark(&ctx, h, k, MarkKind::Vectorize)?;
-                Ok(vec![])
+                let [l, k] = self.arity::<2>(ctx, &args, &["l", "k"])?;
+                let (h, k) = (self.handle(ctx, &l)?, self.int(ctx, &k)?);
+                self.mark(ctx, h, k, MarkKind::Vectorize)?;
             }
-            "unroll" => {
-                let [l, k, u] = self.arity::<3>(&ctx, &args, &["l", "k", "u"])?;
-                let (h, k) = (self.handle(&ctx, &l)?, self.int(&ctx, &k)?);
-                let factor = Self::unroll_factor(&ctx, &u)?;
-                self.mark(&ctx, h, k, MarkKind::Unroll { factor })?;
-                Ok(vec![])
+            _ => {
+                let [l, k, u] = self.arity::<3>(ctx, &args, &["l", "k", "u"])?;
+                let (h, k) = (self.handle(ctx, &l)?, self.int(ctx, &k)?);
+                let factor = Self::unroll_factor(ctx, &u)?;
+                self.mark(ctx, h, k, MarkKind::Unroll { factor })?;
             }
-            _ => self.call_proc(&ctx, args),
         }
+        Ok(vec![])
     }
 
     fn call_proc(

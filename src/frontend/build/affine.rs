@@ -1,98 +1,29 @@
 //! Affine expressions, conditions and comparisons.
 
 use super::*;
+use lang_c::ast::{BinaryOperatorExpression, CastExpression, ConditionalExpression, Identifier};
+
+/// One affine piece, everywhere.
+fn one(x: LinExpr) -> Affine<PwAff> {
+    Ok(Ok(vec![Piece {
+        cond: None,
+        expr: x,
+    }]))
+}
+
+/// Not affine, for the reason given.
+fn not(why: String) -> Affine<PwAff> {
+    Ok(Err(why))
+}
 
 impl<'a> Builder<'a> {
     /// An integer expression as an affine function of the iterators and parameters.
     /// `bound` is set for loop bounds, where a variable the region writes is an error rather
     /// than an approximation.
     pub(super) fn aff(&mut self, e: &Node<Expression>, bound: bool) -> Affine<PwAff> {
-        let one = |x: LinExpr| {
-            Ok(Ok(vec![Piece {
-                cond: None,
-                expr: x,
-            }]))
-        };
-        let not = |why: String| Ok(Err(why));
         match &e.node {
-            Expression::Constant(c) => match &c.node {
-                Constant::Integer(i) => {
-                    let digits = i.number.trim_start_matches("0x").trim_start_matches("0X");
-                    let digits = digits.trim_start_matches("0b").trim_start_matches("0B");
-                    let radix = match i.base {
-                        IntegerBase::Decimal => 10,
-                        IntegerBase::Octal => 8,
-                        IntegerBase::Hexadecimal => 16,
-                        IntegerBase::Binary => 2,
-                    };
-                    let digits = if digits.is_empty() { "0" } else { digits };
-                    match i64::from_str_radix(digits, radix) {
-                        Ok(v) => one(LinExpr::constant(v)),
-                        Err(_) => not(format!(
-                            "the constant `{}` is too large",
-                            self.pre_text(&e.span)
-                        )),
-                    }
-                }
-                Constant::Float(_) => not(format!(
-                    "`{}` is a floating-point value",
-                    self.pre_text(&e.span)
-                )),
-                Constant::Character(ch) => {
-                    let inner = ch.trim_start_matches('\'').trim_end_matches('\'');
-                    let mut cs = inner.chars();
-                    match (cs.next(), cs.next()) {
-                        (Some(c), None) if c != '\\' => one(LinExpr::constant(c as i64)),
-                        _ => not(format!("the character constant {ch}")),
-                    }
-                }
-            },
-            Expression::Identifier(id) => {
-                let name = &id.node.name;
-                match self.lookup(name) {
-                    Some(Binding::Iter(m)) => return one(LinExpr::var(m)),
-                    Some(Binding::Local { .. }) => {
-                        return not(format!("`{name}` is computed inside the region"))
-                    }
-                    Some(Binding::OpaqueLocal) => {
-                        return not(format!("`{name}` changes inside the construct"))
-                    }
-                    None => {}
-                }
-                if let Some(info) = self.syms.get(name) {
-                    if info.function {
-                        return not(format!("`{name}` is a function"));
-                    }
-                    if info.rank > 0 {
-                        return not(format!("`{name}` is an array or pointer"));
-                    }
-                    if !matches!(info.class, TypeClass::Integer { .. }) {
-                        return not(format!("`{name}` is not an integer"));
-                    }
-                }
-                if self.pre.counters.contains(name) {
-                    return not(format!("`{name}` is a loop counter, used outside its loop"));
-                }
-                if let Some(w) = self.pre.written.get(name) {
-                    if bound {
-                        let d = self.err(
-                            format!("`{name}` bounds a loop, so it must be a parameter, but the region writes it"),
-                            &e.span,
-                            "used as a loop bound here",
-                        );
-                        let ws = self.sm.span_or_pre(w.clone());
-                        return Err(self
-                            .with_label(d, &ws, format!("`{name}` is written here"))
-                            .with_note("parameters are the integers that loop bounds depend on; they must not change inside the region")
-                            .with_help(format!("compute `{name}` before `#pragma scop`")));
-                    }
-                    return not(format!("`{name}` is written inside the region"));
-                }
-                if !self.params.contains(name) {
-                    self.params.push(name.clone());
-                }
-                one(LinExpr::var(name))
-            }
+            Expression::Constant(c) => self.aff_constant(e, c),
+            Expression::Identifier(id) => self.aff_identifier(e, id, bound),
             Expression::UnaryOperator(u) => match u.node.operator.node {
                 UnaryOperator::Minus => Ok(self.aff(&u.node.operand, bound)?.map(|p| {
                     p.into_iter()
@@ -105,123 +36,235 @@ impl<'a> Builder<'a> {
                 UnaryOperator::Plus => self.aff(&u.node.operand, bound),
                 _ => not(format!("`{}` is not affine", self.pre_text(&e.span))),
             },
-            Expression::Cast(c) => {
-                let (class, rank) = self
-                    .syms
-                    .class_of_type_name(&c.node.type_name.node.specifiers);
-                let derived = c
-                    .node
-                    .type_name
-                    .node
-                    .declarator
-                    .as_ref()
-                    .map_or(0, |d| declarator_rank(&d.node));
-                if matches!(class, TypeClass::Integer { .. }) && rank + derived == 0 {
-                    self.aff(&c.node.expression, bound)
-                } else {
-                    not(format!(
-                        "`{}` converts to a non-integer type",
-                        self.pre_text(&e.span)
-                    ))
-                }
-            }
+            Expression::Cast(c) => self.aff_cast(e, c, bound),
             Expression::BinaryOperator(b) if b.node.operator.node != BinaryOperator::Index => {
-                let op = b.node.operator.node.clone();
-                let supported = matches!(
-                    op,
-                    BinaryOperator::Plus
-                        | BinaryOperator::Minus
-                        | BinaryOperator::Multiply
-                        | BinaryOperator::ShiftLeft
-                        | BinaryOperator::Divide
-                        | BinaryOperator::Modulo
-                );
-                if !supported {
-                    return not(format!("`{}` is not affine", self.pre_text(&e.span)));
-                }
-                let l = match self.aff(&b.node.lhs, bound)? {
-                    Ok(l) => l,
-                    Err(w) => return not(w),
-                };
-                let r = match self.aff(&b.node.rhs, bound)? {
-                    Ok(r) => r,
-                    Err(w) => return not(w),
-                };
-                let (lc, rc) = (constant_of(&l), constant_of(&r));
-                match op {
-                    BinaryOperator::Plus => Ok(Ok(combine(&l, &r, LinExpr::add))),
-                    BinaryOperator::Minus => Ok(Ok(combine(&l, &r, LinExpr::sub))),
-                    BinaryOperator::Multiply => match (lc, rc) {
-                        (_, Some(k)) => Ok(Ok(combine(&l, &r, |a, _| a.scale(&k)))),
-                        (Some(k), _) => Ok(Ok(combine(&l, &r, |_, b| b.scale(&k)))),
-                        _ => not(format!(
-                            "`{}` multiplies two variables",
-                            self.pre_text(&e.span)
-                        )),
-                    },
-                    BinaryOperator::ShiftLeft => match rc.and_then(|k| k.to_i64()) {
-                        Some(k) if (0..62).contains(&k) => {
-                            let f = Int::from(1i64 << k);
-                            Ok(Ok(combine(&l, &r, |a, _| a.scale(&f))))
-                        }
-                        _ => not(format!("`{}` is not affine", self.pre_text(&e.span))),
-                    },
-                    // C division truncates towards zero; only constants are folded.
-                    _ => match (lc.and_then(|x| x.to_i64()), rc.and_then(|x| x.to_i64())) {
-                        (Some(a), Some(b)) if b != 0 => {
-                            let v = if op == BinaryOperator::Divide {
-                                a.checked_div(b)
-                            } else {
-                                a.checked_rem(b)
-                            };
-                            match v {
-                                Some(v) => one(LinExpr::constant(v)),
-                                None => not("division overflows".into()),
-                            }
-                        }
-                        _ => not(format!(
-                            "`{}` divides (C division truncates; only constants are folded)",
-                            self.pre_text(&e.span)
-                        )),
-                    },
-                }
+                self.aff_binary(e, b, bound)
             }
-            Expression::Conditional(c) => {
-                let cond = match self.condition(&c.node.condition, bound)? {
-                    Ok(s) => s,
-                    Err(w) => return not(w),
-                };
-                let t = match self.aff(&c.node.then_expression, bound)? {
-                    Ok(t) => t,
-                    Err(w) => return not(w),
-                };
-                let f = match self.aff(&c.node.else_expression, bound)? {
-                    Ok(f) => f,
-                    Err(w) => return not(w),
-                };
-                let yes = Some(cond.clone());
-                let no = Some(self.complement(&cond));
-                let mut out = vec![];
-                for p in t {
-                    out.push(Piece {
-                        cond: and_cond(&yes, &p.cond),
-                        expr: p.expr,
-                    });
-                }
-                for p in f {
-                    out.push(Piece {
-                        cond: and_cond(&no, &p.cond),
-                        expr: p.expr,
-                    });
-                }
-                Ok(Ok(out))
-            }
+            Expression::Conditional(c) => self.aff_conditional(c, bound),
             Expression::BinaryOperator(_) => {
                 not(format!("`{}` reads an array", self.pre_text(&e.span)))
             }
             Expression::Call(_) => not(format!("`{}` calls a function", self.pre_text(&e.span))),
             _ => not(format!("`{}` is not affine", self.pre_text(&e.span))),
         }
+    }
+
+    /// A constant `c` (the expression `e`): an integer or a plain character.
+    fn aff_constant(&self, e: &Node<Expression>, c: &Node<Constant>) -> Affine<PwAff> {
+        match &c.node {
+            Constant::Integer(i) => {
+                let digits = i.number.trim_start_matches("0x").trim_start_matches("0X");
+                let digits = digits.trim_start_matches("0b").trim_start_matches("0B");
+                let radix = match i.base {
+                    IntegerBase::Decimal => 10,
+                    IntegerBase::Octal => 8,
+                    IntegerBase::Hexadecimal => 16,
+                    IntegerBase::Binary => 2,
+                };
+                let digits = if digits.is_empty() { "0" } else { digits };
+                match i64::from_str_radix(digits, radix) {
+                    Ok(v) => one(LinExpr::constant(v)),
+                    Err(_) => not(format!(
+                        "the constant `{}` is too large",
+                        self.pre_text(&e.span)
+                    )),
+                }
+            }
+            Constant::Float(_) => not(format!(
+                "`{}` is a floating-point value",
+                self.pre_text(&e.span)
+            )),
+            Constant::Character(ch) => {
+                let inner = ch.trim_start_matches('\'').trim_end_matches('\'');
+                let mut cs = inner.chars();
+                match (cs.next(), cs.next()) {
+                    (Some(c), None) if c != '\\' => one(LinExpr::constant(c as i64)),
+                    _ => not(format!("the character constant {ch}")),
+                }
+            }
+        }
+    }
+
+    /// A variable (the expression `e`): an iterator, or an integer the region does not write,
+    /// which becomes a parameter.
+    fn aff_identifier(
+        &mut self,
+        e: &Node<Expression>,
+        id: &Node<Identifier>,
+        bound: bool,
+    ) -> Affine<PwAff> {
+        let name = &id.node.name;
+        match self.lookup(name) {
+            Some(Binding::Iter(m)) => return one(LinExpr::var(m)),
+            Some(Binding::Local { .. }) => {
+                return not(format!("`{name}` is computed inside the region"))
+            }
+            Some(Binding::OpaqueLocal) => {
+                return not(format!("`{name}` changes inside the construct"))
+            }
+            None => {}
+        }
+        if let Some(info) = self.syms.get(name) {
+            if info.function {
+                return not(format!("`{name}` is a function"));
+            }
+            if info.rank > 0 {
+                return not(format!("`{name}` is an array or pointer"));
+            }
+            if !matches!(info.class, TypeClass::Integer { .. }) {
+                return not(format!("`{name}` is not an integer"));
+            }
+        }
+        if self.pre.counters.contains(name) {
+            return not(format!("`{name}` is a loop counter, used outside its loop"));
+        }
+        if let Some(w) = self.pre.written.get(name) {
+            if bound {
+                let d = self.err(
+                    format!("`{name}` bounds a loop, so it must be a parameter, but the region writes it"),
+                    &e.span,
+                    "used as a loop bound here",
+                );
+                let ws = self.sm.span_or_pre(w.clone());
+                return Err(self
+                    .with_label(d, &ws, format!("`{name}` is written here"))
+                    .with_note("parameters are the integers that loop bounds depend on; they must not change inside the region")
+                    .with_help(format!("compute `{name}` before `#pragma scop`")));
+            }
+            return not(format!("`{name}` is written inside the region"));
+        }
+        if !self.params.contains(name) {
+            self.params.push(name.clone());
+        }
+        one(LinExpr::var(name))
+    }
+
+    /// A cast (the expression `e`): affine when to an integer type.
+    fn aff_cast(
+        &mut self,
+        e: &Node<Expression>,
+        c: &Node<CastExpression>,
+        bound: bool,
+    ) -> Affine<PwAff> {
+        let (class, rank) = self
+            .syms
+            .class_of_type_name(&c.node.type_name.node.specifiers);
+        let derived = c
+            .node
+            .type_name
+            .node
+            .declarator
+            .as_ref()
+            .map_or(0, |d| declarator_rank(&d.node));
+        if matches!(class, TypeClass::Integer { .. }) && rank + derived == 0 {
+            self.aff(&c.node.expression, bound)
+        } else {
+            not(format!(
+                "`{}` converts to a non-integer type",
+                self.pre_text(&e.span)
+            ))
+        }
+    }
+
+    /// A binary operation other than indexing (the expression `e`): sums, products and shifts
+    /// by constants, divisions of constants.
+    fn aff_binary(
+        &mut self,
+        e: &Node<Expression>,
+        b: &Node<BinaryOperatorExpression>,
+        bound: bool,
+    ) -> Affine<PwAff> {
+        let op = b.node.operator.node.clone();
+        let supported = matches!(
+            op,
+            BinaryOperator::Plus
+                | BinaryOperator::Minus
+                | BinaryOperator::Multiply
+                | BinaryOperator::ShiftLeft
+                | BinaryOperator::Divide
+                | BinaryOperator::Modulo
+        );
+        if !supported {
+            return not(format!("`{}` is not affine", self.pre_text(&e.span)));
+        }
+        let l = match self.aff(&b.node.lhs, bound)? {
+            Ok(l) => l,
+            Err(w) => return not(w),
+        };
+        let r = match self.aff(&b.node.rhs, bound)? {
+            Ok(r) => r,
+            Err(w) => return not(w),
+        };
+        let (lc, rc) = (constant_of(&l), constant_of(&r));
+        match op {
+            BinaryOperator::Plus => Ok(Ok(combine(&l, &r, LinExpr::add))),
+            BinaryOperator::Minus => Ok(Ok(combine(&l, &r, LinExpr::sub))),
+            BinaryOperator::Multiply => match (lc, rc) {
+                (_, Some(k)) => Ok(Ok(combine(&l, &r, |a, _| a.scale(&k)))),
+                (Some(k), _) => Ok(Ok(combine(&l, &r, |_, b| b.scale(&k)))),
+                _ => not(format!(
+                    "`{}` multiplies two variables",
+                    self.pre_text(&e.span)
+                )),
+            },
+            BinaryOperator::ShiftLeft => match rc.and_then(|k| k.to_i64()) {
+                Some(k) if (0..62).contains(&k) => {
+                    let f = Int::from(1i64 << k);
+                    Ok(Ok(combine(&l, &r, |a, _| a.scale(&f))))
+                }
+                _ => not(format!("`{}` is not affine", self.pre_text(&e.span))),
+            },
+            // C division truncates towards zero; only constants are folded.
+            _ => match (lc.and_then(|x| x.to_i64()), rc.and_then(|x| x.to_i64())) {
+                (Some(a), Some(b)) if b != 0 => {
+                    let v = if op == BinaryOperator::Divide {
+                        a.checked_div(b)
+                    } else {
+                        a.checked_rem(b)
+                    };
+                    match v {
+                        Some(v) => one(LinExpr::constant(v)),
+                        None => not("division overflows".into()),
+                    }
+                }
+                _ => not(format!(
+                    "`{}` divides (C division truncates; only constants are folded)",
+                    self.pre_text(&e.span)
+                )),
+            },
+        }
+    }
+
+    /// `c ? t : f`: the pieces of `t` where `c` holds and those of `f` where it does not.
+    fn aff_conditional(&mut self, c: &Node<ConditionalExpression>, bound: bool) -> Affine<PwAff> {
+        let cond = match self.condition(&c.node.condition, bound)? {
+            Ok(s) => s,
+            Err(w) => return not(w),
+        };
+        let t = match self.aff(&c.node.then_expression, bound)? {
+            Ok(t) => t,
+            Err(w) => return not(w),
+        };
+        let f = match self.aff(&c.node.else_expression, bound)? {
+            Ok(f) => f,
+            Err(w) => return not(w),
+        };
+        let yes = Some(cond.clone());
+        let no = Some(self.complement(&cond));
+        let mut out = vec![];
+        for p in t {
+            out.push(Piece {
+                cond: and_cond(&yes, &p.cond),
+                expr: p.expr,
+            });
+        }
+        for p in f {
+            out.push(Piece {
+                cond: and_cond(&no, &p.cond),
+                expr: p.expr,
+            });
+        }
+        Ok(Ok(out))
     }
 
     /// A condition as a set over the current iterators (`bound`: see [`Builder::aff`]).

@@ -7,71 +7,14 @@ impl<'a> Builder<'a> {
     /// nothing has changed).
     pub(super) fn for_loop(&mut self, f: &ForStatement, s: &Node<Statement>) -> Affine<()> {
         // The counter and its first value.
-        let (c_name, init, declared) = match &f.initializer.node {
-            ForInitializer::Expression(e) => match &e.node {
-                Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Assign => {
-                    match &b.node.lhs.node {
-                        Expression::Identifier(id) => (id.node.name.clone(), &*b.node.rhs, false),
-                        _ => return Ok(Err("the loop does not start with `i = …`".into())),
-                    }
-                }
-                _ => return Ok(Err("the loop does not start with `i = …`".into())),
-            },
-            ForInitializer::Declaration(d) => {
-                let (class, base) = self.syms.class_of_decl(&d.node.specifiers);
-                match d.node.declarators.as_slice() {
-                    [x] => match (
-                        declarator_name(&x.node.declarator.node),
-                        &x.node.initializer,
-                    ) {
-                        (Some(n), Some(init))
-                            if base + declarator_rank(&x.node.declarator.node) == 0 =>
-                        {
-                            if !matches!(class, TypeClass::Integer { .. }) {
-                                return Ok(Err(format!("the counter `{n}` is not an integer")));
-                            }
-                            match &init.node {
-                                Initializer::Expression(e) => (n, &**e, true),
-                                _ => return Ok(Err("the loop does not start with `i = …`".into())),
-                            }
-                        }
-                        _ => return Ok(Err("the loop does not start with `int i = …`".into())),
-                    },
-                    _ => return Ok(Err("the loop declares several variables".into())),
-                }
-            }
-            _ => return Ok(Err("the loop does not start with `i = …`".into())),
+        let (c_name, init, declared) = match self.loop_counter(f) {
+            Ok(c) => c,
+            Err(why) => return Ok(Err(why)),
         };
-        let mut outer_counter = false;
-        // Writing the counter of an enclosing loop is never modelled.
-        if !declared {
-            match self.lookup(&c_name) {
-                Some(Binding::Iter(_)) => {
-                    let d = self.iterator_write(&c_name, &f.initializer.span);
-                    return Err(Diagnostic {
-                        message: format!(
-                            "this loop reuses the counter `{c_name}` of an enclosing loop"
-                        ),
-                        ..d
-                    }
-                    .with_help(format!(
-                        "count with another variable, or declare a new one: `for (int {c_name} = …)`"
-                    )));
-                }
-                Some(Binding::Local { rank, .. }) if *rank > 0 => {
-                    return Ok(Err(format!("the counter `{c_name}` is an array")));
-                }
-                None => {
-                    if let Some(info) = self.syms.get(&c_name) {
-                        if info.rank > 0 || !matches!(info.class, TypeClass::Integer { .. }) {
-                            return Ok(Err(format!("the counter `{c_name}` is not an integer")));
-                        }
-                        outer_counter = info.class == TypeClass::Integer { unsigned: false };
-                    }
-                }
-                _ => {}
-            }
-        }
+        let outer_counter = match self.outer_counter(f, &c_name, declared)? {
+            Ok(o) => o,
+            Err(why) => return Ok(Err(why)),
+        };
         // The step: a constant added to the counter.
         let step = match &f.step {
             Some(st) => match self.step(&st.node, &c_name)? {
@@ -87,35 +30,7 @@ impl<'a> Builder<'a> {
             Ok(p) => p,
             Err(why) => return Ok(Err(format!("the initial value is not affine: {why}"))),
         };
-        // Enter the loop: the counter is now an iterator.
-        let outer_dims = self.dims();
-        let iterator = if outer_dims.contains(&c_name) {
-            self.fresh(&c_name, |n| outer_dims.iter().any(|d| d == n))
-        } else {
-            c_name.clone()
-        };
-        // The header `for (…)`, up to its closing parenthesis.
-        let body_start = f.statement.span.start.max(s.span.start);
-        let header_end = self
-            .sm
-            .pre
-            .get(s.span.start..body_start)
-            .and_then(|h| h.rfind(')'))
-            .map_or(body_start, |p| s.span.start + p + 1);
-        let header = Span::span(s.span.start, header_end);
-        self.scopes.push(HashMap::new());
-        self.bind(&c_name, Binding::Iter(iterator.clone()));
-        self.loops.push(Frame {
-            iterator: iterator.clone(),
-            c_name: c_name.clone(),
-            step: step.clone(),
-            first: match init_pw.as_slice() {
-                [Piece { cond: None, expr }] => Some(expr.clone()),
-                _ => None,
-            },
-            span: self.span(&header),
-            outer_counter,
-        });
+        let iterator = self.enter_loop(f, s, &c_name, &step, &init_pw, outer_counter);
         let leave = |b: &mut Self| {
             b.loops.pop();
             b.scopes.pop();
@@ -131,42 +46,8 @@ impl<'a> Builder<'a> {
                 return Err(d);
             }
         };
-        // The iterations from the first value on, along the stride.
-        let dims = self.dims();
-        let i = LinExpr::var(&iterator);
-        let up = step.is_positive();
-        let mut lower: Option<Set> = None;
-        for p in &init_pw {
-            let base = match &p.cond {
-                Some(c) => self.ctx.intersect(c),
-                None => self.ctx.clone(),
-            };
-            let from = if up { i.sub(&p.expr) } else { p.expr.sub(&i) };
-            let mut s =
-                aff::add_dim(&base, &iterator).intersect(&aff::set_from(&dims, &[], &[from]));
-            if !step.abs().is_one() {
-                s = s.intersect(&aff::congruence(&dims, &i.sub(&p.expr), &step.abs()));
-            }
-            lower = Some(match lower {
-                None => s,
-                Some(l) => l.union(&s),
-            });
-        }
-        let lower = lower.expect("an affine value has a piece");
-        // The condition must stay false once it is false (an upper bound for a loop counting
-        // up), or the loop would stop at its first false test where the domain goes on.
-        let failing = aff::widen_last(&lower.subtract(&cond_set), false);
-        let holding = aff::widen_last(&lower.intersect(&cond_set), true);
-        let later = format!("{iterator}'");
-        let mut dims2 = dims.clone();
-        dims2.push(later.clone());
-        let order = if up {
-            LinExpr::var(&later).sub(&i)
-        } else {
-            i.sub(&LinExpr::var(&later))
-        };
-        let order = aff::set_from(&dims2, &[], &[order.add_constant(&Int::from(-1))]);
-        if !failing.intersect(&holding).intersect(&order).is_empty() {
+        let lower = self.iterations_from(&init_pw, &iterator, &step);
+        if !self.stays_false(&lower, &cond_set, &iterator, step.is_positive()) {
             leave(self);
             return Ok(Err(format!(
                 "the condition is not a bound on `{c_name}` (it can become true again after the loop stops)"
@@ -183,6 +64,173 @@ impl<'a> Builder<'a> {
         self.ctx = saved;
         leave(self);
         r.map(Ok)
+    }
+
+    /// The loop's counter, its first value and whether the loop declares it; or why the
+    /// initializer is not `i = …` / `int i = …`.
+    fn loop_counter<'f>(
+        &self,
+        f: &'f ForStatement,
+    ) -> Result<(String, &'f Node<Expression>, bool), String> {
+        match &f.initializer.node {
+            ForInitializer::Expression(e) => match &e.node {
+                Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Assign => {
+                    match &b.node.lhs.node {
+                        Expression::Identifier(id) => {
+                            Ok((id.node.name.clone(), &*b.node.rhs, false))
+                        }
+                        _ => Err("the loop does not start with `i = …`".into()),
+                    }
+                }
+                _ => Err("the loop does not start with `i = …`".into()),
+            },
+            ForInitializer::Declaration(d) => {
+                let (class, base) = self.syms.class_of_decl(&d.node.specifiers);
+                match d.node.declarators.as_slice() {
+                    [x] => match (
+                        declarator_name(&x.node.declarator.node),
+                        &x.node.initializer,
+                    ) {
+                        (Some(n), Some(init))
+                            if base + declarator_rank(&x.node.declarator.node) == 0 =>
+                        {
+                            if !matches!(class, TypeClass::Integer { .. }) {
+                                return Err(format!("the counter `{n}` is not an integer"));
+                            }
+                            match &init.node {
+                                Initializer::Expression(e) => Ok((n, &**e, true)),
+                                _ => Err("the loop does not start with `i = …`".into()),
+                            }
+                        }
+                        _ => Err("the loop does not start with `int i = …`".into()),
+                    },
+                    _ => Err("the loop declares several variables".into()),
+                }
+            }
+            _ => Err("the loop does not start with `i = …`".into()),
+        }
+    }
+
+    /// Whether the (not `declared`) counter is a signed integer of the enclosing code;
+    /// refuses the counter of an enclosing loop, and counters that are not integers.
+    fn outer_counter(&self, f: &ForStatement, c_name: &str, declared: bool) -> Affine<bool> {
+        let mut outer_counter = false;
+        // Writing the counter of an enclosing loop is never modelled.
+        if !declared {
+            match self.lookup(c_name) {
+                Some(Binding::Iter(_)) => {
+                    let d = self.iterator_write(c_name, &f.initializer.span);
+                    return Err(Diagnostic {
+                        message: format!(
+                            "this loop reuses the counter `{c_name}` of an enclosing loop"
+                        ),
+                        ..d
+                    }
+                    .with_help(format!(
+                        "count with another variable, or declare a new one: `for (int {c_name} = …)`"
+                    )));
+                }
+                Some(Binding::Local { rank, .. }) if *rank > 0 => {
+                    return Ok(Err(format!("the counter `{c_name}` is an array")));
+                }
+                None => {
+                    if let Some(info) = self.syms.get(c_name) {
+                        if info.rank > 0 || !matches!(info.class, TypeClass::Integer { .. }) {
+                            return Ok(Err(format!("the counter `{c_name}` is not an integer")));
+                        }
+                        outer_counter = info.class == TypeClass::Integer { unsigned: false };
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(Ok(outer_counter))
+    }
+
+    /// Enters the loop: the counter is now an iterator (returned), with a frame of its own.
+    fn enter_loop(
+        &mut self,
+        f: &ForStatement,
+        s: &Node<Statement>,
+        c_name: &str,
+        step: &Int,
+        init_pw: &PwAff,
+        outer_counter: bool,
+    ) -> String {
+        let outer_dims = self.dims();
+        let iterator = if outer_dims.iter().any(|d| d == c_name) {
+            self.fresh(c_name, |n| outer_dims.iter().any(|d| d == n))
+        } else {
+            c_name.to_string()
+        };
+        // The header `for (…)`, up to its closing parenthesis.
+        let body_start = f.statement.span.start.max(s.span.start);
+        let header_end = self
+            .sm
+            .pre
+            .get(s.span.start..body_start)
+            .and_then(|h| h.rfind(')'))
+            .map_or(body_start, |p| s.span.start + p + 1);
+        let header = Span::span(s.span.start, header_end);
+        self.scopes.push(HashMap::new());
+        self.bind(c_name, Binding::Iter(iterator.clone()));
+        self.loops.push(Frame {
+            iterator: iterator.clone(),
+            c_name: c_name.to_string(),
+            step: step.clone(),
+            first: match init_pw.as_slice() {
+                [Piece { cond: None, expr }] => Some(expr.clone()),
+                _ => None,
+            },
+            span: self.span(&header),
+            outer_counter,
+        });
+        iterator
+    }
+
+    /// The iterations from the first value on, along the stride.
+    fn iterations_from(&self, init_pw: &PwAff, iterator: &str, step: &Int) -> Set {
+        let dims = self.dims();
+        let i = LinExpr::var(iterator);
+        let up = step.is_positive();
+        let mut lower: Option<Set> = None;
+        for p in init_pw {
+            let base = match &p.cond {
+                Some(c) => self.ctx.intersect(c),
+                None => self.ctx.clone(),
+            };
+            let from = if up { i.sub(&p.expr) } else { p.expr.sub(&i) };
+            let mut s =
+                aff::add_dim(&base, iterator).intersect(&aff::set_from(&dims, &[], &[from]));
+            if !step.abs().is_one() {
+                s = s.intersect(&aff::congruence(&dims, &i.sub(&p.expr), &step.abs()));
+            }
+            lower = Some(match lower {
+                None => s,
+                Some(l) => l.union(&s),
+            });
+        }
+        lower.expect("an affine value has a piece")
+    }
+
+    /// Whether the condition stays false once it is false (an upper bound for a loop counting
+    /// `up`), as it must, or the loop would stop at its first false test where the domain
+    /// goes on.
+    fn stays_false(&self, lower: &Set, cond_set: &Set, iterator: &str, up: bool) -> bool {
+        let dims = self.dims();
+        let i = LinExpr::var(iterator);
+        let failing = aff::widen_last(&lower.subtract(cond_set), false);
+        let holding = aff::widen_last(&lower.intersect(cond_set), true);
+        let later = format!("{iterator}'");
+        let mut dims2 = dims.clone();
+        dims2.push(later.clone());
+        let order = if up {
+            LinExpr::var(&later).sub(&i)
+        } else {
+            i.sub(&LinExpr::var(&later))
+        };
+        let order = aff::set_from(&dims2, &[], &[order.add_constant(&Int::from(-1))]);
+        failing.intersect(&holding).intersect(&order).is_empty()
     }
 
     /// The constant a step expression adds to the counter.

@@ -8,8 +8,9 @@ use super::args::Form;
 use super::{Interpreter, OpCtx};
 use crate::diag::codes;
 use crate::diag::Diagnostic;
-use crate::model::expand::EXPAND_LIMIT;
+use crate::model::expand::{ExpandPlan, EXPAND_LIMIT};
 use crate::model::state::Origin;
+use crate::script::ast::{Arg, Name};
 
 impl Interpreter {
     pub(super) fn expand(&mut self, ctx: &OpCtx) -> Result<(), Diagnostic> {
@@ -123,106 +124,11 @@ impl Interpreter {
             "`contract` expects the name of an expanded variable (or of its storage) here",
             "not a name",
         )?;
-        let found: Vec<usize> = self
-            .state
-            .expansions
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.name == name.text || e.c_name == name.text || e.array == name.text)
-            .map(|(i, _)| i)
-            .collect();
-        let at = match found.as_slice() {
-            [] => {
-                let mut d = Diagnostic::new(
-                    codes::STORAGE_REFUSED,
-                    format!("`{}` is not expanded", name.text),
-                )
-                .with_label(
-                    ctx.source,
-                    name.span.clone(),
-                    "no `expand` of this variable ran before",
-                );
-                let names: Vec<String> = self
-                    .state
-                    .expansions
-                    .iter()
-                    .map(|e| format!("`{}` (storage `{}`)", e.c_name, e.name))
-                    .collect();
-                if !names.is_empty() {
-                    d = d.with_note(format!("expanded so far: {}", names.join(", ")));
-                }
-                return Err(d);
-            }
-            [one] => *one,
-            many => {
-                let names: Vec<String> = many
-                    .iter()
-                    .map(|&i| format!("`{}`", self.state.expansions[i].name))
-                    .collect();
-                return Err(Diagnostic::new(
-                    codes::STORAGE_REFUSED,
-                    format!(
-                        "`{}` is expanded {} times: name the storage to contract",
-                        name.text,
-                        many.len()
-                    ),
-                )
-                .with_label(ctx.source, name.span.clone(), "which expansion?")
-                .with_note(format!("its storages: {}", names.join(", "))));
-            }
-        };
+        let at = self.expansion_named(ctx, &name)?;
         let plan = self.state.expansions[at].clone();
         let give_back: Vec<usize> = match call.args.get(1) {
             None => plan.loops(),
-            Some(a) => {
-                let v = (self.eval(a, ctx.frame, ctx.source)?, a.span());
-                let (ks, spans) = match &v.0 {
-                    super::Value::Int(_) => (vec![self.int(ctx, &v)?], vec![v.1.clone()]),
-                    _ => {
-                        let (ks, _, spans) = self.int_list(ctx, &v)?;
-                        (ks, spans)
-                    }
-                };
-                let mut out = vec![];
-                for (k, span) in ks.iter().zip(spans) {
-                    let Some(l) = usize::try_from(*k)
-                        .ok()
-                        .filter(|&k| (1..=plan.outer).contains(&k))
-                        .map(|k| k - 1)
-                    else {
-                        return Err(Diagnostic::new(codes::STORAGE_REFUSED, format!(
-                            "`{}` was expanded along loops 1..{}: there is no loop {k} to give back",
-                            plan.c_name, plan.outer
-                        ))
-                        .with_label(ctx.source, span, "no such loop")
-                        .with_label(&plan.origin.source, plan.origin.span.clone(), "expanded here"));
-                    };
-                    if let Some((_, by)) = plan.given_back.iter().find(|g| g.0 == l) {
-                        return Err(Diagnostic::new(
-                            codes::STORAGE_REFUSED,
-                            format!(
-                                "loop {k} of the expansion of `{}` is already given back",
-                                plan.c_name
-                            ),
-                        )
-                        .with_label(ctx.source, span, "given back before")
-                        .with_label(
-                            &by.source,
-                            by.span.clone(),
-                            "by this `contract`",
-                        ));
-                    }
-                    if out.contains(&l) {
-                        return Err(Diagnostic::new(
-                            codes::STORAGE_REFUSED,
-                            format!("loop {k} is listed twice"),
-                        )
-                        .with_label(ctx.source, span, "again"));
-                    }
-                    out.push(l);
-                }
-                out
-            }
+            Some(a) => self.loops_given_back(ctx, a, &plan)?,
         };
         if give_back.is_empty() {
             return Err(Diagnostic::new(
@@ -259,5 +165,117 @@ impl Interpreter {
         let new = plan.contract(&give_back, &origin);
         self.state.expansions[at] = new;
         Ok(())
+    }
+
+    /// The one expansion `name` names (its variable, C name or storage).
+    fn expansion_named(&self, ctx: &OpCtx, name: &Name) -> Result<usize, Diagnostic> {
+        let found: Vec<usize> = self
+            .state
+            .expansions
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.name == name.text || e.c_name == name.text || e.array == name.text)
+            .map(|(i, _)| i)
+            .collect();
+        match found.as_slice() {
+            [] => {
+                let mut d = Diagnostic::new(
+                    codes::STORAGE_REFUSED,
+                    format!("`{}` is not expanded", name.text),
+                )
+                .with_label(
+                    ctx.source,
+                    name.span.clone(),
+                    "no `expand` of this variable ran before",
+                );
+                let names: Vec<String> = self
+                    .state
+                    .expansions
+                    .iter()
+                    .map(|e| format!("`{}` (storage `{}`)", e.c_name, e.name))
+                    .collect();
+                if !names.is_empty() {
+                    d = d.with_note(format!("expanded so far: {}", names.join(", ")));
+                }
+                Err(d)
+            }
+            [one] => Ok(*one),
+            many => {
+                let names: Vec<String> = many
+                    .iter()
+                    .map(|&i| format!("`{}`", self.state.expansions[i].name))
+                    .collect();
+                Err(Diagnostic::new(
+                    codes::STORAGE_REFUSED,
+                    format!(
+                        "`{}` is expanded {} times: name the storage to contract",
+                        name.text,
+                        many.len()
+                    ),
+                )
+                .with_label(ctx.source, name.span.clone(), "which expansion?")
+                .with_note(format!("its storages: {}", names.join(", "))))
+            }
+        }
+    }
+
+    /// The loops (0-based) the argument `a` (a loop or a list of loops, from 1) gives back
+    /// from the expansion `plan`: each a loop of it, not given back before, listed once.
+    fn loops_given_back(
+        &mut self,
+        ctx: &OpCtx,
+        a: &Arg,
+        plan: &ExpandPlan,
+    ) -> Result<Vec<usize>, Diagnostic> {
+        let v = (self.eval(a, ctx.frame, ctx.source)?, a.span());
+        let (ks, spans) = match &v.0 {
+            super::Value::Int(_) => (vec![self.int(ctx, &v)?], vec![v.1.clone()]),
+            _ => {
+                let (ks, _, spans) = self.int_list(ctx, &v)?;
+                (ks, spans)
+            }
+        };
+        let mut out = vec![];
+        for (k, span) in ks.iter().zip(spans) {
+            let Some(l) = usize::try_from(*k)
+                .ok()
+                .filter(|&k| (1..=plan.outer).contains(&k))
+                .map(|k| k - 1)
+            else {
+                return Err(Diagnostic::new(
+                    codes::STORAGE_REFUSED,
+                    format!(
+                        "`{}` was expanded along loops 1..{}: there is no loop {k} to give back",
+                        plan.c_name, plan.outer
+                    ),
+                )
+                .with_label(ctx.source, span, "no such loop")
+                .with_label(
+                    &plan.origin.source,
+                    plan.origin.span.clone(),
+                    "expanded here",
+                ));
+            };
+            if let Some((_, by)) = plan.given_back.iter().find(|g| g.0 == l) {
+                return Err(Diagnostic::new(
+                    codes::STORAGE_REFUSED,
+                    format!(
+                        "loop {k} of the expansion of `{}` is already given back",
+                        plan.c_name
+                    ),
+                )
+                .with_label(ctx.source, span, "given back before")
+                .with_label(&by.source, by.span.clone(), "by this `contract`"));
+            }
+            if out.contains(&l) {
+                return Err(Diagnostic::new(
+                    codes::STORAGE_REFUSED,
+                    format!("loop {k} is listed twice"),
+                )
+                .with_label(ctx.source, span, "again"));
+            }
+            out.push(l);
+        }
+        Ok(out)
     }
 }

@@ -175,39 +175,45 @@ impl Interpreter {
         };
         let consts: BTreeMap<String, Int> = Self::constants(ctx.frame).into_iter().collect();
         let entries = parse_slice(text, span.start, source, &consts)?;
-        // Every tag of the slice names a statement of the segment, once.
+        let given = self.slice_by_statement(ctx, &members, &entries, source, &slice.1)?;
+        let level_of = self.slicing_levels(&members, &given, source)?;
+        // Placement: after the n outermost loops, which every statement must share.
+        let m = self.state.n_it();
+        let lo = self.hoist_position(ctx, &members, n)?;
+        self.require_unmarked_inside(ctx, &members, n)?;
+        self.shift_marks_past(n);
+        self.insert_hoisted_dim(&level_of, n, m);
+        // New positions: members share position `lo` before ℓ_f and keep theirs inside it.
+        let inside = self.state.components[h].positions.clone();
+        self.state.map_positions(|q| {
+            let mut r: Pos = q[..n].to_vec();
+            if inside.contains(q) {
+                r.push(lo.clone());
+            } else {
+                r.push(q[n].clone());
+            }
+            r.extend(q[n..].iter().cloned());
+            r
+        });
+        self.touch(&members, ctx.step);
+        Ok(())
+    }
+
+    /// The slice's entries by statement: every tag of the slice names a statement of the
+    /// segment, once, and every statement of the segment has one.
+    fn slice_by_statement<'e>(
+        &self,
+        ctx: &OpCtx,
+        members: &[usize],
+        entries: &'e [SliceEntry],
+        source: &str,
+        slice_span: &Span,
+    ) -> Result<BTreeMap<&'e str, &'e SliceEntry>, Diagnostic> {
         let names: BTreeSet<String> = members.iter().map(|&i| self.stmt_label(i)).collect();
         let mut given: BTreeMap<&str, &SliceEntry> = BTreeMap::new();
-        for e in &entries {
+        for e in entries {
             if !names.contains(&e.name) {
-                let mut d = Diagnostic::new(
-                    codes::STRUCTURE_REFUSED,
-                    format!("`{}` is not a statement of the segment", e.name),
-                )
-                .with_label(source, e.name_span.clone(), "not in the segment")
-                .with_label(ctx.source, ctx.call.args[0].span(), "the segment");
-                let close = names
-                    .iter()
-                    .map(|k| {
-                        (
-                            super::edit_distance(&k.to_lowercase(), &e.name.to_lowercase()),
-                            k,
-                        )
-                    })
-                    .filter(|(d, _)| *d <= 2)
-                    .min();
-                d = match close {
-                    Some((_, c)) => d.with_help(format!("did you mean `{c}`?")),
-                    None => d.with_note(format!(
-                        "its statements: {}",
-                        names
-                            .iter()
-                            .map(|k| format!("`{k}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )),
-                };
-                return Err(d);
+                return Err(not_in_segment(ctx, e, &names, source));
             }
             if given.insert(&e.name, e).is_some() {
                 return Err(Diagnostic::new(
@@ -224,7 +230,7 @@ impl Interpreter {
             )
             .with_label(
                 ctx.source,
-                slice.1.clone(),
+                slice_span.clone(),
                 format!("no entry for `{missing}`"),
             )
             .with_label(
@@ -234,49 +240,30 @@ impl Interpreter {
             )
             .with_help(format!("add `{missing}: LOOP` to the slice")));
         }
-        // The level of each statement, as an index into its iterators.
+        Ok(given)
+    }
+
+    /// The level of each member, as an index into its iterators, with its alignment.
+    fn slicing_levels(
+        &self,
+        members: &[usize],
+        given: &BTreeMap<&str, &SliceEntry>,
+        source: &str,
+    ) -> Result<BTreeMap<usize, (usize, i64)>, Diagnostic> {
         let mut level_of: BTreeMap<usize, (usize, i64)> = BTreeMap::new();
-        for &i in &members {
+        for &i in members {
             let p = &self.state.pieces[i];
             let e = given[self.stmt_label(i).as_str()];
-            let dims = &p.domain.tuple().dims;
-            let d = dims.len();
-            let lv =
-                match &e.level {
-                    Level::Number(v) if *v >= 1 && (*v as usize) <= d => *v as usize - 1,
-                    Level::Number(v) => return Err(Diagnostic::new(
-                        codes::NO_SUCH_LOOP,
-                        format!(
-                            "statement `{}` has {d} loop(s); there is no loop {v} around it",
-                            e.name
-                        ),
-                    )
-                    .with_label(source, e.level_span.clone(), "beyond the nest depth")
-                    .with_help(
-                        "levels count the statement's loops in the kernel from 1 (the outermost)",
-                    )),
-                    Level::Iterator(x) => match dims.iter().position(|y| y == x) {
-                        Some(k) => k,
-                        None => {
-                            return Err(Diagnostic::new(
-                                codes::NO_SUCH_LOOP,
-                                format!("no loop `{x}` around statement `{}`", e.name),
-                            )
-                            .with_label(source, e.level_span.clone(), "not one of its iterators")
-                            .with_note(format!(
-                                "its loops, outermost first: {}",
-                                dims.iter()
-                                    .map(|k| format!("`{k}`"))
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            )))
-                        }
-                    },
-                };
+            let lv = level_index(e, &p.domain.tuple().dims, source)?;
             level_of.insert(i, (lv, e.align));
         }
-        // Placement: after the n outermost loops, which every statement must share.
-        let m = self.state.n_it();
+        Ok(level_of)
+    }
+
+    /// The position the members share at level `n` (the smallest of theirs), refusing
+    /// members shallower than `n` or not sharing the `n` outer loops, and other statements
+    /// among them.
+    fn hoist_position(&self, ctx: &OpCtx, members: &[usize], n: usize) -> Result<Int, Diagnostic> {
         if let Some(&i) = members.iter().find(|&&i| self.state.pieces[i].depth < n) {
             return Err(Diagnostic::new(
                 codes::NO_SUCH_LOOP,
@@ -323,10 +310,20 @@ impl Interpreter {
             .with_label(ctx.source, ctx.call.args[0].span(), "the segment")
             .with_help("hoist whole loop nests: add the statement to the segment with a group `{A, B}` or `lift`"));
         }
+        Ok(lo)
+    }
+
+    /// Refuses marks and copies on the members' loops inside level `n`.
+    fn require_unmarked_inside(
+        &self,
+        ctx: &OpCtx,
+        members: &[usize],
+        n: usize,
+    ) -> Result<(), Diagnostic> {
         // Marks: the loops of the segment's statements inside the hoisting level are
         // rewritten (one of them moves out to ℓ_f), so a mark there has no loop that clearly
         // corresponds to it; other marks shift past the new dimension.
-        for &i in &members {
+        for &i in members {
             if let Some(mk) = self.state.pieces[i].marks.iter().find(|m| m.dim >= n) {
                 return Err(Diagnostic::new(
                     codes::MARKED_LOOP,
@@ -349,7 +346,7 @@ impl Interpreter {
         // Copies: the segment's loops inside the hoisting level are rewritten, so a copy
         // inside them has no window that clearly corresponds; other copies count the new
         // dimension when it is among their outer loops.
-        for &i in &members {
+        for &i in members {
             if let Some(c) = self.state.pieces[i].copies.iter().find(|c| c.outer > n) {
                 return Err(Diagnostic::new(
                     codes::MARKED_LOOP,
@@ -368,6 +365,11 @@ impl Interpreter {
                 .with_help("copy after hoisting"));
             }
         }
+        Ok(())
+    }
+
+    /// Marks and copies at or inside level `n` count the new dimension.
+    fn shift_marks_past(&mut self, n: usize) {
         for p in self.state.pieces.iter_mut() {
             for mk in p.marks.iter_mut() {
                 if mk.dim >= n {
@@ -380,7 +382,11 @@ impl Interpreter {
                 }
             }
         }
-        // New iteration maps: insert ℓ_f (members) or 0 (others) at dimension n.
+    }
+
+    /// New iteration maps (of `m` outputs before): insert ℓ_f (members, by `level_of`) or 0
+    /// (others) at dimension n.
+    fn insert_hoisted_dim(&mut self, level_of: &BTreeMap<usize, (usize, i64)>, n: usize, m: usize) {
         for (i, p) in self.state.pieces.iter_mut().enumerate() {
             let d = p.it.n_in();
             let xs: Vec<String> = (0..d).map(|k| format!("x{k}")).collect();
@@ -414,19 +420,73 @@ impl Interpreter {
                 p.depth += 1;
             }
         }
-        // New positions: members share position `lo` before ℓ_f and keep theirs inside it.
-        let inside = self.state.components[h].positions.clone();
-        self.state.map_positions(|q| {
-            let mut r: Pos = q[..n].to_vec();
-            if inside.contains(q) {
-                r.push(lo.clone());
-            } else {
-                r.push(q[n].clone());
-            }
-            r.extend(q[n..].iter().cloned());
-            r
-        });
-        self.touch(&members, ctx.step);
-        Ok(())
+    }
+}
+
+/// The refusal of slice entry `e`, which names no statement of the segment (`names`).
+fn not_in_segment(
+    ctx: &OpCtx,
+    e: &SliceEntry,
+    names: &BTreeSet<String>,
+    source: &str,
+) -> Diagnostic {
+    let d = Diagnostic::new(
+        codes::STRUCTURE_REFUSED,
+        format!("`{}` is not a statement of the segment", e.name),
+    )
+    .with_label(source, e.name_span.clone(), "not in the segment")
+    .with_label(ctx.source, ctx.call.args[0].span(), "the segment");
+    let close = names
+        .iter()
+        .map(|k| {
+            (
+                super::edit_distance(&k.to_lowercase(), &e.name.to_lowercase()),
+                k,
+            )
+        })
+        .filter(|(d, _)| *d <= 2)
+        .min();
+    match close {
+        Some((_, c)) => d.with_help(format!("did you mean `{c}`?")),
+        None => d.with_note(format!(
+            "its statements: {}",
+            names
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// Entry `e`'s slicing loop as an index into its statement's iterators `dims`.
+fn level_index(e: &SliceEntry, dims: &[String], source: &str) -> Result<usize, Diagnostic> {
+    let d = dims.len();
+    match &e.level {
+        Level::Number(v) if *v >= 1 && (*v as usize) <= d => Ok(*v as usize - 1),
+        Level::Number(v) => Err(Diagnostic::new(
+            codes::NO_SUCH_LOOP,
+            format!(
+                "statement `{}` has {d} loop(s); there is no loop {v} around it",
+                e.name
+            ),
+        )
+        .with_label(source, e.level_span.clone(), "beyond the nest depth")
+        .with_help("levels count the statement's loops in the kernel from 1 (the outermost)")),
+        Level::Iterator(x) => match dims.iter().position(|y| y == x) {
+            Some(k) => Ok(k),
+            None => Err(Diagnostic::new(
+                codes::NO_SUCH_LOOP,
+                format!("no loop `{x}` around statement `{}`", e.name),
+            )
+            .with_label(source, e.level_span.clone(), "not one of its iterators")
+            .with_note(format!(
+                "its loops, outermost first: {}",
+                dims.iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        },
     }
 }

@@ -41,9 +41,36 @@ fn x(n: usize, k: usize) -> Row {
     build::input(n, k - 1)
 }
 
+/// What a loop operation builds: the number of loops the map reads, the map, and the
+/// largest loop with where it was given.
+type LoopMap = (usize, Map, (usize, Range<usize>));
+
 impl Interpreter {
     /// Runs one of [`LOOP_OPS`] (or `tile` with a list of loops).
     pub(super) fn loop_op(&mut self, ctx: &OpCtx, args: &Args) -> Result<(), Diagnostic> {
+        let name = ctx.call.name.text.as_str();
+        let short = Self::loop_op_form(ctx, args)?;
+        let h = self.handle(ctx, &args[0])?;
+        let (n, f, deepest): LoopMap = match name {
+            "interchange" => self.interchange_map(ctx, args, short)?,
+            "permute" => self.permute_map(ctx, args)?,
+            "reverse" | "shift" => self.reverse_or_shift_map(ctx, args, short)?,
+            "skew" => self.skew_map(ctx, args, short)?,
+            "strip_mine" => self.strip_mine_map(ctx, args, short)?,
+            _ => return self.tile_loops(ctx, h, &args[1], &args[2]),
+        };
+        self.need_depth(ctx, h, n, &deepest.1)?;
+        let origin = Origin {
+            source: ctx.source.to_string(),
+            span: ctx.call.span.clone(),
+            what: format!("this {name}"),
+        };
+        self.affine(ctx, h, f, &origin)
+    }
+
+    /// Whether the call is the short form of an older procedure; refuses a wrong number of
+    /// arguments.
+    fn loop_op_form(ctx: &OpCtx, args: &Args) -> Result<bool, Diagnostic> {
         let name = ctx.call.name.text.as_str();
         let usage = match name {
             "interchange" => "interchange(l, a, b)",
@@ -79,155 +106,162 @@ impl Interpreter {
             )
             .with_help("loops are counted from 1, the outermost loop of the nest"));
         }
-        let h = self.handle(ctx, &args[0])?;
-        // (number of loops the map reads, the map, the largest loop and where it was given)
-        let (n, f, deepest): (usize, Map, (usize, Range<usize>)) = match name {
-            "interchange" => {
-                let (a, b) = if short {
-                    ((1, ctx.call.span.clone()), (2, ctx.call.span.clone()))
-                } else {
-                    (self.loop_no(ctx, &args[1])?, self.loop_no(ctx, &args[2])?)
-                };
-                if a.0 == b.0 {
-                    return Err(Diagnostic::new(
-                        codes::INVALID_ARGUMENT,
-                        format!(
-                            "`interchange` swaps two different loops, but both are loop {}",
-                            a.0
-                        ),
-                    )
-                    .with_label(
-                        ctx.source,
-                        ctx.call.span.clone(),
-                        "the same loop twice",
-                    ));
-                }
-                let n = a.0.max(b.0);
-                let outs: Vec<Row> = (1..=n)
-                    .map(|k| {
-                        x(
-                            n,
-                            if k == a.0 {
-                                b.0
-                            } else if k == b.0 {
-                                a.0
-                            } else {
-                                k
-                            },
-                        )
-                    })
-                    .collect();
-                (n, loop_map(n, &outs), if a.0 > b.0 { a } else { b })
-            }
-            "permute" => {
-                let (order, span, _) = self.int_list(ctx, &args[1])?;
-                let n = order.len();
-                let mut seen = vec![false; n + 1];
-                for &k in &order {
-                    if k < 1 || k as usize > n || std::mem::replace(&mut seen[k as usize], true) {
-                        return Err(Diagnostic::new(codes::INVALID_ARGUMENT, format!(
-                                "`permute` needs an order of the loops 1 to {n}, each once"
-                            ))
-                            .with_label(ctx.source, span, format!("not a permutation of 1..{n}"))
-                            .with_help(
-                                "`permute(l, [3, 1, 2])` makes old loop 3 the outermost, then 1, then 2",
-                            ));
-                    }
-                }
-                let outs: Vec<Row> = order.iter().map(|&k| x(n, k as usize)).collect();
-                (n, loop_map(n, &outs), (n, span))
-            }
-            "reverse" | "shift" => {
-                let (k, s) = if short {
-                    let s = if name == "shift" {
-                        self.any_int(ctx, &args[1])?
-                    } else {
-                        Int::ZERO
-                    };
-                    ((1, ctx.call.span.clone()), s)
-                } else {
-                    let k = self.loop_no(ctx, &args[1])?;
-                    let s = if name == "shift" {
-                        self.any_int(ctx, &args[2])?
-                    } else {
-                        Int::ZERO
-                    };
-                    (k, s)
-                };
-                let n = k.0;
-                let outs: Vec<Row> = (1..=n)
-                    .map(|d| match (d == n, name) {
-                        (false, _) => x(n, d),
-                        (true, "reverse") => x(n, d).iter().map(|v| -v).collect(),
-                        (true, _) => {
-                            let mut r = x(n, d);
-                            r[0] = s.clone();
-                            r
-                        }
-                    })
-                    .collect();
-                (n, loop_map(n, &outs), k)
-            }
-            "skew" => {
-                let (k, m, f) = if short {
-                    let s = ctx.call.span.clone();
-                    ((2, s.clone()), (1, s), self.any_int(ctx, &args[1])?)
-                } else {
-                    (
-                        self.loop_no(ctx, &args[1])?,
-                        self.loop_no(ctx, &args[2])?,
-                        self.any_int(ctx, &args[3])?,
-                    )
-                };
-                if k.0 == m.0 {
-                    return Err(Diagnostic::new(
-                        codes::INVALID_ARGUMENT,
-                        format!(
-                        "`skew(l, k, m, f)` adds f times loop m to loop k, but both are loop {}",
-                        k.0
-                    ),
-                    )
-                    .with_label(ctx.source, ctx.call.span.clone(), "the same loop twice")
-                    .with_help("to scale one loop, use `affine`"));
-                }
-                let n = k.0.max(m.0);
-                let outs: Vec<Row> = (1..=n)
-                    .map(|d| {
-                        let mut r = x(n, d);
-                        if d == k.0 {
-                            r[m.0] = f.clone();
-                        }
-                        r
-                    })
-                    .collect();
-                (n, loop_map(n, &outs), if k.0 > m.0 { k } else { m })
-            }
-            "strip_mine" => {
-                let (k, s) = if short {
-                    ((1, ctx.call.span.clone()), args[1].clone())
-                } else {
-                    (self.loop_no(ctx, &args[1])?, args[2].clone())
-                };
-                let s = self.size(ctx, &s)?;
-                // [x1 .. x(k-1), t, p] : t = floor(xk/s) and p = xk - s*t
-                let n = k.0;
-                let ins = loop_names(n);
-                let mut outs: Vec<String> = (0..n - 1).map(|d| output_name(d, &ins)).collect();
-                outs.push("t".into());
-                outs.push("p".into());
-                let copies: Vec<(usize, usize)> = (0..n - 1).map(|d| (d, d)).collect();
-                let f = Map::strip_mined(ins, outs, &[(n - 1, s, n - 1, n)], &copies);
-                (n, f, k)
-            }
-            _ => return self.tile_loops(ctx, h, &args[1], &args[2]),
+        Ok(short)
+    }
+
+    /// `interchange(l, a, b)`: swaps loops a and b.
+    fn interchange_map(
+        &self,
+        ctx: &OpCtx,
+        args: &Args,
+        short: bool,
+    ) -> Result<LoopMap, Diagnostic> {
+        let (a, b) = if short {
+            ((1, ctx.call.span.clone()), (2, ctx.call.span.clone()))
+        } else {
+            (self.loop_no(ctx, &args[1])?, self.loop_no(ctx, &args[2])?)
         };
-        self.need_depth(ctx, h, n, &deepest.1)?;
-        let origin = Origin {
-            source: ctx.source.to_string(),
-            span: ctx.call.span.clone(),
-            what: format!("this {name}"),
+        if a.0 == b.0 {
+            return Err(Diagnostic::new(
+                codes::INVALID_ARGUMENT,
+                format!(
+                    "`interchange` swaps two different loops, but both are loop {}",
+                    a.0
+                ),
+            )
+            .with_label(ctx.source, ctx.call.span.clone(), "the same loop twice"));
+        }
+        let n = a.0.max(b.0);
+        let outs: Vec<Row> = (1..=n)
+            .map(|k| {
+                x(
+                    n,
+                    if k == a.0 {
+                        b.0
+                    } else if k == b.0 {
+                        a.0
+                    } else {
+                        k
+                    },
+                )
+            })
+            .collect();
+        Ok((n, loop_map(n, &outs), if a.0 > b.0 { a } else { b }))
+    }
+
+    /// `permute(l, [a, b, ...])`: the loops in the order given.
+    fn permute_map(&self, ctx: &OpCtx, args: &Args) -> Result<LoopMap, Diagnostic> {
+        let (order, span, _) = self.int_list(ctx, &args[1])?;
+        let n = order.len();
+        let mut seen = vec![false; n + 1];
+        for &k in &order {
+            if k < 1 || k as usize > n || std::mem::replace(&mut seen[k as usize], true) {
+                return Err(Diagnostic::new(
+                    codes::INVALID_ARGUMENT,
+                    format!("`permute` needs an order of the loops 1 to {n}, each once"),
+                )
+                .with_label(ctx.source, span, format!("not a permutation of 1..{n}"))
+                .with_help(
+                    "`permute(l, [3, 1, 2])` makes old loop 3 the outermost, then 1, then 2",
+                ));
+            }
+        }
+        let outs: Vec<Row> = order.iter().map(|&k| x(n, k as usize)).collect();
+        Ok((n, loop_map(n, &outs), (n, span)))
+    }
+
+    /// `reverse(l, k)` negates loop k; `shift(l, k, s)` adds s to it.
+    fn reverse_or_shift_map(
+        &self,
+        ctx: &OpCtx,
+        args: &Args,
+        short: bool,
+    ) -> Result<LoopMap, Diagnostic> {
+        let name = ctx.call.name.text.as_str();
+        let (k, s) = if short {
+            let s = if name == "shift" {
+                self.any_int(ctx, &args[1])?
+            } else {
+                Int::ZERO
+            };
+            ((1, ctx.call.span.clone()), s)
+        } else {
+            let k = self.loop_no(ctx, &args[1])?;
+            let s = if name == "shift" {
+                self.any_int(ctx, &args[2])?
+            } else {
+                Int::ZERO
+            };
+            (k, s)
         };
-        self.affine(ctx, h, f, &origin)
+        let n = k.0;
+        let outs: Vec<Row> = (1..=n)
+            .map(|d| match (d == n, name) {
+                (false, _) => x(n, d),
+                (true, "reverse") => x(n, d).iter().map(|v| -v).collect(),
+                (true, _) => {
+                    let mut r = x(n, d);
+                    r[0] = s.clone();
+                    r
+                }
+            })
+            .collect();
+        Ok((n, loop_map(n, &outs), k))
+    }
+
+    /// `skew(l, k, m, f)`: adds f times loop m to loop k.
+    fn skew_map(&self, ctx: &OpCtx, args: &Args, short: bool) -> Result<LoopMap, Diagnostic> {
+        let (k, m, f) = if short {
+            let s = ctx.call.span.clone();
+            ((2, s.clone()), (1, s), self.any_int(ctx, &args[1])?)
+        } else {
+            (
+                self.loop_no(ctx, &args[1])?,
+                self.loop_no(ctx, &args[2])?,
+                self.any_int(ctx, &args[3])?,
+            )
+        };
+        if k.0 == m.0 {
+            return Err(Diagnostic::new(
+                codes::INVALID_ARGUMENT,
+                format!(
+                    "`skew(l, k, m, f)` adds f times loop m to loop k, but both are loop {}",
+                    k.0
+                ),
+            )
+            .with_label(ctx.source, ctx.call.span.clone(), "the same loop twice")
+            .with_help("to scale one loop, use `affine`"));
+        }
+        let n = k.0.max(m.0);
+        let outs: Vec<Row> = (1..=n)
+            .map(|d| {
+                let mut r = x(n, d);
+                if d == k.0 {
+                    r[m.0] = f.clone();
+                }
+                r
+            })
+            .collect();
+        Ok((n, loop_map(n, &outs), if k.0 > m.0 { k } else { m }))
+    }
+
+    /// `strip_mine(l, k, s)`: loop k becomes a loop over strips of s and one in a strip.
+    fn strip_mine_map(&self, ctx: &OpCtx, args: &Args, short: bool) -> Result<LoopMap, Diagnostic> {
+        let (k, s) = if short {
+            ((1, ctx.call.span.clone()), args[1].clone())
+        } else {
+            (self.loop_no(ctx, &args[1])?, args[2].clone())
+        };
+        let s = self.size(ctx, &s)?;
+        // [x1 .. x(k-1), t, p] : t = floor(xk/s) and p = xk - s*t
+        let n = k.0;
+        let ins = loop_names(n);
+        let mut outs: Vec<String> = (0..n - 1).map(|d| output_name(d, &ins)).collect();
+        outs.push("t".into());
+        outs.push("p".into());
+        let copies: Vec<(usize, usize)> = (0..n - 1).map(|d| (d, d)).collect();
+        let f = Map::strip_mined(ins, outs, &[(n - 1, s, n - 1, n)], &copies);
+        Ok((n, f, k))
     }
 
     /// `tile(l, [loops], [sizes])`: strip-mines the chosen loops and places their tile loops,
