@@ -385,13 +385,13 @@ pub fn check_state(
     v.extend(
         verify::check_marks(program, deps, pieces)
             .into_iter()
-            .map(|m| verify::marks::into_violation(program, deps, m)),
+            .map(|m| verify::mark_violation(program, deps, m)),
     );
     // The interpreter keeps the plans of the copies after each step.
     v.extend(
         verify::check_copies(program, &state.copy_plans, pieces)
             .into_iter()
-            .map(|c| verify::copies::into_violation(program, c)),
+            .map(|c| verify::copy_violation(program, c)),
     );
     // Expansions that a `contract` gave loops back.
     v.extend(verify::check_contractions(

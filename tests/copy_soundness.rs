@@ -248,7 +248,7 @@ fn check_case(s: &Spec, ops: &[String]) -> Result<(), TestCaseError> {
         copy_violations
             .iter()
             .cloned()
-            .map(|c| verify::copies::into_violation(&prog, c)),
+            .map(|c| verify::copy_violation(&prog, c)),
     );
     for n in [0i64, 1, 2, 4] {
         let mut runs = vec![];

@@ -3,7 +3,8 @@
 //! that moved the instances involved (`violation.rs`).
 
 use super::deps::{at_level, equal_row, joint_raw, level_rows, Dependence, Order, Program};
-use super::violation::{joint_params, named_params, violation, Violation, ViolationKind};
+use super::violation::{violation, Violation, ViolationKind};
+use super::witness::{joint_params, named_params};
 use crate::model::state::Piece;
 use crate::presburger::row::Row;
 use crate::presburger::{Int, Map};

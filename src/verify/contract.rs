@@ -25,9 +25,7 @@
 //! refused.
 
 use super::deps::{AccessKind, Program};
-use super::violation::{
-    fmt_vec, instance_label, named_params, violation, with_params, Violation, ViolationKind,
-};
+use super::witness::{fmt_vec, instance_label, named_params, with_params};
 use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::expand::ExpandPlan;
@@ -186,35 +184,12 @@ fn pairs(a: &Use, b: &Use, cells: &Map, times: &Map) -> Map {
     by_cell.intersect(&by_time)
 }
 
-/// Every contraction of `plans` the final schedule breaks (the smallest witness per
-/// contracted expansion).
-pub fn check_contractions(
-    program: &Program,
-    plans: &[ExpandPlan],
-    pieces: &[Piece],
-    history: &[Vec<Piece>],
-) -> Vec<Violation> {
-    let mut out = vec![];
-    for plan in plans.iter().filter(|p| p.is_contracted()) {
-        if let Some(v) = check_one(program, plan, pieces) {
-            let (a, b) = (&v.first, &v.second);
-            let params = v.params.clone();
-            let (pa, pb) = ((a.0, a.1.clone()), (b.0, b.1.clone()));
-            out.push(violation(
-                program,
-                (pieces, history),
-                ViolationKind::Contract(Box::new(v)),
-                params,
-                pa,
-                pb,
-            ));
-        }
-    }
-    out
-}
-
 /// The first fault of one contracted expansion, with its smallest witness.
-fn check_one(program: &Program, plan: &ExpandPlan, pieces: &[Piece]) -> Option<ContractViolation> {
+pub(super) fn check_one(
+    program: &Program,
+    plan: &ExpandPlan,
+    pieces: &[Piece],
+) -> Option<ContractViolation> {
     let us = uses(program, plan, pieces);
     let n = us.first().map(|u| u.time.n_out())?;
     let cells = Tuple::anonymous(plan.outer + plan.rank, "x");
@@ -239,7 +214,7 @@ fn check_one(program: &Program, plan: &ExpandPlan, pieces: &[Piece]) -> Option<C
         let params = named_params(&m.space().params, &p.params);
         let ni = m.n_in();
         let (x, y) = (p.coords[..ni].to_vec(), p.coords[ni..].to_vec());
-        let at = |m: &Map, v: &[Int]| super::violation::eval(m, &params, v).unwrap_or_default();
+        let at = |m: &Map, v: &[Int]| super::witness::eval(m, &params, v).unwrap_or_default();
         Some(ContractViolation {
             fault,
             c_name: plan.c_name.clone(),

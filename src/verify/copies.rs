@@ -28,10 +28,7 @@
 //! instances touch, inside the outer window).
 
 use super::deps::{AccessKind, Program};
-use super::violation::{
-    eval, fmt_vec, instance_label, name_of, named_params, with_params, Instance, Violation,
-    ViolationKind,
-};
+use super::witness::{eval, fmt_vec, instance_label, name_of, named_params, with_params};
 use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::copy::{outer_of, CopyPlan};
@@ -242,29 +239,4 @@ pub fn copy_report(p: &Program, v: &CopyViolation) -> Diagnostic {
         format!("copied here (inside loops 1..{})", v.mark.outer),
     )
     .with_help("stage that statement too (a group `{A, B}`), copy inside more loops, or move the statement out of the copy's loops")
-}
-
-/// A copy violation in the shape of the other violations.
-pub fn into_violation(p: &Program, v: CopyViolation) -> Violation {
-    let old = |s: usize, x: &[Int]| eval(&p.stmts[s].schedule, &v.params, x).unwrap_or_default();
-    let first = Instance {
-        stmt: v.other_stmt,
-        iters: v.other.clone(),
-        old_time: old(v.other_stmt, &v.other),
-        new_time: v.other_time.clone(),
-    };
-    let second = Instance {
-        stmt: v.staged_stmt,
-        iters: v.staged.clone(),
-        old_time: old(v.staged_stmt, &v.staged),
-        new_time: v.staged_time.clone(),
-    };
-    Violation {
-        params: v.params.clone(),
-        kind: ViolationKind::Copy(Box::new(v)),
-        first,
-        second,
-        moved_by: vec![],
-        merged_by: None,
-    }
 }

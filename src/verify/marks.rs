@@ -23,9 +23,8 @@
 //! partial values. Any other dependence the loop carries is refused as for `parallel`.
 
 use super::deps::{at_level, joint_raw, DepKind, Dependence, Order, Program};
-use super::violation::{
+use super::witness::{
     element, eval, fmt_vec, instance_label, joint_params, name_of, named_params, with_params,
-    Instance, Violation, ViolationKind,
 };
 use crate::diag::codes;
 use crate::diag::Diagnostic;
@@ -332,33 +331,6 @@ pub fn mark_report(p: &Program, deps: &[Dependence], v: &MarkViolation) -> Diagn
         ));
     }
     d
-}
-
-/// A mark violation in the shape of the other violations (`check`'s list), with the
-/// instances' original and final times.
-pub fn into_violation(p: &Program, deps: &[Dependence], v: MarkViolation) -> Violation {
-    let d = &deps[v.dep];
-    let old = |s: usize, x: &[Int]| eval(&p.stmts[s].schedule, &v.params, x).unwrap_or_default();
-    let first = Instance {
-        stmt: d.source,
-        iters: v.source.clone(),
-        old_time: old(d.source, &v.source),
-        new_time: v.source_time.clone(),
-    };
-    let second = Instance {
-        stmt: d.sink,
-        iters: v.sink.clone(),
-        old_time: old(d.sink, &v.sink),
-        new_time: v.sink_time.clone(),
-    };
-    Violation {
-        params: v.params.clone(),
-        kind: ViolationKind::Mark(Box::new(v)),
-        first,
-        second,
-        moved_by: vec![],
-        merged_by: None,
-    }
 }
 
 /// A generated loop of the final schedule and whether it may be marked `parallel`.

@@ -3,20 +3,16 @@
 //! the diagnostic that names the dependence, the elements, the C lines and the steps. The
 //! checks that find violations are `check.rs`, `marks.rs`, `copies.rs` and `contract.rs`.
 
+use super::contract;
+use super::copies::CopyViolation;
 use super::deps::{Dependence, Program};
+use super::marks::MarkViolation;
+use super::witness::{element, eval, fmt_vec, instance_name, name_of, with_params, Instance};
 use crate::diag::codes;
 use crate::diag::Diagnostic;
+use crate::model::expand::ExpandPlan;
 use crate::model::state::{Piece, Step};
 use crate::presburger::{Int, Map};
-
-/// A concrete statement instance with its old and new schedule times.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Instance {
-    pub stmt: usize,
-    pub iters: Vec<Int>,
-    pub old_time: Vec<Int>,
-    pub new_time: Vec<Int>,
-}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ViolationKind {
@@ -53,26 +49,6 @@ pub struct Violation {
 /// The pieces' new schedules, tuple-named after their statements.
 fn schedule_of(p: &Piece) -> Map {
     p.schedule()
-}
-
-/// Evaluates a function-like map at a point (parameters by name).
-pub(crate) fn eval(m: &Map, params: &[(String, Int)], x: &[Int]) -> Option<Vec<Int>> {
-    let mut m = m.clone();
-    for (n, v) in params {
-        if let Some(f) = m.fix_param(n, v) {
-            m = f;
-        }
-    }
-    let np = m.space().n_param();
-    let mut rows = vec![];
-    for (k, v) in x.iter().enumerate() {
-        let mut r = vec![Int::ZERO; 1 + np + m.n_in() + m.n_out()];
-        r[1 + np + k] = Int::ONE;
-        r[0] = -v;
-        rows.push(r);
-    }
-    let m = m.add_constraints(&rows, &[]);
-    m.sample().map(|p| p.coords[m.n_in()..].to_vec())
 }
 
 /// The piece of statement `stmt` that holds iteration `x` in a list of pieces.
@@ -123,25 +99,6 @@ fn moved_by(
     out
 }
 
-/// The parameter order of a joint space (see [`joint`]).
-pub(crate) fn joint_params(rel: &Map, a: &Map, b: &Map) -> Vec<String> {
-    let mut p = rel.space().merged_params(a.space());
-    for q in &b.space().params {
-        if !p.contains(q) {
-            p.push(q.clone());
-        }
-    }
-    p
-}
-
-pub(crate) fn named_params(space_params: &[String], vals: &[Int]) -> Vec<(String, Int)> {
-    space_params
-        .iter()
-        .cloned()
-        .zip(vals.iter().cloned())
-        .collect()
-}
-
 pub(super) fn violation(
     program: &Program,
     (pieces, history): (&[Piece], &[Vec<Piece>]),
@@ -182,33 +139,6 @@ pub(super) fn violation(
         moved_by,
         merged_by,
     }
-}
-
-pub(crate) fn fmt_vec(v: &[Int]) -> String {
-    v.iter().map(Int::to_string).collect::<Vec<_>>().join(", ")
-}
-
-pub(crate) fn instance_name(p: &Program, i: &Instance) -> String {
-    instance_label(p, i.stmt, &i.iters)
-}
-
-/// `Label[i, j]` (the statement's tag, else its name) for statement `s` at `x`.
-pub(crate) fn instance_label(p: &Program, s: usize, x: &[Int]) -> String {
-    let st = &p.stmts[s];
-    format!(
-        "{}[{}]",
-        st.label.clone().unwrap_or_else(|| st.name.clone()),
-        fmt_vec(x)
-    )
-}
-
-/// "with n = 3, m = 2: " for a witness's parameter values (nothing without parameters).
-pub(crate) fn with_params(params: &[(String, Int)]) -> String {
-    if params.is_empty() {
-        return String::new();
-    }
-    let vals: Vec<String> = params.iter().map(|(n, x)| format!("{n} = {x}")).collect();
-    format!("with {}: ", vals.join(", "))
 }
 
 /// A report for one violation: the dependence, the witness, and where it comes from in the
@@ -316,23 +246,81 @@ pub fn report(p: &Program, deps: &[Dependence], v: &Violation, steps: &[Step]) -
     d
 }
 
-/// `A[1, 2]`: the element an access touches at an instance (or just `A`).
-pub(crate) fn element(p: &Program, access: usize, params: &[(String, Int)], x: &[Int]) -> String {
-    let a = &p.accesses[access];
-    match a.relation.as_ref().and_then(|r| eval(r, params, x)) {
-        Some(idx) if !idx.is_empty() => {
-            format!("`{}[{}]`", a.array, fmt_vec(&idx).replace(", ", "]["))
-        }
-        _ => format!("`{}`", a.array),
+/// A mark violation in the shape of the other violations (`check`'s list), with the
+/// instances' original and final times.
+pub fn mark_violation(p: &Program, deps: &[Dependence], v: MarkViolation) -> Violation {
+    let d = &deps[v.dep];
+    let old = |s: usize, x: &[Int]| eval(&p.stmts[s].schedule, &v.params, x).unwrap_or_default();
+    let first = Instance {
+        stmt: d.source,
+        iters: v.source.clone(),
+        old_time: old(d.source, &v.source),
+        new_time: v.source_time.clone(),
+    };
+    let second = Instance {
+        stmt: d.sink,
+        iters: v.sink.clone(),
+        old_time: old(d.sink, &v.sink),
+        new_time: v.sink_time.clone(),
+    };
+    Violation {
+        params: v.params.clone(),
+        kind: ViolationKind::Mark(Box::new(v)),
+        first,
+        second,
+        moved_by: vec![],
+        merged_by: None,
     }
 }
 
-pub(crate) fn name_of(p: &Program, s: usize) -> String {
-    let st = &p.stmts[s];
-    match (&st.label, st.line) {
-        (Some(l), 0) => format!("`{l}`"),
-        (Some(l), line) => format!("`{l}` (line {line})"),
-        (None, 0) => st.name.clone(),
-        (None, line) => format!("{} (line {line})", st.name),
+/// A copy violation in the shape of the other violations.
+pub fn copy_violation(p: &Program, v: CopyViolation) -> Violation {
+    let old = |s: usize, x: &[Int]| eval(&p.stmts[s].schedule, &v.params, x).unwrap_or_default();
+    let first = Instance {
+        stmt: v.other_stmt,
+        iters: v.other.clone(),
+        old_time: old(v.other_stmt, &v.other),
+        new_time: v.other_time.clone(),
+    };
+    let second = Instance {
+        stmt: v.staged_stmt,
+        iters: v.staged.clone(),
+        old_time: old(v.staged_stmt, &v.staged),
+        new_time: v.staged_time.clone(),
+    };
+    Violation {
+        params: v.params.clone(),
+        kind: ViolationKind::Copy(Box::new(v)),
+        first,
+        second,
+        moved_by: vec![],
+        merged_by: None,
     }
+}
+
+/// Every contraction of `plans` the final schedule breaks (the smallest witness per
+/// contracted expansion).
+pub fn check_contractions(
+    program: &Program,
+    plans: &[ExpandPlan],
+    pieces: &[Piece],
+    history: &[Vec<Piece>],
+) -> Vec<Violation> {
+    let mut out = vec![];
+    for plan in plans.iter().filter(|p| p.is_contracted()) {
+        if let Some(v) = contract::check_one(program, plan, pieces) {
+            let (a, b) = (&v.first, &v.second);
+            let params = v.params.clone();
+            let (pa, pb) = ((a.0, a.1.clone()), (b.0, b.1.clone()));
+            out.push(violation(
+                program,
+                (pieces, history),
+                ViolationKind::Contract(Box::new(v)),
+                params,
+                pa,
+                pb,
+            ));
+        }
+    }
+    out
 }
