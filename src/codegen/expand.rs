@@ -54,13 +54,8 @@ fn on_heap(plan: &ExpandPlan) -> bool {
 
 /// The storage's declaration (lines).
 pub fn declarations(plan: &ExpandPlan, params: &[String]) -> Result<Vec<String>, Diagnostic> {
-    let floors = |s: &str| s.contains("F(");
-    if plan.lower.iter().any(|c| floors(&c.to_c(params, &[], "F")))
-        || plan
-            .runtime
-            .iter()
-            .flatten()
-            .any(|e| floors(&e.to_c(params, "F")))
+    if plan.lower.iter().any(super::ast::corner_floors)
+        || plan.runtime.iter().flatten().any(super::ast::extent_floors)
     {
         return Err(refuse(
             plan,

@@ -8,7 +8,7 @@
 
 use super::ast::{CPrinter, Helpers, Node};
 use super::copy::Extra;
-use super::marks::{mark_loops, parallel_around, unroll_loops, Inside};
+use super::marks::{mark_loops, parallel_around, unroll_loops, Inside, ItemVars, MarkCtx};
 use super::registers::Target;
 use super::scan::{disjoint_parts, Item};
 use crate::diag::codes;
@@ -163,6 +163,8 @@ pub(super) fn generate_with_copies(
         .iter()
         .map(|p| scop.statements[p.stmt].text.clone())
         .collect();
+    // Per statement item, the copies whose buffers its text now names.
+    let mut named: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n_stmt];
     if body == Body::Source {
         for (c, plan) in plans.iter().enumerate() {
             for &i in &plan.members {
@@ -185,6 +187,7 @@ pub(super) fn generate_with_copies(
                 }
                 texts[i] = super::copy::rewrite(&texts[i], plan)
                     .map_err(|why| super::copy::refuse(plan, format!("{why}: `{}`", st.text)))?;
+                named[i].insert(c);
             }
         }
     }
@@ -225,31 +228,31 @@ pub(super) fn generate_with_copies(
         .iter()
         .map(|p| body == Body::Source && super::copy::thread_heap(p, placed))
         .collect();
-    let private_of: Vec<Vec<String>> = (0..placed.len())
+    let private_of: Vec<ItemVars> = (0..placed.len())
         .map(
             |id| match id.checked_sub(n_stmt).map(|e| &staged.extras[e]) {
                 Some(Extra::Setup(c)) => {
                     let p = &plans[*c];
-                    let mut v = vec![];
-                    if !heap[*c] {
-                        v.push(super::copy::buffer(p));
+                    ItemVars {
+                        private: (!heap[*c])
+                            .then(|| super::copy::buffer(p))
+                            .into_iter()
+                            .collect(),
+                        firstprivate: (0..p.rank).map(|d| super::copy::offset(p, d)).collect(),
                     }
-                    v.extend((0..p.rank).map(|d| super::copy::offset(p, d)));
-                    v
                 }
-                _ => vec![],
+                _ => ItemVars::default(),
             },
         )
         .collect();
-    let nodes = mark_loops(
+    let mark_cx = MarkCtx {
         scop,
-        nodes,
         placed,
         n_stmt,
-        &predeclared_names(scop),
-        &private_of,
-        Inside::Nothing,
-    )?;
+        predeclared: &predeclared_names(scop),
+        private_of: &private_of,
+    };
+    let nodes = mark_loops(&mark_cx, nodes, Inside::Nothing)?;
     // A buffer allocated when the region starts is one object: no thread may have its own.
     let allocated: BTreeSet<usize> = (n_stmt..placed.len())
         .filter(|&id| match &staged.extras[id - n_stmt] {
@@ -301,6 +304,10 @@ pub(super) fn generate_with_copies(
                     .collect()
             })
             .collect();
+        let offsets: BTreeSet<String> = plans
+            .iter()
+            .flat_map(|p| (0..p.rank).map(|d| super::copy::offset(p, d)))
+            .collect();
         let ctx = super::registers::Ctx {
             n_param,
             n_stmt,
@@ -308,6 +315,8 @@ pub(super) fn generate_with_copies(
             iters: &iters,
             texts: &texts,
             writes: &writes,
+            buffers: &named,
+            offsets: &offsets,
             lanes: target.lanes(),
         };
         let r = super::registers::register_blocks(nodes, plans, &staged.extras, &ctx);
@@ -431,13 +440,8 @@ pub(super) fn generate_with_copies(
     };
     // The corners of the copies' boxes, and their run-time extents, may use floors.
     if plans.iter().any(|c| {
-        c.lower
-            .iter()
-            .any(|l| l.to_c(&scop.params, &[], "F").contains("F("))
-            || c.runtime
-                .iter()
-                .flatten()
-                .any(|e| e.to_c(&scop.params, "F").contains("F("))
+        c.lower.iter().any(super::ast::corner_floors)
+            || c.runtime.iter().flatten().any(super::ast::extent_floors)
     }) {
         p.helpers.floord = true;
     }
@@ -453,19 +457,15 @@ pub(super) fn generate_with_copies(
     }
     if body == Body::Source {
         for ((plan, used), whole) in plans.iter().zip(&buffer_used).zip(&region_buffer) {
-            let decl = super::copy::declarations(plan, &scop.params, &floord);
             if !whole {
                 // Each thread allocates the buffer; the region keeps only the offsets.
                 out.push_str(&super::copy::offset_declarations(plan));
-            } else if *used {
-                out.push_str(&decl);
             } else {
-                // Every window holds the block in registers; a `private` clause may still
-                // name the buffer, so it stays declared, marked unused.
-                out.push_str(&decl.replacen(
-                    "__attribute__((aligned(64)))",
-                    "__attribute__((aligned(64), unused))",
-                    1,
+                out.push_str(&super::copy::declarations(
+                    plan,
+                    &scop.params,
+                    &floord,
+                    !used,
                 ));
             }
         }
@@ -507,13 +507,8 @@ fn leaf_paths(nodes: &[Node], path: &mut Vec<usize>, out: &mut Vec<(usize, Vec<u
                 leaf_paths(body, path, out)
             }
             Node::Stmt { id, .. } => out.push((*id, path.clone())),
-            // Unrolling and register blocks come after the checks that walk paths.
-            Node::Comment(_)
-            | Node::Pragma(_)
-            | Node::Unrolled { .. }
-            | Node::Block(_)
-            | Node::Text { .. }
-            | Node::Raw(_) => {}
+            // Marks, unrolling and register blocks come after the checks that walk paths.
+            _ => {}
         }
         path.pop();
     }
@@ -709,50 +704,24 @@ fn is_atom(a: &str) -> bool {
 /// The first iterator the scan could not express, if any.
 fn undetermined(nodes: &[Node]) -> Option<String> {
     use super::ast::Expr;
-    for n in nodes {
-        let found = match n {
-            Node::For { body, .. } | Node::Assign { body, .. } | Node::If { body, .. } => {
-                undetermined(body)
-            }
-            Node::Stmt { args, .. } | Node::Text { args, .. } => {
-                args.iter().find_map(|a| match a {
-                    Expr::Comment(c) => Some(c.clone()),
-                    _ => None,
-                })
-            }
-            Node::Comment(c) => Some(c.clone()),
-            Node::Unrolled { body, rest, .. } => undetermined(body).or_else(|| undetermined(rest)),
-            Node::Block(body) => undetermined(body),
-            Node::Pragma(_) | Node::Raw(_) => None,
-        };
-        if found.is_some() {
-            return found;
-        }
-    }
-    None
+    super::ast::find_map(nodes, &mut |n| match n {
+        Node::Stmt { args, .. } | Node::Text { args, .. } => args.iter().find_map(|a| match a {
+            Expr::Comment(c) => Some(c.clone()),
+            _ => None,
+        }),
+        Node::Comment(c) => Some(c.clone()),
+        _ => None,
+    })
 }
 
+/// The names of the loops of a tree that count one of the statements' own iterators.
 pub(super) fn loop_names(nodes: &[Node]) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    for n in nodes {
-        match n {
-            Node::For { name, body, .. } => {
-                out.extend(name.clone());
-                out.extend(loop_names(body));
-            }
-            Node::Assign { body, .. } | Node::If { body, .. } | Node::Block(body) => {
-                out.extend(loop_names(body))
-            }
-            Node::Unrolled {
-                name, body, rest, ..
-            } => {
-                out.extend(name.clone());
-                out.extend(loop_names(body));
-                out.extend(loop_names(rest));
-            }
-            _ => {}
+    super::ast::for_each(nodes, &mut |n| {
+        if let Node::For { name, .. } | Node::Unrolled { name, .. } = n {
+            out.extend(name.clone());
         }
-    }
+    });
     out
 }
 

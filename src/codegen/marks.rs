@@ -2,7 +2,7 @@
 //! `private`, `firstprivate` and `reduction` clauses they need), and `unroll` as copies of
 //! the loop body. Applied to the loop AST that `kernel` scans, before register blocks.
 
-use super::ast::Node;
+use super::ast::{find_map, for_each, ids_in, Clauses, LoopPragma, Node};
 use super::kernel::{loop_names, Placed};
 use crate::diag::codes;
 use crate::diag::Diagnostic;
@@ -18,57 +18,37 @@ pub(super) enum Inside {
     Vectorize,
 }
 
-/// The first of `ids` that a loop marked `omp parallel for` encloses.
-pub(super) fn parallel_around(nodes: &[Node], ids: &BTreeSet<usize>) -> Option<usize> {
-    for (k, n) in nodes.iter().enumerate() {
-        if let Node::Pragma(text) = n {
-            if text.starts_with("omp parallel for") {
-                let mut inside = BTreeSet::new();
-                ids_in(&nodes[k + 1..(k + 2).min(nodes.len())], &mut inside);
-                if let Some(id) = inside.intersection(ids).next() {
-                    return Some(*id);
-                }
-            }
-        }
-        let found = match n {
-            Node::For { body, .. } | Node::Assign { body, .. } | Node::If { body, .. } => {
-                parallel_around(body, ids)
-            }
-            Node::Unrolled { body, rest, .. } => {
-                parallel_around(body, ids).or_else(|| parallel_around(rest, ids))
-            }
-            Node::Block(body) => parallel_around(body, ids),
-            Node::Stmt { .. }
-            | Node::Text { .. }
-            | Node::Raw(_)
-            | Node::Comment(_)
-            | Node::Pragma(_) => None,
-        };
-        if found.is_some() {
-            return found;
-        }
-    }
-    None
+/// The variables a scan item sets that each thread of a parallel loop around it needs its
+/// own copy of (a copy's corner: its buffer, unless each thread allocates one, and its
+/// offsets).
+#[derive(Clone, Debug, Default)]
+pub(super) struct ItemVars {
+    pub private: Vec<String>,
+    /// Private copies that start as the region set them: a copy's offsets (0). Every
+    /// thread sets its own before use, but a compiler cannot always see that and warns of
+    /// private copies used uninitialized.
+    pub firstprivate: Vec<String>,
 }
 
-/// Pieces (scan item ids) whose statements a list of nodes runs.
-pub(super) fn ids_in(nodes: &[Node], out: &mut BTreeSet<usize>) {
-    for n in nodes {
-        match n {
-            Node::For { body, .. } | Node::Assign { body, .. } | Node::If { body, .. } => {
-                ids_in(body, out)
-            }
-            Node::Stmt { id, .. } | Node::Text { id, .. } => {
-                out.insert(*id);
-            }
-            Node::Unrolled { body, rest, .. } => {
-                ids_in(body, out);
-                ids_in(rest, out);
-            }
-            Node::Block(body) => ids_in(body, out),
-            Node::Comment(_) | Node::Pragma(_) | Node::Raw(_) => {}
-        }
+impl ItemVars {
+    fn is_empty(&self) -> bool {
+        self.private.is_empty() && self.firstprivate.is_empty()
     }
+}
+
+/// The first of `ids` that a loop marked `omp parallel for` encloses.
+pub(super) fn parallel_around(nodes: &[Node], ids: &BTreeSet<usize>) -> Option<usize> {
+    find_map(nodes, &mut |n| match n {
+        Node::Omp {
+            pragma: LoopPragma::ParallelFor(_),
+            body,
+        } => {
+            let mut inside = BTreeSet::new();
+            ids_in(body, &mut inside);
+            inside.intersection(ids).next().copied()
+        }
+        _ => None,
+    })
 }
 
 /// The reduction variables of a loop marked `parallel(op)` that encloses the pieces `ids`:
@@ -107,19 +87,26 @@ fn reduction_variables<'a>(
         .collect()
 }
 
-/// Puts a `#pragma` before every generated loop that carries a mark. A loop scanning
+/// What `mark_loops` needs of the kernel besides the tree.
+pub(super) struct MarkCtx<'a> {
+    pub scop: &'a Scop,
+    pub placed: &'a [Placed],
+    pub n_stmt: usize,
+    /// Counters declared outside the generated code.
+    pub predeclared: &'a BTreeSet<String>,
+    /// Per scan item, the variables each thread needs its own copy of.
+    pub private_of: &'a [ItemVars],
+}
+
+/// Puts an OpenMP directive on every generated loop that carries a mark. A loop scanning
 /// iteration dim `j` (scanned dim `2j+1`) carries the marks its pieces have at `j`: every
 /// loop at that dim, also when scanning splits it into several (full and partial tiles,
 /// head and tail), and for every piece it encloses, marked or not (the verifier checks all
 /// of them). Two different marks on one loop, and a marked loop inside a parallel or a
 /// vectorized loop (other than a vectorized loop inside a parallel one), are refused.
 pub(super) fn mark_loops(
-    scop: &Scop,
+    cx: &MarkCtx,
     nodes: Vec<Node>,
-    placed: &[Placed],
-    n_stmt: usize,
-    predeclared: &BTreeSet<String>,
-    private_of: &[Vec<String>],
     inside: Inside,
 ) -> Result<Vec<Node>, Diagnostic> {
     let mut out = vec![];
@@ -135,134 +122,151 @@ pub(super) fn mark_loops(
             } => {
                 let mut ids = BTreeSet::new();
                 ids_in(&body, &mut ids);
-                let mut marks: Vec<&Mark> = vec![];
-                if var % 2 == 1 {
-                    for &id in &ids {
-                        if let Some(m) = placed[id].marks.iter().find(|m| 2 * m.dim + 1 == var) {
-                            if !marks.iter().any(|x| x.kind == m.kind) {
-                                marks.push(m);
-                            }
-                        }
-                    }
-                }
-                let here = match &marks[..] {
-                    [] => None,
-                    [m] => Some(*m),
-                    [a, b, ..] => {
-                        return Err(Diagnostic::new(codes::MARK_NOT_GENERATED, format!(
-                            "cannot generate code: one loop is marked both `{}` and `{}`",
-                            a.kind.describe(),
-                            b.kind.describe()
-                        ))
-                        .with_label(&a.origin.source, a.origin.span.clone(), "marked here")
-                        .with_label(&b.origin.source, b.origin.span.clone(), "and here")
-                        .with_note("the statements of one generated loop share its marks; mark the loop once"));
-                    }
+                let (pragma, inner) = match loop_mark(cx.placed, var, &ids)? {
+                    Some(m) => directive(cx, m, &body, &ids, inside)?,
+                    None => (None, inside),
                 };
-                let mut inner = inside;
-                if let Some(m) = here {
-                    let refuse = |what: &str| {
-                        Err(Diagnostic::new(
-                            codes::MARK_NOT_GENERATED,
-                            format!(
-                                "cannot generate code: a loop marked `{}` inside a {what} loop",
-                                m.kind.describe()
-                            ),
-                        )
-                        .with_label(&m.origin.source, m.origin.span.clone(), "marked here")
-                        .with_note("nested parallel loops are not generated; mark one of them"))
-                    };
-                    match (inside, &m.kind) {
-                        // Unrolling keeps the order: it is done after the pragmas
-                        // (`unroll_loops`), inside any loop.
-                        (_, MarkKind::Unroll { .. }) => {}
-                        (Inside::Vectorize, _) => return refuse("vectorized"),
-                        (Inside::Parallel, MarkKind::Parallel { .. }) => return refuse("parallel"),
-                        (_, MarkKind::Parallel { reduction }) => {
-                            inner = Inside::Parallel;
-                            let mut text = "omp parallel for".to_string();
-                            let mut private: BTreeSet<String> = loop_names(&body)
-                                .into_iter()
-                                .filter(|n| predeclared.contains(n))
-                                .collect();
-                            for &id in &ids {
-                                private.extend(private_of[id].iter().cloned());
-                            }
-                            // A copy's offsets start as the region set them (0): every
-                            // thread sets its own before use, but a compiler cannot always
-                            // see that and warns of private copies used uninitialized.
-                            let (offsets, private): (Vec<String>, Vec<String>) =
-                                private.into_iter().partition(|n| super::copy::is_offset(n));
-                            if !private.is_empty() {
-                                text.push_str(&format!(" private({})", private.join(", ")));
-                            }
-                            if !offsets.is_empty() {
-                                text.push_str(&format!(" firstprivate({})", offsets.join(", ")));
-                            }
-                            if let Some(op) = reduction {
-                                let vars = reduction_variables(scop, placed, n_stmt, &ids, *op);
-                                let mut names = vec![];
-                                for a in vars {
-                                    if a.rank > 0 {
-                                        return Err(Diagnostic::new(codes::MARK_NOT_GENERATED, format!(
-                                            "cannot generate code: the `{}` reduction of the array `{}` is not generated (only scalar reductions are)",
-                                            op.symbol(),
-                                            a.c_name
-                                        ))
-                                        .with_label(
-                                            &m.origin.source,
-                                            m.origin.span.clone(),
-                                            "marked here",
-                                        )
-                                        .with_help(format!(
-                                            "if the loop carries no dependence on `{}`, mark it `parallel` without an operator",
-                                            a.c_name
-                                        )));
-                                    }
-                                    names.push(a.c_name.clone());
-                                }
-                                if !names.is_empty() {
-                                    text.push_str(&format!(
-                                        " reduction({}: {})",
-                                        op.symbol(),
-                                        names.join(", ")
-                                    ));
-                                }
-                            }
-                            out.push(Node::Pragma(text));
-                        }
-                        (_, MarkKind::Vectorize)
-                            if ids.iter().any(|&id| !private_of[id].is_empty()) =>
-                        {
-                            return Err(Diagnostic::new(codes::MARK_NOT_GENERATED,
-                                "cannot generate code: a loop marked `vectorize` encloses the fill of a copy",
-                            )
-                            .with_label(&m.origin.source, m.origin.span.clone(), "marked here")
-                            .with_note("the lanes of a vector loop would share one buffer; vectorize a loop inside the copy's loops"));
-                        }
-                        (_, MarkKind::Vectorize) => {
-                            inner = Inside::Vectorize;
-                            out.push(Node::Pragma("omp simd".to_string()));
-                        }
-                    }
-                }
-                let body = mark_loops(scop, body, placed, n_stmt, predeclared, private_of, inner)?;
-                out.push(Node::For {
+                let body = mark_loops(cx, body, inner)?;
+                let lp = Node::For {
                     var,
                     name,
                     lower,
                     step,
                     upper,
                     body,
+                };
+                out.push(match pragma {
+                    Some(pragma) => Node::Omp {
+                        pragma,
+                        body: vec![lp],
+                    },
+                    None => lp,
                 });
             }
-            n @ (Node::Assign { .. } | Node::If { .. }) => out.push(n.try_map_bodies(|body| {
-                mark_loops(scop, body, placed, n_stmt, predeclared, private_of, inside)
-            })?),
+            n @ (Node::Assign { .. } | Node::If { .. }) => {
+                out.push(n.try_map_bodies(|body| mark_loops(cx, body, inside))?)
+            }
             n => out.push(n),
         }
     }
     Ok(out)
+}
+
+/// The one mark of a loop at scanned dim `var` around the pieces `ids`, refused when they
+/// carry two different ones.
+fn loop_mark<'a>(
+    placed: &'a [Placed],
+    var: usize,
+    ids: &BTreeSet<usize>,
+) -> Result<Option<&'a Mark>, Diagnostic> {
+    let mut marks: Vec<&Mark> = vec![];
+    if var % 2 == 1 {
+        for &id in ids {
+            if let Some(m) = placed[id].marks.iter().find(|m| 2 * m.dim + 1 == var) {
+                if !marks.iter().any(|x| x.kind == m.kind) {
+                    marks.push(m);
+                }
+            }
+        }
+    }
+    match &marks[..] {
+        [] => Ok(None),
+        [m] => Ok(Some(*m)),
+        [a, b, ..] => Err(Diagnostic::new(codes::MARK_NOT_GENERATED, format!(
+            "cannot generate code: one loop is marked both `{}` and `{}`",
+            a.kind.describe(),
+            b.kind.describe()
+        ))
+        .with_label(&a.origin.source, a.origin.span.clone(), "marked here")
+        .with_label(&b.origin.source, b.origin.span.clone(), "and here")
+        .with_note("the statements of one generated loop share its marks; mark the loop once")),
+    }
+}
+
+/// The directive a loop marked `m` gets (none for `unroll`, which `unroll_loops` does
+/// later, inside any loop), and what its body is then inside.
+fn directive(
+    cx: &MarkCtx,
+    m: &Mark,
+    body: &[Node],
+    ids: &BTreeSet<usize>,
+    inside: Inside,
+) -> Result<(Option<LoopPragma>, Inside), Diagnostic> {
+    let refuse = |what: &str| {
+        Err(Diagnostic::new(
+            codes::MARK_NOT_GENERATED,
+            format!(
+                "cannot generate code: a loop marked `{}` inside a {what} loop",
+                m.kind.describe()
+            ),
+        )
+        .with_label(&m.origin.source, m.origin.span.clone(), "marked here")
+        .with_note("nested parallel loops are not generated; mark one of them"))
+    };
+    match (inside, &m.kind) {
+        (_, MarkKind::Unroll { .. }) => Ok((None, inside)),
+        (Inside::Vectorize, _) => refuse("vectorized"),
+        (Inside::Parallel, MarkKind::Parallel { .. }) => refuse("parallel"),
+        (_, MarkKind::Parallel { reduction }) => {
+            let clauses = clauses(cx, m, body, ids, *reduction)?;
+            Ok((Some(LoopPragma::ParallelFor(clauses)), Inside::Parallel))
+        }
+        (_, MarkKind::Vectorize) if ids.iter().any(|&id| !cx.private_of[id].is_empty()) => {
+            Err(Diagnostic::new(codes::MARK_NOT_GENERATED,
+                "cannot generate code: a loop marked `vectorize` encloses the fill of a copy",
+            )
+            .with_label(&m.origin.source, m.origin.span.clone(), "marked here")
+            .with_note("the lanes of a vector loop would share one buffer; vectorize a loop inside the copy's loops"))
+        }
+        (_, MarkKind::Vectorize) => Ok((Some(LoopPragma::Simd), Inside::Vectorize)),
+    }
+}
+
+/// The clauses of a parallel loop around the pieces `ids`: the counters declared outside
+/// the generated code that loops inside count with, the enclosed items' own variables, and
+/// the scalars of its reduction.
+fn clauses(
+    cx: &MarkCtx,
+    m: &Mark,
+    body: &[Node],
+    ids: &BTreeSet<usize>,
+    reduction: Option<crate::model::state::RedOp>,
+) -> Result<Clauses, Diagnostic> {
+    let mut private: BTreeSet<String> = loop_names(body)
+        .into_iter()
+        .filter(|n| cx.predeclared.contains(n))
+        .collect();
+    let mut firstprivate: BTreeSet<String> = BTreeSet::new();
+    for &id in ids {
+        private.extend(cx.private_of[id].private.iter().cloned());
+        firstprivate.extend(cx.private_of[id].firstprivate.iter().cloned());
+    }
+    let mut c = Clauses {
+        private: private.into_iter().collect(),
+        firstprivate: firstprivate.into_iter().collect(),
+        reduction: None,
+    };
+    let Some(op) = reduction else { return Ok(c) };
+    let mut names = vec![];
+    for a in reduction_variables(cx.scop, cx.placed, cx.n_stmt, ids, op) {
+        if a.rank > 0 {
+            return Err(Diagnostic::new(codes::MARK_NOT_GENERATED, format!(
+                "cannot generate code: the `{}` reduction of the array `{}` is not generated (only scalar reductions are)",
+                op.symbol(),
+                a.c_name
+            ))
+            .with_label(&m.origin.source, m.origin.span.clone(), "marked here")
+            .with_help(format!(
+                "if the loop carries no dependence on `{}`, mark it `parallel` without an operator",
+                a.c_name
+            )));
+        }
+        names.push(a.c_name.clone());
+    }
+    if !names.is_empty() {
+        c.reduction = Some((op.symbol(), names));
+    }
+    Ok(c)
 }
 
 /// The unroll factor of a generated loop at scanned dim `var` enclosing `body`: the
@@ -287,18 +291,13 @@ pub const MAX_UNROLLED_STATEMENTS: usize = 20_000;
 
 /// Statement leaves in a list of nodes.
 fn count_stmts(nodes: &[Node]) -> usize {
-    nodes
-        .iter()
-        .map(|n| match n {
-            Node::For { body, .. }
-            | Node::Assign { body, .. }
-            | Node::If { body, .. }
-            | Node::Block(body) => count_stmts(body),
-            Node::Unrolled { body, rest, .. } => count_stmts(body) + count_stmts(rest),
-            Node::Stmt { .. } | Node::Text { .. } => 1,
-            Node::Comment(_) | Node::Pragma(_) | Node::Raw(_) => 0,
-        })
-        .sum()
+    let mut n = 0;
+    for_each(nodes, &mut |x| {
+        if let Node::Stmt { .. } | Node::Text { .. } = x {
+            n += 1;
+        }
+    });
+    n
 }
 
 /// Unrolls every loop marked `unroll(u)`, inner loops first. A copy of the body is the body
@@ -411,7 +410,7 @@ pub(super) fn unroll_loops(
                     }),
                 }
             }
-            n @ (Node::Assign { .. } | Node::If { .. }) => {
+            n @ (Node::Assign { .. } | Node::If { .. } | Node::Omp { .. }) => {
                 out.push(n.try_map_bodies(|body| unroll_loops(body, placed, n_param, declaring))?)
             }
             n => out.push(n),

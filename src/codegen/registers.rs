@@ -21,9 +21,8 @@
 //! lane, so the outputs are the same bit for bit (with the same floating-point contraction
 //! setting on both sides).
 
-use super::ast::{Expr, Node};
+use super::ast::{find_map, ids_in, Expr, LoopPragma, Node};
 use super::copy::{buffer, offset, Extra};
-use super::marks::ids_in;
 use crate::model::copy::{BufDim, CopyPlan};
 use crate::presburger::row::Row;
 use crate::presburger::Int;
@@ -73,6 +72,10 @@ pub(super) struct Ctx<'a> {
     pub texts: &'a [String],
     /// Per statement item: the C names of the arrays and scalars it writes.
     pub writes: &'a [Vec<String>],
+    /// Per statement item: the copies whose buffers its text names.
+    pub buffers: &'a [BTreeSet<usize>],
+    /// The offsets of every copy's box (names a text may use).
+    pub offsets: &'a BTreeSet<String>,
     pub lanes: usize,
 }
 
@@ -88,6 +91,8 @@ pub(super) struct Registers {
 /// One plan's items and register layout.
 struct Block<'a> {
     plan: &'a CopyPlan,
+    /// The plan's index.
+    copy: usize,
     setup: usize,
     fill: usize,
     write_back: Option<usize>,
@@ -160,8 +165,8 @@ impl Block<'_> {
         }
         s
     }
-    /// One line per register: its load from the array (`fill`) or its store back.
-    fn moves(&self, fill: bool) -> Vec<String> {
+    /// One move per register: its load from the array (`fill`) or its store back.
+    fn moves(&self, fill: bool) -> Vec<Node> {
         self.registers()
             .iter()
             .map(|idx| {
@@ -171,17 +176,16 @@ impl Block<'_> {
                 } else {
                     self.element(idx)
                 };
-                if fill {
-                    format!("{r} = {mem};")
-                } else {
-                    format!("{mem} = {r};")
-                }
+                let (dst, src) = if fill { (r, mem) } else { (mem, r) };
+                Node::Move { dst, src }
             })
             .collect()
     }
-    fn declaration(&self) -> String {
-        let names: Vec<String> = self.registers().iter().map(|i| self.reg(i).0).collect();
-        format!("{} {};", self.reg_type(), names.join(", "))
+    fn declaration(&self) -> Node {
+        Node::Registers {
+            ty: self.reg_type(),
+            names: self.registers().iter().map(|i| self.reg(i).0).collect(),
+        }
     }
     fn typedefs(&self) -> String {
         let c = &self.plan.c_name;
@@ -249,6 +253,7 @@ pub(super) fn register_blocks(
         };
         let block = Block {
             plan,
+            copy: c,
             setup,
             fill,
             write_back,
@@ -322,24 +327,16 @@ fn corners(plan: &CopyPlan, n_param: usize) -> Option<Vec<Row>> {
 /// Whether a node list still uses the buffer in memory: a fill or write-back item, or a
 /// statement naming the buffer.
 fn uses_buffer(nodes: &[Node], block: &Block, ctx: &Ctx) -> bool {
-    let name = format!("{}[", buffer(block.plan));
-    nodes.iter().any(|n| match n {
-        Node::For { body, .. }
-        | Node::Assign { body, .. }
-        | Node::If { body, .. }
-        | Node::Block(body) => uses_buffer(body, block, ctx),
-        Node::Unrolled { body, rest, .. } => {
-            uses_buffer(body, block, ctx) || uses_buffer(rest, block, ctx)
-        }
-        Node::Stmt { id, .. } => {
-            *id == block.fill
-                || Some(*id) == block.write_back
-                || (*id < ctx.n_stmt && ctx.texts[*id].contains(&name))
-        }
-        Node::Text { text, .. } => text.contains(&name),
-        Node::Raw(t) => t.contains(&name),
-        Node::Comment(_) | Node::Pragma(_) => false,
+    let c = block.copy;
+    find_map(nodes, &mut |n| match n {
+        Node::Stmt { id, .. } => (*id == block.fill
+            || Some(*id) == block.write_back
+            || (*id < ctx.n_stmt && ctx.buffers[*id].contains(&c)))
+        .then_some(()),
+        Node::Text { buffers, .. } => buffers.contains(&c).then_some(()),
+        _ => None,
     })
+    .is_some()
 }
 
 struct Pass<'a, 'b> {
@@ -483,12 +480,12 @@ impl Pass<'_, '_> {
             .map(|k| get(k).cloned())
             .collect::<Option<_>>()?;
         let body = self.body(body, bound, &corner)?;
-        let mut inner = vec![Node::Raw(b.declaration())];
+        let mut inner = vec![b.declaration()];
         inner.push(get(at)?.clone());
-        inner.extend(b.moves(true).into_iter().map(Node::Raw));
+        inner.extend(b.moves(true));
         inner.extend(body);
         if b.write_back.is_some() {
-            inner.extend(b.moves(false).into_iter().map(Node::Raw));
+            inner.extend(b.moves(false));
         }
         Some((end, Node::Block(inner)))
     }
@@ -499,9 +496,10 @@ impl Pass<'_, '_> {
         let mut it = nodes.into_iter().peekable();
         while let Some(n) = it.next() {
             match n {
-                Node::Pragma(p)
-                    if p == "omp simd" && matches!(it.peek(), Some(Node::For { .. })) =>
-                {
+                Node::Omp {
+                    pragma: LoopPragma::Simd,
+                    body: lp,
+                } if matches!(&lp[..], [Node::For { .. }]) => {
                     let Some(Node::For {
                         var,
                         name,
@@ -509,19 +507,21 @@ impl Pass<'_, '_> {
                         step,
                         upper,
                         body,
-                    }) = it.next()
+                    }) = lp.into_iter().next()
                     else {
-                        unreachable!("peeked")
+                        unreachable!("matched")
                     };
                     if !self.touches(&body) {
-                        out.push(Node::Pragma(p));
-                        out.push(Node::For {
-                            var,
-                            name,
-                            lower,
-                            step,
-                            upper,
-                            body: self.body(body, bound, corner)?,
+                        out.push(Node::Omp {
+                            pragma: LoopPragma::Simd,
+                            body: vec![Node::For {
+                                var,
+                                name,
+                                lower,
+                                step,
+                                upper,
+                                body: self.body(body, bound, corner)?,
+                            }],
                         });
                         continue;
                     }
@@ -540,7 +540,8 @@ impl Pass<'_, '_> {
                 n @ (Node::For { .. }
                 | Node::Unrolled { .. }
                 | Node::If { .. }
-                | Node::Block(_)) => out.push(
+                | Node::Block(_)
+                | Node::Omp { .. }) => out.push(
                     n.try_map_bodies(|b| self.body(b, bound, corner).ok_or(()))
                         .ok()?,
                 ),
@@ -548,7 +549,13 @@ impl Pass<'_, '_> {
                     // Statements that do not use the block (and other copies' items) stay.
                     if id < self.ctx.n_stmt && self.names_buffer(id) {
                         let text = self.rewrite(id, &args, bound, corner, None)?;
-                        out.push(Node::Text { id, args, text });
+                        let buffers = self.others_named(id);
+                        out.push(Node::Text {
+                            id,
+                            args,
+                            text,
+                            buffers,
+                        });
                     } else {
                         out.push(Node::Stmt { id, args });
                     }
@@ -561,7 +568,17 @@ impl Pass<'_, '_> {
     }
 
     fn names_buffer(&self, id: usize) -> bool {
-        self.ctx.texts[id].contains(&format!("{}[", buffer(self.block.plan)))
+        self.ctx.buffers[id].contains(&self.block.copy)
+    }
+
+    /// The buffers other than the block's that statement `id`'s text names.
+    fn others_named(&self, id: usize) -> Vec<usize> {
+        let own = self.block.copy;
+        self.ctx.buffers[id]
+            .iter()
+            .copied()
+            .filter(|&c| c != own)
+            .collect()
     }
 
     fn touches(&self, nodes: &[Node]) -> bool {
@@ -650,6 +667,7 @@ impl Pass<'_, '_> {
                         id: *id,
                         args: args.clone(),
                         text,
+                        buffers: self.others_named(*id),
                     });
                 }
                 _ => return None,
@@ -889,7 +907,7 @@ impl Pass<'_, '_> {
                     for (x, y) in row.iter_mut().zip(a) {
                         *x = &*x + &(&c * y);
                     }
-                } else if !allow_other || !super::copy::is_offset(name) {
+                } else if !allow_other || !ctx.offsets.contains(name) {
                     return None;
                 }
             }

@@ -1645,11 +1645,8 @@ fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
             body.is_empty()
         }
         Node::Unrolled { body, .. } | Node::Block(body) => body.is_empty(),
-        Node::Stmt { .. }
-        | Node::Text { .. }
-        | Node::Comment(_)
-        | Node::Pragma(_)
-        | Node::Raw(_) => false,
+        // Scanning makes no other nodes.
+        _ => false,
     };
     nodes
         .into_iter()
@@ -1672,13 +1669,7 @@ fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
                     }
                     return n;
                 }
-                Node::Stmt { .. }
-                | Node::Text { .. }
-                | Node::Raw(_)
-                | Node::Comment(_)
-                | Node::Pragma(_)
-                | Node::Unrolled { .. }
-                | Node::Block(_) => return n,
+                _ => return n,
             };
             *body = hoist_guards(std::mem::take(body), n_param);
             fold_floor_bounds(&mut n, n_param);
