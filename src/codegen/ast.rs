@@ -194,7 +194,10 @@ pub enum Node {
     },
     Comment(String),
     /// A marked loop: its OpenMP directive and `body`, the one loop it applies to.
-    Omp { pragma: LoopPragma, body: Vec<Node> },
+    Omp {
+        pragma: LoopPragma,
+        body: Vec<Node>,
+    },
     /// A loop unrolled `factor` times whose trip count is not a known constant:
     /// `for (v = lower; v <= upper - (factor - 1) * step; v += factor * step) { body }`
     /// (`body` holds the `factor` copies, shifted by `0, step, ...`), then
@@ -234,9 +237,15 @@ pub enum Node {
     Single(Vec<Node>),
     /// A register block's variables (vector accumulators when `ty` is a vector type):
     /// `ty r0, r1, ...;`.
-    Registers { ty: String, names: Vec<String> },
+    Registers {
+        ty: String,
+        names: Vec<String>,
+    },
     /// A register filled from memory or stored back: `dst = src;`.
-    Move { dst: String, src: String },
+    Move {
+        dst: String,
+        src: String,
+    },
 }
 
 /// The OpenMP directive of a marked loop.
@@ -455,6 +464,17 @@ pub fn for_each(nodes: &[Node], f: &mut dyn FnMut(&Node)) {
         f(n);
         None
     });
+}
+
+/// The names of the loops of a tree that count one of the statements' own iterators.
+pub fn loop_names(nodes: &[Node]) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for_each(nodes, &mut |n| {
+        if let Node::For { name, .. } | Node::Unrolled { name, .. } = n {
+            out.extend(name.clone());
+        }
+    });
+    out
 }
 
 /// Pieces (scan item ids) whose statements a list of nodes runs.
@@ -698,20 +718,61 @@ impl Helpers {
     }
 }
 
+/// The value of a dimension fixed by an enclosing assignment.
+#[derive(Clone, Debug)]
+pub struct Bound {
+    /// The value when affine (substituted into affine expressions).
+    row: Option<Row>,
+    /// Its C text, parenthesised unless a bare name or number.
+    name: String,
+    shape: Shape,
+}
+
+/// How an expression prints, as an operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// A name or a number that is not negative.
+    Plain,
+    /// One parenthesised whole.
+    Wrapped,
+    /// Anything else: needs parentheses as an operand.
+    Compound,
+}
+
+/// A statement's argument as printed: its C text, and how it stands as an operand.
+pub struct Arg {
+    pub text: String,
+    /// A name or a number that is not negative.
+    pub plain: bool,
+    /// Needs no parentheses as an operand: plain, or one parenthesised whole.
+    pub atom: bool,
+}
+
+impl Arg {
+    /// The text as an operand: in parentheses unless an atom.
+    pub fn operand(&self) -> String {
+        if self.atom {
+            self.text.clone()
+        } else {
+            format!("({})", self.text)
+        }
+    }
+}
+
 /// Prints expressions and loops as C.
 pub struct CPrinter<'a> {
     pub params: &'a [String],
     /// Name of scanned dimension `k`.
     pub var: &'a dyn Fn(usize) -> String,
-    /// Text of statement `id` given its argument texts.
-    pub stmt: &'a dyn Fn(usize, &[String]) -> String,
+    /// Text of statement `id` given its arguments.
+    pub stmt: &'a dyn Fn(usize, &[Arg]) -> String,
     /// Text of statement `id` written as `text` ([`Node::Text`]) given its argument texts.
-    pub text: &'a dyn Fn(usize, &[String], &str) -> String,
+    pub text: &'a dyn Fn(usize, &[Arg], &str) -> String,
     pub helpers: Helpers,
     /// Dimensions fixed by an enclosing assignment, replaced by their value: affine values
     /// are substituted into affine expressions (`c1 + 1` rather than `(c1) + 1`), others
     /// printed in parentheses.
-    pub bound: Vec<Option<(Option<Row>, String)>>,
+    pub bound: Vec<Option<Bound>>,
     /// Names of enclosing loops that carry one (see [`Node::For`]).
     pub names: Vec<Option<String>>,
     /// Loop variables declared outside the generated code: assigned, not declared.
@@ -721,12 +782,55 @@ pub struct CPrinter<'a> {
 impl CPrinter<'_> {
     fn var_name(&self, k: usize) -> String {
         match self.bound.get(k).cloned().flatten() {
-            Some((_, v)) if v.contains(' ') || v.starts_with('-') => format!("({v})"),
-            Some((_, v)) => v,
+            Some(b) => b.name,
             None => match self.names.get(k).cloned().flatten() {
                 Some(n) => n,
                 None => (self.var)(k),
             },
+        }
+    }
+
+    /// How `e` prints ([`CPrinter::expr`]), as an operand.
+    fn shape(&self, e: &Expr) -> Shape {
+        match e {
+            Expr::Aff(r) => {
+                let r = self.expand(r);
+                let terms: Vec<usize> = (1..r.len()).filter(|&k| !r[k].is_zero()).collect();
+                match terms[..] {
+                    [] if !r[0].is_negative() => Shape::Plain,
+                    [k] if r[k].is_one() && r[0].is_zero() => self.col_shape(k),
+                    _ => Shape::Compound,
+                }
+            }
+            Expr::Sum(r, t) if r.iter().all(Int::is_zero) => match &t[..] {
+                [] => Shape::Plain,
+                [(k, e)] if k.is_one() => self.shape(e),
+                _ => Shape::Compound,
+            },
+            Expr::Sum(r, t) if t.is_empty() => self.shape(&Expr::Aff(r.clone())),
+            Expr::Max(v) | Expr::Min(v) if v.len() == 1 => self.shape(&v[0]),
+            _ => Shape::Compound,
+        }
+    }
+
+    /// How the name of column `k` of `[1, params, c0, ...]` prints.
+    fn col_shape(&self, k: usize) -> Shape {
+        if k <= self.params.len() {
+            return Shape::Plain;
+        }
+        match self.bound.get(k - 1 - self.params.len()).cloned().flatten() {
+            Some(b) if b.shape != Shape::Plain => Shape::Wrapped,
+            _ => Shape::Plain,
+        }
+    }
+
+    /// `e` printed as a statement's argument.
+    fn arg(&mut self, e: &Expr) -> Arg {
+        let shape = self.shape(e);
+        Arg {
+            text: self.expr(e),
+            plain: shape == Shape::Plain,
+            atom: shape != Shape::Compound,
         }
     }
 
@@ -739,7 +843,7 @@ impl CPrinter<'_> {
             if col >= r.len() || r[col].is_zero() {
                 continue;
             }
-            if let Some((Some(v), _)) = &self.bound[k] {
+            if let Some(Bound { row: Some(v), .. }) = &self.bound[k] {
                 let a = std::mem::replace(&mut r[col], Int::ZERO);
                 if r.len() < v.len() {
                     r.resize(v.len(), Int::ZERO);
@@ -904,48 +1008,157 @@ impl CPrinter<'_> {
         }
     }
 
+    /// A loop: `for (v = lower; v <= upper; v += step) { body }`.
+    fn for_loop(&mut self, n: &Node, indent: usize, out: &mut String) {
+        let Node::For {
+            var,
+            name,
+            lower,
+            step,
+            upper,
+            body,
+        } = n
+        else {
+            return;
+        };
+        let pad = "  ".repeat(indent);
+        if self.names.len() <= *var {
+            self.names.resize(*var + 1, None);
+        }
+        let saved = std::mem::replace(&mut self.names[*var], name.clone());
+        let v = self.var_name(*var);
+        let lo = self.expr(lower);
+        let hi = self.expr(upper);
+        let decl = if self.predeclared.contains(&v) {
+            ""
+        } else {
+            "int "
+        };
+        let inc = if step.is_one() {
+            format!("{v}++")
+        } else {
+            format!("{v} += {step}")
+        };
+        let _ = writeln!(out, "{pad}for ({decl}{v} = {lo}; {v} <= {hi}; {inc}) {{");
+        self.nodes(body, indent + 1, out);
+        let _ = writeln!(out, "{pad}}}");
+        self.names[*var] = saved;
+    }
+
+    /// An unrolled loop of unknown trip count ([`Node::Unrolled`]).
+    fn unrolled(&mut self, n: &Node, indent: usize, out: &mut String) {
+        let Node::Unrolled {
+            var,
+            name,
+            lower,
+            step,
+            upper,
+            factor,
+            body,
+            rest,
+        } = n
+        else {
+            return;
+        };
+        let pad = "  ".repeat(indent);
+
+        if self.names.len() <= *var {
+            self.names.resize(*var + 1, None);
+        }
+        let saved = std::mem::replace(&mut self.names[*var], name.clone());
+        let v = self.var_name(*var);
+        let lo = self.expr(lower);
+        let hi = self.expr(upper);
+        let span = step * factor;
+        let last = upper.plus_const(&-(&span - step));
+        let hi_main = self.expr(&last);
+        let inc = |s: &Int| {
+            if s.is_one() {
+                format!("{v}++")
+            } else {
+                format!("{v} += {s}")
+            }
+        };
+        // The counter outlives the first loop: the second continues from it.
+        let declared = !self.predeclared.contains(&v);
+        let inner = if declared {
+            let _ = writeln!(out, "{pad}{{");
+            let _ = writeln!(out, "{pad}  int {v};");
+            indent + 1
+        } else {
+            indent
+        };
+        let ipad = "  ".repeat(inner);
+        let _ = writeln!(
+            out,
+            "{ipad}for ({v} = {lo}; {v} <= {hi_main}; {}) {{",
+            inc(&span)
+        );
+        self.nodes(body, inner + 1, out);
+        let _ = writeln!(out, "{ipad}}}");
+        let _ = writeln!(out, "{ipad}for (; {v} <= {hi}; {}) {{", inc(step));
+        self.nodes(rest, inner + 1, out);
+        let _ = writeln!(out, "{ipad}}}");
+        if declared {
+            let _ = writeln!(out, "{pad}}}");
+        }
+        self.names[*var] = saved;
+    }
+
+    /// A parallel region with each thread's buffers ([`Node::Parallel`]).
+    fn parallel(
+        &mut self,
+        private: &[String],
+        buffers: &[ThreadBuffer],
+        body: &[Node],
+        indent: usize,
+        out: &mut String,
+    ) {
+        let pad = "  ".repeat(indent);
+
+        let mut clause = String::new();
+        if !private.is_empty() {
+            clause = format!(" private({})", private.join(", "));
+        }
+        let _ = writeln!(out, "{pad}#pragma omp parallel{clause}");
+        let _ = writeln!(out, "{pad}{{");
+        if !buffers.is_empty() {
+            for e in ALLOC_EXTERNS {
+                let _ = writeln!(out, "{pad}  {e}");
+            }
+        }
+        for line in buffers.iter().flat_map(ThreadBuffer::allocation) {
+            let _ = writeln!(out, "{pad}  {line}");
+        }
+        self.nodes(body, indent + 1, out);
+        for b in buffers {
+            let _ = writeln!(out, "{pad}  __builtin_free({});", b.name);
+        }
+        let _ = writeln!(out, "{pad}}}");
+    }
+
     /// The C text of a list of nodes at an indentation.
     pub fn nodes(&mut self, nodes: &[Node], indent: usize, out: &mut String) {
         let pad = "  ".repeat(indent);
         for n in nodes {
             match n {
-                Node::For {
-                    var,
-                    name,
-                    lower,
-                    step,
-                    upper,
-                    body,
-                } => {
-                    if self.names.len() <= *var {
-                        self.names.resize(*var + 1, None);
-                    }
-                    let saved = std::mem::replace(&mut self.names[*var], name.clone());
-                    let v = self.var_name(*var);
-                    let lo = self.expr(lower);
-                    let hi = self.expr(upper);
-                    let decl = if self.predeclared.contains(&v) {
-                        ""
-                    } else {
-                        "int "
-                    };
-                    let inc = if step.is_one() {
-                        format!("{v}++")
-                    } else {
-                        format!("{v} += {step}")
-                    };
-                    let _ = writeln!(out, "{pad}for ({decl}{v} = {lo}; {v} <= {hi}; {inc}) {{");
-                    self.nodes(body, indent + 1, out);
-                    let _ = writeln!(out, "{pad}}}");
-                    self.names[*var] = saved;
-                }
+                Node::For { .. } => self.for_loop(n, indent, out),
                 Node::Assign { var, value, body } => {
                     // A loop of one iteration: its value is used directly.
                     let row = match value {
                         Expr::Aff(r) => Some(self.expand(r)),
                         _ => None,
                     };
-                    let val = (row, self.expr(value));
+                    let shape = self.shape(value);
+                    let text = self.expr(value);
+                    let val = Bound {
+                        row,
+                        name: match shape {
+                            Shape::Plain => text,
+                            _ => format!("({text})"),
+                        },
+                        shape,
+                    };
                     if self.bound.len() <= *var {
                         self.bound.resize(*var + 1, None);
                     }
@@ -960,11 +1173,11 @@ impl CPrinter<'_> {
                     let _ = writeln!(out, "{pad}}}");
                 }
                 Node::Stmt { id, args } => {
-                    let a: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
+                    let a: Vec<Arg> = args.iter().map(|e| self.arg(e)).collect();
                     let _ = writeln!(out, "{pad}{}", (self.stmt)(*id, &a));
                 }
                 Node::Text { id, args, text, .. } => {
-                    let a: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
+                    let a: Vec<Arg> = args.iter().map(|e| self.arg(e)).collect();
                     let _ = writeln!(out, "{pad}{}", (self.text)(*id, &a, text));
                 }
                 Node::Comment(c) => {
@@ -978,27 +1191,7 @@ impl CPrinter<'_> {
                     private,
                     buffers,
                     body,
-                } => {
-                    let mut clause = String::new();
-                    if !private.is_empty() {
-                        clause = format!(" private({})", private.join(", "));
-                    }
-                    let _ = writeln!(out, "{pad}#pragma omp parallel{clause}");
-                    let _ = writeln!(out, "{pad}{{");
-                    if !buffers.is_empty() {
-                        for e in ALLOC_EXTERNS {
-                            let _ = writeln!(out, "{pad}  {e}");
-                        }
-                    }
-                    for line in buffers.iter().flat_map(ThreadBuffer::allocation) {
-                        let _ = writeln!(out, "{pad}  {line}");
-                    }
-                    self.nodes(body, indent + 1, out);
-                    for b in buffers {
-                        let _ = writeln!(out, "{pad}  __builtin_free({});", b.name);
-                    }
-                    let _ = writeln!(out, "{pad}}}");
-                }
+                } => self.parallel(private, buffers, body, indent, out),
                 Node::Single(body) => {
                     let _ = writeln!(out, "{pad}#pragma omp single");
                     let _ = writeln!(out, "{pad}{{");
@@ -1011,58 +1204,7 @@ impl CPrinter<'_> {
                 Node::Move { dst, src } => {
                     let _ = writeln!(out, "{pad}{dst} = {src};");
                 }
-                Node::Unrolled {
-                    var,
-                    name,
-                    lower,
-                    step,
-                    upper,
-                    factor,
-                    body,
-                    rest,
-                } => {
-                    if self.names.len() <= *var {
-                        self.names.resize(*var + 1, None);
-                    }
-                    let saved = std::mem::replace(&mut self.names[*var], name.clone());
-                    let v = self.var_name(*var);
-                    let lo = self.expr(lower);
-                    let hi = self.expr(upper);
-                    let span = step * factor;
-                    let last = upper.plus_const(&-(&span - step));
-                    let hi_main = self.expr(&last);
-                    let inc = |s: &Int| {
-                        if s.is_one() {
-                            format!("{v}++")
-                        } else {
-                            format!("{v} += {s}")
-                        }
-                    };
-                    // The counter outlives the first loop: the second continues from it.
-                    let declared = !self.predeclared.contains(&v);
-                    let inner = if declared {
-                        let _ = writeln!(out, "{pad}{{");
-                        let _ = writeln!(out, "{pad}  int {v};");
-                        indent + 1
-                    } else {
-                        indent
-                    };
-                    let ipad = "  ".repeat(inner);
-                    let _ = writeln!(
-                        out,
-                        "{ipad}for ({v} = {lo}; {v} <= {hi_main}; {}) {{",
-                        inc(&span)
-                    );
-                    self.nodes(body, inner + 1, out);
-                    let _ = writeln!(out, "{ipad}}}");
-                    let _ = writeln!(out, "{ipad}for (; {v} <= {hi}; {}) {{", inc(step));
-                    self.nodes(rest, inner + 1, out);
-                    let _ = writeln!(out, "{ipad}}}");
-                    if declared {
-                        let _ = writeln!(out, "{pad}}}");
-                    }
-                    self.names[*var] = saved;
-                }
+                Node::Unrolled { .. } => self.unrolled(n, indent, out),
                 Node::Block(body) => {
                     let _ = writeln!(out, "{pad}{{");
                     self.nodes(body, indent + 1, out);

@@ -9,8 +9,8 @@
 //! fit before and after the staged pieces without reordering anything else. The window the
 //! verifier checks is exactly what lies between them.
 
-use super::ast::{ids_in, LoopPragma, Node, ThreadBuffer};
-use super::kernel::Placed;
+use super::ast::Arg;
+use super::place::Placed;
 use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::copy::CopyPlan;
@@ -19,7 +19,6 @@ use crate::model::text;
 use crate::presburger::build;
 use crate::presburger::row::Row;
 use crate::presburger::{Int, Map, Set};
-use std::collections::BTreeSet;
 
 /// A scan item that is not a statement.
 #[derive(Clone, Debug)]
@@ -187,7 +186,7 @@ pub const STACK_ELEMENTS: i64 = 8192;
 
 /// The expression whose type the buffer's elements have: an element of the array, or for a
 /// scaled copy its product with the factor (the type of the value the statement computed).
-fn element_type_of(plan: &CopyPlan) -> String {
+pub fn element_type_of(plan: &CopyPlan) -> String {
     let zero: String = (0..plan.rank).map(|_| "[0]").collect();
     match &plan.factor {
         None => format!("{}{zero}", plan.c_name),
@@ -217,116 +216,6 @@ pub fn declarations(plan: &CopyPlan, params: &[String], floord: &str, unused: bo
         buffer(plan),
         offset_declarations(plan)
     )
-}
-
-/// The largest buffer, in elements, that a thread of a parallel loop keeps on its stack (64
-/// KiB of `double`s): a buffer private to the threads of a parallel loop around its window
-/// is an automatic array of each thread (OpenMP's `private`) up to this size, and above it
-/// an array each thread allocates on the heap when the parallel region starts
-/// ([`thread_regions`]). Threads other than the first have small stacks (OpenMP's default
-/// is 2 to 8 MiB, `OMP_STACKSIZE`), which a packed block of a few hundred KiB per buffer
-/// would overflow without any check.
-pub const THREAD_STACK_ELEMENTS: i64 = 8192;
-
-/// Whether the buffer lies inside a loop marked `parallel` of its staged pieces (a mark at
-/// an outer loop of the window, `dim < k`): each thread of that loop has its own buffer.
-pub fn thread_private(plan: &CopyPlan, placed: &[Placed]) -> bool {
-    let k = plan.mark.outer;
-    plan.members
-        .iter()
-        .filter_map(|&m| placed.get(m))
-        .flat_map(|p| p.marks.iter())
-        .any(|m| m.dim < k && matches!(m.kind, MarkKind::Parallel { .. }))
-}
-
-/// The number of elements of a buffer of constant size.
-fn elements(plan: &CopyPlan) -> Int {
-    plan.layout
-        .iter()
-        .map(|b| b.extent(&plan.size[b.dim()]))
-        .fold(Int::ONE, |a, s| &a * &s)
-}
-
-/// Whether each thread of a parallel loop around the copy's window allocates its buffer on
-/// the heap: a buffer of constant size above [`THREAD_STACK_ELEMENTS`] private to the
-/// threads. (A buffer whose size depends on the parameters is allocated when the region
-/// starts and cannot be private; `kernel` refuses it inside a parallel loop.)
-pub fn thread_heap(plan: &CopyPlan, placed: &[Placed]) -> bool {
-    let limit = Int::from(THREAD_STACK_ELEMENTS);
-    !allocated(plan) && thread_private(plan, placed) && elements(plan) > limit
-}
-
-/// A thread's own heap buffer for a copy ([`thread_heap`]).
-fn thread_buffer(plan: &CopyPlan) -> ThreadBuffer {
-    ThreadBuffer {
-        ty: format!("__typeof__({})", element_type_of(plan)),
-        name: buffer(plan),
-        dims: plan
-            .layout
-            .iter()
-            .map(|b| b.extent(&plan.size[b.dim()]))
-            .collect(),
-    }
-}
-
-/// Every loop marked `omp parallel for` that encloses a use of a buffer each thread
-/// allocates on the heap (`heap`: the scan items that use it — its copy's corner, fill,
-/// write-back and staged pieces — each with its plan) becomes a parallel region: each
-/// thread allocates those buffers when the region starts, runs the loop as a work-sharing
-/// loop (`#pragma omp for`, the same clauses) and frees its buffers after the loop's
-/// implicit barrier. The buffers are allocated once per thread and per run of the region,
-/// not once per iteration. Without OpenMP the pragmas are ignored and the block runs once,
-/// with one buffer: the sequential program is the same. (Scanning may leave a separated
-/// loop that holds a fill but not the corner, from bounds wider than its items' domains;
-/// its iterations do nothing, and it gets the same form, so that every use of the buffer
-/// names a declared one.)
-pub fn thread_regions(nodes: Vec<Node>, heap: &[(usize, usize)], plans: &[CopyPlan]) -> Vec<Node> {
-    nodes
-        .into_iter()
-        .map(|n| match n {
-            Node::Omp {
-                pragma: LoopPragma::ParallelFor(clauses),
-                body,
-            } => {
-                let mut ids = BTreeSet::new();
-                ids_in(&body, &mut ids);
-                let mine: BTreeSet<usize> = heap
-                    .iter()
-                    .filter(|(id, _)| ids.contains(id))
-                    .map(|&(_, c)| c)
-                    .collect();
-                if mine.is_empty() {
-                    let n = Node::Omp {
-                        pragma: LoopPragma::ParallelFor(clauses),
-                        body,
-                    };
-                    return n.map_bodies(|b| thread_regions(b, heap, plans));
-                }
-                Node::Parallel {
-                    private: vec![],
-                    buffers: mine.into_iter().map(|c| thread_buffer(&plans[c])).collect(),
-                    body: vec![Node::Omp {
-                        pragma: LoopPragma::For(clauses),
-                        body,
-                    }],
-                }
-            }
-            n => n.map_bodies(|b| thread_regions(b, heap, plans)),
-        })
-        .collect()
-}
-
-/// Whether scan item `id` runs somewhere outside every loop marked `omp parallel for` (a
-/// buffer each thread allocates is then also needed once for the whole region).
-pub fn outside_parallel(nodes: &[Node], id: usize) -> bool {
-    nodes.iter().any(|n| match n {
-        Node::Omp {
-            pragma: LoopPragma::ParallelFor(_),
-            ..
-        } => false,
-        Node::Stmt { id: i, .. } | Node::Text { id: i, .. } => *i == id,
-        n => n.bodies().into_iter().any(|b| outside_parallel(b, id)),
-    })
 }
 
 /// The declaration of a copy's offsets.
@@ -439,14 +328,14 @@ pub fn item_text(
     extra: &Extra,
     plans: &[CopyPlan],
     params: &[String],
-    args: &[String],
+    args: &[Arg],
     floord: &str,
 ) -> String {
-    let paren = |a: &String| {
-        if a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            a.clone()
+    let paren = |a: &Arg| {
+        if a.plain {
+            a.text.clone()
         } else {
-            format!("({a})")
+            format!("({})", a.text)
         }
     };
     let (plan, which) = match extra {

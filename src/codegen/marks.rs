@@ -1,9 +1,11 @@
-//! Marks on generated loops: `parallel` and `vectorize` as OpenMP pragmas (with the
-//! `private`, `firstprivate` and `reduction` clauses they need), and `unroll` as copies of
-//! the loop body. Applied to the loop AST that `kernel` scans, before register blocks.
+//! Mark: the loops marked `parallel` and `vectorize` as OpenMP loops (with the `private`,
+//! `firstprivate` and `reduction` clauses they need).
 
-use super::ast::{find_map, for_each, ids_in, Clauses, LoopPragma, Node};
-use super::kernel::{loop_names, Placed};
+use super::ast::{find_map, ids_in, loop_names, Clauses, LoopPragma, Node};
+use super::copy::{allocated, refuse, Extra};
+use super::place::Placed;
+use super::privatise::ItemVars;
+use super::stage::Staging;
 use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::state::{Mark, MarkKind};
@@ -12,32 +14,14 @@ use std::collections::BTreeSet;
 
 /// What marked loop encloses a node.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Inside {
+enum Inside {
     Nothing,
     Parallel,
     Vectorize,
 }
 
-/// The variables a scan item sets that each thread of a parallel loop around it needs its
-/// own copy of (a copy's corner: its buffer, unless each thread allocates one, and its
-/// offsets).
-#[derive(Clone, Debug, Default)]
-pub(super) struct ItemVars {
-    pub private: Vec<String>,
-    /// Private copies that start as the region set them: a copy's offsets (0). Every
-    /// thread sets its own before use, but a compiler cannot always see that and warns of
-    /// private copies used uninitialized.
-    pub firstprivate: Vec<String>,
-}
-
-impl ItemVars {
-    fn is_empty(&self) -> bool {
-        self.private.is_empty() && self.firstprivate.is_empty()
-    }
-}
-
 /// The first of `ids` that a loop marked `omp parallel for` encloses.
-pub(super) fn parallel_around(nodes: &[Node], ids: &BTreeSet<usize>) -> Option<usize> {
+fn parallel_around(nodes: &[Node], ids: &BTreeSet<usize>) -> Option<usize> {
     find_map(nodes, &mut |n| match n {
         Node::Omp {
             pragma: LoopPragma::ParallelFor(_),
@@ -88,7 +72,7 @@ fn reduction_variables<'a>(
 }
 
 /// What `mark_loops` needs of the kernel besides the tree.
-pub(super) struct MarkCtx<'a> {
+struct MarkCtx<'a> {
     pub scop: &'a Scop,
     pub placed: &'a [Placed],
     pub n_stmt: usize,
@@ -104,11 +88,7 @@ pub(super) struct MarkCtx<'a> {
 /// head and tail), and for every piece it encloses, marked or not (the verifier checks all
 /// of them). Two different marks on one loop, and a marked loop inside a parallel or a
 /// vectorized loop (other than a vectorized loop inside a parallel one), are refused.
-pub(super) fn mark_loops(
-    cx: &MarkCtx,
-    nodes: Vec<Node>,
-    inside: Inside,
-) -> Result<Vec<Node>, Diagnostic> {
+fn mark_loops(cx: &MarkCtx, nodes: Vec<Node>, inside: Inside) -> Result<Vec<Node>, Diagnostic> {
     let mut out = vec![];
     for n in nodes {
         match n {
@@ -172,11 +152,14 @@ fn loop_mark<'a>(
     match &marks[..] {
         [] => Ok(None),
         [m] => Ok(Some(*m)),
-        [a, b, ..] => Err(Diagnostic::new(codes::MARK_NOT_GENERATED, format!(
-            "cannot generate code: one loop is marked both `{}` and `{}`",
-            a.kind.describe(),
-            b.kind.describe()
-        ))
+        [a, b, ..] => Err(Diagnostic::new(
+            codes::MARK_NOT_GENERATED,
+            format!(
+                "cannot generate code: one loop is marked both `{}` and `{}`",
+                a.kind.describe(),
+                b.kind.describe()
+            ),
+        )
         .with_label(&a.origin.source, a.origin.span.clone(), "marked here")
         .with_label(&b.origin.source, b.origin.span.clone(), "and here")
         .with_note("the statements of one generated loop share its marks; mark the loop once")),
@@ -269,152 +252,47 @@ fn clauses(
     Ok(c)
 }
 
-/// The unroll factor of a generated loop at scanned dim `var` enclosing `body`: the
-/// `unroll` mark its pieces carry at that dim (`mark_loops` has already refused two
-/// different marks on one loop).
-fn unroll_factor<'a>(var: usize, body: &[Node], placed: &'a [Placed]) -> Option<(u32, &'a Mark)> {
-    if var.is_multiple_of(2) {
-        return None;
-    }
-    let mut ids = BTreeSet::new();
-    ids_in(body, &mut ids);
-    ids.iter().find_map(|&id| {
-        placed[id].marks.iter().find_map(|m| match m.kind {
-            MarkKind::Unroll { factor } if 2 * m.dim + 1 == var && factor > 1 => Some((factor, m)),
-            _ => None,
-        })
-    })
-}
-
-/// The most statement copies one unrolled loop may hold (nested unrolls multiply).
-pub const MAX_UNROLLED_STATEMENTS: usize = 20_000;
-
-/// Statement leaves in a list of nodes.
-fn count_stmts(nodes: &[Node]) -> usize {
-    let mut n = 0;
-    for_each(nodes, &mut |x| {
-        if let Node::Stmt { .. } | Node::Text { .. } = x {
-            n += 1;
-        }
-    });
-    n
-}
-
-/// Unrolls every loop marked `unroll(u)`, inner loops first. A copy of the body is the body
-/// with the loop variable `v` replaced by `v + k*step` in every expression (bounds of inner
-/// loops, guards, statement arguments). When the trip count `T` is a constant (the bounds
-/// differ by a constant, as in full tiles), the code has no remainder test: `T <= u`
-/// leaves no loop (`T` copies with `v` fixed to `lower + k*step`), otherwise a loop of
-/// `T / u` iterations of `u` copies and `T % u` fixed copies after it. Otherwise the loop
-/// becomes an [`Node::Unrolled`]: `u` copies while `u` iterations remain, then a loop for
-/// the rest. Copies of a body that declares variables are each a C block.
-pub(super) fn unroll_loops(
+/// The marked loops of the scanned tree as OpenMP loops; refused where a buffer allocated
+/// once for the whole region would lie inside a parallel loop.
+pub(super) fn mark(
+    scop: &Scop,
+    st: &Staging,
+    private_of: &[ItemVars],
     nodes: Vec<Node>,
-    placed: &[Placed],
-    n_param: usize,
-    declaring: &BTreeSet<usize>,
 ) -> Result<Vec<Node>, Diagnostic> {
-    use super::ast::shift_nodes;
-    use crate::presburger::Int;
-    let mut out = vec![];
-    for n in nodes {
-        match n {
-            Node::For {
-                var,
-                name,
-                lower,
-                step,
-                upper,
-                body,
-            } => {
-                let body = unroll_loops(body, placed, n_param, declaring)?;
-                let Some((u, mark)) = unroll_factor(var, &body, placed) else {
-                    out.push(Node::For {
-                        var,
-                        name,
-                        lower,
-                        step,
-                        upper,
-                        body,
-                    });
-                    continue;
-                };
-                let n = count_stmts(&body);
-                if n.saturating_mul(u as usize + 1) > MAX_UNROLLED_STATEMENTS {
-                    return Err(Diagnostic::new(codes::MARK_NOT_GENERATED, format!(
-                        "cannot generate code: unrolling this loop by {u} would repeat {n} statement(s) {u} times, more than the {MAX_UNROLLED_STATEMENTS} statement copies one unrolled loop may hold"
-                    ))
-                    .with_label(&mark.origin.source, mark.origin.span.clone(), "unrolled here")
-                    .with_note("nested unrolled loops multiply: the body already holds the copies of the loops unrolled inside it")
-                    .with_help("use smaller factors"));
-                }
-                let mut ids = BTreeSet::new();
-                ids_in(&body, &mut ids);
-                let scoped = ids.iter().any(|id| declaring.contains(id));
-                let col = 1 + n_param + var;
-                let copy = |k: i64| {
-                    let c = shift_nodes(&body, col, &(&step * &Int::from(k)));
-                    if scoped {
-                        vec![Node::Block(c)]
-                    } else {
-                        c
-                    }
-                };
-                let copies =
-                    |from: i64, to: i64| -> Vec<Node> { (from..to).flat_map(copy).collect() };
-                let fixed = |k: i64, body: Vec<Node>| Node::Assign {
-                    var,
-                    value: lower.plus_const(&(&step * &Int::from(k))),
-                    body,
-                };
-                let u = i64::from(u);
-                let trips = upper
-                    .const_diff(&lower)
-                    .map(|d| d.div_floor(&step) + Int::ONE)
-                    .and_then(|t| t.to_i64());
-                match trips {
-                    Some(t) if t <= 0 => {}
-                    Some(t) if t <= u => {
-                        for k in 0..t {
-                            out.push(fixed(k, copy(0)));
-                        }
-                    }
-                    Some(t) => {
-                        let (q, r) = (t / u, t % u);
-                        if q == 1 {
-                            out.push(fixed(0, copies(0, u)));
-                        } else {
-                            out.push(Node::For {
-                                var,
-                                name,
-                                upper: lower.plus_const(&(&step * &Int::from((q - 1) * u))),
-                                lower: lower.clone(),
-                                step: &step * &Int::from(u),
-                                body: copies(0, u),
-                            });
-                        }
-                        for k in 0..r {
-                            out.push(fixed(q * u + k, copy(0)));
-                        }
-                    }
-                    None => out.push(Node::Unrolled {
-                        var,
-                        name,
-                        body: copies(0, u),
-                        // Its own C block already.
-                        rest: body.clone(),
-                        lower,
-                        step,
-                        upper,
-                        factor: Int::from(u),
-                    }),
-                }
-            }
-            n @ (Node::Assign { .. } | Node::If { .. } | Node::Omp { .. }) => {
-                out.push(n.try_map_bodies(|body| unroll_loops(body, placed, n_param, declaring))?)
-            }
-            n => out.push(n),
-        }
-    }
-    Ok(out)
+    let predeclared: BTreeSet<String> = scop
+        .statements
+        .iter()
+        .flat_map(|s| s.loops.iter())
+        .filter(|l| l.outer_counter)
+        .map(|l| l.c_name.clone())
+        .collect();
+    let cx = MarkCtx {
+        scop,
+        placed: &st.placed,
+        n_stmt: st.n_stmt,
+        predeclared: &predeclared,
+        private_of,
+    };
+    let nodes = mark_loops(&cx, nodes, Inside::Nothing)?;
+    // A buffer allocated when the region starts is one object: no thread may have its own.
+    let allocated: BTreeSet<usize> = (st.n_stmt..st.placed.len())
+        .filter(|&id| match st.extra(id) {
+            Some(Extra::Setup(c)) => allocated(&st.plans[*c]),
+            _ => false,
+        })
+        .collect();
+    let Some(id) = parallel_around(&nodes, &allocated) else {
+        return Ok(nodes);
+    };
+    let plan = &st.plans[st.copy_of(id).expect("only setups are collected")];
+    Err(refuse(
+        plan,
+        format!(
+            "the buffer of `{}` has a size that depends on the parameters and lies inside a loop marked `parallel`",
+            plan.c_name
+        ),
+    )
+    .with_note("such a buffer is allocated once, when the region starts, so the threads of the parallel loop would share it")
+    .with_help("copy inside loops whose iterations touch a box of constant size (tile first), or mark a loop inside the copy's loops `parallel`"))
 }

@@ -30,12 +30,25 @@
 //! is unchanged.
 
 use super::ast::{Clauses, LoopPragma, Node, ThreadBuffer};
+use super::copy::Extra;
+use super::place::Body;
+use super::stage::Staging;
+use crate::model::Scop;
 use std::collections::BTreeSet;
+
+/// The tree with its qualifying runs made parallel regions, for [`Body::Source`].
+pub(super) fn regions(scop: &Scop, st: &Staging, body: Body, nodes: Vec<Node>) -> Vec<Node> {
+    if body != Body::Source {
+        return nodes;
+    }
+    let corner = |id: usize| matches!(st.extra(id), Some(Extra::Setup(_)));
+    merge_regions(nodes, &corner, &super::print::predeclared(scop))
+}
 
 /// `nodes` with every qualifying run of siblings made one parallel region. `corner(id)`
 /// says whether scan item `id` is a copy's corner; `predeclared` are the loop counters
 /// declared before the generated code.
-pub fn merge_regions(
+fn merge_regions(
     nodes: Vec<Node>,
     corner: &dyn Fn(usize) -> bool,
     predeclared: &[String],
