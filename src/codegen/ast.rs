@@ -6,6 +6,7 @@
 //! correct for negative operands (and as plain `/` when both sides are known non-negative
 //! constants).
 
+use crate::model::copy::{Corner, Extent};
 use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int};
 use std::fmt::Write;
@@ -192,8 +193,11 @@ pub enum Node {
         args: Vec<Expr>,
     },
     Comment(String),
-    /// A `#pragma` line for the node after it (a marked loop).
-    Pragma(String),
+    /// A marked loop: its OpenMP directive and `body`, the one loop it applies to.
+    Omp {
+        pragma: LoopPragma,
+        body: Vec<Node>,
+    },
     /// A loop unrolled `factor` times whose trip count is not a known constant:
     /// `for (v = lower; v <= upper - (factor - 1) * step; v += factor * step) { body }`
     /// (`body` holds the `factor` copies, shifted by `0, step, ...`), then
@@ -217,9 +221,122 @@ pub enum Node {
         id: usize,
         args: Vec<Expr>,
         text: String,
+        /// The copies whose buffers in memory `text` still names.
+        buffers: Vec<usize>,
     },
-    /// A line of C that uses no scanned dimension.
-    Raw(String),
+    /// `#pragma omp parallel`: a team of threads runs `body`, each with its own copy of
+    /// the `private` counters and its own heap `buffers` (allocated when the region starts,
+    /// freed at its end).
+    Parallel {
+        private: Vec<String>,
+        buffers: Vec<ThreadBuffer>,
+        body: Vec<Node>,
+    },
+    /// `#pragma omp single`: one thread of the region runs `body`, the others wait at its
+    /// barrier.
+    Single(Vec<Node>),
+    /// A register block's variables (vector accumulators when `ty` is a vector type):
+    /// `ty r0, r1, ...;`.
+    Registers {
+        ty: String,
+        names: Vec<String>,
+    },
+    /// A register filled from memory or stored back: `dst = src;`.
+    Move {
+        dst: String,
+        src: String,
+    },
+}
+
+/// The OpenMP directive of a marked loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoopPragma {
+    /// `omp parallel for`: a loop with a team of its own.
+    ParallelFor(Clauses),
+    /// `omp for`: a work-sharing loop of an enclosing parallel region.
+    For(Clauses),
+    /// `omp simd`.
+    Simd,
+}
+
+/// The data-sharing clauses of a parallel loop.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Clauses {
+    pub private: Vec<String>,
+    /// Private variables that start with the value they had before the loop.
+    pub firstprivate: Vec<String>,
+    /// The operator (`+`, `*`, `min`, `max`) and the scalars each thread combines into.
+    pub reduction: Option<(&'static str, Vec<String>)>,
+}
+
+impl Clauses {
+    /// The variables OpenMP forbids to be private to an enclosing region.
+    pub fn restricted(&self) -> impl Iterator<Item = &String> {
+        let red = self.reduction.iter().flat_map(|(_, v)| v);
+        self.firstprivate.iter().chain(red)
+    }
+}
+
+/// A buffer each thread of a parallel region allocates on the heap: a pointer to arrays of
+/// the inner extents of `dims`, elements of type `ty`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadBuffer {
+    pub ty: String,
+    pub name: String,
+    pub dims: Vec<Int>,
+}
+
+impl ThreadBuffer {
+    /// The lines that allocate it, 64-byte aligned (`aligned_alloc`, the size rounded up to
+    /// a multiple of 64 as C11 asks), the program stopped with a message on standard error
+    /// when the allocation fails. The size is a constant expression (`sizeof` an array type
+    /// of the buffer's extents), so an impossible size fails to compile.
+    fn allocation(&self) -> [String; 2] {
+        let dims: Vec<String> = self.dims.iter().map(|d| format!("[{d}]")).collect();
+        let (ty, buf) = (&self.ty, &self.name);
+        [
+            format!(
+                "{ty} (*{buf}){} = aligned_alloc(64, (sizeof({ty}{}) + 63) / 64 * 64);",
+                dims[1..].concat(),
+                dims.concat()
+            ),
+            format!(
+                "if (!{buf}) {{ perror(\"loopy: cannot allocate a thread's buffer {buf}\"); __builtin_abort(); }}"
+            ),
+        ]
+    }
+}
+
+/// The declarations a region with thread buffers starts with.
+const ALLOC_EXTERNS: [&str; 2] = [
+    "extern void *aligned_alloc(__SIZE_TYPE__, __SIZE_TYPE__);",
+    "extern void perror(const char *);",
+];
+
+impl Clauses {
+    fn text(&self) -> String {
+        let mut s = String::new();
+        if !self.private.is_empty() {
+            let _ = write!(s, " private({})", self.private.join(", "));
+        }
+        if !self.firstprivate.is_empty() {
+            let _ = write!(s, " firstprivate({})", self.firstprivate.join(", "));
+        }
+        if let Some((op, vars)) = &self.reduction {
+            let _ = write!(s, " reduction({op}: {})", vars.join(", "));
+        }
+        s
+    }
+}
+
+impl std::fmt::Display for LoopPragma {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoopPragma::ParallelFor(c) => write!(f, "omp parallel for{}", c.text()),
+            LoopPragma::For(c) => write!(f, "omp for{}", c.text()),
+            LoopPragma::Simd => write!(f, "omp simd"),
+        }
+    }
 }
 
 impl Node {
@@ -287,9 +404,86 @@ impl Node {
                 }
             }
             Node::Block(body) => Node::Block(f(body)?),
+            Node::Omp { pragma, body } => Node::Omp {
+                pragma,
+                body: f(body)?,
+            },
+            Node::Parallel {
+                private,
+                buffers,
+                body,
+            } => Node::Parallel {
+                private,
+                buffers,
+                body: f(body)?,
+            },
+            Node::Single(body) => Node::Single(f(body)?),
             n => n,
         })
     }
+
+    /// The lists of nodes this node holds, in the order they run.
+    pub fn bodies(&self) -> Vec<&[Node]> {
+        match self {
+            Node::For { body, .. }
+            | Node::Assign { body, .. }
+            | Node::If { body, .. }
+            | Node::Block(body)
+            | Node::Omp { body, .. }
+            | Node::Parallel { body, .. }
+            | Node::Single(body) => vec![body],
+            Node::Unrolled { body, rest, .. } => vec![body, rest],
+            Node::Stmt { .. }
+            | Node::Text { .. }
+            | Node::Comment(_)
+            | Node::Registers { .. }
+            | Node::Move { .. } => vec![],
+        }
+    }
+}
+
+/// The first `Some` that `f` gives on the nodes of `nodes` and of the lists they hold,
+/// each node before its bodies: the one read-only walk of the tree.
+pub fn find_map<T>(nodes: &[Node], f: &mut dyn FnMut(&Node) -> Option<T>) -> Option<T> {
+    for n in nodes {
+        if let Some(t) = f(n) {
+            return Some(t);
+        }
+        for b in n.bodies() {
+            if let Some(t) = find_map(b, f) {
+                return Some(t);
+            }
+        }
+    }
+    None
+}
+
+/// Calls `f` on every node of `nodes` and of the lists they hold, each before its bodies.
+pub fn for_each(nodes: &[Node], f: &mut dyn FnMut(&Node)) {
+    find_map::<()>(nodes, &mut |n| {
+        f(n);
+        None
+    });
+}
+
+/// The names of the loops of a tree that count one of the statements' own iterators.
+pub fn loop_names(nodes: &[Node]) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for_each(nodes, &mut |n| {
+        if let Node::For { name, .. } | Node::Unrolled { name, .. } = n {
+            out.extend(name.clone());
+        }
+    });
+    out
+}
+
+/// Pieces (scan item ids) whose statements a list of nodes runs.
+pub fn ids_in(nodes: &[Node], out: &mut std::collections::BTreeSet<usize>) {
+    for_each(nodes, &mut |n| {
+        if let Node::Stmt { id, .. } | Node::Text { id, .. } = n {
+            out.insert(*id);
+        }
+    });
 }
 
 impl Expr {
@@ -380,68 +574,110 @@ impl Cond {
 /// Nodes with scanned dimension `var` (column `col`) replaced by `var + off` everywhere: in
 /// loop bounds, guards, assigned values and statement arguments (one unrolled copy).
 pub fn shift_nodes(nodes: &[Node], col: usize, off: &Int) -> Vec<Node> {
-    let e = |x: &Expr| x.shift_col(col, off);
+    shift_owned(nodes.to_vec(), col, off)
+}
+
+fn shift_owned(nodes: Vec<Node>, col: usize, off: &Int) -> Vec<Node> {
+    let e = |x: Expr| x.shift_col(col, off);
     nodes
-        .iter()
-        .map(|n| match n {
-            Node::For {
-                var,
-                name,
-                lower,
-                step,
-                upper,
-                body,
-            } => Node::For {
-                var: *var,
-                name: name.clone(),
-                lower: e(lower),
-                step: step.clone(),
-                upper: e(upper),
-                body: shift_nodes(body, col, off),
-            },
-            Node::Assign { var, value, body } => Node::Assign {
-                var: *var,
-                value: e(value),
-                body: shift_nodes(body, col, off),
-            },
-            Node::If { conds, body } => Node::If {
-                conds: conds.iter().map(|c| c.shift_col(col, off)).collect(),
-                body: shift_nodes(body, col, off),
-            },
-            Node::Stmt { id, args } => Node::Stmt {
-                id: *id,
-                args: args.iter().map(e).collect(),
-            },
-            Node::Text { id, args, text } => Node::Text {
-                id: *id,
-                args: args.iter().map(e).collect(),
-                text: text.clone(),
-            },
-            Node::Comment(c) => Node::Comment(c.clone()),
-            Node::Pragma(p) => Node::Pragma(p.clone()),
-            Node::Raw(t) => Node::Raw(t.clone()),
-            Node::Unrolled {
-                var,
-                name,
-                lower,
-                step,
-                upper,
-                factor,
-                body,
-                rest,
-            } => Node::Unrolled {
-                var: *var,
-                name: name.clone(),
-                lower: e(lower),
-                step: step.clone(),
-                upper: e(upper),
-                factor: factor.clone(),
-                body: shift_nodes(body, col, off),
-                rest: shift_nodes(rest, col, off),
-            },
-            Node::Block(body) => Node::Block(shift_nodes(body, col, off)),
+        .into_iter()
+        .map(|n| {
+            let n = match n {
+                Node::For {
+                    var,
+                    name,
+                    lower,
+                    step,
+                    upper,
+                    body,
+                } => Node::For {
+                    var,
+                    name,
+                    lower: e(lower),
+                    step,
+                    upper: e(upper),
+                    body,
+                },
+                Node::Assign { var, value, body } => Node::Assign {
+                    var,
+                    value: e(value),
+                    body,
+                },
+                Node::If { conds, body } => Node::If {
+                    conds: conds.iter().map(|c| c.shift_col(col, off)).collect(),
+                    body,
+                },
+                Node::Stmt { id, args } => Node::Stmt {
+                    id,
+                    args: args.into_iter().map(e).collect(),
+                },
+                Node::Text {
+                    id,
+                    args,
+                    text,
+                    buffers,
+                } => Node::Text {
+                    id,
+                    args: args.into_iter().map(e).collect(),
+                    text,
+                    buffers,
+                },
+                Node::Unrolled {
+                    var,
+                    name,
+                    lower,
+                    step,
+                    upper,
+                    factor,
+                    body,
+                    rest,
+                } => Node::Unrolled {
+                    var,
+                    name,
+                    lower: e(lower),
+                    step,
+                    upper: e(upper),
+                    factor,
+                    body,
+                    rest,
+                },
+                n => n,
+            };
+            n.map_bodies(|b| shift_owned(b, col, off))
         })
         .collect()
+}
+
+/// Whether a row over `b`'s columns prints with a floor (a local `b` knows the definition
+/// of), as `model::copy`'s `to_c` writes it.
+fn row_floors(b: &Basic, r: &Row) -> bool {
+    let start = b.div_start();
+    r.iter()
+        .enumerate()
+        .skip(1)
+        .any(|(c, v)| !v.is_zero() && c >= start && b.divs[c - start].is_some())
+}
+
+/// Whether a box's corner prints with a floor ([`Corner::to_c`]).
+pub fn corner_floors(c: &Corner) -> bool {
+    row_floors(&c.basic, &c.row)
+}
+
+/// Whether a run-time extent prints with a floor ([`Extent::to_c`]: its pieces up to the
+/// first without conditions, or its value alone when it has one piece).
+pub fn extent_floors(e: &Extent) -> bool {
+    if let [p] = &e.pieces[..] {
+        return row_floors(&p.basic, &p.value);
+    }
+    for p in &e.pieces {
+        if p.conds.iter().any(|(r, _)| row_floors(&p.basic, r)) || row_floors(&p.basic, &p.value) {
+            return true;
+        }
+        if p.conds.is_empty() {
+            break;
+        }
+    }
+    false
 }
 
 /// Which helper macros a piece of C uses.
@@ -482,20 +718,61 @@ impl Helpers {
     }
 }
 
+/// The value of a dimension fixed by an enclosing assignment.
+#[derive(Clone, Debug)]
+pub struct Bound {
+    /// The value when affine (substituted into affine expressions).
+    row: Option<Row>,
+    /// Its C text, parenthesised unless a bare name or number.
+    name: String,
+    shape: Shape,
+}
+
+/// How an expression prints, as an operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// A name or a number that is not negative.
+    Plain,
+    /// One parenthesised whole.
+    Wrapped,
+    /// Anything else: needs parentheses as an operand.
+    Compound,
+}
+
+/// A statement's argument as printed: its C text, and how it stands as an operand.
+pub struct Arg {
+    pub text: String,
+    /// A name or a number that is not negative.
+    pub plain: bool,
+    /// Needs no parentheses as an operand: plain, or one parenthesised whole.
+    pub atom: bool,
+}
+
+impl Arg {
+    /// The text as an operand: in parentheses unless an atom.
+    pub fn operand(&self) -> String {
+        if self.atom {
+            self.text.clone()
+        } else {
+            format!("({})", self.text)
+        }
+    }
+}
+
 /// Prints expressions and loops as C.
 pub struct CPrinter<'a> {
     pub params: &'a [String],
     /// Name of scanned dimension `k`.
     pub var: &'a dyn Fn(usize) -> String,
-    /// Text of statement `id` given its argument texts.
-    pub stmt: &'a dyn Fn(usize, &[String]) -> String,
+    /// Text of statement `id` given its arguments.
+    pub stmt: &'a dyn Fn(usize, &[Arg]) -> String,
     /// Text of statement `id` written as `text` ([`Node::Text`]) given its argument texts.
-    pub text: &'a dyn Fn(usize, &[String], &str) -> String,
+    pub text: &'a dyn Fn(usize, &[Arg], &str) -> String,
     pub helpers: Helpers,
     /// Dimensions fixed by an enclosing assignment, replaced by their value: affine values
     /// are substituted into affine expressions (`c1 + 1` rather than `(c1) + 1`), others
     /// printed in parentheses.
-    pub bound: Vec<Option<(Option<Row>, String)>>,
+    pub bound: Vec<Option<Bound>>,
     /// Names of enclosing loops that carry one (see [`Node::For`]).
     pub names: Vec<Option<String>>,
     /// Loop variables declared outside the generated code: assigned, not declared.
@@ -505,12 +782,55 @@ pub struct CPrinter<'a> {
 impl CPrinter<'_> {
     fn var_name(&self, k: usize) -> String {
         match self.bound.get(k).cloned().flatten() {
-            Some((_, v)) if v.contains(' ') || v.starts_with('-') => format!("({v})"),
-            Some((_, v)) => v,
+            Some(b) => b.name,
             None => match self.names.get(k).cloned().flatten() {
                 Some(n) => n,
                 None => (self.var)(k),
             },
+        }
+    }
+
+    /// How `e` prints ([`CPrinter::expr`]), as an operand.
+    fn shape(&self, e: &Expr) -> Shape {
+        match e {
+            Expr::Aff(r) => {
+                let r = self.expand(r);
+                let terms: Vec<usize> = (1..r.len()).filter(|&k| !r[k].is_zero()).collect();
+                match terms[..] {
+                    [] if !r[0].is_negative() => Shape::Plain,
+                    [k] if r[k].is_one() && r[0].is_zero() => self.col_shape(k),
+                    _ => Shape::Compound,
+                }
+            }
+            Expr::Sum(r, t) if r.iter().all(Int::is_zero) => match &t[..] {
+                [] => Shape::Plain,
+                [(k, e)] if k.is_one() => self.shape(e),
+                _ => Shape::Compound,
+            },
+            Expr::Sum(r, t) if t.is_empty() => self.shape(&Expr::Aff(r.clone())),
+            Expr::Max(v) | Expr::Min(v) if v.len() == 1 => self.shape(&v[0]),
+            _ => Shape::Compound,
+        }
+    }
+
+    /// How the name of column `k` of `[1, params, c0, ...]` prints.
+    fn col_shape(&self, k: usize) -> Shape {
+        if k <= self.params.len() {
+            return Shape::Plain;
+        }
+        match self.bound.get(k - 1 - self.params.len()).cloned().flatten() {
+            Some(b) if b.shape != Shape::Plain => Shape::Wrapped,
+            _ => Shape::Plain,
+        }
+    }
+
+    /// `e` printed as a statement's argument.
+    fn arg(&mut self, e: &Expr) -> Arg {
+        let shape = self.shape(e);
+        Arg {
+            text: self.expr(e),
+            plain: shape == Shape::Plain,
+            atom: shape != Shape::Compound,
         }
     }
 
@@ -523,7 +843,7 @@ impl CPrinter<'_> {
             if col >= r.len() || r[col].is_zero() {
                 continue;
             }
-            if let Some((Some(v), _)) = &self.bound[k] {
+            if let Some(Bound { row: Some(v), .. }) = &self.bound[k] {
                 let a = std::mem::replace(&mut r[col], Int::ZERO);
                 if r.len() < v.len() {
                     r.resize(v.len(), Int::ZERO);
@@ -688,48 +1008,157 @@ impl CPrinter<'_> {
         }
     }
 
+    /// A loop: `for (v = lower; v <= upper; v += step) { body }`.
+    fn for_loop(&mut self, n: &Node, indent: usize, out: &mut String) {
+        let Node::For {
+            var,
+            name,
+            lower,
+            step,
+            upper,
+            body,
+        } = n
+        else {
+            return;
+        };
+        let pad = "  ".repeat(indent);
+        if self.names.len() <= *var {
+            self.names.resize(*var + 1, None);
+        }
+        let saved = std::mem::replace(&mut self.names[*var], name.clone());
+        let v = self.var_name(*var);
+        let lo = self.expr(lower);
+        let hi = self.expr(upper);
+        let decl = if self.predeclared.contains(&v) {
+            ""
+        } else {
+            "int "
+        };
+        let inc = if step.is_one() {
+            format!("{v}++")
+        } else {
+            format!("{v} += {step}")
+        };
+        let _ = writeln!(out, "{pad}for ({decl}{v} = {lo}; {v} <= {hi}; {inc}) {{");
+        self.nodes(body, indent + 1, out);
+        let _ = writeln!(out, "{pad}}}");
+        self.names[*var] = saved;
+    }
+
+    /// An unrolled loop of unknown trip count ([`Node::Unrolled`]).
+    fn unrolled(&mut self, n: &Node, indent: usize, out: &mut String) {
+        let Node::Unrolled {
+            var,
+            name,
+            lower,
+            step,
+            upper,
+            factor,
+            body,
+            rest,
+        } = n
+        else {
+            return;
+        };
+        let pad = "  ".repeat(indent);
+
+        if self.names.len() <= *var {
+            self.names.resize(*var + 1, None);
+        }
+        let saved = std::mem::replace(&mut self.names[*var], name.clone());
+        let v = self.var_name(*var);
+        let lo = self.expr(lower);
+        let hi = self.expr(upper);
+        let span = step * factor;
+        let last = upper.plus_const(&-(&span - step));
+        let hi_main = self.expr(&last);
+        let inc = |s: &Int| {
+            if s.is_one() {
+                format!("{v}++")
+            } else {
+                format!("{v} += {s}")
+            }
+        };
+        // The counter outlives the first loop: the second continues from it.
+        let declared = !self.predeclared.contains(&v);
+        let inner = if declared {
+            let _ = writeln!(out, "{pad}{{");
+            let _ = writeln!(out, "{pad}  int {v};");
+            indent + 1
+        } else {
+            indent
+        };
+        let ipad = "  ".repeat(inner);
+        let _ = writeln!(
+            out,
+            "{ipad}for ({v} = {lo}; {v} <= {hi_main}; {}) {{",
+            inc(&span)
+        );
+        self.nodes(body, inner + 1, out);
+        let _ = writeln!(out, "{ipad}}}");
+        let _ = writeln!(out, "{ipad}for (; {v} <= {hi}; {}) {{", inc(step));
+        self.nodes(rest, inner + 1, out);
+        let _ = writeln!(out, "{ipad}}}");
+        if declared {
+            let _ = writeln!(out, "{pad}}}");
+        }
+        self.names[*var] = saved;
+    }
+
+    /// A parallel region with each thread's buffers ([`Node::Parallel`]).
+    fn parallel(
+        &mut self,
+        private: &[String],
+        buffers: &[ThreadBuffer],
+        body: &[Node],
+        indent: usize,
+        out: &mut String,
+    ) {
+        let pad = "  ".repeat(indent);
+
+        let mut clause = String::new();
+        if !private.is_empty() {
+            clause = format!(" private({})", private.join(", "));
+        }
+        let _ = writeln!(out, "{pad}#pragma omp parallel{clause}");
+        let _ = writeln!(out, "{pad}{{");
+        if !buffers.is_empty() {
+            for e in ALLOC_EXTERNS {
+                let _ = writeln!(out, "{pad}  {e}");
+            }
+        }
+        for line in buffers.iter().flat_map(ThreadBuffer::allocation) {
+            let _ = writeln!(out, "{pad}  {line}");
+        }
+        self.nodes(body, indent + 1, out);
+        for b in buffers {
+            let _ = writeln!(out, "{pad}  __builtin_free({});", b.name);
+        }
+        let _ = writeln!(out, "{pad}}}");
+    }
+
     /// The C text of a list of nodes at an indentation.
     pub fn nodes(&mut self, nodes: &[Node], indent: usize, out: &mut String) {
         let pad = "  ".repeat(indent);
         for n in nodes {
             match n {
-                Node::For {
-                    var,
-                    name,
-                    lower,
-                    step,
-                    upper,
-                    body,
-                } => {
-                    if self.names.len() <= *var {
-                        self.names.resize(*var + 1, None);
-                    }
-                    let saved = std::mem::replace(&mut self.names[*var], name.clone());
-                    let v = self.var_name(*var);
-                    let lo = self.expr(lower);
-                    let hi = self.expr(upper);
-                    let decl = if self.predeclared.contains(&v) {
-                        ""
-                    } else {
-                        "int "
-                    };
-                    let inc = if step.is_one() {
-                        format!("{v}++")
-                    } else {
-                        format!("{v} += {step}")
-                    };
-                    let _ = writeln!(out, "{pad}for ({decl}{v} = {lo}; {v} <= {hi}; {inc}) {{");
-                    self.nodes(body, indent + 1, out);
-                    let _ = writeln!(out, "{pad}}}");
-                    self.names[*var] = saved;
-                }
+                Node::For { .. } => self.for_loop(n, indent, out),
                 Node::Assign { var, value, body } => {
                     // A loop of one iteration: its value is used directly.
                     let row = match value {
                         Expr::Aff(r) => Some(self.expand(r)),
                         _ => None,
                     };
-                    let val = (row, self.expr(value));
+                    let shape = self.shape(value);
+                    let text = self.expr(value);
+                    let val = Bound {
+                        row,
+                        name: match shape {
+                            Shape::Plain => text,
+                            _ => format!("({text})"),
+                        },
+                        shape,
+                    };
                     if self.bound.len() <= *var {
                         self.bound.resize(*var + 1, None);
                     }
@@ -744,74 +1173,38 @@ impl CPrinter<'_> {
                     let _ = writeln!(out, "{pad}}}");
                 }
                 Node::Stmt { id, args } => {
-                    let a: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
+                    let a: Vec<Arg> = args.iter().map(|e| self.arg(e)).collect();
                     let _ = writeln!(out, "{pad}{}", (self.stmt)(*id, &a));
                 }
-                Node::Text { id, args, text } => {
-                    let a: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
+                Node::Text { id, args, text, .. } => {
+                    let a: Vec<Arg> = args.iter().map(|e| self.arg(e)).collect();
                     let _ = writeln!(out, "{pad}{}", (self.text)(*id, &a, text));
-                }
-                Node::Raw(t) => {
-                    let _ = writeln!(out, "{pad}{t}");
                 }
                 Node::Comment(c) => {
                     let _ = writeln!(out, "{pad}/* {c} */");
                 }
-                Node::Pragma(t) => {
-                    let _ = writeln!(out, "{pad}#pragma {t}");
+                Node::Omp { pragma, body } => {
+                    let _ = writeln!(out, "{pad}#pragma {pragma}");
+                    self.nodes(body, indent, out);
                 }
-                Node::Unrolled {
-                    var,
-                    name,
-                    lower,
-                    step,
-                    upper,
-                    factor,
+                Node::Parallel {
+                    private,
+                    buffers,
                     body,
-                    rest,
-                } => {
-                    if self.names.len() <= *var {
-                        self.names.resize(*var + 1, None);
-                    }
-                    let saved = std::mem::replace(&mut self.names[*var], name.clone());
-                    let v = self.var_name(*var);
-                    let lo = self.expr(lower);
-                    let hi = self.expr(upper);
-                    let span = step * factor;
-                    let last = upper.plus_const(&-(&span - step));
-                    let hi_main = self.expr(&last);
-                    let inc = |s: &Int| {
-                        if s.is_one() {
-                            format!("{v}++")
-                        } else {
-                            format!("{v} += {s}")
-                        }
-                    };
-                    // The counter outlives the first loop: the second continues from it.
-                    let declared = !self.predeclared.contains(&v);
-                    let inner = if declared {
-                        let _ = writeln!(out, "{pad}{{");
-                        let _ = writeln!(out, "{pad}  int {v};");
-                        indent + 1
-                    } else {
-                        indent
-                    };
-                    let ipad = "  ".repeat(inner);
-                    let _ = writeln!(
-                        out,
-                        "{ipad}for ({v} = {lo}; {v} <= {hi_main}; {}) {{",
-                        inc(&span)
-                    );
-                    self.nodes(body, inner + 1, out);
-                    let _ = writeln!(out, "{ipad}}}");
-                    let _ = writeln!(out, "{ipad}for (; {v} <= {hi}; {}) {{", inc(step));
-                    self.nodes(rest, inner + 1, out);
-                    let _ = writeln!(out, "{ipad}}}");
-                    if declared {
-                        let _ = writeln!(out, "{pad}}}");
-                    }
-                    self.names[*var] = saved;
+                } => self.parallel(private, buffers, body, indent, out),
+                Node::Single(body) => {
+                    let _ = writeln!(out, "{pad}#pragma omp single");
+                    let _ = writeln!(out, "{pad}{{");
+                    self.nodes(body, indent + 1, out);
+                    let _ = writeln!(out, "{pad}}}");
                 }
+                Node::Registers { ty, names } => {
+                    let _ = writeln!(out, "{pad}{ty} {};", names.join(", "));
+                }
+                Node::Move { dst, src } => {
+                    let _ = writeln!(out, "{pad}{dst} = {src};");
+                }
+                Node::Unrolled { .. } => self.unrolled(n, indent, out),
                 Node::Block(body) => {
                     let _ = writeln!(out, "{pad}{{");
                     self.nodes(body, indent + 1, out);
@@ -850,61 +1243,42 @@ pub fn largest_constant(nodes: &[Node]) -> Int {
             Expr::Comment(_) => {}
         }
     }
-    fn walk(nodes: &[Node], m: &mut Int) {
-        for n in nodes {
-            match n {
-                Node::For {
-                    lower,
-                    step,
-                    upper,
-                    body,
-                    ..
-                } => {
-                    expr(lower, m);
-                    expr(upper, m);
-                    row(std::slice::from_ref(step), m);
-                    walk(body, m);
-                }
-                Node::Assign { value, body, .. } => {
-                    expr(value, m);
-                    walk(body, m);
-                }
-                Node::If { conds, body } => {
-                    for c in conds {
-                        match c {
-                            Cond::Ge(e) | Cond::Eq(e) => expr(e, m),
-                            Cond::Divisible(e, d) => {
-                                row(std::slice::from_ref(d), m);
-                                expr(e, m);
-                            }
-                        }
+    let mut m = Int::ZERO;
+    for_each(nodes, &mut |n| match n {
+        Node::For {
+            lower, step, upper, ..
+        } => {
+            expr(lower, &mut m);
+            expr(upper, &mut m);
+            row(std::slice::from_ref(step), &mut m);
+        }
+        Node::Assign { value, .. } => expr(value, &mut m),
+        Node::If { conds, .. } => {
+            for c in conds {
+                match c {
+                    Cond::Ge(e) | Cond::Eq(e) => expr(e, &mut m),
+                    Cond::Divisible(e, d) => {
+                        row(std::slice::from_ref(d), &mut m);
+                        expr(e, &mut m);
                     }
-                    walk(body, m);
                 }
-                Node::Stmt { args, .. } | Node::Text { args, .. } => {
-                    args.iter().for_each(|e| expr(e, m))
-                }
-                Node::Comment(_) | Node::Pragma(_) | Node::Raw(_) => {}
-                Node::Unrolled {
-                    lower,
-                    step,
-                    upper,
-                    factor,
-                    body,
-                    rest,
-                    ..
-                } => {
-                    expr(lower, m);
-                    expr(upper, m);
-                    row(&[step.clone(), step * factor], m);
-                    walk(body, m);
-                    walk(rest, m);
-                }
-                Node::Block(body) => walk(body, m),
             }
         }
-    }
-    let mut m = Int::ZERO;
-    walk(nodes, &mut m);
+        Node::Stmt { args, .. } | Node::Text { args, .. } => {
+            args.iter().for_each(|e| expr(e, &mut m))
+        }
+        Node::Unrolled {
+            lower,
+            step,
+            upper,
+            factor,
+            ..
+        } => {
+            expr(lower, &mut m);
+            expr(upper, &mut m);
+            row(&[step.clone(), step * factor], &mut m);
+        }
+        _ => {}
+    });
     m
 }

@@ -9,9 +9,8 @@
 //! fit before and after the staged pieces without reordering anything else. The window the
 //! verifier checks is exactly what lies between them.
 
-use super::ast::Node;
-use super::kernel::Placed;
-use super::marks::ids_in;
+use super::ast::Arg;
+use super::place::Placed;
 use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::copy::CopyPlan;
@@ -20,7 +19,6 @@ use crate::model::text;
 use crate::presburger::build;
 use crate::presburger::row::Row;
 use crate::presburger::{Int, Map, Set};
-use std::collections::BTreeSet;
 
 /// A scan item that is not a statement.
 #[derive(Clone, Debug)]
@@ -178,14 +176,6 @@ pub fn offset(plan: &CopyPlan, d: usize) -> String {
     format!("{}_o{d}", buffer(plan))
 }
 
-/// Whether `name` is a buffer's offset as [`offset`] writes it (`loopy_A_o0`, `loopy2_A_o1`).
-pub fn is_offset(name: &str) -> bool {
-    name.starts_with("loopy")
-        && name
-            .rsplit_once("_o")
-            .is_some_and(|(_, d)| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-}
-
 /// The C name of the run-time extent along dimension `d`.
 fn extent(plan: &CopyPlan, d: usize) -> String {
     format!("{}_n{d}", buffer(plan))
@@ -196,7 +186,7 @@ pub const STACK_ELEMENTS: i64 = 8192;
 
 /// The expression whose type the buffer's elements have: an element of the array, or for a
 /// scaled copy its product with the factor (the type of the value the statement computed).
-fn element_type_of(plan: &CopyPlan) -> String {
+pub fn element_type_of(plan: &CopyPlan) -> String {
     let zero: String = (0..plan.rank).map(|_| "[0]").collect();
     match &plan.factor {
         None => format!("{}{zero}", plan.c_name),
@@ -204,8 +194,9 @@ fn element_type_of(plan: &CopyPlan) -> String {
     }
 }
 
-/// The declarations of a copy's buffer and offsets.
-pub fn declarations(plan: &CopyPlan, params: &[String], floord: &str) -> String {
+/// The declarations of a copy's buffer and offsets. An `unused` buffer (every window holds
+/// the block in registers, but a `private` clause may still name it) is marked so.
+pub fn declarations(plan: &CopyPlan, params: &[String], floord: &str, unused: bool) -> String {
     if allocated(plan) {
         return runtime_declarations(plan, params, floord);
     }
@@ -218,159 +209,13 @@ pub fn declarations(plan: &CopyPlan, params: &[String], floord: &str) -> String 
     let dims: String = extents.iter().map(|e| format!("[{e}]")).collect();
     let stack = Int::from(STACK_ELEMENTS);
     let storage = if total > stack { "static " } else { "" };
+    let unused = if unused { ", unused" } else { "" };
     format!(
-        "{storage}__typeof__({}) {}{dims} __attribute__((aligned(64)));\n{}",
+        "{storage}__typeof__({}) {}{dims} __attribute__((aligned(64){unused}));\n{}",
         element_type_of(plan),
         buffer(plan),
         offset_declarations(plan)
     )
-}
-
-/// The largest buffer, in elements, that a thread of a parallel loop keeps on its stack (64
-/// KiB of `double`s): a buffer private to the threads of a parallel loop around its window
-/// is an automatic array of each thread (OpenMP's `private`) up to this size, and above it
-/// an array each thread allocates on the heap when the parallel region starts
-/// ([`thread_regions`]). Threads other than the first have small stacks (OpenMP's default
-/// is 2 to 8 MiB, `OMP_STACKSIZE`), which a packed block of a few hundred KiB per buffer
-/// would overflow without any check.
-pub const THREAD_STACK_ELEMENTS: i64 = 8192;
-
-/// Whether the buffer lies inside a loop marked `parallel` of its staged pieces (a mark at
-/// an outer loop of the window, `dim < k`): each thread of that loop has its own buffer.
-pub fn thread_private(plan: &CopyPlan, placed: &[Placed]) -> bool {
-    let k = plan.mark.outer;
-    plan.members
-        .iter()
-        .filter_map(|&m| placed.get(m))
-        .flat_map(|p| p.marks.iter())
-        .any(|m| m.dim < k && matches!(m.kind, MarkKind::Parallel { .. }))
-}
-
-/// The number of elements of a buffer of constant size.
-fn elements(plan: &CopyPlan) -> Int {
-    plan.layout
-        .iter()
-        .map(|b| b.extent(&plan.size[b.dim()]))
-        .fold(Int::ONE, |a, s| &a * &s)
-}
-
-/// Whether each thread of a parallel loop around the copy's window allocates its buffer on
-/// the heap: a buffer of constant size above [`THREAD_STACK_ELEMENTS`] private to the
-/// threads. (A buffer whose size depends on the parameters is allocated when the region
-/// starts and cannot be private; `kernel` refuses it inside a parallel loop.)
-pub fn thread_heap(plan: &CopyPlan, placed: &[Placed]) -> bool {
-    let limit = Int::from(THREAD_STACK_ELEMENTS);
-    !allocated(plan) && thread_private(plan, placed) && elements(plan) > limit
-}
-
-/// The lines that give a thread its own heap buffer for a copy ([`thread_heap`]): a
-/// pointer to arrays of the inner extents, 64-byte aligned (`aligned_alloc`, the size
-/// rounded up to a multiple of 64 as C11 asks), the program stopped with a message on
-/// standard error when the allocation fails. The size is a constant expression (`sizeof`
-/// an array type of the buffer's extents), so an impossible size fails to compile.
-fn thread_allocation(plan: &CopyPlan) -> Vec<String> {
-    let dims: Vec<String> = plan
-        .layout
-        .iter()
-        .map(|b| format!("[{}]", b.extent(&plan.size[b.dim()])))
-        .collect();
-    let ty = format!("__typeof__({})", element_type_of(plan));
-    let buf = buffer(plan);
-    vec![
-        format!(
-            "{ty} (*{buf}){} = aligned_alloc(64, (sizeof({ty}{}) + 63) / 64 * 64);",
-            dims[1..].concat(),
-            dims.concat()
-        ),
-        format!(
-            "if (!{buf}) {{ perror(\"loopy: cannot allocate a thread's buffer {buf}\"); __builtin_abort(); }}"
-        ),
-    ]
-}
-
-/// Every loop marked `omp parallel for` that encloses a use of a buffer each thread
-/// allocates on the heap (`heap`: the scan items that use it — its copy's corner, fill,
-/// write-back and staged pieces — each with its plan) becomes a parallel region: `#pragma omp parallel`, a block where each thread allocates those
-/// buffers, the loop as a work-sharing loop (`#pragma omp for`, the same clauses), and each
-/// thread frees its buffers after the loop's implicit barrier. The buffers are allocated
-/// once per thread and per run of the region, not once per iteration. Without OpenMP the
-/// pragmas are ignored and the block runs once, with one buffer: the sequential program is
-/// the same. (Scanning may leave a separated loop that holds a fill but not the corner, from
-/// bounds wider than its items' domains; its iterations do nothing, and it gets the same
-/// form, so that every use of the buffer names a declared one.)
-pub fn thread_regions(nodes: Vec<Node>, heap: &[(usize, usize)], plans: &[CopyPlan]) -> Vec<Node> {
-    let mut out = Vec::with_capacity(nodes.len());
-    let mut nodes = nodes.into_iter().peekable();
-    while let Some(n) = nodes.next() {
-        let clauses = match &n {
-            Node::Pragma(t) => t.strip_prefix("omp parallel for").map(str::to_string),
-            _ => None,
-        };
-        if let Some(clauses) = clauses {
-            let mut ids = BTreeSet::new();
-            if let Some(next) = nodes.peek() {
-                ids_in(std::slice::from_ref(next), &mut ids);
-            }
-            let mine: Vec<&CopyPlan> = heap
-                .iter()
-                .filter(|(id, _)| ids.contains(id))
-                .map(|&(_, c)| c)
-                .collect::<BTreeSet<usize>>()
-                .into_iter()
-                .map(|c| &plans[c])
-                .collect();
-            let lp = if mine.is_empty() { None } else { nodes.next() };
-            if let Some(lp) = lp {
-                let mut body = vec![
-                    Node::Raw("extern void *aligned_alloc(__SIZE_TYPE__, __SIZE_TYPE__);".into()),
-                    Node::Raw("extern void perror(const char *);".into()),
-                ];
-                for p in &mine {
-                    body.extend(thread_allocation(p).into_iter().map(Node::Raw));
-                }
-                body.push(Node::Pragma(format!("omp for{clauses}")));
-                body.push(lp);
-                for p in &mine {
-                    body.push(Node::Raw(format!("__builtin_free({});", buffer(p))));
-                }
-                out.push(Node::Pragma("omp parallel".into()));
-                out.push(Node::Block(body));
-                continue;
-            }
-        }
-        out.push(n.map_bodies(|body| thread_regions(body, heap, plans)));
-    }
-    out
-}
-
-/// Whether scan item `id` runs somewhere outside every loop marked `omp parallel for` (a
-/// buffer each thread allocates is then also needed once for the whole region).
-pub fn outside_parallel(nodes: &[Node], id: usize) -> bool {
-    let mut skip = false;
-    for n in nodes {
-        if std::mem::take(&mut skip) {
-            continue;
-        }
-        let found = match n {
-            Node::Pragma(t) => {
-                skip = t.starts_with("omp parallel for");
-                false
-            }
-            Node::For { body, .. }
-            | Node::Assign { body, .. }
-            | Node::If { body, .. }
-            | Node::Block(body) => outside_parallel(body, id),
-            Node::Unrolled { body, rest, .. } => {
-                outside_parallel(body, id) || outside_parallel(rest, id)
-            }
-            Node::Stmt { id: i, .. } | Node::Text { id: i, .. } => *i == id,
-            Node::Comment(_) | Node::Raw(_) => false,
-        };
-        if found {
-            return true;
-        }
-    }
-    false
 }
 
 /// The declaration of a copy's offsets.
@@ -483,14 +328,14 @@ pub fn item_text(
     extra: &Extra,
     plans: &[CopyPlan],
     params: &[String],
-    args: &[String],
+    args: &[Arg],
     floord: &str,
 ) -> String {
-    let paren = |a: &String| {
-        if a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            a.clone()
+    let paren = |a: &Arg| {
+        if a.plain {
+            a.text.clone()
         } else {
-            format!("({a})")
+            format!("({})", a.text)
         }
     };
     let (plan, which) = match extra {
@@ -591,19 +436,4 @@ pub fn refuse(plan: &CopyPlan, msg: String) -> Diagnostic {
         plan.mark.origin.span.clone(),
         "copied here",
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_offset;
-
-    #[test]
-    fn offsets_of_every_copy_are_recognised() {
-        assert!(is_offset("loopy_A_o0"));
-        assert!(is_offset("loopy2_tmp_o1"));
-        assert!(!is_offset("loopy_A"));
-        assert!(!is_offset("loopy_A_o"));
-        assert!(!is_offset("loopy_A_n0"));
-        assert!(!is_offset("A_o0"));
-    }
 }

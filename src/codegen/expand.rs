@@ -5,7 +5,7 @@
 //! values (`x[e] = loopy_x_x[t][e]` over the plan's `{ [t, e] }`, scanned like any
 //! statement) and, for a storage allocated on the heap, its release.
 
-use super::kernel::Placed;
+use super::place::Placed;
 use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::expand::ExpandPlan;
@@ -54,13 +54,8 @@ fn on_heap(plan: &ExpandPlan) -> bool {
 
 /// The storage's declaration (lines).
 pub fn declarations(plan: &ExpandPlan, params: &[String]) -> Result<Vec<String>, Diagnostic> {
-    let floors = |s: &str| s.contains("F(");
-    if plan.lower.iter().any(|c| floors(&c.to_c(params, &[], "F")))
-        || plan
-            .runtime
-            .iter()
-            .flatten()
-            .any(|e| floors(&e.to_c(params, "F")))
+    if plan.lower.iter().any(super::ast::corner_floors)
+        || plan.runtime.iter().flatten().any(super::ast::extent_floors)
     {
         return Err(refuse(
             plan,
@@ -112,6 +107,70 @@ pub fn declarations(plan: &ExpandPlan, params: &[String]) -> Result<Vec<String>,
     ));
     out.push(format!("if (!{name}) __builtin_abort();"));
     Ok(out)
+}
+
+/// The statement of an expansion's own that writes the last values back (`x[e] =
+/// loopy_x_x[t][e]`), numbered `index`, with its iterators' names; `None` when nothing is
+/// written back.
+fn write_back_statement(
+    scop: &Scop,
+    plan: &ExpandPlan,
+    index: usize,
+) -> Option<(Statement, Vec<String>)> {
+    // The loops that still index the storage (a `contract` gives some back).
+    let k = plan.loops().len();
+    let mut names: Vec<String> = (0..k).map(|d| format!("{}_t{d}", plan.name)).collect();
+    names.extend((0..plan.rank).map(|d| format!("{}_e{d}", plan.name)));
+    let write_back = plan.storage_write_back();
+    if write_back.is_empty() {
+        return None;
+    }
+    let idx: String = (0..k + plan.rank)
+        .map(|d| format!("[{}]", plan.index(d, &names[d], &scop.params)))
+        .collect();
+    let arr: String = names[k..].iter().map(|e| format!("[{e}]")).collect();
+    let text = format!("{}{arr} = {}{idx};", plan.c_name, plan.name);
+    let ns: Vec<&str> = names.iter().map(String::as_str).collect();
+    let write = Map::from_affine(
+        names.clone(),
+        &(k..names.len())
+            .map(|i| input(names.len(), i))
+            .collect::<Vec<_>>(),
+    )
+    .with_space_names(Tuple::new(None, &ns), named(plan.rank, "e", &plan.array));
+    let read = Map::from_affine(
+        names.clone(),
+        &(0..names.len())
+            .map(|i| input(names.len(), i))
+            .collect::<Vec<_>>(),
+    )
+    .with_space_names(Tuple::new(None, &ns), named(k + plan.rank, "x", &plan.name));
+    let span = SourceSpan {
+        file: plan.origin.source.clone(),
+        range: plan.origin.span.clone(),
+        line: 0,
+        end_line: 0,
+    };
+    let acc = |array: &str, kind, relation: Map| Access {
+        array: array.to_string(),
+        kind,
+        relation,
+        exact: true,
+        note: None,
+        span: span.clone(),
+    };
+    let s = own_statement(
+        scop,
+        index,
+        &write_back,
+        &names,
+        text,
+        vec![
+            acc(&plan.array, AccessKind::Write, write),
+            acc(&plan.name, AccessKind::Read, read),
+        ],
+    );
+    Some((s, names))
 }
 
 /// A statement of the expansion's own, over `set` (tuple dims named `names`).
@@ -219,60 +278,8 @@ pub fn expanded(
     }
     // Write-backs in the reverse order of the expansions (see `model::expand`).
     for plan in plans.iter().rev() {
-        // The loops that still index the storage (a `contract` gives some back).
-        let k = plan.loops().len();
-        let mut names: Vec<String> = (0..k).map(|d| format!("{}_t{d}", plan.name)).collect();
-        names.extend((0..plan.rank).map(|d| format!("{}_e{d}", plan.name)));
-        let write_back = plan.storage_write_back();
-        if !write_back.is_empty() {
-            let idx: String = (0..k + plan.rank)
-                .map(|d| format!("[{}]", plan.index(d, &names[d], &scop.params)))
-                .collect();
-            let arr: String = names[k..].iter().map(|e| format!("[{e}]")).collect();
-            let text = format!("{}{arr} = {}{idx};", plan.c_name, plan.name);
-            let ns: Vec<&str> = names.iter().map(String::as_str).collect();
-            let write = Map::from_affine(
-                names.clone(),
-                &(k..names.len())
-                    .map(|i| input(names.len(), i))
-                    .collect::<Vec<_>>(),
-            )
-            .with_space_names(Tuple::new(None, &ns), named(plan.rank, "e", &plan.array));
-            let read = Map::from_affine(
-                names.clone(),
-                &(0..names.len())
-                    .map(|i| input(names.len(), i))
-                    .collect::<Vec<_>>(),
-            )
-            .with_space_names(Tuple::new(None, &ns), named(k + plan.rank, "x", &plan.name));
-            let span = SourceSpan {
-                file: plan.origin.source.clone(),
-                range: plan.origin.span.clone(),
-                line: 0,
-                end_line: 0,
-            };
-            let acc = |array: &str, kind, relation: Map| Access {
-                array: array.to_string(),
-                kind,
-                relation,
-                exact: true,
-                note: None,
-                span: span.clone(),
-            };
-            let index = scop.statements.len() + extra.len();
-            let s = own_statement(
-                &scop,
-                index,
-                &write_back,
-                &names,
-                text,
-                vec![
-                    acc(&plan.array, AccessKind::Write, write),
-                    acc(&plan.name, AccessKind::Read, read),
-                ],
-            );
-            extra.push((s, names.clone()));
-        }
+        let index = scop.statements.len() + extra.len();
+        extra.extend(write_back_statement(&scop, plan, index));
         if on_heap(plan) {
             let ps: Vec<&str> = scop.params.iter().map(String::as_str).collect();
             let one = Set::universe(Space::set(&ps, Tuple::new(None, &[])));

@@ -3,18 +3,24 @@
 pub mod ast;
 pub mod copy;
 pub mod expand;
-pub mod kernel;
-pub mod marks;
+mod marks;
+mod nest;
 pub mod overlap;
+mod pipeline;
+pub mod place;
+mod print;
+mod privatise;
 pub mod regions;
 pub mod registers;
 pub mod scan;
+mod stage;
+mod unroll;
 
-pub use kernel::{Body, Placed};
+pub use nest::undetermined_diagnostic;
+pub use place::{Body, Placed};
 pub use registers::Target;
 pub use scan::{disjoint_parts, scan, scan_in, scan_sets, Item};
 
-use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::state::State;
 use crate::model::Scop;
@@ -45,17 +51,7 @@ pub fn generate_state<'a>(
     body: Body,
     target: &Target,
 ) -> Result<Code<'a>, Diagnostic> {
-    let mut placed: Vec<Placed> = state
-        .pieces
-        .iter()
-        .enumerate()
-        .map(|(i, p)| Placed {
-            stmt: p.stmt,
-            piece: Some(i),
-            schedule: p.schedule(),
-            marks: p.marks.clone(),
-        })
-        .collect();
+    let mut placed = place::place(state);
     // An expanded program: its statements' accesses rewritten, the storage's own
     // statements after every piece.
     let program = if state.expansions.is_empty() || body != Body::Source {
@@ -74,16 +70,8 @@ pub fn generate_state<'a>(
             next,
         )?)
     };
-    let text = kernel::generate_with_copies(&program, &placed, body, &state.copy_plans, target)?;
+    let text = pipeline::generate(&program, &placed, body, &state.copy_plans, target)?;
     Ok(Code { text, program })
-}
-
-/// The refusal of a schedule some of whose iterators the scan cannot express (`why` says
-/// which); [`generate_state`] and `loopy check` give the same.
-pub fn undetermined_diagnostic(why: &str) -> Diagnostic {
-    Diagnostic::new(codes::ITERATOR_NOT_DETERMINED, format!("cannot generate code: {why}")).with_note(
-        "the code generator takes each iterator from the schedule's equalities, from a pair of bounds through its floors and mods, or from its parametric lexicographic minimum, and none gave this one; a schedule that is not one-to-one has no such value",
-    )
 }
 
 /// Refuses, as [`generate_state`] does, schedules (`schedules[i]` of statement `stmts[i]`, maps
@@ -142,7 +130,10 @@ pub fn scan_set_to_c(set: &Set) -> String {
         .clone()
         .unwrap_or_else(|| "S".to_string());
     let var = |k: usize| names[k].clone();
-    let stmt = |_: usize, args: &[String]| format!("{stmt_name}({});", args.join(", "));
+    let stmt = |_: usize, args: &[ast::Arg]| {
+        let args: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+        format!("{stmt_name}({});", args.join(", "))
+    };
     let mut p = ast::CPrinter {
         params: &params,
         var: &var,

@@ -199,7 +199,7 @@ fn unguardable(scop: &Scop) -> Option<String> {
     if scop
         .declarations
         .iter()
-        .any(|d| super::kernel::identifiers(d).iter().any(|w| w == "static"))
+        .any(|d| super::print::identifiers(d).iter().any(|w| w == "static"))
     {
         return Some(
             "the region declares a `static` variable, which each branch would declare once".into(),
@@ -439,9 +439,9 @@ fn outline(scop: &Scop, file: &str) -> Result<Outline, String> {
         return Err("the region declares `static` or `extern` variables".into());
     }
     for s in &scop.statements {
-        if super::kernel::identifiers(&s.text)
+        if super::print::identifiers(&s.text)
             .iter()
-            .chain(super::kernel::identifiers(&s.expanded_text).iter())
+            .chain(super::print::identifiers(&s.expanded_text).iter())
             .any(|w| matches!(w.as_str(), "return" | "goto" | "break" | "continue"))
         {
             return Err("the region jumps".into());
@@ -532,7 +532,7 @@ fn outline(scop: &Scop, file: &str) -> Result<Outline, String> {
 }
 
 fn outlined_function(scop: &Scop, fast: &str, o: &Outline) -> String {
-    let used: BTreeSet<String> = super::kernel::identifiers(fast).into_iter().collect();
+    let used: BTreeSet<String> = super::print::identifiers(fast).into_iter().collect();
     let mut params = o.params.clone();
     params.extend(o.locals.iter().map(|(n, t)| format!("{t} {n}")));
     let list = if params.is_empty() {

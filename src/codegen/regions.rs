@@ -29,109 +29,96 @@
 //! Without OpenMP the pragmas are ignored and the block runs once: the sequential program
 //! is unchanged.
 
-use super::ast::Node;
+use super::ast::{Clauses, LoopPragma, Node, ThreadBuffer};
+use super::copy::Extra;
+use super::place::Body;
+use super::stage::Staging;
+use crate::model::Scop;
 use std::collections::BTreeSet;
 
-/// The prefix of a marked loop's pragma.
-const PARALLEL_FOR: &str = "omp parallel for";
-
-/// The lines a thread region ([`super::copy::thread_regions`]) starts with.
-const EXTERNS: [&str; 2] = [
-    "extern void *aligned_alloc(__SIZE_TYPE__, __SIZE_TYPE__);",
-    "extern void perror(const char *);",
-];
+/// The tree with its qualifying runs made parallel regions, for [`Body::Source`].
+pub(super) fn regions(scop: &Scop, st: &Staging, body: Body, nodes: Vec<Node>) -> Vec<Node> {
+    if body != Body::Source {
+        return nodes;
+    }
+    let corner = |id: usize| matches!(st.extra(id), Some(Extra::Setup(_)));
+    merge_regions(nodes, &corner, &super::print::predeclared(scop))
+}
 
 /// `nodes` with every qualifying run of siblings made one parallel region. `corner(id)`
 /// says whether scan item `id` is a copy's corner; `predeclared` are the loop counters
 /// declared before the generated code.
-pub fn merge_regions(
+fn merge_regions(
     nodes: Vec<Node>,
     corner: &dyn Fn(usize) -> bool,
     predeclared: &[String],
 ) -> Vec<Node> {
     let mut out = vec![];
-    // The qualifying units of the current run, each with its class.
-    let mut run: Vec<(Vec<Node>, Class)> = vec![];
-    let flush = |run: &mut Vec<(Vec<Node>, Class)>, out: &mut Vec<Node>| {
+    // The qualifying nodes of the current run, each with its class.
+    let mut run: Vec<(Node, Class)> = vec![];
+    let flush = |run: &mut Vec<(Node, Class)>, out: &mut Vec<Node>| {
         let taken = std::mem::take(run);
         let works: usize = taken.iter().map(|(_, c)| c.works).sum();
         let looped = taken.iter().any(|(_, c)| c.looped);
-        let flat: Vec<Node> = taken.into_iter().flat_map(|(u, _)| u).collect();
+        let flat: Vec<Node> = taken.into_iter().map(|(n, _)| n).collect();
         if works > 1 || looped {
             if let Some(r) = region(flat.clone(), corner, predeclared) {
-                out.extend(r);
+                out.push(r);
                 return;
             }
         }
         out.extend(flat);
     };
-    for u in units(nodes) {
-        if let Some(c) = class(&u, corner) {
-            run.push((u, c));
+    for n in nodes {
+        if let Some(c) = class(&n, corner) {
+            run.push((n, c));
             continue;
         }
         flush(&mut run, &mut out);
-        out.extend(
-            u.into_iter()
-                .map(|n| n.map_bodies(|b| merge_regions(b, corner, predeclared))),
-        );
+        out.push(n.map_bodies(|b| merge_regions(b, corner, predeclared)));
     }
     flush(&mut run, &mut out);
     out
 }
 
-/// The nodes grouped as the printer runs them: a pragma with the node it applies to.
-fn units(nodes: Vec<Node>) -> Vec<Vec<Node>> {
-    let mut out: Vec<Vec<Node>> = vec![];
-    for n in nodes {
-        match out.last_mut() {
-            Some(u) if u.len() == 1 && matches!(u[0], Node::Pragma(_)) => u.push(n),
-            _ => out.push(vec![n]),
-        }
-    }
-    out
-}
-
-/// What a qualifying unit holds: its work-sharing loops, and whether one of them lies
-/// inside a sequential loop of the unit.
+/// What a qualifying node holds: its work-sharing loops, and whether one of them lies
+/// inside a sequential loop of the node.
 struct Class {
     works: usize,
     looped: bool,
 }
 
-/// `None` when the unit cannot be part of a region (a statement, a line of C or a
+/// `None` when the node cannot be part of a region (a statement, a line of C or a
 /// vectorized loop outside every parallel loop).
-fn class(unit: &[Node], corner: &dyn Fn(usize) -> bool) -> Option<Class> {
+fn class(n: &Node, corner: &dyn Fn(usize) -> bool) -> Option<Class> {
     let work = Some(Class {
         works: 1,
         looped: false,
     });
-    match unit {
-        [Node::Pragma(p), _] if p.starts_with(PARALLEL_FOR) => work,
-        [Node::Pragma(p), Node::Block(b)] if p == "omp parallel" && thread_region(b).is_some() => {
-            work
-        }
-        [Node::Pragma(_), ..] => None,
-        [Node::Comment(_)] => Some(Class {
-            works: 0,
-            looped: false,
-        }),
-        [Node::Stmt { id, .. }] | [Node::Text { id, .. }] if corner(*id) => Some(Class {
-            works: 0,
-            looped: false,
-        }),
-        [n @ (Node::For { .. }
+    let none = Some(Class {
+        works: 0,
+        looped: false,
+    });
+    match n {
+        Node::Omp {
+            pragma: LoopPragma::ParallelFor(_),
+            ..
+        } => work,
+        n if thread_region(n).is_some() => work,
+        Node::Comment(_) => none,
+        Node::Stmt { id, .. } | Node::Text { id, .. } if corner(*id) => none,
+        Node::For { .. }
         | Node::Unrolled { .. }
         | Node::Assign { .. }
         | Node::If { .. }
-        | Node::Block(_))] => {
+        | Node::Block(_) => {
             let mut c = Class {
                 works: 0,
                 looped: false,
             };
-            for body in bodies(n) {
-                for u in units(body.to_vec()) {
-                    let inner = class(&u, corner)?;
+            for body in n.bodies() {
+                for m in body {
+                    let inner = class(m, corner)?;
                     c.works += inner.works;
                     c.looped |= inner.looped;
                 }
@@ -145,88 +132,52 @@ fn class(unit: &[Node], corner: &dyn Fn(usize) -> bool) -> Option<Class> {
     }
 }
 
-/// The lists of nodes a node holds.
-fn bodies(n: &Node) -> Vec<&[Node]> {
-    match n {
-        Node::For { body, .. }
-        | Node::Assign { body, .. }
-        | Node::If { body, .. }
-        | Node::Block(body) => vec![body],
-        Node::Unrolled { body, rest, .. } => vec![body, rest],
-        _ => vec![],
-    }
-}
-
-/// A thread region's parts: its allocation lines, its work-sharing pragma and loop, and its
-/// lines that free the buffers. `None` when the block has another shape.
-fn thread_region(b: &[Node]) -> Option<(Vec<String>, String, Node, Vec<String>)> {
-    let raw = |n: &Node| match n {
-        Node::Raw(t) => Some(t.clone()),
+/// A thread region's parts (`copy::thread_regions`): its buffers, the clauses of its
+/// work-sharing loop and the loop. `None` for a node of another shape.
+fn thread_region(n: &Node) -> Option<(&[ThreadBuffer], &Clauses, &Node)> {
+    let Node::Parallel {
+        private,
+        buffers,
+        body,
+    } = n
+    else {
+        return None;
+    };
+    match &body[..] {
+        [Node::Omp {
+            pragma: LoopPragma::For(c),
+            body,
+        }] if private.is_empty() && !buffers.is_empty() && body.len() == 1 => {
+            Some((buffers, c, &body[0]))
+        }
         _ => None,
-    };
-    let at = b
-        .iter()
-        .position(|n| matches!(n, Node::Pragma(p) if p.starts_with("omp for")))?;
-    let (head, tail) = b.split_at(at);
-    let [Node::Pragma(pragma), lp, frees @ ..] = tail else {
-        return None;
-    };
-    if head.len() < EXTERNS.len()
-        || head
-            .iter()
-            .zip(EXTERNS)
-            .any(|(n, e)| raw(n).as_deref() != Some(e))
-    {
-        return None;
     }
-    let allocs = head[EXTERNS.len()..]
-        .iter()
-        .map(raw)
-        .collect::<Option<Vec<_>>>()?;
-    let frees = frees.iter().map(raw).collect::<Option<Vec<_>>>()?;
-    Some((allocs, pragma.clone(), lp.clone(), frees))
 }
 
 /// The run as one parallel region, or `None` where a region-private counter appears in a
 /// clause that OpenMP forbids for it.
-fn region(
-    run: Vec<Node>,
-    corner: &dyn Fn(usize) -> bool,
-    predeclared: &[String],
-) -> Option<Vec<Node>> {
+fn region(run: Vec<Node>, corner: &dyn Fn(usize) -> bool, predeclared: &[String]) -> Option<Node> {
     let mut r = Region::default();
     let body = r.rewrite(run, corner, predeclared);
-    if r.clauses
-        .iter()
-        .any(|c| words(c).iter().any(|w| r.private.contains(w)))
-    {
+    if r.restricted.iter().any(|v| r.private.contains(v)) {
         return None;
     }
-    let mut block = vec![];
-    if !r.allocs.is_empty() {
-        block.extend(EXTERNS.iter().map(|e| Node::Raw(e.to_string())));
-    }
-    block.extend(r.allocs.into_iter().map(Node::Raw));
-    block.extend(body);
-    block.extend(r.frees.into_iter().map(Node::Raw));
-    let mut pragma = "omp parallel".to_string();
-    if !r.private.is_empty() {
-        let names: Vec<&str> = r.private.iter().map(String::as_str).collect();
-        pragma.push_str(&format!(" private({})", names.join(", ")));
-    }
-    Some(vec![Node::Pragma(pragma), Node::Block(block)])
+    Some(Node::Parallel {
+        private: r.private.into_iter().collect(),
+        buffers: r.buffers,
+        body,
+    })
 }
 
 /// What rewriting a run collects.
 #[derive(Default)]
 struct Region {
     /// The threads' buffers, each allocated once.
-    allocs: Vec<String>,
-    frees: Vec<String>,
+    buffers: Vec<ThreadBuffer>,
     /// Counters of sequential loops declared before the region.
     private: BTreeSet<String>,
-    /// The work-sharing loops' clauses that must not name a region-private variable.
-    clauses: Vec<String>,
+    /// The variables of the work-sharing loops' clauses that must not be region-private.
+    restricted: BTreeSet<String>,
 }
 
 impl Region {
@@ -237,37 +188,32 @@ impl Region {
         predeclared: &[String],
     ) -> Vec<Node> {
         let mut out = vec![];
-        for u in units(nodes) {
-            match <[Node; 2]>::try_from(u) {
-                Ok([Node::Pragma(p), lp]) if p.starts_with(PARALLEL_FOR) => {
-                    let rest = &p[PARALLEL_FOR.len()..];
-                    self.clauses.extend(restricted_clauses(rest));
-                    out.push(Node::Pragma(format!("omp for{rest}")));
-                    out.push(lp);
-                }
-                Ok([Node::Pragma(p), Node::Block(b)]) if p == "omp parallel" => {
-                    let (allocs, pragma, lp, frees) =
-                        thread_region(&b).expect("classified as a thread region");
-                    self.clauses.extend(restricted_clauses(&pragma));
-                    for a in allocs {
-                        if !self.allocs.contains(&a) {
-                            self.allocs.push(a);
-                        }
-                    }
-                    for f in frees {
-                        if !self.frees.contains(&f) {
-                            self.frees.push(f);
-                        }
-                    }
-                    out.push(Node::Pragma(pragma));
-                    out.push(lp);
-                }
-                Ok(pair) => out.extend(pair),
-                Err(u) => {
-                    for n in u {
-                        out.extend(self.sequential(n, corner, predeclared));
+        for n in nodes {
+            if let Some((buffers, clauses, lp)) = thread_region(&n) {
+                self.restricted.extend(clauses.restricted().cloned());
+                for b in buffers {
+                    if !self.buffers.contains(b) {
+                        self.buffers.push(b.clone());
                     }
                 }
+                out.push(Node::Omp {
+                    pragma: LoopPragma::For(clauses.clone()),
+                    body: vec![lp.clone()],
+                });
+                continue;
+            }
+            match n {
+                Node::Omp {
+                    pragma: LoopPragma::ParallelFor(c),
+                    body,
+                } => {
+                    self.restricted.extend(c.restricted().cloned());
+                    out.push(Node::Omp {
+                        pragma: LoopPragma::For(c),
+                        body,
+                    });
+                }
+                n => out.push(self.sequential(n, corner, predeclared)),
             }
         }
         out
@@ -279,43 +225,18 @@ impl Region {
         n: Node,
         corner: &dyn Fn(usize) -> bool,
         predeclared: &[String],
-    ) -> Vec<Node> {
+    ) -> Node {
         match n {
-            Node::Stmt { id, .. } | Node::Text { id, .. } if corner(id) => {
-                vec![Node::Pragma("omp single".into()), Node::Block(vec![n])]
-            }
+            Node::Stmt { id, .. } | Node::Text { id, .. } if corner(id) => Node::Single(vec![n]),
             Node::For { ref name, .. } | Node::Unrolled { ref name, .. } => {
                 if let Some(v) = name.as_ref().filter(|v| predeclared.contains(v)) {
                     self.private.insert(v.clone());
                 }
-                vec![n.map_bodies(|b| self.rewrite(b, corner, predeclared))]
+                n.map_bodies(|b| self.rewrite(b, corner, predeclared))
             }
-            n => vec![n.map_bodies(|b| self.rewrite(b, corner, predeclared))],
+            n => n.map_bodies(|b| self.rewrite(b, corner, predeclared)),
         }
     }
-}
-
-/// The lists of a pragma's `firstprivate`, `lastprivate` and `reduction` clauses.
-fn restricted_clauses(pragma: &str) -> Vec<String> {
-    let mut out = vec![];
-    for name in ["firstprivate(", "lastprivate(", "reduction("] {
-        let mut rest = pragma;
-        while let Some(at) = rest.find(name) {
-            let open = at + name.len();
-            let close = rest[open..].find(')').map_or(rest.len(), |c| open + c);
-            out.push(rest[open..close].to_string());
-            rest = &rest[close..];
-        }
-    }
-    out
-}
-
-/// The identifiers in a clause's list.
-fn words(s: &str) -> Vec<String> {
-    s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect()
 }
 
 #[cfg(test)]
@@ -339,14 +260,44 @@ mod tests {
         Node::Stmt { id, args: vec![] }
     }
 
-    fn pragma(t: &str) -> Node {
-        Node::Pragma(t.to_string())
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn private(v: &[&str]) -> Clauses {
+        Clauses {
+            private: names(v),
+            ..Clauses::default()
+        }
+    }
+
+    /// `omp parallel for` with the clauses `c` around `n`.
+    fn par(c: Clauses, n: Node) -> Node {
+        Node::Omp {
+            pragma: LoopPragma::ParallelFor(c),
+            body: vec![n],
+        }
+    }
+
+    /// `omp for` with the clauses `c` around `n`.
+    fn work(c: Clauses, n: Node) -> Node {
+        Node::Omp {
+            pragma: LoopPragma::For(c),
+            body: vec![n],
+        }
+    }
+
+    fn team(private: &[&str], body: Vec<Node>) -> Node {
+        Node::Parallel {
+            private: names(private),
+            buffers: vec![],
+            body,
+        }
     }
 
     /// Items from 100 on are corners.
     fn merged(nodes: Vec<Node>, predeclared: &[&str]) -> Vec<Node> {
-        let pre: Vec<String> = predeclared.iter().map(|s| s.to_string()).collect();
-        merge_regions(nodes, &|id| id >= 100, &pre)
+        merge_regions(nodes, &|id| id >= 100, &names(predeclared))
     }
 
     #[test]
@@ -354,50 +305,43 @@ mod tests {
         let nodes = vec![lp(
             0,
             None,
-            vec![
-                st(100),
-                pragma("omp parallel for private(j)"),
-                lp(1, None, vec![st(0)]),
-            ],
+            vec![st(100), par(private(&["j"]), lp(1, None, vec![st(0)]))],
         )];
-        let want = vec![
-            pragma("omp parallel"),
-            Node::Block(vec![lp(
+        let want = vec![team(
+            &[],
+            vec![lp(
                 0,
                 None,
                 vec![
-                    pragma("omp single"),
-                    Node::Block(vec![st(100)]),
-                    pragma("omp for private(j)"),
-                    lp(1, None, vec![st(0)]),
+                    Node::Single(vec![st(100)]),
+                    work(private(&["j"]), lp(1, None, vec![st(0)])),
                 ],
-            )]),
-        ];
+            )],
+        )];
         assert_eq!(merged(nodes, &[]), want);
     }
 
     #[test]
     fn two_parallel_loops_in_a_row_share_a_region() {
         let nodes = vec![
-            pragma("omp parallel for"),
-            lp(0, None, vec![st(0)]),
+            par(Clauses::default(), lp(0, None, vec![st(0)])),
             Node::Comment("x".into()),
-            pragma("omp parallel for"),
-            lp(0, None, vec![st(1)]),
+            par(Clauses::default(), lp(0, None, vec![st(1)])),
         ];
-        let got = merged(nodes, &[]);
-        assert_eq!(got.len(), 2);
-        assert_eq!(got[0], pragma("omp parallel"));
-        let Node::Block(b) = &got[1] else {
-            panic!("a block: {got:?}")
-        };
-        assert_eq!(b[0], pragma("omp for"));
-        assert_eq!(b[3], pragma("omp for"));
+        let want = vec![team(
+            &[],
+            vec![
+                work(Clauses::default(), lp(0, None, vec![st(0)])),
+                Node::Comment("x".into()),
+                work(Clauses::default(), lp(0, None, vec![st(1)])),
+            ],
+        )];
+        assert_eq!(merged(nodes, &[]), want);
     }
 
     #[test]
     fn one_parallel_loop_alone_is_left_as_it_is() {
-        let nodes = vec![pragma("omp parallel for"), lp(0, None, vec![st(0)])];
+        let nodes = vec![par(Clauses::default(), lp(0, None, vec![st(0)]))];
         assert_eq!(merged(nodes.clone(), &[]), nodes);
     }
 
@@ -405,30 +349,27 @@ mod tests {
     fn a_statement_outside_the_parallel_loops_keeps_them_apart() {
         // Statement 1 runs once, between the loops: in a region every thread would run it.
         let nodes = vec![
-            pragma("omp parallel for"),
-            lp(0, None, vec![st(0)]),
+            par(Clauses::default(), lp(0, None, vec![st(0)])),
             st(1),
-            pragma("omp parallel for"),
-            lp(0, None, vec![st(2)]),
+            par(Clauses::default(), lp(0, None, vec![st(2)])),
         ];
         assert_eq!(merged(nodes.clone(), &[]), nodes);
         // The same inside a sequential loop.
         let nodes = vec![lp(
             0,
             None,
-            vec![st(1), pragma("omp parallel for"), lp(1, None, vec![st(0)])],
+            vec![st(1), par(Clauses::default(), lp(1, None, vec![st(0)]))],
         )];
         assert_eq!(merged(nodes.clone(), &[]), nodes);
         // A vectorized loop outside the parallel ones, too.
+        let simd = Node::Omp {
+            pragma: LoopPragma::Simd,
+            body: vec![lp(1, None, vec![st(1)])],
+        };
         let nodes = vec![lp(
             0,
             None,
-            vec![
-                pragma("omp simd"),
-                lp(1, None, vec![st(1)]),
-                pragma("omp parallel for"),
-                lp(1, None, vec![st(0)]),
-            ],
+            vec![simd, par(Clauses::default(), lp(1, None, vec![st(0)]))],
         )];
         assert_eq!(merged(nodes.clone(), &[]), nodes);
     }
@@ -439,7 +380,7 @@ mod tests {
         let inner = lp(
             1,
             None,
-            vec![pragma("omp parallel for"), lp(2, None, vec![st(0)])],
+            vec![par(Clauses::default(), lp(2, None, vec![st(0)]))],
         );
         let nodes = vec![lp(0, None, vec![st(1), inner])];
         let got = merged(nodes, &[]);
@@ -447,7 +388,7 @@ mod tests {
             panic!("a loop")
         };
         assert_eq!(body[0], st(1));
-        assert_eq!(body[1], pragma("omp parallel"));
+        assert!(matches!(body[1], Node::Parallel { .. }), "{body:?}");
     }
 
     #[test]
@@ -455,78 +396,57 @@ mod tests {
         let nodes = vec![lp(
             0,
             Some("t"),
-            vec![
-                pragma("omp parallel for private(i)"),
-                lp(1, Some("i"), vec![st(0)]),
-            ],
+            vec![par(private(&["i"]), lp(1, Some("i"), vec![st(0)]))],
         )];
         let got = merged(nodes, &["t", "i"]);
-        assert_eq!(got[0], pragma("omp parallel private(t)"));
+        let Node::Parallel { private, .. } = &got[0] else {
+            panic!("a region: {got:?}")
+        };
+        assert_eq!(private, &names(&["t"]));
     }
 
     #[test]
-    fn a_private_counter_in_a_firstprivate_clause_leaves_the_run_alone() {
-        let nodes = vec![lp(
-            0,
-            Some("t"),
-            vec![
-                pragma("omp parallel for firstprivate(t)"),
-                lp(1, None, vec![st(0)]),
-            ],
-        )];
-        assert_eq!(merged(nodes.clone(), &["t"]), nodes);
-        assert_eq!(
-            restricted_clauses("omp for private(a) firstprivate(b, c) reduction(+: s)"),
-            vec!["b, c".to_string(), "+: s".to_string()]
-        );
+    fn a_private_counter_in_a_firstprivate_or_reduction_clause_leaves_the_run_alone() {
+        let first = Clauses {
+            firstprivate: names(&["t"]),
+            ..Clauses::default()
+        };
+        let red = Clauses {
+            reduction: Some(("+", names(&["t"]))),
+            ..Clauses::default()
+        };
+        for c in [first, red] {
+            let nodes = vec![lp(0, Some("t"), vec![par(c, lp(1, None, vec![st(0)]))])];
+            assert_eq!(merged(nodes.clone(), &["t"]), nodes);
+        }
     }
 
     #[test]
     fn each_thread_allocates_its_buffers_once() {
-        let thread_region = |id: usize| {
-            vec![
-                pragma("omp parallel"),
-                Node::Block(vec![
-                    Node::Raw(EXTERNS[0].into()),
-                    Node::Raw(EXTERNS[1].into()),
-                    Node::Raw("double (*b)[4] = aligned_alloc(64, 64);".into()),
-                    Node::Raw("if (!b) abort();".into()),
-                    pragma("omp for"),
-                    lp(1, None, vec![st(id)]),
-                    Node::Raw("__builtin_free(b);".into()),
-                ]),
-            ]
+        let b = ThreadBuffer {
+            ty: "double".into(),
+            name: "b".into(),
+            dims: vec![Int::from(4), Int::from(4)],
         };
-        let mut body = thread_region(0);
-        body.extend(thread_region(1));
+        let thread_region = |id: usize| Node::Parallel {
+            private: vec![],
+            buffers: vec![b.clone()],
+            body: vec![work(Clauses::default(), lp(1, None, vec![st(id)]))],
+        };
+        let body = vec![thread_region(0), thread_region(1)];
         let got = merged(vec![lp(0, None, body)], &[]);
-        assert_eq!(got[0], pragma("omp parallel"));
-        let Node::Block(b) = &got[1] else {
-            panic!("a block")
-        };
-        let raws: Vec<&str> = b
-            .iter()
-            .filter_map(|n| match n {
-                Node::Raw(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(
-            raws,
-            vec![
-                EXTERNS[0],
-                EXTERNS[1],
-                "double (*b)[4] = aligned_alloc(64, 64);",
-                "if (!b) abort();",
-                "__builtin_free(b);"
-            ]
-        );
-        let Node::For { body, .. } = &b[4] else {
-            panic!("the loop after the allocations: {b:?}")
-        };
-        assert_eq!(body.iter().filter(|n| **n == pragma("omp for")).count(), 2);
-        assert!(!body
-            .iter()
-            .any(|n| matches!(n, Node::Raw(_) | Node::Block(_))));
+        let want = vec![Node::Parallel {
+            private: vec![],
+            buffers: vec![b.clone()],
+            body: vec![lp(
+                0,
+                None,
+                vec![
+                    work(Clauses::default(), lp(1, None, vec![st(0)])),
+                    work(Clauses::default(), lp(1, None, vec![st(1)])),
+                ],
+            )],
+        }];
+        assert_eq!(got, want);
     }
 }

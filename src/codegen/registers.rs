@@ -21,10 +21,12 @@
 //! lane, so the outputs are the same bit for bit (with the same floating-point contraction
 //! setting on both sides).
 
-use super::ast::{Expr, Node};
+use super::ast::{find_map, ids_in, Expr, LoopPragma, Node};
 use super::copy::{buffer, offset, Extra};
-use super::marks::ids_in;
+use super::place::Body;
+use super::stage::Staging;
 use crate::model::copy::{BufDim, CopyPlan};
+use crate::model::{AccessKind, Scop};
 use crate::presburger::row::Row;
 use crate::presburger::Int;
 use std::collections::{BTreeMap, BTreeSet};
@@ -62,7 +64,7 @@ impl Target {
 }
 
 /// What the pass needs of the kernel.
-pub(super) struct Ctx<'a> {
+struct Ctx<'a> {
     pub n_param: usize,
     pub n_stmt: usize,
     pub params: &'a [String],
@@ -73,6 +75,10 @@ pub(super) struct Ctx<'a> {
     pub texts: &'a [String],
     /// Per statement item: the C names of the arrays and scalars it writes.
     pub writes: &'a [Vec<String>],
+    /// Per statement item: the copies whose buffers its text names.
+    pub buffers: &'a [BTreeSet<usize>],
+    /// The offsets of every copy's box (names a text may use).
+    pub offsets: &'a BTreeSet<String>,
     pub lanes: usize,
 }
 
@@ -88,6 +94,8 @@ pub(super) struct Registers {
 /// One plan's items and register layout.
 struct Block<'a> {
     plan: &'a CopyPlan,
+    /// The plan's index.
+    copy: usize,
     setup: usize,
     fill: usize,
     write_back: Option<usize>,
@@ -160,8 +168,8 @@ impl Block<'_> {
         }
         s
     }
-    /// One line per register: its load from the array (`fill`) or its store back.
-    fn moves(&self, fill: bool) -> Vec<String> {
+    /// One move per register: its load from the array (`fill`) or its store back.
+    fn moves(&self, fill: bool) -> Vec<Node> {
         self.registers()
             .iter()
             .map(|idx| {
@@ -171,17 +179,16 @@ impl Block<'_> {
                 } else {
                     self.element(idx)
                 };
-                if fill {
-                    format!("{r} = {mem};")
-                } else {
-                    format!("{mem} = {r};")
-                }
+                let (dst, src) = if fill { (r, mem) } else { (mem, r) };
+                Node::Move { dst, src }
             })
             .collect()
     }
-    fn declaration(&self) -> String {
-        let names: Vec<String> = self.registers().iter().map(|i| self.reg(i).0).collect();
-        format!("{} {};", self.reg_type(), names.join(", "))
+    fn declaration(&self) -> Node {
+        Node::Registers {
+            ty: self.reg_type(),
+            names: self.registers().iter().map(|i| self.reg(i).0).collect(),
+        }
     }
     fn typedefs(&self) -> String {
         let c = &self.plan.c_name;
@@ -205,13 +212,61 @@ impl Block<'_> {
     }
 }
 
-/// Applies the register form to every window that qualifies.
-pub(super) fn register_blocks(
+/// The register form of the copies' windows that qualify, for [`Body::Source`] where the
+/// target allows register blocks.
+pub(super) fn registers(
+    scop: &Scop,
+    st: &Staging,
+    target: &Target,
+    body: Body,
     nodes: Vec<Node>,
-    plans: &[CopyPlan],
-    extras: &[Extra],
-    ctx: &Ctx,
 ) -> Registers {
+    if body != Body::Source || !target.registers || st.plans.is_empty() {
+        return Registers {
+            nodes,
+            typedefs: String::new(),
+            buffer_used: vec![true; st.plans.len()],
+        };
+    }
+    let stmts = || {
+        st.placed[..st.n_stmt]
+            .iter()
+            .map(|p| &scop.statements[p.stmt])
+    };
+    let iters: Vec<Vec<String>> = stmts()
+        .map(|s| s.loops.iter().map(|l| l.c_name.clone()).collect())
+        .collect();
+    let writes: Vec<Vec<String>> = stmts()
+        .map(|s| {
+            s.accesses
+                .iter()
+                .filter(|a| a.kind == AccessKind::Write)
+                .filter_map(|a| scop.arrays.iter().find(|x| x.name == a.array))
+                .map(|x| x.c_name.clone())
+                .collect()
+        })
+        .collect();
+    let offsets: BTreeSet<String> = st
+        .plans
+        .iter()
+        .flat_map(|p| (0..p.rank).map(|d| offset(p, d)))
+        .collect();
+    let ctx = Ctx {
+        n_param: scop.params.len(),
+        n_stmt: st.n_stmt,
+        params: &scop.params,
+        iters: &iters,
+        texts: &st.texts,
+        writes: &writes,
+        buffers: &st.named,
+        offsets: &offsets,
+        lanes: target.lanes(),
+    };
+    register_blocks(nodes, &st.plans, &st.extras, &ctx)
+}
+
+/// Applies the register form to every window that qualifies.
+fn register_blocks(nodes: Vec<Node>, plans: &[CopyPlan], extras: &[Extra], ctx: &Ctx) -> Registers {
     let mut nodes = nodes;
     let mut typedefs = String::new();
     let mut buffer_used = vec![true; plans.len()];
@@ -249,6 +304,7 @@ pub(super) fn register_blocks(
         };
         let block = Block {
             plan,
+            copy: c,
             setup,
             fill,
             write_back,
@@ -322,24 +378,16 @@ fn corners(plan: &CopyPlan, n_param: usize) -> Option<Vec<Row>> {
 /// Whether a node list still uses the buffer in memory: a fill or write-back item, or a
 /// statement naming the buffer.
 fn uses_buffer(nodes: &[Node], block: &Block, ctx: &Ctx) -> bool {
-    let name = format!("{}[", buffer(block.plan));
-    nodes.iter().any(|n| match n {
-        Node::For { body, .. }
-        | Node::Assign { body, .. }
-        | Node::If { body, .. }
-        | Node::Block(body) => uses_buffer(body, block, ctx),
-        Node::Unrolled { body, rest, .. } => {
-            uses_buffer(body, block, ctx) || uses_buffer(rest, block, ctx)
-        }
-        Node::Stmt { id, .. } => {
-            *id == block.fill
-                || Some(*id) == block.write_back
-                || (*id < ctx.n_stmt && ctx.texts[*id].contains(&name))
-        }
-        Node::Text { text, .. } => text.contains(&name),
-        Node::Raw(t) => t.contains(&name),
-        Node::Comment(_) | Node::Pragma(_) => false,
+    let c = block.copy;
+    find_map(nodes, &mut |n| match n {
+        Node::Stmt { id, .. } => (*id == block.fill
+            || Some(*id) == block.write_back
+            || (*id < ctx.n_stmt && ctx.buffers[*id].contains(&c)))
+        .then_some(()),
+        Node::Text { buffers, .. } => buffers.contains(&c).then_some(()),
+        _ => None,
     })
+    .is_some()
 }
 
 struct Pass<'a, 'b> {
@@ -483,12 +531,12 @@ impl Pass<'_, '_> {
             .map(|k| get(k).cloned())
             .collect::<Option<_>>()?;
         let body = self.body(body, bound, &corner)?;
-        let mut inner = vec![Node::Raw(b.declaration())];
+        let mut inner = vec![b.declaration()];
         inner.push(get(at)?.clone());
-        inner.extend(b.moves(true).into_iter().map(Node::Raw));
+        inner.extend(b.moves(true));
         inner.extend(body);
         if b.write_back.is_some() {
-            inner.extend(b.moves(false).into_iter().map(Node::Raw));
+            inner.extend(b.moves(false));
         }
         Some((end, Node::Block(inner)))
     }
@@ -496,12 +544,12 @@ impl Pass<'_, '_> {
     /// The window's statements with every buffer access turned into a register, or `None`.
     fn body(&mut self, nodes: Vec<Node>, bound: &mut Bound, corner: &[Row]) -> Option<Vec<Node>> {
         let mut out = vec![];
-        let mut it = nodes.into_iter().peekable();
-        while let Some(n) = it.next() {
+        for n in nodes {
             match n {
-                Node::Pragma(p)
-                    if p == "omp simd" && matches!(it.peek(), Some(Node::For { .. })) =>
-                {
+                Node::Omp {
+                    pragma: LoopPragma::Simd,
+                    body: lp,
+                } if matches!(&lp[..], [Node::For { .. }]) => {
                     let Some(Node::For {
                         var,
                         name,
@@ -509,19 +557,21 @@ impl Pass<'_, '_> {
                         step,
                         upper,
                         body,
-                    }) = it.next()
+                    }) = lp.into_iter().next()
                     else {
-                        unreachable!("peeked")
+                        unreachable!("matched")
                     };
                     if !self.touches(&body) {
-                        out.push(Node::Pragma(p));
-                        out.push(Node::For {
-                            var,
-                            name,
-                            lower,
-                            step,
-                            upper,
-                            body: self.body(body, bound, corner)?,
+                        out.push(Node::Omp {
+                            pragma: LoopPragma::Simd,
+                            body: vec![Node::For {
+                                var,
+                                name,
+                                lower,
+                                step,
+                                upper,
+                                body: self.body(body, bound, corner)?,
+                            }],
                         });
                         continue;
                     }
@@ -540,7 +590,8 @@ impl Pass<'_, '_> {
                 n @ (Node::For { .. }
                 | Node::Unrolled { .. }
                 | Node::If { .. }
-                | Node::Block(_)) => out.push(
+                | Node::Block(_)
+                | Node::Omp { .. }) => out.push(
                     n.try_map_bodies(|b| self.body(b, bound, corner).ok_or(()))
                         .ok()?,
                 ),
@@ -548,7 +599,13 @@ impl Pass<'_, '_> {
                     // Statements that do not use the block (and other copies' items) stay.
                     if id < self.ctx.n_stmt && self.names_buffer(id) {
                         let text = self.rewrite(id, &args, bound, corner, None)?;
-                        out.push(Node::Text { id, args, text });
+                        let buffers = self.others_named(id);
+                        out.push(Node::Text {
+                            id,
+                            args,
+                            text,
+                            buffers,
+                        });
                     } else {
                         out.push(Node::Stmt { id, args });
                     }
@@ -561,7 +618,17 @@ impl Pass<'_, '_> {
     }
 
     fn names_buffer(&self, id: usize) -> bool {
-        self.ctx.texts[id].contains(&format!("{}[", buffer(self.block.plan)))
+        self.ctx.buffers[id].contains(&self.block.copy)
+    }
+
+    /// The buffers other than the block's that statement `id`'s text names.
+    fn others_named(&self, id: usize) -> Vec<usize> {
+        let own = self.block.copy;
+        self.ctx.buffers[id]
+            .iter()
+            .copied()
+            .filter(|&c| c != own)
+            .collect()
     }
 
     fn touches(&self, nodes: &[Node]) -> bool {
@@ -650,6 +717,7 @@ impl Pass<'_, '_> {
                         id: *id,
                         args: args.clone(),
                         text,
+                        buffers: self.others_named(*id),
                     });
                 }
                 _ => return None,
@@ -836,6 +904,86 @@ impl Pass<'_, '_> {
             .collect()
     }
 
+    /// The box index a block access `buf[g0][g1]..` reads: constant once the enclosing
+    /// unrolled loops are resolved, inside the box, and in a vector statement (the loop at
+    /// column `vcol`) walking the last dimension a whole register at a time.
+    fn box_index(
+        &self,
+        groups: &[String],
+        row_of: &dyn Fn(&str, bool) -> Option<Row>,
+        corner: &[Row],
+        bound: &Bound,
+        unbound: &Bound,
+        vcol: Option<usize>,
+    ) -> Option<Vec<i64>> {
+        let b = self.block;
+        let np = self.ctx.n_param;
+        let buf = buffer(b.plan);
+        if groups.len() != b.plan.rank {
+            return None;
+        }
+        let mut idx = vec![0i64; b.plan.rank];
+        for g in groups {
+            let (s, d) = split_offset(g, &buf)?;
+            let r = row_of(&s, false)?;
+            let e = expand(&r, bound, np);
+            let v = constant(&sub(&e, &expand(&corner[d], bound, np)))?;
+            if v < 0 || v >= b.sizes[d] {
+                return None;
+            }
+            let walks = vcol.map(|c| coef(&expand(&r, unbound, np), c));
+            let last = d + 1 == b.plan.rank;
+            match walks {
+                Some(w) if last && (!w.is_one() || v % b.lanes as i64 != 0) => return None,
+                Some(w) if !last && !w.is_zero() => return None,
+                _ => {}
+            }
+            idx[d] = v;
+        }
+        Some(idx)
+    }
+
+    /// In a vector statement, an access `name[g0][g1]..` to another array (or another
+    /// copy's buffer): a scalar where nothing moves with the lanes, a vector load where its
+    /// last subscript walks them, else a vector of one element per lane.
+    fn vector_access(
+        &mut self,
+        name: &str,
+        groups: &[String],
+        row_of: &dyn Fn(&str, bool) -> Option<Row>,
+        bound: &Bound,
+        unbound: &Bound,
+        vcol: usize,
+    ) -> Option<String> {
+        let lanes = self.block.lanes;
+        let Some(walks) = self.walks(name, groups, row_of, bound, unbound, vcol) else {
+            // Lanes apart in memory: one element per lane.
+            return self.gather(name, groups, row_of, unbound, vcol);
+        };
+        let text: String = std::iter::once(name.to_string())
+            .chain(
+                self.aligned_groups(name, groups.to_vec(), row_of, bound)
+                    .iter()
+                    .map(|g| format!("[{g}]")),
+            )
+            .collect();
+        let n = walks.len();
+        if walks.iter().all(|w| *w == Walk::Fixed) || lanes == 1 {
+            return Some(text);
+        }
+        if !(walks[..n - 1].iter().all(|w| *w == Walk::Fixed) && walks[n - 1] == Walk::Lanes) {
+            return self.gather(name, groups, row_of, unbound, vcol);
+        }
+        let ty = format!("loopy_vu{lanes}_{name}");
+        let zero: String = (0..n).map(|_| "[0]").collect();
+        self.loads.entry(ty.clone()).or_insert_with(|| {
+            format!(
+                "typedef __typeof__({name}{zero}) {ty}_e;\ntypedef {ty}_e {ty} __attribute__((vector_size({lanes} * sizeof({ty}_e)), aligned(sizeof({ty}_e)), __may_alias__));"
+            )
+        });
+        Some(format!("(*({ty} *)&{text})"))
+    }
+
     /// Statement `id`'s text with every access to the buffer replaced by its register (the
     /// iterators stay, for the printer to substitute). With `vector = Some(v)`, the
     /// statement stands for `lanes` consecutive iterations of the loop over scanned dim `v`
@@ -889,7 +1037,7 @@ impl Pass<'_, '_> {
                     for (x, y) in row.iter_mut().zip(a) {
                         *x = &*x + &(&c * y);
                     }
-                } else if !allow_other || !super::copy::is_offset(name) {
+                } else if !allow_other || !ctx.offsets.contains(name) {
                     return None;
                 }
             }
@@ -911,29 +1059,7 @@ impl Pass<'_, '_> {
                 Tok::Ident(name) if *name == buf => {
                     // `buf[(s) - loopy_A_o<d>]...` in layout order.
                     let (groups, next) = subscripts(&toks, k + 1)?;
-                    if groups.len() != b.plan.rank {
-                        return None;
-                    }
-                    let mut idx = vec![0i64; b.plan.rank];
-                    for g in &groups {
-                        let (s, d) = split_offset(g, &buf)?;
-                        let r = row_of(&s, false)?;
-                        let e = expand(&r, bound, np);
-                        let v = constant(&sub(&e, &expand(&corner[d], bound, np)))?;
-                        if v < 0 || v >= b.sizes[d] {
-                            return None;
-                        }
-                        let walks = vcol.map(|c| coef(&expand(&r, &unbound, np), c));
-                        let last = d + 1 == b.plan.rank;
-                        match walks {
-                            Some(w) if last && (!w.is_one() || v % b.lanes as i64 != 0) => {
-                                return None
-                            }
-                            Some(w) if !last && !w.is_zero() => return None,
-                            _ => {}
-                        }
-                        idx[d] = v;
-                    }
+                    let idx = self.box_index(&groups, &row_of, corner, bound, &unbound, vcol)?;
                     let (reg, lane) = b.reg(&idx);
                     match (vector, lane) {
                         (None, Some(l)) => {
@@ -951,39 +1077,9 @@ impl Pass<'_, '_> {
                         // Another array (or another copy's buffer): scalar, or a vector load
                         // along its last subscript.
                         let (groups, next) = subscripts(&toks, k + 1)?;
-                        let Some(walks) =
-                            self.walks(name, &groups, &row_of, bound, &unbound, vcol?)
-                        else {
-                            // Lanes apart in memory: one element per lane.
-                            out.push_str(&self.gather(name, &groups, &row_of, &unbound, vcol?)?);
-                            k = next;
-                            continue;
-                        };
-                        let text: String = std::iter::once(name.clone())
-                            .chain(
-                                self.aligned_groups(name, groups.clone(), &row_of, bound)
-                                    .iter()
-                                    .map(|g| format!("[{g}]")),
-                            )
-                            .collect();
-                        let n = walks.len();
-                        if walks.iter().all(|w| *w == Walk::Fixed) || b.lanes == 1 {
-                            out.push_str(&text);
-                        } else if walks[..n - 1].iter().all(|w| *w == Walk::Fixed)
-                            && walks[n - 1] == Walk::Lanes
-                        {
-                            let ty = format!("loopy_vu{}_{name}", b.lanes);
-                            let zero: String = (0..n).map(|_| "[0]").collect();
-                            self.loads.entry(ty.clone()).or_insert_with(|| {
-                                format!(
-                                    "typedef __typeof__({name}{zero}) {ty}_e;\ntypedef {ty}_e {ty} __attribute__((vector_size({} * sizeof({ty}_e)), aligned(sizeof({ty}_e)), __may_alias__));",
-                                    b.lanes
-                                )
-                            });
-                            let _ = write!(out, "(*({ty} *)&{text})");
-                        } else {
-                            out.push_str(&self.gather(name, &groups, &row_of, &unbound, vcol?)?);
-                        }
+                        let v =
+                            self.vector_access(name, &groups, &row_of, bound, &unbound, vcol?)?;
+                        out.push_str(&v);
                         k = next;
                     } else if toks
                         .get(k + 1)
@@ -1003,7 +1099,15 @@ impl Pass<'_, '_> {
                         k += 1;
                     }
                 }
-                Tok::Punct(c) if vector.is_some() && !"+-*/()=;. ".contains(*c) => return None,
+                Tok::Punct(c)
+                    if vector.is_some()
+                        && !matches!(
+                            c,
+                            '+' | '-' | '*' | '/' | '(' | ')' | '=' | ';' | '.' | ' '
+                        ) =>
+                {
+                    return None
+                }
                 Tok::Ident(name) => {
                     out.push_str(name);
                     k += 1;

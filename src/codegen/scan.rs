@@ -999,25 +999,11 @@ impl Scanner {
         !omega::is_feasible(&p)
     }
 
-    /// One loop over dim `k` for `items` (or an assignment when its bounds coincide).
-    /// `ctxs.body` holds what is known inside the loop beyond its bounds (see [`Ctxs`]); `ctxs.prune` what
-    /// the bounds may take for granted.
-    fn loop_over(
-        &mut self,
-        k: usize,
-        items: Vec<Item>,
-        ctxs: Ctxs,
-        name: Option<String>,
-        stride: &Option<(Int, Row)>,
-    ) -> Vec<Node> {
-        let prune_ctx = ctxs.prune;
+    /// Each item with its pruned lower and upper bounds on dim `k`; items the piece leaves
+    /// empty are left out.
+    fn item_bounds(&mut self, k: usize, items: Vec<Item>, prune_ctx: &Basic) -> Vec<Bounded> {
         let c = self.col(k);
-        struct B {
-            item: Item,
-            lowers: Vec<Row>,
-            uppers: Vec<Row>,
-        }
-        let mut bs: Vec<B> = vec![];
+        let mut bs: Vec<Bounded> = vec![];
         for it in items {
             let proj = self.project(&it.basic, k);
             // An item the piece leaves empty (its projection has a row `-c >= 0`, c > 0)
@@ -1038,38 +1024,38 @@ impl Scanner {
                 }
             }
             let (lowers, uppers) = self.prune(prune_ctx, k, lowers, uppers);
-            bs.push(B {
+            bs.push(Bounded {
                 item: it,
                 lowers,
                 uppers,
             });
         }
+        bs
+    }
+
+    /// One loop over dim `k` for `items` (or an assignment when its bounds coincide).
+    /// `ctxs.body` holds what is known inside the loop beyond its bounds (see [`Ctxs`]); `ctxs.prune` what
+    /// the bounds may take for granted.
+    fn loop_over(
+        &mut self,
+        k: usize,
+        items: Vec<Item>,
+        ctxs: Ctxs,
+        name: Option<String>,
+        stride: &Option<(Int, Row)>,
+    ) -> Vec<Node> {
+        let c = self.col(k);
+        let bs = self.item_bounds(k, items, ctxs.prune);
         if bs.is_empty() {
             return vec![];
         }
-        let mut lo_alts: Vec<Expr> = vec![];
-        let mut hi_alts: Vec<Expr> = vec![];
-        for b in &bs {
-            if b.lowers.is_empty() || b.uppers.is_empty() {
-                // Unbounded: the set is infinite for some parameter values. Scan only what
-                // the caller bounded; an unbounded loop would not terminate.
-                return vec![Node::Comment(format!(
-                    "dimension c{k} is unbounded here: nothing is scanned"
-                ))];
-            }
-            lo_alts.push(Expr::max(
-                b.lowers
-                    .iter()
-                    .map(|r| match stride {
-                        Some((s, g)) => strided_lower_expr(r, c, s, g),
-                        None => lower_expr(r, c),
-                    })
-                    .collect(),
-            ));
-            hi_alts.push(Expr::min(
-                b.uppers.iter().map(|r| upper_expr(r, c)).collect(),
-            ));
-        }
+        let Some((lo_alts, hi_alts)) = bound_alternatives(&bs, c, stride) else {
+            // Unbounded: the set is infinite for some parameter values. Scan only what
+            // the caller bounded; an unbounded loop would not terminate.
+            return vec![Node::Comment(format!(
+                "dimension c{k} is unbounded here: nothing is scanned"
+            ))];
+        };
         // The loop's bounds are known facts inside it when every item has the same ones.
         let key = |v: &Vec<Row>| {
             let mut v = v.clone();
@@ -1115,7 +1101,7 @@ impl Scanner {
         };
         // The first value of the loop, when affine: `L`, or on a stride the least lattice
         // point from `L` when that simplifies to an affine expression.
-        let single = |b: &B| -> Option<Row> {
+        let single = |b: &Bounded| -> Option<Row> {
             b.lowers.iter().find_map(|l| {
                 let (value, step) = match stride {
                     None if l[c].is_one() => (l[..c].iter().map(|v| -v).collect::<Row>(), Int::ONE),
@@ -1316,6 +1302,42 @@ impl Scanner {
             }
         }
     }
+}
+
+/// An item with its bounds on the dimension being scanned.
+struct Bounded {
+    item: Item,
+    lowers: Vec<Row>,
+    uppers: Vec<Row>,
+}
+
+/// Per item, its lower bound (the `max` of its lower bounds, on the lattice of `stride`)
+/// and its upper bound (the `min`); `None` when an item is unbounded.
+fn bound_alternatives(
+    bs: &[Bounded],
+    c: usize,
+    stride: &Option<(Int, Row)>,
+) -> Option<(Vec<Expr>, Vec<Expr>)> {
+    let mut lo_alts: Vec<Expr> = vec![];
+    let mut hi_alts: Vec<Expr> = vec![];
+    for b in bs {
+        if b.lowers.is_empty() || b.uppers.is_empty() {
+            return None;
+        }
+        lo_alts.push(Expr::max(
+            b.lowers
+                .iter()
+                .map(|r| match stride {
+                    Some((s, g)) => strided_lower_expr(r, c, s, g),
+                    None => lower_expr(r, c),
+                })
+                .collect(),
+        ));
+        hi_alts.push(Expr::min(
+            b.uppers.iter().map(|r| upper_expr(r, c)).collect(),
+        ));
+    }
+    Some((lo_alts, hi_alts))
 }
 
 /// The columns of `b`'s locals defined from its unscanned dims (the columns from `n_outer`
@@ -1645,11 +1667,8 @@ fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
             body.is_empty()
         }
         Node::Unrolled { body, .. } | Node::Block(body) => body.is_empty(),
-        Node::Stmt { .. }
-        | Node::Text { .. }
-        | Node::Comment(_)
-        | Node::Pragma(_)
-        | Node::Raw(_) => false,
+        // Scanning makes no other nodes.
+        _ => false,
     };
     nodes
         .into_iter()
@@ -1672,13 +1691,7 @@ fn hoist_guards(nodes: Vec<Node>, n_param: usize) -> Vec<Node> {
                     }
                     return n;
                 }
-                Node::Stmt { .. }
-                | Node::Text { .. }
-                | Node::Raw(_)
-                | Node::Comment(_)
-                | Node::Pragma(_)
-                | Node::Unrolled { .. }
-                | Node::Block(_) => return n,
+                _ => return n,
             };
             *body = hoist_guards(std::mem::take(body), n_param);
             fold_floor_bounds(&mut n, n_param);

@@ -1,0 +1,269 @@
+//! Print: the tree as C, the helper macros it uses and the region's declarations before
+//! it, the copies' releases after it.
+
+use super::ast::{loop_names, Arg, CPrinter, Helpers, Node};
+use super::copy::Extra;
+use super::place::Body;
+use super::stage::Staging;
+use crate::diag::codes;
+use crate::diag::Diagnostic;
+use crate::model::Scop;
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// Prefix of the helper macros, so they cannot clash with the user's names.
+const MACRO_PREFIX: &str = "loopy_";
+
+/// What the passes before printing leave besides the tree.
+pub(super) struct Decls<'a> {
+    /// The names of the scanned dims' loops that count no iterator.
+    pub fresh: &'a [String],
+    /// Type definitions of the register blocks, before the loops.
+    pub register_types: &'a str,
+    /// Per copy: whether a window still uses its buffer in memory.
+    pub buffer_used: &'a [bool],
+    /// Per copy: whether its buffer is declared for the whole region.
+    pub region_buffer: &'a [bool],
+}
+
+/// The C text replacing the region. Lines end in `\n` and are not indented.
+pub(super) fn print(
+    scop: &Scop,
+    st: &Staging,
+    body: Body,
+    nodes: &[Node],
+    d: &Decls,
+) -> Result<String, Diagnostic> {
+    let (plans, placed, texts, n_stmt) = (&st.plans[..], &st.placed[..], &st.texts, st.n_stmt);
+    let fresh = d.fresh;
+    let predeclared = predeclared(scop);
+    let largest = super::ast::largest_constant(nodes);
+    if largest > i64::from(i32::MAX) {
+        return Err(Diagnostic::new(codes::CONSTANT_TOO_LARGE, format!(
+            "cannot generate code: the unrolled loops would need the constant {largest}, which does not fit the type `int` of the loop counters"
+        ))
+        .with_help("use a smaller unroll factor"));
+    }
+    let var = |k: usize| fresh[k].clone();
+    let text_stmt = |id: usize, args: &[Arg], text: &str| -> String {
+        let st = &scop.statements[placed[id].stmt];
+        let mut subst: Vec<(String, String)> = vec![];
+        for (l, a) in st.loops.iter().zip(args) {
+            // An inner loop reusing a name hides the outer one, as in C.
+            subst.retain(|(n, _)| *n != l.c_name);
+            subst.push((l.c_name.clone(), a.operand()));
+        }
+        substitute(text, &subst)
+    };
+    let stmt = |id: usize, args: &[Arg]| -> String {
+        if id >= n_stmt && body == Body::Trace {
+            // Traces print statement instances only; the copy's loops stay, empty.
+            let (what, c) = match &st.extras[id - n_stmt] {
+                Extra::Setup(c) => ("corner", c),
+                Extra::Fill(c) => ("fill", c),
+                Extra::WriteBack(c) => ("write-back", c),
+            };
+            return format!("/* {what} of the copy of {} */", plans[*c].c_name);
+        }
+        if id >= n_stmt {
+            let floord = format!("{MACRO_PREFIX}floord");
+            return super::copy::item_text(
+                &st.extras[id - n_stmt],
+                plans,
+                &scop.params,
+                args,
+                &floord,
+            );
+        }
+        let st = &scop.statements[placed[id].stmt];
+        match body {
+            Body::Source => text_stmt(id, args, &texts[id]),
+            Body::Trace => {
+                let fmt: String = args.iter().map(|_| " %d").collect();
+                let vals: String = args.iter().map(|a| format!(", {}", a.text)).collect();
+                format!("printf(\"{}{fmt}\\n\"{vals});", st.name)
+            }
+        }
+    };
+    let mut p = CPrinter {
+        params: &scop.params,
+        var: &var,
+        stmt: &stmt,
+        text: &text_stmt,
+        helpers: Helpers {
+            prefix: MACRO_PREFIX,
+            ..Helpers::default()
+        },
+        bound: vec![],
+        names: vec![],
+        predeclared: &predeclared,
+    };
+    // The corners of the copies' boxes, and their run-time extents, may use floors.
+    if plans.iter().any(|c| {
+        c.lower.iter().any(super::ast::corner_floors)
+            || c.runtime.iter().flatten().any(super::ast::extent_floors)
+    }) {
+        p.helpers.floord = true;
+    }
+    let mut text = String::new();
+    p.nodes(nodes, 0, &mut text);
+    let mut out = p.helpers.defines();
+    out.push_str(&declarations(scop, st, body, d));
+    out.push_str(&text);
+    if body == Body::Source {
+        for plan in plans {
+            out.push_str(&super::copy::release(plan));
+        }
+    }
+    out.push_str(&unused_counters(nodes, &predeclared));
+    Ok(out)
+}
+
+/// What the region declares before its loops: its `static` and `extern` locals, the copies'
+/// buffers (or their offsets alone, where each thread allocates the buffer) and the
+/// register blocks' types.
+fn declarations(scop: &Scop, st: &Staging, body: Body, d: &Decls) -> String {
+    let mut out = String::new();
+    let floord = format!("{MACRO_PREFIX}floord");
+    // `static` and `extern` locals of the region (and an expansion's storage): one object
+    // for the whole function, so declared once, before the loops that use them and before
+    // the copies' buffers, whose element types may name them.
+    for x in &scop.declarations {
+        let _ = writeln!(out, "{x}");
+    }
+    if body == Body::Source {
+        let each = st.plans.iter().zip(d.buffer_used).zip(d.region_buffer);
+        for ((plan, used), whole) in each {
+            if !whole {
+                // Each thread allocates the buffer; the region keeps only the offsets.
+                out.push_str(&super::copy::offset_declarations(plan));
+            } else {
+                out.push_str(&super::copy::declarations(
+                    plan,
+                    &scop.params,
+                    &floord,
+                    !used,
+                ));
+            }
+        }
+        out.push_str(d.register_types);
+    }
+    out
+}
+
+/// Counters declared outside the region that no generated loop counts with any more (the
+/// compiler would call them unused), each used once.
+fn unused_counters(nodes: &[Node], predeclared: &[String]) -> String {
+    let mut out = String::new();
+    let used = loop_names(nodes);
+    for n in predeclared {
+        if !used.contains(n) {
+            let _ = writeln!(out, "(void){n}; /* no longer a loop counter */");
+        }
+    }
+    out
+}
+
+/// Counters declared outside the region (assigned, not declared, by generated loops).
+pub(super) fn predeclared(scop: &Scop) -> Vec<String> {
+    scop.statements
+        .iter()
+        .flat_map(|s| s.loops.iter())
+        .filter(|l| l.outer_counter)
+        .map(|l| l.c_name.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// C tokens of `text` that are identifiers (not inside literals, not member names).
+pub fn identifiers(text: &str) -> Vec<String> {
+    let mut out = vec![];
+    walk(text, |tok, is_ident| {
+        if is_ident {
+            out.push(tok.to_string());
+        }
+    });
+    out
+}
+
+/// `text` with identifiers replaced (whole tokens only; literals and member names after
+/// `.` or `->` are left alone).
+pub fn substitute(text: &str, subst: &[(String, String)]) -> String {
+    let mut out = String::with_capacity(text.len());
+    walk(text, |tok, is_ident| {
+        match is_ident
+            .then(|| subst.iter().find(|(n, _)| n == tok))
+            .flatten()
+        {
+            Some((_, v)) => out.push_str(v),
+            None => out.push_str(tok),
+        }
+    });
+    out
+}
+
+/// Splits C text into tokens (identifiers, numbers, literals, single other characters) and
+/// calls `f(token, is_replaceable_identifier)` for each, in order; the tokens concatenate
+/// back to `text`.
+fn walk(text: &str, mut f: impl FnMut(&str, bool)) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let start = i;
+        if c == b'"' || c == b'\'' {
+            i += 1;
+            while i < b.len() && b[i] != c {
+                if b[i] == b'\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i = (i + 1).min(b.len());
+            f(&text[start..i], false);
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let tok = &text[start..i];
+            let before = text[..start].trim_end();
+            f(tok, !(before.ends_with('.') || before.ends_with("->")));
+        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
+            while i < b.len()
+                && (b[i].is_ascii_alphanumeric()
+                    || b[i] == b'.'
+                    || b[i] == b'_'
+                    || ((b[i] == b'+' || b[i] == b'-')
+                        && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')))
+            {
+                i += 1;
+            }
+            f(&text[start..i], false);
+        } else {
+            // One character (UTF-8 sequences whole).
+            let len = text[i..].chars().next().map_or(1, char::len_utf8);
+            i += len;
+            f(&text[start..i], false);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substitute_whole_identifiers_only() {
+        let s = vec![
+            ("i".to_string(), "(c1 + 2)".to_string()),
+            ("j".to_string(), "j2".to_string()),
+        ];
+        assert_eq!(
+            substitute("A[i][j] = s.i + p->j + ij + \"i j\" + 'i' + 1e-5 + i;", &s),
+            "A[(c1 + 2)][j2] = s.i + p->j + ij + \"i j\" + 'i' + 1e-5 + (c1 + 2);"
+        );
+        assert_eq!(identifiers("x = y.z + f(w) * 2u;"), ["x", "y", "f", "w"]);
+    }
+}
