@@ -60,6 +60,7 @@ pub mod cli;
 pub mod codegen;
 pub mod diag;
 pub mod draw;
+pub mod equiv;
 pub mod driver;
 pub mod frontend;
 pub mod lsp;

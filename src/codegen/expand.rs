@@ -174,6 +174,7 @@ fn own_statement(
         opaque: None,
         declares: vec![],
         update: None,
+        store: Err("a statement loopy generates".into()),
     }
 }
 
@@ -214,6 +215,7 @@ pub fn expanded(
             rank: plan.storage_rank(),
             private_depth: None,
             storage: Storage::Region,
+            elem_type: None,
         });
         decls.extend(declarations(plan, &scop.params)?);
     }
