@@ -258,7 +258,8 @@ impl<'p> Checker<'p> {
                             self.push((*stmt, root, s2, n2), next, r, (Some(map.clone()), None));
                         }
                         Source::Input { .. } => {
-                            let why = format!("an input value against {}", self.describe(false, s2, n2));
+                            let why =
+                                format!("an input value against {}", self.describe(false, s2, n2));
                             if let Some(m) = self.fail(r, &part, why) {
                                 return Some(m);
                             }
@@ -277,7 +278,8 @@ impl<'p> Checker<'p> {
                             self.push((s1, n1, *stmt, root), next, r, (None, Some(map.clone())));
                         }
                         Source::Input { .. } => {
-                            let why = format!("{} against an input value", self.describe(true, s1, n1));
+                            let why =
+                                format!("{} against an input value", self.describe(true, s1, n1));
                             if let Some(m) = self.fail(r, &part, why) {
                                 return Some(m);
                             }
@@ -318,7 +320,13 @@ impl<'p> Checker<'p> {
                 } else {
                     rel.clone()
                 };
-                self.fail(r, &bad, format!("the input `{c1}` read at different elements, or `{c1}` against `{c2}`"))
+                self.fail(
+                    r,
+                    &bad,
+                    format!(
+                        "the input `{c1}` read at different elements, or `{c1}` against `{c2}`"
+                    ),
+                )
             }
             (Source::Computed { stmt: t1, map: m1 }, Source::Computed { stmt: t2, map: m2 }) => {
                 let next = m1.inverse().apply_range(&rel).apply_range(m2);

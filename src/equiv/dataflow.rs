@@ -301,7 +301,10 @@ fn compose(map: &Map, srcs: &[Source]) -> Vec<Source> {
             continue;
         }
         out.push(match s {
-            Source::Computed { stmt, .. } => Source::Computed { stmt: *stmt, map: m },
+            Source::Computed { stmt, .. } => Source::Computed {
+                stmt: *stmt,
+                map: m,
+            },
             Source::Input { array, .. } => Source::Input {
                 array: array.clone(),
                 map: m,

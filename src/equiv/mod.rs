@@ -87,7 +87,14 @@ fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
         Ok(match checker.run()? {
             Some(m) => decide(m, &outputs, &params),
             None => Verdict::Equivalent {
-                outputs: outputs.iter().map(|o| a.array(o).or(b.array(o)).map_or(o.clone(), |x| x.c_name.clone())).collect(),
+                outputs: outputs
+                    .iter()
+                    .map(|o| {
+                        a.array(o)
+                            .or(b.array(o))
+                            .map_or(o.clone(), |x| x.c_name.clone())
+                    })
+                    .collect(),
             },
         })
     };

@@ -113,7 +113,10 @@ fn statement(scop: &Scop, k: usize, params: &[String], depth: usize) -> Result<S
     let s = &scop.statements[k];
     let span = Some(&s.span);
     if let Some(why) = &s.opaque {
-        return Err(Refusal::new(format!("a construct that is not modelled exactly: {why}"), span));
+        return Err(Refusal::new(
+            format!("a construct that is not modelled exactly: {why}"),
+            span,
+        ));
     }
     let store = s
         .store
@@ -122,12 +125,18 @@ fn statement(scop: &Scop, k: usize, params: &[String], depth: usize) -> Result<S
     let domain = s.domain.align_params(params);
     let mut sched = s.schedule.clone();
     sched.pad_to(depth);
-    let time = sched.to_map().align_params(params).intersect_domain(&domain);
+    let time = sched
+        .to_map()
+        .align_params(params)
+        .intersect_domain(&domain);
     let mut reads = vec![None; s.accesses.len()];
     for (j, a) in s.accesses.iter().enumerate() {
         if !a.exact {
             let why = a.note.clone().unwrap_or_else(|| "not affine".into());
-            return Err(Refusal::new(format!("an access that is not exact: {why}"), Some(&a.span)));
+            return Err(Refusal::new(
+                format!("an access that is not exact: {why}"),
+                Some(&a.span),
+            ));
         }
         if a.kind == AccessKind::Read {
             let rel = a.relation.align_params(params).intersect_domain(&domain);
@@ -176,7 +185,10 @@ fn flatten(t: &Term, domain: &Set, params: &[String], nodes: &mut Vec<Node>) -> 
         Term::Const(c) => Node::Const(c.clone()),
         Term::Name(x) => Node::Name(x.clone(), name_map(domain, params, x)),
         Term::Op(o, xs) => {
-            let kids = xs.iter().map(|x| flatten(x, domain, params, nodes)).collect();
+            let kids = xs
+                .iter()
+                .map(|x| flatten(x, domain, params, nodes))
+                .collect();
             Node::Op(o.clone(), kids)
         }
     };

@@ -68,11 +68,16 @@ pub fn report(v: &Verdict, a: &Scop, b: &Scop) -> Option<Report> {
         Verdict::Equivalent { .. } => return None,
         Verdict::Different(w) => different(w, a, b),
         Verdict::Undecided(r) => {
-            let mut d = Diagnostic::new(codes::EQUIV_UNDECIDED, format!("cannot decide equivalence: {}", r.what));
+            let mut d = Diagnostic::new(
+                codes::EQUIV_UNDECIDED,
+                format!("cannot decide equivalence: {}", r.what),
+            );
             if let Some(s) = &r.span {
                 d = d.with_label(&s.file, s.range.clone(), "this construct");
             }
-            d.with_help("`loopy equiv` decides static affine regions of assignments (docs/equiv.md)")
+            d.with_help(
+                "`loopy equiv` decides static affine regions of assignments (docs/equiv.md)",
+            )
         }
     };
     Some(Report {

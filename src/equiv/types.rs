@@ -12,7 +12,10 @@ use crate::model::value::Value;
 pub enum CType {
     /// An integer type: its rank (`char` 1, `short` 2, `int` 3, `long` 4, `long long` 5)
     /// and signedness.
-    Int { rank: u8, unsigned: bool },
+    Int {
+        rank: u8,
+        unsigned: bool,
+    },
     Float,
     Double,
     LongDouble,
@@ -90,7 +93,16 @@ impl CType {
             return a.max(b);
         }
         match (a, b) {
-            (CType::Int { rank: r1, unsigned: u1 }, CType::Int { rank: r2, unsigned: u2 }) => {
+            (
+                CType::Int {
+                    rank: r1,
+                    unsigned: u1,
+                },
+                CType::Int {
+                    rank: r2,
+                    unsigned: u2,
+                },
+            ) => {
                 let rank = r1.max(r2);
                 let unsigned = (r1 == rank && u1) || (r2 == rank && u2);
                 CType::Int { rank, unsigned }
@@ -130,9 +142,9 @@ pub enum Term {
 
 /// The math functions whose result and argument types follow from their name.
 const MATH: &[&str] = &[
-    "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "fabs",
-    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "floor",
-    "ceil", "round", "trunc", "fmin", "fmax", "fma", "hypot", "erf", "erfc", "fmod",
+    "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "fabs", "sin",
+    "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "floor", "ceil",
+    "round", "trunc", "fmin", "fmax", "fma", "hypot", "erf", "erfc", "fmod",
 ];
 
 fn math_type(name: &str) -> Option<CType> {
@@ -232,10 +244,15 @@ fn convert(t: Term, from: CType, to: CType) -> Term {
 
 /// The typed term of a value, given the type of each read slot; `Err` names what has no
 /// known type.
-pub fn typed(v: &Value, read_type: &dyn Fn(usize) -> Option<CType>) -> Result<(Term, CType), String> {
+pub fn typed(
+    v: &Value,
+    read_type: &dyn Fn(usize) -> Option<CType>,
+) -> Result<(Term, CType), String> {
     match v {
         Value::Read(k) => {
-            let t = read_type(*k).ok_or_else(|| "a read of a variable whose type is not a builtin arithmetic type".to_string())?;
+            let t = read_type(*k).ok_or_else(|| {
+                "a read of a variable whose type is not a builtin arithmetic type".to_string()
+            })?;
             Ok((Term::Read(*k), t))
         }
         Value::Const(c) => {
@@ -278,13 +295,22 @@ fn typed_op(op: &str, mut args: Vec<(Term, CType)>) -> Result<(Term, CType), Str
             let (t, tt) = args.pop().ok_or("?:")?;
             let (k, _) = args.pop().ok_or("?:")?;
             let c = CType::common(tt, tf);
-            Ok((Term::Op(op.into(), vec![k, convert(t, tt, c), convert(f, tf, c)]), c))
+            Ok((
+                Term::Op(op.into(), vec![k, convert(t, tt, c), convert(f, tf, c)]),
+                c,
+            ))
         }
         ("<<" | ">>", 2) => {
             let t = args[0].1.promoted();
             let (r, tr) = args.pop().ok_or("shift")?;
             let (l, tl) = args.pop().ok_or("shift")?;
-            Ok((Term::Op(op.into(), vec![convert(l, tl, t), convert(r, tr, tr.promoted())]), t))
+            Ok((
+                Term::Op(
+                    op.into(),
+                    vec![convert(l, tl, t), convert(r, tr, tr.promoted())],
+                ),
+                t,
+            ))
         }
         ("&&" | "||", 2) => Ok((
             Term::Op(op.into(), args.into_iter().map(|a| a.0).collect()),
@@ -303,7 +329,11 @@ fn typed_op(op: &str, mut args: Vec<(Term, CType)>) -> Result<(Term, CType), Str
 }
 
 /// The term a store writes into a location of type `to`.
-pub fn stored(v: &Value, to: CType, read_type: &dyn Fn(usize) -> Option<CType>) -> Result<Term, String> {
+pub fn stored(
+    v: &Value,
+    to: CType,
+    read_type: &dyn Fn(usize) -> Option<CType>,
+) -> Result<Term, String> {
     let (t, from) = typed(v, read_type)?;
     Ok(convert(t, from, to))
 }

@@ -389,7 +389,11 @@ impl<'a> Builder<'a> {
         let dims = self.dims();
         let mut out = vec![];
         for p in l {
-            if self.quotients.iter().any(|(q, _, _)| !p.expr.coeff(q).is_zero()) {
+            if self
+                .quotients
+                .iter()
+                .any(|(q, _, _)| !p.expr.coeff(q).is_zero())
+            {
                 return Err("a division of a quotient".into());
             }
             for sign in [1i64, -1] {
@@ -437,7 +441,12 @@ impl<'a> Builder<'a> {
 
     /// `atom` (over `dims`, the iterators then the quotients) with each quotient defined
     /// (`d q <= num <= d q + d - 1`) and projected out.
-    fn project_quotients(&self, atom: Set, dims: &[String], quotients: &[(String, LinExpr, Int)]) -> Set {
+    fn project_quotients(
+        &self,
+        atom: Set,
+        dims: &[String],
+        quotients: &[(String, LinExpr, Int)],
+    ) -> Set {
         if quotients.is_empty() {
             return atom;
         }
@@ -456,10 +465,16 @@ impl<'a> Builder<'a> {
 /// `ineqs` (each `e >= 0`) with every quotient `q = floor(num / d)` replaced exactly, where
 /// each inequality has at most one, with coefficient 1 or -1: `q >= -r` is `num + d r >= 0`
 /// and `q <= r` is `d r + d - 1 - num >= 0`. `None` otherwise.
-fn without_quotients(ineqs: &[LinExpr], quotients: &[(String, LinExpr, Int)]) -> Option<Vec<LinExpr>> {
+fn without_quotients(
+    ineqs: &[LinExpr],
+    quotients: &[(String, LinExpr, Int)],
+) -> Option<Vec<LinExpr>> {
     let mut out = vec![];
     for e in ineqs {
-        let used: Vec<_> = quotients.iter().filter(|(q, _, _)| !e.coeff(q).is_zero()).collect();
+        let used: Vec<_> = quotients
+            .iter()
+            .filter(|(q, _, _)| !e.coeff(q).is_zero())
+            .collect();
         match used[..] {
             [] => out.push(e.clone()),
             [(q, num, d)] => {

@@ -13,9 +13,18 @@ struct Reads<'x> {
 }
 
 impl Reads<'_> {
-    /// The next read, which must be at `at`.
+    /// The next read, which must be at `at`. Reads inside `at` before it (an integer
+    /// variable in a subscript) are passed over: the access relation holds their effect.
     fn take(&mut self, at: &SourceSpan) -> Result<usize, String> {
-        while self.next < self.acc.len() && self.acc[self.next].kind != AccessKind::Read {
+        let inside = |a: &Access| {
+            a.span != *at
+                && a.span.file == at.file
+                && at.range.start <= a.span.range.start
+                && a.span.range.end <= at.range.end
+        };
+        while self.next < self.acc.len()
+            && (self.acc[self.next].kind != AccessKind::Read || inside(&self.acc[self.next]))
+        {
             self.next += 1;
         }
         let k = self.next;
@@ -97,7 +106,11 @@ impl<'a> Builder<'a> {
     }
 
     /// What a declaration with one initialised declarator stores.
-    pub(super) fn store_of_init(&self, init: &Initializer, acc: &[Access]) -> Result<Store, String> {
+    pub(super) fn store_of_init(
+        &self,
+        init: &Initializer,
+        acc: &[Access],
+    ) -> Result<Store, String> {
         let Initializer::Expression(e) = init else {
             return Err("an initializer list".into());
         };
@@ -128,7 +141,9 @@ impl<'a> Builder<'a> {
         match &e.node {
             Expression::Identifier(id) => match self.lookup(&id.node.name) {
                 Some(Binding::Iter(it)) => Ok(Value::Name(it.clone())),
-                Some(Binding::OpaqueLocal) => Err(format!("`{}` is local to an opaque construct", text())),
+                Some(Binding::OpaqueLocal) => {
+                    Err(format!("`{}` is local to an opaque construct", text()))
+                }
                 _ if self.syms.get(&id.node.name).is_some_and(|v| v.enumerator) => {
                     Ok(Value::Const(id.node.name.clone()))
                 }
