@@ -261,7 +261,7 @@ fn a_skewed_sweep_is_equivalent_and_a_swapped_subtraction_is_not() {
 
 #[test]
 fn a_removed_guard_is_found() {
-    let guarded = "for (i = 0; i < n; i++) if (i > 2) x[i] = x[i] + y[i];";
+    let guarded = "for (i = 0; i < n; i++) {\n  if (i > 2)\n    x[i] = x[i] + y[i];\n}";
     pair(
         "guard",
         guarded,

@@ -193,9 +193,6 @@ impl<'p> Checker<'p> {
             self.records[r].exact = false;
         }
         self.records[r].rel = new.clone();
-        if std::env::var_os("LOOPY_EQUIV_DEBUG").is_some() {
-            eprintln!("{key:?} widened={widened} {}", new);
-        }
         Ok(self.compare(r, key, &new))
     }
 

@@ -137,9 +137,6 @@ fn last_writers(
                     cands.push((t, c));
                 }
                 if let Some(done) = latest(p, &cands, &remaining, &mut out)? {
-                    if std::env::var_os("LOOPY_EQUIV_DEBUG").is_some() {
-                        eprintln!("level {l}: {remaining}\n minus {done}");
-                    }
                     remaining = remaining.subtract(&done).coalesce();
                 }
             }
@@ -176,9 +173,6 @@ fn latest(
     let Some(times) = times else {
         return Ok(None);
     };
-    if std::env::var_os("LOOPY_EQUIV_DEBUG").is_some() {
-        eprintln!("lexmax of {times}");
-    }
     let last = lexmax_map(&times.coalesce())?;
     for (t, c) in cands {
         if c.is_empty() {
