@@ -305,3 +305,14 @@ fn json_gives_the_verdict_and_the_witness() {
     assert!(v["parameters"]["n"].is_string(), "{out}");
     assert!(v["element"].as_str().unwrap().starts_with('C'), "{out}");
 }
+
+#[test]
+fn an_openmp_loop_is_refused_at_its_pragma() {
+    let dir = tempdir("openmp");
+    let body = "for (i = 0; i < n; i++) x[i] = y[i];";
+    let a = write(&dir, "a", body);
+    let b = write(&dir, "b", &format!("#pragma omp parallel for\n{body}"));
+    let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("OpenMP") && err.contains("b.c:9"), "{err}");
+}

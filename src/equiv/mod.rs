@@ -55,6 +55,11 @@ fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
         }
     }
     let run = || -> Result<Verdict, Refusal> {
+        for s in [a, b] {
+            if let Some(r) = omp_pragma(s) {
+                return Err(r);
+            }
+        }
         let pa = Program::new(a, &params)?;
         let pb = Program::new(b, &params)?;
         let fa = Flow::new(&pa, &params)?;
@@ -138,4 +143,26 @@ fn elements(progs: &[&Program], array: &str) -> Option<Set> {
         }
     }
     all
+}
+
+/// An OpenMP pragma inside the region: the frontend reads its loop as a sequential one,
+/// which is what it computes only when the loop is free of races, and that is not checked
+/// here, so the region is refused.
+fn omp_pragma(s: &Scop) -> Option<Refusal> {
+    let text = std::fs::read_to_string(&s.region.file).ok()?;
+    let region = text.get(s.region.range.clone())?;
+    let at = region.find("#pragma omp")?;
+    let start = s.region.range.start + at;
+    let line = s.region.line + region[..at].matches('\n').count();
+    let end = text[start..].find('\n').map_or(text.len(), |e| start + e);
+    let span = crate::model::SourceSpan {
+        file: s.region.file.clone(),
+        range: start..end,
+        line,
+        end_line: line,
+    };
+    Some(Refusal::new(
+        "an OpenMP pragma: its loop would be read as sequential, which is right only for a loop without races",
+        Some(&span),
+    ))
 }
