@@ -150,10 +150,18 @@ fn elements(progs: &[&Program], array: &str) -> Option<Set> {
 /// here, so the region is refused.
 fn omp_pragma(s: &Scop) -> Option<Refusal> {
     let text = std::fs::read_to_string(&s.region.file).ok()?;
-    let region = text.get(s.region.range.clone())?;
-    let at = region.find("#pragma omp")?;
-    let start = s.region.range.start + at;
-    let line = s.region.line + region[..at].matches('\n').count();
+    // From the `#pragma scop` line (or the function's start) before the first statement:
+    // a pragma on the first loop comes before it.
+    let end = s.region.range.end.min(text.len());
+    let first = s.region.range.start.min(end);
+    let from = text[..first]
+        .rfind("#pragma scop")
+        .or(s.host.start)
+        .unwrap_or(first)
+        .min(first);
+    let at = text.get(from..end)?.find("#pragma omp")?;
+    let start = from + at;
+    let line = text[..start].matches('\n').count() + 1;
     let end = text[start..].find('\n').map_or(text.len(), |e| start + e);
     let span = crate::model::SourceSpan {
         file: s.region.file.clone(),
