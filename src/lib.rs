@@ -61,6 +61,7 @@ pub mod codegen;
 pub mod diag;
 pub mod draw;
 pub mod driver;
+pub mod equiv;
 pub mod frontend;
 pub mod lsp;
 pub mod machine;

@@ -39,6 +39,11 @@ pub struct ApplyArgs {
     /// `-o` or `--in-place` for the transformed file (docs/ci.md).
     #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
     pub format: DiagFormat,
+    /// After writing the file (`-o` or `--in-place`), prove the generated region equivalent
+    /// to the original with `loopy equiv` and print the verdict: exit 1 when it is not
+    /// equivalent, 2 when it is not decided (docs/equiv.md).
+    #[arg(long)]
+    pub prove: bool,
 }
 
 /// `apply --format json`.
@@ -59,7 +64,7 @@ struct ApplyDoc {
 pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
     let mut em = Emitter::new(a.format, ctx);
     let mut written = None;
-    let code = apply(&a, &mut em, &mut written);
+    let code = apply(&a, &mut em, &mut written, ctx.budget);
     match a.format {
         DiagFormat::Text => {}
         DiagFormat::Json => println!(
@@ -85,7 +90,14 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
 
 /// Verifies, generates and writes; the diagnostics go to `em`, the file written to
 /// `written`. Returns the exit code.
-fn apply(a: &ApplyArgs, em: &mut Emitter, written: &mut Option<PathBuf>) -> u8 {
+fn apply(a: &ApplyArgs, em: &mut Emitter, written: &mut Option<PathBuf>, budget: u64) -> u8 {
+    if a.prove && a.output.is_none() && !a.in_place {
+        em.diagnostic(
+            Diagnostic::new(codes::INVALID_OPTION, "`--prove` reads the file it wrote")
+                .with_help("write the transformed file with `-o OUT.c` or `--in-place`"),
+        );
+        return 2;
+    }
     if a.format != DiagFormat::Text && a.output.is_none() && !a.in_place {
         em.diagnostic(
             Diagnostic::new(
@@ -178,8 +190,13 @@ fn apply(a: &ApplyArgs, em: &mut Emitter, written: &mut Option<PathBuf>) -> u8 {
             if a.in_place {
                 in_place_note(&kernel, &a.kernel, &a.script);
             }
+            let code = if a.prove {
+                prove(&kernel, &out, a, em, budget)
+            } else {
+                0
+            };
             *written = Some(out);
-            0
+            code
         }
         Err(e) => {
             em.diagnostic(Diagnostic::new(
@@ -188,6 +205,27 @@ fn apply(a: &ApplyArgs, em: &mut Emitter, written: &mut Option<PathBuf>) -> u8 {
             ));
             2
         }
+    }
+}
+
+/// `--prove`: the file just written against the original's model.
+fn prove(kernel: &driver::Kernel, out: &Path, a: &ApplyArgs, em: &mut Emitter, budget: u64) -> u8 {
+    let other = match driver::Kernel::load(out, &a.cc.options()) {
+        Ok(k) => k,
+        Err(f) => {
+            em.report(&f);
+            return 2;
+        }
+    };
+    let v = crate::equiv::check(&kernel.scop, &other.scop, budget);
+    eprintln!("{}", crate::equiv::report::summary(&v, &kernel.scop));
+    if let Some(r) = crate::equiv::report::report(&v, &kernel.scop, &other.scop) {
+        em.report(&r);
+    }
+    match v {
+        crate::equiv::Verdict::Equivalent { .. } => 0,
+        crate::equiv::Verdict::Different(_) => 1,
+        crate::equiv::Verdict::Undecided(_) => 2,
     }
 }
 

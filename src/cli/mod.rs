@@ -9,6 +9,7 @@ mod calc;
 mod check;
 mod deps;
 mod draw;
+mod equiv;
 mod explain;
 mod lsp;
 mod machine;
@@ -78,6 +79,10 @@ pub enum Command {
     /// List the exact dependences of a kernel (flow, anti, output) in isl notation, with the
     /// loop that carries each.
     Deps(deps::DepsArgs),
+    /// Decide whether two C regions (an original and a transformed or hand-written version)
+    /// compute the same values, bit for bit, for every parameter value: exit 0 equivalent,
+    /// 1 not equivalent (with a witness), 2 when undecided (the construct named).
+    Equiv(equiv::EquivArgs),
     /// Draw a tag's instances at small parameter values, before and after a script: points
     /// on a grid of two iterators coloured by execution order, dependences as arrows, tiles
     /// as shaded hulls, dependences the script breaks in red (SVG). Exit 1 when the script
@@ -468,6 +473,7 @@ pub fn main() -> ExitCode {
         Command::Check(a) if a.suggest => check::run_suggest(a, &ctx),
         Command::Check(a) => budgeted_as(&ctx, a.format, "check", || check::run(a, &ctx)),
         Command::Deps(a) => budgeted(&ctx, || deps::run(a, &ctx)),
+        Command::Equiv(a) => equiv::run(a, &ctx),
         Command::Apply(a) => budgeted_as(&ctx, a.format, "apply", || apply::run(a, &ctx)),
         Command::Bench(a) => budgeted_as(&ctx, a.format, "bench", || bench::run(*a, &ctx)),
         Command::Slices(a) => budgeted(&ctx, || slices::run(a, &ctx)),

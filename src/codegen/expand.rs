@@ -233,6 +233,7 @@ fn own_statement(
         opaque: None,
         declares: vec![],
         update: None,
+        store: Err("a statement loopy generates".into()),
     }
 }
 
@@ -273,6 +274,7 @@ pub fn expanded(
             rank: plan.storage_rank(),
             private_depth: None,
             storage: Storage::Region,
+            elem_type: None,
         });
         decls.extend(declarations(plan, &scop.params)?);
     }

@@ -12,6 +12,7 @@
 //! | L05xx | code generation refusals |
 //! | L06xx | files, usage, the command line, manifests |
 //! | L07xx | compiling, running and timing programs |
+//! | L08xx | equivalence of two programs (`loopy equiv`) |
 //! | L09xx | the work budget |
 //!
 //! Codes are stable: a code is never reused for a different problem, and a retired code
@@ -260,6 +261,11 @@ codes! {
         "a baseline or reference program was not timed";
     NOT_A_PROGRAM = "L0707", "not-a-program", Error,
         "the kernel is a fragment, not a program that can be built and run";
+
+    NOT_EQUIVALENT = "L0801", "not-equivalent", Error,
+        "two programs compute different values";
+    EQUIV_UNDECIDED = "L0802", "equivalence-undecided", Error,
+        "`loopy equiv` cannot decide whether two programs are equivalent";
 
     BUDGET_EXHAUSTED = "L0901", "budget-exhausted", Error,
         "the integer core gave up: the work budget is exhausted";

@@ -240,7 +240,7 @@ impl Symbols {
 
     /// The type specifiers and qualifiers of a declaration as written (preprocessed), and
     /// whether it has a storage class.
-    fn type_text(&self, specs: &[Node<DeclarationSpecifier>]) -> (String, bool) {
+    pub(crate) fn type_text(&self, specs: &[Node<DeclarationSpecifier>]) -> (String, bool) {
         let mut words = vec![];
         let mut storage = false;
         for s in specs {

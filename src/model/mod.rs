@@ -16,6 +16,7 @@ pub mod render;
 pub mod schedule;
 pub mod state;
 pub mod text;
+pub mod value;
 
 pub use aff::LinExpr;
 pub use schedule::Schedule;
@@ -161,6 +162,9 @@ pub struct Statement {
     /// `C[i][j] *= e`, `s = s + e`, `s = fmax(s, e)`): its only write, and its only other
     /// access to that array reads the same element; `e` does not touch the array.
     pub update: Option<Update>,
+    /// What the statement stores, when it is one assignment (`x = e`, `x op= e`, a
+    /// declaration with an initializer); otherwise why not (for `loopy equiv`).
+    pub store: Result<value::Store, String>,
 }
 
 /// An associative update `x = x op e` (see [`Statement::update`]).
@@ -235,6 +239,9 @@ pub struct Array {
     pub private_depth: Option<usize>,
     /// Where its elements live (for the no-overlap test of generated code).
     pub storage: Storage,
+    /// The element type's specifiers as written after preprocessing (`double`,
+    /// `const float`), when the declaration is known.
+    pub elem_type: Option<String>,
 }
 
 /// What kind of construct a tag's label is written on.

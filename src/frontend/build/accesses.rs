@@ -339,12 +339,19 @@ impl<'a> Builder<'a> {
             Some(_) => {}
             None => {
                 let storage = self.storage(array, c_name, rank);
+                let elem_type = if self.local_names.contains(array) {
+                    self.local_types.get(array).cloned()
+                } else {
+                    self.syms.get(c_name).map(|v| v.type_text.clone())
+                }
+                .filter(|t| !t.is_empty());
                 self.arrays.push(Array {
                     name: array.to_string(),
                     c_name: c_name.to_string(),
                     rank,
                     private_depth,
                     storage,
+                    elem_type,
                 });
                 self.array_first.insert(array.to_string(), range(span));
             }

@@ -214,7 +214,15 @@ impl<'a> Builder<'a> {
                 }
                 _ => not(format!("`{}` is not affine", self.pre_text(&e.span))),
             },
-            // C division truncates towards zero; only constants are folded.
+            // C division truncates towards zero; only constants are folded, except in the
+            // operands of a comparison (quotients, below).
+            _ if lc.is_none()
+                && self.in_comparison > 0
+                && rc.as_ref().is_some_and(|d| d.is_positive()) =>
+            {
+                let d = rc.unwrap_or(Int::ONE);
+                Ok(self.truncating(&l, &d, op == BinaryOperator::Divide))
+            }
             _ => match (lc.and_then(|x| x.to_i64()), rc.and_then(|x| x.to_i64())) {
                 (Some(a), Some(b)) if b != 0 => {
                     let v = if op == BinaryOperator::Divide {
@@ -295,11 +303,15 @@ impl<'a> Builder<'a> {
                                 return Ok(Ok(if op == Equals { s } else { self.complement(&s) }));
                             }
                         }
-                        let l = match self.aff(&b.node.lhs, bound)? {
+                        self.in_comparison += 1;
+                        let l = self.aff(&b.node.lhs, bound);
+                        let r = self.aff(&b.node.rhs, bound);
+                        self.in_comparison -= 1;
+                        let l = match l? {
                             Ok(l) => l,
                             Err(w) => return Ok(Err(w)),
                         };
-                        let r = match self.aff(&b.node.rhs, bound)? {
+                        let r = match r? {
                             Ok(r) => r,
                             Err(w) => return Ok(Err(w)),
                         };
@@ -374,23 +386,34 @@ impl<'a> Builder<'a> {
 
     pub(super) fn compare(&self, l: &PwAff, r: &PwAff, op: &BinaryOperator) -> Set {
         use BinaryOperator::*;
-        let dims = self.dims();
         let mut out = self.empty();
         for p in l {
             for q in r {
                 // d = rhs - lhs
                 let d = q.expr.sub(&p.expr);
                 let m1 = Int::from(-1);
-                let atom =
-                    match op {
-                        Less => aff::set_from(&dims, &[], &[d.add_constant(&m1)]),
-                        LessOrEqual => aff::set_from(&dims, &[], &[d]),
-                        Greater => aff::set_from(&dims, &[], &[d.neg().add_constant(&m1)]),
-                        GreaterOrEqual => aff::set_from(&dims, &[], &[d.neg()]),
-                        Equals => aff::set_from(&dims, &[d], &[]),
-                        _ => aff::set_from(&dims, &[], &[d.add_constant(&m1)])
-                            .union(&aff::set_from(&dims, &[], &[d.neg().add_constant(&m1)])),
+                let (dims, quotients) = self.with_quotients(&d);
+                // Each alternative is a conjunction of `e >= 0`.
+                let alternatives: Vec<Vec<LinExpr>> = match op {
+                    Less => vec![vec![d.add_constant(&m1)]],
+                    LessOrEqual => vec![vec![d.clone()]],
+                    Greater => vec![vec![d.neg().add_constant(&m1)]],
+                    GreaterOrEqual => vec![vec![d.neg()]],
+                    Equals => vec![vec![d.clone(), d.neg()]],
+                    _ => vec![vec![d.add_constant(&m1)], vec![d.neg().add_constant(&m1)]],
+                };
+                let mut atom = self.empty();
+                for ineqs in alternatives {
+                    let part = match without_quotients(&ineqs, &quotients) {
+                        Some(rows) => aff::set_from(&self.dims(), &[], &rows),
+                        None => self.project_quotients(
+                            aff::set_from(&dims, &[], &ineqs),
+                            &dims,
+                            &quotients,
+                        ),
                     };
+                    atom = atom.union(&part);
+                }
                 let atom = match and_cond(&p.cond, &q.cond) {
                     Some(c) => atom.intersect(&c),
                     None => atom,
@@ -400,4 +423,116 @@ impl<'a> Builder<'a> {
         }
         out
     }
+
+    /// `l / d` (`divide`) or `l % d` of C, truncating, for a constant `d > 0`, as pieces
+    /// over quotients `q = floor(e / d)`: `e >= 0` gives `q` (remainder `e - d q`), `e < 0`
+    /// gives `-floor(-e / d)` (remainder `e + d floor(-e / d)`). Only for the operands of a
+    /// comparison, where [`Builder::compare`] defines each quotient and projects it out.
+    fn truncating(&mut self, l: &PwAff, d: &Int, divide: bool) -> Result<PwAff, String> {
+        let dims = self.dims();
+        let mut out = vec![];
+        for p in l {
+            if self
+                .quotients
+                .iter()
+                .any(|(q, _, _)| !p.expr.coeff(q).is_zero())
+            {
+                return Err("a division of a quotient".into());
+            }
+            for sign in [1i64, -1] {
+                let num = p.expr.scale(&Int::from(sign));
+                let name = format!("q{}'", self.quotients.len());
+                self.quotients.push((name.clone(), num.clone(), d.clone()));
+                let q = LinExpr::var(&name);
+                // e >= 0 for the first piece, e <= -1 for the second.
+                let side = if sign > 0 {
+                    p.expr.clone()
+                } else {
+                    p.expr.neg().add_constant(&Int::from(-1))
+                };
+                let cond = Some(aff::set_from(&dims, &[], &[side]));
+                if and_cond(&p.cond, &cond).is_some_and(|c| c.is_empty()) {
+                    continue;
+                }
+                let expr = match (divide, sign > 0) {
+                    (true, true) => q,
+                    (true, false) => q.neg(),
+                    (false, true) => p.expr.sub(&q.scale(d)),
+                    (false, false) => p.expr.add(&q.scale(d)),
+                };
+                out.push(Piece {
+                    cond: and_cond(&p.cond, &cond),
+                    expr,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// The current iterators followed by the quotients `e` uses, and those quotients.
+    fn with_quotients(&self, e: &LinExpr) -> (Vec<String>, Vec<(String, LinExpr, Int)>) {
+        let mut dims = self.dims();
+        let used: Vec<_> = self
+            .quotients
+            .iter()
+            .filter(|(q, _, _)| !e.coeff(q).is_zero())
+            .cloned()
+            .collect();
+        dims.extend(used.iter().map(|(q, _, _)| q.clone()));
+        (dims, used)
+    }
+
+    /// `atom` (over `dims`, the iterators then the quotients) with each quotient defined
+    /// (`d q <= num <= d q + d - 1`) and projected out.
+    fn project_quotients(
+        &self,
+        atom: Set,
+        dims: &[String],
+        quotients: &[(String, LinExpr, Int)],
+    ) -> Set {
+        if quotients.is_empty() {
+            return atom;
+        }
+        let mut s = atom;
+        for (q, num, d) in quotients {
+            let dq = LinExpr::var(q).scale(d);
+            let lo = num.sub(&dq);
+            let hi = dq.sub(num).add_constant(&(d - &Int::ONE));
+            s = s.intersect(&aff::set_from(dims, &[], &[lo, hi]));
+        }
+        let n = quotients.len();
+        s.project_out(dims.len() - n, n)
+    }
+}
+
+/// `ineqs` (each `e >= 0`) with every quotient `q = floor(num / d)` replaced exactly, where
+/// each inequality has at most one, with coefficient 1 or -1: `q >= -r` is `num + d r >= 0`
+/// and `q <= r` is `d r + d - 1 - num >= 0`. `None` otherwise.
+fn without_quotients(
+    ineqs: &[LinExpr],
+    quotients: &[(String, LinExpr, Int)],
+) -> Option<Vec<LinExpr>> {
+    let mut out = vec![];
+    for e in ineqs {
+        let used: Vec<_> = quotients
+            .iter()
+            .filter(|(q, _, _)| !e.coeff(q).is_zero())
+            .collect();
+        match used[..] {
+            [] => out.push(e.clone()),
+            [(q, num, d)] => {
+                let c = e.coeff(q);
+                let rest = e.sub(&LinExpr::var(q).scale(&c));
+                if c.is_one() {
+                    out.push(num.add(&rest.scale(d)));
+                } else if (-&c).is_one() {
+                    out.push(rest.scale(d).add_constant(&(d - &Int::ONE)).sub(num));
+                } else {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
 }

@@ -30,6 +30,9 @@ impl<'a> Builder<'a> {
             return Ok(());
         }
         let (_, base) = self.syms.class_of_decl(&d.node.specifiers);
+        let (type_text, _) = self.syms.type_text(&d.node.specifiers);
+        let mut store = Err("a declaration without an initializer".to_string());
+        let mut inits = 0;
         let mut acc = vec![];
         let mut init = false;
         let mut declared = vec![];
@@ -53,6 +56,7 @@ impl<'a> Builder<'a> {
                 name.clone()
             };
             self.local_names.insert(array.clone());
+            self.local_types.insert(array.clone(), type_text.clone());
             if !persistent {
                 declared.push(array.clone());
             }
@@ -94,12 +98,18 @@ impl<'a> Builder<'a> {
                     &x.span,
                     &mut acc,
                 )?;
+                inits += 1;
+                store = self.store_of_init(&i.node, &acc);
             }
+        }
+        if inits > 1 {
+            store = Err("the declaration initialises more than one variable".into());
         }
         if init && self.opaque.is_none() {
             self.push_statement(&d.span, acc, None);
             if let Some(st) = self.stmts.last_mut() {
                 st.declares = declared;
+                st.store = store;
             }
         } else if self.opaque.is_some() {
             self.opaque_acc.append(&mut acc);

@@ -20,6 +20,7 @@ mod opaque;
 mod prepass;
 mod statements;
 mod updates;
+mod values;
 
 use super::srcmap::{normalize, SourceMap};
 use super::symbols::{
@@ -223,6 +224,13 @@ pub struct Builder<'a> {
     array_first: HashMap<String, Range<usize>>,
     /// Names of variables declared inside the region (model names).
     local_names: HashSet<String>,
+    /// The element type of each variable declared in the region (model names).
+    local_types: HashMap<String, String>,
+    /// While above zero, the operands of a comparison are being read: a division by a
+    /// positive constant may give quotients (see `affine.rs`).
+    in_comparison: usize,
+    /// Every quotient made: its name, numerator and divisor (`q = floor(num / d)`).
+    quotients: Vec<(String, LinExpr, Int)>,
     /// Text of `static` and `extern` declarations in the region (see `Scop::declarations`).
     declarations: Vec<String>,
     opaque: Option<Opaque>,
@@ -251,6 +259,9 @@ impl<'a> Builder<'a> {
             arrays: vec![],
             array_first: HashMap::new(),
             local_names: HashSet::new(),
+            local_types: HashMap::new(),
+            in_comparison: 0,
+            quotients: vec![],
             declarations: vec![],
             opaque: None,
             opaque_acc: vec![],

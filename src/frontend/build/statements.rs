@@ -141,9 +141,11 @@ impl<'a> Builder<'a> {
                 let mut acc = vec![];
                 self.expr(e, Mode::Read, &mut acc)?;
                 let update = self.update_of(e, &acc);
+                let store = self.store_of(e, &acc);
                 self.push_statement(&s.span, acc, None);
                 if let Some(st) = self.stmts.last_mut() {
                     st.update = update;
+                    st.store = store;
                 }
                 Ok(())
             }
@@ -264,6 +266,7 @@ impl<'a> Builder<'a> {
             opaque,
             declares: vec![],
             update: None,
+            store: Err("not an assignment".into()),
         });
     }
 }

@@ -1,0 +1,510 @@
+//! Equality of the two dataflow graphs (Verdoolaege, Janssens and Bruynooghe): a set of
+//! obligations, each a relation between instances of a statement of the first program
+//! and of one of the second (and a node of each one's value) whose values must be equal,
+//! starting from the last writers of every output element. An obligation is discharged by
+//! comparing the two nodes: the same operation (then their operands), the same literal,
+//! the same integer value, or two reads whose sources are the same input element or two
+//! computed values — a new obligation on the writers' instances. Obligations accumulate
+//! per pair of nodes; a pair that keeps receiving new instances (a recurrence: the chain
+//! of updates of a reduction) is widened to the constraints of its first relation that
+//! all of them satisfy, within the two domains, and the check goes on over that larger
+//! relation. Every pair in the final relations is checked, so finding nothing wrong
+//! proves equality of every output for every parameter value; a difference found before
+//! any widening is a real one, and is traced back to the output element it reaches.
+
+use super::dataflow::{Flow, Source};
+use super::program::{Node, Program, Refusal};
+use crate::presburger::{Int, Map, Set, Space};
+use std::collections::HashMap;
+
+/// Widen a pair of nodes on the third time it receives new instances.
+const WIDEN_AFTER: usize = 2;
+/// A pair still growing after this many widenings is not decided.
+const MAX_WIDENINGS: usize = 4;
+/// Most obligations processed before giving up.
+const MAX_OBLIGATIONS: usize = 20_000;
+
+/// One side's instance in a witness.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    pub stmt: usize,
+    pub coords: Vec<Int>,
+}
+
+/// A difference found.
+#[derive(Clone, Debug)]
+pub struct Mismatch {
+    /// Found on relations with no widening: a real difference.
+    pub exact: bool,
+    pub params: Vec<Int>,
+    /// The output array (index into the list checked) whose value it reaches.
+    pub output: usize,
+    /// The element, when traced back.
+    pub element: Option<Vec<Int>>,
+    pub left: Option<Instance>,
+    pub right: Option<Instance>,
+    /// What differs, in words.
+    pub why: String,
+}
+
+/// Where an obligation's instances come from: the parent obligation and the maps that
+/// take its two sides to this one's (`None`: the same instance).
+struct Record {
+    key: Key,
+    rel: Map,
+    parent: Option<usize>,
+    from: (Option<Map>, Option<Map>),
+    /// For an obligation made from output elements: those elements.
+    elems: Option<Set>,
+    output: usize,
+    exact: bool,
+}
+
+type Key = (usize, usize, usize, usize);
+
+pub struct Checker<'p> {
+    pub a: &'p Program<'p>,
+    pub b: &'p Program<'p>,
+    pub fa: &'p Flow,
+    pub fb: &'p Flow,
+    acc: HashMap<Key, (Map, usize)>,
+    records: Vec<Record>,
+    queue: Vec<usize>,
+}
+
+impl<'p> Checker<'p> {
+    pub fn new(a: &'p Program<'p>, b: &'p Program<'p>, fa: &'p Flow, fb: &'p Flow) -> Self {
+        Checker {
+            a,
+            b,
+            fa,
+            fb,
+            acc: HashMap::new(),
+            records: vec![],
+            queue: vec![],
+        }
+    }
+
+    /// Compares the sources of one output array's elements on both sides.
+    pub fn output(
+        &mut self,
+        output: usize,
+        elems: &Set,
+        sa: &[Source],
+        sb: &[Source],
+    ) -> Option<Mismatch> {
+        for x in sa {
+            for y in sb {
+                let e = x.map().domain().intersect(&y.map().domain());
+                if e.is_empty() {
+                    continue;
+                }
+                let id = e.identity();
+                let rec = Record {
+                    key: (0, 0, 0, 0),
+                    rel: id,
+                    parent: None,
+                    from: (None, None),
+                    elems: Some(e.clone()),
+                    output,
+                    exact: true,
+                };
+                self.records.push(rec);
+                let r = self.records.len() - 1;
+                if let Some(m) = self.sources(r, x, y, None, None) {
+                    return Some(m);
+                }
+            }
+        }
+        let _ = elems;
+        None
+    }
+
+    /// Discharges every obligation; the first difference found, if any.
+    pub fn run(&mut self) -> Result<Option<Mismatch>, Refusal> {
+        let mut done = 0;
+        while let Some(r) = self.queue.pop() {
+            done += 1;
+            if done > MAX_OBLIGATIONS {
+                return Err(Refusal::new(
+                    format!("more than {MAX_OBLIGATIONS} obligations between the two programs"),
+                    None,
+                ));
+            }
+            if let Some(m) = self.discharge(r)? {
+                return Ok(Some(m));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Adds an obligation (keeping only what its pair of nodes has not had yet).
+    fn push(&mut self, key: Key, rel: Map, parent: usize, from: (Option<Map>, Option<Map>)) {
+        if rel.is_empty() {
+            return;
+        }
+        let rel = rel.coalesce();
+        let exact = self.records[parent].exact;
+        let output = self.records[parent].output;
+        self.records.push(Record {
+            key,
+            rel,
+            parent: Some(parent),
+            from,
+            elems: None,
+            output,
+            exact,
+        });
+        self.queue.push(self.records.len() - 1);
+    }
+
+    fn discharge(&mut self, r: usize) -> Result<Option<Mismatch>, Refusal> {
+        let key = self.records[r].key;
+        let rel = self.records[r].rel.clone();
+        let (new, widened) = match self.acc.get(&key).cloned() {
+            None => {
+                self.acc.insert(key, (rel.clone(), 0));
+                (rel, false)
+            }
+            Some((old, n)) => {
+                let fresh = rel.subtract(&old);
+                if fresh.is_empty() {
+                    return Ok(None);
+                }
+                if n + 1 > WIDEN_AFTER + MAX_WIDENINGS {
+                    return Err(Refusal::new(
+                        "a recurrence whose instances the widening did not capture",
+                        Some(&self.a.stmts[key.0].span),
+                    ));
+                }
+                if n + 1 >= WIDEN_AFTER {
+                    let all = old.union(&fresh);
+                    let w = widen(&old, &all, &self.bound(key));
+                    let grown = w.subtract(&old);
+                    self.acc.insert(key, (w, n + 1));
+                    (grown, true)
+                } else {
+                    self.acc.insert(key, (old.union(&fresh), n + 1));
+                    (fresh, false)
+                }
+            }
+        };
+        if widened {
+            self.records[r].exact = false;
+        }
+        self.records[r].rel = new.clone();
+        Ok(self.compare(r, key, &new))
+    }
+
+    fn bound(&self, key: Key) -> Map {
+        Map::from_domain_and_range(&self.a.stmts[key.0].domain, &self.b.stmts[key.2].domain)
+    }
+
+    /// Compares node `n1` of `s1` with node `n2` of `s2` on the pairs `rel`.
+    fn compare(&mut self, r: usize, key: Key, rel: &Map) -> Option<Mismatch> {
+        let (s1, n1, s2, n2) = key;
+        let x = self.a.stmts[s1].nodes[n1].clone();
+        let y = self.b.stmts[s2].nodes[n2].clone();
+        match (&x, &y) {
+            (Node::Op(o1, k1), Node::Op(o2, k2)) if o1 == o2 && k1.len() == k2.len() => {
+                for (c1, c2) in k1.iter().zip(k2) {
+                    self.push((s1, *c1, s2, *c2), rel.clone(), r, (None, None));
+                }
+                None
+            }
+            (Node::Const(c1), Node::Const(c2)) if c1 == c2 => None,
+            (Node::Name(_, v1), Node::Name(_, v2)) => {
+                let bad = rel.subtract(&v1.apply_range(&v2.inverse()));
+                self.fail(r, &bad, "different integer values".into())
+            }
+            (Node::Read(j1), Node::Read(j2)) => {
+                let sa = self.fa.sources[s1][*j1].clone();
+                let sb = self.fb.sources[s2][*j2].clone();
+                for p in &sa {
+                    for q in &sb {
+                        let part = rel
+                            .intersect_domain(&p.map().domain())
+                            .intersect_range(&q.map().domain());
+                        if part.is_empty() {
+                            continue;
+                        }
+                        let rec = self.records.len();
+                        self.records.push(Record {
+                            key,
+                            rel: part,
+                            parent: Some(r),
+                            from: (None, None),
+                            elems: None,
+                            output: self.records[r].output,
+                            exact: self.records[r].exact,
+                        });
+                        if let Some(m) = self.sources(rec, p, q, None, None) {
+                            return Some(m);
+                        }
+                    }
+                }
+                None
+            }
+            (Node::Read(j1), _) => {
+                for p in self.fa.sources[s1][*j1].clone() {
+                    let part = rel.intersect_domain(&p.map().domain());
+                    match &p {
+                        Source::Computed { stmt, map } => {
+                            let next = map.inverse().apply_range(&part);
+                            let root = self.a.stmts[*stmt].root;
+                            self.push((*stmt, root, s2, n2), next, r, (Some(map.clone()), None));
+                        }
+                        Source::Input { .. } => {
+                            let why =
+                                format!("an input value against {}", self.describe(false, s2, n2));
+                            if let Some(m) = self.fail(r, &part, why) {
+                                return Some(m);
+                            }
+                        }
+                    }
+                }
+                None
+            }
+            (_, Node::Read(j2)) => {
+                for q in self.fb.sources[s2][*j2].clone() {
+                    let part = rel.intersect_range(&q.map().domain());
+                    match &q {
+                        Source::Computed { stmt, map } => {
+                            let next = part.apply_range(map);
+                            let root = self.b.stmts[*stmt].root;
+                            self.push((s1, n1, *stmt, root), next, r, (None, Some(map.clone())));
+                        }
+                        Source::Input { .. } => {
+                            let why =
+                                format!("{} against an input value", self.describe(true, s1, n1));
+                            if let Some(m) = self.fail(r, &part, why) {
+                                return Some(m);
+                            }
+                        }
+                    }
+                }
+                None
+            }
+            _ => {
+                let why = format!(
+                    "{} against {}",
+                    self.describe(true, s1, n1),
+                    self.describe(false, s2, n2)
+                );
+                self.fail(r, rel, why)
+            }
+        }
+    }
+
+    /// Compares two sources on the pairs of record `r` (restricted to their domains).
+    fn sources(
+        &mut self,
+        r: usize,
+        p: &Source,
+        q: &Source,
+        _a: Option<()>,
+        _b: Option<()>,
+    ) -> Option<Mismatch> {
+        let rel = self.records[r].rel.clone();
+        match (p, q) {
+            (Source::Input { array: a1, map: m1 }, Source::Input { array: a2, map: m2 }) => {
+                let c1 = self.a.c_name(a1);
+                let c2 = self.b.c_name(a2);
+                let same = self.a.scop.array(a1).map(|x| x.storage)
+                    == self.b.scop.array(a2).map(|x| x.storage);
+                let bad = if c1 == c2 && same {
+                    rel.subtract(&m1.apply_range(&m2.inverse()))
+                } else {
+                    rel.clone()
+                };
+                self.fail(
+                    r,
+                    &bad,
+                    format!(
+                        "the input `{c1}` read at different elements, or `{c1}` against `{c2}`"
+                    ),
+                )
+            }
+            (Source::Computed { stmt: t1, map: m1 }, Source::Computed { stmt: t2, map: m2 }) => {
+                let next = m1.inverse().apply_range(&rel).apply_range(m2);
+                let key = (*t1, self.a.stmts[*t1].root, *t2, self.b.stmts[*t2].root);
+                self.push(key, next, r, (Some(m1.clone()), Some(m2.clone())));
+                None
+            }
+            (Source::Computed { stmt, .. }, Source::Input { array, .. }) => {
+                let why = format!(
+                    "a value computed by {} against the value of `{}` before the region",
+                    self.a.scop.stmt_name(self.a.stmts[*stmt].index),
+                    self.b.c_name(array)
+                );
+                self.fail(r, &rel, why)
+            }
+            (Source::Input { array, .. }, Source::Computed { stmt, .. }) => {
+                let why = format!(
+                    "the value of `{}` before the region against a value computed by {}",
+                    self.a.c_name(array),
+                    self.b.scop.stmt_name(self.b.stmts[*stmt].index)
+                );
+                self.fail(r, &rel, why)
+            }
+        }
+    }
+
+    fn describe(&self, first: bool, s: usize, n: usize) -> String {
+        let p = if first { self.a } else { self.b };
+        let name = p.scop.stmt_name(p.stmts[s].index);
+        match &p.stmts[s].nodes[n] {
+            Node::Op(o, _) => format!("`{o}` in {name}"),
+            Node::Const(c) => format!("the literal {c} in {name}"),
+            Node::Name(x, _) => format!("the integer `{x}` in {name}"),
+            Node::Read(_) => format!("a read in {name}"),
+        }
+    }
+
+    /// A difference on the pairs `bad` of record `r`, if there is one.
+    fn fail(&self, r: usize, bad: &Map, why: String) -> Option<Mismatch> {
+        if bad.is_empty() {
+            return None;
+        }
+        let rec = &self.records[r];
+        let pt = bad.wrap().lexmin_with_params()?;
+        let n1 = bad.n_in();
+        let (x, y) = pt.coords.split_at(n1);
+        let mut m = Mismatch {
+            exact: rec.exact,
+            params: pt.params.clone(),
+            output: rec.output,
+            element: None,
+            left: None,
+            right: None,
+            why,
+        };
+        if rec.elems.is_some() {
+            m.element = Some(x.to_vec());
+        } else {
+            m.left = Some(Instance {
+                stmt: rec.key.0,
+                coords: x.to_vec(),
+            });
+            m.right = Some(Instance {
+                stmt: rec.key.2,
+                coords: y.to_vec(),
+            });
+            if rec.exact {
+                m.element = self.trace(r, &pt.params, x, y);
+            }
+        }
+        Some(m)
+    }
+
+    /// The output element whose value needs the pair `(x, y)` of record `r`.
+    fn trace(&self, r: usize, params: &[Int], x: &[Int], y: &[Int]) -> Option<Vec<Int>> {
+        let rec = &self.records[r];
+        let Some(pid) = rec.parent else {
+            return rec.elems.as_ref().map(|_| x.to_vec());
+        };
+        let parent = &self.records[pid];
+        let dom = parent.rel.space().clone();
+        let pin = |m: &Option<Map>, pt: &[Int], domain: bool| -> Set {
+            let tuple = if domain {
+                dom.domain.clone().unwrap_or_default()
+            } else {
+                dom.range.clone()
+            };
+            match m {
+                Some(m) => m.intersect_range(&point(m.space(), params, pt)).domain(),
+                None => point(
+                    &Space {
+                        params: dom.params.clone(),
+                        domain: None,
+                        range: tuple,
+                    },
+                    params,
+                    pt,
+                ),
+            }
+        };
+        let ci = pin(&rec.from.0, x, true);
+        let cj = pin(&rec.from.1, y, false);
+        let cands = parent.rel.intersect_domain(&ci).intersect_range(&cj);
+        let pt = cands.wrap().lexmin_with_params()?;
+        let n = parent.rel.n_in();
+        let (px, py) = pt.coords.split_at(n);
+        self.trace(pid, params, px, py)
+    }
+}
+
+/// The one point `coords` of a set space (or of a map's range) for the parameters.
+fn point(space: &Space, params: &[Int], coords: &[Int]) -> Set {
+    let s = Space {
+        params: space.params.clone(),
+        domain: None,
+        range: space.range.clone(),
+    };
+    let np = s.n_param();
+    let nd = s.n_dim();
+    let mut eqs = vec![];
+    for (k, v) in params.iter().enumerate().take(np) {
+        let mut r = vec![Int::ZERO; 1 + np + nd];
+        r[1 + k] = Int::ONE;
+        r[0] = -v;
+        eqs.push(r);
+    }
+    for (k, v) in coords.iter().enumerate().take(nd) {
+        let mut r = vec![Int::ZERO; 1 + np + nd];
+        r[1 + np + k] = Int::ONE;
+        r[0] = -v;
+        eqs.push(r);
+    }
+    Set::universe(s).add_constraints(&eqs, &[])
+}
+
+/// The constraints of `old`'s first conjunction (over parameters and dimensions) that
+/// every pair of `all` satisfies, within `bound`: a relation that contains `all`.
+fn widen(old: &Map, all: &Map, bound: &Map) -> Map {
+    let old = old.coalesce();
+    let Some(b) = old.parts().first() else {
+        return bound.clone();
+    };
+    let w = 1 + b.n_param + b.n_dim;
+    let holds = |r: &[Int]| {
+        let mut neg: Vec<Int> = r.iter().map(|v| -v).collect();
+        neg[0] = &neg[0] - &Int::ONE;
+        all.add_constraints(&[], &[neg]).is_empty()
+    };
+    let mut eqs = vec![];
+    let mut ineqs = vec![];
+    // The equalities, and their pairwise differences and sums (`i = n - 1` and
+    // `i' = n - 1` give `i = i'`), without locals.
+    let rows: Vec<Vec<Int>> = b
+        .eqs
+        .iter()
+        .filter(|r| r[w..].iter().all(|v| v.is_zero()))
+        .map(|r| r[..w].to_vec())
+        .collect();
+    let mut cands = rows.clone();
+    for (x, r1) in rows.iter().enumerate() {
+        for r2 in &rows[x + 1..] {
+            cands.push(r1.iter().zip(r2).map(|(a, b)| a - b).collect());
+            cands.push(r1.iter().zip(r2).map(|(a, b)| a + b).collect());
+        }
+    }
+    for r in cands {
+        if r.iter().all(|v| v.is_zero()) {
+            continue;
+        }
+        let minus: Vec<Int> = r.iter().map(|v| -v).collect();
+        match (holds(&r), holds(&minus)) {
+            (true, true) => eqs.push(r),
+            (true, false) => ineqs.push(r),
+            (false, true) => ineqs.push(minus),
+            _ => {}
+        }
+    }
+    for r in &b.ineqs {
+        if r[w..].iter().all(|v| v.is_zero()) && holds(&r[..w]) {
+            ineqs.push(r[..w].to_vec());
+        }
+    }
+    bound.add_constraints(&eqs, &ineqs)
+}

@@ -1,0 +1,176 @@
+//! `loopy equiv`: do two programs compute the same values? For the modelled region of
+//! each (a `#pragma scop` region or a function body), exact array dataflow on both sides
+//! ([`dataflow`]), then equality of the two dataflow graphs from every output element
+//! ([`compare`]), after Verdoolaege, Janssens and Bruynooghe (CAV 2009; TOPLAS 2012).
+//! The bar is bitwise: the same typed operations ([`types`]) on the same inputs in the
+//! same order. See `docs/equiv.md`.
+
+pub mod compare;
+pub mod dataflow;
+pub mod program;
+pub mod report;
+pub mod types;
+
+use crate::model::Scop;
+use crate::presburger::{budget, Set};
+use compare::{Checker, Mismatch};
+use dataflow::Flow;
+use program::{Program, Refusal};
+
+/// The answer.
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    /// Every output array (named) holds the same values after both regions.
+    Equivalent { outputs: Vec<String> },
+    /// A real difference.
+    Different(Box<Witness>),
+    /// Outside what is decided: the construct, or a difference that may come from an
+    /// over-approximation of a recurrence.
+    Undecided(Refusal),
+}
+
+/// A difference with the names it needs to be read.
+#[derive(Clone, Debug)]
+pub struct Witness {
+    pub mismatch: Mismatch,
+    /// The parameters, in the order of the witness's values.
+    pub params: Vec<String>,
+    /// The output array (its C name) whose value differs.
+    pub output: String,
+}
+
+/// Checks that `b` computes what `a` computes, under a work budget of `limit` steps.
+pub fn check(a: &Scop, b: &Scop, limit: u64) -> Verdict {
+    match budget::with_budget(limit, || check_unbounded(a, b)) {
+        Ok(v) => v,
+        Err(e) => Verdict::Undecided(Refusal::new(format!("the integer core gave up: {e}"), None)),
+    }
+}
+
+fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
+    let mut params = a.params.clone();
+    for p in &b.params {
+        if !params.contains(p) {
+            params.push(p.clone());
+        }
+    }
+    let run = || -> Result<Verdict, Refusal> {
+        for s in [a, b] {
+            if let Some(r) = omp_pragma(s) {
+                return Err(r);
+            }
+        }
+        let pa = Program::new(a, &params)?;
+        let pb = Program::new(b, &params)?;
+        let fa = Flow::new(&pa, &params)?;
+        let fb = Flow::new(&pb, &params)?;
+        let mut outputs = pa.outputs();
+        for o in pb.outputs() {
+            if !outputs.contains(&o) {
+                outputs.push(o);
+            }
+        }
+        let mut checker = Checker::new(&pa, &pb, &fa, &fb);
+        for (k, o) in outputs.iter().enumerate() {
+            for q in [&pa, &pb] {
+                if q.scop.array(o).is_some_and(|x| x.private_depth.is_some()) {
+                    return Err(Refusal::new(
+                        format!("`{o}` is declared in the region of one program and not the other"),
+                        None,
+                    ));
+                }
+            }
+            let Some(elems) = elements(&[&pa, &pb], o) else {
+                continue;
+            };
+            let sa = fa.outputs(&pa, &params, o, &elems)?;
+            let sb = fb.outputs(&pb, &params, o, &elems)?;
+            if let Some(m) = checker.output(k, &elems, &sa, &sb) {
+                return Ok(decide(m, &outputs, &params));
+            }
+        }
+        Ok(match checker.run()? {
+            Some(m) => decide(m, &outputs, &params),
+            None => Verdict::Equivalent {
+                outputs: outputs
+                    .iter()
+                    .map(|o| {
+                        a.array(o)
+                            .or(b.array(o))
+                            .map_or(o.clone(), |x| x.c_name.clone())
+                    })
+                    .collect(),
+            },
+        })
+    };
+    match run() {
+        Ok(v) => v,
+        Err(r) => Verdict::Undecided(r),
+    }
+}
+
+/// A difference is an answer only when it was found without widening.
+fn decide(m: Mismatch, outputs: &[String], params: &[String]) -> Verdict {
+    if m.exact {
+        let output = outputs.get(m.output).cloned().unwrap_or_default();
+        Verdict::Different(Box::new(Witness {
+            mismatch: m,
+            params: params.to_vec(),
+            output,
+        }))
+    } else {
+        Verdict::Undecided(Refusal::new(
+            format!(
+                "a difference was found on `{}` only after a recurrence was widened, so it may not be real: {}",
+                outputs.get(m.output).map_or("?", |s| s.as_str()),
+                m.why
+            ),
+            None,
+        ))
+    }
+}
+
+/// Every element of `array` that either program writes.
+fn elements(progs: &[&Program], array: &str) -> Option<Set> {
+    let mut all: Option<Set> = None;
+    for p in progs {
+        for s in p.stmts.iter().filter(|s| s.write_array == array) {
+            let r = s.write.range();
+            all = Some(match all {
+                None => r,
+                Some(u) => u.union(&r),
+            });
+        }
+    }
+    all
+}
+
+/// An OpenMP pragma inside the region: the frontend reads its loop as a sequential one,
+/// which is what it computes only when the loop is free of races, and that is not checked
+/// here, so the region is refused.
+fn omp_pragma(s: &Scop) -> Option<Refusal> {
+    let text = std::fs::read_to_string(&s.region.file).ok()?;
+    // From the `#pragma scop` line (or the function's start) before the first statement:
+    // a pragma on the first loop comes before it.
+    let end = s.region.range.end.min(text.len());
+    let first = s.region.range.start.min(end);
+    let from = text[..first]
+        .rfind("#pragma scop")
+        .or(s.host.start)
+        .unwrap_or(first)
+        .min(first);
+    let at = text.get(from..end)?.find("#pragma omp")?;
+    let start = from + at;
+    let line = text[..start].matches('\n').count() + 1;
+    let end = text[start..].find('\n').map_or(text.len(), |e| start + e);
+    let span = crate::model::SourceSpan {
+        file: s.region.file.clone(),
+        range: start..end,
+        line,
+        end_line: line,
+    };
+    Some(Refusal::new(
+        "an OpenMP pragma: its loop would be read as sequential, which is right only for a loop without races",
+        Some(&span),
+    ))
+}

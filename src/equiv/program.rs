@@ -1,0 +1,220 @@
+//! One side of an equivalence check: the statements of a modelled region with their
+//! instances, execution times, the location each writes, the locations each reads and the
+//! typed value each stores — or the construct that keeps the region out of reach.
+
+use super::types::{self, CType, Term};
+use crate::model::{AccessKind, Scop, SourceSpan, Storage};
+use crate::presburger::{Map, Set};
+
+/// Why a program is outside what `loopy equiv` decides.
+#[derive(Clone, Debug)]
+pub struct Refusal {
+    pub what: String,
+    pub span: Option<SourceSpan>,
+}
+
+impl Refusal {
+    pub fn new(what: impl Into<String>, span: Option<&SourceSpan>) -> Refusal {
+        Refusal {
+            what: what.into(),
+            span: span.cloned(),
+        }
+    }
+}
+
+/// A node of a statement's typed value, in an arena.
+#[derive(Clone, Debug)]
+pub enum Node {
+    /// The read of this access (an index into the statement's accesses).
+    Read(usize),
+    Const(String),
+    /// An integer iterator or parameter: its value at each instance, `S[i] -> [v]`.
+    Name(String, Map),
+    Op(String, Vec<usize>),
+}
+
+/// An assignment statement.
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    /// Its index in the scop.
+    pub index: usize,
+    pub domain: Set,
+    /// θ on the domain: `S[i] -> [t…]`, one common length for the program.
+    pub time: Map,
+    pub write_array: String,
+    /// `S[i] -> A[…]` on the domain.
+    pub write: Map,
+    /// For each access index that is a read: the array and `S[i] -> A[…]` on the domain.
+    pub reads: Vec<Option<(String, Map)>>,
+    pub nodes: Vec<Node>,
+    pub root: usize,
+    /// The value is this one read, stored without conversion: a copy.
+    pub copy_of: Option<usize>,
+    pub span: SourceSpan,
+}
+
+/// A region as the equivalence check sees it.
+#[derive(Clone, Debug)]
+pub struct Program<'a> {
+    pub scop: &'a Scop,
+    pub stmts: Vec<Stmt>,
+}
+
+impl<'a> Program<'a> {
+    /// The program of `scop`, every set and map over the parameters `params` (a superset
+    /// of the scop's, shared by both sides of a check).
+    pub fn new(scop: &'a Scop, params: &[String]) -> Result<Program<'a>, Refusal> {
+        let depth = scop
+            .statements
+            .iter()
+            .map(|s| s.schedule.depth())
+            .max()
+            .unwrap_or(0);
+        let mut stmts = vec![];
+        for (k, _) in scop.statements.iter().enumerate() {
+            stmts.push(statement(scop, k, params, depth)?);
+        }
+        Ok(Program { scop, stmts })
+    }
+
+    /// The type of an array's elements.
+    pub fn elem_type(&self, array: &str) -> Option<CType> {
+        self.scop
+            .array(array)
+            .and_then(|a| a.elem_type.as_deref())
+            .and_then(CType::parse)
+    }
+
+    /// The arrays whose values are live after the region: written, and not declared in it.
+    pub fn outputs(&self) -> Vec<String> {
+        let mut v: Vec<String> = vec![];
+        for s in &self.stmts {
+            let a = &s.write_array;
+            let local = self
+                .scop
+                .array(a)
+                .is_some_and(|x| x.storage == Storage::Region || x.private_depth.is_some());
+            if !local && !v.contains(a) {
+                v.push(a.clone());
+            }
+        }
+        v
+    }
+
+    /// The C name of an array.
+    pub fn c_name(&self, array: &str) -> String {
+        self.scop
+            .array(array)
+            .map_or_else(|| array.to_string(), |a| a.c_name.clone())
+    }
+}
+
+fn statement(scop: &Scop, k: usize, params: &[String], depth: usize) -> Result<Stmt, Refusal> {
+    let s = &scop.statements[k];
+    let span = Some(&s.span);
+    if let Some(why) = &s.opaque {
+        return Err(Refusal::new(
+            format!("a construct that is not modelled exactly: {why}"),
+            span,
+        ));
+    }
+    let store = s
+        .store
+        .as_ref()
+        .map_err(|why| Refusal::new(format!("`{}` is not one assignment: {why}", s.text), span))?;
+    let domain = s.domain.align_params(params);
+    let mut sched = s.schedule.clone();
+    sched.pad_to(depth);
+    let time = sched
+        .to_map()
+        .align_params(params)
+        .intersect_domain(&domain);
+    let mut reads = vec![None; s.accesses.len()];
+    for (j, a) in s.accesses.iter().enumerate() {
+        if !a.exact {
+            let why = a.note.clone().unwrap_or_else(|| "not affine".into());
+            return Err(Refusal::new(
+                format!("an access that is not exact: {why}"),
+                Some(&a.span),
+            ));
+        }
+        if a.kind == AccessKind::Read {
+            let rel = a.relation.align_params(params).intersect_domain(&domain);
+            reads[j] = Some((a.array.clone(), rel));
+        }
+    }
+    let w = &s.accesses[store.write];
+    let write = w.relation.align_params(params).intersect_domain(&domain);
+    let ty_of = |array: &str| {
+        scop.array(array)
+            .and_then(|a| a.elem_type.as_deref())
+            .and_then(CType::parse)
+    };
+    let write_ty = ty_of(&w.array).ok_or_else(|| {
+        Refusal::new(
+            format!("`{}` has no builtin arithmetic element type", w.array),
+            Some(&w.span),
+        )
+    })?;
+    let read_type = |j: usize| reads.get(j)?.as_ref().and_then(|(a, _)| ty_of(a));
+    let term = types::stored(&store.value, write_ty, &read_type)
+        .map_err(|why| Refusal::new(format!("{why} cannot be compared"), span))?;
+    let copy_of = match term {
+        Term::Read(j) => Some(j),
+        _ => None,
+    };
+    let mut nodes = vec![];
+    let root = flatten(&term, &domain, params, &mut nodes);
+    Ok(Stmt {
+        index: k,
+        domain,
+        time,
+        write_array: w.array.clone(),
+        write,
+        reads,
+        nodes,
+        root,
+        copy_of,
+        span: s.span.clone(),
+    })
+}
+
+fn flatten(t: &Term, domain: &Set, params: &[String], nodes: &mut Vec<Node>) -> usize {
+    let n = match t {
+        Term::Read(j) => Node::Read(*j),
+        Term::Const(c) => Node::Const(c.clone()),
+        Term::Name(x) => Node::Name(x.clone(), name_map(domain, params, x)),
+        Term::Op(o, xs) => {
+            let kids = xs
+                .iter()
+                .map(|x| flatten(x, domain, params, nodes))
+                .collect();
+            Node::Op(o.clone(), kids)
+        }
+    };
+    nodes.push(n);
+    nodes.len() - 1
+}
+
+/// `S[i] -> [v]` where `v` is the iterator or parameter `x`.
+fn name_map(domain: &Set, params: &[String], x: &str) -> Map {
+    use crate::presburger::{Basic, Int, Space, Tuple};
+    let dims = &domain.space().range.dims;
+    let np = params.len();
+    let nd = dims.len();
+    let space = Space {
+        params: params.to_vec(),
+        domain: Some(domain.space().range.clone()),
+        range: Tuple::new(None, &["v"]),
+    };
+    let mut b = Basic::universe(np, nd + 1);
+    let mut r = b.zero_row();
+    r[b.col_dim(nd)] = Int::from(-1);
+    if let Some(p) = dims.iter().position(|d| d == x) {
+        r[b.col_dim(p)] = Int::ONE;
+    } else if let Some(p) = params.iter().position(|d| d == x) {
+        r[b.col_param(p)] = Int::ONE;
+    }
+    b.add_eq(r);
+    Map::from_basic(space, b).intersect_domain(domain)
+}

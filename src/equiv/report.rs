@@ -1,0 +1,163 @@
+//! The verdict of `loopy equiv` for people (a coded report with both programs' source
+//! spans) and as JSON.
+
+use super::compare::Instance;
+use super::{Verdict, Witness};
+use crate::diag::{codes, Diagnostic, Report};
+use crate::model::json::Json;
+use crate::model::Scop;
+use crate::presburger::Int;
+
+fn values(names: &[String], vals: &[Int]) -> String {
+    names
+        .iter()
+        .zip(vals)
+        .map(|(n, v)| format!("{n} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `S1 at [i = 0, k = 1]`.
+fn instance(scop: &Scop, i: &Instance) -> String {
+    let s = &scop.statements[i.stmt];
+    let names: Vec<String> = s.loops.iter().map(|l| l.c_name.clone()).collect();
+    format!(
+        "{} at [{}] (line {}): `{}`",
+        scop.stmt_name(i.stmt),
+        values(&names, &i.coords),
+        s.span.line,
+        s.text
+    )
+}
+
+fn element(w: &Witness) -> String {
+    match &w.mismatch.element {
+        Some(e) => format!(
+            "{}{}",
+            w.output,
+            e.iter().map(|v| format!("[{v}]")).collect::<String>()
+        ),
+        None => format!("an element of `{}`", w.output),
+    }
+}
+
+/// The one-line summary of an equivalence.
+pub fn summary(v: &Verdict, a: &Scop) -> String {
+    match v {
+        Verdict::Equivalent { outputs } => format!(
+            "equivalent: {} hold the same values after both regions, for every value of {}",
+            outputs
+                .iter()
+                .map(|o| format!("`{o}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if a.params.is_empty() {
+                "the parameters (there are none)".to_string()
+            } else {
+                a.params.join(", ")
+            }
+        ),
+        Verdict::Different(w) => format!("not equivalent: {} differs", element(w)),
+        Verdict::Undecided(r) => format!("not decided: {}", r.what),
+    }
+}
+
+/// The report of a difference or of a refusal (`None` for an equivalence).
+pub fn report(v: &Verdict, a: &Scop, b: &Scop) -> Option<Report> {
+    let d = match v {
+        Verdict::Equivalent { .. } => return None,
+        Verdict::Different(w) => different(w, a, b),
+        Verdict::Undecided(r) => {
+            let mut d = Diagnostic::new(
+                codes::EQUIV_UNDECIDED,
+                format!("cannot decide equivalence: {}", r.what),
+            );
+            if let Some(s) = &r.span {
+                d = d.with_label(&s.file, s.range.clone(), "this construct");
+            }
+            d.with_help(
+                "`loopy equiv` decides static affine regions of assignments (docs/equiv.md)",
+            )
+        }
+    };
+    Some(Report {
+        sources: sources(&d),
+        diagnostic: d,
+    })
+}
+
+fn different(w: &Witness, a: &Scop, b: &Scop) -> Diagnostic {
+    let m = &w.mismatch;
+    let mut d = Diagnostic::new(
+        codes::NOT_EQUIVALENT,
+        format!("the programs are not equivalent: {} differs", element(w)),
+    );
+    if let Some(i) = &m.left {
+        let s = &a.statements[i.stmt].span;
+        d = d.with_label(&s.file, s.range.clone(), "the original computes this");
+    }
+    if let Some(i) = &m.right {
+        let s = &b.statements[i.stmt].span;
+        d = d.with_label(&s.file, s.range.clone(), "the other program computes this");
+    }
+    d = d.with_note(format!("for {}", values(&w.params, &m.params)));
+    if let Some(i) = &m.left {
+        d = d.with_note(format!("original: {}", instance(a, i)));
+    }
+    if let Some(i) = &m.right {
+        d = d.with_note(format!("other: {}", instance(b, i)));
+    }
+    d.with_note(format!("what differs: {}", m.why))
+}
+
+fn sources(d: &Diagnostic) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = vec![];
+    for l in &d.labels {
+        if !v.iter().any(|(n, _)| *n == l.source) {
+            if let Ok(t) = std::fs::read_to_string(&l.source) {
+                v.push((l.source.clone(), t));
+            }
+        }
+    }
+    v
+}
+
+/// The verdict as JSON.
+pub fn json(v: &Verdict, a: &Scop, b: &Scop) -> Json {
+    let (verdict, code) = match v {
+        Verdict::Equivalent { .. } => ("equivalent", 0),
+        Verdict::Different(_) => ("not-equivalent", 1),
+        Verdict::Undecided(_) => ("undecided", 2),
+    };
+    let mut fields = vec![
+        ("verdict", Json::str(verdict)),
+        ("exit_code", Json::Int(code)),
+        ("summary", Json::str(summary(v, a))),
+    ];
+    if let Verdict::Different(w) = v {
+        let m = &w.mismatch;
+        let params = w
+            .params
+            .iter()
+            .zip(&m.params)
+            .map(|(n, x)| (n.as_str(), Json::str(x.to_string())))
+            .collect();
+        fields.push(("parameters", Json::obj(params)));
+        fields.push(("element", Json::str(element(w))));
+        let inst = |s: &Scop, i: &Option<Instance>| match i {
+            Some(i) => Json::str(instance(s, i)),
+            None => Json::Null,
+        };
+        fields.push(("original", inst(a, &m.left)));
+        fields.push(("other", inst(b, &m.right)));
+        fields.push(("differs", Json::str(&m.why)));
+    }
+    if let Verdict::Undecided(r) = v {
+        fields.push(("reason", Json::str(&r.what)));
+        if let Some(s) = &r.span {
+            fields.push(("file", Json::str(&s.file)));
+            fields.push(("line", Json::Int(s.line as i128)));
+        }
+    }
+    Json::obj(fields)
+}

@@ -1,0 +1,318 @@
+//! `loopy equiv`: pairs of small kernels, equivalent and not, decided and then run.
+//!
+//! Every kernel body is put in one program (arrays `A`, `B`, `C` of 24×24 doubles, `x`
+//! and `y` of 24, parameters `n` and `m`, a scalar `alpha`), compiled with the test
+//! compiler and run at small sizes printing every element's bits. A pair the command
+//! calls equivalent must print the same at every size tried; a pair it calls not
+//! equivalent must print differently at some size — at the witness's own parameter
+//! values when they are small — and its report must name the parameters and an element.
+
+mod common;
+
+use common::{cc, loopy};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const PROGRAM: &str = r#"#include <stdio.h>
+#include <stdlib.h>
+#define N 24
+static double A[N][N], B[N][N], C[N][N], x[N], y[N];
+static void kernel(int n, int m, double alpha)
+{
+  int i, j, k, t;
+#pragma scop
+BODY
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  int n = atoi(argv[1]), m = atoi(argv[2]);
+  for (int i = 0; i < N; i++) {
+    x[i] = 1.0 / (i + 3); y[i] = (i % 5) * 0.37 - 0.5;
+    for (int j = 0; j < N; j++) {
+      A[i][j] = ((i * 7 + j * 3) % 11) / 7.0; B[i][j] = ((i + 2 * j) % 13) / 3.0 - 1.1;
+      C[i][j] = 0.1 * (i - j);
+    }
+  }
+  kernel(n, m, 1.25);
+  for (int i = 0; i < N; i++) {
+    printf("%a %a\n", x[i], y[i]);
+    for (int j = 0; j < N; j++) printf("%a %a %a\n", A[i][j], B[i][j], C[i][j]);
+  }
+  return 0;
+}
+"#;
+
+/// Sizes the programs are run at (`n`, `m`): every loop stays inside the arrays.
+const SIZES: &[(i64, i64)] = &[(0, 0), (1, 1), (2, 3), (3, 2), (5, 4), (8, 7), (12, 12)];
+
+/// A fresh directory for one test's files.
+fn tempdir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("equiv")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let p = dir.join(format!("{name}.c"));
+    std::fs::write(&p, PROGRAM.replace("BODY", body)).unwrap();
+    p
+}
+
+fn build(src: &Path) -> PathBuf {
+    let exe = src.with_extension("exe");
+    let st = Command::new(cc())
+        .args(["-O0", "-ffp-contract=off", "-o"])
+        .arg(&exe)
+        .arg(src)
+        .status()
+        .expect("the C compiler runs");
+    assert!(st.success(), "{} does not compile", src.display());
+    exe
+}
+
+fn run(exe: &Path, n: i64, m: i64) -> String {
+    let out = Command::new(exe)
+        .args([n.to_string(), m.to_string()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The witness's parameter values, from the `for n = …, m = …` note.
+fn witness_sizes(stderr: &str) -> Option<(i64, i64)> {
+    let line = stderr.lines().find(|l| l.contains("= note: for "))?;
+    let mut n = None;
+    let mut m = None;
+    for part in line.split("for ").nth(1)?.split(", ") {
+        let (k, v) = part.split_once(" = ")?;
+        let v: i64 = v.trim().parse().ok()?;
+        match k.trim() {
+            "n" => n = Some(v),
+            "m" => m = Some(v),
+            _ => {}
+        }
+    }
+    Some((n.unwrap_or(0), m.unwrap_or(0)))
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Expect {
+    Equivalent,
+    Different,
+}
+
+/// Decides a pair, checks the verdict, and runs both programs to confirm it.
+fn pair(name: &str, original: &str, other: &str, expect: Expect) {
+    let dir = tempdir(name);
+    let a = write(&dir, "original", original);
+    let b = write(&dir, name, other);
+    let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let (ea, eb) = (build(&a), build(&b));
+    let differs: Vec<(i64, i64)> = SIZES
+        .iter()
+        .copied()
+        .filter(|&(n, m)| run(&ea, n, m) != run(&eb, n, m))
+        .collect();
+    match expect {
+        Expect::Equivalent => {
+            assert_eq!(code, 0, "{name}: expected equivalent\n{out}{err}");
+            assert!(out.starts_with("equivalent"), "{name}: {out}");
+            assert!(
+                differs.is_empty(),
+                "{name}: proved equivalent, but differs at {differs:?}"
+            );
+        }
+        Expect::Different => {
+            assert_eq!(code, 1, "{name}: expected not equivalent\n{out}{err}");
+            assert!(out.starts_with("not equivalent"), "{name}: {out}");
+            assert!(
+                err.contains("L0801") && err.contains("what differs"),
+                "{name}: {err}"
+            );
+            assert!(
+                !differs.is_empty(),
+                "{name}: called different, but no size shows it"
+            );
+            if let Some((n, m)) =
+                witness_sizes(&err).filter(|&(n, m)| (0..=20).contains(&n) && (0..=20).contains(&m))
+            {
+                assert_ne!(
+                    run(&ea, n, m),
+                    run(&eb, n, m),
+                    "{name}: the witness n = {n}, m = {m} shows no difference\n{err}"
+                );
+            }
+        }
+    }
+}
+
+const GEMM: &str = "for (i = 0; i < n; i++)
+  for (j = 0; j < m; j++) {
+    C[i][j] *= 0.5;
+    for (k = 0; k < n; k++)
+      C[i][j] += alpha * A[i][k] * B[k][j];
+  }";
+
+#[test]
+fn a_program_is_equivalent_to_itself() {
+    pair("same", GEMM, GEMM, Expect::Equivalent);
+}
+
+#[test]
+fn loop_orders_that_keep_each_reduction_in_order_are_equivalent() {
+    let ikj = "for (i = 0; i < n; i++) {
+  for (j = 0; j < m; j++)
+    C[i][j] *= 0.5;
+  for (k = 0; k < n; k++)
+    for (j = 0; j < m; j++)
+      C[i][j] += alpha * A[i][k] * B[k][j];
+}";
+    pair("ikj", GEMM, ikj, Expect::Equivalent);
+    let jik = "for (j = 0; j < m; j++)
+  for (i = 0; i < n; i++) {
+    C[i][j] *= 0.5;
+    for (k = 0; k < n; k++)
+      C[i][j] += alpha * A[i][k] * B[k][j];
+  }";
+    pair("jik", GEMM, jik, Expect::Equivalent);
+}
+
+#[test]
+fn an_accumulator_in_a_scalar_is_followed_as_a_copy() {
+    let acc = "for (i = 0; i < n; i++)
+  for (j = 0; j < m; j++) {
+    double s = C[i][j] * 0.5;
+    for (k = 0; k < n; k++)
+      s += alpha * A[i][k] * B[k][j];
+    C[i][j] = s;
+  }";
+    pair("scalar", GEMM, acc, Expect::Equivalent);
+}
+
+#[test]
+fn mutations_of_a_reduction_are_found_with_a_witness() {
+    let cases = [
+        ("bound", "k < n", "k < n - 1"),
+        ("first", "k = 0", "k = 1"),
+        ("dropped", "C[i][j] *= 0.5;", ""),
+        ("operand", "alpha * A[i][k]", "alpha * A[k][i]"),
+        (
+            "order",
+            "alpha * A[i][k] * B[k][j]",
+            "alpha * (A[i][k] * B[k][j])",
+        ),
+    ];
+    for (name, from, to) in cases {
+        pair(name, GEMM, &GEMM.replace(from, to), Expect::Different);
+    }
+}
+
+#[test]
+fn fusion_distribution_and_shifts_are_equivalent() {
+    let split = "for (i = 0; i < n; i++) x[i] = y[i] * 2.0;
+for (i = 0; i < n; i++) C[0][i] = x[i] + 1.0;";
+    let fused = "for (i = 0; i < n; i++) { x[i] = y[i] * 2.0; C[0][i] = x[i] + 1.0; }";
+    pair("fused", split, fused, Expect::Equivalent);
+    let shifted = "for (i = -1; i < n - 1; i++) x[i + 1] = y[i + 1] * 2.0;
+for (i = 0; i < n; i++) C[0][i] = x[i] + 1.0;";
+    pair("shifted", split, shifted, Expect::Equivalent);
+    let early = "for (i = 0; i < n; i++) C[0][i] = x[i] + 1.0;
+for (i = 0; i < n; i++) x[i] = y[i] * 2.0;";
+    pair("reordered", split, early, Expect::Different);
+}
+
+#[test]
+fn swapping_loops_is_equivalent_exactly_when_no_dependence_is_reversed() {
+    let ij = "for (i = 1; i < n; i++) for (j = 0; j < m; j++) A[i][j] = A[i - 1][j] + B[i][j];";
+    let ji = "for (j = 0; j < m; j++) for (i = 1; i < n; i++) A[i][j] = A[i - 1][j] + B[i][j];";
+    pair("legal-swap", ij, ji, Expect::Equivalent);
+    let ij = "for (i = 1; i < n; i++) for (j = 0; j < m; j++) A[i][j] = A[i - 1][j + 1] + B[i][j];";
+    let ji = "for (j = 0; j < m; j++) for (i = 1; i < n; i++) A[i][j] = A[i - 1][j + 1] + B[i][j];";
+    pair("dependent-swap", ij, ji, Expect::Different);
+}
+
+#[test]
+fn a_skewed_sweep_is_equivalent_and_a_swapped_subtraction_is_not() {
+    let sweep = "for (t = 0; t < m; t++)
+  for (i = 1; i < n - 1; i++)
+    x[i] = (x[i - 1] + x[i] + x[i + 1]) / 3.0;";
+    let skewed = "for (t = 0; t < m; t++)
+  for (k = t + 1; k < t + n - 1; k++)
+    x[k - t] = (x[k - t - 1] + x[k - t] + x[k - t + 1]) / 3.0;";
+    pair("skewed", sweep, skewed, Expect::Equivalent);
+    let sub = "for (i = 1; i < n; i++) x[i] = x[i - 1] - y[i];";
+    pair(
+        "subtraction",
+        sub,
+        &sub.replace("x[i - 1] - y[i]", "y[i] - x[i - 1]"),
+        Expect::Different,
+    );
+}
+
+#[test]
+fn a_removed_guard_is_found() {
+    let guarded = "for (i = 0; i < n; i++) {\n  if (i > 2)\n    x[i] = x[i] + y[i];\n}";
+    pair(
+        "guard",
+        guarded,
+        "for (i = 0; i < n; i++) x[i] = x[i] + y[i];",
+        Expect::Different,
+    );
+    let once = "for (i = 0; i < n; i++) x[i] = x[i] + y[i];";
+    let twice = "for (i = 0; i < n; i++) { x[i] = x[i] + y[i]; x[i] = x[i] + y[i]; }";
+    pair("duplicated", once, twice, Expect::Different);
+}
+
+#[test]
+fn what_is_not_modelled_is_refused_with_its_span() {
+    let dir = tempdir("refused");
+    let a = write(&dir, "a", "for (i = 0; i < n; i++) x[i] = y[i];");
+    let b = write(
+        &dir,
+        "b",
+        "for (i = 0; i < n; i++) while (x[i] > 1.0) x[i] = x[i] / 2.0;",
+    );
+    let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.starts_with("not decided"), "{out}");
+    assert!(err.contains("L0802") && err.contains("while"), "{err}");
+    assert!(
+        err.contains("b.c:"),
+        "the report points into the file: {err}"
+    );
+}
+
+#[test]
+fn json_gives_the_verdict_and_the_witness() {
+    let dir = tempdir("json");
+    let a = write(&dir, "a", GEMM);
+    let b = write(&dir, "b", &GEMM.replace("k < n", "k < n - 1"));
+    let (code, out, _) = loopy(&[
+        "equiv",
+        "--format",
+        "json",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["verdict"], "not-equivalent");
+    assert!(v["parameters"]["n"].is_string(), "{out}");
+    assert!(v["element"].as_str().unwrap().starts_with('C'), "{out}");
+}
+
+#[test]
+fn an_openmp_loop_is_refused_at_its_pragma() {
+    let dir = tempdir("openmp");
+    let body = "for (i = 0; i < n; i++) x[i] = y[i];";
+    let a = write(&dir, "a", body);
+    let b = write(&dir, "b", &format!("#pragma omp parallel for\n{body}"));
+    let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("OpenMP") && err.contains("b.c:9"), "{err}");
+}
