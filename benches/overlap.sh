@@ -45,7 +45,7 @@ median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 best() { sort -g | head -1; }
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
 echo "compiler: $($CC --version | head -1)"
-printf '%-36s %11s %11s %11s %11s %8s\n' script checked unchecked best-chk best-unchk ratio
+printf '%-40s %11s %11s %11s %11s %8s\n' script checked unchecked best-chk best-unchk ratio
 for script in "${scripts[@]}"; do
   k=$(basename "$script" .loopy)
   k=${k%-fast}
@@ -85,7 +85,7 @@ for script in "${scripts[@]}"; do
   t() { grep "^$1 " "$dir/times" | cut -d' ' -f2 | "$2"; }
   c=$(t checked median)
   u=$(t unchecked median)
-  printf '%-36s %10.4fs %10.4fs %10.4fs %10.4fs %7.3fx\n' "$script" "$c" "$u" \
+  printf '%-40s %10.4fs %10.4fs %10.4fs %10.4fs %7.3fx\n' "$script" "$c" "$u" \
     "$(t checked best)" "$(t unchecked best)" "$(echo "$c / $u" | bc -l)"
 done
 echo "kernel time (PolyBench's timer), LARGE, medians and best of $runs interleaved runs;"
