@@ -181,7 +181,7 @@ fn unrolled_loops_trace_in_schedule_order() {
     for (n, (name, script)) in cases.iter().enumerate() {
         validate(name, script, &format!("unroll{n}"), &v);
     }
-    // The fast example scripts (register tiles of 6 by 16, strips of 32), at sizes with
+    // The fast example scripts (BLIS blocks of 6 by 8, strips of 32), at sizes with
     // whole and partial blocks (parameters in the kernels' order: ni, nj, nk, nl, nm and
     // nr, nq, np).
     let fast: [(&str, Vec<Vec<i64>>); 3] = [

@@ -205,6 +205,9 @@ pub fn text(m: &Machine) -> String {
         "multiply-add  latency {} cycles ({}), {} per cycle ({}); {} vector loads per cycle ({})\n",
         p.fma_latency, o[0], p.fma_per_cycle, o[1], p.loads_per_cycle, o[2]
     );
+    if let Some(k) = &m.known_cpu {
+        s += &format!("              note: {}\n", k.name);
+    }
     s += &format!("caches        of cpu0, from {}\n", m.sysfs.display());
     match &m.caches {
         Ok(cs) => {
@@ -547,6 +550,7 @@ pub fn json(m: &Machine) -> Json {
                 ("fma_latency", int(m.pipeline.fma_latency)),
                 ("fma_per_cycle", int(m.pipeline.fma_per_cycle)),
                 ("loads_per_cycle", int(m.pipeline.loads_per_cycle)),
+                ("known_cpu", Json::opt_str(m.known_cpu.map(|k| k.name))),
                 (
                     "origin",
                     Json::Array(

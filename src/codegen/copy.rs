@@ -259,7 +259,7 @@ fn runtime_declarations(plan: &CopyPlan, params: &[String], floord: &str) -> Str
             dim(d)
         ));
     }
-    // Allocated buffers keep whole dimensions (`kernel::walk_order` blocks none of them).
+    // Allocated buffers keep whole dimensions (`stage::walk_order` blocks none of them).
     let inner: String = plan.layout[1..]
         .iter()
         .map(|b| format!("[{}]", dim(b.dim())))

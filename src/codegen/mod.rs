@@ -41,7 +41,7 @@ pub struct Code<'a> {
 /// Code for `scop` under the schedules of `state` (which the caller has verified): every
 /// piece of the state is placed with its θ and its marks, the copies are generated from the
 /// state's plans (`State::copy_plans`, whose members are pieces of the state, found in the
-/// placed statements by [`kernel::Placed::piece`]), and, for [`Body::Source`], the state's expansions give the
+/// placed statements by [`place::Placed::piece`]), and, for [`Body::Source`], the state's expansions give the
 /// program the code is generated from. A trace ([`Body::Trace`]) prints the statements'
 /// instances only: it touches no variable, so it has no storage to declare, fill or write
 /// back.

@@ -240,9 +240,96 @@ impl Pipeline {
     }
 }
 
+/// What the processor is, where Linux's /proc/cpuinfo says so (x86: `vendor_id`,
+/// `cpu family`, `model` of the first processor).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuId {
+    pub vendor: String,
+    pub family: u32,
+    pub model: u32,
+}
+
+impl CpuId {
+    /// The first processor's identity in the text of /proc/cpuinfo; `None` where a field
+    /// is missing (architectures other than x86 name other fields).
+    pub fn parse(cpuinfo: &str) -> Option<CpuId> {
+        let first = cpuinfo.split("\n\n").next()?;
+        let field = |name: &str| {
+            first.lines().find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                (k.trim() == name).then(|| v.trim().to_string())
+            })
+        };
+        Some(CpuId {
+            vendor: field("vendor_id")?,
+            family: field("cpu family")?.parse().ok()?,
+            model: field("model")?.parse().ok()?,
+        })
+    }
+}
+
+/// A processor whose units the instruction set's default does not describe: its name and
+/// its numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KnownCpu {
+    pub name: &'static str,
+    pub pipeline: Pipeline,
+}
+
+impl KnownCpu {
+    /// The table of processors that differ from [`Pipeline::default_for`] for the target
+    /// `isa`. AMD's Zen 4 (family 25, the only one of that family with AVX-512) runs a
+    /// 512-bit instruction on its 256-bit units in two halves: its two 256-bit multiply-add
+    /// units issue one 512-bit multiply-add per cycle (latency 4), its two 256-bit loads
+    /// one 512-bit load. With 256-bit vectors it is the default.
+    pub fn lookup(isa: &Isa, cpu: &CpuId) -> Option<KnownCpu> {
+        let zen4 = cpu.vendor == "AuthenticAMD" && cpu.family == 25;
+        (zen4 && isa.fma && isa.vector_bits == Some(512)).then_some(KnownCpu {
+            name: "AMD Zen 4: 512-bit vectors run on 256-bit units, in two halves",
+            pipeline: Pipeline {
+                fma_latency: 4,
+                fma_per_cycle: 1,
+                loads_per_cycle: 1,
+            },
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zen4_runs_512_bits_in_two_halves() {
+        let info = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC\n\nprocessor\t: 1\nvendor_id\t: GenuineIntel\n";
+        let zen4 = CpuId::parse(info).unwrap();
+        assert_eq!(
+            (zen4.vendor.as_str(), zen4.family, zen4.model),
+            ("AuthenticAMD", 25, 17)
+        );
+        assert_eq!(CpuId::parse("processor\t: 0\nBogoMIPS\t: 50\n"), None);
+        let avx512 = Isa::from_macros(&Macros::parse(
+            "#define __AVX512F__ 1\n#define __AVX2__ 1\n#define __AVX__ 1\n#define __FMA__ 1\n#define __x86_64__ 1\n",
+        ));
+        let avx2 = Isa::from_macros(&Macros::parse(
+            "#define __AVX2__ 1\n#define __AVX__ 1\n#define __FMA__ 1\n#define __x86_64__ 1\n",
+        ));
+        let k = KnownCpu::lookup(&avx512, &zen4).unwrap();
+        assert_eq!(
+            (k.pipeline.fma_per_cycle, k.pipeline.loads_per_cycle),
+            (1, 1)
+        );
+        // 256-bit vectors on Zen 4, and AVX-512 on Intel or on Zen 5: the default.
+        assert_eq!(KnownCpu::lookup(&avx2, &zen4), None);
+        let intel = CpuId {
+            vendor: "GenuineIntel".into(),
+            family: 6,
+            model: 106,
+        };
+        assert_eq!(KnownCpu::lookup(&avx512, &intel), None);
+        let zen5 = CpuId { family: 26, ..zen4 };
+        assert_eq!(KnownCpu::lookup(&avx512, &zen5), None);
+    }
 
     /// The relevant part of gcc 12's `-march=sapphirerapids` dump.
     const XEON: &str = "#define __SSE4_1__ 1\n#define __AVX512F__ 1\n#define __AVX2__ 1\n\

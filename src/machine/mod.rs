@@ -13,7 +13,7 @@ pub mod sysfs;
 
 use crate::diag::Report;
 use crate::native::Toolchain;
-use isa::{Isa, Macros, Pipeline};
+use isa::{CpuId, Isa, KnownCpu, Macros, Pipeline};
 use model::{Blocking, CacheLevel, Elem, Inputs, Model};
 use std::path::{Path, PathBuf};
 use sysfs::{Cache, Cpus};
@@ -41,6 +41,8 @@ pub enum ValueOrigin {
     Probed,
     /// The ISA table's default (docs/machine.md).
     Default,
+    /// The table of processors whose units differ from the default ([`KnownCpu`]).
+    KnownCpu,
     /// Given on the command line.
     Given,
 }
@@ -50,6 +52,7 @@ impl ValueOrigin {
         match self {
             ValueOrigin::Probed => "probed",
             ValueOrigin::Default => "default",
+            ValueOrigin::KnownCpu => "known CPU",
             ValueOrigin::Given => "given",
         }
     }
@@ -60,6 +63,8 @@ impl ValueOrigin {
 pub struct Machine {
     /// The processor's name (`model name` of /proc/cpuinfo; read only from the live system).
     pub processor: Option<String>,
+    /// The processor of the table of known ones whose numbers `pipeline` takes.
+    pub known_cpu: Option<KnownCpu>,
     /// The `cpu` folder read.
     pub sysfs: PathBuf,
     pub cpus: Cpus,
@@ -97,7 +102,11 @@ pub fn probe(
         over,
         compiler,
         toolchain.version(),
-        live.then(processor_name).flatten(),
+        if live {
+            processor()
+        } else {
+            Processor::default()
+        },
         if live {
             std::thread::available_parallelism().ok().map(|n| n.get())
         } else {
@@ -113,14 +122,21 @@ pub fn from_parts(
     over: &Overrides,
     compiler: Vec<String>,
     compiler_version: Option<String>,
-    processor: Option<String>,
+    processor: Processor,
     available: Option<usize>,
 ) -> Machine {
     let isa = Isa::from_macros(macros);
-    let table = Pipeline::default_for(&isa);
+    let known_cpu = processor
+        .id
+        .as_ref()
+        .and_then(|id| KnownCpu::lookup(&isa, id));
+    let (table, origin) = match known_cpu {
+        Some(k) => (k.pipeline, ValueOrigin::KnownCpu),
+        None => (Pipeline::default_for(&isa), ValueOrigin::Default),
+    };
     let pick = |given: Option<u32>, default: u32| match given {
         Some(v) => (v, ValueOrigin::Given),
-        None => (default, ValueOrigin::Default),
+        None => (default, origin),
     };
     let (fma_latency, o1) = pick(over.fma_latency, table.fma_latency);
     let (fma_per_cycle, o2) = pick(over.fma_per_cycle, table.fma_per_cycle);
@@ -130,7 +146,8 @@ pub fn from_parts(
         None => isa.registers.map(|r| (r, ValueOrigin::Probed)),
     };
     Machine {
-        processor,
+        processor: processor.name,
+        known_cpu,
         sysfs: sysfs.to_path_buf(),
         cpus: sysfs::read_cpus(sysfs),
         available,
@@ -148,13 +165,26 @@ pub fn from_parts(
     }
 }
 
-/// `model name` of /proc/cpuinfo (x86; other architectures may not say).
-fn processor_name() -> Option<String> {
-    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
-    text.lines().find_map(|l| {
-        let (k, v) = l.split_once(':')?;
-        (k.trim() == "model name" && !v.trim().is_empty()).then(|| v.trim().to_string())
-    })
+/// What /proc/cpuinfo says of the processor.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Processor {
+    /// `model name` (x86; other architectures may not say).
+    pub name: Option<String>,
+    pub id: Option<CpuId>,
+}
+
+/// The live system's processor.
+fn processor() -> Processor {
+    let Ok(text) = std::fs::read_to_string("/proc/cpuinfo") else {
+        return Processor::default();
+    };
+    Processor {
+        name: text.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == "model name" && !v.trim().is_empty()).then(|| v.trim().to_string())
+        }),
+        id: CpuId::parse(&text),
+    }
 }
 
 impl Machine {
@@ -253,7 +283,7 @@ mod tests {
             &Overrides::default(),
             vec!["cc".into(), "-O3".into()],
             None,
-            None,
+            Processor::default(),
             None,
         );
         assert_eq!(m.cpus.cores, Some(2));
@@ -271,13 +301,49 @@ mod tests {
         assert_eq!(model.value("NC"), Some(168512));
         assert_eq!(model.value("float.NR"), Some(32));
 
+        // On Zen 4 the table's row for 512-bit vectors on 256-bit units: half the
+        // multiply-adds and loads per cycle, so 4 independent accumulators hide the latency.
+        let zen4 = Processor {
+            name: None,
+            id: Some(CpuId {
+                vendor: "AuthenticAMD".into(),
+                family: 25,
+                model: 17,
+            }),
+        };
+        let z = from_parts(
+            &macros,
+            dir.path(),
+            &Overrides::default(),
+            vec![],
+            None,
+            zen4,
+            None,
+        );
+        assert_eq!(z.pipeline_origin, [ValueOrigin::KnownCpu; 3]);
+        assert_eq!(
+            (z.pipeline.fma_per_cycle, z.pipeline.loads_per_cycle),
+            (1, 1)
+        );
+        assert!(z.known_cpu.is_some_and(|k| k.name.contains("Zen 4")));
+        let needed = z.model().double.block.map(|r| r.needed_accumulators);
+        assert_eq!(needed, Ok(4));
+
         // Overrides replace the table and the register count.
         let over = Overrides {
             fma_latency: Some(5),
             registers: Some(16),
             ..Overrides::default()
         };
-        let m = from_parts(&macros, dir.path(), &over, vec![], None, None, None);
+        let m = from_parts(
+            &macros,
+            dir.path(),
+            &over,
+            vec![],
+            None,
+            Processor::default(),
+            None,
+        );
         assert_eq!(m.pipeline.fma_latency, 5);
         assert_eq!(m.pipeline_origin[0], ValueOrigin::Given);
         assert_eq!(m.registers, Some((16, ValueOrigin::Given)));
@@ -294,7 +360,7 @@ mod tests {
             &Overrides::default(),
             vec![],
             None,
-            None,
+            Processor::default(),
             None,
         );
         assert!(m.level(1).unwrap_err().starts_with("caches unknown"));
@@ -339,7 +405,7 @@ mod tests {
             &Overrides::default(),
             vec![],
             None,
-            None,
+            Processor::default(),
             None,
         );
         assert!(m.level(1).is_ok());
