@@ -72,10 +72,12 @@ pub(super) fn ids_in(nodes: &[Node], out: &mut BTreeSet<usize>) {
 }
 
 /// The reduction variables of a loop marked `parallel(op)` that encloses the pieces `ids`:
-/// the arrays some enclosed statement updates with `op` (`s += e`) and that every enclosed
-/// statement accessing them updates with `op`. The verifier allowed the loop's dependences
-/// on exactly these; each thread combines into its own copy. Items past the statements'
-/// (`n_stmt`: a copy's fill, write-back and corner) touch only their buffers.
+/// the scalars some enclosed statement updates with `op` (`s += e`) and that every enclosed
+/// statement accessing them updates with `op` (each thread combines into its own copy), and
+/// the arrays of higher rank some enclosed statement updates with `op` (their updates are
+/// made atomic: the verifier judged the reduction element by element, so other accesses
+/// to the array inside the loop touch no element the loop updates). Items past the
+/// statements' (`n_stmt`: a copy's fill, write-back and corner) touch only their buffers.
 fn reduction_variables<'a>(
     scop: &'a Scop,
     placed: &[Placed],
@@ -99,12 +101,80 @@ fn reduction_variables<'a>(
                 }
                 match &st.update {
                     Some(u) if u.array == a.name && u.op == op => updated = true,
+                    _ if a.rank > 0 => {}
                     _ => return false,
                 }
             }
             updated
         })
         .collect()
+}
+
+/// Whether an update by `op` can be an OpenMP `atomic` update (`x += e`, `x -= e`,
+/// `x *= e` and `x = x op e`; not `fmin`/`fmax`).
+fn atomic_op(op: crate::model::state::RedOp) -> bool {
+    use crate::model::state::RedOp;
+    matches!(op, RedOp::Add | RedOp::Mul)
+}
+
+/// A loop marked `parallel(op)` whose reduction is of array elements: each update of one of
+/// `arrays` inside it becomes an OpenMP `atomic` update. The verifier allowed the loop's
+/// dependences between these updates only (other accesses of the arrays touch no element
+/// the loop updates), so the updates may run in any order but must not be lost; a private
+/// copy per thread (OpenMP's `reduction` clause) would also privatise the elements `e` reads.
+fn atomic_updates(
+    scop: &Scop,
+    nodes: Vec<Node>,
+    placed: &[Placed],
+    n_stmt: usize,
+    arrays: &[String],
+    mark: &Mark,
+) -> Result<Vec<Node>, Diagnostic> {
+    let updates = |id: usize| {
+        id < n_stmt
+            && scop.statements[placed[id].stmt]
+                .update
+                .as_ref()
+                .is_some_and(|u| arrays.contains(&u.array))
+    };
+    let refuse = || {
+        Diagnostic::new(
+            codes::MARK_NOT_GENERATED,
+            format!(
+                "cannot generate code: the `{}` reduction of array elements is generated as atomic updates, which a vectorized loop inside it cannot hold",
+                mark.kind.describe()
+            ),
+        )
+        .with_label(&mark.origin.source, mark.origin.span.clone(), "marked here")
+        .with_help("vectorize a loop outside the reduction, or mark the loop `parallel` without an operator if it carries no dependence")
+    };
+    let mut out = vec![];
+    let mut simd = false;
+    for n in nodes {
+        match n {
+            Node::Stmt { id, .. } if updates(id) && !simd => {
+                out.push(Node::Pragma("omp atomic".to_string()));
+                out.push(n);
+            }
+            Node::Pragma(ref t) => {
+                simd = t.starts_with("omp simd");
+                out.push(n);
+                continue;
+            }
+            n => {
+                let mut ids = BTreeSet::new();
+                ids_in(std::slice::from_ref(&n), &mut ids);
+                if simd && ids.iter().any(|&id| updates(id)) {
+                    return Err(refuse());
+                }
+                out.push(n.try_map_bodies(|body| {
+                    atomic_updates(scop, body, placed, n_stmt, arrays, mark)
+                })?);
+            }
+        }
+        simd = false;
+    }
+    Ok(out)
 }
 
 /// Puts a `#pragma` before every generated loop that carries a mark. A loop scanning
@@ -160,6 +230,7 @@ pub(super) fn mark_loops(
                     }
                 };
                 let mut inner = inside;
+                let mut atomic: Vec<String> = vec![];
                 if let Some(m) = here {
                     let refuse = |what: &str| {
                         Err(Diagnostic::new(
@@ -203,9 +274,13 @@ pub(super) fn mark_loops(
                                 let vars = reduction_variables(scop, placed, n_stmt, &ids, *op);
                                 let mut names = vec![];
                                 for a in vars {
+                                    if a.rank > 0 && atomic_op(*op) {
+                                        atomic.push(a.name.clone());
+                                        continue;
+                                    }
                                     if a.rank > 0 {
                                         return Err(Diagnostic::new(codes::MARK_NOT_GENERATED, format!(
-                                            "cannot generate code: the `{}` reduction of the array `{}` is not generated (only scalar reductions are)",
+                                            "cannot generate code: the `{}` reduction of the array `{}` is not generated (only scalar reductions, and `+` and `*` reductions of array elements, are)",
                                             op.symbol(),
                                             a.c_name
                                         ))
@@ -246,7 +321,11 @@ pub(super) fn mark_loops(
                         }
                     }
                 }
-                let body = mark_loops(scop, body, placed, n_stmt, predeclared, private_of, inner)?;
+                let mut body =
+                    mark_loops(scop, body, placed, n_stmt, predeclared, private_of, inner)?;
+                if let (false, Some(m)) = (atomic.is_empty(), here) {
+                    body = atomic_updates(scop, body, placed, n_stmt, &atomic, m)?;
+                }
                 out.push(Node::For {
                     var,
                     name,
