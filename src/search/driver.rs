@@ -740,6 +740,9 @@ pub fn search_with(
             CostModel::new(&kernel.scop, &legal.layout.dirs, settings.budget)
         })
     });
+    // The BLIS recipe on the contractions, checked before the schedules (a few candidates
+    // that the time limit must not leave out); legal ones are timed first.
+    let recipes = s.add_recipes(&found);
     // Every schedule as built is a candidate, checked.
     let mut base: Vec<Option<usize>> = vec![None; schedules.len()];
     for (k, sc) in schedules.iter().enumerate() {
@@ -755,8 +758,6 @@ pub fn search_with(
     // The kernel as it is: always a candidate (a schedule the search built may have the
     // same script).
     let identity = s.add_identity(il.own);
-    // The BLIS recipe on the contractions: legal ones are timed first.
-    let recipes = s.add_recipes(&found);
     // What phase 1 times: one schedule per loop structure (the nests of the schedule with
     // each band in its statically cheapest order, regardless of the order of the outermost
     // nests), cheapest first, ties in enumeration order.
