@@ -201,7 +201,27 @@ must_fail!(
 must_fail!(
     parallel_reduction_read,
     "tests/must_fail/reductions.c",
-    "`r` is not a `+` reduction variable of the loop: `Use` (line 25) reads it"
+    "this access to `r` is not part of a `+` reduction of the loop: `Use` (line 25) reads it"
+);
+must_fail!(
+    parallel_reduction_in_place,
+    "tests/must_fail/reductions_elements.c",
+    "`InPlace` (line 16) reads it, and `InPlace` (line 16) updates that element with `+`"
+);
+must_fail!(
+    parallel_reduction_flip,
+    "tests/must_fail/reductions_elements.c",
+    "`Flip` (line 19) writes it other than by an update"
+);
+must_fail!(
+    parallel_reduction_mixed,
+    "tests/must_fail/reductions_elements.c",
+    "`Mul` (line 24) updates it with `*`, not `+`"
+);
+must_fail!(
+    parallel_reduction_peek,
+    "tests/must_fail/reductions_elements.c",
+    "`Peek` (line 30) reads it, and `Acc` (line 29) updates that element with `+`"
 );
 
 #[test]

@@ -601,6 +601,7 @@ fn class_schedules_are_built_once() {
                 let alone = match kind {
                     Kind::Bands => legal.build(c),
                     Kind::Fused => legal.build_fused(c),
+                    Kind::Recipe => unreachable!("not built per interleaving"),
                 };
                 let shared = build(&legal, c, kind, &mut memo);
                 assert_eq!(format!("{alone:?}"), format!("{shared:?}"), "{name} {c:?}");

@@ -168,8 +168,9 @@ proptest! {
     }
 }
 
-/// A random kernel in which some statements are `+` updates `A[a*i + b*j + c] += …` (a read
-/// and a write of one element, recorded as an update) and the others random accesses.
+/// A random kernel in which some statements are `+` updates `A[a*i + b*j + c] += e` (a read
+/// and a write of one element, recorded as an update, its first two accesses; `e` may read
+/// other elements of `A`) and the others random accesses.
 fn reduction_spec() -> impl Strategy<Value = (Spec, Vec<bool>)> {
     let sub = (-1..=1i64, -1..=1i64, -1..=1i64);
     let access = (any::<bool>(), -1..=1i64, -1..=1i64, -1..=1i64);
@@ -185,7 +186,17 @@ fn reduction_spec() -> impl Strategy<Value = (Spec, Vec<bool>)> {
             .into_iter()
             .map(|(d, u, (a, b, c), accs)| {
                 if u {
-                    (d, vec![(false, a, b, c), (true, a, b, c)])
+                    // Reads of other elements: subscripts that differ from the update's
+                    // (`j`'s coefficient does not count in a statement without `j`).
+                    let other =
+                        |x: &(bool, i64, i64, i64)| (x.1, x.3) != (a, c) || (d == 2 && x.2 != b);
+                    let extra = accs
+                        .into_iter()
+                        .filter(other)
+                        .map(|(_, a, b, c)| (false, a, b, c));
+                    let mut all = vec![(false, a, b, c), (true, a, b, c)];
+                    all.extend(extra);
+                    (d, all)
                 } else {
                     (d, accs)
                 }
@@ -195,13 +206,28 @@ fn reduction_spec() -> impl Strategy<Value = (Spec, Vec<bool>)> {
     })
 }
 
+/// Whether two instances touch one element through accesses of which one writes, with
+/// whether each of the two accesses is an update access (the first two of an update).
+fn access_conflicts(a: &Inst, b: &Inst, upd: &[bool]) -> Vec<(bool, bool)> {
+    let mut out = vec![];
+    for (x, (wa, ea)) in a.touches.iter().enumerate() {
+        for (y, (wb, eb)) in b.touches.iter().enumerate() {
+            if (*wa || *wb) && ea == eb {
+                out.push((upd[a.stmt] && x < 2, upd[b.stmt] && y < 2));
+            }
+        }
+    }
+    out
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
-    /// Reductions against brute force: an accepted `parallel(l, k, +)` has, for every two
-    /// conflicting instances in different iterations of the marked loop, only `+` updates
-    /// of `A` among all the instances of that execution of the loop; every reported witness
-    /// is a real race.
+    /// Reductions against brute force, element by element: under an accepted
+    /// `parallel(l, k, +)`, two accesses in different iterations of one run of the marked
+    /// loop that touch one element (one of them writing) are both update accesses (so no
+    /// other access sees an element another iteration updates); every reported witness is
+    /// two instances in different iterations of one run of the loop that touch one element.
     #[test]
     fn accepted_reductions_only_reorder_updates(
         (s, upd) in reduction_spec(),
@@ -230,22 +256,28 @@ proptest! {
         let script = kept.join("\n");
         let reported = verify::check_marks(&prog, &deps, &it.state.pieces);
         let m = it.state.n_it();
-        let race = |a: &Inst, b: &Inst, j: usize| {
+        let same_run = |a: &Inst, b: &Inst, j: usize| {
             let l = 2 * j + 1;
-            conflict(a, b) && a.new[..l] == b.new[..l] && a.new[l] != b.new[l] && marked_at(&it, &a.new, j)
+            a.new[..l] == b.new[..l] && marked_at(&it, &a.new, j)
         };
         if reported.is_empty() {
             for n in [0i64, 1, 2, 4] {
                 let insts = instances(&prog, &it, n);
                 for a in &insts {
                     for b in &insts {
+                        if (a.stmt, &a.iters) == (b.stmt, &b.iters) {
+                            continue;
+                        }
                         for j in 0..m {
-                            if !race(a, b, j) {
+                            if !same_run(a, b, j) {
                                 continue;
                             }
                             let l = 2 * j + 1;
-                            for c in insts.iter().filter(|c| c.new[..l] == a.new[..l]) {
-                                prop_assert!(upd[c.stmt], "{script}: accepted, but N = {n}: {:?} {:?} race in loop {} and S{}{:?} is not an update", a.iters, b.iters, j + 1, c.stmt, c.iters);
+                            if a.new[l] == b.new[l] {
+                                continue;
+                            }
+                            for (ua, ub) in access_conflicts(a, b, &upd) {
+                                prop_assert!(ua && ub, "{script}: accepted, but N = {n}: S{}{:?} and S{}{:?} race in loop {} through an access that is not an update", a.stmt, a.iters, b.stmt, b.iters, j + 1);
                             }
                         }
                     }
@@ -258,7 +290,8 @@ proptest! {
             let d = &deps[v.dep];
             let find = |s: usize, x: &[Int]| insts.iter().find(|i| i.stmt == s && i.iters == x).cloned().expect("witness instance exists");
             let (a, b) = (find(d.source, &v.source), find(d.sink, &v.sink));
-            prop_assert!(race(&a, &b, v.level / 2), "{script}: witness {:?} {:?} is not a race", a.iters, b.iters);
+            let l = v.level;
+            prop_assert!(conflict(&a, &b) && same_run(&a, &b, v.level / 2) && a.new[l] != b.new[l], "{script}: witness {:?} {:?} is not two conflicting instances in different iterations of one run of the loop", a.iters, b.iters);
         }
     }
 }

@@ -60,6 +60,10 @@ pub struct SearchArgs {
     /// scripts, or time for one core).
     #[arg(long)]
     pub no_parallel: bool,
+    /// Leave out the recipes (the BLIS blocking of contractions): schedules from the legal
+    /// space only.
+    #[arg(long)]
+    pub no_recipes: bool,
     /// Timed runs of each program per candidate.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
@@ -166,6 +170,11 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         screen_above: a.screen_above,
         finalists: a.finalists,
         parallel: !a.no_parallel,
+        blis: if a.no_recipes {
+            Err("--no-recipes".to_string())
+        } else {
+            crate::search::recipe::machine_sizes(&job.toolchain)
+        },
         job,
         prefix,
     };

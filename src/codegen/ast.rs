@@ -257,6 +257,9 @@ pub enum LoopPragma {
     For(Clauses),
     /// `omp simd`.
     Simd,
+    /// `omp atomic`: not a loop's but one update statement's (an array element of a
+    /// `parallel(l, k, op)` reduction).
+    Atomic,
 }
 
 /// The data-sharing clauses of a parallel loop.
@@ -335,6 +338,7 @@ impl std::fmt::Display for LoopPragma {
             LoopPragma::ParallelFor(c) => write!(f, "omp parallel for{}", c.text()),
             LoopPragma::For(c) => write!(f, "omp for{}", c.text()),
             LoopPragma::Simd => write!(f, "omp simd"),
+            LoopPragma::Atomic => write!(f, "omp atomic"),
         }
     }
 }

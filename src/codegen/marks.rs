@@ -36,10 +36,12 @@ fn parallel_around(nodes: &[Node], ids: &BTreeSet<usize>) -> Option<usize> {
 }
 
 /// The reduction variables of a loop marked `parallel(op)` that encloses the pieces `ids`:
-/// the arrays some enclosed statement updates with `op` (`s += e`) and that every enclosed
-/// statement accessing them updates with `op`. The verifier allowed the loop's dependences
-/// on exactly these; each thread combines into its own copy. Items past the statements'
-/// (`n_stmt`: a copy's fill, write-back and corner) touch only their buffers.
+/// the scalars some enclosed statement updates with `op` (`s += e`) and that every enclosed
+/// statement accessing them updates with `op` (each thread combines into its own copy), and
+/// the arrays of higher rank some enclosed statement updates with `op` (their updates are
+/// made atomic: the verifier judged the reduction element by element, so other accesses
+/// to the array inside the loop touch no element the loop updates). Items past the
+/// statements' (`n_stmt`: a copy's fill, write-back and corner) touch only their buffers.
 fn reduction_variables<'a>(
     scop: &'a Scop,
     placed: &[Placed],
@@ -63,6 +65,7 @@ fn reduction_variables<'a>(
                 }
                 match &st.update {
                     Some(u) if u.array == a.name && u.op == op => updated = true,
+                    _ if a.rank > 0 => {}
                     _ => return false,
                 }
             }
@@ -102,11 +105,15 @@ fn mark_loops(cx: &MarkCtx, nodes: Vec<Node>, inside: Inside) -> Result<Vec<Node
             } => {
                 let mut ids = BTreeSet::new();
                 ids_in(&body, &mut ids);
-                let (pragma, inner) = match loop_mark(cx.placed, var, &ids)? {
+                let m = loop_mark(cx.placed, var, &ids)?;
+                let (pragma, inner, atomic) = match m {
                     Some(m) => directive(cx, m, &body, &ids, inside)?,
-                    None => (None, inside),
+                    None => (None, inside, vec![]),
                 };
-                let body = mark_loops(cx, body, inner)?;
+                let mut body = mark_loops(cx, body, inner)?;
+                if let (false, Some(m)) = (atomic.is_empty(), m) {
+                    body = atomic_updates(cx, body, &atomic, m)?;
+                }
                 let lp = Node::For {
                     var,
                     name,
@@ -174,7 +181,7 @@ fn directive(
     body: &[Node],
     ids: &BTreeSet<usize>,
     inside: Inside,
-) -> Result<(Option<LoopPragma>, Inside), Diagnostic> {
+) -> Result<(Option<LoopPragma>, Inside, Vec<String>), Diagnostic> {
     let refuse = |what: &str| {
         Err(Diagnostic::new(
             codes::MARK_NOT_GENERATED,
@@ -187,12 +194,16 @@ fn directive(
         .with_note("nested parallel loops are not generated; mark one of them"))
     };
     match (inside, &m.kind) {
-        (_, MarkKind::Unroll { .. }) => Ok((None, inside)),
+        (_, MarkKind::Unroll { .. }) => Ok((None, inside, vec![])),
         (Inside::Vectorize, _) => refuse("vectorized"),
         (Inside::Parallel, MarkKind::Parallel { .. }) => refuse("parallel"),
         (_, MarkKind::Parallel { reduction }) => {
-            let clauses = clauses(cx, m, body, ids, *reduction)?;
-            Ok((Some(LoopPragma::ParallelFor(clauses)), Inside::Parallel))
+            let (clauses, atomic) = clauses(cx, m, body, ids, *reduction)?;
+            Ok((
+                Some(LoopPragma::ParallelFor(clauses)),
+                Inside::Parallel,
+                atomic,
+            ))
         }
         (_, MarkKind::Vectorize) if ids.iter().any(|&id| !cx.private_of[id].is_empty()) => {
             Err(Diagnostic::new(codes::MARK_NOT_GENERATED,
@@ -201,20 +212,21 @@ fn directive(
             .with_label(&m.origin.source, m.origin.span.clone(), "marked here")
             .with_note("the lanes of a vector loop would share one buffer; vectorize a loop inside the copy's loops"))
         }
-        (_, MarkKind::Vectorize) => Ok((Some(LoopPragma::Simd), Inside::Vectorize)),
+        (_, MarkKind::Vectorize) => Ok((Some(LoopPragma::Simd), Inside::Vectorize, vec![])),
     }
 }
 
 /// The clauses of a parallel loop around the pieces `ids`: the counters declared outside
 /// the generated code that loops inside count with, the enclosed items' own variables, and
-/// the scalars of its reduction.
+/// the scalars of its reduction; and the arrays of its reduction, whose updates become
+/// atomic (`atomic_updates`).
 fn clauses(
     cx: &MarkCtx,
     m: &Mark,
     body: &[Node],
     ids: &BTreeSet<usize>,
     reduction: Option<crate::model::state::RedOp>,
-) -> Result<Clauses, Diagnostic> {
+) -> Result<(Clauses, Vec<String>), Diagnostic> {
     let mut private: BTreeSet<String> = loop_names(body)
         .into_iter()
         .filter(|n| cx.predeclared.contains(n))
@@ -229,12 +241,19 @@ fn clauses(
         firstprivate: firstprivate.into_iter().collect(),
         reduction: None,
     };
-    let Some(op) = reduction else { return Ok(c) };
+    let Some(op) = reduction else {
+        return Ok((c, vec![]));
+    };
     let mut names = vec![];
+    let mut atomic = vec![];
     for a in reduction_variables(cx.scop, cx.placed, cx.n_stmt, ids, op) {
+        if a.rank > 0 && atomic_op(op) {
+            atomic.push(a.name.clone());
+            continue;
+        }
         if a.rank > 0 {
             return Err(Diagnostic::new(codes::MARK_NOT_GENERATED, format!(
-                "cannot generate code: the `{}` reduction of the array `{}` is not generated (only scalar reductions are)",
+                "cannot generate code: the `{}` reduction of the array `{}` is not generated (only scalar reductions, and `+` and `*` reductions of array elements, are)",
                 op.symbol(),
                 a.c_name
             ))
@@ -249,7 +268,64 @@ fn clauses(
     if !names.is_empty() {
         c.reduction = Some((op.symbol(), names));
     }
-    Ok(c)
+    Ok((c, atomic))
+}
+
+/// Whether an update by `op` can be an OpenMP `atomic` update (`x += e`, `x -= e`,
+/// `x *= e` and `x = x op e`; not `fmin`/`fmax`).
+fn atomic_op(op: crate::model::state::RedOp) -> bool {
+    use crate::model::state::RedOp;
+    matches!(op, RedOp::Add | RedOp::Mul)
+}
+
+/// Inside a loop marked `parallel(op)` whose reduction is of array elements, each update of
+/// one of `arrays` as an OpenMP `atomic` update. The verifier allowed the loop's dependences
+/// between these updates only (other accesses of the arrays touch no element the loop
+/// updates), so the updates may run in any order but must not be lost; a private copy per
+/// thread (OpenMP's `reduction` clause) would also privatise the elements `e` reads.
+fn atomic_updates(
+    cx: &MarkCtx,
+    nodes: Vec<Node>,
+    arrays: &[String],
+    mark: &Mark,
+) -> Result<Vec<Node>, Diagnostic> {
+    let updates = |id: usize| {
+        id < cx.n_stmt
+            && cx.scop.statements[cx.placed[id].stmt]
+                .update
+                .as_ref()
+                .is_some_and(|u| arrays.contains(&u.array))
+    };
+    let mut out = vec![];
+    for n in nodes {
+        match n {
+            Node::Stmt { id, .. } if updates(id) => out.push(Node::Omp {
+                pragma: LoopPragma::Atomic,
+                body: vec![n],
+            }),
+            Node::Omp {
+                pragma: LoopPragma::Simd,
+                ref body,
+            } => {
+                let mut ids = BTreeSet::new();
+                ids_in(body, &mut ids);
+                if ids.iter().any(|&id| updates(id)) {
+                    return Err(Diagnostic::new(
+                        codes::MARK_NOT_GENERATED,
+                        format!(
+                            "cannot generate code: the `{}` reduction of array elements is generated as atomic updates, which a vectorized loop inside it cannot hold",
+                            mark.kind.describe()
+                        ),
+                    )
+                    .with_label(&mark.origin.source, mark.origin.span.clone(), "marked here")
+                    .with_help("vectorize a loop outside the reduction, or mark the loop `parallel` without an operator if it carries no dependence"));
+                }
+                out.push(n);
+            }
+            n => out.push(n.try_map_bodies(|body| atomic_updates(cx, body, arrays, mark))?),
+        }
+    }
+    Ok(out)
 }
 
 /// The marked loops of the scanned tree as OpenMP loops; refused where a buffer allocated

@@ -159,8 +159,10 @@ pub struct Statement {
     /// same block as every use of what it declares.
     pub declares: Vec<String>,
     /// Set when the statement is an associative update of one location (`s += e`,
-    /// `C[i][j] *= e`, `s = s + e`, `s = fmax(s, e)`): its only write, and its only other
-    /// access to that array reads the same element; `e` does not touch the array.
+    /// `C[i][j] *= e`, `s -= e` (a `+` update), `s = s + e`, `s = fmax(s, e)`): its only
+    /// write, one exact read of the same element, and otherwise only reads of the array
+    /// with other subscripts (`B[k][j]` in `B[i][j] += A[k][i] * B[k][j]`), which the
+    /// verifier judges element by element against what a marked loop updates.
     pub update: Option<Update>,
     /// What the statement stores, when it is one assignment (`x = e`, `x op= e`, a
     /// declaration with an initializer); otherwise why not (for `loopy equiv`).

@@ -12,6 +12,7 @@
 
 use super::cost::{self, CostModel};
 use super::fusion::Outer;
+use super::recipe::{self, BlisSizes, Contraction, Recognised};
 use super::schedule::Built;
 use super::script::{self, Names, Variant};
 use super::Legal;
@@ -34,6 +35,9 @@ pub enum Kind {
     Bands,
     /// The kernel's own loop order with shifts, level by level ([`Legal::build_fused`]).
     Fused,
+    /// A recipe applied to the kernel as it is: the BLIS blocking of its contractions
+    /// ([`super::recipe`]); not built from an interleaving.
+    Recipe,
 }
 
 impl Kind {
@@ -41,6 +45,7 @@ impl Kind {
         match self {
             Kind::Bands => "bands",
             Kind::Fused => "fused",
+            Kind::Recipe => "recipe",
         }
     }
 }
@@ -77,6 +82,9 @@ pub struct SearchSettings {
     /// Script lines run before every candidate's (`expand`s): the space is the program they
     /// leave, and every candidate's script starts with them.
     pub prefix: Vec<String>,
+    /// The block sizes of the BLIS recipe (the machine model's), or why there are none
+    /// (`--no-recipes`, a model without them): then the recipe is skipped with that reason.
+    pub blis: Result<BlisSizes, String>,
 }
 
 /// A schedule built for one interleaving.
@@ -292,6 +300,63 @@ impl State<'_, '_, '_> {
         }
     }
 
+    /// The BLIS recipe's candidates: one for all the contractions together and, when there
+    /// are several, one for each; a statement that looks like a contraction and is not gets
+    /// a candidate that says why the recipe was skipped. Returns the legal ones, in order.
+    fn add_recipes(&mut self, found: &[Recognised]) -> Vec<usize> {
+        let sizes = match &self.settings.blis {
+            Ok(sizes) => sizes.clone(),
+            Err(why) => {
+                // Every contraction skipped, with the reason.
+                let why = why.clone();
+                for r in found {
+                    let st = r.as_ref().map_or_else(|e| e.0, |c| c.stmt);
+                    self.skip_recipe(st, &why);
+                }
+                return vec![];
+            }
+        };
+        for (st, why) in found.iter().filter_map(|r| r.as_ref().err()) {
+            self.skip_recipe(*st, why);
+        }
+        let ok: Vec<&Contraction> = found.iter().filter_map(|r| r.as_ref().ok()).collect();
+        let mut sets: Vec<Vec<&Contraction>> = vec![ok.clone()];
+        if ok.len() > 1 {
+            sets.extend(ok.iter().map(|c| vec![*c]));
+        }
+        let mut legal = vec![];
+        for set in sets.into_iter().filter(|x| !x.is_empty()) {
+            let on: Vec<&str> = set
+                .iter()
+                .map(|c| self.names.handles[c.stmt].as_str())
+                .collect();
+            let variant = format!("BLIS recipe on {}", on.join(", "));
+            let lines = recipe::script(&set, &self.names, &sizes);
+            let Some(c) = self.add_lines(None, Some(Kind::Recipe), variant, lines, true) else {
+                break;
+            };
+            if self.candidates[c].verdict == Verdict::Legal && !legal.contains(&c) {
+                legal.push(c);
+            }
+        }
+        legal
+    }
+
+    /// A candidate that says why the BLIS recipe was skipped for statement `st`.
+    fn skip_recipe(&mut self, st: usize, why: &str) {
+        let h = self.names.handles[st].clone();
+        let msg = format!("skipped: the BLIS recipe does not apply to {h}: {why}");
+        let lines = vec![format!("# {msg}")];
+        let variant = format!("BLIS recipe on {h}");
+        self.push(
+            None,
+            Some(Kind::Recipe),
+            variant,
+            lines,
+            Verdict::Error(msg),
+        );
+    }
+
     /// The kernel as it is (only the prefix): always checked, past the time limit too.
     fn add_identity(&mut self, il: Option<usize>) -> usize {
         let variant = "the kernel as it is".to_string();
@@ -454,6 +519,7 @@ pub fn build(
                 match kind {
                     Kind::Bands => legal.build_group(c, &all, &mut b),
                     Kind::Fused => legal.fuse_group(c, &all, &mut b),
+                    Kind::Recipe => return Err("a recipe is not built per class".to_string()),
                 }
                 .map(|()| b)
             })
@@ -642,6 +708,9 @@ pub fn search_with(
             }
         }
     }
+    // The contractions, for the BLIS recipe (recognised on the kernel as it is).
+    let mut found: Vec<Recognised> = vec![];
+    let _ = limited(&mut || found = recipe::contractions(&kernel.scop, &run.program, &run.deps));
     let build_seconds = start.elapsed().as_secs_f64();
     let limits = Limits {
         time_limit: settings.time_limit,
@@ -671,6 +740,9 @@ pub fn search_with(
             CostModel::new(&kernel.scop, &legal.layout.dirs, settings.budget)
         })
     });
+    // The BLIS recipe on the contractions, checked before the schedules (a few candidates
+    // that the time limit must not leave out); legal ones are timed first.
+    let recipes = s.add_recipes(&found);
     // Every schedule as built is a candidate, checked.
     let mut base: Vec<Option<usize>> = vec![None; schedules.len()];
     for (k, sc) in schedules.iter().enumerate() {
@@ -738,6 +810,11 @@ pub fn search_with(
     let phase1_end = now + greedy_end.saturating_duration_since(now) / 3;
     let mut timed: Vec<(usize, Variant, usize)> = vec![];
     if settings.bench {
+        // At the sizes asked for, even when screening: the answer is chosen among the
+        // candidates timed there, and a screened recipe could lose to any of them.
+        for &c in &recipes {
+            s.time(c, false, greedy_end, true);
+        }
         for (k, v, _) in &reps {
             let sc = &schedules[*k];
             let b = sc.built.as_ref().expect("built");
@@ -778,9 +855,11 @@ pub fn search_with(
                 s.add(schedules[k].interleaving, sc.kind, b, &v);
             }
         }
-        // The search's own ranking without timing: the cost model's first schedule in its
-        // cheapest band orders, tiled with the first tile size.
+        // The search's own ranking without timing: the BLIS recipe where it applies and is
+        // legal, else the cost model's first schedule in its cheapest band orders, tiled
+        // with the first tile size.
         first_by_cost = match reps.first() {
+            _ if !recipes.is_empty() => recipes.first().copied(),
             Some((k, v, _)) => {
                 let sc = &schedules[*k];
                 let b = sc.built.as_ref().expect("built");

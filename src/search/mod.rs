@@ -8,6 +8,7 @@ pub mod cost;
 pub mod driver;
 pub mod fuse;
 pub mod fusion;
+pub mod recipe;
 pub mod schedule;
 pub mod script;
 pub mod space;

@@ -13,16 +13,19 @@
 //! Scanning may split one marked dim into several loops (full and partial tiles, head and
 //! tail); the test treats them as one, which can only refuse more, never less.
 //!
-//! A `parallel` mark with a reduction operator (`parallel(l, k, +)`) also allows the
-//! dependences on a *reduction variable* of the loop: an array (or scalar) that every
-//! statement the loop encloses either leaves alone or updates with that operator
-//! (`s += e`: its only accesses to the array are the read and the write of one element, and
-//! `e` does not touch it; see [`crate::model::Statement::update`]). Updates by one
-//! associative and commutative operator can run in any order, each thread combining into its
-//! own copy (OpenMP's `reduction` clause), and nothing else inside the loop observes the
-//! partial values. Any other dependence the loop carries is refused as for `parallel`.
+//! A `parallel` mark with a reduction operator (`parallel(l, k, +)`) is judged *element by
+//! element*. The *update accesses* of a statement that updates an element with that
+//! operator (`s += e`, `A[i][j] -= e`: the write and the read of the element updated; see
+//! [`crate::model::Statement::update`]) may depend on each other across iterations: updates
+//! by one associative and commutative operator can run in any order. Every other dependence
+//! between two iterations is refused as for `parallel`, in particular one between an update
+//! and another access (which would observe a partial value). An access that touches an
+//! element updated in its own iteration only is no concern: every other iteration leaves
+//! that element alone. So `e` may read other elements of the array (trmm's
+//! `B[i][j] += A[k][i] * B[k][j]` with `k` parallel reads rows the loop never updates), but
+//! not an element the loop updates in another iteration.
 
-use super::deps::{at_level, joint_raw, DepKind, Dependence, Order, Program};
+use super::deps::{at_level, joint_raw, AccessKind, DepKind, Dependence, Order, Program};
 use super::witness::{
     element, eval, fmt_vec, instance_label, joint_params, name_of, named_params, with_params,
 };
@@ -76,50 +79,69 @@ pub fn enclosed<'a>(
         .filter(move |r| r.pos.len() > j && r.pos[..=j] == pos[..=j])
 }
 
-/// Whether `array` is a reduction variable of the loop at iteration dim `j` around `pos`
-/// for `op`: `Ok` when every enclosed statement that accesses it is an update of it by `op`,
-/// otherwise the first statement that is not, with what it does instead.
-pub fn reduction_variable(
-    program: &Program,
-    pieces: &[Piece],
-    pos: &[Int],
-    j: usize,
-    op: RedOp,
-    array: &str,
-) -> Result<(), (usize, String)> {
-    let mut stmts: Vec<usize> = enclosed(pieces, pos, j).map(|p| p.stmt).collect();
-    stmts.sort_unstable();
-    stmts.dedup();
-    for s in stmts {
-        if !program
-            .accesses
-            .iter()
-            .any(|a| a.stmt == s && a.array == array)
-        {
-            continue;
-        }
-        match &program.stmts[s].update {
-            Some(u) if u.array == array && u.op == op => {}
-            Some(u) if u.array == array => {
-                return Err((
-                    s,
-                    format!("updates it with `{}`, not `{}`", u.op.symbol(), op.symbol()),
-                ))
-            }
-            _ => {
-                let writes = program.accesses.iter().any(|a| {
-                    a.stmt == s && a.array == array && a.kind == super::deps::AccessKind::Write
-                });
-                let what = if writes {
-                    "writes it other than by an update `x = x op e`"
-                } else {
-                    "reads it"
-                };
-                return Err((s, what.to_string()));
-            }
-        }
+/// Whether access `a` (an index into `program.accesses`) is an update access for `op`: the
+/// write or the read of the element its statement updates with `op`.
+pub fn update_access(program: &Program, a: usize, op: RedOp) -> bool {
+    let acc = &program.accesses[a];
+    let Some(u) = &program.stmts[acc.stmt].update else {
+        return false;
+    };
+    if u.op != op || u.array != acc.array {
+        return false;
     }
-    Ok(())
+    if acc.kind == AccessKind::Write {
+        return true;
+    }
+    let mine = || (program.accesses.iter()).filter(|x| x.stmt == acc.stmt && x.array == acc.array);
+    let write = mine().find(|w| w.kind == AccessKind::Write);
+    let Some(w) = write.and_then(|w| w.relation.as_ref()) else {
+        return false;
+    };
+    let same = |x: &super::deps::ProgramAccess| {
+        x.kind == AccessKind::Read && x.relation.as_ref().is_some_and(|r| r.is_equal(w))
+    };
+    // The update's own read: the one read of the element written (two would mean `e`
+    // reads it too, and then neither is the update's).
+    same(acc) && mine().filter(|x| same(x)).count() == 1
+}
+
+/// Whether a reduction mark for `op` allows a dependence between two iterations: when both
+/// its ends are update accesses.
+fn reduction_allows(program: &Program, d: &Dependence, op: RedOp) -> bool {
+    update_access(program, d.source_access, op) && update_access(program, d.sink_access, op)
+}
+
+/// Why a dependence refused under a reduction mark for `op` is not part of the reduction:
+/// what the statement at its non-update end does.
+fn not_reduction_reason(program: &Program, d: &Dependence, op: RedOp) -> String {
+    let src = update_access(program, d.source_access, op);
+    let snk = update_access(program, d.sink_access, op);
+    let (a, other) = if snk && !src {
+        (d.source_access, d.sink)
+    } else {
+        (d.sink_access, d.source)
+    };
+    let acc = &program.accesses[a];
+    let s = acc.stmt;
+    let what = match &program.stmts[s].update {
+        Some(u) if u.array == acc.array && u.op != op => {
+            format!("updates it with `{}`, not `{}`", u.op.symbol(), op.symbol())
+        }
+        _ if acc.kind == AccessKind::Write => {
+            "writes it other than by an update `x = x op e`".to_string()
+        }
+        _ => "reads it".to_string(),
+    };
+    if src != snk {
+        format!(
+            "{} {what}, and {} updates that element with `{}` in another iteration",
+            name_of(program, s),
+            name_of(program, other),
+            op.symbol()
+        )
+    } else {
+        format!("{} {what}", name_of(program, s))
+    }
 }
 
 /// Every dependence between different iterations of a marked loop of the final schedule,
@@ -165,7 +187,7 @@ pub fn check_marks(program: &Program, deps: &[Dependence], pieces: &[Piece]) -> 
                         reduction: Some(op),
                     } = mark.kind
                     {
-                        if reduction_variable(program, pieces, &p.pos, j, op, &d.array).is_ok() {
+                        if reduction_allows(program, d, op) {
                             continue;
                         }
                     }
@@ -198,20 +220,7 @@ pub fn check_marks(program: &Program, deps: &[Dependence], pieces: &[Piece]) -> 
             let not_reduction = match mark.kind {
                 MarkKind::Parallel {
                     reduction: Some(op),
-                } => {
-                    let pos = pieces
-                        .iter()
-                        .find(|p| {
-                            p.stmt == d.source
-                                && p.pos.len() > j
-                                && loop_mark(pieces, &p.pos, j) == Some(&mark)
-                        })
-                        .map(|p| p.pos.clone())
-                        .unwrap_or_default();
-                    reduction_variable(program, pieces, &pos, j, op, &d.array)
-                        .err()
-                        .map(|(s, what)| format!("{} {what}", name_of(program, s)))
-                }
+                } => Some(not_reduction_reason(program, d, op)),
                 _ => None,
             };
             let jp = names.len();
@@ -305,8 +314,9 @@ pub fn mark_report(p: &Program, deps: &[Dependence], v: &MarkViolation) -> Diagn
     ) = (&v.mark.kind, &v.not_reduction)
     {
         d = d.with_note(format!(
-            "`{}` is not a `{}` reduction variable of the loop: {why}; a reduction variable may only be updated by `{}` inside the loop, and read by nothing else",
+            "this access to `{}` is not part of a `{}` reduction of the loop: {why}; inside the loop, an element updated by `{}` may only be updated by `{}`, and read by nothing else",
             dep.array,
+            op.symbol(),
             op.symbol(),
             op.symbol()
         ));

@@ -12,9 +12,11 @@ fn squeeze(s: &str) -> String {
 
 impl<'a> Builder<'a> {
     /// The update an expression statement performs, if it is an associative update of one
-    /// location: syntactically `L op= e` or `L = L op e` (`L = e op L`; `-` as `+`), or
-    /// `L = fmin(L, e)` and friends, and over its accesses exactly one write, whose array
-    /// is accessed once more, by an exact read of the same element, and by nothing else.
+    /// location: syntactically `L op= e` or `L = L op e` (`L = e op L`; `L -= e` and
+    /// `L = L - e` as `+`, since `x − e` is `x + (−e)`, but never `L = e - L`), or
+    /// `L = fmin(L, e)` and friends, and over its accesses exactly one write, exact, whose
+    /// array is otherwise only read: by exactly one exact read of the same element, and by
+    /// reads of other elements (`e` may read other elements of the array).
     pub(super) fn update_of(&self, e: &Node<Expression>, acc: &[Access]) -> Option<Update> {
         use BinaryOperator as B;
         let Expression::BinaryOperator(b) = &e.node else {
@@ -56,14 +58,22 @@ impl<'a> Builder<'a> {
         let (Some(w), None) = (writes.next(), writes.next()) else {
             return None;
         };
-        let mut others = acc
+        // The other accesses to the array: all reads, exactly one of them of the element
+        // written (the update's own read). Reads of other elements (`B[k][j]` in
+        // `B[i][j] += A[k][i] * B[k][j]`) are allowed here; the verifier judges them element
+        // by element against what a marked loop updates.
+        let others: Vec<&Access> = acc
             .iter()
-            .filter(|a| a.array == w.array && !std::ptr::eq(*a, w));
-        let (Some(r), None) = (others.next(), others.next()) else {
+            .filter(|a| a.array == w.array && !std::ptr::eq(*a, w))
+            .collect();
+        if !w.exact || others.iter().any(|a| a.kind != AccessKind::Read) {
+            return None;
+        }
+        let mut same = others.iter().filter(|a| a.relation.is_equal(&w.relation));
+        let (Some(r), None) = (same.next(), same.next()) else {
             return None;
         };
-        let exact = w.exact && r.exact && r.kind == AccessKind::Read;
-        (exact && r.relation.is_equal(&w.relation)).then(|| Update {
+        r.exact.then(|| Update {
             op,
             array: w.array.clone(),
         })

@@ -1,0 +1,358 @@
+//! The BLIS recipe: contraction statements recognised from their dependences and accesses,
+//! and the script that blocks each one as BLIS does, with the standard library's
+//! `gemm_block` (or `gemm_block_scaled`) and the machine model's sizes.
+//!
+//! A *contraction* is a statement of three loops that updates an element of a 2-d array
+//! with `+` (`C[i][j] += A[i][k] * B[k][j]`, `-=` included) and reads two other 2-d arrays:
+//! the loop the updated element does not depend on is the reduction loop `k`; one operand
+//! is invariant in one of the other two loops (`A[i][k]`, invariant in `j`), the other in
+//! the other (`B[k][j]`, invariant in `i`). Names play no part. Its loops can be reordered
+//! when every dependence of the statement on itself is between the update's own accesses
+//! (the reduction, which any order of the loops keeps up to reassociation, as a tiling
+//! does); the verifier judges the whole script anyway, as for every candidate.
+
+use super::script::Names;
+use crate::model::Scop;
+use crate::verify::{marks::update_access, Dependence, Program};
+
+/// The block sizes of the recipe (the machine model's `MR`, `NR`, `KC`, `MC`, `NC`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlisSizes {
+    pub mr: u64,
+    pub nr: u64,
+    pub kc: u64,
+    pub mc: u64,
+    pub nc: u64,
+    /// Where they come from, for the report.
+    pub from: String,
+}
+
+/// The machine model's block sizes for doubles (`loopy machine`), or why they are unknown.
+pub fn machine_sizes(toolchain: &crate::native::Toolchain) -> Result<BlisSizes, String> {
+    let m = crate::machine::probe(toolchain, None, &Default::default())
+        .map_err(|r| format!("the compiler could not be asked: {}", r.diagnostic.message))?;
+    let model = m.model();
+    let v = |n: &str| match model.explain(n) {
+        Some(Ok(v)) => Ok(v),
+        Some(Err(e)) => Err(format!("the machine model has no {n}: {e}")),
+        None => Err(format!("the machine model has no {n}")),
+    };
+    let (nr, kc, nc) = (v("NR")?, v("KC")?, v("NC")?);
+    // The packed KC x NC panel of B is one copy buffer: at most `COPY_LIMIT` elements, NC a
+    // multiple of NR.
+    let most = crate::model::state::COPY_LIMIT / kc.max(1) / nr.max(1) * nr;
+    let from = if nc > most {
+        format!("the machine model's for doubles, `loopy machine`; NC {nc} lowered to {most} so that a KC x NC panel fits a copy buffer")
+    } else {
+        "the machine model's for doubles, `loopy machine`".to_string()
+    };
+    Ok(BlisSizes {
+        mr: v("MR")?,
+        nr,
+        kc,
+        mc: v("MC")?,
+        nc: nc.min(most).max(nr),
+        from,
+    })
+}
+
+/// A statement recognised as a contraction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Contraction {
+    pub stmt: usize,
+    /// The statement's iterator indices of the row loop `i`, the reduction `k` and the
+    /// column loop `j`.
+    pub loops: [usize; 3],
+    /// C names of the operands `A[i][k]`, `B[k][j]` and of the updated `C[i][j]`.
+    pub a: String,
+    pub b: String,
+    pub c: String,
+    /// A scalar the statement multiplies by that the kernel never writes (`alpha`).
+    pub scale: Option<String>,
+    /// The parameters the row and column loops run up to (`0 <= i < ni`).
+    pub extents: [String; 2],
+}
+
+/// One statement's verdict: recognised, or why the recipe does not apply to it (only for
+/// statements that update an element with `+` in three loops: those that look like one).
+pub type Recognised = Result<Contraction, (usize, String)>;
+
+/// The subscripts' coefficients of an access over the statement's iterators and whether it
+/// has constants or parameters; `None` when it is not affine.
+fn subscripts(scop: &Scop, s: usize, a: &crate::model::Access) -> Option<Vec<(Vec<i64>, bool)>> {
+    let st = &scop.statements[s];
+    if !a.exact {
+        return None;
+    }
+    let rows = super::space::affine_rows(&a.relation, &scop.params)?;
+    let n = st.iterators.len();
+    rows.iter()
+        .map(|r| {
+            let it: Option<Vec<i64>> = r[..n].iter().map(|x| x.to_i64()).collect();
+            Some((it?, r[n..].iter().any(|x| !x.is_zero())))
+        })
+        .collect()
+}
+
+/// The iterator a subscript is, when it is exactly one iterator (coefficient 1, nothing
+/// added).
+fn single(sub: &(Vec<i64>, bool)) -> Option<usize> {
+    let (it, other) = sub;
+    let nz: Vec<usize> = (0..it.len()).filter(|&k| it[k] != 0).collect();
+    match nz[..] {
+        [k] if it[k] == 1 && !other => Some(k),
+        _ => None,
+    }
+}
+
+/// Every statement that looks like a contraction (a `+` update in three loops), with its
+/// verdict.
+pub fn contractions(scop: &Scop, program: &Program, deps: &[Dependence]) -> Vec<Recognised> {
+    let mut out = vec![];
+    for (s, st) in scop.statements.iter().enumerate() {
+        let add = crate::model::state::RedOp::Add;
+        match &st.update {
+            Some(u) if u.op == add && st.iterators.len() == 3 => {}
+            _ => continue,
+        }
+        out.push(recognise(scop, program, deps, s).map_err(|why| (s, why)));
+    }
+    out
+}
+
+/// The iterator indices `[i, k, j]` and operands of a `+` update in three loops, or why it
+/// is not a contraction.
+fn recognise(
+    scop: &Scop,
+    program: &Program,
+    deps: &[Dependence],
+    s: usize,
+) -> Result<Contraction, String> {
+    let st = &scop.statements[s];
+    let u = st.update.as_ref().expect("an update");
+    let name = |a: &str| scop.array(a).map_or(a.to_string(), |x| x.c_name.clone());
+    let written = |a: &str| {
+        (scop.statements.iter()).any(|t| {
+            t.accesses
+                .iter()
+                .any(|x| x.array == a && x.kind == crate::model::AccessKind::Write)
+        })
+    };
+    let w = (st.accesses.iter())
+        .find(|a| a.kind == crate::model::AccessKind::Write)
+        .expect("an update writes");
+    let cs = subscripts(scop, s, w).ok_or("the updated element's subscripts are not affine")?;
+    let (Some(i), Some(j)) = (cs.first().and_then(single), cs.get(1).and_then(single)) else {
+        return Err(format!(
+            "the updated `{}` is not a 2-d array subscripted by two loops",
+            name(&u.array)
+        ));
+    };
+    if cs.len() != 2 || i == j {
+        return Err(format!(
+            "the updated `{}` is not a 2-d array subscripted by two loops",
+            name(&u.array)
+        ));
+    }
+    let k = 3 - i - j;
+    // Reordering the loops: every dependence of the statement on itself must be the
+    // reduction's (between the update's own accesses).
+    let add = crate::model::state::RedOp::Add;
+    if let Some(d) = deps.iter().find(|d| {
+        d.source == s
+            && d.sink == s
+            && !(update_access(program, d.source_access, add)
+                && update_access(program, d.sink_access, add))
+    }) {
+        return Err(format!(
+            "{} {} dependence of the statement on itself through `{}` is not the reduction's, and forbids reordering its loops",
+            if d.kind == crate::verify::DepKind::Flow { "a" } else { "an" },
+            d.kind.name(),
+            name(&d.array)
+        ));
+    }
+    let mut a = None;
+    let mut b = None;
+    let mut scale = None;
+    for x in st.accesses.iter().filter(|x| x.array != u.array) {
+        let arr = name(&x.array);
+        let sub = subscripts(scop, s, x).ok_or(format!("`{arr}`'s subscripts are not affine"))?;
+        if sub.is_empty() && !written(&x.array) && scale.is_none() {
+            scale = Some(arr);
+            continue;
+        }
+        let loops: Vec<Option<usize>> = sub.iter().map(single).collect();
+        match loops[..] {
+            [Some(r), Some(c)] if (r, c) == (i, k) && a.is_none() => a = Some(arr),
+            [Some(r), Some(c)] if (r, c) == (k, j) && b.is_none() => b = Some(arr),
+            _ => {
+                let varies: Vec<usize> = (0..3)
+                    .filter(|&l| sub.iter().any(|(it, _)| it[l] != 0))
+                    .collect();
+                return Err(if varies.len() == 3 {
+                    format!("the operand `{arr}` varies in every loop")
+                } else {
+                    format!(
+                        "the operand `{arr}` is not read as `{arr}[i][k]` or `{arr}[k][j]` (rows of the updated array by the reduction, or the reduction by its columns)"
+                    )
+                });
+            }
+        }
+    }
+    let (Some(a), Some(b)) = (a, b) else {
+        return Err(format!(
+            "`{}` is not updated by the product of an `A[i][k]` and a `B[k][j]`",
+            name(&u.array)
+        ));
+    };
+    if a == b {
+        return Err(format!("both operands are the one array `{a}`"));
+    }
+    let extents = box_extents(scop, s, [i, k, j])
+        .ok_or("its domain is not a box `0 <= i < n` of parameters in each loop")?;
+    Ok(Contraction {
+        stmt: s,
+        loops: [i, k, j],
+        a,
+        b,
+        c: name(&u.array),
+        scale,
+        extents,
+    })
+}
+
+/// The parameters `[ni, nj]` when the statement's domain is `0 <= x < p` in each of its
+/// loops (`loops` = `[i, k, j]`), each `p` a parameter.
+fn box_extents(scop: &Scop, s: usize, loops: [usize; 3]) -> Option<[String; 2]> {
+    let st = &scop.statements[s];
+    let params = &scop.params;
+    let dims = &st.iterators;
+    let head = format!("[{}] -> {{ [{}] : ", params.join(", "), dims.join(", "));
+    let mut ext: Vec<String> = vec![String::new(); 3];
+    for (slot, &l) in loops.iter().enumerate() {
+        // A necessary condition per loop: the domain lies in `0 <= x < p`.
+        let found = params.iter().find(|p| {
+            let text = format!("{head}0 <= {} < {p} }}", dims[l]);
+            crate::presburger::parse_set(&text, params).is_ok_and(|bx| {
+                st.domain
+                    .is_subset(&bx.with_tuple(st.domain.tuple().clone()))
+            })
+        })?;
+        ext[slot] = found.clone();
+    }
+    let text = format!(
+        "{head}0 <= {} < {} and 0 <= {} < {} and 0 <= {} < {} }}",
+        dims[loops[0]], ext[0], dims[loops[1]], ext[1], dims[loops[2]], ext[2]
+    );
+    let bx = crate::presburger::parse_set(&text, params)
+        .ok()?
+        .with_tuple(st.domain.tuple().clone());
+    st.domain
+        .is_equal(&bx)
+        .then(|| [ext[0].clone(), ext[2].clone()])
+}
+
+/// How many loops two statements share in the kernel (their leading equal positions).
+fn shared(names: &Names, a: usize, b: usize) -> usize {
+    let (p, q) = (&names.positions[a], &names.positions[b]);
+    let depth = names.iterators[a].len().min(names.iterators[b].len());
+    (0..depth.min(p.len()).min(q.len()))
+        .take_while(|&d| p[d] == q[d])
+        .count()
+}
+
+/// The recipe's script for some contractions, a comment before each step saying what it is
+/// for.
+pub fn script(cs: &[&Contraction], names: &Names, sizes: &BlisSizes) -> Vec<String> {
+    let mut out = vec![
+        "# BLIS's blocking of each contraction (recognised from its accesses and dependences),"
+            .to_string(),
+        "# MR x NR: the block of the result in registers; KC x NC: a packed panel of the right"
+            .to_string(),
+        "# operand; MC x KC: a packed block of the left one".to_string(),
+        format!("# (sizes: {})", sizes.from),
+    ];
+    for (p, v) in [
+        ("MR", sizes.mr),
+        ("NR", sizes.nr),
+        ("KC", sizes.kc),
+        ("MC", sizes.mc),
+        ("NC", sizes.nc),
+    ] {
+        out.push(format!("param {p} = {v}"));
+    }
+    let n = names.handles.len();
+    for c in cs {
+        let s = c.stmt;
+        let h = &names.handles[s];
+        let it = &names.iterators[s];
+        let times = c
+            .scale
+            .as_ref()
+            .map_or(String::new(), |s| format!("{s} * "));
+        out.push(format!(
+            "# {h}: {}[{i}][{j}] += {times}{}[{i}][{k}] * {}[{k}][{j}]",
+            c.c,
+            c.a,
+            c.b,
+            i = it[c.loops[0]],
+            k = it[c.loops[1]],
+            j = it[c.loops[2]]
+        ));
+        // Its own nest: the statements it shares loops with in the kernel leave them.
+        if s > 0 && shared(names, s - 1, s) > 0 {
+            out.push(format!(
+                "# give {h} a nest of its own (the blocking reorders all its loops)"
+            ));
+            out.push(format!("realign({}, {h}, 0)", names.handles[s - 1]));
+        }
+        if s + 1 < n && shared(names, s, s + 1) > 0 {
+            out.push("# and the statement after it leaves its loops".to_string());
+            out.push(format!("realign({h}, {}, 0)", names.handles[s + 1]));
+        }
+        if c.loops != [0, 1, 2] {
+            out.push(format!(
+                "# loops in the order row, reduction, column ({}, {}, {}) that the blocking starts from",
+                it[c.loops[0]], it[c.loops[1]], it[c.loops[2]]
+            ));
+            out.push(format!(
+                "permute({h}, [{}, {}, {}])",
+                c.loops[0] + 1,
+                c.loops[1] + 1,
+                c.loops[2] + 1
+            ));
+        }
+        let (full, rest) = (format!("Blis{s}"), format!("Edge{s}"));
+        out.push(
+            "# whole MR x NR micro-tiles apart from the edges, which run as written".to_string(),
+        );
+        out.push(format!(
+            "({full}, {rest}) = isplit({h}, [{ni}, {nj}] -> {{[i, k, j] : i < MR*floor({ni}/MR) and j < NR*floor({nj}/NR)}}, 0)",
+            ni = c.extents[0],
+            nj = c.extents[1]
+        ));
+        match &c.scale {
+            Some(sc) => {
+                out.push(format!(
+                    "# panels of {} and blocks of {} (packed times {sc}), the block of {} in registers",
+                    c.b, c.a, c.c
+                ));
+                out.push(format!(
+                    "gemm_block_scaled({full}, {}, {sc}, {}, {}, MR, NR, KC, MC, NC)",
+                    c.a, c.b, c.c
+                ));
+            }
+            None => {
+                out.push(format!(
+                    "# panels of {} and blocks of {} packed, the block of {} in registers",
+                    c.b, c.a, c.c
+                ));
+                out.push(format!(
+                    "gemm_block({full}, {}, {}, {}, MR, NR, KC, MC, NC)",
+                    c.a, c.b, c.c
+                ));
+            }
+        }
+    }
+    out
+}
