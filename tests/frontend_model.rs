@@ -538,7 +538,9 @@ fn updates_are_recorded() {
             u(RedOp::Mul, "A"),
             u(RedOp::Max, "x"),
             u(RedOp::Min, "x"),
-            None,
+            // An update may read other elements of its array (the verifier judges a
+            // reduction element by element); it reads its own element once.
+            u(RedOp::Add, "B"),
             None,
             None,
             None,

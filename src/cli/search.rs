@@ -97,44 +97,88 @@ pub struct SearchArgs {
 
 pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
     let start = Instant::now();
-    let opts = a.cc.options();
-    let kernel = match Kernel::load(&a.kernel, &opts) {
+    let kernel = match Kernel::load(&a.kernel, &a.cc.options()) {
         Ok(k) => k,
         Err(f) => {
             eprint!("{}", f.render(ctx.color));
             return 2;
         }
     };
-    if a.tile_sizes.iter().any(|&s| s < 2) {
-        return super::error(
+    let (settings, tiles) = match settings(&a, ctx, &kernel) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let mut on = progress_printer(&a);
+    let r = match driver::search(&kernel, &settings, &mut on) {
+        Ok(r) => r,
+        Err(e) => {
+            eprint!("{}", super::budget_diagnostic(&e).render(&[], ctx.color));
+            return 2;
+        }
+    };
+    let s = Summary::new(&a, &r, driver::names(&kernel), tiles, start);
+    // No candidate faster than the original: the kernel as it is is the answer (its own
+    // schedule is always legal), the fastest candidate only reported.
+    let describe_il = |k: Option<usize>| s.describe_il(k);
+    if let Some((out, text)) =
+        a.output
+            .as_ref()
+            .zip(written_script(&a, &r, s.original_wins, &describe_il))
+    {
+        if let Err(e) = std::fs::write(out, text) {
+            return super::error(
+                ctx,
+                crate::diag::Diagnostic::new(
+                    crate::diag::codes::CANNOT_WRITE,
+                    format!("cannot write `{}`: {e}", out.display()),
+                ),
+            );
+        }
+    }
+    match a.format {
+        Format::Text => s.print_text(),
+        Format::Json => println!("{}", s.json().pretty()),
+    }
+    // Timing was asked for and nothing could be timed: as for `loopy tune`, exit 1.
+    if !a.no_bench && s.best.is_none() {
+        1
+    } else {
+        0
+    }
+}
+
+/// The tile sizes the search tries and where they come from.
+struct Tiles {
+    sizes: Vec<u32>,
+    origin: String,
+}
+
+/// The search's settings from the arguments (or the exit code of their mistake, reported).
+fn settings(a: &SearchArgs, ctx: &Ctx, kernel: &Kernel) -> Result<(SearchSettings, Tiles), u8> {
+    let invalid = |m: &str| {
+        super::error(
             ctx,
-            crate::diag::Diagnostic::new(
-                crate::diag::codes::INVALID_OPTION,
-                "tile sizes must be at least 2",
-            ),
-        );
+            crate::diag::Diagnostic::new(crate::diag::codes::INVALID_OPTION, m),
+        )
+    };
+    if a.tile_sizes.iter().any(|&s| s < 2) {
+        return Err(invalid("tile sizes must be at least 2"));
     }
     if !(a.screen > 0.0 && a.screen <= 1.0) {
-        return super::error(
-            ctx,
-            crate::diag::Diagnostic::new(
-                crate::diag::codes::INVALID_OPTION,
-                "--screen must be a fraction in (0, 1]",
-            ),
-        );
+        return Err(invalid("--screen must be a fraction in (0, 1]"));
     }
     // The prefix must run on the kernel by itself.
     let prefix: Vec<String> = match &a.prefix {
         None => vec![],
-        Some(p) => match crate::driver::run_prefix(&kernel, p) {
+        Some(p) => match crate::driver::run_prefix(kernel, p) {
             Ok((body, _)) => body.lines().map(str::to_string).collect(),
             Err(f) => {
                 eprint!("{}", f.render(ctx.color));
-                return 2;
+                return Err(2);
             }
         },
     };
-    let text = a.format == Format::Text;
+    let opts = a.cc.options();
     let mut toolchain = Toolchain {
         cflags: split_words(&a.cflags),
         extra: a.program.extra.clone(),
@@ -178,8 +222,19 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
         job,
         prefix,
     };
+    let tiles = Tiles {
+        sizes: tile_sizes,
+        origin: tile_origin,
+    };
+    Ok((settings, tiles))
+}
+
+/// What is printed while searching: the status on the terminal's last line, and in text
+/// format a line per candidate timed.
+fn progress_printer(a: &SearchArgs) -> impl FnMut(Event) {
     let ticker = std::io::stderr().is_terminal() && !a.no_bench;
-    let mut on = |e: Event| match e {
+    let text = a.format == Format::Text;
+    move |e: Event| match e {
         Event::Status(msg) => {
             if ticker {
                 eprint!("\r\x1b[2K{msg}");
@@ -208,90 +263,111 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                 );
             }
         }
-    };
-    let r = match driver::search(&kernel, &settings, &mut on) {
-        Ok(r) => r,
-        Err(e) => {
-            eprint!("{}", super::budget_diagnostic(&e).render(&[], ctx.color));
-            return 2;
+    }
+}
+
+/// What the search found, as the summary prints it.
+struct Summary<'a> {
+    a: &'a SearchArgs,
+    r: &'a driver::SearchReport,
+    names: crate::search::script::Names,
+    tiles: Tiles,
+    /// Seconds the whole command took.
+    total: f64,
+    timed: usize,
+    legal: usize,
+    /// The best candidate and its speedup (whether at the screening sizes).
+    best: Option<(usize, (f64, bool))>,
+    /// Why the time limit cut the search short, if it did.
+    cut_short: Option<String>,
+    /// No candidate beat the original.
+    original_wins: bool,
+    /// Interleavings with no script of a kind, and why.
+    unbuilt: Vec<(usize, &'a str, &'a String)>,
+}
+
+impl<'a> Summary<'a> {
+    fn new(
+        a: &'a SearchArgs,
+        r: &'a driver::SearchReport,
+        names: crate::search::script::Names,
+        tiles: Tiles,
+        start: Instant,
+    ) -> Summary<'a> {
+        let timed = r
+            .candidates
+            .iter()
+            .filter(|c| c.timing.is_some() || c.screen.is_some())
+            .count();
+        let legal = r
+            .candidates
+            .iter()
+            .filter(|c| matches!(c.verdict, Verdict::Legal))
+            .count();
+        let cut_short = r.out_of_time.map(|what| match what {
+            "building" => format!(
+                "the time limit ({} s) ran out while building the space and the schedules: the \
+                 candidates are those built by then",
+                a.time_limit
+            ),
+            "checking" => format!(
+                "the time limit ({} s) ran out while checking the candidates: {} schedule(s) \
+                 built were not checked",
+                a.time_limit, r.unchecked
+            ),
+            _ => format!(
+                "the time limit ({} s) ended the timing: candidates left untimed",
+                a.time_limit
+            ),
+        });
+        let unbuilt = r
+            .schedules
+            .iter()
+            .filter_map(|sc| {
+                sc.built
+                    .as_ref()
+                    .err()
+                    .map(|e| (sc.interleaving, sc.kind.name(), e))
+            })
+            .collect();
+        Summary {
+            a,
+            r,
+            names,
+            tiles,
+            total: start.elapsed().as_secs_f64(),
+            timed,
+            legal,
+            best: r.best.zip(r.best_speedup()),
+            cut_short,
+            original_wins: r.original_wins(),
+            unbuilt,
         }
-    };
-    let il = &r.interleavings;
-    let names = driver::names(&kernel);
-    let describe_il = |k: Option<usize>| -> String {
+    }
+
+    /// `(S0 S1) (S2)`: the classes of an interleaving (the kernel's own order for `None`).
+    fn describe_il(&self, k: Option<usize>) -> String {
         let Some(k) = k else {
             return "(the kernel's own order)".to_string();
         };
-        il.list[k]
+        self.r.interleavings.list[k]
             .iter()
             .map(|c| {
-                let h: Vec<&str> = c.iter().map(|&s| names.handles[s].as_str()).collect();
+                let h: Vec<&str> = c.iter().map(|&s| self.names.handles[s].as_str()).collect();
                 format!("({})", h.join(" "))
             })
             .collect::<Vec<_>>()
             .join(" ")
-    };
-    let total = start.elapsed().as_secs_f64();
-    let timed = r
-        .candidates
-        .iter()
-        .filter(|c| c.timing.is_some() || c.screen.is_some())
-        .count();
-    let legal_n = r
-        .candidates
-        .iter()
-        .filter(|c| matches!(c.verdict, Verdict::Legal))
-        .count();
-    let best = r.best.zip(r.best_speedup());
-    let why_not = || {
-        let verdicts: Vec<&Verdict> = r.candidates.iter().map(|c| &c.verdict).collect();
-        crate::timing::why_nothing_timed(&verdicts, r.out_of_time.is_some())
-    };
-    let cut_short = r.out_of_time.map(|what| match what {
-        "building" => format!(
-            "the time limit ({} s) ran out while building the space and the schedules: the \
-             candidates are those built by then",
-            a.time_limit
-        ),
-        "checking" => format!(
-            "the time limit ({} s) ran out while checking the candidates: {} schedule(s) \
-             built were not checked",
-            a.time_limit, r.unchecked
-        ),
-        _ => format!(
-            "the time limit ({} s) ended the timing: candidates left untimed",
-            a.time_limit
-        ),
-    });
-    // No candidate faster than the original: the kernel as it is is the answer (its own
-    // schedule is always legal), the fastest candidate only reported.
-    let original_wins = r.original_wins();
-    if let Some((out, text)) =
-        a.output
-            .as_ref()
-            .zip(written_script(&a, &r, original_wins, &describe_il))
-    {
-        if let Err(e) = std::fs::write(out, text) {
-            return super::error(
-                ctx,
-                crate::diag::Diagnostic::new(
-                    crate::diag::codes::CANNOT_WRITE,
-                    format!("cannot write `{}`: {e}", out.display()),
-                ),
-            );
-        }
     }
-    let unbuilt: Vec<(usize, &str, &String)> = r
-        .schedules
-        .iter()
-        .filter_map(|sc| {
-            sc.built
-                .as_ref()
-                .err()
-                .map(|e| (sc.interleaving, sc.kind.name(), e))
-        })
-        .collect();
-    let print_counts = || {
+
+    /// Why nothing was timed.
+    fn why_not(&self) -> String {
+        let verdicts: Vec<&Verdict> = self.r.candidates.iter().map(|c| &c.verdict).collect();
+        crate::timing::why_nothing_timed(&verdicts, self.r.out_of_time.is_some())
+    }
+
+    fn print_counts(&self) {
+        let (a, r, il) = (self.a, self.r, &self.r.interleavings);
         println!(
             "{}: {}{} legal outer interleaving(s), {} scheduled{}, built in {:.2} s; {} \
              with a schedule the search can write as a script",
@@ -312,286 +388,294 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
                     .any(|sc| sc.interleaving == k && sc.built.is_ok()))
                 .count()
         );
-    };
-    match a.format {
-        Format::Text => {
-            if a.no_bench {
-                for (k, c) in r.candidates.iter().enumerate() {
+    }
+
+    /// The text summary: the candidates (all of them without timing, else those that
+    /// failed), the counts, the sizes, and the best.
+    fn print_text(&self) {
+        let (a, r) = (self.a, self.r);
+        if a.no_bench {
+            self.print_candidates();
+        } else {
+            // The candidates that were not timed because they failed, with the reason.
+            for (k, c) in r.candidates.iter().enumerate() {
+                if let (Verdict::Error(m), None, None) = (&c.verdict, c.timing, c.screen) {
                     println!(
-                        "candidate {}: {}{}, {}: {}",
+                        "  candidate {:>3}: {}, {}: error: {m}",
                         k + 1,
                         interleaving_number(c.interleaving),
-                        c.interleaving
-                            .map_or(String::new(), |k| format!(" {}", describe_il(Some(k)))),
-                        c.describe(),
-                        c.verdict.name()
+                        c.describe()
                     );
-                    for l in &c.script {
-                        println!("    {l}");
-                    }
-                    if c.script.is_empty() {
-                        println!("    (the kernel as it is)");
-                    }
-                    if let Verdict::Illegal(m) | Verdict::Error(m) = &c.verdict {
-                        println!("    ({m})");
-                    }
-                }
-                for (k, kind, e) in &unbuilt {
-                    println!(
-                        "interleaving {} {}: no {kind} script ({e})",
-                        k + 1,
-                        describe_il(Some(*k))
-                    );
-                }
-            } else {
-                // The candidates that were not timed because they failed, with the reason.
-                for (k, c) in r.candidates.iter().enumerate() {
-                    if let (Verdict::Error(m), None, None) = (&c.verdict, c.timing, c.screen) {
-                        println!(
-                            "  candidate {:>3}: {}, {}: error: {m}",
-                            k + 1,
-                            interleaving_number(c.interleaving),
-                            c.describe()
-                        );
-                    }
-                }
-            }
-            if r.out_of_time == Some("building") && il.list.is_empty() {
-                println!(
-                    "{}: the legal outer interleavings were not counted: the time limit ran \
-                     out while building the legal-schedule space ({:.2} s)",
-                    a.kernel.display(),
-                    r.build_seconds
-                );
-            } else {
-                print_counts();
-            }
-            if let Some(d) = &r.screen_defines {
-                println!("screened at {}", d.join(" "));
-            }
-            println!(
-                "tile sizes: {} ({tile_origin})",
-                tile_sizes
-                    .iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            println!(
-                "{} candidate(s), {legal_n} legal, {timed} timed, in {:.1} s",
-                r.candidates.len(),
-                total
-            );
-            if let Some(m) = &cut_short {
-                println!("{m}");
-            }
-            match best {
-                Some((c, (x, screened))) if original_wins => {
-                    println!(
-                        "best: the kernel as it is (no candidate beat the original; the fastest, candidate {}, ran at {x:.2}x{})",
-                        c + 1,
-                        if screened {
-                            " at the screening sizes"
-                        } else {
-                            ""
-                        },
-                    );
-                    if let Some(o) = &a.output {
-                        println!("written to {}", o.display());
-                    }
-                }
-                Some((c, (x, screened))) => {
-                    println!(
-                        "best: candidate {} ({:.2}x{}), interleaving {}, {}:",
-                        c + 1,
-                        x,
-                        if screened {
-                            " at the screening sizes"
-                        } else {
-                            ""
-                        },
-                        describe_il(r.candidates[c].interleaving),
-                        r.candidates[c].describe()
-                    );
-                    for l in &r.candidates[c].script {
-                        println!("    {l}");
-                    }
-                    if r.candidates[c].script.is_empty() {
-                        println!("    (the kernel as it is)");
-                    }
-                    if let Some(o) = &a.output {
-                        println!("written to {}", o.display());
-                    }
-                }
-                None if !a.no_bench => println!("nothing was timed: {}", why_not()),
-                None => {
-                    if let Some(c) = r.first_by_cost {
-                        let cand = &r.candidates[c];
-                        // Its script is listed above, with the other candidates.
-                        println!(
-                            "first by the cost model (not timed): candidate {}, interleaving \
-                             {}, {}",
-                            c + 1,
-                            describe_il(cand.interleaving),
-                            cand.describe()
-                        );
-                        if let Some(o) = &a.output {
-                            println!("written to {}", o.display());
-                        }
-                    }
                 }
             }
         }
-        Format::Json => {
-            let triple = |t: Option<Measured>,
-                          f: &mut Vec<(&str, Json)>,
-                          names: [&'static str; 3]| {
-                match t {
-                    Some(m) => {
-                        f.push((names[0], Json::Num(m.original)));
-                        f.push((names[1], Json::Num(m.transformed)));
-                        f.push((names[2], Json::Num(m.speedup)));
-                    }
-                    None => {
-                        for n in names {
-                            f.push((n, Json::Null));
-                        }
-                    }
-                }
-            };
-            let cands: Vec<Json> = r
-                .candidates
-                .iter()
-                .map(|c| {
-                    let mut f = vec![
-                        (
-                            "interleaving",
-                            c.interleaving.map_or(Json::Null, |k| {
-                                Json::Array(
-                                    il.list[k]
-                                        .iter()
-                                        .map(|cl| {
-                                            Json::Array(
-                                                cl.iter()
-                                                    .map(|&st| Json::str(&names.handles[st]))
-                                                    .collect(),
-                                            )
-                                        })
-                                        .collect(),
-                                )
-                            }),
-                        ),
-                        (
-                            "interleaving_index",
-                            c.interleaving.map_or(Json::Null, |k| Json::Int(k as i128)),
-                        ),
-                        (
-                            "interleaving_rank",
-                            c.interleaving.map_or(Json::Null, |k| {
-                                Json::Int(i128::try_from(il.ranks[k]).unwrap_or(i128::MAX))
-                            }),
-                        ),
-                        ("kind", Json::str(c.kind_name())),
-                        ("variant", Json::str(c.describe())),
-                        ("script", Json::str(c.script.join("\n"))),
-                        ("verdict", Json::str(c.verdict.name())),
-                    ];
-                    if let Verdict::Illegal(m) | Verdict::Error(m) = &c.verdict {
-                        f.push(("message", Json::str(m)));
-                    }
-                    if let Some(why) = c.reason(!a.no_bench) {
-                        f.push(("reason", Json::str(why)));
-                    }
-                    triple(
-                        c.timing,
-                        &mut f,
-                        ["original_seconds", "transformed_seconds", "speedup"],
-                    );
-                    triple(
-                        c.screen,
-                        &mut f,
-                        [
-                            "screen_original_seconds",
-                            "screen_transformed_seconds",
-                            "screen_speedup",
-                        ],
-                    );
-                    Json::obj(f)
-                })
-                .collect();
-            let unbuilt: Vec<Json> = unbuilt
-                .iter()
-                .map(|(k, kind, e)| {
-                    Json::obj(vec![
-                        ("interleaving_index", Json::Int(*k as i128)),
-                        ("kind", Json::str(*kind)),
-                        ("reason", Json::str(*e)),
-                    ])
-                })
-                .collect();
-            let j = Json::obj(vec![
-                ("kernel", Json::str(a.kernel.display().to_string())),
-                (
-                    "interleavings",
-                    Json::Int(i128::try_from(il.count).unwrap_or(i128::MAX)),
-                ),
-                ("interleavings_exact", Json::Bool(il.exact)),
-                ("interleavings_scheduled", Json::Int(il.list.len() as i128)),
-                (
-                    "own_interleaving",
-                    il.own.map_or(Json::Null, |k| Json::Int(k as i128)),
-                ),
-                ("fusability_tests", Json::Int(il.tests as i128)),
-                ("build_seconds", Json::Num(r.build_seconds)),
-                ("without_script", Json::Array(unbuilt)),
-                (
-                    "screen_defines",
-                    r.screen_defines.as_ref().map_or(Json::Null, |d| {
-                        Json::Array(d.iter().map(Json::str).collect())
-                    }),
-                ),
-                (
-                    "tile_sizes",
-                    Json::Array(tile_sizes.iter().map(|&t| Json::Int(t.into())).collect()),
-                ),
-                ("tile_sizes_from", Json::str(&tile_origin)),
-                ("candidates", Json::Array(cands)),
-                ("best", r.best.map_or(Json::Null, |c| Json::Int(c as i128))),
-                ("original_wins", Json::Bool(original_wins)),
-                (
-                    "first_by_cost",
-                    r.first_by_cost.map_or(Json::Null, |c| Json::Int(c as i128)),
-                ),
-                ("identity", Json::Int(r.identity as i128)),
-                (
-                    "nothing_timed",
-                    if best.is_none() && !a.no_bench {
-                        Json::str(why_not())
-                    } else {
-                        Json::Null
-                    },
-                ),
-                (
-                    "out_of_time",
-                    cut_short.as_ref().map_or(Json::Null, Json::str),
-                ),
-                (
-                    "written",
-                    a.output
-                        .as_ref()
-                        .filter(|_| best.is_some() || (a.no_bench && r.first_by_cost.is_some()))
-                        .map_or(Json::Null, |o| Json::str(o.display().to_string())),
-                ),
-                ("seconds", Json::Num(total)),
-            ]);
-            println!("{}", j.pretty());
+        if r.out_of_time == Some("building") && r.interleavings.list.is_empty() {
+            println!(
+                "{}: the legal outer interleavings were not counted: the time limit ran \
+                 out while building the legal-schedule space ({:.2} s)",
+                a.kernel.display(),
+                r.build_seconds
+            );
+        } else {
+            self.print_counts();
+        }
+        if let Some(d) = &r.screen_defines {
+            println!("screened at {}", d.join(" "));
+        }
+        let sizes: Vec<String> = self.tiles.sizes.iter().map(u32::to_string).collect();
+        println!("tile sizes: {} ({})", sizes.join(", "), self.tiles.origin);
+        println!(
+            "{} candidate(s), {} legal, {} timed, in {:.1} s",
+            r.candidates.len(),
+            self.legal,
+            self.timed,
+            self.total
+        );
+        if let Some(m) = &self.cut_short {
+            println!("{m}");
+        }
+        self.print_best();
+    }
+
+    /// Every candidate with its script and verdict, and the interleavings without a script
+    /// (`--no-bench`).
+    fn print_candidates(&self) {
+        for (k, c) in self.r.candidates.iter().enumerate() {
+            println!(
+                "candidate {}: {}{}, {}: {}",
+                k + 1,
+                interleaving_number(c.interleaving),
+                c.interleaving
+                    .map_or(String::new(), |k| format!(" {}", self.describe_il(Some(k)))),
+                c.describe(),
+                c.verdict.name()
+            );
+            for l in &c.script {
+                println!("    {l}");
+            }
+            if c.script.is_empty() {
+                println!("    (the kernel as it is)");
+            }
+            if let Verdict::Illegal(m) | Verdict::Error(m) = &c.verdict {
+                println!("    ({m})");
+            }
+        }
+        for (k, kind, e) in &self.unbuilt {
+            println!(
+                "interleaving {} {}: no {kind} script ({e})",
+                k + 1,
+                self.describe_il(Some(*k))
+            );
         }
     }
-    // Timing was asked for and nothing could be timed: as for `loopy tune`, exit 1.
-    if !a.no_bench && best.is_none() {
-        1
-    } else {
-        0
+
+    /// The best candidate (or the kernel as it is), or why there is none, and where it was
+    /// written.
+    fn print_best(&self) {
+        let (a, r) = (self.a, self.r);
+        let at = |screened: bool| {
+            if screened {
+                " at the screening sizes"
+            } else {
+                ""
+            }
+        };
+        let written = || {
+            if let Some(o) = &a.output {
+                println!("written to {}", o.display());
+            }
+        };
+        match self.best {
+            Some((c, (x, screened))) if self.original_wins => {
+                println!(
+                    "best: the kernel as it is (no candidate beat the original; the fastest, candidate {}, ran at {x:.2}x{})",
+                    c + 1,
+                    at(screened),
+                );
+                written();
+            }
+            Some((c, (x, screened))) => {
+                println!(
+                    "best: candidate {} ({:.2}x{}), interleaving {}, {}:",
+                    c + 1,
+                    x,
+                    at(screened),
+                    self.describe_il(r.candidates[c].interleaving),
+                    r.candidates[c].describe()
+                );
+                for l in &r.candidates[c].script {
+                    println!("    {l}");
+                }
+                if r.candidates[c].script.is_empty() {
+                    println!("    (the kernel as it is)");
+                }
+                written();
+            }
+            None if !a.no_bench => println!("nothing was timed: {}", self.why_not()),
+            None => {
+                if let Some(c) = r.first_by_cost {
+                    let cand = &r.candidates[c];
+                    // Its script is listed above, with the other candidates.
+                    println!(
+                        "first by the cost model (not timed): candidate {}, interleaving \
+                         {}, {}",
+                        c + 1,
+                        self.describe_il(cand.interleaving),
+                        cand.describe()
+                    );
+                    written();
+                }
+            }
+        }
+    }
+
+    /// One candidate in the JSON.
+    fn candidate_json(&self, c: &driver::Candidate) -> Json {
+        let il = &self.r.interleavings;
+        let mut f = vec![
+            (
+                "interleaving",
+                c.interleaving.map_or(Json::Null, |k| {
+                    Json::Array(
+                        il.list[k]
+                            .iter()
+                            .map(|cl| {
+                                Json::Array(
+                                    cl.iter()
+                                        .map(|&st| Json::str(&self.names.handles[st]))
+                                        .collect(),
+                                )
+                            })
+                            .collect(),
+                    )
+                }),
+            ),
+            (
+                "interleaving_index",
+                c.interleaving.map_or(Json::Null, |k| Json::Int(k as i128)),
+            ),
+            (
+                "interleaving_rank",
+                c.interleaving.map_or(Json::Null, |k| {
+                    Json::Int(i128::try_from(il.ranks[k]).unwrap_or(i128::MAX))
+                }),
+            ),
+            ("kind", Json::str(c.kind_name())),
+            ("variant", Json::str(c.describe())),
+            ("script", Json::str(c.script.join("\n"))),
+            ("verdict", Json::str(c.verdict.name())),
+        ];
+        if let Verdict::Illegal(m) | Verdict::Error(m) = &c.verdict {
+            f.push(("message", Json::str(m)));
+        }
+        if let Some(why) = c.reason(!self.a.no_bench) {
+            f.push(("reason", Json::str(why)));
+        }
+        measured_fields(
+            c.timing,
+            &mut f,
+            ["original_seconds", "transformed_seconds", "speedup"],
+        );
+        measured_fields(
+            c.screen,
+            &mut f,
+            [
+                "screen_original_seconds",
+                "screen_transformed_seconds",
+                "screen_speedup",
+            ],
+        );
+        Json::obj(f)
+    }
+
+    /// The JSON of `--format json`.
+    fn json(&self) -> Json {
+        let (a, r, il) = (self.a, self.r, &self.r.interleavings);
+        let cands: Vec<Json> = r
+            .candidates
+            .iter()
+            .map(|c| self.candidate_json(c))
+            .collect();
+        let unbuilt: Vec<Json> = self
+            .unbuilt
+            .iter()
+            .map(|(k, kind, e)| {
+                Json::obj(vec![
+                    ("interleaving_index", Json::Int(*k as i128)),
+                    ("kind", Json::str(*kind)),
+                    ("reason", Json::str(*e)),
+                ])
+            })
+            .collect();
+        let tiles = self.tiles.sizes.iter().map(|&t| Json::Int(t.into()));
+        Json::obj(vec![
+            ("kernel", Json::str(a.kernel.display().to_string())),
+            (
+                "interleavings",
+                Json::Int(i128::try_from(il.count).unwrap_or(i128::MAX)),
+            ),
+            ("interleavings_exact", Json::Bool(il.exact)),
+            ("interleavings_scheduled", Json::Int(il.list.len() as i128)),
+            (
+                "own_interleaving",
+                il.own.map_or(Json::Null, |k| Json::Int(k as i128)),
+            ),
+            ("fusability_tests", Json::Int(il.tests as i128)),
+            ("build_seconds", Json::Num(r.build_seconds)),
+            ("without_script", Json::Array(unbuilt)),
+            (
+                "screen_defines",
+                r.screen_defines.as_ref().map_or(Json::Null, |d| {
+                    Json::Array(d.iter().map(Json::str).collect())
+                }),
+            ),
+            ("tile_sizes", Json::Array(tiles.collect())),
+            ("tile_sizes_from", Json::str(&self.tiles.origin)),
+            ("candidates", Json::Array(cands)),
+            ("best", r.best.map_or(Json::Null, |c| Json::Int(c as i128))),
+            ("original_wins", Json::Bool(self.original_wins)),
+            (
+                "first_by_cost",
+                r.first_by_cost.map_or(Json::Null, |c| Json::Int(c as i128)),
+            ),
+            ("identity", Json::Int(r.identity as i128)),
+            (
+                "nothing_timed",
+                if self.best.is_none() && !a.no_bench {
+                    Json::str(self.why_not())
+                } else {
+                    Json::Null
+                },
+            ),
+            (
+                "out_of_time",
+                self.cut_short.as_ref().map_or(Json::Null, Json::str),
+            ),
+            (
+                "written",
+                a.output
+                    .as_ref()
+                    .filter(|_| self.best.is_some() || (a.no_bench && r.first_by_cost.is_some()))
+                    .map_or(Json::Null, |o| Json::str(o.display().to_string())),
+            ),
+            ("seconds", Json::Num(self.total)),
+        ])
+    }
+}
+
+/// A timing's three fields (original, transformed, speedup), null when not timed.
+fn measured_fields(t: Option<Measured>, f: &mut Vec<(&str, Json)>, names: [&'static str; 3]) {
+    match t {
+        Some(m) => {
+            f.push((names[0], Json::Num(m.original)));
+            f.push((names[1], Json::Num(m.transformed)));
+            f.push((names[2], Json::Num(m.speedup)));
+        }
+        None => {
+            for n in names {
+                f.push((n, Json::Null));
+            }
+        }
     }
 }
 

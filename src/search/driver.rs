@@ -646,68 +646,11 @@ pub fn search_with(
     })?;
     let names = names(kernel);
     on(Event::Status("building the legal-schedule space"));
-    let mut space = None;
-    let built = limited(&mut || {
-        let legal = Legal::new(&run.program, &run.deps);
-        let own = own_interleaving(&names, &legal.layout.iters);
-        let il = Outer::new(&legal, settings.max_interleavings, &own);
-        space = Some((legal, il));
-    });
-    let mut out_of_time: Option<&'static str> = None;
-    match built {
-        Ok(()) => {}
-        Err(e) if e.cancelled => out_of_time = Some("building"),
-        Err(e) => return Err(e),
-    }
-    let (legal, il) = match space {
-        Some((legal, il)) => (Some(legal), il),
-        None => (
-            None,
-            Outer {
-                count: 0,
-                exact: false,
-                list: vec![],
-                ranks: vec![],
-                own: None,
-                tests: 0,
-                states: 0,
-            },
-        ),
+    let (legal, il, mut out_of_time) = build_space(&run, &names, settings, &limited)?;
+    let schedules = match &legal {
+        Some(legal) => build_schedules(legal, &il, settings, &cancel, end, on, &mut out_of_time),
+        None => vec![],
     };
-    let mut schedules = vec![];
-    let mut memo = Classes::default();
-    if let Some(legal) = &legal {
-        for (k, c) in il.list.iter().enumerate() {
-            for kind in [Kind::Bands, Kind::Fused] {
-                let late = || Instant::now() >= end || cancel.load(Ordering::Relaxed);
-                let built = if late() {
-                    out_of_time = Some("building");
-                    Err("not built: the time limit ran out first".to_string())
-                } else {
-                    on(Event::Status(&format!(
-                        "building the {} schedule of interleaving {}/{}",
-                        kind.name(),
-                        k + 1,
-                        il.list.len()
-                    )));
-                    let mut b = None;
-                    match limited(&mut || b = Some(build(legal, c, kind, &mut memo))) {
-                        Ok(()) => b.expect("built"),
-                        Err(e) if e.cancelled => {
-                            out_of_time = Some("building");
-                            Err("not built: the time limit ran out while building it".to_string())
-                        }
-                        Err(e) => Err(e.to_string()),
-                    }
-                };
-                schedules.push(InterleavingSchedule {
-                    interleaving: k,
-                    kind,
-                    built,
-                });
-            }
-        }
-    }
     // The contractions, for the BLIS recipe (recognised on the kernel as it is).
     let mut found: Vec<Recognised> = vec![];
     let _ = limited(&mut || found = recipe::contractions(&kernel.scop, &run.program, &run.deps));
@@ -761,40 +704,12 @@ pub fn search_with(
     // What phase 1 times: one schedule per loop structure (the nests of the schedule with
     // each band in its statically cheapest order, regardless of the order of the outermost
     // nests), cheapest first, ties in enumeration order.
-    let mut reps: Vec<(usize, Variant, f64)> = vec![];
-    let mut keys = std::collections::HashSet::new();
-    if let Some(model) = &model {
-        for (k, sc) in schedules.iter().enumerate() {
-            let (Ok(b), Some(c)) = (&sc.built, base[k]) else {
-                continue;
-            };
-            if !matches!(s.candidates[c].verdict, Verdict::Legal) {
-                continue;
-            }
-            let v = model.best_orders(b);
-            if keys.insert(cost::nest_key(b, &v)) {
-                let cost = model.cost(b, &v);
-                reps.push((k, v, cost));
-            }
-        }
-    }
-    reps.sort_by(|x, y| x.2.total_cmp(&y.2).then(x.0.cmp(&y.0)));
-    // Screening only pays when the original is slow at the sizes given: the first schedule
-    // to time is timed there first, and when the original takes less than `screen_above`
-    // seconds, everything is timed at those sizes (small sizes would only measure noise).
+    let reps = match &model {
+        Some(model) => s.representatives(model, &schedules, &base),
+        None => vec![],
+    };
     if settings.bench && s.session.screening() {
-        let first = match reps.first() {
-            Some((k, v, _)) => {
-                let sc = &schedules[*k];
-                let b = sc.built.as_ref().expect("built");
-                s.add(sc.interleaving, sc.kind, b, v)
-            }
-            None => Some(identity),
-        };
-        if let Some(c) = first {
-            s.time(c, false, end, true);
-            s.session.settle_screening(s.candidates[c].timing.as_ref());
-        }
+        s.settle_screening(&schedules, &reps, identity);
     }
     let screen_defines = if settings.bench {
         s.session.screen_defines().cloned()
@@ -808,121 +723,23 @@ pub fn search_with(
     // left has gone (at least one is timed).
     let now = Instant::now();
     let phase1_end = now + greedy_end.saturating_duration_since(now) / 3;
-    let mut timed: Vec<(usize, Variant, usize)> = vec![];
-    if settings.bench {
-        // At the sizes asked for, even when screening: the answer is chosen among the
-        // candidates timed there, and a screened recipe could lose to any of them.
-        for &c in &recipes {
-            s.time(c, false, greedy_end, true);
-        }
-        for (k, v, _) in &reps {
-            let sc = &schedules[*k];
-            let b = sc.built.as_ref().expect("built");
-            let Some(c) = s.add(sc.interleaving, sc.kind, b, v) else {
-                break;
-            };
-            let (deadline, whole) = if timed.is_empty() {
-                (greedy_end, true)
-            } else {
-                (phase1_end, false)
-            };
-            s.time(c, screening, deadline, whole);
-            if s.speedup(c).is_some() {
-                timed.push((*k, v.clone(), c));
-            }
-            if !s.fits(screening, phase1_end) && !timed.is_empty() {
-                break;
-            }
-        }
-        // Nothing to time, or nothing timed: the kernel as it is (the original against
-        // its own regenerated loops).
-        if timed.is_empty() {
-            s.time(identity, screening, greedy_end, true);
-        }
-    }
+    let timed = if settings.bench {
+        s.time_representatives(
+            &schedules,
+            &reps,
+            &recipes,
+            identity,
+            screening,
+            (phase1_end, greedy_end),
+        )
+    } else {
+        vec![]
+    };
     let mut first_by_cost = None;
     if !settings.bench {
-        // Without timing: the tiled variant of each as well, checked.
-        for (k, sc) in schedules.iter().enumerate() {
-            let Ok(b) = &sc.built else { continue };
-            if b.bands.iter().any(|x| x.len >= 2) {
-                let mut v = Variant::plain(b);
-                for (j, band) in b.bands.iter().enumerate() {
-                    if band.len >= 2 {
-                        v.tile[j] = settings.tile_start;
-                    }
-                }
-                s.add(schedules[k].interleaving, sc.kind, b, &v);
-            }
-        }
-        // The search's own ranking without timing: the BLIS recipe where it applies and is
-        // legal, else the cost model's first schedule in its cheapest band orders, tiled
-        // with the first tile size.
-        first_by_cost = match reps.first() {
-            _ if !recipes.is_empty() => recipes.first().copied(),
-            Some((k, v, _)) => {
-                let sc = &schedules[*k];
-                let b = sc.built.as_ref().expect("built");
-                let mut v = v.clone();
-                for (j, band) in b.bands.iter().enumerate() {
-                    if band.len >= 2 {
-                        v.tile[j] = settings.tile_start;
-                    }
-                }
-                s.add(sc.interleaving, sc.kind, b, &v)
-                    .filter(|&c| s.candidates[c].verdict == Verdict::Legal)
-                    .or(base[*k])
-            }
-            None => None,
-        }
-        .or(Some(identity));
+        first_by_cost = Some(s.rank_without_timing(&schedules, &reps, &recipes, &base, identity));
     } else if let Some(model) = &model {
-        // Phase 2: from the fastest schedule, one change at a time, kept when faster.
-        // When time is left, the same from the next fastest schedule, and so on.
-        let mut bases: Vec<(usize, Variant, f64)> = timed
-            .iter()
-            .filter_map(|(k, v, c)| s.speedup(*c).map(|x| (*k, v.clone(), x)))
-            .collect();
-        bases.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)));
-        'bases: for (k, v0, mut best) in bases {
-            if !s.fits(screening, greedy_end) {
-                s.out_of_time = true;
-                break;
-            }
-            let sc = &schedules[k];
-            let b = sc.built.as_ref().expect("timed, so built");
-            let mut v = v0.clone();
-            for ch in changes(model, b, &v0, &settings.tile_sizes, settings.parallel) {
-                if !s.fits(screening, greedy_end) {
-                    s.out_of_time = true;
-                    break 'bases;
-                }
-                // Apply the one change `ch` makes to the variant kept so far.
-                let mut w = v.clone();
-                for j in 0..b.bands.len() {
-                    if ch.order[j] != v0.order[j] {
-                        w.order[j] = ch.order[j].clone();
-                    }
-                    if ch.tile[j] != v0.tile[j] {
-                        w.tile[j] = ch.tile[j];
-                    }
-                    if ch.parallel[j] != v0.parallel[j] {
-                        w.parallel[j] = ch.parallel[j];
-                    }
-                }
-                if w == v {
-                    continue;
-                }
-                let Some(c) = s.add(sc.interleaving, sc.kind, b, &w) else {
-                    break 'bases;
-                };
-                s.time(c, screening, greedy_end, true);
-                if let Some(x) = s.speedup(c).filter(|&x| x > best) {
-                    best = x;
-                    v = w;
-                }
-            }
-        }
+        s.improve(model, &schedules, &timed, screening, greedy_end);
     }
     // Phase 3 (screening only): the best few screened candidates at the sizes asked for.
     if screening {
@@ -950,6 +767,311 @@ pub fn search_with(
         out_of_time,
         unchecked: s.unchecked,
     })
+}
+
+/// Both schedules (bands, fused) of every interleaving the space lists, each built under the
+/// time limit; one not built says why. `out_of_time` is set when the limit stopped one.
+fn build_schedules(
+    legal: &Legal,
+    il: &Outer,
+    settings: &SearchSettings,
+    cancel: &Arc<AtomicBool>,
+    end: Instant,
+    on: &mut dyn FnMut(Event),
+    out_of_time: &mut Option<&'static str>,
+) -> Vec<InterleavingSchedule> {
+    let limited = |f: &mut dyn FnMut()| {
+        budget::with_cancel(cancel.clone(), || budget::with_budget(settings.budget, f))
+    };
+    let mut schedules = vec![];
+    let mut memo = Classes::default();
+    for (k, c) in il.list.iter().enumerate() {
+        for kind in [Kind::Bands, Kind::Fused] {
+            let late = || Instant::now() >= end || cancel.load(Ordering::Relaxed);
+            let built = if late() {
+                *out_of_time = Some("building");
+                Err("not built: the time limit ran out first".to_string())
+            } else {
+                on(Event::Status(&format!(
+                    "building the {} schedule of interleaving {}/{}",
+                    kind.name(),
+                    k + 1,
+                    il.list.len()
+                )));
+                let mut b = None;
+                match limited(&mut || b = Some(build(legal, c, kind, &mut memo))) {
+                    Ok(()) => b.expect("built"),
+                    Err(e) if e.cancelled => {
+                        *out_of_time = Some("building");
+                        Err("not built: the time limit ran out while building it".to_string())
+                    }
+                    Err(e) => Err(e.to_string()),
+                }
+            };
+            schedules.push(InterleavingSchedule {
+                interleaving: k,
+                kind,
+                built,
+            });
+        }
+    }
+    schedules
+}
+
+/// A schedule (index into the schedules), a variant of it, and the cost model's estimate.
+type Representative = (usize, Variant, f64);
+
+impl State<'_, '_, '_> {
+    /// One legal schedule per loop structure (each band in its statically cheapest order),
+    /// cheapest first, ties in enumeration order: what phase 1 times.
+    fn representatives(
+        &self,
+        model: &CostModel,
+        schedules: &[InterleavingSchedule],
+        base: &[Option<usize>],
+    ) -> Vec<Representative> {
+        let mut reps: Vec<Representative> = vec![];
+        let mut keys = std::collections::HashSet::new();
+        for (k, sc) in schedules.iter().enumerate() {
+            let (Ok(b), Some(c)) = (&sc.built, base[k]) else {
+                continue;
+            };
+            if !matches!(self.candidates[c].verdict, Verdict::Legal) {
+                continue;
+            }
+            let v = model.best_orders(b);
+            if keys.insert(cost::nest_key(b, &v)) {
+                let cost = model.cost(b, &v);
+                reps.push((k, v, cost));
+            }
+        }
+        reps.sort_by(|x, y| x.2.total_cmp(&y.2).then(x.0.cmp(&y.0)));
+        reps
+    }
+
+    /// Phase 1: the recipes at the sizes asked for, then the representatives, best first,
+    /// until a third of the greedy time left has gone (`phase1_end`; at least one is
+    /// timed, by `greedy_end`); the kernel as it is when nothing else was. The schedules
+    /// timed, with their variants and candidates.
+    fn time_representatives(
+        &mut self,
+        schedules: &[InterleavingSchedule],
+        reps: &[Representative],
+        recipes: &[usize],
+        identity: usize,
+        screening: bool,
+        (phase1_end, greedy_end): (Instant, Instant),
+    ) -> Vec<(usize, Variant, usize)> {
+        let mut timed: Vec<(usize, Variant, usize)> = vec![];
+        // At the sizes asked for, even when screening: the answer is chosen among the
+        // candidates timed there, and a screened recipe could lose to any of them.
+        for &c in recipes {
+            self.time(c, false, greedy_end, true);
+        }
+        for (k, v, _) in reps {
+            let sc = &schedules[*k];
+            let b = sc.built.as_ref().expect("built");
+            let Some(c) = self.add(sc.interleaving, sc.kind, b, v) else {
+                break;
+            };
+            let (deadline, whole) = if timed.is_empty() {
+                (greedy_end, true)
+            } else {
+                (phase1_end, false)
+            };
+            self.time(c, screening, deadline, whole);
+            if self.speedup(c).is_some() {
+                timed.push((*k, v.clone(), c));
+            }
+            if !self.fits(screening, phase1_end) && !timed.is_empty() {
+                break;
+            }
+        }
+        // Nothing to time, or nothing timed: the kernel as it is (the original against
+        // its own regenerated loops).
+        if timed.is_empty() {
+            self.time(identity, screening, greedy_end, true);
+        }
+        timed
+    }
+
+    /// Without timing: the tiled variant of each schedule as well, checked; and the
+    /// search's own ranking, the BLIS recipe where it applies and is legal, else the cost
+    /// model's first schedule in its cheapest band orders, tiled with the first tile size,
+    /// else the kernel as it is.
+    fn rank_without_timing(
+        &mut self,
+        schedules: &[InterleavingSchedule],
+        reps: &[Representative],
+        recipes: &[usize],
+        base: &[Option<usize>],
+        identity: usize,
+    ) -> usize {
+        let tile_start = self.settings.tile_start;
+        let tiled = |b: &Built, v: &mut Variant| {
+            for (j, band) in b.bands.iter().enumerate() {
+                if band.len >= 2 {
+                    v.tile[j] = tile_start;
+                }
+            }
+        };
+        for sc in schedules {
+            let Ok(b) = &sc.built else { continue };
+            if b.bands.iter().any(|x| x.len >= 2) {
+                let mut v = Variant::plain(b);
+                tiled(b, &mut v);
+                self.add(sc.interleaving, sc.kind, b, &v);
+            }
+        }
+        match reps.first() {
+            _ if !recipes.is_empty() => recipes.first().copied(),
+            Some((k, v, _)) => {
+                let sc = &schedules[*k];
+                let b = sc.built.as_ref().expect("built");
+                let mut v = v.clone();
+                tiled(b, &mut v);
+                self.add(sc.interleaving, sc.kind, b, &v)
+                    .filter(|&c| self.candidates[c].verdict == Verdict::Legal)
+                    .or(base[*k])
+            }
+            None => None,
+        }
+        .unwrap_or(identity)
+    }
+
+    /// Phase 2: from the fastest schedule, one change at a time, kept when faster; when
+    /// time is left, the same from the next fastest schedule, and so on.
+    fn improve(
+        &mut self,
+        model: &CostModel,
+        schedules: &[InterleavingSchedule],
+        timed: &[(usize, Variant, usize)],
+        screening: bool,
+        greedy_end: Instant,
+    ) {
+        // Phase 2: from the fastest schedule, one change at a time, kept when faster.
+        // When time is left, the same from the next fastest schedule, and so on.
+        let mut bases: Vec<(usize, Variant, f64)> = timed
+            .iter()
+            .filter_map(|(k, v, c)| self.speedup(*c).map(|x| (*k, v.clone(), x)))
+            .collect();
+        bases.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)));
+        'bases: for (k, v0, mut best) in bases {
+            if !self.fits(screening, greedy_end) {
+                self.out_of_time = true;
+                break;
+            }
+            let sc = &schedules[k];
+            let b = sc.built.as_ref().expect("timed, so built");
+            let mut v = v0.clone();
+            for ch in changes(
+                model,
+                b,
+                &v0,
+                &self.settings.tile_sizes,
+                self.settings.parallel,
+            ) {
+                if !self.fits(screening, greedy_end) {
+                    self.out_of_time = true;
+                    break 'bases;
+                }
+                // Apply the one change `ch` makes to the variant kept so far.
+                let mut w = v.clone();
+                for j in 0..b.bands.len() {
+                    if ch.order[j] != v0.order[j] {
+                        w.order[j] = ch.order[j].clone();
+                    }
+                    if ch.tile[j] != v0.tile[j] {
+                        w.tile[j] = ch.tile[j];
+                    }
+                    if ch.parallel[j] != v0.parallel[j] {
+                        w.parallel[j] = ch.parallel[j];
+                    }
+                }
+                if w == v {
+                    continue;
+                }
+                let Some(c) = self.add(sc.interleaving, sc.kind, b, &w) else {
+                    break 'bases;
+                };
+                self.time(c, screening, greedy_end, true);
+                if let Some(x) = self.speedup(c).filter(|&x| x > best) {
+                    best = x;
+                    v = w;
+                }
+            }
+        }
+    }
+}
+
+/// Runs its argument under the work budget and the time limit.
+type Limited<'a> = &'a dyn Fn(&mut dyn FnMut()) -> Result<(), Exhausted>;
+
+/// The legal-schedule space and its outer interleavings, under the time limit
+/// (`limited`): none when the limit stopped building them, with "building" as what it cut
+/// short. `Err` when the integer core ran out of budget.
+fn build_space(
+    run: &Run,
+    names: &Names,
+    settings: &SearchSettings,
+    limited: Limited,
+) -> Result<(Option<Legal>, Outer, Option<&'static str>), Exhausted> {
+    let mut space = None;
+    let built = limited(&mut || {
+        let legal = Legal::new(&run.program, &run.deps);
+        let own = own_interleaving(names, &legal.layout.iters);
+        let il = Outer::new(&legal, settings.max_interleavings, &own);
+        space = Some((legal, il));
+    });
+    let mut out_of_time: Option<&'static str> = None;
+    match built {
+        Ok(()) => {}
+        Err(e) if e.cancelled => out_of_time = Some("building"),
+        Err(e) => return Err(e),
+    }
+    Ok(match space {
+        Some((legal, il)) => (Some(legal), il, out_of_time),
+        None => (
+            None,
+            Outer {
+                count: 0,
+                exact: false,
+                list: vec![],
+                ranks: vec![],
+                own: None,
+                tests: 0,
+                states: 0,
+            },
+            out_of_time,
+        ),
+    })
+}
+
+impl State<'_, '_, '_> {
+    /// Screening only pays when the original is slow at the sizes given: the first
+    /// schedule to time (the cheapest representative, else the kernel as it is) is timed
+    /// there first, and when the original takes less than `screen_above` seconds,
+    /// everything is timed at those sizes (small sizes would only measure noise).
+    fn settle_screening(
+        &mut self,
+        schedules: &[InterleavingSchedule],
+        reps: &[Representative],
+        identity: usize,
+    ) {
+        let first = match reps.first() {
+            Some((k, v, _)) => {
+                let sc = &schedules[*k];
+                let b = sc.built.as_ref().expect("built");
+                self.add(sc.interleaving, sc.kind, b, v)
+            }
+            None => Some(identity),
+        };
+        if let Some(c) = first {
+            self.time(c, false, self.end, true);
+            self.session
+                .settle_screening(self.candidates[c].timing.as_ref());
+        }
+    }
 }
 
 #[cfg(test)]
