@@ -744,9 +744,16 @@ fn written_script(
     }
     if let (true, Some(c)) = (a.no_bench, r.first_by_cost) {
         let cand = &r.candidates[c];
+        // The search ranks the BLIS recipe first where it applies; the cost model ranks
+        // the schedules.
+        let why = if cand.kind == Some(driver::Kind::Recipe) {
+            "the BLIS recipe, ranked first by the search where it applies"
+        } else {
+            "ranked first by the search's cost model"
+        };
         let header = format!(
-            "# {}: interleaving {} (one of {} legal outer interleavings), {}\n# ranked first by \
-             the search's cost model, not timed (--no-bench)\n",
+            "# {}: interleaving {} (one of {} legal outer interleavings), {}\n# {why}, not \
+             timed (--no-bench)\n",
             a.kernel.display(),
             describe_il(cand.interleaving),
             r.interleavings.count,
