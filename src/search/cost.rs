@@ -113,14 +113,14 @@ impl CostModel {
             .sum()
     }
 
-    /// The orders of band `j` (its own order first, then [`super::driver::band_orders`]),
+    /// The orders of band `j` (its own order first, then [`band_orders`]),
     /// each with the cost of the statements whose innermost loop the band holds, the other
     /// bands as in `v`; sorted by that cost, ties in list order. A band that does not hold
     /// any statement's innermost loop does not change the cost (every order costs the same).
     pub fn band_orders(&self, b: &Built, v: &Variant, j: usize) -> Vec<(Vec<usize>, f64)> {
         let band = &b.bands[j];
         let mut orders = vec![(0..band.len).collect::<Vec<usize>>()];
-        orders.extend(super::driver::band_orders(band.len));
+        orders.extend(band_orders(band.len));
         let mut out: Vec<(Vec<usize>, f64)> = orders
             .into_iter()
             .map(|o| {
@@ -294,6 +294,43 @@ pub fn nest_key(b: &Built, v: &Variant) -> String {
     }
     nests.sort();
     nests.join("|")
+}
+
+/// Other orders of a band's loops, the most promising first: the two innermost swapped
+/// (`i, k, j` from `i, j, k`: the reduction loop in the middle), then every other
+/// permutation in lexicographic order for bands of up to four loops; for longer bands the
+/// innermost moved outermost and the outermost moved innermost.
+pub fn band_orders(len: usize) -> Vec<Vec<usize>> {
+    let id: Vec<usize> = (0..len).collect();
+    let mut out: Vec<Vec<usize>> = vec![];
+    if len >= 2 {
+        let mut s = id.clone();
+        s.swap(len - 2, len - 1);
+        out.push(s);
+        if len <= 4 {
+            let mut p = id.clone();
+            while script::next_permutation(&mut p) {
+                out.push(p.clone());
+            }
+        } else {
+            let mut r = vec![len - 1];
+            r.extend(0..len - 1);
+            out.push(r);
+            let mut l: Vec<usize> = (1..len).collect();
+            l.push(0);
+            out.push(l);
+        }
+    }
+    let mut seen = vec![id];
+    out.retain(|o| {
+        if seen.contains(o) {
+            false
+        } else {
+            seen.push(o.clone());
+            true
+        }
+    });
+    out
 }
 
 #[cfg(test)]

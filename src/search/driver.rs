@@ -225,43 +225,6 @@ pub fn names(kernel: &Kernel) -> Names {
     }
 }
 
-/// Other orders of a band's loops, the most promising first: the two innermost swapped
-/// (`i, k, j` from `i, j, k`: the reduction loop in the middle), then every other
-/// permutation in lexicographic order for bands of up to four loops; for longer bands the
-/// innermost moved outermost and the outermost moved innermost.
-pub fn band_orders(len: usize) -> Vec<Vec<usize>> {
-    let id: Vec<usize> = (0..len).collect();
-    let mut out: Vec<Vec<usize>> = vec![];
-    if len >= 2 {
-        let mut s = id.clone();
-        s.swap(len - 2, len - 1);
-        out.push(s);
-        if len <= 4 {
-            let mut p = id.clone();
-            while script::next_permutation(&mut p) {
-                out.push(p.clone());
-            }
-        } else {
-            let mut r = vec![len - 1];
-            r.extend(0..len - 1);
-            out.push(r);
-            let mut l: Vec<usize> = (1..len).collect();
-            l.push(0);
-            out.push(l);
-        }
-    }
-    let mut seen = vec![id];
-    out.retain(|o| {
-        if seen.contains(o) {
-            false
-        } else {
-            seen.push(o.clone());
-            true
-        }
-    });
-    out
-}
-
 /// Everything the search keeps while it runs.
 struct State<'a, 'b, 't> {
     kernel: &'a Kernel,
@@ -1137,7 +1100,7 @@ mod tests {
     fn loop_orders_of_a_band() {
         // The reduction loop in the middle first, then every other order.
         assert_eq!(
-            band_orders(3),
+            cost::band_orders(3),
             vec![
                 vec![0, 2, 1],
                 vec![1, 0, 2],
@@ -1146,9 +1109,9 @@ mod tests {
                 vec![2, 1, 0]
             ]
         );
-        assert_eq!(band_orders(2), vec![vec![1, 0]]);
-        assert_eq!(band_orders(4).len(), 23);
-        assert_eq!(band_orders(5).len(), 3);
-        assert!(band_orders(1).is_empty());
+        assert_eq!(cost::band_orders(2), vec![vec![1, 0]]);
+        assert_eq!(cost::band_orders(4).len(), 23);
+        assert_eq!(cost::band_orders(5).len(), 3);
+        assert!(cost::band_orders(1).is_empty());
     }
 }
