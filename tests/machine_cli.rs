@@ -257,3 +257,32 @@ fn this_machine() {
     assert!(text.contains("model for double: MR="), "{text}");
     assert!(text.contains("model for float: MR="), "{text}");
 }
+
+/// `--measure` on the machine the tests run on: the micro-benchmark's numbers replace the
+/// table's (plausible values only: they depend on the machine and its load), and a value
+/// given on the command line stays.
+#[test]
+fn measured_pipeline() {
+    let json = ok(&["machine", "--measure", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let origins: Vec<&str> = (v["pipeline"]["origin"].as_array().unwrap().iter())
+        .map(|o| o.as_str().unwrap())
+        .collect();
+    assert_eq!(origins, ["measured"; 3], "{json}");
+    let m = &v["measured"];
+    assert!(m["cycle_ns"].as_f64().unwrap() > 0.0, "{json}");
+    for (rounded, raw) in [
+        ("fma_latency", "fma_latency"),
+        ("fma_per_cycle", "fma_per_cycle"),
+        ("loads_per_cycle", "loads_per_cycle"),
+    ] {
+        let x = m[raw].as_f64().unwrap();
+        let n = v["pipeline"][rounded].as_u64().unwrap();
+        assert_eq!(n, (x.round() as u64).max(1), "{rounded}: {json}");
+        assert!((1..=64).contains(&n), "{rounded}: {json}");
+    }
+    let text = ok(&["machine", "--measure", "--fma-latency", "7"]);
+    assert!(text.contains("latency 7 cycles (given)"), "{text}");
+    assert!(text.contains("per cycle (measured)"), "{text}");
+    assert!(text.contains("\nmeasured "), "{text}");
+}

@@ -3,6 +3,7 @@
 //! probing and the model are `crate::machine`.
 
 use super::{Ctx, Format};
+use crate::machine::measure::{self, Measurement};
 use crate::machine::model::{Blocking, CacheLevel, Elem, NAMES};
 use crate::machine::sysfs::Cache;
 use crate::machine::{self, Machine, Overrides, ValueOrigin};
@@ -42,6 +43,11 @@ pub struct MachineArgs {
     /// Vector registers (needed where the architecture is not one loopy knows).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub vector_registers: Option<u32>,
+    /// Measure the multiply-add's latency and throughput and the vector loads per cycle
+    /// with a micro-benchmark built by the compiler with these flags (under a second), and
+    /// take them instead of the table's (values given with the options above stay).
+    #[arg(long)]
+    pub measure: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -78,18 +84,71 @@ pub fn run(a: MachineArgs, ctx: &Ctx) -> u8 {
             );
         }
     }
-    let m = match machine::probe(&toolchain, a.sysfs.as_deref(), &over) {
+    let mut m = match machine::probe(&toolchain, a.sysfs.as_deref(), &over) {
         Ok(m) => m,
         Err(r) => {
             eprint!("{}", r.render(ctx.color));
             return 2;
         }
     };
+    let mut measured = None;
+    if a.measure {
+        let bytes = m.isa.vector_bits.map(|b| b / 8);
+        match measure::measure(&toolchain, bytes, m.registers.map(|r| r.0)) {
+            Ok(x) => {
+                m = m.with_measured(x.pipeline());
+                measured = Some(x);
+            }
+            Err(r) => {
+                eprint!("{}", r.render(ctx.color));
+                return 2;
+            }
+        }
+    }
     match a.format {
-        Format::Text => print!("{}", text(&m)),
-        Format::Json => println!("{}", json(&m).pretty()),
+        Format::Text => {
+            print!("{}", text(&m));
+            if let Some(x) = &measured {
+                print!("{}", measured_text(x));
+            }
+        }
+        Format::Json => {
+            let mut j = json(&m);
+            if let (Json::Object(fields), Some(x)) = (&mut j, &measured) {
+                fields.push(("measured".to_string(), measured_json(x)));
+            }
+            println!("{}", j.pretty());
+        }
     }
     0
+}
+
+/// What the micro-benchmarks found, unrounded.
+fn measured_text(x: &Measurement) -> String {
+    format!(
+        "\nmeasured      {} bytes a vector, {} independent chains, best of several runs:\n\
+         \x20 cycle               {:.3} ns (a dependent integer addition; {:.2} GHz)\n\
+         \x20 multiply-add        latency {:.2} cycles, {:.2} per cycle\n\
+         \x20 vector loads        {:.2} per cycle\n",
+        x.vector_bytes,
+        x.chains,
+        x.cycle_ns,
+        x.ghz(),
+        x.fma_latency(),
+        x.fma_per_cycle(),
+        x.loads_per_cycle()
+    )
+}
+
+fn measured_json(x: &Measurement) -> Json {
+    Json::obj(vec![
+        ("vector_bytes", int(x.vector_bytes)),
+        ("chains", int(x.chains)),
+        ("cycle_ns", Json::Num(x.cycle_ns)),
+        ("fma_latency", Json::Num(x.fma_latency())),
+        ("fma_per_cycle", Json::Num(x.fma_per_cycle())),
+        ("loads_per_cycle", Json::Num(x.loads_per_cycle())),
+    ])
 }
 
 /// Bytes as KiB, MiB or GiB when exact, else bytes.

@@ -8,6 +8,7 @@
 //! [`model::Model::value`]. Uses `native` only to run the compiler.
 
 pub mod isa;
+pub mod measure;
 pub mod model;
 pub mod sysfs;
 
@@ -45,6 +46,8 @@ pub enum ValueOrigin {
     KnownCpu,
     /// Given on the command line.
     Given,
+    /// Found by the micro-benchmarks of `loopy machine --measure` ([`measure`]).
+    Measured,
 }
 
 impl ValueOrigin {
@@ -54,6 +57,7 @@ impl ValueOrigin {
             ValueOrigin::Default => "default",
             ValueOrigin::KnownCpu => "known CPU",
             ValueOrigin::Given => "given",
+            ValueOrigin::Measured => "measured",
         }
     }
 }
@@ -188,6 +192,23 @@ fn processor() -> Processor {
 }
 
 impl Machine {
+    /// The machine with the pipeline numbers a micro-benchmark measured in place of the
+    /// table's; those given on the command line stay.
+    pub fn with_measured(mut self, measured: Pipeline) -> Machine {
+        let values = [
+            (&mut self.pipeline.fma_latency, measured.fma_latency),
+            (&mut self.pipeline.fma_per_cycle, measured.fma_per_cycle),
+            (&mut self.pipeline.loads_per_cycle, measured.loads_per_cycle),
+        ];
+        for ((slot, value), origin) in values.into_iter().zip(&mut self.pipeline_origin) {
+            if *origin != ValueOrigin::Given {
+                *slot = value;
+                *origin = ValueOrigin::Measured;
+            }
+        }
+        self
+    }
+
     /// The data (or unified) cache of a level, as cpu0 sees it.
     pub fn cache(&self, level: u32) -> Option<&Cache> {
         self.caches
