@@ -22,6 +22,7 @@ pub const CHECK_KEYS: &[&str] = &[
     "expect",
     "set",
     "assume-no-overlap",
+    "prove",
 ];
 
 /// One entry of a manifest.
@@ -32,6 +33,9 @@ pub struct Entry {
     /// `set = { MC = 96 }`: values for the script's parameters (as `--set MC=96`).
     pub settings: Settings,
     pub expect_legal: bool,
+    /// `prove = true`: `check --manifest` also proves the generated code equivalent to the
+    /// kernel (`loopy equiv`).
+    pub prove: bool,
     /// The keys `loopy bench` reads (validated here too, so a typo fails both commands).
     pub bench: BenchKeys,
 }
@@ -139,6 +143,16 @@ pub fn parse(path: &Path) -> Result<Vec<Entry>, Report> {
                 )))
             }
         };
+        let prove = match t.get("prove") {
+            None => false,
+            Some(toml::Value::Boolean(b)) => *b,
+            Some(_) => {
+                return Err(bad(format!(
+                    "check #{}: `prove` must be true or false",
+                    i + 1
+                )))
+            }
+        };
         out.push(Entry {
             kernel: dir.join(kernel),
             script: dir.join(script),
@@ -151,6 +165,7 @@ pub fn parse(path: &Path) -> Result<Vec<Entry>, Report> {
             },
             settings,
             expect_legal,
+            prove,
             bench: parse_bench_keys(t, i + 1, dir, &bad, &spanned)?,
         });
     }

@@ -293,6 +293,86 @@ fn manifest_failures_and_errors() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `prove = true`: `check --manifest` proves the generated code equivalent to the kernel
+/// (text and JSON), refuses what it cannot prove as bad input, and rejects a malformed key.
+#[test]
+fn manifest_entries_proved() {
+    let dir = common::scratch("manifest", "prove");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = |toml: &str, json: bool| {
+        let m = dir.join("loopy.toml");
+        std::fs::write(&m, toml).unwrap();
+        let mut args = vec![
+            "check",
+            "--color",
+            "never",
+            "--manifest",
+            m.to_str().unwrap(),
+        ];
+        if json {
+            args.extend(["--format", "json"]);
+        }
+        let (code, out, err) = common::loopy(&args);
+        (code, out, err)
+    };
+    let pair = |k: &str, s: &str| {
+        format!(
+            "[[check]]\nkernel = {:?}\nscript = {:?}\nprove = true\n",
+            root.join(k).display().to_string(),
+            root.join(s).display().to_string()
+        )
+    };
+    let mvt = pair("examples/mvt/mvt.c", "examples/mvt/mvt.loopy");
+    let (code, out, err) = run(&mvt, false);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("generated code proved equivalent") && out.contains("1 passed, 0 failed"),
+        "{out}"
+    );
+    let (code, out, err) = run(&mvt, true);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["entries"][0]["proof"], "equivalent", "{out}");
+    // Without the key, no proof and no `proof` field.
+    let plain = mvt.replace("prove = true\n", "");
+    let (code, out, _) = run(&plain, true);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["entries"][0].get("proof").is_none(), "{out}");
+    // What cannot be proved (the generated code has an OpenMP pragma `equiv` refuses):
+    // bad input, with the construct named.
+    let (code, out, err) = run(
+        &pair(
+            "examples/jacobi-1d/jacobi-1d.c",
+            "examples/jacobi-1d/jacobi-1d.loopy",
+        ),
+        false,
+    );
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        out.contains("ERROR") && err.contains("L0802") && err.contains("OpenMP pragma"),
+        "{out}{err}"
+    );
+    let (code, _, err) = run(&mvt.replace("prove = true", "prove = \"yes\""), false);
+    assert_eq!(code, 2);
+    assert!(err.contains("`prove` must be true or false"), "{err}");
+    // `apply --prove` proves the file it wrote.
+    let out = dir.join("mvt.gen.c");
+    let (code, _, err) = common::loopy(&[
+        "apply",
+        "--color",
+        "never",
+        "examples/mvt/mvt.c",
+        "examples/mvt/mvt.loopy",
+        "-o",
+        out.to_str().unwrap(),
+        "--prove",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("equivalent:"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn show_script_errors_point_into_script_and_kernel() {
     let dir = common::scratch("show", "script");

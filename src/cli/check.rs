@@ -83,7 +83,34 @@ struct EntryDoc {
     dependences: Option<usize>,
     violations: usize,
     milliseconds: f64,
+    /// With `prove = true`: `equivalent`, `not-equivalent` or `undecided` (the generated
+    /// program against the kernel, `loopy equiv`'s answer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proof: Option<&'static str>,
     diagnostics: Vec<JsonDiagnostic>,
+}
+
+/// Proves a legal entry's generated code. `equivalent`; `not-equivalent`, with the
+/// witness (the verdict stays legal, the entry fails); or `undecided`, which turns the
+/// verdict into bad input (the manifest asked for a proof that cannot be given).
+fn prove_entry(e: &manifest::Entry, verdict: &mut CheckVerdict) -> (&'static str, Option<Report>) {
+    use crate::equiv::Verdict;
+    match prove_one(&e.kernel, &e.script, &e.opts, &e.settings) {
+        Ok((Verdict::Equivalent { .. }, _)) => ("equivalent", None),
+        Ok((Verdict::Different(_), r)) => ("not-equivalent", r),
+        Ok((Verdict::Undecided(_), Some(r))) | Err(r) => {
+            *verdict = CheckVerdict::BadInput(r);
+            ("undecided", None)
+        }
+        Ok((Verdict::Undecided(u), None)) => {
+            let d = crate::diag::Diagnostic::new(crate::diag::codes::EQUIV_UNDECIDED, u.what);
+            *verdict = CheckVerdict::BadInput(Report {
+                diagnostic: d,
+                sources: vec![],
+            });
+            ("undecided", None)
+        }
+    }
 }
 
 impl CheckVerdict {
@@ -130,6 +157,45 @@ pub enum CheckVerdict {
     Legal { deps: usize },
     Illegal { reports: Vec<Report> },
     BadInput(Report),
+}
+
+/// `prove = true` of a manifest entry: generates the code of a legal pair as `apply`
+/// does and decides whether it computes what the kernel computes (`loopy equiv`).
+pub fn prove_one(
+    kernel: &Path,
+    script: &Path,
+    opts: &Options,
+    settings: &Settings,
+) -> Result<(crate::equiv::Verdict, Option<Report>), Report> {
+    let (k, run) = load_and_run(kernel, script, opts, settings)?;
+    let g =
+        crate::driver::generate_from_script(&k, &run.interp.state, &script.display().to_string())?;
+    // The generated file is read as `apply -o` writes it, beside nothing: the kernel's
+    // folder is searched for its includes.
+    let io = |e: std::io::Error| Report {
+        diagnostic: crate::diag::Diagnostic::new(
+            crate::diag::codes::CANNOT_WRITE,
+            format!("cannot write the generated code for the proof: {e}"),
+        ),
+        sources: vec![],
+    };
+    let dir = crate::native::WorkDir::new(None).map_err(io)?;
+    let file = dir.join(
+        &kernel
+            .file_name()
+            .map_or("kernel.c".into(), |n| n.to_string_lossy().into_owned()),
+    );
+    std::fs::write(&file, &g.file).map_err(io)?;
+    let mut o = opts.clone();
+    if let Some(parent) = kernel.parent() {
+        o.includes.push(parent.to_path_buf());
+    }
+    let other = crate::driver::Kernel::load(&file, &o)?;
+    let limit = crate::presburger::budget::from_env().unwrap_or(crate::presburger::budget::DEFAULT);
+    // A budget of its own, not charged to the manifest's.
+    let v = crate::presburger::budget::suspend(|| crate::equiv::check(&k.scop, &other.scop, limit));
+    let r = crate::equiv::report::report(&v, &k.scop, &other.scop);
+    Ok((v, r))
 }
 
 /// Checks one pair, with `settings` for the script's parameters.
@@ -253,19 +319,40 @@ fn manifest(path: &Path, extra: &CcArgs, format: DiagFormat, ctx: &Ctx) -> u8 {
         e.opts.includes.extend(extra.include.iter().cloned());
         e.opts.defines.extend(extra.define.iter().cloned());
         let start = Instant::now();
-        let verdict = check_one(&e.kernel, &e.script, &e.opts, &e.settings);
+        let mut verdict = check_one(&e.kernel, &e.script, &e.opts, &e.settings);
+        let (proof, witness) = match &verdict {
+            CheckVerdict::Legal { .. } if e.prove => {
+                let (p, w) = prove_entry(&e, &mut verdict);
+                (Some(p), w)
+            }
+            _ => (None, None),
+        };
         let ms = start.elapsed().as_secs_f64() * 1e3;
         let pair = format!("{} + {}", e.kernel.display(), e.script.display());
         let as_expected = match &verdict {
-            CheckVerdict::Legal { .. } => e.expect_legal,
+            CheckVerdict::Legal { .. } => e.expect_legal && proof != Some("not-equivalent"),
             CheckVerdict::Illegal { .. } => !e.expect_legal,
             CheckVerdict::BadInput(_) => false,
         };
         match &verdict {
+            CheckVerdict::Legal { .. } if proof == Some("not-equivalent") => {
+                wrong += 1;
+                if text {
+                    println!("FAILED   {pair}: legal, but the generated code is not equivalent");
+                    if let Some(w) = &witness {
+                        eprint!("{}", w.render(ctx.color));
+                    }
+                }
+            }
             CheckVerdict::Legal { deps } if e.expect_legal => {
                 ok += 1;
                 if text {
-                    println!("ok       {pair}: legal, {deps} dependences ({ms:.0} ms)");
+                    let proved = if proof.is_some() {
+                        ", generated code proved equivalent"
+                    } else {
+                        ""
+                    };
+                    println!("ok       {pair}: legal, {deps} dependences{proved} ({ms:.0} ms)");
                 }
             }
             CheckVerdict::Legal { .. } => {
@@ -300,7 +387,8 @@ fn manifest(path: &Path, extra: &CcArgs, format: DiagFormat, ctx: &Ctx) -> u8 {
                 }
             }
         }
-        let diagnostics = verdict.json_diagnostics();
+        let mut diagnostics = verdict.json_diagnostics();
+        diagnostics.extend(witness.iter().map(JsonDiagnostic::of_report));
         if !as_expected {
             failing.extend(diagnostics.iter().cloned());
         }
@@ -313,6 +401,7 @@ fn manifest(path: &Path, extra: &CcArgs, format: DiagFormat, ctx: &Ctx) -> u8 {
             dependences: verdict.dependences(),
             violations: verdict.violations(),
             milliseconds: ms,
+            proof,
             diagnostics,
         });
     }
