@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs `loopy apply` on every pair of examples/loopy.toml, then `loopy equiv` on the
 # original kernel against the generated file, with a time limit per pair, and prints one
-# table: the verdict (proved / not equivalent / refused and why / out of budget or time)
-# and the seconds `equiv` took.
+# table: the verdict (proved / not equivalent / refused and why / out of budget or time),
+# the seconds `equiv` took, and beside them the seconds `loopy check` takes on the pair
+# (wall-clock seconds of each process, one run each; the machine is shared, so read them
+# as orders of magnitude).
 #
 #   benches/equiv-examples.sh [OUT_DIR]          (default /tmp/equiv-examples)
 #
@@ -18,7 +20,7 @@ ONLY=${ONLY:-.}
 [ -x "$LOOPY" ] || cargo build --release --quiet
 mkdir -p "$out"
 ex=examples
-printf '%-18s %-16s %7s  %s\n' pair verdict seconds reason
+printf '%-18s %-16s %7s %7s  %s\n' pair verdict equiv-s check-s reason
 counts=$(mktemp)
 # The manifest's [[check]] tables: kernel, script and an optional name, paths relative to it
 # (as benches/codegen-golden.sh reads them).
@@ -33,10 +35,13 @@ awk '
   [[ $name =~ $ONLY ]] || continue
   gen="$out/$name.c"
   if ! "$LOOPY" apply "$ex/$kernel" "$ex/$script" >"$gen" 2>"$out/$name.apply.err"; then
-    printf '%-18s %-16s %7s  %s\n' "$name" "apply-failed" "-" "$(head -c 80 "$out/$name.apply.err" | tr '\n' ' ')"
+    printf '%-18s %-16s %7s %7s  %s\n' "$name" "apply-failed" "-" "-" "$(head -c 80 "$out/$name.apply.err" | tr '\n' ' ')"
     echo apply-failed >>"$counts"
     continue
   fi
+  start=$(date +%s.%N)
+  "$LOOPY" check "$ex/$kernel" "$ex/$script" >/dev/null 2>&1 || true
+  check=$(echo "$(date +%s.%N) - $start" | bc)
   start=$(date +%s.%N)
   rc=0
   timeout "$TIMEOUT" "$LOOPY" --color never equiv "$ex/$kernel" "$gen" \
@@ -44,7 +49,7 @@ awk '
   secs=$(echo "$(date +%s.%N) - $start" | bc)
   first=$(head -n 1 "$out/$name.equiv.out")
   # A file the frontend refuses has no verdict line: its first error is the reason.
-  [ -n "$first" ] || first=$(grep -m 1 -E '^ *(Error|error)' "$out/$name.equiv.err" | sed 's/^ *//')
+  [ -n "$first" ] || first=$(grep -m 1 -E '^ *(Error|error)' "$out/$name.equiv.err" | sed 's/^ *//' || true)
   case $rc in
     0) verdict=proved reason= ;;
     1) verdict=not-equivalent reason=$first ;;
@@ -58,7 +63,7 @@ awk '
     124) verdict=timeout reason="over ${TIMEOUT}s" ;;
     *) verdict="error($rc)" reason=$(head -c 100 "$out/$name.equiv.err" | tr '\n' ' ') ;;
   esac
-  printf '%-18s %-16s %7.2f  %s\n' "$name" "$verdict" "$secs" "$(echo "$reason" | head -c 110)"
+  printf '%-18s %-16s %7.2f %7.2f  %s\n' "$name" "$verdict" "$secs" "$check" "$(echo "$reason" | head -c 110)"
   echo "$verdict" >>"$counts"
 done
 echo
