@@ -383,11 +383,11 @@ impl<'p> Checker<'p> {
             m.element = Some(x.to_vec());
         } else {
             m.left = Some(Instance {
-                stmt: rec.key.0,
+                stmt: self.a.stmts[rec.key.0].index,
                 coords: x.to_vec(),
             });
             m.right = Some(Instance {
-                stmt: rec.key.2,
+                stmt: self.b.stmts[rec.key.2].index,
                 coords: y.to_vec(),
             });
             if rec.exact {

@@ -6,7 +6,7 @@
 //! copy is the value the copy read.
 
 use super::program::{Program, Refusal};
-use crate::presburger::{Basic, Int, Map, Set, Space, Tuple};
+use crate::presburger::{Int, Map, Set, Space, Tuple};
 
 /// Where a value comes from, on a part of the instances (or elements) that use it.
 #[derive(Clone, Debug)]
@@ -25,79 +25,102 @@ impl Source {
     }
 }
 
-/// The parametric lexicographic maximum of a map's outputs for each input: the map's
-/// inputs are made parameters (the columns of a conjunction do not move), the optimum is
-/// the core's parametric one, and the inputs are made inputs again.
+/// The parametric lexicographic maximum of a map's outputs for each input.
 pub fn lexmax_map(m: &Map) -> Result<Map, Refusal> {
-    let sp = m.space().clone();
-    let (np, ni, no) = (sp.n_param(), sp.n_in(), sp.n_out());
-    let mut params = sp.params.clone();
-    params.extend((0..ni).map(|k| format!("in{k}'")));
-    let set_space = Space {
-        params,
-        domain: None,
-        range: sp.range.clone(),
-    };
-    let parts = m
-        .parts()
-        .iter()
-        .map(|b| {
-            let mut b = b.clone();
-            b.n_param = np + ni;
-            b.n_dim = no;
-            b
-        })
-        .collect();
-    let set = Set::from_parts(set_space, parts);
-    let max = set
-        .lexmax()
-        .map_err(|e| Refusal::new(format!("the last writer is not bounded: {e}"), None))?;
-    let parts = max
-        .parts()
-        .iter()
-        .map(|b| {
-            let mut b = b.clone();
-            b.n_param = np;
-            b.n_dim = ni + no;
-            b
-        })
-        .collect();
-    Ok(Map::from_parts(sp, parts))
+    m.lexmax()
+        .map_err(|e| Refusal::new(format!("the last writer is not bounded: {e}"), None))
 }
 
-/// `{ x -> y : x_0..x_{l-1} = y_0..y_{l-1}, y_l < x_l }` on time vectors of `n` dims.
-fn earlier_at(params: &[String], time: &Tuple, l: usize) -> Map {
+/// A zero row over `[1, params, dims]`.
+fn zero_row(np: usize, nd: usize) -> Vec<Int> {
+    vec![Int::ZERO; 1 + np + nd]
+}
+
+/// `{ x -> y : x_k = y_k for k < l and for k in equal, y_l < x_l }` on time vectors
+/// (`y_l > x_l` when `later`).
+fn order_at(params: &[String], time: &Tuple, l: usize, equal: &[usize], later: bool) -> Map {
     let n = time.len();
+    let np = params.len();
     let space = Space {
         params: params.to_vec(),
         domain: Some(time.clone()),
         range: time.clone(),
     };
-    let mut b = Basic::universe(params.len(), 2 * n);
-    for k in 0..=l {
-        let mut r = b.zero_row();
-        r[b.col_dim(k)] = Int::ONE;
-        r[b.col_dim(n + k)] = Int::from(-1);
-        if k < l {
-            b.add_eq(r);
-        } else {
-            r[0] = Int::from(-1);
-            b.add_ineq(r);
-        }
+    let mut eqs = vec![];
+    for k in (0..l).chain(equal.iter().copied()) {
+        let mut r = zero_row(np, 2 * n);
+        r[1 + np + k] = Int::ONE;
+        r[1 + np + n + k] = Int::from(-1);
+        eqs.push(r);
     }
-    Map::from_basic(space, b)
+    let sign = if later { -1 } else { 1 };
+    let mut r = zero_row(np, 2 * n);
+    r[1 + np + l] = Int::from(sign);
+    r[1 + np + n + l] = Int::from(-sign);
+    r[0] = Int::from(-1);
+    Map::universe(space).add_constraints(&eqs, &[r])
+}
+
+/// The instances of writer `t` among `same` (`X -> S_t[j]`, the writes of the element `X`
+/// uses) whose times share the first `l` dimensions of `at(X)` and come before it at `l`
+/// (after it, when `later`); the dimensions after `l` on which all of them agree with
+/// `at(X)` are written as equalities. `None` when there is none.
+fn at_level(
+    p: &Program,
+    params: &[String],
+    at: &Map,
+    same: &Map,
+    t: usize,
+    l: usize,
+    later: bool,
+) -> Option<Map> {
+    let time = at.space().range.clone();
+    let theta = &p.stmts[t].time;
+    let tinv = theta.inverse();
+    let before = at.apply_range(&order_at(params, &time, l, &[], later));
+    let c = same.intersect(&before.apply_range(&tinv));
+    if c.is_empty() {
+        return None;
+    }
+    let equal = implied_equal(at, &c.apply_range(theta), l);
+    if equal.is_empty() {
+        return Some(c);
+    }
+    let pinned = at.apply_range(&order_at(params, &time, l, &equal, later));
+    Some(c.intersect(&pinned.apply_range(&tinv)))
+}
+
+/// The time dimensions after `l` on which every candidate (`X -> T'`) agrees with the
+/// time of its read (`at`: `X -> T`). They hold without being written (a tile coordinate
+/// is fixed by the point it contains, an iterator by the element written); written as
+/// equalities they leave the optimum few unknowns, and no division to introduce.
+fn implied_equal(at: &Map, cand: &Map, l: usize) -> Vec<usize> {
+    let pair = cand.inverse().apply_range(at);
+    let n = at.n_out();
+    let np = pair.space().n_param();
+    (l + 1..n)
+        .filter(|&k| {
+            [1, -1].iter().all(|&sign| {
+                let mut r = zero_row(np, 2 * n);
+                r[1 + np + k] = Int::from(sign);
+                r[1 + np + n + k] = Int::from(-sign);
+                r[0] = Int::from(-1);
+                pair.add_constraints(&[], &[r]).is_empty()
+            })
+        })
+        .collect()
 }
 
 /// The last writers, among the writes of `array` in `p`, of the elements `access` maps
-/// each `X` to, at times before `at(X)` when `at` is given; and the part of `X` no
-/// statement wrote before. Before a time, the writers that share its longest prefix come
-/// last: the levels are tried from the innermost, each on what the deeper ones left.
+/// each `X` to, at times before `at(X)`; and the part of `X` no statement wrote before.
+/// Before a time, the writers that share its longest prefix come last: the levels are
+/// tried from the innermost, each on what the deeper ones left (as isl computes flow).
 fn last_writers(
     p: &Program,
     params: &[String],
     access: &Map,
     array: &str,
-    at: Option<&Map>,
+    at: &Map,
     private: Option<usize>,
 ) -> Result<Vec<Source>, Refusal> {
     let writers: Vec<usize> = (0..p.stmts.len())
@@ -115,37 +138,75 @@ fn last_writers(
         .collect();
     let mut remaining = access.domain();
     let mut out = vec![];
-    match at {
-        None => {
-            let cands: Vec<(usize, Map)> = writers.iter().copied().zip(same).collect();
-            if let Some(done) = latest(p, &cands, &remaining, &mut out)? {
-                remaining = remaining.subtract(&done);
-            }
+    for l in (0..at.n_out()).rev() {
+        if remaining.is_empty() {
+            break;
         }
-        Some(at) => {
-            let time = at.space().range.clone();
-            for l in (0..time.len()).rev() {
-                if remaining.is_empty() {
-                    break;
-                }
-                let before = at.apply_range(&earlier_at(params, &time, l));
-                let mut cands = vec![];
-                for (&t, c) in writers.iter().zip(&same) {
-                    // Not restricted to `remaining` before the optimum: the candidates
-                    // stay simple; the optimum is restricted after.
-                    let c = c.intersect(&before.apply_range(&p.stmts[t].time.inverse()));
-                    cands.push((t, c));
-                }
-                if let Some(done) = latest(p, &cands, &remaining, &mut out)? {
-                    remaining = remaining.subtract(&done).coalesce();
-                }
-            }
+        // Not restricted to `remaining` before the optimum: the candidates stay simple;
+        // the optimum is restricted after.
+        let cands: Vec<(usize, Map)> = writers
+            .iter()
+            .zip(&same)
+            .filter_map(|(&t, c)| Some((t, at_level(p, params, at, c, t, l, false)?)))
+            .collect();
+        if let Some(done) = latest(p, &cands, &remaining, &mut out)? {
+            remaining = remaining.subtract(&done).coalesce();
         }
     }
     if !remaining.is_empty() {
         out.push(Source::Input {
             array: array.to_string(),
             map: access.intersect_domain(&remaining),
+        });
+    }
+    Ok(out)
+}
+
+/// The last writer of every element of `elems` (an array's), and the elements no
+/// statement writes as inputs. A write is the last of its element when no write of the
+/// same element comes after it: found from the write's own instance (its next writer, a
+/// lexicographic minimum level by level), not by a maximum over the element, whose
+/// optimum over tiled writes needs the tile of each point as a division.
+fn final_writers(
+    p: &Program,
+    params: &[String],
+    array: &str,
+    elems: &Set,
+) -> Result<Vec<Source>, Refusal> {
+    let writers: Vec<usize> = (0..p.stmts.len())
+        .filter(|&t| p.stmts[t].write_array == array)
+        .collect();
+    let mut out = vec![];
+    let mut remaining = elems.clone();
+    for &t in &writers {
+        let s = &p.stmts[t];
+        let mut last = s.domain.clone();
+        for &t2 in &writers {
+            let same = s.write.apply_range(&p.stmts[t2].write.inverse());
+            for l in (0..s.time.n_out()).rev() {
+                if last.is_empty() {
+                    break;
+                }
+                if let Some(c) = at_level(p, params, &s.time, &same, t2, l, true) {
+                    let next = c.lexmin().map_err(|e| {
+                        Refusal::new(format!("the next writer is not bounded: {e}"), None)
+                    })?;
+                    last = last.subtract(&next.domain().coalesce()).coalesce();
+                }
+            }
+        }
+        let last = last.simplify().coalesce();
+        // The range simplified: a tiled write's has its tile coordinates as existentials.
+        remaining = remaining.subtract(&s.write.range().simplify()).coalesce();
+        let m = s.write.intersect_domain(&last).inverse();
+        if !m.is_empty() {
+            out.push(Source::Computed { stmt: t, map: m });
+        }
+    }
+    if !remaining.is_empty() {
+        out.push(Source::Input {
+            array: array.to_string(),
+            map: remaining.identity(),
         });
     }
     Ok(out)
@@ -194,17 +255,12 @@ fn latest(
 /// Keeps the pairs whose first `d` input and output dimensions agree (a variable declared
 /// inside `d` loops is a new one in each of their iterations).
 fn same_outer(m: &Map, d: usize) -> Map {
-    use crate::presburger::Int;
-    let b = match m.parts().first() {
-        Some(b) => b,
-        None => return m.clone(),
-    };
-    let ni = m.n_in();
+    let (np, ni, no) = (m.space().n_param(), m.n_in(), m.n_out());
     let mut eqs = vec![];
-    for k in 0..d.min(ni).min(m.n_out()) {
-        let mut r = vec![Int::ZERO; 1 + b.n_param + b.n_dim];
-        r[b.col_dim(k)] = Int::ONE;
-        r[b.col_dim(ni + k)] = Int::from(-1);
+    for k in 0..d.min(ni).min(no) {
+        let mut r = zero_row(np, ni + no);
+        r[1 + np + k] = Int::ONE;
+        r[1 + np + ni + k] = Int::from(-1);
         eqs.push(r);
     }
     m.add_constraints(&eqs, &[])
@@ -229,7 +285,7 @@ impl Flow {
                     None => vec![],
                     Some((array, rel)) => {
                         let private = p.scop.array(array).and_then(|a| a.private_depth);
-                        last_writers(p, params, rel, array, Some(&s.time), private)?
+                        last_writers(p, params, rel, array, &s.time, private)?
                     }
                 });
             }
@@ -255,8 +311,7 @@ impl Flow {
         array: &str,
         elems: &Set,
     ) -> Result<Vec<Source>, Refusal> {
-        let id = elems.identity();
-        let srcs = last_writers(p, params, &id, array, None, None)?;
+        let srcs = final_writers(p, params, array, elems)?;
         self.follow(p, &srcs, 0)
     }
 

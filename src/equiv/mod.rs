@@ -135,7 +135,9 @@ fn elements(progs: &[&Program], array: &str) -> Option<Set> {
     let mut all: Option<Set> = None;
     for p in progs {
         for s in p.stmts.iter().filter(|s| s.write_array == array) {
-            let r = s.write.range();
+            // Simplified: a tiled write's range has the tile coordinates as existentials,
+            // which every later difference would carry.
+            let r = s.write.range().simplify();
             all = Some(match all {
                 None => r,
                 Some(u) => u.union(&r),

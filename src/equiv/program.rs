@@ -71,7 +71,10 @@ impl<'a> Program<'a> {
             .max()
             .unwrap_or(0);
         let mut stmts = vec![];
-        for (k, _) in scop.statements.iter().enumerate() {
+        for (k, st) in scop.statements.iter().enumerate() {
+            if is_void_cast(st) {
+                continue;
+            }
             stmts.push(statement(scop, k, params, depth)?);
         }
         Ok(Program { scop, stmts })
@@ -109,6 +112,21 @@ impl<'a> Program<'a> {
     }
 }
 
+/// `(void)x;`, which generated code writes so that a counter is not called unused: it
+/// reads one variable and does nothing with it (no write, no call), so it computes nothing.
+fn is_void_cast(st: &crate::model::Statement) -> bool {
+    let text: String = st.text.chars().filter(|c| !c.is_whitespace()).collect();
+    let Some(name) = text
+        .strip_prefix("(void)")
+        .map(|t| t.strip_suffix(';').unwrap_or(t))
+    else {
+        return false;
+    };
+    !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && st.accesses.iter().all(|a| a.kind == AccessKind::Read)
+}
+
 fn statement(scop: &Scop, k: usize, params: &[String], depth: usize) -> Result<Stmt, Refusal> {
     let s = &scop.statements[k];
     let span = Some(&s.span);
@@ -122,7 +140,10 @@ fn statement(scop: &Scop, k: usize, params: &[String], depth: usize) -> Result<S
         .store
         .as_ref()
         .map_err(|why| Refusal::new(format!("`{}` is not one assignment: {why}", s.text), span))?;
-    let domain = s.domain.align_params(params);
+    // Simplified once here: the bounds of generated code (`c <= floord(n - 1, 32)`)
+    // come from the frontend as unions with existentials that every later operation
+    // would carry.
+    let domain = s.domain.align_params(params).simplify().coalesce();
     let mut sched = s.schedule.clone();
     sched.pad_to(depth);
     let time = sched
@@ -198,7 +219,7 @@ fn flatten(t: &Term, domain: &Set, params: &[String], nodes: &mut Vec<Node>) -> 
 
 /// `S[i] -> [v]` where `v` is the iterator or parameter `x`.
 fn name_map(domain: &Set, params: &[String], x: &str) -> Map {
-    use crate::presburger::{Basic, Int, Space, Tuple};
+    use crate::presburger::{Int, Space, Tuple};
     let dims = &domain.space().range.dims;
     let np = params.len();
     let nd = dims.len();
@@ -207,14 +228,14 @@ fn name_map(domain: &Set, params: &[String], x: &str) -> Map {
         domain: Some(domain.space().range.clone()),
         range: Tuple::new(None, &["v"]),
     };
-    let mut b = Basic::universe(np, nd + 1);
-    let mut r = b.zero_row();
-    r[b.col_dim(nd)] = Int::from(-1);
+    let mut r = vec![Int::ZERO; 1 + np + nd + 1];
+    r[1 + np + nd] = Int::from(-1);
     if let Some(p) = dims.iter().position(|d| d == x) {
-        r[b.col_dim(p)] = Int::ONE;
+        r[1 + np + p] = Int::ONE;
     } else if let Some(p) = params.iter().position(|d| d == x) {
-        r[b.col_param(p)] = Int::ONE;
+        r[1 + p] = Int::ONE;
     }
-    b.add_eq(r);
-    Map::from_basic(space, b).intersect_domain(domain)
+    Map::universe(space)
+        .add_constraints(&[r], &[])
+        .intersect_domain(domain)
 }

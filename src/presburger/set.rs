@@ -786,6 +786,49 @@ impl Map {
         }
     }
 
+    /// Parametric lexicographic maximum of the outputs for each input (isl's
+    /// `isl_map_lexmax`): the inputs are read as parameters (their columns come right after
+    /// the parameters', so no column moves), the optimum is [`Set::lexmax`]'s, and they
+    /// are made inputs again. Errors where an output is unbounded above.
+    pub fn lexmax(&self) -> Result<Map, BoundError> {
+        self.lex_opt_map(true)
+    }
+
+    /// Parametric lexicographic minimum of the outputs for each input.
+    pub fn lexmin(&self) -> Result<Map, BoundError> {
+        self.lex_opt_map(false)
+    }
+
+    fn lex_opt_map(&self, max: bool) -> Result<Map, BoundError> {
+        let (np, ni, no) = (self.space.n_param(), self.n_in(), self.n_out());
+        let mut params = self.space.params.clone();
+        params.extend((0..ni).map(|k| format!("in{k}'")));
+        let retag = |parts: &[Basic], n_param: usize, n_dim: usize| -> Vec<Basic> {
+            parts
+                .iter()
+                .map(|b| {
+                    let mut b = b.clone();
+                    b.n_param = n_param;
+                    b.n_dim = n_dim;
+                    b
+                })
+                .collect()
+        };
+        let set = Set {
+            space: Space {
+                params,
+                domain: None,
+                range: self.space.range.clone(),
+            },
+            parts: retag(&self.parts, np + ni, no),
+        };
+        let opt = set.lex_opt(max)?;
+        Ok(Map {
+            space: self.space.clone(),
+            parts: retag(&opt.parts, np, ni + no),
+        })
+    }
+
     /// `{ y -> x : x -> y ∈ self }`.
     pub fn inverse(&self) -> Map {
         let (ni, no) = (self.n_in(), self.n_out());

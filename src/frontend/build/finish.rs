@@ -24,8 +24,28 @@ impl<'a> Builder<'a> {
             }
         }
         let params = self.params.clone();
-        // Reads of parameters are not accesses: they never change inside the region.
+        // Reads of parameters are not accesses: they never change inside the region. A
+        // value that read one reads the parameter's integer value, and the slots of the
+        // other accesses move down.
         for st in &mut self.stmts {
+            let mut slot = vec![None; st.accesses.len()];
+            let mut next = 0;
+            for (k, a) in st.accesses.iter().enumerate() {
+                if !params.contains(&a.array) {
+                    slot[k] = Some(next);
+                    next += 1;
+                }
+            }
+            let names: Vec<String> = st.accesses.iter().map(|a| a.array.clone()).collect();
+            if let Ok(store) = &mut st.store {
+                match slot.get(store.write).copied().flatten() {
+                    Some(w) => {
+                        store.write = w;
+                        renumber(&mut store.value, &slot, &names);
+                    }
+                    None => st.store = Err("the statement writes a parameter".into()),
+                }
+            }
             st.accesses.retain(|a| !params.contains(&a.array));
         }
         self.arrays.retain(|a| !params.contains(&a.name));
@@ -221,6 +241,20 @@ fn element_type(mapped: &str, param: &str, pre: Option<&str>) -> String {
     }
     pre.map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
         .unwrap_or_default()
+}
+
+/// Moves a value's read slots to the accesses' new positions; a read of a removed access
+/// (a parameter) becomes the parameter's name.
+fn renumber(v: &mut crate::model::value::Value, slot: &[Option<usize>], names: &[String]) {
+    use crate::model::value::Value;
+    match v {
+        Value::Read(k) => match slot.get(*k).copied().flatten() {
+            Some(n) => *k = n,
+            None => *v = Value::Name(names.get(*k).cloned().unwrap_or_default()),
+        },
+        Value::Const(_) | Value::Name(_) => {}
+        Value::Op(_, xs) => xs.iter_mut().for_each(|x| renumber(x, slot, names)),
+    }
 }
 
 #[cfg(test)]

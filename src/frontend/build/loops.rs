@@ -26,11 +26,16 @@ impl<'a> Builder<'a> {
         let Some(cond) = &f.condition else {
             return Ok(Err("the loop has no condition".into()));
         };
-        let init_pw = match self.aff(init, true)? {
-            Ok(p) => p,
-            Err(why) => return Ok(Err(format!("the initial value is not affine: {why}"))),
+        let (init_pw, divided) = match self.aff(init, true)? {
+            Ok(p) => (p, false),
+            Err(why) => match self.divided_start(init, &step)? {
+                Ok(p) => (p, true),
+                Err(_) => return Ok(Err(format!("the initial value is not affine: {why}"))),
+            },
         };
-        let iterator = self.enter_loop(f, s, &c_name, &step, &init_pw, outer_counter);
+        // A start with divisions has no one affine first value.
+        let first: PwAff = if divided { vec![] } else { init_pw.clone() };
+        let iterator = self.enter_loop(f, s, &c_name, &step, &first, outer_counter);
         let leave = |b: &mut Self| {
             b.loops.pop();
             b.scopes.pop();
@@ -46,7 +51,11 @@ impl<'a> Builder<'a> {
                 return Err(d);
             }
         };
-        let lower = self.iterations_from(&init_pw, &iterator, &step);
+        let lower = if divided {
+            self.iterations_from_divided(&init_pw, &iterator, &step)
+        } else {
+            self.iterations_from(&init_pw, &iterator, &step)
+        };
         if !self.stays_false(&lower, &cond_set, &iterator, step.is_positive()) {
             leave(self);
             return Ok(Err(format!(
@@ -211,6 +220,43 @@ impl<'a> Builder<'a> {
             });
         }
         lower.expect("an affine value has a piece")
+    }
+
+    /// A first value with truncating divisions by positive constants (the
+    /// `loopy_floord`/`loopy_ceild` starts of generated code), read as the operand of a
+    /// comparison, where divisions are exact; only for a unit step (the stride of a larger
+    /// one from such a start is not affine).
+    fn divided_start(&mut self, init: &Node<Expression>, step: &Int) -> Affine<PwAff> {
+        if !step.abs().is_one() {
+            return Ok(Err("a stride from a division".into()));
+        }
+        self.in_comparison += 1;
+        let r = self.aff(init, true);
+        self.in_comparison -= 1;
+        r
+    }
+
+    /// The iterations from a first value with divisions ([`Self::divided_start`]):
+    /// `i >= first` (`i <= first` counting down), a comparison that reads the divisions
+    /// exactly.
+    fn iterations_from_divided(&self, init_pw: &PwAff, iterator: &str, step: &Int) -> Set {
+        let init: PwAff = init_pw
+            .iter()
+            .map(|p| Piece {
+                cond: p.cond.as_ref().map(|c| aff::add_dim(c, iterator)),
+                expr: p.expr.clone(),
+            })
+            .collect();
+        let i = vec![Piece {
+            cond: None,
+            expr: LinExpr::var(iterator),
+        }];
+        let op = if step.is_positive() {
+            BinaryOperator::GreaterOrEqual
+        } else {
+            BinaryOperator::LessOrEqual
+        };
+        aff::add_dim(&self.ctx, iterator).intersect(&self.compare(&i, &init, &op))
     }
 
     /// Whether the condition stays false once it is false (an upper bound for a loop counting
