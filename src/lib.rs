@@ -68,6 +68,7 @@ pub mod machine;
 pub mod manifest;
 pub mod model;
 pub mod native;
+pub mod plan;
 pub mod presburger;
 pub mod repl;
 pub mod script;

@@ -31,8 +31,8 @@ use super::deps::{AccessKind, Program};
 use super::witness::{eval, fmt_vec, instance_label, name_of, named_params, with_params};
 use crate::diag::codes;
 use crate::diag::Diagnostic;
-use crate::model::copy::{outer_of, CopyPlan};
-use crate::model::state::{CopyMark, Piece};
+use crate::model::copy::CopyPlan;
+use crate::model::state::{outer_of, CopyMark, Piece};
 use crate::presburger::{Int, Map, Space, Tuple};
 
 /// An instance outside the staged set that touches a buffered element inside the window.
