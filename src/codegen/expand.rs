@@ -285,7 +285,7 @@ pub fn expanded(
         });
         decls.extend(declarations(plan, &scop.params)?);
     }
-    // Write-backs in the reverse order of the expansions (see `model::expand`).
+    // Write-backs in the reverse order of the expansions (see `plan::expand`).
     for plan in plans.iter().rev() {
         let index = scop.statements.len() + extra.len();
         extra.extend(write_back_statement(&scop, plan, index));

@@ -102,8 +102,8 @@ pub struct State {
     /// their storage.
     pub expansions: Vec<super::expand::ExpandPlan>,
     /// The plan of every copy the pieces carry (`model::copy`), in the order
-    /// [`super::copy::plan`] gives them; each plan's `members` index `pieces`. Set by
-    /// [`State::plan_copies`], which the interpreter calls after every step (a step that
+    /// `plan::copy::plan` gives them; each plan's `members` index `pieces`. Set by
+    /// `plan::copy::plan_copies`, which the interpreter calls after every step (a step that
     /// leaves a copy unplannable is refused), so a script's state always holds the plans of
     /// its pieces; code that replaces the pieces calls it again. The verifier and the code
     /// generator read the plans from here.

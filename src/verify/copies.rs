@@ -18,7 +18,7 @@
 //! reads outside what was filled.
 //!
 //! Several copies of one array are each checked this way, on the original accesses. The
-//! planner admits only compositions for which that is exact (`model::copy::nest`): copies
+//! planner admits only compositions for which that is exact (`plan::copy::nest`): copies
 //! whose windows are apart; a copy nested in one that stages all its pieces (it fills from
 //! the outer buffer: an unstaged piece of its window that the outer copy stages touches the
 //! outer buffer at the element it would touch in the array, and one the outer copy does not
