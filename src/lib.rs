@@ -44,7 +44,7 @@
 //! [`presburger`] is the exact integer set library everything else is built on; [`model`] is
 //! the polyhedral program (statements, domains, accesses, tags, 2d+1 schedules) and
 //! [`frontend`] builds it from C; [`script`] parses and interprets scripts over the model's
-//! schedule state; [`verify`] computes dependences and checks a transformed schedule;
+//! schedule state, whose copy and expansion plans [`plan`] decides; [`verify`] computes dependences and checks a transformed schedule;
 //! [`codegen`] scans the schedule into C; [`driver`] ties these together for a kernel and a
 //! script ([`Kernel`], [`Run`]). Above them: [`native`] (compiling and timing), [`bench`],
 //! [`timing`] (the timing loop of [`search`] and [`tune`]), [`suggest`], [`draw`], [`machine`],
@@ -68,6 +68,7 @@ pub mod machine;
 pub mod manifest;
 pub mod model;
 pub mod native;
+pub mod plan;
 pub mod presburger;
 pub mod repl;
 pub mod script;

@@ -13,8 +13,9 @@
 //! copy (11 with a run-time size, 7 refused with a witness) and 10 kept two (4 apart, 6
 //! nested, 3 of those with a run-time size); 256 cases are run.
 
-use loopy::model::copy::{plan, CopyPlan};
+use loopy::model::copy::CopyPlan;
 use loopy::model::state::StateAccess;
+use loopy::plan::copy::plan;
 use loopy::presburger::Int;
 use loopy::script::interp::Interpreter;
 use loopy::verify::{self, AccessKind, ViolationKind};

@@ -85,6 +85,7 @@ impl Kernel {
                     },
                     relation: Some(rel.with_space_names(p.domain.tuple().clone(), array)),
                     private_depth: None,
+                    storage: None,
                 });
             }
             stmts.push(StmtInfo {

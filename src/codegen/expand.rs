@@ -1,14 +1,16 @@
-//! Code for expansions (`expand(l, k, x)`, planned by `model::expand`): the kernel is given
+//! Code for expansions (`expand(l, k, x)`, planned by `plan::expand`): the kernel is given
 //! to the code generator as the expanded program — the statements of `l` read and write
-//! the storage `loopy_x_x[t0]..[e0]..` instead of `x`, the storage is declared before the
-//! loops, and two statements of its own follow every other: the write-back of the last
-//! values (`x[e] = loopy_x_x[t][e]` over the plan's `{ [t, e] }`, scanned like any
-//! statement) and, for a storage allocated on the heap, its release.
+//! the storage `loopy_x_x[t0]..[e0]..` instead of `x` (their accesses as the model's
+//! expanded program, `model::program::Program`, gives them; their text rewritten here), the
+//! storage is declared before the loops, and two statements of its own follow every other:
+//! the write-back of the last values (`x[e] = loopy_x_x[t][e]` over the plan's `{ [t, e] }`,
+//! scanned like any statement) and, for a storage allocated on the heap, its release.
 
 use super::place::Placed;
 use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::expand::ExpandPlan;
+use crate::model::program::Program;
 use crate::model::{
     Access, AccessKind, Array, LoopInfo, Schedule, Scop, SourceSpan, Statement, Storage,
 };
@@ -237,12 +239,14 @@ fn own_statement(
     }
 }
 
-/// The expanded program for the code generator: `scop` with the statements' accesses
-/// rewritten, the storage declared, and the write-back and release statements appended
-/// (with their schedules appended to `placed`, after every piece: `next` is the first
-/// free outermost position).
+/// The expanded program for the code generator: `scop` with the statements' texts
+/// rewritten and their accesses as `program` (the program of `scop` under `plans`,
+/// [`Program::expanded`]) gives them, the storage declared, and the write-back and release
+/// statements appended (with their schedules appended to `placed`, after every piece:
+/// `next` is the first free outermost position).
 pub fn expanded(
     scop: &Scop,
+    program: &Program,
     plans: &[ExpandPlan],
     placed: &mut Vec<Placed>,
     next: Int,
@@ -263,9 +267,12 @@ pub fn expanded(
             st.text = plan
                 .rewrite(&st.text, &iters, &scop.params)
                 .map_err(|why| refuse(plan, format!("{why}: `{}`", st.text)))?;
-            for a in st.accesses.iter_mut().filter(|a| a.array == plan.array) {
-                a.relation = plan.storage_relation(&a.relation);
-                a.array = plan.name.clone();
+            // The accesses that went to the storage, as the storage is declared.
+            for (a, view) in st.accesses.iter_mut().zip(program.accesses_of(s)) {
+                if let Some(storage) = &view.storage {
+                    a.relation = storage.clone();
+                    a.array = view.array.clone();
+                }
             }
         }
         scop.arrays.push(Array {
@@ -278,7 +285,7 @@ pub fn expanded(
         });
         decls.extend(declarations(plan, &scop.params)?);
     }
-    // Write-backs in the reverse order of the expansions (see `model::expand`).
+    // Write-backs in the reverse order of the expansions (see `plan::expand`).
     for plan in plans.iter().rev() {
         let index = scop.statements.len() + extra.len();
         extra.extend(write_back_statement(&scop, plan, index));

@@ -22,6 +22,7 @@ pub use registers::Target;
 pub use scan::{disjoint_parts, scan, scan_in, scan_sets, Item};
 
 use crate::diag::Diagnostic;
+use crate::model::program::Program;
 use crate::model::state::State;
 use crate::model::Scop;
 use crate::presburger::{Int, Map, Set};
@@ -63,8 +64,10 @@ pub fn generate_state<'a>(
             .map(|p| p.pos[0].clone())
             .max()
             .map_or(Int::ZERO, |p| &p + &Int::ONE);
+        let view = Program::for_state(scop, state);
         Cow::Owned(expand::expanded(
             scop,
+            &view,
             &state.expansions,
             &mut placed,
             next,

@@ -12,6 +12,8 @@ pub mod copy;
 pub mod expand;
 pub mod json;
 pub mod lex;
+pub mod marks;
+pub mod program;
 pub mod render;
 pub mod schedule;
 pub mod state;

@@ -4,13 +4,10 @@
 //! produced them. The script interpreter rewrites it; the verifier and the code generator
 //! read it.
 
+pub use super::marks::{CopyMark, Mark, MarkKind, Origin, RedOp, Span, COPY_LIMIT};
 use super::{AccessKind, Scop};
 use crate::presburger::{build, Int, Map, Set};
 use std::collections::{BTreeMap, BTreeSet};
-use std::ops::Range;
-
-/// A byte range in a script or C source.
-pub type Span = Range<usize>;
 
 /// A position vector (p0, ..., pM).
 pub type Pos = Vec<Int>;
@@ -55,111 +52,12 @@ impl Piece {
     }
 }
 
-/// The associative operator of a reduction (`s += e`, `s *= e`, `s = min(s, e)`, ...).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum RedOp {
-    Add,
-    Mul,
-    Min,
-    Max,
-}
-
-impl RedOp {
-    /// The operator as OpenMP and the script language spell it.
-    pub fn symbol(self) -> &'static str {
-        match self {
-            RedOp::Add => "+",
-            RedOp::Mul => "*",
-            RedOp::Min => "min",
-            RedOp::Max => "max",
-        }
-    }
-}
-
-/// What a mark asks of the generated loop. Marks never change the schedule θ; they are
-/// directives that ride on it. (Further directives, such as unrolling, are added here as
-/// variants of their own.)
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MarkKind {
-    /// `parallel(l, k)` / `parallel(l, k, op)`: an OpenMP parallel loop, with an optional
-    /// reduction operator.
-    Parallel { reduction: Option<RedOp> },
-    /// `vectorize(l, k)`: an OpenMP `simd` loop.
-    Vectorize,
-    /// `unroll(l, k, u)`: the loop body appears `factor` times per iteration (constant
-    /// offsets), the remainder handled by a following loop; no loop at all when the trip
-    /// count is a constant at most `factor`. Order is unchanged, so there is nothing to
-    /// verify.
-    Unroll { factor: u32 },
-}
-
-impl MarkKind {
-    /// The mark as the script wrote it (`parallel`, `parallel(+)`, `vectorize`).
-    pub fn describe(&self) -> String {
-        match self {
-            MarkKind::Parallel { reduction: None } => "parallel".to_string(),
-            MarkKind::Parallel {
-                reduction: Some(op),
-            } => format!("parallel({})", op.symbol()),
-            MarkKind::Vectorize => "vectorize".to_string(),
-            MarkKind::Unroll { factor } => format!("unroll({factor})"),
-        }
-    }
-
-    /// Whether the mark runs iterations of its loop together or in any order, so that the
-    /// verifier must find no dependence between them (`parallel`, `vectorize`; not `unroll`,
-    /// which keeps the order).
-    pub fn reorders(&self) -> bool {
-        match self {
-            MarkKind::Parallel { .. } | MarkKind::Vectorize => true,
-            MarkKind::Unroll { .. } => false,
-        }
-    }
-}
-
-/// A mark on one iteration dim of a piece: the generated loop scanning schedule dim
-/// `2 * dim + 1` carries it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mark {
-    /// Index of the iteration dim (0-based: loop k of a component is dim k - 1).
-    pub dim: usize,
-    pub kind: MarkKind,
-    /// The script operation that set it, for reports.
-    pub origin: Origin,
-    /// Its step number.
-    pub step: usize,
-}
-
 impl Piece {
     /// The mark on iteration dim `dim`, if any.
     pub fn mark_at(&self, dim: usize) -> Option<&Mark> {
         self.marks.iter().find(|m| m.dim == dim)
     }
 }
-
-/// `copy(l, k, A)` on one piece: inside each iteration of the outer `outer` loops, the
-/// elements of `array` that the staged pieces (every piece carrying this copy, identified by
-/// its step) touch live in a local buffer. Like a mark it rides on the schedule: later steps
-/// carry it (`outer` follows the loops it counts) or refuse.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CopyMark {
-    /// The array's model name.
-    pub array: String,
-    /// Number of outer loops (k) whose iterations each get their own buffer contents.
-    pub outer: usize,
-    /// Most elements the buffer may have (the user raises it with a fourth argument).
-    pub limit: u64,
-    /// The script operation that set it, for reports.
-    pub origin: Origin,
-    /// Its step number (several pieces staged by one `copy` share it).
-    pub step: usize,
-    /// A scaled copy (`copy_scaled(l, k, A, alpha)`): the scalar (model name) whose
-    /// product with each element the buffer holds.
-    pub scale: Option<String>,
-}
-
-/// The default bound on a copy buffer's number of elements: 2^20 (8 MiB of `double`).
-pub const COPY_LIMIT: u64 = 1 << 20;
 
 /// An access as the schedule state knows it, for the footprints of copies.
 #[derive(Clone, Debug)]
@@ -171,14 +69,6 @@ pub struct StateAccess {
     pub relation: Map,
     /// False when the relation over-approximates.
     pub exact: bool,
-}
-
-/// Where a handle came from, for diagnostics.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Origin {
-    pub source: String,
-    pub span: Span,
-    pub what: String,
 }
 
 /// A loop component: the set P(l) of positions it covers.
@@ -212,8 +102,8 @@ pub struct State {
     /// their storage.
     pub expansions: Vec<super::expand::ExpandPlan>,
     /// The plan of every copy the pieces carry (`model::copy`), in the order
-    /// [`super::copy::plan`] gives them; each plan's `members` index `pieces`. Set by
-    /// [`State::plan_copies`], which the interpreter calls after every step (a step that
+    /// `plan::copy::plan` gives them; each plan's `members` index `pieces`. Set by
+    /// `plan::copy::plan_copies`, which the interpreter calls after every step (a step that
     /// leaves a copy unplannable is refused), so a script's state always holds the plans of
     /// its pieces; code that replaces the pieces calls it again. The verifier and the code
     /// generator read the plans from here.
@@ -431,6 +321,13 @@ pub(crate) fn prefix_map(m: usize, k: usize) -> Map {
     let js: Vec<String> = (0..m).map(|i| format!("j{i}")).collect();
     let outs: Vec<_> = (0..k).map(|i| build::input(m, i)).collect();
     Map::from_affine(js, &outs)
+}
+
+/// `S[x] -> [t]`: the outer `k` iteration values of each instance of a piece.
+pub fn outer_of(p: &Piece, k: usize) -> Map {
+    let m = p.it.n_out();
+    p.it.intersect_domain(&p.domain)
+        .apply_range(&prefix_map(m, k))
 }
 
 /// One step of a run: which operation ran, for `--trace` and for reports.

@@ -547,7 +547,7 @@ impl Session {
         let mut before = self.run.interp.state.clone();
         before.pieces = self.run.interp.history[last.steps.0].clone();
         // The copies' plans follow the pieces (planned when that step ran, so this succeeds).
-        if let Err(d) = before.plan_copies() {
+        if let Err(d) = crate::plan::copy::plan_copies(&mut before) {
             let f = Report {
                 diagnostic: d,
                 sources: self.kernel.sources.clone(),

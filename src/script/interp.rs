@@ -491,7 +491,7 @@ impl Interpreter {
                 if self.state.pieces.iter().any(|p| !p.copies.is_empty())
                     || !self.state.copy_plans.is_empty()
                 {
-                    if let Err(d) = self.state.plan_copies() {
+                    if let Err(d) = crate::plan::copy::plan_copies(&mut self.state) {
                         self.state = saved;
                         let d = if d.labels.iter().any(|l| {
                             l.source == source

@@ -5,7 +5,7 @@
 //! loops)` gives some of those loops back: iterations `t1 ≠ t2` that agree on the loops
 //! kept now share storage for each element `e`. A *group* is every use (read or write) of
 //! one expanded element `(t, e)`; in the original order each group starts with a write
-//! (`model::expand` checked that every read reads a value of its own iteration). The
+//! (`plan::expand` checked that every read reads a value of its own iteration). The
 //! contracted program computes what the expanded one does under the final schedule when:
 //!
 //! 1. **apart**: the groups sharing a storage element never interleave. The test: let `ℓ`

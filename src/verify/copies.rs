@@ -18,7 +18,7 @@
 //! reads outside what was filled.
 //!
 //! Several copies of one array are each checked this way, on the original accesses. The
-//! planner admits only compositions for which that is exact (`model::copy::nest`): copies
+//! planner admits only compositions for which that is exact (`plan::copy::nest`): copies
 //! whose windows are apart; a copy nested in one that stages all its pieces (it fills from
 //! the outer buffer: an unstaged piece of its window that the outer copy stages touches the
 //! outer buffer at the element it would touch in the array, and one the outer copy does not
@@ -31,8 +31,8 @@ use super::deps::{AccessKind, Program};
 use super::witness::{eval, fmt_vec, instance_label, name_of, named_params, with_params};
 use crate::diag::codes;
 use crate::diag::Diagnostic;
-use crate::model::copy::{outer_of, CopyPlan};
-use crate::model::state::{CopyMark, Piece};
+use crate::model::copy::CopyPlan;
+use crate::model::state::{outer_of, CopyMark, Piece};
 use crate::presburger::{Int, Map, Space, Tuple};
 
 /// An instance outside the staged set that touches a buffered element inside the window.

@@ -1,114 +1,15 @@
 //! Exact memory-based dependences: flow, anti and output, between every pair of accesses to
 //! the same array, restricted to the original execution order, for all parameter values.
 
-use crate::model::state::{Origin, State};
 use crate::model::Scop;
 use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int, Map, Set};
 use std::fmt::Write;
 
-/// What the verifier needs to know about a statement.
-#[derive(Clone, Debug)]
-pub struct StmtInfo {
-    pub name: String,
-    /// The tag on the statement, if any (for messages).
-    pub label: Option<String>,
-    /// `S[iterators]`.
-    pub domain: Set,
-    /// The original schedule θ: `S[iterators] -> [p0, j1, ..., pM]`.
-    pub schedule: Map,
-    /// Where the statement is in the C file.
-    pub origin: Option<Origin>,
-    /// 1-based line in the C file (0 if unknown).
-    pub line: usize,
-    /// The associative update the statement performs, if any (`s += e`): a `parallel`
-    /// mark with that reduction operator may reorder such updates.
-    pub update: Option<crate::model::Update>,
-}
-
+/// The program the dependences are computed on: the model's expanded program.
+pub use crate::model::program::{Program, ProgramAccess, StmtInfo};
 /// Whether an access reads or writes: the model's.
 pub use crate::model::AccessKind;
-
-/// One array (or scalar: a 0-d array) access of a statement.
-#[derive(Clone, Debug)]
-pub struct ProgramAccess {
-    pub stmt: usize,
-    pub array: String,
-    pub kind: AccessKind,
-    /// `S[iterators] -> A[subscripts]`; `None` when the access may touch any element
-    /// (a subscript that is not affine).
-    pub relation: Option<Map>,
-    /// `Some(d)` for a variable declared inside `d` loops: a fresh one each iteration of
-    /// those loops, so instances that differ in their first `d` iterators do not share it.
-    pub private_depth: Option<usize>,
-}
-
-/// The program as the verifier sees it.
-#[derive(Clone, Debug)]
-pub struct Program {
-    pub params: Vec<String>,
-    pub stmts: Vec<StmtInfo>,
-    pub accesses: Vec<ProgramAccess>,
-}
-
-impl Program {
-    /// The program of `scop` as the verifier sees it.
-    pub fn from_scop(scop: &Scop) -> Program {
-        let stmts = scop
-            .statements
-            .iter()
-            .enumerate()
-            .map(|(k, s)| StmtInfo {
-                name: s.name.clone(),
-                label: Some(scop.stmt_name(k)),
-                domain: s.domain.clone(),
-                schedule: s.schedule.to_map(),
-                origin: Some(Origin {
-                    source: s.span.file.clone(),
-                    span: s.span.range.clone(),
-                    what: s.name.clone(),
-                }),
-                line: s.span.line,
-                update: s.update.clone(),
-            })
-            .collect();
-        let mut accesses = vec![];
-        for (k, s) in scop.statements.iter().enumerate() {
-            for a in &s.accesses {
-                let private_depth = scop.array(&a.array).and_then(|x| x.private_depth);
-                accesses.push(ProgramAccess {
-                    stmt: k,
-                    array: a.array.clone(),
-                    kind: a.kind,
-                    relation: Some(a.relation.clone()),
-                    private_depth,
-                });
-            }
-        }
-        Program {
-            params: scop.params.clone(),
-            stmts,
-            accesses,
-        }
-    }
-
-    /// The program of `scop` as the verifier sees it after the expansions of `st`
-    /// (`expand`): the expanded statements' accesses go to the storage, so dependences are
-    /// computed on them.
-    pub fn for_state(scop: &Scop, st: &State) -> Program {
-        let mut p = Program::from_scop(scop);
-        for plan in &st.expansions {
-            for a in p.accesses.iter_mut() {
-                if a.array == plan.array && plan.stmts.contains(&a.stmt) {
-                    a.relation = a.relation.as_ref().map(|r| plan.relation(r));
-                    a.array = plan.name.clone();
-                    a.private_depth = None;
-                }
-            }
-        }
-        p
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DepKind {

@@ -94,6 +94,7 @@ pub fn build(s: &Spec) -> (State, Program) {
                 },
                 relation: Some(rel),
                 private_depth: None,
+                storage: None,
             });
         }
         stmts.push(StmtInfo {

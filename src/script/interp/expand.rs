@@ -1,14 +1,15 @@
 //! `expand(l, k, x)` / `expand(l, k, x, limit)`: the variable `x`, written and then read by
 //! the statements of `l`, gets one copy per iteration of their outer `k` loops. The plan
-//! (exact checks, storage box, write-back) is `model::expand`'s; here the arguments are
-//! read and the state's accesses of those statements are redirected to the storage, so
-//! that every later step (and `copy`) sees the expanded program.
+//! (exact checks, storage box, write-back) is `plan::expand`'s; here the arguments are
+//! read and the state's accesses of those statements are redirected to the storage
+//! (`model::expand::apply`), so that every later step (and `copy`) sees the expanded
+//! program.
 
 use super::args::Form;
 use super::{Interpreter, OpCtx};
 use crate::diag::codes;
 use crate::diag::Diagnostic;
-use crate::model::expand::{ExpandPlan, EXPAND_LIMIT};
+use crate::model::expand::{self, ExpandPlan, EXPAND_LIMIT};
 use crate::model::state::Origin;
 use crate::script::ast::{Arg, Name};
 
@@ -69,7 +70,7 @@ impl Interpreter {
             span: call.span.clone(),
             what: "this `expand`".to_string(),
         };
-        let plan = crate::model::expand::plan(
+        let plan = crate::plan::expand::plan(
             &self.state,
             &members,
             k as usize,
@@ -79,10 +80,11 @@ impl Interpreter {
             ctx.step,
         )?;
         // The expanded program: the statements' accesses go to the storage.
+        let plans = std::slice::from_ref(&plan);
         for a in self.state.accesses.iter_mut() {
-            if a.array == array && plan.stmts.contains(&a.stmt) {
-                a.relation = plan.relation(&a.relation);
-                a.array = plan.name.clone();
+            if let Some(e) = expand::apply(plans, a.stmt, &a.array, &a.relation) {
+                a.relation = e.relation;
+                a.array = e.array;
             }
         }
         self.state.arrays.push((
