@@ -2,198 +2,315 @@
 //! manifest run).
 
 use super::{ExtraTimings, Job, Other, OtherKind, OtherResult, Outcome};
-use crate::model::json::Json;
+use crate::diag::output::JsonDiagnostic;
 use crate::native::{Check, Difference, Stats, Timing};
+use serde::Serialize;
 use std::path::PathBuf;
 
-fn stats_json(s: &Stats, samples: &[f64]) -> Json {
-    Json::obj(vec![
-        ("min", Json::Num(s.min)),
-        ("median", Json::Num(s.median)),
-        ("max", Json::Num(s.max)),
-        (
-            "samples",
-            Json::Array(samples.iter().map(|x| Json::Num(*x)).collect()),
-        ),
-    ])
-}
-
-fn tolerance_json(c: Check) -> Json {
-    match c {
-        Check::Exact => Json::Null,
-        Check::Relative(r) => Json::Num(r),
-    }
-}
-
-fn difference_json(diff: &Difference) -> Json {
-    Json::obj(vec![
-        ("stream", Json::str(diff.stream.name())),
-        ("line", Json::Int(diff.line as i128)),
-        ("original", Json::opt_str(diff.a.as_deref())),
-        ("transformed", Json::opt_str(diff.b.as_deref())),
-        ("detail", Json::opt_str(diff.detail.as_deref())),
-    ])
-}
-
-fn path_json(k: Option<&PathBuf>) -> Json {
-    k.map_or(Json::Null, |p| Json::str(p.display().to_string()))
-}
-
 /// A job's outcome: its name, size, kernel and script, then the fields of its status.
-pub fn outcome_json(job: &Job, o: &Outcome) -> Json {
-    let mut f: Vec<(&str, Json)> = vec![
-        ("name", Json::str(&job.name)),
-        ("size", Json::opt_str(job.size.as_deref())),
-        ("kernel", Json::str(job.kernel.display().to_string())),
-        ("script", path_json(job.script.as_ref())),
-    ];
-    match o {
-        Outcome::Timed {
-            timing,
-            kept,
-            extra,
-        } => {
-            timed_fields(job, timing, extra, &mut f);
-            f.push(("kept", path_json(kept.as_ref())));
-        }
-        Outcome::Differ { diff, kept } => {
-            f.push(("status", Json::str("differ")));
-            f.push(("check", Json::str(job.check.describe())));
-            f.push(("tolerance", tolerance_json(job.check)));
-            f.push(("difference", difference_json(diff)));
-            f.push(("kept", path_json(Some(kept))));
-        }
-        Outcome::Illegal { reports } => {
-            f.push(("status", Json::str("illegal")));
-            let messages = reports
-                .iter()
-                .map(|r| Json::str(&r.diagnostic.message))
-                .collect();
-            f.push(("violations", Json::Array(messages)));
-        }
-        Outcome::Failed { failure, kept } => {
-            f.push(("status", Json::str("error")));
-            f.push(("error", Json::str(&failure.diagnostic.message)));
-            f.push(("kept", path_json(kept.as_ref())));
-        }
-    }
-    Json::obj(f)
+#[derive(Serialize)]
+pub struct OutcomeJson<'a> {
+    name: &'a str,
+    size: Option<&'a str>,
+    kernel: String,
+    script: Option<String>,
+    /// The toolchain, in a single bench (a manifest run names it once for all jobs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compiler: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<&'static str>,
+    #[serde(flatten)]
+    status: StatusJson<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<Vec<JsonDiagnostic>>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "status")]
+enum StatusJson<'a> {
+    #[serde(rename = "ok")]
+    Timed(Box<TimedJson<'a>>),
+    #[serde(rename = "differ")]
+    Differ {
+        check: String,
+        tolerance: Option<f64>,
+        difference: DifferenceJson<'a>,
+        kept: Option<String>,
+    },
+    #[serde(rename = "illegal")]
+    Illegal { violations: Vec<&'a str> },
+    #[serde(rename = "error")]
+    Failed {
+        error: &'a str,
+        kept: Option<String>,
+    },
 }
 
 /// The fields of a timed job: the check, both programs' times, the speedup, the thread
 /// counts, the flops, the baselines and the reference.
-fn timed_fields(job: &Job, timing: &Timing, extra: &ExtraTimings, f: &mut Vec<(&str, Json)>) {
-    f.push(("status", Json::str("ok")));
-    f.push(("check", Json::str(job.check.describe())));
-    f.push(("tolerance", tolerance_json(job.check)));
-    if let Some(r) = extra.max_relative_difference {
-        f.push(("max_relative_difference", Json::Num(r)));
+#[derive(Serialize)]
+struct TimedJson<'a> {
+    check: String,
+    tolerance: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_relative_difference: Option<f64>,
+    original: StatsJson<'a>,
+    transformed: StatsJson<'a>,
+    speedup: f64,
+    openmp: Option<&'static str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    threads: Vec<ThreadsJson<'a>>,
+    flops: Option<f64>,
+    gflops: Option<GflopsJson>,
+    /// Present when the job names baselines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baselines: Option<Vec<OtherJson<'a>>>,
+    /// Present (`null` when it was not run) when the job names a reference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reference: Option<Option<OtherJson<'a>>>,
+    kept: Option<String>,
+}
+
+#[derive(Serialize)]
+struct StatsJson<'a> {
+    min: f64,
+    median: f64,
+    max: f64,
+    samples: &'a [f64],
+}
+
+impl<'a> StatsJson<'a> {
+    fn of(s: Stats, samples: &'a [f64]) -> Self {
+        StatsJson {
+            min: s.min,
+            median: s.median,
+            max: s.max,
+            samples,
+        }
     }
-    f.push(("original", stats_json(&timing.a_stats(), &timing.a)));
-    f.push(("transformed", stats_json(&timing.b_stats(), &timing.b)));
-    f.push(("speedup", Json::Num(timing.speedup())));
-    f.push(("openmp", Json::opt_str(extra.openmp)));
-    if !extra.threads.is_empty() {
-        let rows = extra
-            .threads
-            .iter()
-            .map(|(t, tm)| {
-                Json::obj(vec![
-                    ("threads", Json::Int(*t as i128)),
-                    ("original", stats_json(&tm.a_stats(), &tm.a)),
-                    ("transformed", stats_json(&tm.b_stats(), &tm.b)),
-                    ("speedup", Json::Num(tm.speedup())),
-                ])
-            })
-            .collect();
-        f.push(("threads", Json::Array(rows)));
-    }
-    let gflops = |t: f64| extra.flops.map_or(Json::Null, |n| Json::Num(n / t / 1e9));
-    f.push(("flops", extra.flops.map_or(Json::Null, Json::Num)));
-    f.push((
-        "gflops",
-        match extra.flops {
-            None => Json::Null,
-            Some(_) => Json::obj(vec![
-                ("original", gflops(timing.a_stats().median)),
-                ("transformed", gflops(timing.b_stats().median)),
-            ]),
-        },
-    ));
-    let baselines: Vec<Json> = extra
-        .others
-        .iter()
-        .filter(|o| o.kind == OtherKind::Baseline)
-        .map(|o| other_json(job, extra, o))
-        .collect();
-    if !job.baselines.is_empty() {
-        f.push(("baselines", Json::Array(baselines)));
-    }
-    if job.reference.is_some() {
-        let reference = extra
-            .others
-            .iter()
-            .find(|o| o.kind == OtherKind::Reference)
-            .map_or(Json::Null, |o| other_json(job, extra, o));
-        f.push(("reference", reference));
+}
+
+#[derive(Serialize)]
+struct ThreadsJson<'a> {
+    threads: u32,
+    original: StatsJson<'a>,
+    transformed: StatsJson<'a>,
+    speedup: f64,
+}
+
+#[derive(Serialize)]
+struct GflopsJson {
+    original: f64,
+    transformed: f64,
+}
+
+#[derive(Serialize)]
+struct DifferenceJson<'a> {
+    stream: &'static str,
+    line: usize,
+    original: Option<&'a str>,
+    transformed: Option<&'a str>,
+    detail: Option<&'a str>,
+}
+
+impl<'a> DifferenceJson<'a> {
+    fn of(diff: &'a Difference) -> Self {
+        DifferenceJson {
+            stream: diff.stream.name(),
+            line: diff.line,
+            original: diff.a.as_deref(),
+            transformed: diff.b.as_deref(),
+            detail: diff.detail.as_deref(),
+        }
     }
 }
 
 /// A baseline or the reference: its name and what became of it.
-fn other_json(job: &Job, extra: &ExtraTimings, o: &Other) -> Json {
-    let mut v: Vec<(&str, Json)> = vec![];
-    match o.kind {
-        OtherKind::Baseline => v.push(("baseline", Json::str(&o.label))),
-        OtherKind::Reference => v.push(("name", Json::str(&o.label))),
+#[derive(Serialize)]
+struct OtherJson<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    #[serde(flatten)]
+    result: OtherResultJson<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "status")]
+enum OtherResultJson<'a> {
+    #[serde(rename = "ok")]
+    Timed(OtherTimedJson<'a>),
+    #[serde(rename = "skipped")]
+    Skipped { error: &'a str },
+    #[serde(rename = "differ")]
+    Differ {
+        error: String,
+        difference: DifferenceJson<'a>,
+    },
+    #[serde(rename = "error")]
+    Failed { error: &'a str },
+}
+
+#[derive(Serialize)]
+struct OtherTimedJson<'a> {
+    times: StatsJson<'a>,
+    /// A baseline's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    speedup: Option<f64>,
+    /// The reference's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fraction_of_speed: Option<f64>,
+    gflops: Option<f64>,
+    check: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_relative_difference: Option<f64>,
+}
+
+fn tolerance(c: Check) -> Option<f64> {
+    match c {
+        Check::Exact => None,
+        Check::Relative(r) => Some(r),
     }
-    match &o.result {
+}
+
+fn path(k: Option<&PathBuf>) -> Option<String> {
+    k.map(|p| p.display().to_string())
+}
+
+/// A job's outcome: its name, size, kernel and script, then the fields of its status
+/// (no compiler, clock or diagnostics: the caller adds those it prints).
+pub fn outcome_json<'a>(job: &'a Job, o: &'a Outcome) -> OutcomeJson<'a> {
+    let status = match o {
+        Outcome::Timed {
+            timing,
+            kept,
+            extra,
+        } => StatusJson::Timed(Box::new(timed(job, timing, extra, path(kept.as_ref())))),
+        Outcome::Differ { diff, kept } => StatusJson::Differ {
+            check: job.check.describe(),
+            tolerance: tolerance(job.check),
+            difference: DifferenceJson::of(diff),
+            kept: path(Some(kept)),
+        },
+        Outcome::Illegal { reports } => StatusJson::Illegal {
+            violations: reports
+                .iter()
+                .map(|r| r.diagnostic.message.as_str())
+                .collect(),
+        },
+        Outcome::Failed { failure, kept } => StatusJson::Failed {
+            error: &failure.diagnostic.message,
+            kept: path(kept.as_ref()),
+        },
+    };
+    OutcomeJson {
+        name: &job.name,
+        size: job.size.as_deref(),
+        kernel: job.kernel.display().to_string(),
+        script: path(job.script.as_ref()),
+        compiler: None,
+        clock: None,
+        status,
+        diagnostics: None,
+    }
+}
+
+fn timed<'a>(
+    job: &'a Job,
+    timing: &'a Timing,
+    extra: &'a ExtraTimings,
+    kept: Option<String>,
+) -> TimedJson<'a> {
+    let threads = extra
+        .threads
+        .iter()
+        .map(|(t, tm)| ThreadsJson {
+            threads: *t,
+            original: StatsJson::of(tm.a_stats(), &tm.a),
+            transformed: StatsJson::of(tm.b_stats(), &tm.b),
+            speedup: tm.speedup(),
+        })
+        .collect();
+    let gflops = extra.flops.map(|n| GflopsJson {
+        original: n / timing.a_stats().median / 1e9,
+        transformed: n / timing.b_stats().median / 1e9,
+    });
+    let others = |kind| extra.others.iter().filter(move |o| o.kind == kind);
+    let baselines = others(OtherKind::Baseline)
+        .map(|o| other(job, extra, o))
+        .collect();
+    let reference = others(OtherKind::Reference)
+        .next()
+        .map(|o| other(job, extra, o));
+    TimedJson {
+        check: job.check.describe(),
+        tolerance: tolerance(job.check),
+        max_relative_difference: extra.max_relative_difference,
+        original: StatsJson::of(timing.a_stats(), &timing.a),
+        transformed: StatsJson::of(timing.b_stats(), &timing.b),
+        speedup: timing.speedup(),
+        openmp: extra.openmp,
+        threads,
+        flops: extra.flops,
+        gflops,
+        baselines: (!job.baselines.is_empty()).then_some(baselines),
+        reference: job.reference.is_some().then_some(reference),
+        kept,
+    }
+}
+
+/// A baseline or the reference: its name and what became of it.
+fn other<'a>(job: &Job, extra: &ExtraTimings, o: &'a Other) -> OtherJson<'a> {
+    let result = match &o.result {
         OtherResult::Timed {
             samples,
             ratio,
             check,
-        } => {
-            v.push(("status", Json::str("ok")));
-            let what = match o.kind {
-                OtherKind::Baseline => "speedup",
-                OtherKind::Reference => "fraction_of_speed",
-            };
-            let stats = Stats::of(samples);
-            v.push(("times", stats_json(&stats, samples)));
-            v.push((what, Json::Num(*ratio)));
-            let gflops = extra
-                .flops
-                .map_or(Json::Null, |n| Json::Num(n / stats.median / 1e9));
-            v.push(("gflops", gflops));
-            let used = match (o.kind, job.reference.as_ref()) {
-                (OtherKind::Reference, Some(r)) if !r.compare => None,
-                (OtherKind::Reference, Some(r)) => {
-                    Some(r.tolerance.map_or(job.check, Check::Relative))
-                }
-                _ => Some(job.check),
-            };
-            match used {
-                None => v.push(("check", Json::str("not compared"))),
-                Some(used) => {
-                    v.push(("check", Json::str(used.describe())));
-                    if let Check::Relative(_) = used {
-                        v.push(("max_relative_difference", Json::Num(*check)));
-                    }
-                }
-            }
-        }
-        OtherResult::Skipped(m) => {
-            v.push(("status", Json::str("skipped")));
-            v.push(("error", Json::str(m)));
-        }
-        OtherResult::Differ(d) => {
-            v.push(("status", Json::str("differ")));
-            v.push(("error", Json::str(o.problem().unwrap_or_default())));
-            v.push(("difference", difference_json(d)));
-        }
-        OtherResult::Failed(fl) => {
-            v.push(("status", Json::str("error")));
-            v.push(("error", Json::str(&fl.diagnostic.message)));
-        }
+        } => OtherResultJson::Timed(other_timed(job, extra, o.kind, samples, *ratio, *check)),
+        OtherResult::Skipped(m) => OtherResultJson::Skipped { error: m },
+        OtherResult::Differ(d) => OtherResultJson::Differ {
+            error: o.problem().unwrap_or_default(),
+            difference: DifferenceJson::of(d),
+        },
+        OtherResult::Failed(fl) => OtherResultJson::Failed {
+            error: &fl.diagnostic.message,
+        },
+    };
+    let label = Some(o.label.as_str());
+    OtherJson {
+        baseline: label.filter(|_| o.kind == OtherKind::Baseline),
+        name: label.filter(|_| o.kind == OtherKind::Reference),
+        result,
     }
-    Json::obj(v)
+}
+
+/// A timed baseline or reference: its times, its ratio to the original, its rate and the
+/// check its output passed.
+fn other_timed<'a>(
+    job: &Job,
+    extra: &ExtraTimings,
+    kind: OtherKind,
+    samples: &'a [f64],
+    ratio: f64,
+    difference: f64,
+) -> OtherTimedJson<'a> {
+    let stats = Stats::of(samples);
+    let used = match (kind, job.reference.as_ref()) {
+        (OtherKind::Reference, Some(r)) if !r.compare => None,
+        (OtherKind::Reference, Some(r)) => Some(r.tolerance.map_or(job.check, Check::Relative)),
+        _ => Some(job.check),
+    };
+    let gflops = extra.flops.map(|n| n / stats.median / 1e9);
+    OtherTimedJson {
+        times: StatsJson::of(stats, samples),
+        speedup: Some(ratio).filter(|_| kind == OtherKind::Baseline),
+        fraction_of_speed: Some(ratio).filter(|_| kind == OtherKind::Reference),
+        gflops,
+        check: used.map_or("not compared".to_string(), |c| c.describe()),
+        max_relative_difference: match used {
+            Some(Check::Relative(_)) => Some(difference),
+            _ => None,
+        },
+    }
 }

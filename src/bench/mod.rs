@@ -22,7 +22,7 @@ mod table;
 
 pub use job::{Baseline, ExtraTimings, Job, Other, OtherKind, OtherResult, Outcome, Progress};
 pub use jobs::{manifest_jobs, BenchSettings, ManifestRun};
-pub use json::outcome_json;
+pub use json::{outcome_json, OutcomeJson};
 pub use run::{bench_one, refuse_fragment};
 pub use table::{second_label, table};
 

@@ -5,14 +5,15 @@ use super::{CcArgs, Ctx, DiagFormat, Emitter, ProgramArgs, SetArgs, TimeArg};
 use crate::bench::{
     bench_one, clock_name, describe_toolchain, manifest_jobs, outcome_json, second_label, secs,
     stem, table, threads_text, Baseline, BenchSettings, ExtraTimings, Job, ManifestRun, OtherKind,
-    OtherResult, Outcome,
+    OtherResult, Outcome, OutcomeJson,
 };
 use crate::diag::output::JsonDiagnostic;
 use crate::diag::{codes, Diagnostic, Report};
 use crate::manifest::{self, FlopsSpec};
-use crate::model::json::Json;
+use crate::model::json;
 use crate::native::{compile::split_words, plot, Check, Clock, Plan, Timing, Toolchain};
 use clap::Args;
+use serde::Serialize;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -264,10 +265,16 @@ fn explain(job: &Job, o: &Outcome, em: &mut Emitter) {
     }
 }
 
-/// `diagnostics` as a field of the bench's JSON.
-fn diagnostics_json(d: &[JsonDiagnostic]) -> (String, Json) {
-    let v = serde_json::to_value(d).expect("diagnostics serialize");
-    ("diagnostics".to_string(), Json::from_value(&v))
+/// What a manifest run prints with `--format json`: the settings common to all jobs, each
+/// job's outcome, and the run's own diagnostics.
+#[derive(Serialize)]
+struct ManifestJson<'a> {
+    compiler: &'a str,
+    clock: &'static str,
+    runs: usize,
+    check: String,
+    results: Vec<OutcomeJson<'a>>,
+    diagnostics: Vec<JsonDiagnostic>,
 }
 
 fn common(a: &BenchArgs) -> Result<BenchSettings, String> {
@@ -366,18 +373,10 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
     match a.format {
         DiagFormat::Json => {
             let mut j = outcome_json(&job, &o);
-            if let Json::Object(fields) = &mut j {
-                fields.insert(
-                    4,
-                    (
-                        "compiler".into(),
-                        Json::str(describe_toolchain(&job.toolchain)),
-                    ),
-                );
-                fields.insert(5, ("clock".into(), Json::str(clock_name(job.plan.clock))));
-                fields.push(diagnostics_json(&diagnostics_data(&job, &o)));
-            }
-            println!("{}", j.pretty());
+            j.compiler = Some(describe_toolchain(&job.toolchain));
+            j.clock = Some(clock_name(job.plan.clock));
+            j.diagnostics = Some(diagnostics_data(&job, &o));
+            println!("{}", json::pretty(&j));
         }
         DiagFormat::Text | DiagFormat::Sarif => {
             if let Outcome::Timed {
@@ -583,32 +582,25 @@ fn manifest(path: &Path, a: &BenchArgs, ctx: &Ctx) -> u8 {
         em.report(&f);
         own.push(JsonDiagnostic::of_report(&f));
     }
-    let top = serde_json::to_value(&own).expect("diagnostics serialize");
     match a.format {
         DiagFormat::Json => {
-            let j = Json::obj(vec![
-                ("compiler", Json::str(&compiler)),
-                ("clock", Json::str(clock_name(c.plan.clock))),
-                ("runs", Json::Int(c.plan.runs as i128)),
-                ("check", Json::str(c.check.describe())),
-                (
-                    "results",
-                    Json::Array(
-                        results
-                            .iter()
-                            .map(|(j, o)| {
-                                let mut r = outcome_json(j, o);
-                                if let Json::Object(fields) = &mut r {
-                                    fields.push(diagnostics_json(&diagnostics_data(j, o)));
-                                }
-                                r
-                            })
-                            .collect(),
-                    ),
-                ),
-                ("diagnostics", Json::from_value(&top)),
-            ]);
-            println!("{}", j.pretty());
+            let results = results
+                .iter()
+                .map(|(j, o)| {
+                    let mut r = outcome_json(j, o);
+                    r.diagnostics = Some(diagnostics_data(j, o));
+                    r
+                })
+                .collect();
+            let j = ManifestJson {
+                compiler: &compiler,
+                clock: clock_name(c.plan.clock),
+                runs: c.plan.runs,
+                check: c.check.describe(),
+                results,
+                diagnostics: own,
+            };
+            println!("{}", json::pretty(&j));
         }
         DiagFormat::Text => print!("{}", table(&results, &compiler, &c.plan)),
         DiagFormat::Sarif => {

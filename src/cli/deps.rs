@@ -3,10 +3,12 @@
 use super::Ctx;
 use super::{CcArgs, Format};
 use crate::driver::Kernel;
-use crate::model::json::Json;
+use crate::model::json;
+use crate::presburger::Map;
 use crate::verify::deps::render_deps;
 use crate::verify::{self, Level, Program};
 use clap::Args;
+use serde::Serialize;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -33,46 +35,55 @@ pub fn run(a: DepsArgs, ctx: &Ctx) -> u8 {
     match a.format {
         Format::Text => print!("{}", render_deps(&k.scop, &deps)),
         Format::Json => {
-            let arr = deps
+            let stmt = |i: usize| &k.scop.statements[i];
+            let arr: Vec<DepJson> = deps
                 .iter()
-                .map(|d| {
-                    Json::obj(vec![
-                        ("kind", Json::str(d.kind.name())),
-                        ("array", Json::str(&d.array)),
-                        ("source", Json::str(&k.scop.statements[d.source].name)),
-                        ("sink", Json::str(&k.scop.statements[d.sink].name)),
-                        (
-                            "source_line",
-                            Json::Int(k.scop.statements[d.source].span.line as i128),
-                        ),
-                        (
-                            "sink_line",
-                            Json::Int(k.scop.statements[d.sink].span.line as i128),
-                        ),
-                        (
-                            "pieces",
-                            Json::Array(
-                                d.pieces
-                                    .iter()
-                                    .map(|(l, m)| {
-                                        let (kind, n) = match l {
-                                            Level::Loop(n) => ("loop", *n),
-                                            Level::Text(n) => ("text", *n),
-                                        };
-                                        Json::obj(vec![
-                                            ("level", Json::str(kind)),
-                                            ("depth", Json::Int(n as i128)),
-                                            ("relation", Json::str(m.for_print().to_string())),
-                                        ])
-                                    })
-                                    .collect(),
-                            ),
-                        ),
-                    ])
+                .map(|d| DepJson {
+                    kind: d.kind.name(),
+                    array: &d.array,
+                    source: &stmt(d.source).name,
+                    sink: &stmt(d.sink).name,
+                    source_line: stmt(d.source).span.line,
+                    sink_line: stmt(d.sink).span.line,
+                    pieces: d.pieces.iter().map(PieceJson::of).collect(),
                 })
                 .collect();
-            println!("{}", Json::Array(arr).pretty());
+            println!("{}", json::pretty(&arr));
         }
     }
     0
+}
+
+/// One dependence in `loopy deps --format json`.
+#[derive(Serialize)]
+struct DepJson<'a> {
+    kind: &'static str,
+    array: &'a str,
+    source: &'a str,
+    sink: &'a str,
+    source_line: usize,
+    sink_line: usize,
+    pieces: Vec<PieceJson>,
+}
+
+/// The part of a dependence one level carries.
+#[derive(Serialize)]
+struct PieceJson {
+    level: &'static str,
+    depth: usize,
+    relation: String,
+}
+
+impl PieceJson {
+    fn of((l, m): &(Level, Map)) -> Self {
+        let (level, depth) = match l {
+            Level::Loop(n) => ("loop", *n),
+            Level::Text(n) => ("text", *n),
+        };
+        PieceJson {
+            level,
+            depth,
+            relation: m.for_print().to_string(),
+        }
+    }
 }

@@ -40,7 +40,10 @@ pub fn run(a: EquivArgs, ctx: &Ctx) -> u8 {
         Verdict::Undecided(_) => 2,
     };
     match a.format {
-        Format::Json => println!("{}", report::json(&v, &ka.scop, &kb.scop).pretty()),
+        Format::Json => {
+            let j = report::json(&v, &ka.scop, &kb.scop);
+            println!("{}", crate::model::json::pretty(&j))
+        }
         Format::Text => {
             println!("{}", report::summary(&v, &ka.scop));
             if let Some(r) = report::report(&v, &ka.scop, &kb.scop) {

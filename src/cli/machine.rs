@@ -4,12 +4,13 @@
 
 use super::{Ctx, Format};
 use crate::machine::measure::{self, Measurement};
-use crate::machine::model::{Blocking, CacheLevel, Elem, NAMES};
+use crate::machine::model::{Blocking, CacheLevel, Elem, Model, NAMES};
 use crate::machine::sysfs::Cache;
 use crate::machine::{self, Machine, Overrides, ValueOrigin};
-use crate::model::json::Json;
+use crate::model::json::{self, Entries};
 use crate::native::{compile::split_words, Toolchain};
 use clap::Args;
+use serde::Serialize;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -113,11 +114,10 @@ pub fn run(a: MachineArgs, ctx: &Ctx) -> u8 {
             }
         }
         Format::Json => {
-            let mut j = json(&m);
-            if let (Json::Object(fields), Some(x)) = (&mut j, &measured) {
-                fields.push(("measured".to_string(), measured_json(x)));
-            }
-            println!("{}", j.pretty());
+            let model = m.model();
+            let mut j = machine_json(&m, &model);
+            j.measured = measured.as_ref().map(MeasuredJson::of);
+            println!("{}", json::pretty(&j));
         }
     }
     0
@@ -140,15 +140,28 @@ fn measured_text(x: &Measurement) -> String {
     )
 }
 
-fn measured_json(x: &Measurement) -> Json {
-    Json::obj(vec![
-        ("vector_bytes", int(x.vector_bytes)),
-        ("chains", int(x.chains)),
-        ("cycle_ns", Json::Num(x.cycle_ns)),
-        ("fma_latency", Json::Num(x.fma_latency())),
-        ("fma_per_cycle", Json::Num(x.fma_per_cycle())),
-        ("loads_per_cycle", Json::Num(x.loads_per_cycle())),
-    ])
+/// `--measure`'s numbers, unrounded, in the JSON report.
+#[derive(Serialize)]
+struct MeasuredJson {
+    vector_bytes: u32,
+    chains: u32,
+    cycle_ns: f64,
+    fma_latency: f64,
+    fma_per_cycle: f64,
+    loads_per_cycle: f64,
+}
+
+impl MeasuredJson {
+    fn of(x: &Measurement) -> MeasuredJson {
+        MeasuredJson {
+            vector_bytes: x.vector_bytes,
+            chains: x.chains,
+            cycle_ns: x.cycle_ns,
+            fma_latency: x.fma_latency(),
+            fma_per_cycle: x.fma_per_cycle(),
+            loads_per_cycle: x.loads_per_cycle(),
+        }
+    }
 }
 
 /// Bytes as KiB, MiB or GiB when exact, else bytes.
@@ -429,27 +442,92 @@ fn rounded(unrounded: u64, value: u64, name: &str, of: u64) -> String {
     }
 }
 
-fn int(n: impl Into<i128>) -> Json {
-    Json::Int(n.into())
+#[derive(Serialize)]
+struct LevelJson {
+    size: u64,
+    ways: u64,
+    way_bytes: u64,
 }
 
-fn opt_int<T: Into<i128>>(v: Option<T>) -> Json {
-    v.map_or(Json::Null, int)
-}
-
-fn level_json(l: &CacheLevel) -> Json {
-    Json::obj(vec![
-        ("size", int(l.size)),
-        ("ways", int(l.ways)),
-        ("way_bytes", int(l.way_bytes())),
-    ])
+impl LevelJson {
+    fn of(l: &CacheLevel) -> Self {
+        LevelJson {
+            size: l.size,
+            ways: l.ways,
+            way_bytes: l.way_bytes(),
+        }
+    }
 }
 
 /// One element type's model: the values by name (null when unknown), why each unknown
 /// one is, and the intermediate quantities of the formulas.
-pub fn model_json(b: &Blocking) -> Json {
-    let mut fields: Vec<(&str, Json)> = NAMES.iter().map(|n| (*n, opt_int(b.value(n)))).collect();
-    let mut unknown = vec![];
+#[derive(Serialize)]
+pub struct ModelJson<'a> {
+    #[serde(rename = "NVEC")]
+    nvec: Option<u64>,
+    #[serde(rename = "MR")]
+    mr: Option<u64>,
+    #[serde(rename = "NR")]
+    nr: Option<u64>,
+    #[serde(rename = "KC")]
+    kc_value: Option<u64>,
+    #[serde(rename = "MC")]
+    mc_value: Option<u64>,
+    #[serde(rename = "NC")]
+    nc_value: Option<u64>,
+    unknown: Entries<&'static str, &'a str>,
+    inputs: InputsJson,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    register_block: Option<BlockJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kc: Option<KcJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mc: Option<McJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nc: Option<NcJson>,
+}
+
+#[derive(Serialize)]
+struct InputsJson {
+    element_bytes: u64,
+    registers: Option<u64>,
+    fma_latency: u32,
+    fma_per_cycle: u32,
+    loads_per_cycle: u32,
+}
+
+#[derive(Serialize)]
+struct BlockJson<'a> {
+    vectors: u64,
+    accumulators: u64,
+    registers_used: u64,
+    needed_accumulators: u64,
+    relaxed: &'a [&'static str],
+}
+
+#[derive(Serialize)]
+struct KcJson {
+    l1: LevelJson,
+    c_ar: u64,
+}
+
+#[derive(Serialize)]
+struct McJson {
+    l2: LevelJson,
+    c_br: u64,
+    c_ac: u64,
+    unrounded: u64,
+}
+
+#[derive(Serialize)]
+struct NcJson {
+    l3: LevelJson,
+    c_ac: u64,
+    c_bc: u64,
+    unrounded: u64,
+}
+
+pub fn model_json(b: &Blocking) -> ModelJson<'_> {
     let reasons = [
         ("MR", b.block.as_ref().err()),
         ("NR", b.block.as_ref().err()),
@@ -457,178 +535,198 @@ pub fn model_json(b: &Blocking) -> Json {
         ("MC", b.mc.as_ref().err()),
         ("NC", b.nc.as_ref().err()),
     ];
-    for (n, r) in reasons {
-        if let Some(r) = r {
-            unknown.push((n, Json::str(r)));
-        }
-    }
-    fields.push(("unknown", Json::obj(unknown)));
+    let unknown = reasons
+        .into_iter()
+        .filter_map(|(n, r)| Some((n, r?.as_str())))
+        .collect();
     let p = b.inputs.pipeline;
-    fields.push((
-        "inputs",
-        Json::obj(vec![
-            ("element_bytes", int(b.inputs.elem.bytes())),
-            (
-                "registers",
-                opt_int(b.inputs.registers.as_ref().ok().copied()),
-            ),
-            ("fma_latency", int(p.fma_latency)),
-            ("fma_per_cycle", int(p.fma_per_cycle)),
-            ("loads_per_cycle", int(p.loads_per_cycle)),
-        ]),
-    ));
-    if let Ok(r) = &b.block {
-        fields.push((
-            "register_block",
-            Json::obj(vec![
-                ("vectors", int(r.vectors)),
-                ("accumulators", int(r.accumulators)),
-                ("registers_used", int(r.registers_used)),
-                ("needed_accumulators", int(r.needed_accumulators)),
-                (
-                    "relaxed",
-                    Json::Array(r.relaxed.iter().map(|x| Json::str(*x)).collect()),
-                ),
-            ]),
-        ));
+    ModelJson {
+        nvec: b.value("NVEC"),
+        mr: b.value("MR"),
+        nr: b.value("NR"),
+        kc_value: b.value("KC"),
+        mc_value: b.value("MC"),
+        nc_value: b.value("NC"),
+        unknown: Entries(unknown),
+        inputs: InputsJson {
+            element_bytes: b.inputs.elem.bytes(),
+            registers: b.inputs.registers.as_ref().ok().copied(),
+            fma_latency: p.fma_latency,
+            fma_per_cycle: p.fma_per_cycle,
+            loads_per_cycle: p.loads_per_cycle,
+        },
+        register_block: b.block.as_ref().ok().map(|r| BlockJson {
+            vectors: r.vectors,
+            accumulators: r.accumulators,
+            registers_used: r.registers_used,
+            needed_accumulators: r.needed_accumulators,
+            relaxed: &r.relaxed,
+        }),
+        kc: b.kc.as_ref().ok().map(|k| KcJson {
+            l1: LevelJson::of(&k.level),
+            c_ar: k.c_ar,
+        }),
+        mc: b.mc.as_ref().ok().map(|m| McJson {
+            l2: LevelJson::of(&m.level),
+            c_br: m.c_br,
+            c_ac: m.c_ac,
+            unrounded: m.unrounded,
+        }),
+        nc: b.nc.as_ref().ok().map(|n| NcJson {
+            l3: LevelJson::of(&n.level),
+            c_ac: n.c_ac,
+            c_bc: n.c_bc,
+            unrounded: n.unrounded,
+        }),
     }
-    if let Ok(k) = &b.kc {
-        fields.push((
-            "kc",
-            Json::obj(vec![("l1", level_json(&k.level)), ("c_ar", int(k.c_ar))]),
-        ));
-    }
-    if let Ok(m) = &b.mc {
-        fields.push((
-            "mc",
-            Json::obj(vec![
-                ("l2", level_json(&m.level)),
-                ("c_br", int(m.c_br)),
-                ("c_ac", int(m.c_ac)),
-                ("unrounded", int(m.unrounded)),
-            ]),
-        ));
-    }
-    if let Ok(n) = &b.nc {
-        fields.push((
-            "nc",
-            Json::obj(vec![
-                ("l3", level_json(&n.level)),
-                ("c_ac", int(n.c_ac)),
-                ("c_bc", int(n.c_bc)),
-                ("unrounded", int(n.unrounded)),
-            ]),
-        ));
-    }
-    Json::obj(fields)
 }
 
-fn cache_json(c: &Cache) -> Json {
-    Json::obj(vec![
-        ("index", Json::str(&c.index)),
-        ("level", opt_int(c.level)),
-        ("type", Json::opt_str(c.kind.as_ref().map(|k| k.name()))),
-        ("size", opt_int(c.size)),
-        ("ways", opt_int(c.ways)),
-        ("line", opt_int(c.line)),
-        ("sets", opt_int(c.sets)),
-        (
-            "shared_cpu_list",
-            Json::opt_str(c.shared_with.as_ref().map(|s| s.0.as_str())),
-        ),
-        (
-            "shared_cpus",
-            opt_int(c.shared_with.as_ref().map(|s| s.1.len() as i128)),
-        ),
-    ])
+#[derive(Serialize)]
+struct CacheJson<'a> {
+    index: &'a str,
+    level: Option<u32>,
+    #[serde(rename = "type")]
+    kind: Option<&'a str>,
+    size: Option<u64>,
+    ways: Option<u32>,
+    line: Option<u32>,
+    sets: Option<u64>,
+    shared_cpu_list: Option<&'a str>,
+    shared_cpus: Option<usize>,
+}
+
+impl<'a> CacheJson<'a> {
+    fn of(c: &'a Cache) -> Self {
+        CacheJson {
+            index: &c.index,
+            level: c.level,
+            kind: c.kind.as_ref().map(|k| k.name()),
+            size: c.size,
+            ways: c.ways,
+            line: c.line,
+            sets: c.sets,
+            shared_cpu_list: c.shared_with.as_ref().map(|s| s.0.as_str()),
+            shared_cpus: c.shared_with.as_ref().map(|s| s.1.len()),
+        }
+    }
+}
+
+/// What `loopy machine --format json` prints.
+#[derive(Serialize)]
+pub struct MachineJson<'a> {
+    processor: Option<&'a str>,
+    sysfs: String,
+    cpus: CpusJson<'a>,
+    compiler: CompilerJson<'a>,
+    target: TargetJson<'a>,
+    pipeline: PipelineJson,
+    caches: Option<Vec<CacheJson<'a>>>,
+    caches_error: Option<&'a str>,
+    model: ModelsJson<'a>,
+    /// With `--measure`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    measured: Option<MeasuredJson>,
+}
+
+#[derive(Serialize)]
+struct CpusJson<'a> {
+    online: Option<&'a [u32]>,
+    cores: Option<usize>,
+    packages: Option<usize>,
+    available: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct CompilerJson<'a> {
+    command: String,
+    version: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct TargetJson<'a> {
+    arch: &'static str,
+    arch_macro: Option<&'static str>,
+    extension: &'static str,
+    extension_macro: Option<&'static str>,
+    vector_bits: Option<u32>,
+    lanes: LanesJson,
+    registers: Option<u32>,
+    registers_origin: Option<&'static str>,
+    fma: bool,
+    fma_macro: Option<&'static str>,
+    notes: &'a [String],
+}
+
+#[derive(Serialize)]
+struct LanesJson {
+    double: u32,
+    float: u32,
+}
+
+#[derive(Serialize)]
+struct PipelineJson {
+    fma_latency: u32,
+    fma_per_cycle: u32,
+    loads_per_cycle: u32,
+    known_cpu: Option<&'static str>,
+    origin: Vec<&'static str>,
+}
+
+#[derive(Serialize)]
+struct ModelsJson<'a> {
+    double: ModelJson<'a>,
+    float: ModelJson<'a>,
 }
 
 /// The whole report as JSON.
-pub fn json(m: &Machine) -> Json {
+pub fn machine_json<'a>(m: &'a Machine, model: &'a Model) -> MachineJson<'a> {
     let isa = &m.isa;
-    let model = m.model();
     let (caches, caches_error) = match &m.caches {
-        Ok(cs) => (Json::Array(cs.iter().map(cache_json).collect()), Json::Null),
-        Err(e) => (Json::Null, Json::str(e)),
+        Ok(cs) => (Some(cs.iter().map(CacheJson::of).collect()), None),
+        Err(e) => (None, Some(e.as_str())),
     };
-    Json::obj(vec![
-        ("processor", Json::opt_str(m.processor.as_deref())),
-        ("sysfs", Json::str(m.sysfs.display().to_string())),
-        (
-            "cpus",
-            Json::obj(vec![
-                (
-                    "online",
-                    m.cpus.online.as_ref().map_or(Json::Null, |v| {
-                        Json::Array(v.iter().map(|c| int(*c)).collect())
-                    }),
-                ),
-                ("cores", opt_int(m.cpus.cores.map(|n| n as i128))),
-                ("packages", opt_int(m.cpus.packages.map(|n| n as i128))),
-                ("available", opt_int(m.available.map(|n| n as i128))),
-            ]),
-        ),
-        (
-            "compiler",
-            Json::obj(vec![
-                ("command", Json::str(m.compiler.join(" "))),
-                ("version", Json::opt_str(m.compiler_version.as_deref())),
-            ]),
-        ),
-        (
-            "target",
-            Json::obj(vec![
-                ("arch", Json::str(isa.arch.name())),
-                ("arch_macro", Json::opt_str(isa.arch_macro)),
-                ("extension", Json::str(isa.ext.name())),
-                ("extension_macro", Json::opt_str(isa.ext_macro)),
-                ("vector_bits", opt_int(isa.vector_bits)),
-                (
-                    "lanes",
-                    Json::obj(vec![
-                        ("double", int(isa.lanes(Elem::Double.bytes() as u32))),
-                        ("float", int(isa.lanes(Elem::Float.bytes() as u32))),
-                    ]),
-                ),
-                ("registers", opt_int(m.registers.map(|r| r.0))),
-                (
-                    "registers_origin",
-                    Json::opt_str(m.registers.map(|r| r.1.name())),
-                ),
-                ("fma", Json::Bool(isa.fma)),
-                ("fma_macro", Json::opt_str(isa.fma_macro)),
-                (
-                    "notes",
-                    Json::Array(isa.notes.iter().map(Json::str).collect()),
-                ),
-            ]),
-        ),
-        (
-            "pipeline",
-            Json::obj(vec![
-                ("fma_latency", int(m.pipeline.fma_latency)),
-                ("fma_per_cycle", int(m.pipeline.fma_per_cycle)),
-                ("loads_per_cycle", int(m.pipeline.loads_per_cycle)),
-                ("known_cpu", Json::opt_str(m.known_cpu.map(|k| k.name))),
-                (
-                    "origin",
-                    Json::Array(
-                        m.pipeline_origin
-                            .iter()
-                            .map(|o| Json::str(o.name()))
-                            .collect(),
-                    ),
-                ),
-            ]),
-        ),
-        ("caches", caches),
-        ("caches_error", caches_error),
-        (
-            "model",
-            Json::obj(vec![
-                ("double", model_json(&model.double)),
-                ("float", model_json(&model.float)),
-            ]),
-        ),
-    ])
+    MachineJson {
+        processor: m.processor.as_deref(),
+        sysfs: m.sysfs.display().to_string(),
+        cpus: CpusJson {
+            online: m.cpus.online.as_deref(),
+            cores: m.cpus.cores,
+            packages: m.cpus.packages,
+            available: m.available,
+        },
+        compiler: CompilerJson {
+            command: m.compiler.join(" "),
+            version: m.compiler_version.as_deref(),
+        },
+        target: TargetJson {
+            arch: isa.arch.name(),
+            arch_macro: isa.arch_macro,
+            extension: isa.ext.name(),
+            extension_macro: isa.ext_macro,
+            vector_bits: isa.vector_bits,
+            lanes: LanesJson {
+                double: isa.lanes(Elem::Double.bytes() as u32),
+                float: isa.lanes(Elem::Float.bytes() as u32),
+            },
+            registers: m.registers.map(|r| r.0),
+            registers_origin: m.registers.map(|r| r.1.name()),
+            fma: isa.fma,
+            fma_macro: isa.fma_macro,
+            notes: &isa.notes,
+        },
+        pipeline: PipelineJson {
+            fma_latency: m.pipeline.fma_latency,
+            fma_per_cycle: m.pipeline.fma_per_cycle,
+            loads_per_cycle: m.pipeline.loads_per_cycle,
+            known_cpu: m.known_cpu.map(|k| k.name),
+            origin: m.pipeline_origin.iter().map(|o| o.name()).collect(),
+        },
+        caches,
+        caches_error,
+        model: ModelsJson {
+            double: model_json(&model.double),
+            float: model_json(&model.float),
+        },
+        measured: None,
+    }
 }

@@ -4,11 +4,12 @@
 use super::{CcArgs, Ctx, Format, ProgramArgs, TimeArg};
 use crate::bench::{secs, Job};
 use crate::driver::Kernel;
-use crate::model::json::Json;
+use crate::model::json;
 use crate::native::{compile::split_words, Plan, Toolchain};
 use crate::search::driver::{self, Event, SearchSettings};
 use crate::timing::{Measured, Verdict};
 use clap::Args;
+use serde::Serialize;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -137,7 +138,7 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
     }
     match a.format {
         Format::Text => s.print_text(),
-        Format::Json => println!("{}", s.json().pretty()),
+        Format::Json => println!("{}", json::pretty(&s.json())),
     }
     // Timing was asked for and nothing could be timed: as for `loopy tune`, exit 1.
     if !a.no_bench && s.best.is_none() {
@@ -530,151 +531,169 @@ impl<'a> Summary<'a> {
     }
 
     /// One candidate in the JSON.
-    fn candidate_json(&self, c: &driver::Candidate) -> Json {
+    fn candidate_json<'s>(&'s self, c: &'s driver::Candidate) -> CandidateJson<'s> {
         let il = &self.r.interleavings;
-        let mut f = vec![
-            (
-                "interleaving",
-                c.interleaving.map_or(Json::Null, |k| {
-                    Json::Array(
-                        il.list[k]
-                            .iter()
-                            .map(|cl| {
-                                Json::Array(
-                                    cl.iter()
-                                        .map(|&st| Json::str(&self.names.handles[st]))
-                                        .collect(),
-                                )
-                            })
-                            .collect(),
-                    )
-                }),
-            ),
-            (
-                "interleaving_index",
-                c.interleaving.map_or(Json::Null, |k| Json::Int(k as i128)),
-            ),
-            (
-                "interleaving_rank",
-                c.interleaving.map_or(Json::Null, |k| {
-                    Json::Int(i128::try_from(il.ranks[k]).unwrap_or(i128::MAX))
-                }),
-            ),
-            ("kind", Json::str(c.kind_name())),
-            ("variant", Json::str(c.describe())),
-            ("script", Json::str(c.script.join("\n"))),
-            ("verdict", Json::str(c.verdict.name())),
-        ];
-        if let Verdict::Illegal(m) | Verdict::Error(m) = &c.verdict {
-            f.push(("message", Json::str(m)));
+        let interleaving = c.interleaving.map(|k| {
+            il.list[k]
+                .iter()
+                .map(|cl| {
+                    cl.iter()
+                        .map(|&st| self.names.handles[st].as_str())
+                        .collect()
+                })
+                .collect()
+        });
+        let message = match &c.verdict {
+            Verdict::Illegal(m) | Verdict::Error(m) => Some(m.as_str()),
+            _ => None,
+        };
+        CandidateJson {
+            interleaving,
+            interleaving_index: c.interleaving,
+            interleaving_rank: c
+                .interleaving
+                .map(|k| i128::try_from(il.ranks[k]).unwrap_or(i128::MAX)),
+            kind: c.kind_name(),
+            variant: c.describe(),
+            script: c.script.join("\n"),
+            verdict: c.verdict.name(),
+            message,
+            reason: c.reason(!self.a.no_bench),
+            timing: TimesJson::of(c.timing),
+            screen: ScreenTimesJson::of(c.screen),
         }
-        if let Some(why) = c.reason(!self.a.no_bench) {
-            f.push(("reason", Json::str(why)));
-        }
-        measured_fields(
-            c.timing,
-            &mut f,
-            ["original_seconds", "transformed_seconds", "speedup"],
-        );
-        measured_fields(
-            c.screen,
-            &mut f,
-            [
-                "screen_original_seconds",
-                "screen_transformed_seconds",
-                "screen_speedup",
-            ],
-        );
-        Json::obj(f)
     }
 
     /// The JSON of `--format json`.
-    fn json(&self) -> Json {
+    fn json<'s>(&'s self) -> SearchJson<'s> {
         let (a, r, il) = (self.a, self.r, &self.r.interleavings);
-        let cands: Vec<Json> = r
-            .candidates
-            .iter()
-            .map(|c| self.candidate_json(c))
-            .collect();
-        let unbuilt: Vec<Json> = self
+        let unbuilt = self
             .unbuilt
             .iter()
-            .map(|(k, kind, e)| {
-                Json::obj(vec![
-                    ("interleaving_index", Json::Int(*k as i128)),
-                    ("kind", Json::str(*kind)),
-                    ("reason", Json::str(*e)),
-                ])
+            .map(|&(k, kind, e)| UnbuiltJson {
+                interleaving_index: k,
+                kind,
+                reason: e,
             })
             .collect();
-        let tiles = self.tiles.sizes.iter().map(|&t| Json::Int(t.into()));
-        Json::obj(vec![
-            ("kernel", Json::str(a.kernel.display().to_string())),
-            (
-                "interleavings",
-                Json::Int(i128::try_from(il.count).unwrap_or(i128::MAX)),
-            ),
-            ("interleavings_exact", Json::Bool(il.exact)),
-            ("interleavings_scheduled", Json::Int(il.list.len() as i128)),
-            (
-                "own_interleaving",
-                il.own.map_or(Json::Null, |k| Json::Int(k as i128)),
-            ),
-            ("fusability_tests", Json::Int(il.tests as i128)),
-            ("build_seconds", Json::Num(r.build_seconds)),
-            ("without_script", Json::Array(unbuilt)),
-            (
-                "screen_defines",
-                r.screen_defines.as_ref().map_or(Json::Null, |d| {
-                    Json::Array(d.iter().map(Json::str).collect())
-                }),
-            ),
-            ("tile_sizes", Json::Array(tiles.collect())),
-            ("tile_sizes_from", Json::str(&self.tiles.origin)),
-            ("candidates", Json::Array(cands)),
-            ("best", r.best.map_or(Json::Null, |c| Json::Int(c as i128))),
-            ("original_wins", Json::Bool(self.original_wins)),
-            (
-                "first_by_cost",
-                r.first_by_cost.map_or(Json::Null, |c| Json::Int(c as i128)),
-            ),
-            ("identity", Json::Int(r.identity as i128)),
-            (
-                "nothing_timed",
-                if self.best.is_none() && !a.no_bench {
-                    Json::str(self.why_not())
-                } else {
-                    Json::Null
-                },
-            ),
-            (
-                "out_of_time",
-                self.cut_short.as_ref().map_or(Json::Null, Json::str),
-            ),
-            (
-                "written",
-                a.output
-                    .as_ref()
-                    .filter(|_| self.best.is_some() || (a.no_bench && r.first_by_cost.is_some()))
-                    .map_or(Json::Null, |o| Json::str(o.display().to_string())),
-            ),
-            ("seconds", Json::Num(self.total)),
-        ])
+        let written = a
+            .output
+            .as_ref()
+            .filter(|_| self.best.is_some() || (a.no_bench && r.first_by_cost.is_some()));
+        SearchJson {
+            kernel: a.kernel.display().to_string(),
+            interleavings: i128::try_from(il.count).unwrap_or(i128::MAX),
+            interleavings_exact: il.exact,
+            interleavings_scheduled: il.list.len(),
+            own_interleaving: il.own,
+            fusability_tests: il.tests,
+            build_seconds: r.build_seconds,
+            without_script: unbuilt,
+            screen_defines: r.screen_defines.as_deref(),
+            tile_sizes: &self.tiles.sizes,
+            tile_sizes_from: &self.tiles.origin,
+            candidates: r
+                .candidates
+                .iter()
+                .map(|c| self.candidate_json(c))
+                .collect(),
+            best: r.best,
+            original_wins: self.original_wins,
+            first_by_cost: r.first_by_cost,
+            identity: r.identity,
+            nothing_timed: (self.best.is_none() && !a.no_bench).then(|| self.why_not()),
+            out_of_time: self.cut_short.as_deref(),
+            written: written.map(|o| o.display().to_string()),
+            seconds: self.total,
+        }
     }
 }
 
+/// What `loopy search --format json` prints.
+#[derive(Serialize)]
+struct SearchJson<'a> {
+    kernel: String,
+    interleavings: i128,
+    interleavings_exact: bool,
+    interleavings_scheduled: usize,
+    own_interleaving: Option<usize>,
+    fusability_tests: usize,
+    build_seconds: f64,
+    without_script: Vec<UnbuiltJson<'a>>,
+    screen_defines: Option<&'a [String]>,
+    tile_sizes: &'a [u32],
+    tile_sizes_from: &'a str,
+    candidates: Vec<CandidateJson<'a>>,
+    best: Option<usize>,
+    original_wins: bool,
+    first_by_cost: Option<usize>,
+    identity: usize,
+    nothing_timed: Option<String>,
+    out_of_time: Option<&'a str>,
+    written: Option<String>,
+    seconds: f64,
+}
+
+/// An interleaving with no script of a kind, and why.
+#[derive(Serialize)]
+struct UnbuiltJson<'a> {
+    interleaving_index: usize,
+    kind: &'a str,
+    reason: &'a str,
+}
+
+#[derive(Serialize)]
+struct CandidateJson<'a> {
+    /// The statements' handles, one list per loop nest.
+    interleaving: Option<Vec<Vec<&'a str>>>,
+    interleaving_index: Option<usize>,
+    interleaving_rank: Option<i128>,
+    kind: &'static str,
+    variant: String,
+    script: String,
+    verdict: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    #[serde(flatten)]
+    timing: TimesJson,
+    #[serde(flatten)]
+    screen: ScreenTimesJson,
+}
+
 /// A timing's three fields (original, transformed, speedup), null when not timed.
-fn measured_fields(t: Option<Measured>, f: &mut Vec<(&str, Json)>, names: [&'static str; 3]) {
-    match t {
-        Some(m) => {
-            f.push((names[0], Json::Num(m.original)));
-            f.push((names[1], Json::Num(m.transformed)));
-            f.push((names[2], Json::Num(m.speedup)));
+#[derive(Serialize)]
+struct TimesJson {
+    original_seconds: Option<f64>,
+    transformed_seconds: Option<f64>,
+    speedup: Option<f64>,
+}
+
+impl TimesJson {
+    fn of(t: Option<Measured>) -> Self {
+        TimesJson {
+            original_seconds: t.map(|m| m.original),
+            transformed_seconds: t.map(|m| m.transformed),
+            speedup: t.map(|m| m.speedup),
         }
-        None => {
-            for n in names {
-                f.push((n, Json::Null));
-            }
+    }
+}
+
+/// The same at the screening sizes.
+#[derive(Serialize)]
+struct ScreenTimesJson {
+    screen_original_seconds: Option<f64>,
+    screen_transformed_seconds: Option<f64>,
+    screen_speedup: Option<f64>,
+}
+
+impl ScreenTimesJson {
+    fn of(t: Option<Measured>) -> Self {
+        ScreenTimesJson {
+            screen_original_seconds: t.map(|m| m.original),
+            screen_transformed_seconds: t.map(|m| m.transformed),
+            screen_speedup: t.map(|m| m.speedup),
         }
     }
 }

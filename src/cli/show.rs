@@ -3,11 +3,13 @@
 use super::Ctx;
 use super::{CcArgs, Format, SetArgs};
 use crate::driver::Kernel;
-use crate::model::json::Json;
+use crate::model::json::{self, Entries};
 use crate::model::render::render_state;
 use crate::model::state::State;
+use crate::presburger::Int;
 use crate::script::interp::Interpreter;
 use clap::Args;
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
@@ -110,26 +112,22 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
         }
         Format::Text => print!("\n{}", render_params(&interp)),
         Format::Json => {
-            let mut j = state_json(&kernel, &interp.state);
-            if let Json::Object(fields) = &mut j {
-                let params = interp
-                    .params
-                    .iter()
-                    .map(|p| {
-                        let value = p.value.to_i64().map_or_else(
-                            || Json::BigInt(p.value.to_string()),
-                            |v| Json::Int(v as i128),
-                        );
-                        let from = Json::str(p.origin());
-                        (
-                            p.name.clone(),
-                            Json::obj(vec![("value", value), ("from", from)]),
-                        )
-                    })
-                    .collect();
-                fields.push(("parameters".to_string(), Json::Object(params)));
-            }
-            println!("{}", j.pretty())
+            let parameters = interp
+                .params
+                .iter()
+                .map(|p| {
+                    let param = ParamJson {
+                        value: &p.value,
+                        from: p.origin(),
+                    };
+                    (p.name.as_str(), param)
+                })
+                .collect();
+            let j = StateJson {
+                parameters: Entries(parameters),
+                ..StateJson::of(&kernel, &interp.state)
+            };
+            println!("{}", json::pretty(&j))
         }
     }
     0
@@ -145,78 +143,91 @@ pub fn render_params(interp: &Interpreter) -> String {
     format!("script parameters: {}\n", all.join(", "))
 }
 
-fn state_json(k: &Kernel, st: &State) -> Json {
-    Json::obj(vec![
-        ("file", Json::str(&k.scop.file)),
-        (
-            "schedules",
-            Json::Array(
-                st.pieces
+/// What `loopy show --script S --format json` prints: the schedules and loop components
+/// after the script, and its parameters.
+#[derive(Serialize)]
+struct StateJson<'a> {
+    file: &'a str,
+    schedules: Vec<ScheduleJson<'a>>,
+    components: Entries<&'a str, Vec<Vec<i64>>>,
+    parameters: Entries<&'a str, ParamJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct ScheduleJson<'a> {
+    statement: &'a str,
+    label: Option<&'a str>,
+    domain: String,
+    schedule: String,
+    marks: Vec<MarkJson>,
+    copies: Vec<CopyJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct MarkJson {
+    /// 1-based.
+    #[serde(rename = "loop")]
+    at: usize,
+    mark: String,
+}
+
+#[derive(Serialize)]
+struct CopyJson<'a> {
+    array: &'a str,
+    loops: usize,
+    limit: u64,
+}
+
+#[derive(Serialize)]
+struct ParamJson<'a> {
+    #[serde(serialize_with = "json::int")]
+    value: &'a Int,
+    from: String,
+}
+
+impl<'a> StateJson<'a> {
+    fn of(k: &'a Kernel, st: &'a State) -> Self {
+        let schedules = st
+            .pieces
+            .iter()
+            .map(|p| ScheduleJson {
+                statement: &k.scop.statements[p.stmt].name,
+                label: k.scop.statements[p.stmt].label.as_deref(),
+                domain: p.domain.for_print().to_string(),
+                schedule: p.schedule().for_print().to_string(),
+                marks: p
+                    .marks
                     .iter()
-                    .map(|p| {
-                        Json::obj(vec![
-                            ("statement", Json::str(&k.scop.statements[p.stmt].name)),
-                            (
-                                "label",
-                                Json::opt_str(k.scop.statements[p.stmt].label.as_deref()),
-                            ),
-                            ("domain", Json::str(p.domain.for_print().to_string())),
-                            ("schedule", Json::str(p.schedule().for_print().to_string())),
-                            (
-                                "marks",
-                                Json::Array(
-                                    p.marks
-                                        .iter()
-                                        .map(|m| {
-                                            Json::obj(vec![
-                                                ("loop", Json::Int(m.dim as i128 + 1)),
-                                                ("mark", Json::str(m.kind.describe())),
-                                            ])
-                                        })
-                                        .collect(),
-                                ),
-                            ),
-                            (
-                                "copies",
-                                Json::Array(
-                                    p.copies
-                                        .iter()
-                                        .map(|c| {
-                                            Json::obj(vec![
-                                                ("array", Json::str(&c.array)),
-                                                ("loops", Json::Int(c.outer as i128)),
-                                                ("limit", Json::Int(c.limit as i128)),
-                                            ])
-                                        })
-                                        .collect(),
-                                ),
-                            ),
-                        ])
+                    .map(|m| MarkJson {
+                        at: m.dim + 1,
+                        mark: m.kind.describe(),
                     })
                     .collect(),
-            ),
-        ),
-        (
-            "components",
-            Json::Object(
-                st.handles
+                copies: p
+                    .copies
                     .iter()
-                    .map(|(h, c)| {
-                        let ps = st.components[*c]
-                            .positions
-                            .iter()
-                            .map(|p| {
-                                Json::Array(
-                                    p.iter()
-                                        .map(|v| Json::Int(v.to_i64().unwrap_or(0) as i128))
-                                        .collect(),
-                                )
-                            })
-                            .collect();
-                        (h.clone(), Json::Array(ps))
+                    .map(|c| CopyJson {
+                        array: &c.array,
+                        loops: c.outer,
+                        limit: c.limit,
                     })
                     .collect(),
-            ),
-        ),
-    ])
+            })
+            .collect();
+        let components = st
+            .handles
+            .iter()
+            .map(|(h, c)| {
+                let ps = st.components[*c].positions.iter();
+                let ps = ps.map(|p| p.iter().map(|v| v.to_i64().unwrap_or(0)).collect());
+                (h.as_str(), ps.collect())
+            })
+            .collect();
+        StateJson {
+            file: &k.scop.file,
+            schedules,
+            components: Entries(components),
+            parameters: Entries(Vec::new()),
+        }
+    }
 }

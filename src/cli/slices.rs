@@ -7,11 +7,12 @@ use super::{CcArgs, Format};
 use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::driver::{Kernel, Run};
-use crate::model::json::Json;
+use crate::model::json::{self, Entries};
 use crate::model::state::State;
 use crate::verify::slices::{self, Slice, Slicing};
 use crate::verify::{self, Dependence, Program};
 use clap::Args;
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
@@ -77,7 +78,10 @@ pub fn run(a: SlicesArgs, ctx: &Ctx) -> u8 {
     };
     match a.format {
         Format::Text => print_text(a.align_range, &segments, &slicing, &names),
-        Format::Json => println!("{}", slicing_json(a.align_range, &slicing, &names).pretty()),
+        Format::Json => {
+            let j = slicing_json(a.align_range, &slicing, &names);
+            println!("{}", json::pretty(&j))
+        }
     }
     0
 }
@@ -205,50 +209,54 @@ fn print_text(r: i64, segments: &[(String, Vec<usize>)], slicing: &Slicing, name
     }
 }
 
-fn slicing_json(r: i64, slicing: &Slicing, names: &Names) -> Json {
+/// What `loopy slices --format json` prints.
+#[derive(Serialize)]
+struct SlicingJson<'a> {
+    align_range: i64,
+    /// Each slice: its statements by name.
+    slices: Vec<Entries<&'a str, EntryJson>>,
+    segment_of_slice: Vec<usize>,
+    fusable: Vec<FusableJson>,
+}
+
+#[derive(Serialize)]
+struct EntryJson {
+    level: usize,
+    iterator: String,
+    align: i64,
+}
+
+#[derive(Serialize)]
+struct FusableJson {
+    first: usize,
+    second: usize,
+    align: i64,
+}
+
+fn slicing_json<'a>(r: i64, slicing: &Slicing, names: &'a Names) -> SlicingJson<'a> {
     let entry = |s: &Slice| {
-        let fields: Vec<(String, Json)> = s
-            .entries
-            .iter()
-            .map(|e| {
-                (
-                    names.stmts[e.stmt].clone(),
-                    Json::obj(vec![
-                        ("level", Json::Int(e.level as i128)),
-                        ("iterator", Json::str(names.iterator(e.stmt, e.level))),
-                        ("align", Json::Int(e.align as i128)),
-                    ]),
-                )
-            })
-            .collect();
-        Json::obj(
-            fields
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.clone()))
-                .collect(),
-        )
+        let entries = s.entries.iter().map(|e| {
+            let entry = EntryJson {
+                level: e.level,
+                iterator: names.iterator(e.stmt, e.level),
+                align: e.align,
+            };
+            (names.stmts[e.stmt].as_str(), entry)
+        });
+        Entries(entries.collect())
     };
-    let slices: Vec<Json> = slicing.slices.iter().flatten().map(entry).collect();
-    let segs: Vec<Json> = slicing
-        .index
-        .iter()
-        .map(|&(s, _)| Json::Int(s as i128))
-        .collect();
-    let fus: Vec<Json> = slicing
-        .fusable
-        .iter()
-        .map(|&(x, y, al)| {
-            Json::obj(vec![
-                ("first", Json::Int(x as i128)),
-                ("second", Json::Int(y as i128)),
-                ("align", Json::Int(al as i128)),
-            ])
-        })
-        .collect();
-    Json::obj(vec![
-        ("align_range", Json::Int(r as i128)),
-        ("slices", Json::Array(slices)),
-        ("segment_of_slice", Json::Array(segs)),
-        ("fusable", Json::Array(fus)),
-    ])
+    SlicingJson {
+        align_range: r,
+        slices: slicing.slices.iter().flatten().map(entry).collect(),
+        segment_of_slice: slicing.index.iter().map(|&(s, _)| s).collect(),
+        fusable: slicing
+            .fusable
+            .iter()
+            .map(|&(first, second, align)| FusableJson {
+                first,
+                second,
+                align,
+            })
+            .collect(),
+    }
 }

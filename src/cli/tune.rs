@@ -4,10 +4,11 @@ use super::{CcArgs, Ctx, Format, ProgramArgs, SetArgs, TimeArg};
 use crate::bench::{secs, Job};
 use crate::diag::Report;
 use crate::manifest::FlopsSpec;
-use crate::model::json::Json;
+use crate::model::json::{self, Entries};
 use crate::native::{compile::split_words, Plan, Toolchain};
 use crate::tune::{self, Bench, Measured, Order, Specs, TuneCandidate, TuneEvent, Tuning};
 use clap::Args;
+use serde::Serialize;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -109,16 +110,25 @@ fn measured_text(m: &Measured) -> String {
     )
 }
 
-fn measured_json(m: Option<&Measured>) -> Json {
-    m.map_or(Json::Null, |m| {
-        Json::obj(vec![
-            ("original_seconds", Json::Num(m.original)),
-            ("transformed_seconds", Json::Num(m.transformed)),
-            ("speedup", Json::Num(m.speedup)),
-            ("gflops", m.gflops.map_or(Json::Null, Json::Num)),
-            ("rounds", Json::Int(m.rounds as i128)),
-        ])
-    })
+#[derive(Serialize)]
+struct MeasuredJson {
+    original_seconds: f64,
+    transformed_seconds: f64,
+    speedup: f64,
+    gflops: Option<f64>,
+    rounds: usize,
+}
+
+impl MeasuredJson {
+    fn of(m: &Measured) -> Self {
+        MeasuredJson {
+            original_seconds: m.original,
+            transformed_seconds: m.transformed,
+            speedup: m.speedup,
+            gflops: m.gflops,
+            rounds: m.rounds,
+        }
+    }
 }
 
 pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
@@ -148,7 +158,7 @@ pub fn run(a: TuneArgs, ctx: &Ctx) -> u8 {
     };
     match a.format {
         Format::Text => print_text(&a, &r, &order, total),
-        Format::Json => println!("{}", result_json(&a, &r, order, total).pretty()),
+        Format::Json => println!("{}", json::pretty(&result_json(&a, &r, order, total))),
     }
     if r.best.is_some() {
         0
@@ -424,78 +434,92 @@ fn print_best(a: &TuneArgs, r: &tune::TuneReport, names: &[String]) {
     }
 }
 
+/// What `loopy tune --format json` prints.
+#[derive(Serialize)]
+struct TuneJson<'a> {
+    kernel: String,
+    script: String,
+    order: String,
+    params: Vec<ParamJson<'a>>,
+    screen_defines: Option<&'a [String]>,
+    candidates: Vec<CandidateJson<'a>>,
+    start: Option<usize>,
+    best: Option<usize>,
+    playoff: &'a [usize],
+    out_of_time: bool,
+    output: Option<String>,
+    seconds: f64,
+}
+
+#[derive(Serialize)]
+struct ParamJson<'a> {
+    name: &'a str,
+    start: i64,
+    origin: &'a str,
+    values: &'a [i64],
+}
+
+#[derive(Serialize)]
+struct CandidateJson<'a> {
+    values: Entries<&'a str, i64>,
+    verdict: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a str>,
+    screen: Option<MeasuredJson>,
+    timing: Option<MeasuredJson>,
+}
+
 /// The JSON of `--format json`.
-fn result_json(a: &TuneArgs, r: &tune::TuneReport, order: String, total: f64) -> Json {
-    let names: Vec<String> = r.params.iter().map(|p| p.name.clone()).collect();
-    let cands: Vec<Json> = r
+fn result_json<'a>(
+    a: &TuneArgs,
+    r: &'a tune::TuneReport,
+    order: String,
+    total: f64,
+) -> TuneJson<'a> {
+    let candidates = r
         .candidates
         .iter()
-        .map(|c| {
-            let mut f = vec![
-                (
-                    "values",
-                    Json::obj(
-                        names
-                            .iter()
-                            .zip(&c.values)
-                            .map(|(n, v)| (n.as_str(), Json::Int(*v as i128)))
-                            .collect(),
-                    ),
-                ),
-                ("verdict", Json::str(c.verdict.name())),
-            ];
-            if let Some(m) = c.verdict.message() {
-                f.push(("message", Json::str(m)));
-            }
-            f.push(("screen", measured_json(c.screen.as_ref())));
-            f.push(("timing", measured_json(c.timing.as_ref())));
-            Json::obj(f)
+        .map(|c| CandidateJson {
+            values: Entries(
+                r.params
+                    .iter()
+                    .zip(&c.values)
+                    .map(|(p, v)| (p.name.as_str(), *v))
+                    .collect(),
+            ),
+            verdict: c.verdict.name(),
+            message: c.verdict.message(),
+            screen: c.screen.as_ref().map(MeasuredJson::of),
+            timing: c.timing.as_ref().map(MeasuredJson::of),
         })
         .collect();
-    let params: Vec<Json> = r
+    let params = r
         .params
         .iter()
-        .map(|p| {
-            Json::obj(vec![
-                ("name", Json::str(&p.name)),
-                ("start", Json::Int(p.start as i128)),
-                ("origin", Json::str(&p.origin)),
-                (
-                    "values",
-                    Json::Array(p.values.iter().map(|&v| Json::Int(v as i128)).collect()),
-                ),
-            ])
+        .map(|p| ParamJson {
+            name: &p.name,
+            start: p.start,
+            origin: &p.origin,
+            values: &p.values,
         })
         .collect();
-    let idx = |x: Option<usize>| x.map_or(Json::Null, |c| Json::Int(c as i128));
-    Json::obj(vec![
-        ("kernel", Json::str(a.kernel.display().to_string())),
-        ("script", Json::str(a.script.display().to_string())),
-        ("order", Json::str(order)),
-        ("params", Json::Array(params)),
-        (
-            "screen_defines",
-            r.screen_defines.as_ref().map_or(Json::Null, |d| {
-                Json::Array(d.iter().map(Json::str).collect())
-            }),
-        ),
-        ("candidates", Json::Array(cands)),
-        ("start", idx(r.start())),
-        ("best", idx(r.best)),
-        (
-            "playoff",
-            Json::Array(r.playoff.iter().map(|&c| Json::Int(c as i128)).collect()),
-        ),
-        ("out_of_time", Json::Bool(r.out_of_time)),
-        (
-            "output",
-            match (&a.output, r.best) {
-                (Some(o), Some(_)) => Json::str(o.display().to_string()),
-                _ => Json::Null,
-            },
-        ),
-        ("seconds", Json::Num(total)),
-    ])
+    TuneJson {
+        kernel: a.kernel.display().to_string(),
+        script: a.script.display().to_string(),
+        order,
+        params,
+        screen_defines: r.screen_defines.as_deref(),
+        candidates,
+        start: r.start(),
+        best: r.best,
+        playoff: &r.playoff,
+        out_of_time: r.out_of_time,
+        output: match (&a.output, r.best) {
+            (Some(o), Some(_)) => Some(o.display().to_string()),
+            _ => None,
+        },
+        seconds: total,
+    }
 }
 
 /// `MR=6 NR=8`.

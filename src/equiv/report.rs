@@ -4,9 +4,10 @@
 use super::compare::Instance;
 use super::{Verdict, Witness};
 use crate::diag::{codes, Diagnostic, Report};
-use crate::model::json::Json;
+use crate::model::json::Entries;
 use crate::model::Scop;
 use crate::presburger::Int;
+use serde::Serialize;
 
 fn values(names: &[String], vals: &[Int]) -> String {
     names
@@ -123,41 +124,73 @@ fn sources(d: &Diagnostic) -> Vec<(String, String)> {
 }
 
 /// The verdict as JSON.
-pub fn json(v: &Verdict, a: &Scop, b: &Scop) -> Json {
-    let (verdict, code) = match v {
+#[derive(Serialize)]
+pub struct VerdictJson<'a> {
+    verdict: &'static str,
+    exit_code: i32,
+    summary: String,
+    #[serde(flatten)]
+    different: Option<DifferentJson<'a>>,
+    #[serde(flatten)]
+    undecided: Option<UndecidedJson<'a>>,
+}
+
+/// Where the two regions differ: the parameters, the element and the instances that
+/// write it last on each side.
+#[derive(Serialize)]
+struct DifferentJson<'a> {
+    parameters: Entries<&'a str, String>,
+    element: String,
+    original: Option<String>,
+    other: Option<String>,
+    differs: &'a str,
+}
+
+/// Why no verdict, and where.
+#[derive(Serialize)]
+struct UndecidedJson<'a> {
+    reason: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
+}
+
+/// The verdict as JSON.
+pub fn json<'a>(v: &'a Verdict, a: &Scop, b: &Scop) -> VerdictJson<'a> {
+    let (verdict, exit_code) = match v {
         Verdict::Equivalent { .. } => ("equivalent", 0),
         Verdict::Different(_) => ("not-equivalent", 1),
         Verdict::Undecided(_) => ("undecided", 2),
     };
-    let mut fields = vec![
-        ("verdict", Json::str(verdict)),
-        ("exit_code", Json::Int(code)),
-        ("summary", Json::str(summary(v, a))),
-    ];
-    if let Verdict::Different(w) = v {
-        let m = &w.mismatch;
-        let params = w
-            .params
-            .iter()
-            .zip(&m.params)
-            .map(|(n, x)| (n.as_str(), Json::str(x.to_string())))
-            .collect();
-        fields.push(("parameters", Json::obj(params)));
-        fields.push(("element", Json::str(element(w))));
-        let inst = |s: &Scop, i: &Option<Instance>| match i {
-            Some(i) => Json::str(instance(s, i)),
-            None => Json::Null,
-        };
-        fields.push(("original", inst(a, &m.left)));
-        fields.push(("other", inst(b, &m.right)));
-        fields.push(("differs", Json::str(&m.why)));
-    }
-    if let Verdict::Undecided(r) = v {
-        fields.push(("reason", Json::str(&r.what)));
-        if let Some(s) = &r.span {
-            fields.push(("file", Json::str(&s.file)));
-            fields.push(("line", Json::Int(s.line as i128)));
+    let different = match v {
+        Verdict::Different(w) => {
+            let m = &w.mismatch;
+            let params = w.params.iter().zip(&m.params);
+            let inst = |s: &Scop, i: &Option<Instance>| i.as_ref().map(|i| instance(s, i));
+            Some(DifferentJson {
+                parameters: Entries(params.map(|(n, x)| (n.as_str(), x.to_string())).collect()),
+                element: element(w),
+                original: inst(a, &m.left),
+                other: inst(b, &m.right),
+                differs: &m.why,
+            })
         }
+        _ => None,
+    };
+    let undecided = match v {
+        Verdict::Undecided(r) => Some(UndecidedJson {
+            reason: &r.what,
+            file: r.span.as_ref().map(|s| s.file.as_str()),
+            line: r.span.as_ref().map(|s| s.line),
+        }),
+        _ => None,
+    };
+    VerdictJson {
+        verdict,
+        exit_code,
+        summary: summary(v, a),
+        different,
+        undecided,
     }
-    Json::obj(fields)
 }

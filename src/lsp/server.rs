@@ -370,7 +370,8 @@ impl Worker {
             .unwrap_or_else(|e| e.into_inner())
             .remove(&key);
         let Some(((title, edit), diagnostics)) = repair else {
-            return Ok(serde_json::json!([]));
+            return serde_json::to_value(Vec::<CodeActionOrCommand>::new())
+                .map_err(|e| e.to_string());
         };
         let action = CodeAction {
             title,

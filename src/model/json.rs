@@ -1,83 +1,69 @@
-//! The JSON the commands print (`--format json`): a small value type in loopy's layout,
-//! written through serde_json. The layout: two-space indentation, keys in insertion order,
+//! The layout of the JSON the commands print (`--format json`). Each command's output is a
+//! type of its own deriving `Serialize` (the field names are the interface); [`pretty`]
+//! writes any of them through serde_json: two-space indentation, keys in declaration order,
 //! arrays of scalars on one line (`[0, 1, 0]`), measurements as Rust prints them.
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
-use serde_json::ser::{Formatter, PrettyFormatter};
+use serde_json::ser::Formatter;
 use serde_json::value::RawValue;
+use std::cell::RefCell;
 use std::io;
+use std::rc::Rc;
 
-#[derive(Clone, Debug, PartialEq)]
-pub enum Json {
-    Null,
-    Bool(bool),
-    /// Integers only: everything the model prints is a count, a line or a position.
-    Int(i128),
-    /// Big integers that do not fit are written as strings of digits, never rounded.
-    BigInt(String),
-    /// A measurement (a time, a ratio); written as `null` when not finite.
-    Num(f64),
-    Str(String),
-    Array(Vec<Json>),
-    /// Keys keep their insertion order.
-    Object(Vec<(String, Json)>),
+/// `value` pretty-printed in loopy's layout: two-space indentation, keys in the order the
+/// type declares them, arrays of scalars on one line (`[0, 1, 0]`), measurements as Rust
+/// prints them (`0.0000001`, never an exponent; `null` when not finite).
+pub fn pretty<T: Serialize + ?Sized>(value: &T) -> String {
+    let out = Rc::new(RefCell::new(Vec::new()));
+    let layout = Layout {
+        out: Rc::clone(&out),
+        frames: Vec::new(),
+    };
+    let mut ser = serde_json::Serializer::with_formatter(Out(Rc::clone(&out)), layout);
+    value
+        .serialize(&mut ser)
+        .expect("writing JSON to memory cannot fail");
+    drop(ser);
+    let bytes = std::mem::take(&mut *out.borrow_mut());
+    String::from_utf8(bytes).expect("serde_json writes UTF-8")
 }
 
-impl Json {
-    pub fn str(s: impl Into<String>) -> Json {
-        Json::Str(s.into())
+/// An integer of the model (a step, a schedule position) for `#[serde(serialize_with)]`:
+/// a JSON number, digits and all when it does not fit 64 bits (never rounded).
+pub fn int<S: Serializer>(i: &crate::presburger::Int, s: S) -> Result<S::Ok, S::Error> {
+    match i.to_i64() {
+        Some(v) => s.serialize_i64(v),
+        None => raw(i.to_string(), s),
     }
+}
 
-    pub fn opt_str(s: Option<&str>) -> Json {
-        s.map_or(Json::Null, Json::str)
+/// A list of the model's integers for `#[serde(serialize_with)]`.
+pub fn ints<S: Serializer>(v: &[crate::presburger::Int], s: S) -> Result<S::Ok, S::Error> {
+    let mut seq = s.serialize_seq(Some(v.len()))?;
+    for i in v {
+        seq.serialize_element(&Digits(i))?;
     }
+    seq.end()
+}
 
-    pub fn obj(fields: Vec<(&str, Json)>) -> Json {
-        Json::Object(
-            fields
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-        )
+struct Digits<'a>(&'a crate::presburger::Int);
+
+impl Serialize for Digits<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        int(self.0, s)
     }
+}
 
-    /// Pretty-printed with two-space indentation; arrays of scalars stay on one line.
-    pub fn pretty(&self) -> String {
-        let mut out = Vec::new();
-        let mut ser = serde_json::Serializer::with_formatter(
-            &mut out,
-            Layout(PrettyFormatter::with_indent(b"  ")),
-        );
-        self.serialize(&mut ser)
-            .expect("writing JSON to memory cannot fail");
-        String::from_utf8(out).expect("serde_json writes UTF-8")
-    }
+/// An object whose keys are data (names of parameters, of handles), in this order.
+pub struct Entries<K, V>(pub Vec<(K, V)>);
 
-    /// A `serde_json` value in this layout (objects keep their order: serde_json is built
-    /// with `preserve_order`).
-    pub fn from_value(v: &serde_json::Value) -> Json {
-        use serde_json::Value;
-        match v {
-            Value::Null => Json::Null,
-            Value::Bool(b) => Json::Bool(*b),
-            Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-                (Some(i), _, _) => Json::Int(i128::from(i)),
-                (_, Some(u), _) => Json::Int(i128::from(u)),
-                (_, _, Some(f)) => Json::Num(f),
-                _ => Json::Null,
-            },
-            Value::String(s) => Json::Str(s.clone()),
-            Value::Array(a) => Json::Array(a.iter().map(Json::from_value).collect()),
-            Value::Object(m) => Json::Object(
-                m.iter()
-                    .map(|(k, v)| (k.clone(), Json::from_value(v)))
-                    .collect(),
-            ),
+impl<K: Serialize, V: Serialize> Serialize for Entries<K, V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
         }
-    }
-
-    fn is_scalar(&self) -> bool {
-        !matches!(self, Json::Array(_) | Json::Object(_))
+        map.end()
     }
 }
 
@@ -88,45 +74,86 @@ fn raw<S: Serializer>(text: String, s: S) -> Result<S::Ok, S::Error> {
         .serialize(s)
 }
 
-impl Serialize for Json {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Json::Null => s.serialize_unit(),
-            Json::Bool(b) => s.serialize_bool(*b),
-            Json::Int(i) => s.serialize_i128(*i),
-            Json::BigInt(digits) => raw(digits.clone(), s),
-            // Rust's shortest round-trip form, never an exponent (`0.0000001`, not `1e-7`).
-            Json::Num(x) if x.is_finite() => raw(format!("{x}"), s),
-            Json::Num(_) => s.serialize_unit(),
-            Json::Str(t) => s.serialize_str(t),
-            Json::Array(v) if v.iter().all(Json::is_scalar) => {
-                // One line: each scalar in the same layout, joined by ", ".
-                let items: Vec<String> = v.iter().map(Json::pretty).collect();
-                raw(format!("[{}]", items.join(", ")), s)
-            }
-            Json::Array(v) => {
-                let mut seq = s.serialize_seq(Some(v.len()))?;
-                for x in v {
-                    seq.serialize_element(x)?;
-                }
-                seq.end()
-            }
-            Json::Object(v) => {
-                let mut map = s.serialize_map(Some(v.len()))?;
-                for (k, x) in v {
-                    map.serialize_entry(k, x)?;
-                }
-                map.end()
-            }
+/// The text written so far, shared by the writer serde_json writes scalars to and the
+/// layout, which may lay an array out again once it turns out not to hold only scalars.
+struct Out(Rc<RefCell<Vec<u8>>>);
+
+impl io::Write for Out {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An open object or array.
+enum Frame {
+    Object {
+        has_value: bool,
+    },
+    /// An array, on one line while it holds only scalars: `items` are where its elements
+    /// begin in the text.
+    Array {
+        one_line: bool,
+        items: Vec<usize>,
+    },
+}
+
+/// serde_json's pretty layout (two spaces), with arrays of scalars on one line, floats in
+/// Rust's shortest round-trip form, and U+007F, U+2028 and U+2029 escaped as well (they are
+/// valid in JSON strings but break JavaScript and terminals).
+struct Layout {
+    out: Rc<RefCell<Vec<u8>>>,
+    frames: Vec<Frame>,
+}
+
+impl Layout {
+    fn put(&self, text: &[u8]) {
+        self.out.borrow_mut().extend_from_slice(text);
+    }
+
+    fn newline(&self, depth: usize) {
+        let mut out = self.out.borrow_mut();
+        out.push(b'\n');
+        out.extend(std::iter::repeat_n(b' ', 2 * depth));
+    }
+
+    /// A container opens: an enclosing array laid out on one line so far goes on lines,
+    /// one element each (its elements so far are scalars, whose text does not depend on
+    /// the indentation).
+    fn open(&mut self) {
+        let depth = self.frames.len();
+        let Some(Frame::Array { one_line, items }) = self.frames.last_mut() else {
+            return;
+        };
+        if !*one_line {
+            return;
+        }
+        *one_line = false;
+        let items = std::mem::take(items);
+        let mut out = self.out.borrow_mut();
+        let Some(&first) = items.first() else {
+            return;
+        };
+        let tail = out.split_off(first);
+        for (k, &at) in items.iter().enumerate() {
+            let end = items.get(k + 1).map_or(tail.len() + first, |&n| n - 2);
+            out.extend_from_slice(if k == 0 { b"\n" } else { b",\n" });
+            out.extend(std::iter::repeat_n(b' ', 2 * depth));
+            out.extend_from_slice(&tail[at - first..end - first]);
         }
     }
 }
 
-/// serde_json's pretty layout, with U+007F, U+2028 and U+2029 escaped as well (they are
-/// valid in JSON strings but break JavaScript and terminals).
-struct Layout<'a>(PrettyFormatter<'a>);
-
-impl Formatter for Layout<'_> {
+impl Formatter for Layout {
+    fn write_f64<W: ?Sized + io::Write>(&mut self, w: &mut W, x: f64) -> io::Result<()> {
+        write!(w, "{x}")
+    }
+    fn write_f32<W: ?Sized + io::Write>(&mut self, w: &mut W, x: f32) -> io::Result<()> {
+        write!(w, "{x}")
+    }
     fn write_string_fragment<W: ?Sized + io::Write>(
         &mut self,
         w: &mut W,
@@ -142,94 +169,195 @@ impl Formatter for Layout<'_> {
         }
         w.write_all(&fragment.as_bytes()[start..])
     }
-    fn begin_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.begin_array(w)
+    fn begin_array<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
+        self.open();
+        self.put(b"[");
+        self.frames.push(Frame::Array {
+            one_line: true,
+            items: Vec::new(),
+        });
+        Ok(())
     }
-    fn end_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_array(w)
+    fn end_array<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
+        if let Some(Frame::Array {
+            one_line: false, ..
+        }) = self.frames.pop()
+        {
+            self.newline(self.frames.len());
+        }
+        self.put(b"]");
+        Ok(())
     }
     fn begin_array_value<W: ?Sized + io::Write>(
         &mut self,
-        w: &mut W,
+        _: &mut W,
         first: bool,
     ) -> io::Result<()> {
-        self.0.begin_array_value(w, first)
+        let depth = self.frames.len();
+        let len = self.out.borrow().len();
+        match self.frames.last_mut() {
+            Some(Frame::Array {
+                one_line: true,
+                items,
+            }) => {
+                let sep: &[u8] = if first { b"" } else { b", " };
+                items.push(len + sep.len());
+                self.put(sep);
+            }
+            _ => {
+                if !first {
+                    self.put(b",");
+                }
+                self.newline(depth);
+            }
+        }
+        Ok(())
     }
-    fn end_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_array_value(w)
+    fn end_array_value<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
+        Ok(())
     }
-    fn begin_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.begin_object(w)
+    fn begin_object<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
+        self.open();
+        self.put(b"{");
+        self.frames.push(Frame::Object { has_value: false });
+        Ok(())
     }
-    fn end_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_object(w)
+    fn end_object<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
+        if let Some(Frame::Object { has_value: true }) = self.frames.pop() {
+            self.newline(self.frames.len());
+        }
+        self.put(b"}");
+        Ok(())
     }
     fn begin_object_key<W: ?Sized + io::Write>(
         &mut self,
-        w: &mut W,
+        _: &mut W,
         first: bool,
     ) -> io::Result<()> {
-        self.0.begin_object_key(w, first)
+        if !first {
+            self.put(b",");
+        }
+        self.newline(self.frames.len());
+        Ok(())
     }
-    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.begin_object_value(w)
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
+        self.put(b": ");
+        Ok(())
     }
-    fn end_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.0.end_object_value(w)
+    fn end_object_value<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
+        if let Some(Frame::Object { has_value }) = self.frames.last_mut() {
+            *has_value = true;
+        }
+        Ok(())
     }
-}
-
-/// A JSON string literal: quotes, backslashes and control characters escaped (RFC 8259),
-/// and U+007F, U+2028, U+2029.
-pub fn escape(s: &str, out: &mut String) {
-    out.push_str(&Json::str(s).pretty());
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::presburger::Int;
+    use serde::Serialize;
 
     #[test]
     fn strings_are_escaped() {
-        let mut s = String::new();
-        escape("a\"b\\c\nd\u{1}e\u{2028}é", &mut s);
-        assert_eq!(s, r#""a\"b\\c\nd\u0001e\u2028é""#);
+        assert_eq!(
+            pretty("a\"b\\c\nd\u{1}e\u{2028}é"),
+            r#""a\"b\\c\nd\u0001e\u2028é""#
+        );
+    }
+
+    #[derive(Serialize)]
+    struct Ok {
+        ok: bool,
+    }
+
+    #[derive(Serialize)]
+    struct Empty {}
+
+    #[derive(Serialize)]
+    struct Sample {
+        name: &'static str,
+        positions: Vec<i64>,
+        none: Option<i64>,
+        list: Vec<Ok>,
+        empty: Empty,
     }
 
     #[test]
     fn pretty_layout() {
-        let j = Json::obj(vec![
-            ("name", Json::str("S0")),
-            ("positions", Json::Array(vec![Json::Int(0), Json::Int(1)])),
-            ("none", Json::Null),
-            (
-                "list",
-                Json::Array(vec![Json::obj(vec![("ok", Json::Bool(true))])]),
-            ),
-            ("empty", Json::Object(vec![])),
-        ]);
+        let j = Sample {
+            name: "S0",
+            positions: vec![0, 1],
+            none: None,
+            list: vec![Ok { ok: true }],
+            empty: Empty {},
+        };
         assert_eq!(
-            j.pretty(),
+            pretty(&j),
             "{\n  \"name\": \"S0\",\n  \"positions\": [0, 1],\n  \"none\": null,\n  \"list\": [\n    {\n      \"ok\": true\n    }\n  ],\n  \"empty\": {}\n}"
         );
     }
 
+    #[derive(Serialize)]
+    struct X {
+        x: i64,
+    }
+
+    #[derive(Serialize)]
+    #[serde(untagged)]
+    enum Item {
+        Nums(Vec<f64>),
+        Ints(#[serde(serialize_with = "ints")] Vec<Int>),
+        Mixed((&'static str, bool, Option<i64>)),
+        Nested(Vec<Vec<i64>>),
+        Object(X),
+    }
+
     #[test]
     fn numbers_nesting_and_layout_of_scalar_arrays() {
-        let j = Json::Array(vec![
-            Json::Array(vec![Json::Num(1e-7), Json::Num(f64::NAN), Json::Num(2.5)]),
-            Json::Array(vec![]),
-            Json::Array(vec![Json::BigInt("123456789012345678901234567890".into())]),
-            Json::Array(vec![Json::str("a\u{7f}b"), Json::Bool(false), Json::Null]),
-            Json::Object(vec![("x".into(), Json::Int(-3))]),
-        ]);
+        let big: Int = "123456789012345678901234567890".parse().unwrap();
+        let j = vec![
+            Item::Nums(vec![1e-7, f64::NAN, 2.5]),
+            Item::Nums(vec![]),
+            Item::Ints(vec![big, Int::from(-4)]),
+            Item::Mixed(("a\u{7f}b", false, None)),
+            Item::Nested(vec![vec![1, 2], vec![]]),
+            Item::Object(X { x: -3 }),
+        ];
         assert_eq!(
-            j.pretty(),
-            "[\n  [0.0000001, null, 2.5],\n  [],\n  [123456789012345678901234567890],\n  [\"a\\u007fb\", false, null],\n  {\n    \"x\": -3\n  }\n]"
+            pretty(&j),
+            "[\n  [0.0000001, null, 2.5],\n  [],\n  [123456789012345678901234567890, -4],\n  [\"a\\u007fb\", false, null],\n  [\n    [1, 2],\n    []\n  ],\n  {\n    \"x\": -3\n  }\n]"
         );
         // What serde_json reads back is the same value.
-        let back: serde_json::Value = serde_json::from_str(&j.pretty()).unwrap();
-        assert_eq!(back[4]["x"], -3);
+        let back: serde_json::Value = serde_json::from_str(&pretty(&j)).unwrap();
+        assert_eq!(back[5]["x"], -3);
         assert_eq!(back[3][0], "a\u{7f}b");
+    }
+
+    #[test]
+    fn an_array_goes_on_lines_at_its_first_container() {
+        #[derive(Serialize)]
+        #[serde(untagged)]
+        enum Any {
+            N(i64),
+            S(&'static str),
+            O(X),
+        }
+        let j = vec![
+            Any::N(1),
+            Any::S("two, three"),
+            Any::O(X { x: 4 }),
+            Any::N(5),
+        ];
+        assert_eq!(
+            pretty(&j),
+            "[\n  1,\n  \"two, three\",\n  {\n    \"x\": 4\n  },\n  5\n]"
+        );
+    }
+
+    #[test]
+    fn entries_keep_their_order() {
+        let j = Entries(vec![("b", 1), ("a", 2)]);
+        assert_eq!(pretty(&j), "{\n  \"b\": 1,\n  \"a\": 2\n}");
     }
 }

@@ -4,10 +4,11 @@
 //! Sets and maps are printed in isl notation with all the scop's parameters, so every line
 //! can be pasted into `loopy calc` as it is.
 
-use super::json::Json;
+use super::json;
 use super::state::State;
-use super::{AccessKind, Array, Scop, SourceSpan, Statement, Tag, TagKind};
+use super::{Access, AccessKind, Array, LoopInfo, Scop, SourceSpan, Statement, Tag, TagKind};
 use crate::presburger::Int;
+use serde::Serialize;
 use std::fmt::Write;
 
 impl TagKind {
@@ -90,12 +91,163 @@ fn join_ints(v: &[Int]) -> String {
     v.iter().map(Int::to_string).collect::<Vec<_>>().join(", ")
 }
 
-fn int_json(i: &Int) -> Json {
-    match i.to_i64() {
-        Some(v) => Json::Int(v as i128),
-        None => Json::BigInt(i.to_string()),
+/// What `loopy show --format json` prints: [`Scop::to_json`].
+#[derive(Serialize)]
+pub struct ScopJson<'a> {
+    file: &'a str,
+    function: &'a str,
+    fragment: bool,
+    region: SpanJson<'a>,
+    parameters: &'a [String],
+    context: String,
+    arrays: Vec<ArrayJson<'a>>,
+    statements: Vec<StatementJson<'a>>,
+    tags: Vec<TagJson<'a>>,
+}
+
+impl ScopJson<'_> {
+    /// Pretty-printed in the layout of every command's JSON.
+    pub fn pretty(&self) -> String {
+        json::pretty(self)
     }
 }
+
+#[derive(Serialize)]
+struct SpanJson<'a> {
+    file: &'a str,
+    line: usize,
+    end_line: usize,
+    start: usize,
+    end: usize,
+}
+
+impl<'a> SpanJson<'a> {
+    fn of(sp: &'a SourceSpan) -> Self {
+        SpanJson {
+            file: &sp.file,
+            line: sp.line,
+            end_line: sp.end_line,
+            start: sp.range.start,
+            end: sp.range.end,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ArrayJson<'a> {
+    name: &'a str,
+    c_name: &'a str,
+    rank: usize,
+    private_depth: Option<usize>,
+}
+
+impl<'a> ArrayJson<'a> {
+    fn of(a: &'a Array) -> Self {
+        ArrayJson {
+            name: &a.name,
+            c_name: &a.c_name,
+            rank: a.rank,
+            private_depth: a.private_depth,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct StatementJson<'a> {
+    name: &'a str,
+    label: Option<&'a str>,
+    text: &'a str,
+    expanded_text: &'a str,
+    span: SpanJson<'a>,
+    iterators: &'a [String],
+    loops: Vec<LoopJson<'a>>,
+    domain: String,
+    schedule: String,
+    #[serde(serialize_with = "json::ints")]
+    positions: &'a [Int],
+    iteration_dims: String,
+    accesses: Vec<AccessJson<'a>>,
+    opaque: Option<&'a str>,
+}
+
+impl<'a> StatementJson<'a> {
+    fn of(st: &'a Statement) -> Self {
+        StatementJson {
+            name: &st.name,
+            label: st.label.as_deref(),
+            text: &st.text,
+            expanded_text: &st.expanded_text,
+            span: SpanJson::of(&st.span),
+            iterators: &st.iterators,
+            loops: st.loops.iter().map(LoopJson::of).collect(),
+            domain: st.domain.for_print().to_string(),
+            schedule: st.schedule_on_domain().for_print().to_string(),
+            positions: &st.schedule.positions,
+            iteration_dims: st.schedule.dims.to_string(),
+            accesses: st.accesses.iter().map(AccessJson::of).collect(),
+            opaque: st.opaque.as_deref(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct LoopJson<'a> {
+    iterator: &'a str,
+    c_name: &'a str,
+    #[serde(serialize_with = "json::int")]
+    step: &'a Int,
+    first: Option<String>,
+    span: SpanJson<'a>,
+}
+
+impl<'a> LoopJson<'a> {
+    fn of(l: &'a LoopInfo) -> Self {
+        LoopJson {
+            iterator: &l.iterator,
+            c_name: &l.c_name,
+            step: &l.step,
+            first: l.first.as_ref().map(|e| e.to_string()),
+            span: SpanJson::of(&l.span),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct AccessJson<'a> {
+    kind: &'static str,
+    array: &'a str,
+    relation: String,
+    exact: bool,
+    note: Option<&'a str>,
+    span: SpanJson<'a>,
+}
+
+impl<'a> AccessJson<'a> {
+    fn of(a: &'a Access) -> Self {
+        AccessJson {
+            kind: a.kind.as_str(),
+            array: &a.array,
+            relation: a.relation.to_string(),
+            exact: a.exact,
+            note: a.note.as_deref(),
+            span: SpanJson::of(&a.span),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct TagJson<'a> {
+    name: &'a str,
+    kind: &'static str,
+    span: SpanJson<'a>,
+    depth: usize,
+    statements: Vec<&'a str>,
+    positions: Vec<Ints>,
+}
+
+/// A tag's position in one statement's schedule.
+#[derive(Serialize)]
+struct Ints(#[serde(serialize_with = "json::ints")] Vec<Int>);
 
 impl Scop {
     /// The model as text, one block per statement.
@@ -166,137 +318,35 @@ impl Scop {
 
     /// The model as JSON (same content as [`Scop::to_text`], plus positions and the
     /// unrestricted iteration dimensions of each schedule).
-    pub fn to_json(&self) -> Json {
-        let span = |sp: &SourceSpan| {
-            Json::obj(vec![
-                ("file", Json::str(&sp.file)),
-                ("line", Json::Int(sp.line as i128)),
-                ("end_line", Json::Int(sp.end_line as i128)),
-                ("start", Json::Int(sp.range.start as i128)),
-                ("end", Json::Int(sp.range.end as i128)),
-            ])
-        };
-        let arrays = self
-            .arrays
-            .iter()
-            .map(|a| {
-                Json::obj(vec![
-                    ("name", Json::str(&a.name)),
-                    ("c_name", Json::str(&a.c_name)),
-                    ("rank", Json::Int(a.rank as i128)),
-                    (
-                        "private_depth",
-                        a.private_depth.map_or(Json::Null, |d| Json::Int(d as i128)),
-                    ),
-                ])
-            })
-            .collect();
-        let statements = self
-            .statements
-            .iter()
-            .map(|st| {
-                let accesses = st
-                    .accesses
-                    .iter()
-                    .map(|a| {
-                        Json::obj(vec![
-                            ("kind", Json::str(a.kind.as_str())),
-                            ("array", Json::str(&a.array)),
-                            ("relation", Json::str(a.relation.to_string())),
-                            ("exact", Json::Bool(a.exact)),
-                            ("note", Json::opt_str(a.note.as_deref())),
-                            ("span", span(&a.span)),
-                        ])
-                    })
-                    .collect();
-                let loops = st
-                    .loops
-                    .iter()
-                    .map(|l| {
-                        Json::obj(vec![
-                            ("iterator", Json::str(&l.iterator)),
-                            ("c_name", Json::str(&l.c_name)),
-                            ("step", int_json(&l.step)),
-                            (
-                                "first",
-                                l.first
-                                    .as_ref()
-                                    .map_or(Json::Null, |e| Json::str(e.to_string())),
-                            ),
-                            ("span", span(&l.span)),
-                        ])
-                    })
-                    .collect();
-                Json::obj(vec![
-                    ("name", Json::str(&st.name)),
-                    ("label", Json::opt_str(st.label.as_deref())),
-                    ("text", Json::str(&st.text)),
-                    ("expanded_text", Json::str(&st.expanded_text)),
-                    ("span", span(&st.span)),
-                    (
-                        "iterators",
-                        Json::Array(st.iterators.iter().map(Json::str).collect()),
-                    ),
-                    ("loops", Json::Array(loops)),
-                    ("domain", Json::str(st.domain.for_print().to_string())),
-                    (
-                        "schedule",
-                        Json::str(st.schedule_on_domain().for_print().to_string()),
-                    ),
-                    (
-                        "positions",
-                        Json::Array(st.schedule.positions.iter().map(int_json).collect()),
-                    ),
-                    ("iteration_dims", Json::str(st.schedule.dims.to_string())),
-                    ("accesses", Json::Array(accesses)),
-                    ("opaque", Json::opt_str(st.opaque.as_deref())),
-                ])
-            })
-            .collect();
+    pub fn to_json(&self) -> ScopJson<'_> {
+        let positions = |t: &Tag| self.positions(t).into_iter().map(Ints).collect();
         let tags = self
             .tags
             .iter()
-            .map(|t| {
-                Json::obj(vec![
-                    ("name", Json::str(&t.name)),
-                    ("kind", Json::str(t.kind.as_str())),
-                    ("span", span(&t.span)),
-                    ("depth", Json::Int(t.depth as i128)),
-                    (
-                        "statements",
-                        Json::Array(
-                            t.statements
-                                .iter()
-                                .map(|&i| Json::str(&self.statements[i].name))
-                                .collect(),
-                        ),
-                    ),
-                    (
-                        "positions",
-                        Json::Array(
-                            self.positions(t)
-                                .iter()
-                                .map(|p| Json::Array(p.iter().map(int_json).collect()))
-                                .collect(),
-                        ),
-                    ),
-                ])
+            .map(|t| TagJson {
+                name: &t.name,
+                kind: t.kind.as_str(),
+                span: SpanJson::of(&t.span),
+                depth: t.depth,
+                statements: t
+                    .statements
+                    .iter()
+                    .map(|&i| self.statements[i].name.as_str())
+                    .collect(),
+                positions: positions(t),
             })
             .collect();
-        Json::obj(vec![
-            ("file", Json::str(&self.file)),
-            ("function", Json::str(&self.function)),
-            ("fragment", Json::Bool(self.fragment)),
-            ("region", span(&self.region)),
-            (
-                "parameters",
-                Json::Array(self.params.iter().map(Json::str).collect()),
-            ),
-            ("context", Json::str(self.context.to_string())),
-            ("arrays", Json::Array(arrays)),
-            ("statements", Json::Array(statements)),
-            ("tags", Json::Array(tags)),
-        ])
+        ScopJson {
+            file: &self.file,
+            function: &self.function,
+            fragment: self.fragment,
+            region: SpanJson::of(&self.region),
+            parameters: &self.params,
+            context: self.context.to_string(),
+            arrays: self.arrays.iter().map(ArrayJson::of).collect(),
+            statements: self.statements.iter().map(StatementJson::of).collect(),
+            tags,
+        }
     }
 }
 
