@@ -179,6 +179,9 @@ pub fn run(a: CheckArgs, ctx: &Ctx) -> u8 {
         Err(f) => return super::fail_with(ctx, a.format, "check", &[f], 2),
     };
     let verdict = check_one(&kernel, &script, &a.cc.options(), &settings);
+    if super::spent() {
+        return 2;
+    }
     let code = match &verdict {
         CheckVerdict::Legal { .. } => 0,
         CheckVerdict::Illegal { .. } => 1,
@@ -254,6 +257,9 @@ fn manifest(path: &Path, extra: &CcArgs, format: DiagFormat, ctx: &Ctx) -> u8 {
         e.opts.defines.extend(extra.define.iter().cloned());
         let start = Instant::now();
         let verdict = check_one(&e.kernel, &e.script, &e.opts, &e.settings);
+        if super::spent() {
+            return 2;
+        }
         let ms = start.elapsed().as_secs_f64() * 1e3;
         let pair = format!("{} + {}", e.kernel.display(), e.script.display());
         let as_expected = match &verdict {
