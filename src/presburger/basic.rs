@@ -280,7 +280,7 @@ impl Basic {
     pub fn try_is_empty(&self) -> Budgeted<bool> {
         // The fast exact path first, on the rows as they are (no copy of the problem).
         let decide = || {
-            let fast = super::sample::feasible_rows(self.width() - 1, &self.eqs, &self.ineqs)?;
+            let fast = super::sample::try_feasible_rows(self.width() - 1, &self.eqs, &self.ineqs)?;
             Ok(match fast {
                 Some(feasible) => !feasible,
                 None => !omega::try_is_feasible_owned(self.to_problem())?,

@@ -16,8 +16,8 @@
 use super::budget::{self, Budgeted};
 use super::int::{gcd_all, Int};
 use super::row::{
-    combine, divide_exact, eval, normalize, rational_bounds, satisfies, solve_unit, split_bounds,
-    substitute, Problem, Row,
+    combine, divide_exact, eval, normalize, satisfies, solve_unit, split_bounds, substitute,
+    try_rational_bounds, Problem, Row,
 };
 
 /// How to recover the value of one eliminated or substituted variable.
@@ -42,7 +42,7 @@ pub fn is_feasible(p: &Problem) -> bool {
 
 /// [`is_feasible`], or the refusal of the work budget.
 pub fn try_is_feasible(p: &Problem) -> Budgeted<bool> {
-    if let Some(answer) = super::sample::feasible(p)? {
+    if let Some(answer) = super::sample::try_feasible(p)? {
         return Ok(answer);
     }
     Ok(try_solve(p)?.is_some())
@@ -248,7 +248,7 @@ fn exact_opt(p: &Problem, col: usize, max: bool) -> Budgeted<Option<Int>> {
     let mut far = match far {
         Some(f) => f,
         None => {
-            let (rlo, rhi) = rational_bounds(p, col)?;
+            let (rlo, rhi) = try_rational_bounds(p, col)?;
             let bound = if max { rhi } else { rlo };
             let Some(bound) = bound else {
                 return Ok(None);
@@ -421,7 +421,7 @@ fn smallest_range(p: &Problem) -> Budgeted<Option<(usize, Int, Int)>> {
         if p.ineqs.iter().chain(&p.eqs).all(|r| r[v].is_zero()) {
             continue;
         }
-        if let (Some(l), Some(h)) = rational_bounds(p, v)? {
+        if let (Some(l), Some(h)) = try_rational_bounds(p, v)? {
             let better = best.as_ref().is_none_or(|(_, bl, bh)| &h - &l < bh - bl);
             if better {
                 best = Some((v, l, h));

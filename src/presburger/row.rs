@@ -350,7 +350,13 @@ pub fn project_rational(p: &Problem, keep: &[usize]) -> budget::Budgeted<Vec<Row
 
 /// Bounds on variable `k` (1-based) implied rationally by `p`: valid for every integer
 /// point, not necessarily attained.
-pub fn rational_bounds(p: &Problem, k: usize) -> budget::Budgeted<(Option<Int>, Option<Int>)> {
+/// (Within a spent work budget: neither; see [`budget`].)
+pub fn rational_bounds(p: &Problem, k: usize) -> (Option<Int>, Option<Int>) {
+    budget::settle(|| try_rational_bounds(p, k), || (None, None))
+}
+
+/// [`rational_bounds`], or the refusal of the work budget.
+pub fn try_rational_bounds(p: &Problem, k: usize) -> budget::Budgeted<(Option<Int>, Option<Int>)> {
     let (mut lo, mut hi): (Option<Int>, Option<Int>) = (None, None);
     for r in project_rational(p, &[k])? {
         let a = &r[k];
@@ -491,11 +497,11 @@ mod tests {
             ],
         };
         assert_eq!(
-            rational_bounds(&p, 2).unwrap(),
+            rational_bounds(&p, 2),
             (Some(Int::ZERO), Some(Int::from(7)))
         );
         assert_eq!(
-            rational_bounds(&p, 1).unwrap(),
+            rational_bounds(&p, 1),
             (Some(Int::ZERO), Some(Int::from(10)))
         );
     }

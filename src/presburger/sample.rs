@@ -40,12 +40,23 @@ thread_local! {
 
 /// Is there an integer point in `p`? `Some(answer)` when the fast path can prove it, `None`
 /// when the general Omega test must decide.
-pub fn feasible(p: &Problem) -> Budgeted<Option<bool>> {
-    feasible_rows(p.n, &p.eqs, &p.ineqs)
+/// (Within a spent work budget: `None`; see [`budget`].)
+pub fn feasible(p: &Problem) -> Option<bool> {
+    budget::settle(|| try_feasible(p), || None)
+}
+
+/// [`feasible`], or the refusal of the work budget.
+pub fn try_feasible(p: &Problem) -> Budgeted<Option<bool>> {
+    try_feasible_rows(p.n, &p.eqs, &p.ineqs)
 }
 
 /// [`feasible`] on the rows of a problem over `n` variables, without building one.
-pub fn feasible_rows(n: usize, eqs: &[Row], ineqs: &[Row]) -> Budgeted<Option<bool>> {
+pub fn feasible_rows(n: usize, eqs: &[Row], ineqs: &[Row]) -> Option<bool> {
+    budget::settle(|| try_feasible_rows(n, eqs, ineqs), || None)
+}
+
+/// [`feasible_rows`], or the refusal of the work budget.
+pub fn try_feasible_rows(n: usize, eqs: &[Row], ineqs: &[Row]) -> Budgeted<Option<bool>> {
     // Taken out while in use, and put back whatever the answer (the next call reloads
     // them).
     let mut sys = SCRATCH.with(Cell::take).unwrap_or_default();
