@@ -407,14 +407,13 @@ mod tests {
     #[test]
     fn a_spent_scope_stays_spent_and_answers_placeholders() {
         let r = with_budget(10, || {
-            let first = settle(|| operation("first", || "A".into(), || tick(100)), || ());
+            settle(|| operation("first", || "A".into(), || tick(100)), || ());
             assert!(spent());
             // Later work is refused at once; the error reported is the first one.
             assert!(tick(0).is_err());
             let later = settle(|| Ok(1), || 0);
             assert_eq!(later, 0);
             assert!(check().is_err());
-            first
         });
         let e = r.unwrap_err();
         assert_eq!(e.operation, Some("first"));
