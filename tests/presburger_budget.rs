@@ -122,3 +122,12 @@ fn steps_per_second() {
         limit as f64 / t
     );
 }
+
+/// A panic that is not the budget's passes through a scope untouched, and the scope's state
+/// is put back on the way (the thread is not left with a budget).
+#[test]
+fn other_panics_pass_through() {
+    let r = std::panic::catch_unwind(|| with_budget(10, || panic!("boom")));
+    assert!(r.is_err());
+    assert!(!budget::active());
+}

@@ -43,6 +43,14 @@ fn run_job(job: &Job, progress: Progress) -> Step<Outcome> {
         f.sources = run.sources(&kernel);
         failed(f)
     })?;
+    // Nothing is built from work done after the integer core's budget ran out (its answers
+    // were placeholders; see `presburger::budget`).
+    crate::presburger::budget::check().map_err(|e| {
+        failed(Report {
+            diagnostic: driver::budget_diagnostic(&e),
+            sources: vec![],
+        })
+    })?;
     let mut dir = work_dir(job)?;
     let builds = Builds::write(job, &kernel, &generated, &dir)?;
     let (timed, check) = builds.compile_all(job, &mut dir, progress)?;

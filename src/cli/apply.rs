@@ -65,6 +65,9 @@ pub fn run(a: ApplyArgs, ctx: &Ctx) -> u8 {
     let mut em = Emitter::new(a.format, ctx);
     let mut written = None;
     let code = apply(&a, &mut em, &mut written, ctx.budget);
+    if super::spent() {
+        return 2;
+    }
     match a.format {
         DiagFormat::Text => {}
         DiagFormat::Json => println!(
@@ -116,12 +119,19 @@ fn apply(a: &ApplyArgs, em: &mut Emitter, written: &mut Option<PathBuf>, budget:
         Ok(s) => s,
         Err(f) => return fail(&f),
     };
-    let (mut kernel, run) = match load_and_run(&a.kernel, &a.script, &a.cc.options(), &settings) {
+    let loaded = load_and_run(&a.kernel, &a.script, &a.cc.options(), &settings);
+    if super::spent() {
+        return 2;
+    }
+    let (mut kernel, run) = match loaded {
         Ok(x) => x,
         Err(f) => return fail(&f),
     };
     kernel.target = a.target.target();
     let violations = run.check();
+    if super::spent() {
+        return 2;
+    }
     if !violations.is_empty() {
         for r in run.reports(&kernel, &violations) {
             em.report(&r);
@@ -147,7 +157,11 @@ fn apply(a: &ApplyArgs, em: &mut Emitter, written: &mut Option<PathBuf>, budget:
     for p in run.interp.params.iter().filter(|p| p.model.is_some()) {
         script.push_str(&format!(" --set {}={}", p.name, p.value));
     }
-    let g = match driver::generate_from_script(&kernel, &run.interp.state, &script) {
+    let generated = driver::generate_from_script(&kernel, &run.interp.state, &script);
+    if super::spent() {
+        return 2;
+    }
+    let g = match generated {
         Ok(g) => g,
         Err(mut f) => {
             // Marks that cannot be generated point into the script.
@@ -210,7 +224,11 @@ fn apply(a: &ApplyArgs, em: &mut Emitter, written: &mut Option<PathBuf>, budget:
 
 /// `--prove`: the file just written against the original's model.
 fn prove(kernel: &driver::Kernel, out: &Path, a: &ApplyArgs, em: &mut Emitter, budget: u64) -> u8 {
-    let other = match driver::Kernel::load(out, &a.cc.options()) {
+    let loaded = driver::Kernel::load(out, &a.cc.options());
+    if super::spent() {
+        return 2;
+    }
+    let other = match loaded {
         Ok(k) => k,
         Err(f) => {
             em.report(&f);
@@ -218,6 +236,9 @@ fn prove(kernel: &driver::Kernel, out: &Path, a: &ApplyArgs, em: &mut Emitter, b
         }
     };
     let v = crate::equiv::check(&kernel.scop, &other.scop, budget);
+    if super::spent() {
+        return 2;
+    }
     eprintln!("{}", crate::equiv::report::summary(&v, &kernel.scop));
     if let Some(r) = crate::equiv::report::report(&v, &kernel.scop, &other.scop) {
         em.report(&r);

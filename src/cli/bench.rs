@@ -367,6 +367,9 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
     };
     let o = bench_one(&job, &|m| ticker.show(m));
     ticker.clear();
+    if super::spent() {
+        return 2;
+    }
     let mut em = Emitter::new(a.format, ctx);
     explain(&job, &o, &mut em);
     let code = o.exit_code();

@@ -245,6 +245,9 @@ pub fn run(a: CheckArgs, ctx: &Ctx) -> u8 {
         Err(f) => return super::fail_with(ctx, a.format, "check", &[f], 2),
     };
     let verdict = check_one(&kernel, &script, &a.cc.options(), &settings);
+    if super::spent() {
+        return 2;
+    }
     let code = match &verdict {
         CheckVerdict::Legal { .. } => 0,
         CheckVerdict::Illegal { .. } => 1,
@@ -320,6 +323,9 @@ fn manifest(path: &Path, extra: &CcArgs, format: DiagFormat, ctx: &Ctx) -> u8 {
         e.opts.defines.extend(extra.define.iter().cloned());
         let start = Instant::now();
         let mut verdict = check_one(&e.kernel, &e.script, &e.opts, &e.settings);
+        if super::spent() {
+            return 2;
+        }
         let (proof, witness) = match &verdict {
             CheckVerdict::Legal { .. } if e.prove => {
                 let (p, w) = prove_entry(&e, &mut verdict);

@@ -23,7 +23,11 @@ pub struct DepsArgs {
 }
 
 pub fn run(a: DepsArgs, ctx: &Ctx) -> u8 {
-    let k = match Kernel::load(&a.kernel, &a.cc.options()) {
+    let loaded = Kernel::load(&a.kernel, &a.cc.options());
+    if super::spent() {
+        return 2;
+    }
+    let k = match loaded {
         Ok(k) => k,
         Err(f) => {
             eprint!("{}", f.render(ctx.color));
@@ -32,6 +36,9 @@ pub fn run(a: DepsArgs, ctx: &Ctx) -> u8 {
     };
     let program = Program::from_scop(&k.scop);
     let deps = verify::dependences(&program);
+    if super::spent() {
+        return 2;
+    }
     match a.format {
         Format::Text => print!("{}", render_deps(&k.scop, &deps)),
         Format::Json => {

@@ -77,6 +77,9 @@ pub fn run(a: DrawArgs, ctx: &Ctx) -> u8 {
             (k, r)
         }),
     };
+    if super::spent() {
+        return 2;
+    }
     let (kernel, run) = match loaded {
         Ok(x) => x,
         Err(f) => {
@@ -91,7 +94,11 @@ pub fn run(a: DrawArgs, ctx: &Ctx) -> u8 {
         at,
         script: a.script.as_ref().map(|s| s.display().to_string()),
     };
-    let picture = match draw::picture(&kernel, &run, a.script.is_some(), &opts) {
+    let picture = draw::picture(&kernel, &run, a.script.is_some(), &opts);
+    if super::spent() {
+        return 2;
+    }
+    let picture = match picture {
         Ok(p) => p,
         Err(d) => {
             let f = Report {

@@ -431,6 +431,14 @@ fn budgeted_as(ctx: &Ctx, format: DiagFormat, command: &'static str, f: impl FnO
 
 pub(crate) use crate::driver::budget_diagnostic;
 
+/// Whether the work budget of the command ran out. Answers of the integer core within a
+/// spent budget are placeholders (see `presburger::budget`), so a command asks this after
+/// its work and before it prints or writes what it found; it then returns at once, and
+/// [`budgeted`] reports the refusal.
+fn spent() -> bool {
+    budget::spent()
+}
+
 /// Runs the CLI on the process arguments.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {

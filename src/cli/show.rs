@@ -41,7 +41,11 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
             Ok(s) => s,
             Err(code) => return code,
         };
-    let kernel = match Kernel::load(&a.file, &opts) {
+    let loaded = Kernel::load(&a.file, &opts);
+    if super::spent() {
+        return 2;
+    }
+    let kernel = match loaded {
         Ok(k) => k,
         Err(e) => {
             eprint!("{}", e.render(ctx.color));
@@ -80,14 +84,20 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
         println!("\nbefore the script:");
         print!("{}", render_state(&interp.state));
         interp.on_step = Some(Box::new(|step, state| {
+            if super::spent() {
+                return;
+            }
             println!("\nafter step {}: {}", step.number, step.text.trim());
             print!("{}", render_state(state));
         }));
     }
-    if let Err(d) = interp
+    let ran = interp
         .run_text(&text, &name, &base)
-        .and_then(|()| interp.check_settings_declared())
-    {
+        .and_then(|()| interp.check_settings_declared());
+    if super::spent() {
+        return 2;
+    }
+    if let Err(d) = ran {
         let mut sources = kernel.sources.clone();
         sources.extend(interp.sources.iter().cloned());
         let srcs: Vec<(&str, &str)> = sources
@@ -99,16 +109,18 @@ pub fn run(a: ShowArgs, ctx: &Ctx) -> u8 {
     }
     match a.format {
         Format::Text if !a.trace => {
+            let program = crate::verify::Program::for_state(&kernel.scop, &interp.state);
+            let deps = crate::verify::dependences(&program);
+            let loops =
+                crate::verify::marks::render_parallel_loops(&program, &deps, &interp.state.pieces);
+            if super::spent() {
+                return 2;
+            }
             print!("{}", kernel.scop.to_text());
             println!("\nafter {name}:");
             print!("{}", render_params(&interp));
             print!("{}", render_state(&interp.state));
-            let program = crate::verify::Program::for_state(&kernel.scop, &interp.state);
-            let deps = crate::verify::dependences(&program);
-            print!(
-                "{}",
-                crate::verify::marks::render_parallel_loops(&program, &deps, &interp.state.pieces)
-            );
+            print!("{loops}");
         }
         Format::Text => print!("\n{}", render_params(&interp)),
         Format::Json => {

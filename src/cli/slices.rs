@@ -72,6 +72,9 @@ pub fn run(a: SlicesArgs, ctx: &Ctx) -> u8 {
     };
     let seg_stmts: Vec<Vec<usize>> = segments.iter().map(|(_, v)| v.clone()).collect();
     let slicing = slices::slice_segments(&program, &deps, &seg_stmts, a.align_range);
+    if super::spent() {
+        return 2;
+    }
     let names = Names {
         program: &program,
         stmts: &state.stmt_names,
@@ -88,7 +91,11 @@ pub fn run(a: SlicesArgs, ctx: &Ctx) -> u8 {
 
 /// The kernel's state, program and dependences, after `--prefix` when one is given.
 fn analysed(a: &SlicesArgs, ctx: &Ctx) -> Result<(State, Program, Vec<Dependence>), u8> {
-    let k = Kernel::load(&a.kernel, &a.cc.options()).map_err(|f| {
+    let loaded = Kernel::load(&a.kernel, &a.cc.options());
+    if super::spent() {
+        return Err(2);
+    }
+    let k = loaded.map_err(|f| {
         eprint!("{}", f.render(ctx.color));
         2u8
     })?;
@@ -103,7 +110,7 @@ fn analysed(a: &SlicesArgs, ctx: &Ctx) -> Result<(State, Program, Vec<Dependence
         );
         return Err(2);
     }
-    match &a.prefix {
+    let found = match &a.prefix {
         None => {
             let program = Program::from_scop(&k.scop);
             let deps = verify::dependences(&program);
@@ -112,11 +119,17 @@ fn analysed(a: &SlicesArgs, ctx: &Ctx) -> Result<(State, Program, Vec<Dependence
         Some(p) => match prefix_run(&k, p, ctx.color) {
             Ok(run) => Ok((run.interp.state, run.program, run.deps)),
             Err(text) => {
-                eprint!("{text}");
+                if !super::spent() {
+                    eprint!("{text}");
+                }
                 Err(2)
             }
         },
+    };
+    if super::spent() {
+        return Err(2);
     }
+    found
 }
 
 /// The segments to slice, statement indices in program order: the tags given, else

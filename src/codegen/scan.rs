@@ -13,8 +13,8 @@
 //! ([`Scanner::lattice`]), or, when it is a scaled iterator, by a loop over the iterator.
 
 use super::ast::{Cond, Expr, Node};
-use crate::presburger::omega;
 use crate::presburger::row::{self, cancel, solve_unit, tighten, Problem, Row};
+use crate::presburger::{budget, omega};
 use crate::presburger::{coalesce, pip, Basic, Int, Reduced, Set};
 
 /// One thing to scan: an identifier (a statement) and its points. The first `n_scan`
@@ -529,7 +529,14 @@ impl Scanner {
     fn project(&self, b: &Basic, k: usize) -> Vec<Row> {
         let p = b.to_problem();
         let keep: Vec<usize> = (1..=self.n_param + k + 1).collect();
-        row::project_rational(&p, &keep)
+        // Within a spent work budget (see `presburger::budget`): no point, like an empty
+        // projection.
+        let empty = || {
+            let mut r = vec![Int::ZERO; p.n + 1];
+            r[0] = Int::from(-1);
+            vec![r]
+        };
+        budget::settle(|| row::project_rational(&p, &keep), empty)
             .into_iter()
             .map(|mut r| {
                 r.truncate(1 + self.n_param + k + 1);

@@ -39,7 +39,11 @@ impl Kernels {
             }
         }
         let k = Rc::new(Kernel::load(&l.kernel, &l.opts)?);
-        self.cache.insert(key, (mtime, k.clone()));
+        // A kernel modelled after the work budget ran out is not kept: its answers were
+        // placeholders (see `presburger::budget`), and the scope reports the refusal.
+        if !budget::spent() {
+            self.cache.insert(key, (mtime, k.clone()));
+        }
         Ok(k)
     }
 }

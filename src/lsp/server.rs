@@ -24,7 +24,6 @@ use lsp_types::{
     ServerCapabilities, TextDocumentSyncCapability, TextDocumentSyncKind, Uri, WorkspaceEdit,
 };
 use std::collections::HashMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -217,36 +216,16 @@ impl Worker {
             .unwrap_or_else(|e| e.into_inner())
             .insert(key.to_string(), flag.clone());
         let (kernels, budget) = (&mut self.kernels, self.budget);
-        let result = catch_unwind(AssertUnwindSafe(|| {
-            analyse(&path, &text, kernels, budget, flag.clone())
-        }));
+        // Every failure of the analysis is a diagnostic in it (a spent work budget too:
+        // `presburger::budget` answers it as a value); nothing is caught here.
+        let result = analyse(&path, &text, kernels, budget, flag.clone());
         self.running
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(key);
-        let analysis = match result {
-            Ok(Some(a)) => a,
-            // Cancelled: newer text is waiting.
-            Ok(None) => return,
-            Err(p) => {
-                let why = p
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_else(|| "a panic".into());
-                let d = lsp_types::Diagnostic {
-                    range: LineIndex::new(&text).range(&(0..0)),
-                    severity: Some(lsp_types::DiagnosticSeverity::ERROR),
-                    code: Some(lsp_types::NumberOrString::String(
-                        crate::diag::codes::INTERNAL.id().to_string(),
-                    )),
-                    source: Some("loopy".into()),
-                    message: format!("internal error of loopy while checking this script: {why}"),
-                    ..Default::default()
-                };
-                self.publish(uri, vec![d], Some(version));
-                return;
-            }
+        // `None`: cancelled, newer text is waiting.
+        let Some(analysis) = result else {
+            return;
         };
         let diags = analysis.diagnostics.clone();
         if let Some((_, doc)) = self.docs.get_mut(key) {
@@ -284,8 +263,7 @@ impl Worker {
 
     fn request(&mut self, req: Request) {
         let id = req.id.clone();
-        let result = catch_unwind(AssertUnwindSafe(|| self.answer(req)));
-        let result = result.unwrap_or_else(|_| Err("internal error of loopy".into()));
+        let result = self.answer(req);
         self.respond(id, result);
     }
 

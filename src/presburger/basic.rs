@@ -7,7 +7,7 @@
 //! inequalities are always present among the constraints, so the definition is only an
 //! annotation that printing, negation and code generation use.
 
-use super::budget;
+use super::budget::{self, Budgeted};
 use super::int::{gcd_all, Int};
 use super::omega;
 use super::row::{self, combine_pair, solve_unit, substitute, Problem, Row};
@@ -270,23 +270,33 @@ impl Basic {
         }
     }
 
-    /// Exact integer emptiness over all parameter values.
+    /// Exact integer emptiness over all parameter values. (Within a spent work budget:
+    /// `true`; see [`budget`].)
     pub fn is_empty(&self) -> bool {
+        budget::settle(|| self.try_is_empty(), || true)
+    }
+
+    /// [`Basic::is_empty`], or the refusal of the work budget.
+    pub fn try_is_empty(&self) -> Budgeted<bool> {
         // The fast exact path first, on the rows as they are (no copy of the problem).
-        let decide = || match super::sample::feasible_rows(self.width() - 1, &self.eqs, &self.ineqs)
-        {
-            Some(feasible) => !feasible,
-            None => !omega::is_feasible_owned(self.to_problem()),
+        let decide = || {
+            let fast = super::sample::try_feasible_rows(self.width() - 1, &self.eqs, &self.ineqs)?;
+            Ok(match fast {
+                Some(feasible) => !feasible,
+                None => !omega::try_is_feasible_owned(self.to_problem())?,
+            })
         };
-        if budget::active() {
-            return budget::operation("emptiness test", || self.to_string(), decide);
-        }
-        decide()
+        budget::operation("emptiness test", || self.to_string(), decide)
     }
 
     /// An integer point: values of parameters, dimensions and locals, in column order.
     pub fn sample(&self) -> Option<Vec<Int>> {
         omega::solve(&self.to_problem())
+    }
+
+    /// [`Basic::sample`], or the refusal of the work budget.
+    pub fn try_sample(&self) -> Budgeted<Option<Vec<Int>>> {
+        omega::try_solve(&self.to_problem())
     }
 
     /// Fixes column `col` to `v`.
@@ -477,6 +487,12 @@ impl Basic {
     /// of tiled spaces lose their floors this way (`floor(i/4) <= 1` is `i <= 7`), and their
     /// complements stay free of case splits.
     pub fn eliminate_divs_by_shadow(&mut self) {
+        budget::settle(|| self.try_eliminate_divs_by_shadow(), || ())
+    }
+
+    /// [`Basic::eliminate_divs_by_shadow`], or the refusal of the work budget (each local
+    /// eliminated before it is exactly so: the conjunction keeps its points).
+    pub fn try_eliminate_divs_by_shadow(&mut self) -> Budgeted<()> {
         self.define_bracketed_locals();
         let mut i = self.n_div();
         while i > 0 {
@@ -520,18 +536,23 @@ impl Basic {
             let mut check = self.to_problem();
             check.ineqs = shadow.clone();
             check.ineqs.extend(defs.iter().cloned());
-            let exact = uses.iter().all(|c| {
+            let mut exact = true;
+            for c in &uses {
                 let mut p = check.clone();
                 let mut neg: Row = c.iter().map(|v| -v).collect();
                 neg[0] -= &Int::ONE;
                 p.ineqs.push(neg);
-                !omega::is_feasible(&p)
-            });
+                if omega::try_is_feasible(&p)? {
+                    exact = false;
+                    break;
+                }
+            }
             if exact {
                 self.ineqs = shadow;
                 self.remove_div(i);
             }
         }
+        Ok(())
     }
 
     /// Gives an unknown local `e` the definition `floor(U/a)` when it is bracketed,
@@ -608,6 +629,12 @@ impl Basic {
 
     /// Removes inequalities implied (over the integers) by the others.
     pub fn remove_redundant(&mut self) {
+        budget::settle(|| self.try_remove_redundant(), || ())
+    }
+
+    /// [`Basic::remove_redundant`], or the refusal of the work budget (the rows removed
+    /// before it are implied: the conjunction keeps its points).
+    pub fn try_remove_redundant(&mut self) -> Budgeted<()> {
         let mut i = 0;
         while i < self.ineqs.len() {
             let r = self.ineqs[i].clone();
@@ -617,17 +644,24 @@ impl Basic {
             let mut neg: Row = r.iter().map(|v| -v).collect();
             neg[0] -= &Int::ONE;
             p.ineqs.push(neg);
-            if omega::is_feasible(&p) {
+            if omega::try_is_feasible(&p)? {
                 i += 1;
             } else {
                 self.ineqs.remove(i);
             }
         }
+        Ok(())
     }
 
     /// Detects inequalities that hold with equality everywhere and turns them into
     /// equalities (keeps printed results and later eliminations small).
     pub fn detect_equalities(&mut self) {
+        budget::settle(|| self.try_detect_equalities(), || ())
+    }
+
+    /// [`Basic::detect_equalities`], or the refusal of the work budget (the rows turned
+    /// into equalities before it are equalities: the conjunction keeps its points).
+    pub fn try_detect_equalities(&mut self) -> Budgeted<()> {
         let mut i = 0;
         while i < self.ineqs.len() {
             let r = self.ineqs[i].clone();
@@ -636,36 +670,43 @@ impl Basic {
             let mut strict = r.clone();
             strict[0] -= &Int::ONE;
             p.ineqs.push(strict);
-            if !omega::is_feasible(&p) {
+            if !omega::try_is_feasible(&p)? {
                 self.ineqs.remove(i);
                 self.eqs.push(r);
             } else {
                 i += 1;
             }
         }
+        Ok(())
     }
 
-    /// Full simplification. Returns `false` if the conjunction is empty.
+    /// Full simplification. Returns `false` if the conjunction is empty (and within a
+    /// spent work budget, leaving the same points in a form partly simplified).
     pub fn simplify(&mut self) -> bool {
-        if !self.normalize() || self.is_empty() {
+        budget::settle(|| self.try_simplify(), || false)
+    }
+
+    /// [`Basic::simplify`], or the refusal of the work budget.
+    pub fn try_simplify(&mut self) -> Budgeted<bool> {
+        if !self.normalize() || self.try_is_empty()? {
             *self = Basic::empty(self.n_param, self.n_dim);
-            return false;
+            return Ok(false);
         }
-        self.detect_equalities();
+        self.try_detect_equalities()?;
         self.normalize();
         self.eliminate_locals();
         self.normalize();
-        self.remove_redundant();
+        self.try_remove_redundant()?;
         self.eliminate_locals();
         self.normalize();
         // Give existentials a closed form when that needs no case split
         // (`exists a : i = 2a` becomes `i = 2*floor(i/2)`).
         if self.divs.iter().any(Option::is_none) {
-            let mut known = self.make_divs_known();
+            let mut known = self.try_make_divs_known()?;
             if known.len() == 1 {
                 let mut k = known.pop().expect("one");
                 if k.normalize() {
-                    k.remove_redundant();
+                    k.try_remove_redundant()?;
                     k.normalize();
                     *self = k;
                 }
@@ -673,15 +714,15 @@ impl Basic {
         }
         if self.n_div() > 0 {
             let before = self.n_div();
-            self.eliminate_divs_by_shadow();
+            self.try_eliminate_divs_by_shadow()?;
             if self.n_div() < before {
                 self.eliminate_locals();
                 self.normalize();
-                self.remove_redundant();
+                self.try_remove_redundant()?;
             }
         }
         self.sort_rows();
-        true
+        Ok(true)
     }
 
     /// Deterministic row order: by last non-zero column, then lexicographically.
@@ -696,11 +737,17 @@ impl Basic {
 
     /// Makes every local known, splitting into a union where exact projection needs it
     /// (dark shadow and splinters). Needed before negation.
+    /// (Within a spent work budget: no piece; see [`budget`].)
     pub fn make_divs_known(&self) -> Vec<Basic> {
-        budget::tick(1 + (self.eqs.len() + self.ineqs.len()) as u64);
+        budget::settle(|| self.try_make_divs_known(), Vec::new)
+    }
+
+    /// [`Basic::make_divs_known`], or the refusal of the work budget.
+    pub fn try_make_divs_known(&self) -> Budgeted<Vec<Basic>> {
+        budget::tick(1 + (self.eqs.len() + self.ineqs.len()) as u64)?;
         let mut b = self.clone();
         if !b.normalize() {
-            return vec![];
+            return Ok(vec![]);
         }
         b.eliminate_locals();
         b.forget_defs_on_unknown();
@@ -709,12 +756,12 @@ impl Basic {
             .map(|j| b.col_div(j))
             .collect();
         if unknown.is_empty() {
-            return vec![b];
+            return Ok(vec![b]);
         }
         if let Some(i) = (0..b.n_div()).find(|&i| b.divs[i].is_none() && !b.mentions(b.col_div(i)))
         {
             b.remove_div(i);
-            return b.make_divs_known();
+            return b.try_make_divs_known();
         }
         // An equality on unknown locals: reduce it (unimodular changes among those locals)
         // until one unknown is left; that one is then an exact quotient.
@@ -731,7 +778,7 @@ impl Basic {
 
     /// [`Basic::make_divs_known`] where equality `e` mentions the unknown locals (columns
     /// `unknown`): reduced to one unknown, which it then defines.
-    fn known_from_equality(mut self, e: usize, unknown: &[usize]) -> Vec<Basic> {
+    fn known_from_equality(mut self, e: usize, unknown: &[usize]) -> Budgeted<Vec<Basic>> {
         self.reduce_to_one_unknown(e, unknown);
         let b = &mut self;
         let r = b.eqs[e].clone();
@@ -745,7 +792,7 @@ impl Basic {
             b.eqs.remove(e);
             b.substitute(u, &expr);
             b.remove_div(i);
-            return b.make_divs_known();
+            return b.try_make_divs_known();
         }
         // c·q + rest = 0  ⇒  q = floor(-rest / c), exactly.
         b.move_div_last(i);
@@ -762,7 +809,7 @@ impl Basic {
         let last = b.n_div() - 1;
         b.divs[last] = Some(Div { num, den: c.abs() });
         b.add_div_constraints(col);
-        b.make_divs_known()
+        b.try_make_divs_known()
     }
 
     /// Unimodular changes among the unknown locals (columns `unknown`) until equality `e`
@@ -803,7 +850,7 @@ impl Basic {
     /// [`Basic::make_divs_known`] where only inequalities mention the last unknown local
     /// (of the columns `unknown`): Fourier–Motzkin when exact, else the dark shadow and the
     /// splinters along each lower bound.
-    fn known_by_projection(&self, unknown: &[usize]) -> Vec<Basic> {
+    fn known_by_projection(&self, unknown: &[usize]) -> Budgeted<Vec<Basic>> {
         let b = self;
         let i = *unknown.last().expect("non-empty") - b.div_start();
         let col = b.col_div(i);
@@ -825,8 +872,8 @@ impl Basic {
             .filter(|r| r[col].is_zero())
             .cloned()
             .collect();
-        let fm = |dark: bool| -> Basic {
-            budget::tick((lowers.len() * uppers.len()) as u64);
+        let fm = |dark: bool| -> Budgeted<Basic> {
+            budget::tick((lowers.len() * uppers.len()) as u64)?;
             let mut c = b.clone();
             c.ineqs = rest.clone();
             for l in &lowers {
@@ -835,23 +882,29 @@ impl Basic {
                 }
             }
             c.remove_div(i);
-            c
+            Ok(c)
         };
         let exact = lowers.is_empty()
             || uppers.is_empty()
             || lowers.iter().all(|r| r[col].is_one())
             || uppers.iter().all(|r| r[col] == -1);
         if exact {
-            return fm(false).make_divs_known();
+            return fm(false)?.try_make_divs_known();
         }
-        let mut out = fm(true).make_divs_known();
-        b.add_splinters(&lowers, &uppers, col, &mut out);
-        out
+        let mut out = fm(true)?.try_make_divs_known()?;
+        b.add_splinters(&lowers, &uppers, col, &mut out)?;
+        Ok(out)
     }
 
     /// The splinters of an inexact projection of column `col`: for each lower bound, the
     /// pieces where it holds with a small slack `k`, each made known into `out`.
-    fn add_splinters(&self, lowers: &[Row], uppers: &[Row], col: usize, out: &mut Vec<Basic>) {
+    fn add_splinters(
+        &self,
+        lowers: &[Row],
+        uppers: &[Row],
+        col: usize,
+        out: &mut Vec<Basic>,
+    ) -> Budgeted<()> {
         let m = uppers
             .iter()
             .map(|r| r[col].abs())
@@ -866,17 +919,24 @@ impl Basic {
                 let mut eq = l.clone();
                 eq[0] -= &k;
                 s.eqs.push(eq);
-                if !s.is_empty() {
-                    out.extend(s.make_divs_known());
+                if !s.try_is_empty()? {
+                    out.extend(s.try_make_divs_known()?);
                 }
                 k = &k + &Int::ONE;
             }
         }
+        Ok(())
     }
 
     /// Pieces whose union is `self \ other`, pairwise disjoint. `other` must have only known
     /// locals (see [`Basic::make_divs_known`]).
+    /// (Within a spent work budget: no piece; see [`budget`].)
     pub fn subtract(&self, other: &Basic) -> Vec<Basic> {
+        budget::settle(|| self.try_subtract(other), Vec::new)
+    }
+
+    /// [`Basic::subtract`], or the refusal of the work budget.
+    pub fn try_subtract(&self, other: &Basic) -> Budgeted<Vec<Basic>> {
         debug_assert!(other.divs.iter().all(|d| d.is_some()));
         // acc = self ∧ (other's locals with their definitions)
         let mut defs_only = other.clone();
@@ -909,10 +969,10 @@ impl Basic {
                 n[0] -= &Int::ONE;
                 n
             };
-            budget::tick(1);
+            budget::tick(1)?;
             let mut p = acc.clone();
             p.ineqs.push(neg(&r));
-            if !p.is_empty() {
+            if !p.try_is_empty()? {
                 pieces.push(p);
             }
             if is_eq {
@@ -920,18 +980,18 @@ impl Basic {
                 let mut pos = r.clone();
                 pos[0] -= &Int::ONE;
                 p.ineqs.push(pos);
-                if !p.is_empty() {
+                if !p.try_is_empty()? {
                     pieces.push(p);
                 }
                 acc.eqs.push(r);
             } else {
                 acc.ineqs.push(r);
             }
-            if acc.is_empty() {
+            if acc.try_is_empty()? {
                 break;
             }
         }
-        pieces
+        Ok(pieces)
     }
 
     /// The lexicographically smallest values of the first `n` columns after the constant
@@ -939,13 +999,20 @@ impl Basic {
     /// fixed. A column unbounded below takes a witness's value instead, so the result is
     /// always a real point. `None` when empty.
     pub fn lexmin_prefix(&self, n: usize) -> Option<Vec<Int>> {
+        budget::settle(|| self.try_lexmin_prefix(n), || None)
+    }
+
+    /// [`Basic::lexmin_prefix`], or the refusal of the work budget.
+    pub fn try_lexmin_prefix(&self, n: usize) -> Budgeted<Option<Vec<Int>>> {
         let mut p = self.to_problem();
-        omega::solve(&p)?;
+        if omega::try_solve(&p)?.is_none() {
+            return Ok(None);
+        }
         let mut pt = Vec::with_capacity(n);
         for col in 1..=n {
-            let v = match omega::exact_range(&p, col).0 {
+            let v = match omega::try_exact_range(&p, col)?.0 {
                 Some(v) => v,
-                None => omega::solve(&p).expect("feasible")[col - 1].clone(),
+                None => omega::try_solve(&p)?.expect("feasible")[col - 1].clone(),
             };
             let mut r = vec![Int::ZERO; p.n + 1];
             r[col] = Int::ONE;
@@ -953,7 +1020,7 @@ impl Basic {
             p.eqs.push(r);
             pt.push(v);
         }
-        Some(pt)
+        Ok(Some(pt))
     }
 
     /// The conjunction prepared for many emptiness tests with a few rows added (see
@@ -963,13 +1030,19 @@ impl Basic {
     }
 
     /// Does the conjunction admit exactly the given values for parameters and dimensions?
+    /// (Within a spent work budget: `false`; see [`budget`].)
     pub fn contains(&self, point: &[Int]) -> bool {
+        budget::settle(|| self.try_contains(point), || false)
+    }
+
+    /// [`Basic::contains`], or the refusal of the work budget.
+    pub fn try_contains(&self, point: &[Int]) -> Budgeted<bool> {
         debug_assert_eq!(point.len(), self.n_param + self.n_dim);
         let mut b = self.clone();
         for (i, v) in point.iter().enumerate() {
             b.fix_col(1 + i, v);
         }
-        !b.is_empty()
+        Ok(!b.try_is_empty()?)
     }
 }
 
@@ -1041,10 +1114,23 @@ impl Reduced {
         }
     }
 
-    /// Is the original conjunction empty?
+    /// Is the original conjunction empty? (Within a spent work budget: `true`; see
+    /// [`budget`].)
     pub fn is_empty(&self) -> bool {
-        let Some(base) = &self.base else { return true };
-        !*self.feasible.get_or_init(|| omega::is_feasible(base))
+        budget::settle(|| self.try_is_empty(), || true)
+    }
+
+    /// [`Reduced::is_empty`], or the refusal of the work budget.
+    pub fn try_is_empty(&self) -> Budgeted<bool> {
+        let Some(base) = &self.base else {
+            return Ok(true);
+        };
+        if let Some(f) = self.feasible.get() {
+            return Ok(!*f);
+        }
+        // Only an answer is kept, never a refusal.
+        let f = omega::try_is_feasible(base)?;
+        Ok(!*self.feasible.get_or_init(|| f))
     }
 
     /// A row of the original conjunction's columns, over the remaining columns.
@@ -1058,8 +1144,16 @@ impl Reduced {
 
     /// Is the original conjunction empty once `eqs` and `ineqs` (rows of its width) are
     /// added? Rows that become constants are decided without a search.
+    /// (Within a spent work budget: `true`; see [`budget`].)
     pub fn is_empty_with(&self, eqs: &[Row], ineqs: &[Row]) -> bool {
-        let Some(base) = &self.base else { return true };
+        budget::settle(|| self.try_is_empty_with(eqs, ineqs), || true)
+    }
+
+    /// [`Reduced::is_empty_with`], or the refusal of the work budget.
+    pub fn try_is_empty_with(&self, eqs: &[Row], ineqs: &[Row]) -> Budgeted<bool> {
+        let Some(base) = &self.base else {
+            return Ok(true);
+        };
         let constant = |r: &Row| r[1..].iter().all(Int::is_zero);
         let mut p = Problem {
             n: base.n,
@@ -1071,7 +1165,7 @@ impl Reduced {
             if !constant(&r) {
                 p.eqs.push(r);
             } else if !r[0].is_zero() {
-                return true;
+                return Ok(true);
             }
         }
         for r in ineqs {
@@ -1079,21 +1173,21 @@ impl Reduced {
             if !constant(&r) {
                 p.ineqs.push(r);
             } else if r[0].is_negative() {
-                return true;
+                return Ok(true);
             }
         }
         if p.eqs.is_empty() && p.ineqs.is_empty() {
-            return self.is_empty();
+            return self.try_is_empty();
         }
         if self.feasible.get() == Some(&false) {
-            return true;
+            return Ok(true);
         }
         p.eqs.extend(base.eqs.iter().cloned());
         p.ineqs.extend(base.ineqs.iter().cloned());
         budget::operation(
             "emptiness test",
             || describe_problem(&p),
-            || !omega::is_feasible(&p),
+            || Ok(!omega::try_is_feasible(&p)?),
         )
     }
 }

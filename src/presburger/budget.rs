@@ -10,16 +10,24 @@
 //! and returns `Err(Exhausted)` when the closure used more. Outside any scope [`tick`] only
 //! counts nothing and the core runs unbounded, as before.
 //!
-//! Exhaustion is signalled by unwinding with a private payload (`resume_unwind`, so no panic
-//! message is printed) and caught by the enclosing [`with_budget`]; no other code catches it,
-//! and every other panic passes through untouched. This keeps the core's signatures free of
-//! a `Result` on every emptiness test. The core holds no shared mutable state, so nothing is
-//! left half-updated by the unwinding: all values built inside the scope are dropped. Public
-//! operations wrap their work in [`operation`], which names the innermost operation that ran
-//! out and the set it was working on, for the error message.
+//! Exhaustion is a value, as with isl's `max_operations` (where an operation past the limit
+//! returns an error that every caller passes on). [`tick`] returns `Err(Exhausted)` once the
+//! budget is spent; the core's step functions return [`Budgeted`] and pass the error up with
+//! `?`, and [`operation`] adds the name of each operation it passes through and the set the
+//! innermost one was working on, for the error message. Nothing unwinds.
+//!
+//! The public set and map operations keep their plain answers (an emptiness test is a
+//! `bool`; there are hundreds of such calls above the core). Each one is a thin wrapper over
+//! a `try_` form that returns [`Budgeted`]: the wrapper hands the error to [`settle`], which
+//! records it in the scope, and answers a placeholder (an empty set, "empty", no point).
+//! A scope that ran out stays spent: every later [`tick`] in it fails at once, so every
+//! later operation in it returns its placeholder without working, and [`with_budget`]
+//! returns the recorded error whatever the closure computed. So a placeholder never leaves
+//! the scope as an answer. Code above the core that acts on answers inside a scope (prints,
+//! writes files, compiles) or loops until an answer changes asks [`check`] (or [`spent`])
+//! first; a caller that wants the error itself calls the `try_` form.
 
 use std::cell::{Cell, RefCell};
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -73,8 +81,8 @@ impl std::fmt::Display for Exhausted {
     }
 }
 
-/// The unwinding payload; private so that only [`with_budget`] can catch it.
-struct Unwind(Exhausted);
+/// The answer of a step of the core, or the refusal of a spent budget.
+pub type Budgeted<T> = Result<T, Exhausted>;
 
 struct State {
     /// Steps left in the current scope; `None` outside any scope.
@@ -86,6 +94,11 @@ struct State {
     suspended: Cell<u32>,
     /// Set from another thread to stop the work at the next step ([`with_cancel`]).
     cancel: RefCell<Option<Arc<AtomicBool>>>,
+    /// The refusal of the current scope once its budget ran out (or it was cancelled):
+    /// every later step fails, and [`with_budget`] returns it.
+    spent: RefCell<Option<Exhausted>>,
+    /// Whether `spent` names its operation yet (set by the first [`settle`]).
+    described: Cell<bool>,
 }
 
 thread_local! {
@@ -96,51 +109,53 @@ thread_local! {
             used: Cell::new(0),
             suspended: Cell::new(0),
             cancel: RefCell::new(None),
+            spent: RefCell::new(None),
+            described: Cell::new(false),
         }
     };
 }
 
-/// Counts `n` elementary steps; past the budget of the enclosing [`with_budget`], abandons
-/// the computation. Does nothing outside a scope.
+/// Counts `n` elementary steps; past the budget of the enclosing [`with_budget`] (or once
+/// the work is cancelled), returns `Err`, and so does every later step in that scope.
+/// Always `Ok` outside a scope.
 #[inline]
-pub fn tick(n: u64) {
+pub fn tick(n: u64) -> Budgeted<()> {
     STATE.with(|s| {
         let Some(left) = s.left.get() else {
-            return;
+            return Ok(());
         };
         if s.suspended.get() > 0 {
-            return;
+            return Ok(());
         }
         s.used.set(s.used.get().saturating_add(n));
+        if let Some(e) = s.spent.borrow().as_ref() {
+            return Err(bare(e.limit, e.cancelled));
+        }
         let cancelled = s
             .cancel
             .borrow()
             .as_ref()
             .is_some_and(|c| c.load(Ordering::Relaxed));
-        if cancelled {
+        if cancelled || left < n {
             s.left.set(Some(0));
-            resume_unwind(Box::new(Unwind(Exhausted {
-                limit: s.limit.get(),
-                operation: None,
-                subject: None,
-                within: Vec::new(),
-                cancelled: true,
-            })));
+            let e = bare(s.limit.get(), cancelled);
+            *s.spent.borrow_mut() = Some(e.clone());
+            return Err(e);
         }
-        if left >= n {
-            s.left.set(Some(left - n));
-        } else {
-            s.left.set(Some(0));
-            let limit = s.limit.get();
-            resume_unwind(Box::new(Unwind(Exhausted {
-                limit,
-                operation: None,
-                subject: None,
-                within: Vec::new(),
-                cancelled: false,
-            })));
-        }
+        s.left.set(Some(left - n));
+        Ok(())
     })
+}
+
+/// An [`Exhausted`] that names no operation yet.
+fn bare(limit: u64, cancelled: bool) -> Exhausted {
+    Exhausted {
+        limit,
+        operation: None,
+        subject: None,
+        within: Vec::new(),
+        cancelled,
+    }
 }
 
 /// Whether a budget scope is active on this thread.
@@ -148,49 +163,106 @@ pub fn active() -> bool {
     STATE.with(|s| s.left.get().is_some())
 }
 
+/// Whether the current scope ran out (or was cancelled): from then on every operation of
+/// the core answers its placeholder, and the scope's result is an error. `false` outside a
+/// scope and while [`suspend`]ed.
+pub fn spent() -> bool {
+    STATE.with(|s| s.suspended.get() == 0 && s.spent.borrow().is_some())
+}
+
+/// `Err` with the current scope's refusal once it ran out (see [`spent`]). Code above the
+/// core asks this before it acts on answers it got inside a scope, and in loops that run
+/// until an answer changes.
+pub fn check() -> Budgeted<()> {
+    STATE.with(|s| match s.spent.borrow().as_ref() {
+        Some(e) if s.suspended.get() == 0 => Err(e.clone()),
+        _ => Ok(()),
+    })
+}
+
+/// The plain answer of a public operation: `f`'s answer, or, when the budget ran out (now
+/// or earlier in the scope), `placeholder`'s, the refusal being recorded for the enclosing
+/// [`with_budget`] (the first refusal that names its operation is the one reported).
+pub fn settle<T>(f: impl FnOnce() -> Budgeted<T>, placeholder: impl FnOnce() -> T) -> T {
+    if spent() {
+        return placeholder();
+    }
+    match f() {
+        Ok(v) => v,
+        Err(e) => {
+            STATE.with(|s| {
+                if s.left.get().is_some() && !s.described.get() {
+                    *s.spent.borrow_mut() = Some(e);
+                    s.described.set(true);
+                }
+            });
+            placeholder()
+        }
+    }
+}
+
 /// Runs `f` with at most `limit` steps. Scopes nest: an inner scope has its own limit, and
-/// the steps it uses are charged to the outer one when it ends.
+/// the steps it uses are charged to the outer one when it ends. Once the budget ran out
+/// inside, the result is `Err` whatever `f` returned.
 pub fn with_budget<T>(limit: u64, f: impl FnOnce() -> T) -> Result<T, Exhausted> {
     with_budget_counted(limit, f).map(|(v, _)| v)
 }
 
+/// The state of the enclosing scope, put back when a scope ends (also when a panic passes
+/// through, so that the thread's budget is never left half set).
+struct Saved {
+    left: Option<u64>,
+    limit: u64,
+    used: u64,
+    suspended: u32,
+    spent: Option<Exhausted>,
+    described: bool,
+}
+
+impl Drop for Saved {
+    fn drop(&mut self) {
+        STATE.with(|s| {
+            s.left.set(self.left);
+            s.limit.set(self.limit);
+            s.used.set(self.used);
+            s.suspended.set(self.suspended);
+            *s.spent.borrow_mut() = self.spent.take();
+            s.described.set(self.described);
+        });
+    }
+}
+
 /// [`with_budget`], also returning the steps used.
 pub fn with_budget_counted<T>(limit: u64, f: impl FnOnce() -> T) -> Result<(T, u64), Exhausted> {
+    // Work inside a scope that ran out is refused at once, an inner scope's too.
+    check()?;
     let saved = STATE.with(|s| {
-        let saved = (s.left.get(), s.limit.get(), s.used.get(), s.suspended.get());
+        let saved = Saved {
+            left: s.left.get(),
+            limit: s.limit.get(),
+            used: s.used.get(),
+            suspended: s.suspended.get(),
+            spent: s.spent.borrow_mut().take(),
+            described: s.described.get(),
+        };
         s.left.set(Some(limit));
         s.limit.set(limit);
         s.used.set(0);
         s.suspended.set(0);
+        s.described.set(false);
         saved
     });
-    let result = catch_unwind(AssertUnwindSafe(f));
-    let used = STATE.with(|s| {
-        let used = s.used.get();
-        s.left.set(saved.0);
-        s.limit.set(saved.1);
-        s.used.set(saved.2);
-        s.suspended.set(saved.3);
-        used
-    });
-    match result {
-        Ok(v) => {
-            // The outer scope pays for what the inner one did.
-            if saved.0.is_some() {
-                tick(used);
-            }
-            Ok((v, used))
-        }
-        Err(payload) => match payload.downcast::<Unwind>() {
-            Ok(u) => {
-                let Unwind(e) = *u;
-                if saved.0.is_some() {
-                    tick(used);
-                }
-                Err(e)
-            }
-            Err(other) => resume_unwind(other),
-        },
+    let v = f();
+    let (used, spent) = STATE.with(|s| (s.used.get(), s.spent.borrow_mut().take()));
+    let outer = saved.left.is_some();
+    drop(saved);
+    // The outer scope pays for what the inner one did (and is spent if that is too much).
+    if outer {
+        let _ = tick(used);
+    }
+    match spent {
+        None => Ok((v, used)),
+        Some(e) => Err(e),
     }
 }
 
@@ -230,32 +302,24 @@ pub fn suspend<T>(f: impl FnOnce() -> T) -> T {
 pub fn operation<T>(
     name: &'static str,
     describe: impl FnOnce() -> String,
-    f: impl FnOnce() -> T,
-) -> T {
+    f: impl FnOnce() -> Budgeted<T>,
+) -> Budgeted<T> {
     if !active() {
         return f();
     }
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(v) => v,
-        Err(payload) => match payload.downcast::<Unwind>() {
-            Ok(u) => {
-                let Unwind(mut e) = *u;
-                if e.operation.is_none() {
-                    e.operation = Some(name);
-                    // A cancelled run wants to stop now: describing a large set can take
-                    // longer than the work it interrupted.
-                    if !e.cancelled {
-                        let text = suspend(|| catch_unwind(AssertUnwindSafe(describe)));
-                        e.subject = text.ok().map(truncate);
-                    }
-                } else {
-                    e.within.push(name);
-                }
-                resume_unwind(Box::new(Unwind(e)))
+    f().map_err(|mut e| {
+        if e.operation.is_none() {
+            e.operation = Some(name);
+            // A cancelled run wants to stop now: describing a large set can take longer
+            // than the work it interrupted.
+            if !e.cancelled {
+                e.subject = Some(truncate(suspend(describe)));
             }
-            Err(other) => resume_unwind(other),
-        },
-    }
+        } else {
+            e.within.push(name);
+        }
+        e
+    })
 }
 
 fn truncate(s: String) -> String {
@@ -292,7 +356,7 @@ mod tests {
     #[test]
     fn unbounded_outside_a_scope() {
         for _ in 0..1000 {
-            tick(1_000_000);
+            tick(1_000_000).unwrap();
         }
         assert!(!active());
     }
@@ -300,21 +364,20 @@ mod tests {
     #[test]
     fn exhaustion_is_an_error_and_names_the_operation() {
         let r = with_budget(10, || {
-            operation(
-                "outer",
-                || "A".into(),
-                || {
-                    operation(
-                        "inner",
-                        || "B".into(),
-                        || {
-                            for _ in 0..100 {
-                                tick(1);
-                            }
-                        },
-                    )
-                },
-            )
+            let inner = || -> Budgeted<()> {
+                for _ in 0..100 {
+                    tick(1)?;
+                }
+                Ok(())
+            };
+            let run = || {
+                operation(
+                    "outer",
+                    || "A".into(),
+                    || operation("inner", || "B".into(), inner),
+                )
+            };
+            settle(run, || ())
         });
         let e = r.unwrap_err();
         assert_eq!(e.operation, Some("inner"));
@@ -330,10 +393,10 @@ mod tests {
     #[test]
     fn within_budget_counts_and_nests() {
         let (v, used) = with_budget_counted(100, || {
-            tick(5);
+            tick(5).unwrap();
             let inner = with_budget(3, || tick(5));
             assert!(inner.is_err());
-            tick(2);
+            tick(2).unwrap();
             7
         })
         .unwrap();
@@ -342,10 +405,30 @@ mod tests {
     }
 
     #[test]
-    fn other_panics_pass_through() {
-        let r = std::panic::catch_unwind(|| with_budget(10, || panic!("boom")));
-        assert!(r.is_err());
-        assert!(!active());
+    fn a_spent_scope_stays_spent_and_answers_placeholders() {
+        let r = with_budget(10, || {
+            settle(|| operation("first", || "A".into(), || tick(100)), || ());
+            assert!(spent());
+            // Later work is refused at once; the error reported is the first one.
+            assert!(tick(0).is_err());
+            let later = settle(|| Ok(1), || 0);
+            assert_eq!(later, 0);
+            assert!(check().is_err());
+        });
+        let e = r.unwrap_err();
+        assert_eq!(e.operation, Some("first"));
+        assert!(!spent());
+        assert!(check().is_ok());
+    }
+
+    #[test]
+    fn an_inner_scope_that_runs_out_leaves_the_outer_one_working() {
+        let r = with_budget(1_000, || {
+            assert!(with_budget(3, || tick(5)).is_err());
+            assert!(!spent());
+            tick(1)
+        });
+        assert_eq!(r, Ok(Ok(())));
     }
 
     #[test]
@@ -358,7 +441,7 @@ mod tests {
                     if k == 10 {
                         f2.store(true, Ordering::Relaxed);
                     }
-                    tick(1);
+                    let _ = tick(1);
                 }
             })
         });
@@ -367,7 +450,7 @@ mod tests {
         assert!(e.to_string().starts_with("cancelled"), "{e}");
         // Without the flag the same work completes.
         let ok = with_cancel(Arc::new(AtomicBool::new(false)), || {
-            with_budget(1_000_000, || (0..1000).for_each(|_| tick(1)))
+            with_budget(1_000_000, || (0..1000).try_for_each(|_| tick(1)))
         });
         assert!(ok.is_ok());
     }

@@ -18,7 +18,7 @@
 //! dropped. Parts with locals that have no closed form are left alone.
 
 use super::basic::Basic;
-use super::budget;
+use super::budget::{self, Budgeted};
 use super::int::Int;
 use super::row::Row;
 
@@ -27,13 +27,16 @@ const MAX_PARTS: usize = 24;
 
 /// The parts of a union, with pairs merged where one conjunction of their constraints holds
 /// exactly their points; never more parts than given, the same integer points.
-pub fn coalesce(parts: Vec<Basic>) -> Vec<Basic> {
-    let mut parts: Vec<Basic> = parts
-        .into_iter()
-        .filter_map(|mut b| (b.normalize() && !b.is_empty()).then_some(b))
-        .collect();
+pub fn coalesce(parts: Vec<Basic>) -> Budgeted<Vec<Basic>> {
+    let mut kept = Vec::with_capacity(parts.len());
+    for mut b in parts {
+        if b.normalize() && !b.try_is_empty()? {
+            kept.push(b);
+        }
+    }
+    let mut parts = kept;
     if parts.len() > MAX_PARTS {
-        return parts;
+        return Ok(parts);
     }
     // Merge until no pair merges: each merge removes a part.
     'outer: loop {
@@ -46,7 +49,9 @@ pub fn coalesce(parts: Vec<Basic>) -> Vec<Basic> {
                 }
             }
         }
-        return parts;
+        // An attempt cut short by the enclosing budget answers "no merge": say so.
+        budget::check()?;
+        return Ok(parts);
     }
 }
 
@@ -60,6 +65,7 @@ pub fn coalesce(parts: Vec<Basic>) -> Vec<Basic> {
 pub fn merge(a: &Basic, b: &Basic) -> Option<Basic> {
     budget::with_budget(MERGE_STEPS, || merge_unbounded(a, b))
         .ok()
+        .and_then(Result::ok)
         .flatten()
 }
 
@@ -67,26 +73,30 @@ pub fn merge(a: &Basic, b: &Basic) -> Option<Basic> {
 /// changes under this limit.
 pub const MERGE_STEPS: u64 = 200_000;
 
-fn merge_unbounded(a: &Basic, b: &Basic) -> Option<Basic> {
-    budget::tick(1 + (a.eqs.len() + a.ineqs.len() + b.eqs.len() + b.ineqs.len()) as u64);
+fn merge_unbounded(a: &Basic, b: &Basic) -> Budgeted<Option<Basic>> {
+    budget::tick(1 + (a.eqs.len() + a.ineqs.len() + b.eqs.len() + b.ineqs.len()) as u64)?;
     if a.n_param != b.n_param || a.n_dim != b.n_dim {
-        return None;
+        return Ok(None);
     }
     if a.divs.iter().chain(&b.divs).any(Option::is_none) {
-        return None;
+        return Ok(None);
     }
     if a.divs != b.divs {
-        let (a, b) = align(a, b)?;
-        let mut h = merge_aligned(&a, &b)?;
+        let Some((a, b)) = align(a, b) else {
+            return Ok(None);
+        };
+        let Some(mut h) = merge_aligned(&a, &b)? else {
+            return Ok(None);
+        };
         // Floors that only one side used may be left with nothing but their definition.
         h.eliminate_locals();
-        return Some(h);
+        return Ok(Some(h));
     }
     merge_aligned(a, b)
 }
 
 /// [`merge`] of two parts with the same locals (the same floors in the same columns).
-fn merge_aligned(a: &Basic, b: &Basic) -> Option<Basic> {
+fn merge_aligned(a: &Basic, b: &Basic) -> Budgeted<Option<Basic>> {
     let mut h = a.clone();
     h.eqs.clear();
     h.ineqs.clear();
@@ -96,16 +106,16 @@ fn merge_aligned(a: &Basic, b: &Basic) -> Option<Basic> {
             h.ineqs.extend(d);
         }
     }
-    keep_valid(a, b, &mut h);
-    keep_valid(b, a, &mut h);
+    keep_valid(a, b, &mut h)?;
+    keep_valid(b, a, &mut h)?;
     // H ⊇ A ∪ B by construction; equal when nothing of H lies outside both.
-    let outside_a = h.subtract(a);
-    if outside_a.iter().all(|p| p.subtract(b).is_empty()) {
-        h.normalize();
-        Some(h)
-    } else {
-        None
+    for p in h.try_subtract(a)? {
+        if !p.try_subtract(b)?.is_empty() {
+            return Ok(None);
+        }
     }
+    h.normalize();
+    Ok(Some(h))
 }
 
 /// `a` and `b` over one list of floors: `a` with the floors of `b` it lacks appended, and `b`
@@ -152,10 +162,10 @@ fn align(a: &Basic, b: &Basic) -> Option<(Basic, Basic)> {
 
 /// Adds to `h` the constraints of `from` that every point of `other` satisfies (an equality
 /// as its two inequalities when only one side holds for `other`).
-fn keep_valid(from: &Basic, other: &Basic, h: &mut Basic) {
+fn keep_valid(from: &Basic, other: &Basic, h: &mut Basic) -> Budgeted<()> {
     let neg = |r: &Row| -> Row { r.iter().map(|v| -v).collect() };
     for r in &from.eqs {
-        let (ge, le) = (valid(other, r), valid(other, &neg(r)));
+        let (ge, le) = (valid(other, r)?, valid(other, &neg(r))?);
         match (ge, le) {
             (true, true) => push(&mut h.eqs, r.clone()),
             (true, false) => push(&mut h.ineqs, r.clone()),
@@ -164,10 +174,11 @@ fn keep_valid(from: &Basic, other: &Basic, h: &mut Basic) {
         }
     }
     for r in &from.ineqs {
-        if valid(other, r) {
+        if valid(other, r)? {
             push(&mut h.ineqs, r.clone());
         }
     }
+    Ok(())
 }
 
 fn push(rows: &mut Vec<Row>, r: Row) {
@@ -177,12 +188,12 @@ fn push(rows: &mut Vec<Row>, r: Row) {
 }
 
 /// Whether every integer point of `b` satisfies `r >= 0`.
-fn valid(b: &Basic, r: &Row) -> bool {
+fn valid(b: &Basic, r: &Row) -> Budgeted<bool> {
     let mut p = b.clone();
     let mut n: Row = r.iter().map(|v| -v).collect();
     n[0] -= &Int::ONE;
     p.ineqs.push(n);
-    p.is_empty()
+    p.try_is_empty()
 }
 
 #[cfg(test)]

@@ -13,11 +13,11 @@
 //! (inequalities); they, normalisation, substitution and Fourier–Motzkin combination are
 //! in `row.rs`.
 
-use super::budget;
+use super::budget::{self, Budgeted};
 use super::int::{gcd_all, Int};
 use super::row::{
-    combine, divide_exact, eval, normalize, rational_bounds, satisfies, solve_unit, split_bounds,
-    substitute, Problem, Row,
+    combine, divide_exact, eval, normalize, satisfies, solve_unit, split_bounds, substitute,
+    try_rational_bounds, Problem, Row,
 };
 
 /// How to recover the value of one eliminated or substituted variable.
@@ -34,43 +34,57 @@ enum Step {
     },
 }
 
-/// Is there an integer point satisfying every constraint?
+/// Is there an integer point satisfying every constraint? (Within a spent work budget:
+/// `false`; see [`budget`].)
 pub fn is_feasible(p: &Problem) -> bool {
-    if let Some(answer) = super::sample::feasible(p) {
-        return answer;
-    }
-    solve(p).is_some()
+    budget::settle(|| try_is_feasible(p), || false)
 }
 
-/// [`is_feasible`] on a problem the caller no longer needs (saves a copy).
-pub fn is_feasible_owned(p: Problem) -> bool {
+/// [`is_feasible`], or the refusal of the work budget.
+pub fn try_is_feasible(p: &Problem) -> Budgeted<bool> {
+    if let Some(answer) = super::sample::try_feasible(p)? {
+        return Ok(answer);
+    }
+    Ok(try_solve(p)?.is_some())
+}
+
+/// [`try_is_feasible`] on a problem the caller no longer needs (saves a copy).
+pub fn try_is_feasible_owned(p: Problem) -> Budgeted<bool> {
     if cfg!(debug_assertions) {
         // Keeps the witness check of `solve`.
-        return is_feasible(&p);
+        return try_is_feasible(&p);
     }
-    solve_rec(p).is_some()
+    Ok(solve_rec(p)?.is_some())
 }
 
-/// An integer point satisfying every constraint of `p`, or `None` when there is none.
+/// An integer point satisfying every constraint of `p`, or `None` when there is none
+/// (also within a spent work budget; see [`budget`]).
 pub fn solve(p: &Problem) -> Option<Vec<Int>> {
-    let sol = solve_rec(p.clone())?;
+    budget::settle(|| try_solve(p), || None)
+}
+
+/// [`solve`], or the refusal of the work budget.
+pub fn try_solve(p: &Problem) -> Budgeted<Option<Vec<Int>>> {
+    let Some(sol) = solve_rec(p.clone())? else {
+        return Ok(None);
+    };
     debug_assert!(
         satisfies(p, &sol),
         "omega: witness does not satisfy the problem"
     );
-    Some(sol)
+    Ok(Some(sol))
 }
 
-fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
-    budget::tick(1 + p.eqs.len() as u64 + p.ineqs.len() as u64);
+fn solve_rec(mut p: Problem) -> Budgeted<Option<Vec<Int>>> {
+    budget::tick(1 + p.eqs.len() as u64 + p.ineqs.len() as u64)?;
     let mut steps: Vec<Step> = Vec::new();
     loop {
         if !normalize(&mut p) {
-            return None;
+            return Ok(None);
         }
         if !p.eqs.is_empty() {
             if !eliminate_equality(&mut p, &mut steps) {
-                return None;
+                return Ok(None);
             }
             continue;
         }
@@ -80,8 +94,8 @@ fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
         let (mut k, mut exact) = choose_variable(&p);
         if growth(&p, k) > PRUNE_ABOVE {
             // The elimination would multiply the rows: first drop those the others imply.
-            if !drop_redundant(&mut p) {
-                return None;
+            if !drop_redundant(&mut p)? {
+                return Ok(None);
             }
             if p.ineqs.is_empty() {
                 break;
@@ -91,7 +105,7 @@ fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
         let (lowers, uppers, rest) = split_bounds(&p.ineqs, k);
         if exact || lowers.is_empty() || uppers.is_empty() {
             let mut ineqs = rest;
-            ineqs.extend(combine(&lowers, &uppers, k, false));
+            ineqs.extend(combine(&lowers, &uppers, k, false)?);
             p.ineqs = ineqs;
             steps.push(Step::Bounds { k, lowers, uppers });
             continue;
@@ -102,8 +116,8 @@ fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
             eqs: vec![],
             ineqs: rest.clone(),
         };
-        dark.ineqs.extend(combine(&lowers, &uppers, k, true));
-        if let Some(mut sol) = solve_rec(dark) {
+        dark.ineqs.extend(combine(&lowers, &uppers, k, true)?);
+        if let Some(mut sol) = solve_rec(dark)? {
             apply_step(
                 &Step::Bounds {
                     k,
@@ -112,7 +126,7 @@ fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
                 },
                 &mut sol,
             );
-            return Some(reconstruct(&steps, sol));
+            return Ok(Some(reconstruct(&steps, sol)));
         }
         // No integer point in the real shadow means none at all.
         let mut real = Problem {
@@ -120,8 +134,10 @@ fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
             eqs: vec![],
             ineqs: rest,
         };
-        real.ineqs.extend(combine(&lowers, &uppers, k, false));
-        solve_rec(real)?;
+        real.ineqs.extend(combine(&lowers, &uppers, k, false)?);
+        if solve_rec(real)?.is_none() {
+            return Ok(None);
+        }
         // Splinters: some integer point lies close to a lower (or upper) bound. When there
         // would be very many (coefficients grown by earlier eliminations), enumerating the
         // values of a variable with small constant bounds is exact and cheaper.
@@ -136,17 +152,17 @@ fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
                         let mut r = row.clone();
                         r[0] = -&t;
                         q.eqs.push(r);
-                        if let Some(sol) = solve_rec(q) {
-                            return Some(reconstruct(&steps, sol));
+                        if let Some(sol) = solve_rec(q)? {
+                            return Ok(Some(reconstruct(&steps, sol)));
                         }
                         t = &t + &Int::ONE;
                     }
-                    return None;
+                    return Ok(None);
                 }
             }
         }
         if count > Int::from(64) {
-            if let Some((v, lo, hi)) = smallest_range(&p) {
+            if let Some((v, lo, hi)) = smallest_range(&p)? {
                 if &(&hi - &lo) + &Int::ONE < count {
                     let mut x = lo;
                     while x <= hi {
@@ -155,37 +171,44 @@ fn solve_rec(mut p: Problem) -> Option<Vec<Int>> {
                         r[v] = Int::ONE;
                         r[0] = -&x;
                         q.eqs.push(r);
-                        if let Some(sol) = solve_rec(q) {
-                            return Some(reconstruct(&steps, sol));
+                        if let Some(sol) = solve_rec(q)? {
+                            return Ok(Some(reconstruct(&steps, sol)));
                         }
                         x = &x + &Int::ONE;
                     }
-                    return None;
+                    return Ok(None);
                 }
             }
         }
         for eq_row in splinters(&lowers, &uppers, k) {
             let mut q = p.clone();
             q.eqs.push(eq_row);
-            if let Some(sol) = solve_rec(q) {
-                return Some(reconstruct(&steps, sol));
+            if let Some(sol) = solve_rec(q)? {
+                return Ok(Some(reconstruct(&steps, sol)));
             }
         }
-        return None;
+        return Ok(None);
     }
-    Some(reconstruct(&steps, vec![Int::ZERO; p.n]))
+    Ok(Some(reconstruct(&steps, vec![Int::ZERO; p.n])))
 }
 
 /// Exact integer minimum and maximum of column `col` over a feasible problem (`None` for an
-/// unbounded side).
+/// unbounded side; both `None` within a spent work budget, see [`budget`]).
 pub fn exact_range(p: &Problem, col: usize) -> (Option<Int>, Option<Int>) {
-    (exact_opt(p, col, false), exact_opt(p, col, true))
+    budget::settle(|| try_exact_range(p, col), || (None, None))
 }
 
-fn exact_opt(p: &Problem, col: usize, max: bool) -> Option<Int> {
-    let w = solve(p)?;
+/// [`exact_range`], or the refusal of the work budget.
+pub fn try_exact_range(p: &Problem, col: usize) -> Budgeted<(Option<Int>, Option<Int>)> {
+    Ok((exact_opt(p, col, false)?, exact_opt(p, col, true)?))
+}
+
+fn exact_opt(p: &Problem, col: usize, max: bool) -> Budgeted<Option<Int>> {
+    let Some(w) = try_solve(p)? else {
+        return Ok(None);
+    };
     // A witness beyond `v` (x <= v for a minimum, x >= v for a maximum), if any.
-    let beyond = |v: &Int| -> Option<Int> {
+    let beyond = |v: &Int| -> Budgeted<Option<Int>> {
         let mut q = p.clone();
         let mut r = vec![Int::ZERO; p.n + 1];
         if max {
@@ -196,7 +219,7 @@ fn exact_opt(p: &Problem, col: usize, max: bool) -> Option<Int> {
             r[0] = v.clone();
         }
         q.ineqs.push(r);
-        solve(&q).map(|s| s[col - 1].clone())
+        Ok(try_solve(&q)?.map(|s| s[col - 1].clone()))
     };
     let toward = |x: &Int, d: &Int| if max { x + d } else { x - d };
     // Invariant: `good` is attained; nothing lies beyond `far`.
@@ -207,7 +230,7 @@ fn exact_opt(p: &Problem, col: usize, max: bool) -> Option<Int> {
     let mut far = None;
     for _ in 0..24 {
         let probe = toward(&good, &step);
-        match beyond(&probe) {
+        match beyond(&probe)? {
             Some(v) => {
                 good = v;
                 step = &step * &Int::from(2);
@@ -225,22 +248,22 @@ fn exact_opt(p: &Problem, col: usize, max: bool) -> Option<Int> {
     let mut far = match far {
         Some(f) => f,
         None => {
-            let (rlo, rhi) = rational_bounds(p, col);
-            if max {
-                rhi?
-            } else {
-                rlo?
-            }
+            let (rlo, rhi) = try_rational_bounds(p, col)?;
+            let bound = if max { rhi } else { rlo };
+            let Some(bound) = bound else {
+                return Ok(None);
+            };
+            bound
         }
     };
     loop {
         let gap = if max { &far - &good } else { &good - &far };
         if !gap.is_positive() {
-            return Some(good);
+            return Ok(Some(good));
         }
         let half = gap.div_floor(&Int::from(2));
         let mid = toward(&good, &(&half + &Int::ONE));
-        match beyond(&mid) {
+        match beyond(&mid)? {
             Some(v) => good = v,
             None => {
                 far = if max {
@@ -279,14 +302,14 @@ fn growth(p: &Problem, k: usize) -> usize {
 /// when there is no rational point at all (then there is no integer point either).
 ///
 /// [`Lp::redundant_rows`]: super::simplex::Lp::redundant_rows
-fn drop_redundant(p: &mut Problem) -> bool {
+fn drop_redundant(p: &mut Problem) -> Budgeted<bool> {
     let lp = super::simplex::Lp::new(p.n, &p.eqs, &p.ineqs);
-    if !lp.is_feasible() {
-        return false;
+    if !lp.try_is_feasible()? {
+        return Ok(false);
     }
-    let redundant = lp.redundant_rows();
+    let redundant = lp.try_redundant_rows()?;
     if redundant.is_empty() {
-        return true;
+        return Ok(true);
     }
     let mut drop = vec![false; p.ineqs.len()];
     for i in redundant {
@@ -297,7 +320,7 @@ fn drop_redundant(p: &mut Problem) -> bool {
         i += 1;
         !drop[i - 1]
     });
-    true
+    Ok(true)
 }
 
 /// Eliminates one equality. Without a unit coefficient, unimodular changes of variables
@@ -392,20 +415,20 @@ fn choose_variable(p: &Problem) -> (usize, bool) {
 
 /// The variable with the smallest finite range of values (bounds from rational
 /// projection), if any: enumerating it is an exact alternative to many splinters.
-fn smallest_range(p: &Problem) -> Option<(usize, Int, Int)> {
+fn smallest_range(p: &Problem) -> Budgeted<Option<(usize, Int, Int)>> {
     let mut best: Option<(usize, Int, Int)> = None;
     for v in 1..=p.n {
         if p.ineqs.iter().chain(&p.eqs).all(|r| r[v].is_zero()) {
             continue;
         }
-        if let (Some(l), Some(h)) = rational_bounds(p, v) {
+        if let (Some(l), Some(h)) = try_rational_bounds(p, v)? {
             let better = best.as_ref().is_none_or(|(_, bl, bh)| &h - &l < bh - bl);
             if better {
                 best = Some((v, l, h));
             }
         }
     }
-    best
+    Ok(best)
 }
 
 /// The pair of opposite parallel inequalities `f >= lo`, `f <= hi` with the smallest

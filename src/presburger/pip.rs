@@ -31,7 +31,7 @@
 //! intersections of their contexts.
 
 use super::basic::Basic;
-use super::budget;
+use super::budget::{self, Budgeted, Exhausted};
 use super::int::Int;
 use super::omega;
 use super::row::Row;
@@ -54,6 +54,33 @@ pub enum Failure {
     Unbounded,
     /// The big parameter entered a fractional value, or the cut loop ran too long.
     GaveUp,
+}
+
+/// Why a branch stopped: the solver gave up, or the work budget ran out.
+enum Stop {
+    Fail(Failure),
+    Out(Exhausted),
+}
+
+impl From<Failure> for Stop {
+    fn from(f: Failure) -> Stop {
+        Stop::Fail(f)
+    }
+}
+
+impl From<Exhausted> for Stop {
+    fn from(e: Exhausted) -> Stop {
+        Stop::Out(e)
+    }
+}
+
+/// The budget's refusal outside, the solver's answer inside.
+fn split<T>(r: Result<T, Stop>) -> Budgeted<Result<T, Failure>> {
+    match r {
+        Ok(v) => Ok(Ok(v)),
+        Err(Stop::Fail(f)) => Ok(Err(f)),
+        Err(Stop::Out(e)) => Err(e),
+    }
 }
 
 /// Most simplex iterations one conjunction may take before [`Failure::GaveUp`] (a guard for
@@ -97,61 +124,61 @@ impl Context {
     }
 
     /// Has the context an integer point with `f >= 0`? Caches the witness.
-    fn has_point_with(&mut self, f: &Row) -> bool {
+    fn has_point_with(&mut self, f: &Row) -> Budgeted<bool> {
         if self
             .samples
             .iter()
             .any(|s| !Context::eval(f, s).is_negative())
         {
-            return true;
+            return Ok(true);
         }
         let mut b = self.basic.clone();
         b.ineqs.push(f.clone());
         if !b.normalize() {
-            return false;
+            return Ok(false);
         }
         let n = b.width() - 1;
-        if !Lp::new(n, &b.eqs, &b.ineqs).is_feasible() {
-            return false;
+        if !Lp::new(n, &b.eqs, &b.ineqs).try_is_feasible()? {
+            return Ok(false);
         }
-        match omega::solve(&b.to_problem()) {
+        Ok(match omega::try_solve(&b.to_problem())? {
             Some(w) => {
                 self.samples.push(w);
                 true
             }
             None => false,
-        }
+        })
     }
 
-    fn is_empty(&mut self) -> bool {
+    fn is_empty(&mut self) -> Budgeted<bool> {
         if !self.samples.is_empty() {
-            return false;
+            return Ok(false);
         }
         if let Some(e) = self.empty {
-            return e;
+            return Ok(e);
         }
         let mut zero = vec![Int::ZERO; self.width()];
         zero[0] = Int::ZERO;
-        let e = !self.has_point_with(&zero);
+        let e = !self.has_point_with(&zero)?;
         self.empty = Some(e);
-        e
+        Ok(e)
     }
 
-    fn sign(&mut self, f: &Row) -> Sign {
+    fn sign(&mut self, f: &Row) -> Budgeted<Sign> {
         if let Some(s) = self.signs.get(f) {
-            return *s;
+            return Ok(*s);
         }
         let mut below: Row = f.iter().map(|v| -v).collect();
         below[0] -= &Int::ONE;
-        let s = if !self.has_point_with(&below) {
+        let s = if !self.has_point_with(&below)? {
             Sign::NonNeg
-        } else if !self.has_point_with(f) {
+        } else if !self.has_point_with(f)? {
             Sign::Neg
         } else {
             Sign::Any
         };
         self.signs.insert(f.clone(), s);
-        s
+        Ok(s)
     }
 
     fn add_ineq(&mut self, f: Row) {
@@ -182,8 +209,18 @@ impl Context {
 }
 
 /// The lexicographic minimum of the dimensions of `b` (locals all known, or unknown only
-/// if bounded by the dimensions) as disjoint leaves; an empty vector when `b` is empty.
+/// if bounded by the dimensions) as disjoint leaves; an empty vector when `b` is empty
+/// (and within a spent work budget; see [`budget`]).
 pub fn lexmin(b: &Basic) -> Result<Vec<Leaf>, Failure> {
+    budget::settle(|| try_lexmin(b), || Ok(vec![]))
+}
+
+/// [`lexmin`], or the refusal of the work budget.
+pub fn try_lexmin(b: &Basic) -> Budgeted<Result<Vec<Leaf>, Failure>> {
+    split(lexmin_in(b))
+}
+
+fn lexmin_in(b: &Basic) -> Result<Vec<Leaf>, Stop> {
     let np = b.n_param;
     let nd = b.n_dim;
     // Which locals depend on the dimensions (directly or through other locals)?
@@ -279,26 +316,26 @@ fn solve(
     nd: usize,
     work: &mut Vec<(Tableau, Context)>,
     leaves: &mut Vec<Leaf>,
-) -> Result<(), Failure> {
+) -> Result<(), Stop> {
     let mut steps = 0usize;
     'outer: loop {
         steps += 1;
         if steps > MAX_STEPS {
-            return Err(Failure::GaveUp);
+            return Err(Failure::GaveUp.into());
         }
-        budget::tick(1);
-        if ctx.is_empty() {
+        budget::tick(1)?;
+        if ctx.is_empty()? {
             return Ok(());
         }
         let mut split: Option<usize> = None;
         for r in 0..t.n_rows() {
             let s = match t.fixed_sign(r) {
                 Some(s) => s,
-                None => ctx.sign(&t.row_constant(r)),
+                None => ctx.sign(&t.row_constant(r))?,
             };
             match s {
                 Sign::Neg => {
-                    if !t.pivot_negative_row(r) {
+                    if !t.pivot_negative_row(r)? {
                         return Ok(());
                     }
                     continue 'outer;
@@ -337,7 +374,7 @@ fn solve(
                 continue;
             }
             if !m.mod_floor(&d).is_zero() {
-                return Err(Failure::GaveUp);
+                return Err(Failure::GaveUp.into());
             }
             if cst.iter().any(|v| !v.mod_floor(&d).is_zero()) {
                 frac = Some((r, d, cst));
@@ -382,7 +419,7 @@ fn solve(
         let cut = |t: &mut Tableau| {
             t.add_raw_row(d.clone(), g[0].clone(), tcut.clone(), g[1..].to_vec());
         };
-        match ctx.sign(&g) {
+        match ctx.sign(&g)? {
             Sign::NonNeg => rewrite(&mut t),
             Sign::Neg => cut(&mut t),
             Sign::Any => {
@@ -403,7 +440,7 @@ fn solve(
 /// Drops context inequalities that the others imply over the rationals (an LP each, no
 /// integer test), keeping the defining inequalities of divisions. Splits and cuts leave many
 /// such rows behind, and every row left costs a piece when the context is negated.
-fn prune(ctx: &Basic) -> Basic {
+fn prune(ctx: &Basic) -> Budgeted<Basic> {
     let mut b = ctx.clone();
     let n = b.width() - 1;
     let mut i = 0;
@@ -417,28 +454,28 @@ fn prune(ctx: &Basic) -> Basic {
         below[0] -= &Int::ONE;
         let mut rows = b.ineqs.clone();
         rows.push(below);
-        if Lp::new(n, &b.eqs, &rows).is_feasible() {
+        if Lp::new(n, &b.eqs, &rows).try_is_feasible()? {
             b.ineqs.insert(i, r);
             i += 1;
         }
     }
-    b
+    Ok(b)
 }
 
-fn leaf(t: &Tableau, ctx: &Context, nd: usize) -> Result<Leaf, Failure> {
+fn leaf(t: &Tableau, ctx: &Context, nd: usize) -> Result<Leaf, Stop> {
     let mut vals = Vec::with_capacity(nd);
     for i in 0..nd {
         let Some(r) = t.unknown_row(i) else {
-            return Err(Failure::Unbounded);
+            return Err(Failure::Unbounded.into());
         };
         let (d, m, cst) = t.row_value(r);
         if m != d {
-            return Err(Failure::Unbounded);
+            return Err(Failure::Unbounded.into());
         }
         vals.push(cst.iter().map(|v| v.div_exact(&d)).collect());
     }
     Ok(Leaf {
-        ctx: prune(&ctx.basic),
+        ctx: prune(&ctx.basic)?,
         vals,
     })
 }
@@ -483,8 +520,17 @@ pub fn negate_dims(b: &Basic) -> Basic {
 
 /// The lexicographic minimum (or maximum) of a union of conjunctions over the same
 /// parameters and dimensions, as disjoint conjunctions with every dimension fixed by an
-/// equality.
+/// equality. (Within a spent work budget: no part; see [`budget`].)
 pub fn lexopt(parts: &[Basic], max: bool) -> Result<Vec<Basic>, Failure> {
+    budget::settle(|| try_lexopt(parts, max), || Ok(vec![]))
+}
+
+/// [`lexopt`], or the refusal of the work budget.
+pub fn try_lexopt(parts: &[Basic], max: bool) -> Budgeted<Result<Vec<Basic>, Failure>> {
+    split(lexopt_in(parts, max))
+}
+
+fn lexopt_in(parts: &[Basic], max: bool) -> Result<Vec<Basic>, Stop> {
     let Some(first) = parts.first() else {
         return Ok(vec![]);
     };
@@ -498,16 +544,17 @@ pub fn lexopt(parts: &[Basic], max: bool) -> Result<Vec<Basic>, Failure> {
         // Unknown locals are unknowns after the dimensions; if one of them makes the
         // solver give up (unbounded, so its big parameter does not cancel), give every
         // local a closed form first.
-        let found = match lexmin(&b) {
+        let found = match lexmin_in(&b) {
             Ok(leaves) => leaves,
+            Err(Stop::Out(e)) => return Err(e.into()),
             Err(e) if b.divs.iter().all(Option::is_some) => return Err(e),
             Err(_) => {
                 let mut all = None;
-                for piece in b.make_divs_known() {
-                    let leaves = lexmin(&piece)?;
+                for piece in b.try_make_divs_known()? {
+                    let leaves = lexmin_in(&piece)?;
                     all = Some(match all {
                         None => leaves,
-                        Some(a) => merge(a, leaves, nd),
+                        Some(a) => merge(a, leaves, nd)?,
                     });
                 }
                 all.unwrap_or_default()
@@ -515,7 +562,7 @@ pub fn lexopt(parts: &[Basic], max: bool) -> Result<Vec<Basic>, Failure> {
         };
         acc = Some(match acc {
             None => found,
-            Some(a) => merge(a, found, nd),
+            Some(a) => merge(a, found, nd)?,
         });
     }
     let parts = leaves_to_parts(&acc.unwrap_or_default(), nd);
@@ -528,12 +575,12 @@ pub fn lexopt(parts: &[Basic], max: bool) -> Result<Vec<Basic>, Failure> {
 
 /// The minimum of two quasts: where only one is defined, its value; where both are, the
 /// lexicographically smaller.
-fn merge(a: Vec<Leaf>, b: Vec<Leaf>, nd: usize) -> Vec<Leaf> {
+fn merge(a: Vec<Leaf>, b: Vec<Leaf>, nd: usize) -> Budgeted<Vec<Leaf>> {
     if a.is_empty() {
-        return b;
+        return Ok(b);
     }
     if b.is_empty() {
-        return a;
+        return Ok(a);
     }
     let mut out = vec![];
     // Which contexts meet: only those need comparing, or subtracting (subtracting a
@@ -542,42 +589,51 @@ fn merge(a: Vec<Leaf>, b: Vec<Leaf>, nd: usize) -> Vec<Leaf> {
     for la in &a {
         let mut row = vec![];
         for lb in &b {
-            budget::tick(1);
+            budget::tick(1)?;
             let mut c = la.ctx.intersect(&lb.ctx);
-            row.push((c.normalize() && !c.is_empty()).then_some(c));
+            let meets = c.normalize() && !c.try_is_empty()?;
+            row.push(meets.then_some(c));
         }
         meet.push(row);
     }
-    let only =
-        |x: &[Leaf], y: &[Leaf], meets: &dyn Fn(usize, usize) -> bool, out: &mut Vec<Leaf>| {
-            for (ix, lx) in x.iter().enumerate() {
-                let mut rest = vec![lx.ctx.clone()];
-                for (iy, ly) in y.iter().enumerate() {
-                    if !meets(ix, iy) {
-                        continue;
-                    }
-                    rest = rest.iter().flat_map(|c| c.subtract(&ly.ctx)).collect();
-                    if rest.is_empty() {
-                        break;
-                    }
+    let only = |x: &[Leaf],
+                y: &[Leaf],
+                meets: &dyn Fn(usize, usize) -> bool,
+                out: &mut Vec<Leaf>|
+     -> Budgeted<()> {
+        for (ix, lx) in x.iter().enumerate() {
+            let mut rest = vec![lx.ctx.clone()];
+            for (iy, ly) in y.iter().enumerate() {
+                if !meets(ix, iy) {
+                    continue;
                 }
-                for c in rest {
-                    let w = c.width();
-                    let vals = lx
-                        .vals
-                        .iter()
-                        .map(|v| {
-                            let mut v = v.clone();
-                            v.resize(w, Int::ZERO);
-                            v
-                        })
-                        .collect();
-                    out.push(Leaf { ctx: c, vals });
+                let mut next = vec![];
+                for c in &rest {
+                    next.extend(c.try_subtract(&ly.ctx)?);
+                }
+                rest = next;
+                if rest.is_empty() {
+                    break;
                 }
             }
-        };
-    only(&a, &b, &|i, j| meet[i][j].is_some(), &mut out);
-    only(&b, &a, &|j, i| meet[i][j].is_some(), &mut out);
+            for c in rest {
+                let w = c.width();
+                let vals = lx
+                    .vals
+                    .iter()
+                    .map(|v| {
+                        let mut v = v.clone();
+                        v.resize(w, Int::ZERO);
+                        v
+                    })
+                    .collect();
+                out.push(Leaf { ctx: c, vals });
+            }
+        }
+        Ok(())
+    };
+    only(&a, &b, &|i, j| meet[i][j].is_some(), &mut out)?;
+    only(&b, &a, &|j, i| meet[i][j].is_some(), &mut out)?;
     for (ia, la) in a.iter().enumerate() {
         for (ib, lb) in b.iter().enumerate() {
             let Some(c) = meet[ia][ib].take() else {
@@ -614,7 +670,7 @@ fn merge(a: Vec<Leaf>, b: Vec<Leaf>, nd: usize) -> Vec<Leaf> {
                     r[0] -= &Int::ONE;
                     let mut p = base.clone();
                     p.ineqs.push(r);
-                    if p.normalize() && !p.is_empty() {
+                    if p.normalize() && !p.try_is_empty()? {
                         out.push(Leaf {
                             ctx: p,
                             vals: vals.clone(),
@@ -622,7 +678,7 @@ fn merge(a: Vec<Leaf>, b: Vec<Leaf>, nd: usize) -> Vec<Leaf> {
                     }
                 }
                 base.eqs.push(diff);
-                if !base.normalize() || base.is_empty() {
+                if !base.normalize() || base.try_is_empty()? {
                     break;
                 }
                 if k + 1 == nd {
@@ -640,5 +696,5 @@ fn merge(a: Vec<Leaf>, b: Vec<Leaf>, nd: usize) -> Vec<Leaf> {
             }
         }
     }
-    out
+    Ok(out)
 }

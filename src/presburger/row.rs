@@ -255,18 +255,18 @@ pub fn split_bounds(ineqs: &[Row], k: usize) -> (Vec<Row>, Vec<Row>, Vec<Row>) {
 
 /// Fourier–Motzkin combinations of every lower with every upper bound on `x_k`: the real
 /// shadow, or with `dark` the dark shadow `b·l + a·u >= (a-1)(b-1)`.
-pub fn combine(lowers: &[Row], uppers: &[Row], k: usize, dark: bool) -> Vec<Row> {
+pub fn combine(lowers: &[Row], uppers: &[Row], k: usize, dark: bool) -> budget::Budgeted<Vec<Row>> {
     // One step per coefficient created, so that the budget bounds memory as well as time
     // (a row is as long as the problem is wide).
     let width = lowers.first().map_or(1, Vec::len) as u64;
-    budget::tick((lowers.len() * uppers.len()) as u64 * width);
+    budget::tick((lowers.len() * uppers.len()) as u64 * width)?;
     let mut out = Vec::with_capacity(lowers.len() * uppers.len());
     for l in lowers {
         for u in uppers {
             out.push(combine_pair(l, u, k, dark));
         }
     }
-    out
+    Ok(out)
 }
 
 /// The Fourier–Motzkin combination of one lower bound `a·x_k + l >= 0` and one upper bound
@@ -290,12 +290,12 @@ pub fn combine_pair(l: &[Int], u: &[Int], k: usize, dark: bool) -> Row {
 /// the returned inequalities (and equalities written as two inequalities) hold for every
 /// integer point of `p`, and describe its rational projection (tightened by gcd, which is
 /// valid for integer points). Used for bounds, never for emptiness.
-pub fn project_rational(p: &Problem, keep: &[usize]) -> Vec<Row> {
+pub fn project_rational(p: &Problem, keep: &[usize]) -> budget::Budgeted<Vec<Row>> {
     let mut q = p.clone();
     if !normalize(&mut q) {
         let mut r = vec![Int::ZERO; p.n + 1];
         r[0] = Int::from(-1);
-        return vec![r];
+        return Ok(vec![r]);
     }
     let mut todo: Vec<usize> = (1..=p.n).filter(|k| !keep.contains(k)).collect();
     while !todo.is_empty() {
@@ -331,13 +331,13 @@ pub fn project_rational(p: &Problem, keep: &[usize]) -> Vec<Row> {
             }
         } else {
             let (l, u, mut rest) = split_bounds(&q.ineqs, k);
-            rest.extend(combine(&l, &u, k, false));
+            rest.extend(combine(&l, &u, k, false)?);
             q.ineqs = rest;
         }
         if !normalize(&mut q) {
             let mut r = vec![Int::ZERO; p.n + 1];
             r[0] = Int::from(-1);
-            return vec![r];
+            return Ok(vec![r]);
         }
     }
     let mut out = q.ineqs;
@@ -345,14 +345,20 @@ pub fn project_rational(p: &Problem, keep: &[usize]) -> Vec<Row> {
         out.push(e.iter().map(|v| -v).collect());
         out.push(e);
     }
-    out
+    Ok(out)
 }
 
 /// Bounds on variable `k` (1-based) implied rationally by `p`: valid for every integer
 /// point, not necessarily attained.
+/// (Within a spent work budget: neither; see [`budget`].)
 pub fn rational_bounds(p: &Problem, k: usize) -> (Option<Int>, Option<Int>) {
+    budget::settle(|| try_rational_bounds(p, k), || (None, None))
+}
+
+/// [`rational_bounds`], or the refusal of the work budget.
+pub fn try_rational_bounds(p: &Problem, k: usize) -> budget::Budgeted<(Option<Int>, Option<Int>)> {
     let (mut lo, mut hi): (Option<Int>, Option<Int>) = (None, None);
-    for r in project_rational(p, &[k]) {
+    for r in project_rational(p, &[k])? {
         let a = &r[k];
         if a.is_positive() {
             let v = (-&r[0]).div_ceil(a);
@@ -366,7 +372,7 @@ pub fn rational_bounds(p: &Problem, k: usize) -> (Option<Int>, Option<Int>) {
             }
         }
     }
-    (lo, hi)
+    Ok((lo, hi))
 }
 
 #[cfg(test)]
@@ -472,7 +478,7 @@ mod tests {
         let (lo, up, rest) = split_bounds(&[l.clone(), u.clone(), row(&[1, 0, 1, 0])], 1);
         assert_eq!((lo.len(), up.len(), rest.len()), (1, 1, 1));
         assert_eq!(
-            combine(&lo, &up, 1, true),
+            combine(&lo, &up, 1, true).unwrap(),
             vec![combine_pair(&l, &u, 1, true)]
         );
     }

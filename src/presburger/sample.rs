@@ -22,7 +22,7 @@
 //!
 //! Rows are `[c, a1, ..., an]` as in [`super::row`]: `c + a·x = 0` or `c + a·x >= 0`.
 
-use super::budget;
+use super::budget::{self, Budgeted, Exhausted};
 use super::row::{Problem, Row};
 use std::cell::Cell;
 
@@ -40,14 +40,25 @@ thread_local! {
 
 /// Is there an integer point in `p`? `Some(answer)` when the fast path can prove it, `None`
 /// when the general Omega test must decide.
+/// (Within a spent work budget: `None`; see [`budget`].)
 pub fn feasible(p: &Problem) -> Option<bool> {
-    feasible_rows(p.n, &p.eqs, &p.ineqs)
+    budget::settle(|| try_feasible(p), || None)
+}
+
+/// [`feasible`], or the refusal of the work budget.
+pub fn try_feasible(p: &Problem) -> Budgeted<Option<bool>> {
+    try_feasible_rows(p.n, &p.eqs, &p.ineqs)
 }
 
 /// [`feasible`] on the rows of a problem over `n` variables, without building one.
 pub fn feasible_rows(n: usize, eqs: &[Row], ineqs: &[Row]) -> Option<bool> {
-    // Taken out while in use: if the budget unwinds through `run`, the buffers are simply
-    // dropped and the next call starts afresh.
+    budget::settle(|| try_feasible_rows(n, eqs, ineqs), || None)
+}
+
+/// [`feasible_rows`], or the refusal of the work budget.
+pub fn try_feasible_rows(n: usize, eqs: &[Row], ineqs: &[Row]) -> Budgeted<Option<bool>> {
+    // Taken out while in use, and put back whatever the answer (the next call reloads
+    // them).
     let mut sys = SCRATCH.with(Cell::take).unwrap_or_default();
     let answer = sys.run(n, eqs, ineqs);
     if sys.arena.capacity() + sys.refs.capacity() <= KEEP_WORDS {
@@ -112,6 +123,14 @@ struct Sys {
 enum Stop {
     Empty,
     GiveUp,
+    /// The work budget ran out.
+    Out(Exhausted),
+}
+
+impl From<Exhausted> for Stop {
+    fn from(e: Exhausted) -> Stop {
+        Stop::Out(e)
+    }
 }
 
 type Pass = Result<(), Stop>;
@@ -182,17 +201,20 @@ impl Sys {
         Some(())
     }
 
-    fn run(&mut self, n: usize, eqs: &[Row], ineqs: &[Row]) -> Option<bool> {
-        budget::tick(1 + (eqs.len() + ineqs.len()) as u64);
-        self.load(n, eqs, ineqs)?;
+    fn run(&mut self, n: usize, eqs: &[Row], ineqs: &[Row]) -> Budgeted<Option<bool>> {
+        budget::tick(1 + (eqs.len() + ineqs.len()) as u64)?;
+        if self.load(n, eqs, ineqs).is_none() {
+            return Ok(None);
+        }
         match self.eliminate() {
             Ok(()) => {}
-            Err(Stop::Empty) if !self.dark => return Some(false),
-            Err(_) => return None,
+            Err(Stop::Out(e)) => return Err(e),
+            Err(Stop::Empty) if !self.dark => return Ok(Some(false)),
+            Err(_) => return Ok(None),
         }
         // The witness must satisfy the original problem; if it does not, this path has no
         // answer (and the general test decides).
-        (self.reconstruct().is_some() && self.check()).then_some(true)
+        Ok((self.reconstruct().is_some() && self.check()).then_some(true))
     }
 
     fn row(&self, i: usize) -> &[i64] {
@@ -334,7 +356,7 @@ impl Sys {
         for a in 0..n {
             // Quadratic in the rows and not counted: a point where a cancelled run stops
             // (`budget::with_cancel`), the budget unchanged.
-            budget::tick(0);
+            budget::tick(0)?;
             for b in a + 1..n {
                 if gone[a] {
                     break;
@@ -516,7 +538,7 @@ impl Sys {
         if n_rest + n_l * n_u > MAX_ROWS {
             return Err(Stop::GiveUp);
         }
-        budget::tick((n_l * n_u) as u64);
+        budget::tick((n_l * n_u) as u64)?;
         let arena = &self.arena;
         self.ineqs.retain(|&i| arena[i * w + k] == 0);
         self.arena.reserve(n_l * n_u * w);

@@ -5,7 +5,7 @@
 //! does. Every operation is exact over the integers.
 
 use super::basic::Basic;
-use super::budget;
+use super::budget::{self, Budgeted, Exhausted};
 use super::int::Int;
 use super::omega;
 use super::pip;
@@ -31,6 +31,34 @@ impl std::fmt::Display for BoundError {
             BoundError::FreeParams(p) => write!(f, "parameters without a value: {}", p.join(", ")),
             BoundError::TooMany { limit } => write!(f, "the set has more than {limit} points"),
         }
+    }
+}
+
+/// Why a question with a [`BoundError`] has no answer inside the core: that, or the work
+/// budget ran out.
+enum Fail {
+    Bound(BoundError),
+    Out(Exhausted),
+}
+
+impl From<BoundError> for Fail {
+    fn from(e: BoundError) -> Fail {
+        Fail::Bound(e)
+    }
+}
+
+impl From<Exhausted> for Fail {
+    fn from(e: Exhausted) -> Fail {
+        Fail::Out(e)
+    }
+}
+
+/// The budget's refusal outside, the answer or the [`BoundError`] inside.
+fn split<T>(r: Result<T, Fail>) -> Budgeted<Result<T, BoundError>> {
+    match r {
+        Ok(v) => Ok(Ok(v)),
+        Err(Fail::Bound(e)) => Ok(Err(e)),
+        Err(Fail::Out(e)) => Err(e),
     }
 }
 
@@ -108,8 +136,22 @@ macro_rules! common_ops {
                 r
             }
 
+            /// The empty set or map in this space with the parameters of `self` and
+            /// `other` (the placeholder answer of a binary operation within a spent work
+            /// budget; see [`budget`]).
+            fn empty_with(&self, other: &$t) -> $t {
+                let mut space = self.space.clone();
+                space.params = self.space.merged_params(&other.space);
+                $t::empty(space)
+            }
+
             /// Intersection (parameters are merged by name).
             pub fn intersect(&self, other: &$t) -> $t {
+                budget::settle(|| self.try_intersect(other), || self.empty_with(other))
+            }
+
+            /// [`Self::intersect`], or the refusal of the work budget.
+            pub fn try_intersect(&self, other: &$t) -> Budgeted<$t> {
                 check_shape(&self.space, &other.space, "intersect");
                 let params = self.space.merged_params(&other.space);
                 let a = self.align_params(&params);
@@ -118,19 +160,24 @@ macro_rules! common_ops {
                 for x in &a.parts {
                     for y in &b.parts {
                         let mut z = x.intersect(y);
-                        if z.normalize() && !z.is_empty() {
+                        if z.normalize() && !z.try_is_empty()? {
                             parts.push(z);
                         }
                     }
                 }
-                $t {
+                Ok($t {
                     space: a.space,
                     parts,
-                }
+                })
             }
 
             /// Difference `self \ other`.
             pub fn subtract(&self, other: &$t) -> $t {
+                budget::settle(|| self.try_subtract(other), || self.empty_with(other))
+            }
+
+            /// [`Self::subtract`], or the refusal of the work budget.
+            pub fn try_subtract(&self, other: &$t) -> Budgeted<$t> {
                 budget::operation(
                     "difference",
                     || self.to_string(),
@@ -141,10 +188,10 @@ macro_rules! common_ops {
                         let b = other.align_params(&params);
                         let mut cur: Vec<Basic> = a.parts;
                         for y in &b.parts {
-                            for yk in y.make_divs_known() {
+                            for yk in y.try_make_divs_known()? {
                                 let mut next = vec![];
                                 for x in &cur {
-                                    next.extend(x.subtract(&yk));
+                                    next.extend(x.try_subtract(&yk)?);
                                 }
                                 cur = next;
                                 if cur.is_empty() {
@@ -156,7 +203,7 @@ macro_rules! common_ops {
                             space: a.space,
                             parts: cur,
                         }
-                        .tidy()
+                        .try_tidy()
                     },
                 )
             }
@@ -165,44 +212,58 @@ macro_rules! common_ops {
             /// locals removed, empty parts dropped. Unlike [`Self::simplify`] it does not
             /// search for redundant constraints or parts, which costs an emptiness test per
             /// constraint; results are printed after `simplify`.
+            /// (Within a spent work budget: the same parts; see [`budget`].)
             pub fn tidy(&self) -> $t {
+                budget::settle(|| self.try_tidy(), || self.clone())
+            }
+
+            /// [`Self::tidy`], or the refusal of the work budget.
+            pub fn try_tidy(&self) -> Budgeted<$t> {
                 self.tidy_parts(true)
             }
 
             /// [`Self::tidy`] for parts the caller knows to be non-empty: the same result
             /// without an emptiness test per part.
             pub fn tidy_nonempty(&self) -> $t {
-                self.tidy_parts(false)
+                budget::settle(|| self.tidy_parts(false), || self.clone())
             }
 
-            fn tidy_parts(&self, test_empty: bool) -> $t {
+            fn tidy_parts(&self, test_empty: bool) -> Budgeted<$t> {
                 let mut parts = Vec::with_capacity(self.parts.len());
                 for b in &self.parts {
-                    budget::tick(1);
+                    budget::tick(1)?;
                     let mut b = b.clone();
                     if !b.normalize() {
                         continue;
                     }
                     b.eliminate_locals();
-                    if b.normalize() && !(test_empty && b.is_empty()) {
+                    if b.normalize() && !(test_empty && b.try_is_empty()?) {
                         parts.push(b);
                     }
                 }
-                $t {
+                Ok($t {
                     space: self.space.clone(),
                     parts,
-                }
+                })
             }
 
             /// The same points in no more parts: pairs of parts merged where one conjunction
             /// of their constraints holds exactly their points (see `coalesce.rs`).
+            /// (Within a spent work budget: the same parts; see [`budget`].)
             pub fn coalesce(&self) -> $t {
+                budget::settle(|| self.try_coalesce(), || self.clone())
+            }
+
+            /// [`Self::coalesce`], or the refusal of the work budget.
+            pub fn try_coalesce(&self) -> Budgeted<$t> {
                 budget::operation(
                     "coalescing",
                     || self.to_string(),
-                    || $t {
-                        space: self.space.clone(),
-                        parts: super::coalesce::coalesce(self.parts.clone()),
+                    || {
+                        Ok($t {
+                            space: self.space.clone(),
+                            parts: super::coalesce::coalesce(self.parts.clone())?,
+                        })
                     },
                 )
             }
@@ -222,39 +283,73 @@ macro_rules! common_ops {
                 c.simplify()
             }
 
-            /// Exact integer emptiness, over all parameter values.
+            /// Exact integer emptiness, over all parameter values. (Within a spent work
+            /// budget: `true`; see [`budget`].)
             pub fn is_empty(&self) -> bool {
+                budget::settle(|| self.try_is_empty(), || true)
+            }
+
+            /// [`Self::is_empty`], or the refusal of the work budget.
+            pub fn try_is_empty(&self) -> Budgeted<bool> {
                 budget::operation(
                     "emptiness test",
                     || self.to_string(),
-                    || self.parts.iter().all(Basic::is_empty),
+                    || {
+                        for b in &self.parts {
+                            if !b.try_is_empty()? {
+                                return Ok(false);
+                            }
+                        }
+                        Ok(true)
+                    },
                 )
             }
 
-            /// `self ⊆ other`, for all parameter values.
+            /// `self ⊆ other`, for all parameter values. (Within a spent work budget:
+            /// `true`; see [`budget`].)
             pub fn is_subset(&self, other: &$t) -> bool {
-                self.subtract(other).is_empty()
+                budget::settle(|| self.try_is_subset(other), || true)
             }
 
-            /// Same points for all parameter values.
+            /// [`Self::is_subset`], or the refusal of the work budget.
+            pub fn try_is_subset(&self, other: &$t) -> Budgeted<bool> {
+                self.try_subtract(other)?.try_is_empty()
+            }
+
+            /// Same points for all parameter values. (Within a spent work budget: `true`;
+            /// see [`budget`].)
             pub fn is_equal(&self, other: &$t) -> bool {
-                self.is_subset(other) && other.is_subset(self)
+                budget::settle(|| self.try_is_equal(other), || true)
             }
 
-            /// One integer point with the parameter values it was found for.
+            /// [`Self::is_equal`], or the refusal of the work budget.
+            pub fn try_is_equal(&self, other: &$t) -> Budgeted<bool> {
+                Ok(self.try_is_subset(other)? && other.try_is_subset(self)?)
+            }
+
+            /// One integer point with the parameter values it was found for. (Within a
+            /// spent work budget: none; see [`budget`].)
             pub fn sample(&self) -> Option<Point> {
+                budget::settle(|| self.try_sample(), || None)
+            }
+
+            /// [`Self::sample`], or the refusal of the work budget.
+            pub fn try_sample(&self) -> Budgeted<Option<Point>> {
                 budget::operation(
                     "sampling",
                     || self.to_string(),
                     || {
                         let np = self.space.n_param();
                         let nd = self.space.n_dim();
-                        self.parts.iter().find_map(|b| {
-                            b.sample().map(|v| Point {
-                                params: v[..np].to_vec(),
-                                coords: v[np..np + nd].to_vec(),
-                            })
-                        })
+                        for b in &self.parts {
+                            if let Some(v) = b.try_sample()? {
+                                return Ok(Some(Point {
+                                    params: v[..np].to_vec(),
+                                    coords: v[np..np + nd].to_vec(),
+                                }));
+                            }
+                        }
+                        Ok(None)
                     },
                 )
             }
@@ -263,25 +358,37 @@ macro_rules! common_ops {
             /// parameter values for which the set is non-empty, then the smallest point for
             /// them. A column unbounded below takes the value of some witness instead (so the
             /// answer is always a real point). `None` when empty.
+            /// (Within a spent work budget: none; see [`budget`].)
             pub fn lexmin_with_params(&self) -> Option<Point> {
+                budget::settle(|| self.try_lexmin_with_params(), || None)
+            }
+
+            /// [`Self::lexmin_with_params`], or the refusal of the work budget.
+            pub fn try_lexmin_with_params(&self) -> Budgeted<Option<Point>> {
                 let np = self.space.n_param();
                 let nd = self.space.n_dim();
                 let mut best: Option<Vec<Int>> = None;
                 for b in &self.parts {
-                    if let Some(pt) = b.lexmin_prefix(np + nd) {
+                    if let Some(pt) = b.try_lexmin_prefix(np + nd)? {
                         if best.as_ref().is_none_or(|b| pt < *b) {
                             best = Some(pt);
                         }
                     }
                 }
-                best.map(|v| Point {
+                Ok(best.map(|v| Point {
                     params: v[..np].to_vec(),
                     coords: v[np..].to_vec(),
-                })
+                }))
             }
 
             /// Simplifies every part, drops empty parts and parts contained in another part.
+            /// (Within a spent work budget: the same parts; see [`budget`].)
             pub fn simplify(&self) -> $t {
+                budget::settle(|| self.try_simplify(), || self.clone())
+            }
+
+            /// [`Self::simplify`], or the refusal of the work budget.
+            pub fn try_simplify(&self) -> Budgeted<$t> {
                 budget::operation(
                     "simplification",
                     || self.to_string(),
@@ -289,7 +396,7 @@ macro_rules! common_ops {
                         let mut parts: Vec<Basic> = vec![];
                         for b in &self.parts {
                             let mut b = b.clone();
-                            if b.simplify() && !parts.contains(&b) {
+                            if b.try_simplify()? && !parts.contains(&b) {
                                 parts.push(b);
                             }
                         }
@@ -300,7 +407,7 @@ macro_rules! common_ops {
                                 if i != j
                                     && keep[j]
                                     && keep[i]
-                                    && basic_subset(&parts[i], &parts[j])
+                                    && basic_subset(&parts[i], &parts[j])?
                                 {
                                     keep[i] = false;
                                 }
@@ -311,10 +418,10 @@ macro_rules! common_ops {
                             .zip(keep)
                             .filter_map(|(b, k)| k.then_some(b))
                             .collect();
-                        $t {
+                        Ok($t {
                             space: self.space.clone(),
                             parts,
-                        }
+                        })
                     },
                 )
             }
@@ -330,10 +437,21 @@ macro_rules! common_ops {
             }
 
             /// Does the union contain this point (parameter values and coordinates)?
+            /// (Within a spent work budget: `false`; see [`budget`].)
             pub fn contains(&self, p: &Point) -> bool {
+                budget::settle(|| self.try_contains(p), || false)
+            }
+
+            /// [`Self::contains`], or the refusal of the work budget.
+            pub fn try_contains(&self, p: &Point) -> Budgeted<bool> {
                 let mut v = p.params.clone();
                 v.extend(p.coords.iter().cloned());
-                self.parts.iter().any(|b| b.contains(&v))
+                for b in &self.parts {
+                    if b.try_contains(&v)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
             }
 
             /// Adds a conjunction of extra constraints to every part (rows over
@@ -383,18 +501,24 @@ fn check_shape(a: &Space, b: &Space, op: &str) {
     );
 }
 
-fn basic_subset(a: &Basic, b: &Basic) -> bool {
-    b.make_divs_known()
-        .iter()
-        .try_fold(vec![a.clone()], |cur, y| {
-            let next: Vec<Basic> = cur.iter().flat_map(|x| x.subtract(y)).collect();
-            if next.is_empty() {
-                Err(())
-            } else {
-                Ok(next)
-            }
-        })
-        .map_or(true, |rest| rest.iter().all(Basic::is_empty))
+fn basic_subset(a: &Basic, b: &Basic) -> Budgeted<bool> {
+    let mut cur = vec![a.clone()];
+    for y in &b.try_make_divs_known()? {
+        let mut next: Vec<Basic> = vec![];
+        for x in &cur {
+            next.extend(x.try_subtract(y)?);
+        }
+        if next.is_empty() {
+            return Ok(true);
+        }
+        cur = next;
+    }
+    for x in &cur {
+        if !x.try_is_empty()? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 fn align(space: &Space, parts: &[Basic], params: &[String]) -> (Space, Vec<Basic>) {
@@ -441,7 +565,20 @@ impl Set {
     }
 
     /// Projects out `n` dimensions starting at `pos` (exactly: they become existential).
+    /// (Within a spent work budget: empty; see [`budget`].)
     pub fn project_out(&self, pos: usize, n: usize) -> Set {
+        budget::settle(
+            || self.try_project_out(pos, n),
+            || {
+                let mut space = self.space.clone();
+                space.range.dims.drain(pos..pos + n);
+                Set::empty(space)
+            },
+        )
+    }
+
+    /// [`Self::project_out`], or the refusal of the work budget.
+    pub fn try_project_out(&self, pos: usize, n: usize) -> Budgeted<Set> {
         budget::operation(
             "projection",
             || self.to_string(),
@@ -449,19 +586,34 @@ impl Set {
                 let mut space = self.space.clone();
                 space.range.dims.drain(pos..pos + n);
                 let parts = self.parts.iter().map(|b| b.project_dims(pos, n)).collect();
-                Set { space, parts }.tidy()
+                Set { space, parts }.try_tidy()
             },
         )
     }
 
-    /// The image of the set under a map.
+    /// The image of the set under a map. (Within a spent work budget: empty; see
+    /// [`budget`].)
     pub fn apply(&self, map: &Map) -> Set {
-        map.intersect_domain(self).range()
+        budget::settle(|| self.try_apply(map), || map.empty_range(self))
     }
 
-    /// The preimage of the set under a map: `{ x : map(x) ∩ self ≠ ∅ }`.
+    /// [`Self::apply`], or the refusal of the work budget.
+    pub fn try_apply(&self, map: &Map) -> Budgeted<Set> {
+        map.try_intersect_domain(self)?.try_range()
+    }
+
+    /// The preimage of the set under a map: `{ x : map(x) ∩ self ≠ ∅ }`. (Within a spent
+    /// work budget: empty; see [`budget`].)
     pub fn preimage(&self, map: &Map) -> Set {
-        map.intersect_range(self).domain()
+        budget::settle(
+            || self.try_preimage(map),
+            || map.inverse().empty_range(self),
+        )
+    }
+
+    /// [`Self::preimage`], or the refusal of the work budget.
+    pub fn try_preimage(&self, map: &Map) -> Budgeted<Set> {
+        map.try_intersect_range(self)?.try_domain()
     }
 
     /// Cartesian product `[a] × [b] → [a, b]`.
@@ -490,8 +642,24 @@ impl Set {
         Set { space, parts }
     }
 
-    /// The identity map on this set's space, restricted to the set.
+    /// The identity map on this set's space, restricted to the set. (Within a spent work
+    /// budget: empty; see [`budget`].)
     pub fn identity(&self) -> Map {
+        budget::settle(
+            || self.try_identity(),
+            || {
+                let space = Space {
+                    params: self.space.params.clone(),
+                    domain: Some(self.space.range.clone()),
+                    range: self.space.range.clone(),
+                };
+                Map::empty(space)
+            },
+        )
+    }
+
+    /// [`Self::identity`], or the refusal of the work budget.
+    pub fn try_identity(&self) -> Budgeted<Map> {
         let n = self.n_dim();
         let space = Space {
             params: self.space.params.clone(),
@@ -505,28 +673,38 @@ impl Set {
             r[b.col_dim(n + i)] = Int::from(-1);
             b.add_eq(r);
         }
-        Map::from_basic(space, b).intersect_domain(self)
+        Map::from_basic(space, b).try_intersect_domain(self)
     }
 
     /// Every integer point, in lexicographic order. Every parameter must be fixed (by
     /// `fix_param` or by the set's own constraints) and the set must be bounded.
+    /// (Within a spent work budget: no point; see [`budget`].)
     pub fn points(&self, limit: usize) -> Result<Vec<Vec<Int>>, BoundError> {
-        budget::operation("enumeration", || self.to_string(), || self.points_in(limit))
+        budget::settle(|| self.try_points(limit), || Ok(vec![]))
     }
 
-    fn points_in(&self, limit: usize) -> Result<Vec<Vec<Int>>, BoundError> {
+    /// [`Self::points`], or the refusal of the work budget.
+    pub fn try_points(&self, limit: usize) -> Budgeted<Result<Vec<Vec<Int>>, BoundError>> {
+        budget::operation(
+            "enumeration",
+            || self.to_string(),
+            || split(self.points_in(limit)),
+        )
+    }
+
+    fn points_in(&self, limit: usize) -> Result<Vec<Vec<Int>>, Fail> {
         let mut out: BTreeSet<Vec<Int>> = BTreeSet::new();
         let np = self.space.n_param();
         for b in &self.parts {
             let p = b.to_problem();
-            if !omega::is_feasible(&p) {
+            if !omega::try_is_feasible(&p)? {
                 continue;
             }
             // Parameters must be pinned down.
             for i in 0..np {
-                let (lo, hi) = omega::exact_range(&p, 1 + i);
+                let (lo, hi) = omega::try_exact_range(&p, 1 + i)?;
                 if lo.is_none() || hi.is_none() || lo != hi {
-                    return Err(BoundError::FreeParams(free_params(self, &p)));
+                    return Err(BoundError::FreeParams(free_params(self, &p)?).into());
                 }
             }
             let mut prefix = vec![];
@@ -553,34 +731,46 @@ impl Set {
         self.lex_opt_point(true)
     }
 
+    /// (Within a spent work budget: none; see [`budget`].)
     fn lex_opt_point(&self, max: bool) -> Result<Option<Vec<Int>>, BoundError> {
-        let name = if max { "lexmax" } else { "lexmin" };
-        budget::operation(name, || self.to_string(), || self.lex_opt_point_in(max))
+        budget::settle(|| self.try_lex_opt_point(max), || Ok(None))
     }
 
-    fn lex_opt_point_in(&self, max: bool) -> Result<Option<Vec<Int>>, BoundError> {
+    /// [`Self::lexmin_point`] (`max` false) or [`Self::lexmax_point`], or the refusal of
+    /// the work budget.
+    pub fn try_lex_opt_point(&self, max: bool) -> Budgeted<Result<Option<Vec<Int>>, BoundError>> {
+        let name = if max { "lexmax" } else { "lexmin" };
+        budget::operation(
+            name,
+            || self.to_string(),
+            || split(self.lex_opt_point_in(max)),
+        )
+    }
+
+    fn lex_opt_point_in(&self, max: bool) -> Result<Option<Vec<Int>>, Fail> {
         let np = self.space.n_param();
         let mut best: Option<Vec<Int>> = None;
         for b in &self.parts {
             let mut p = b.to_problem();
-            if !omega::is_feasible(&p) {
+            if !omega::try_is_feasible(&p)? {
                 continue;
             }
             for i in 0..np {
-                let (lo, hi) = omega::exact_range(&p, 1 + i);
+                let (lo, hi) = omega::try_exact_range(&p, 1 + i)?;
                 if lo.is_none() || hi.is_none() || lo != hi {
-                    return Err(BoundError::FreeParams(free_params(self, &p)));
+                    return Err(BoundError::FreeParams(free_params(self, &p)?).into());
                 }
             }
             let mut pt = vec![];
             for d in 0..self.n_dim() {
                 let col = 1 + np + d;
-                let (lo, hi) = omega::exact_range(&p, col);
+                let (lo, hi) = omega::try_exact_range(&p, col)?;
                 let v = if max { hi } else { lo };
                 let Some(v) = v else {
                     return Err(BoundError::Unbounded {
                         dim: self.space.range.dims[d].clone(),
-                    });
+                    }
+                    .into());
                 };
                 let mut r = vec![Int::ZERO; p.n + 1];
                 r[col] = Int::ONE;
@@ -610,16 +800,28 @@ impl Set {
         self.lex_opt(true)
     }
 
+    /// (Within a spent work budget: empty; see [`budget`].)
     fn lex_opt(&self, max: bool) -> Result<Set, BoundError> {
+        budget::settle(
+            || self.try_lex_opt(max),
+            || Ok(Set::empty(self.space.clone())),
+        )
+    }
+
+    /// [`Self::lexmin`] (`max` false) or [`Self::lexmax`], or the refusal of the work
+    /// budget.
+    pub fn try_lex_opt(&self, max: bool) -> Budgeted<Result<Set, BoundError>> {
         budget::operation(
             if max { "lexmax" } else { "lexmin" },
             || self.to_string(),
             || {
-                self.check_bounded(!max, max)?;
-                Ok(match self.lex_opt_pip(max) {
+                if let Err(e) = self.try_check_bounded(!max, max)? {
+                    return Ok(Err(e));
+                }
+                Ok(Ok(match self.try_lex_opt_pip(max)? {
                     Some(s) => s,
-                    None => self.lex_opt_by_subtraction(max),
-                })
+                    None => self.try_lex_opt_by_subtraction(max)?,
+                }))
             },
         )
     }
@@ -630,14 +832,18 @@ impl Set {
     /// caller checks boundedness first.
     #[doc(hidden)]
     pub fn lex_opt_pip(&self, max: bool) -> Option<Set> {
-        let parts = pip::lexopt(&self.parts, max).ok()?;
-        Some(
-            Set {
-                space: self.space.clone(),
-                parts,
-            }
-            .tidy_nonempty(),
-        )
+        budget::settle(|| self.try_lex_opt_pip(max), || None)
+    }
+
+    fn try_lex_opt_pip(&self, max: bool) -> Budgeted<Option<Set>> {
+        let Ok(parts) = pip::try_lexopt(&self.parts, max)? else {
+            return Ok(None);
+        };
+        let set = Set {
+            space: self.space.clone(),
+            parts,
+        };
+        Ok(Some(set.tidy_parts(false)?))
     }
 
     /// Parametric lexicographic optimum as `S \ { x : ∃ y ∈ S, y ≺ x }`: exact but
@@ -645,28 +851,41 @@ impl Set {
     /// a test oracle).
     #[doc(hidden)]
     pub fn lex_opt_by_subtraction(&self, max: bool) -> Set {
+        budget::settle(
+            || self.try_lex_opt_by_subtraction(max),
+            || Set::empty(self.space.clone()),
+        )
+    }
+
+    fn try_lex_opt_by_subtraction(&self, max: bool) -> Budgeted<Set> {
         let order = if max {
             Map::lex_gt(self.space.params.clone(), self.space.range.clone())
         } else {
             Map::lex_lt(self.space.params.clone(), self.space.range.clone())
         };
-        let dominated = self.apply(&order);
-        self.subtract(&dominated)
+        let dominated = self.try_apply(&order)?;
+        self.try_subtract(&dominated)
     }
 
     /// Checks (rationally, which is exact for non-empty sets) that every dimension has a
     /// lower (`lower`) and/or upper (`upper`) bound in terms of the parameters.
+    /// (Within a spent work budget: `Ok`; see [`budget`].)
     pub fn check_bounded(&self, lower: bool, upper: bool) -> Result<(), BoundError> {
+        budget::settle(|| self.try_check_bounded(lower, upper), || Ok(()))
+    }
+
+    /// [`Self::check_bounded`], or the refusal of the work budget.
+    pub fn try_check_bounded(&self, lower: bool, upper: bool) -> Budgeted<Result<(), BoundError>> {
         let np = self.space.n_param();
         for b in &self.parts {
             let p = b.to_problem();
-            if !omega::is_feasible(&p) {
+            if !omega::try_is_feasible(&p)? {
                 continue;
             }
             for d in 0..self.n_dim() {
                 let col = 1 + np + d;
                 let keep: Vec<usize> = (1..=np).chain(std::iter::once(col)).collect();
-                let rows = row::project_rational(&p, &keep);
+                let rows = row::project_rational(&p, &keep)?;
                 let has = |pos: bool| {
                     rows.iter().any(|r| {
                         if pos {
@@ -677,24 +896,25 @@ impl Set {
                     })
                 };
                 if (lower && !has(true)) || (upper && !has(false)) {
-                    return Err(BoundError::Unbounded {
+                    return Ok(Err(BoundError::Unbounded {
                         dim: self.space.range.dims[d].clone(),
-                    });
+                    }));
                 }
             }
         }
-        Ok(())
+        Ok(Ok(()))
     }
 }
 
-fn free_params(s: &Set, p: &Problem) -> Vec<String> {
-    (0..s.space.n_param())
-        .filter(|&i| {
-            let (lo, hi) = omega::exact_range(p, 1 + i);
-            lo.is_none() || hi.is_none() || lo != hi
-        })
-        .map(|i| s.space.params[i].clone())
-        .collect()
+fn free_params(s: &Set, p: &Problem) -> Budgeted<Vec<String>> {
+    let mut out = vec![];
+    for i in 0..s.space.n_param() {
+        let (lo, hi) = omega::try_exact_range(p, 1 + i)?;
+        if lo.is_none() || hi.is_none() || lo != hi {
+            out.push(s.space.params[i].clone());
+        }
+    }
+    Ok(out)
 }
 
 fn enumerate(
@@ -705,21 +925,22 @@ fn enumerate(
     out: &mut BTreeSet<Vec<Int>>,
     limit: usize,
     names: &[String],
-) -> Result<(), BoundError> {
+) -> Result<(), Fail> {
     let d = prefix.len();
     if d == nd {
         out.insert(prefix.clone());
         if out.len() > limit {
-            return Err(BoundError::TooMany { limit });
+            return Err(BoundError::TooMany { limit }.into());
         }
         return Ok(());
     }
     let col = 1 + np + d;
-    let (lo, hi) = omega::exact_range(p, col);
+    let (lo, hi) = omega::try_exact_range(p, col)?;
     let (Some(lo), Some(hi)) = (lo, hi) else {
         return Err(BoundError::Unbounded {
             dim: names[d].clone(),
-        });
+        }
+        .into());
     };
     let mut v = lo;
     while v <= hi {
@@ -728,7 +949,7 @@ fn enumerate(
         r[col] = Int::ONE;
         r[0] = -&v;
         q.eqs.push(r);
-        if omega::is_feasible(&q) {
+        if omega::try_is_feasible(&q)? {
             prefix.push(v.clone());
             enumerate(&q, np, nd, prefix, out, limit, names)?;
             prefix.pop();
@@ -854,8 +1075,33 @@ impl Map {
         Map { space, parts }
     }
 
-    /// The set of inputs that have an image.
+    /// The empty set over this map's outputs, with the parameters of `self` and `set` (the
+    /// placeholder image of `set` within a spent work budget; see [`budget`]).
+    fn empty_range(&self, set: &Set) -> Set {
+        Set::empty(Space {
+            params: self.space.merged_params(&set.space),
+            domain: None,
+            range: self.space.range.clone(),
+        })
+    }
+
+    /// The set of inputs that have an image. (Within a spent work budget: empty; see
+    /// [`budget`].)
     pub fn domain(&self) -> Set {
+        budget::settle(
+            || self.try_domain(),
+            || {
+                Set::empty(Space {
+                    params: self.space.params.clone(),
+                    domain: None,
+                    range: self.space.domain.clone().expect("map"),
+                })
+            },
+        )
+    }
+
+    /// [`Self::domain`], or the refusal of the work budget.
+    pub fn try_domain(&self) -> Budgeted<Set> {
         let ni = self.n_in();
         let parts = self
             .parts
@@ -870,16 +1116,34 @@ impl Map {
             },
             parts,
         }
-        .tidy()
+        .try_tidy()
     }
 
-    /// The set of outputs.
+    /// The set of outputs. (Within a spent work budget: empty; see [`budget`].)
     pub fn range(&self) -> Set {
         self.inverse().domain()
     }
 
-    /// Restricts the inputs to a set.
+    /// [`Self::range`], or the refusal of the work budget.
+    pub fn try_range(&self) -> Budgeted<Set> {
+        self.inverse().try_domain()
+    }
+
+    /// Restricts the inputs to a set. (Within a spent work budget: empty; see
+    /// [`budget`].)
     pub fn intersect_domain(&self, set: &Set) -> Map {
+        budget::settle(
+            || self.try_intersect_domain(set),
+            || {
+                let mut space = self.space.clone();
+                space.params = self.space.merged_params(&set.space);
+                Map::empty(space)
+            },
+        )
+    }
+
+    /// [`Self::intersect_domain`], or the refusal of the work budget.
+    pub fn try_intersect_domain(&self, set: &Set) -> Budgeted<Map> {
         assert_eq!(
             set.n_dim(),
             self.n_in(),
@@ -895,24 +1159,45 @@ impl Map {
                 let mut y = y.clone();
                 y.insert_dims(y.n_dim, no);
                 let mut z = x.intersect(&y);
-                if z.normalize() && !z.is_empty() {
+                if z.normalize() && !z.try_is_empty()? {
                     parts.push(z);
                 }
             }
         }
-        Map {
+        Ok(Map {
             space: m.space,
             parts,
-        }
+        })
     }
 
-    /// Restricts the outputs to a set.
+    /// Restricts the outputs to a set. (Within a spent work budget: empty; see
+    /// [`budget`].)
     pub fn intersect_range(&self, set: &Set) -> Map {
         self.inverse().intersect_domain(set).inverse()
     }
 
+    /// [`Self::intersect_range`], or the refusal of the work budget.
+    pub fn try_intersect_range(&self, set: &Set) -> Budgeted<Map> {
+        Ok(self.inverse().try_intersect_domain(set)?.inverse())
+    }
+
     /// `{ x -> z : ∃ y, x -> y ∈ self ∧ y -> z ∈ next }` (apply `self` first, then `next`).
+    /// (Within a spent work budget: empty; see [`budget`].)
     pub fn apply_range(&self, next: &Map) -> Map {
+        budget::settle(
+            || self.try_apply_range(next),
+            || {
+                Map::empty(Space {
+                    params: self.space.merged_params(&next.space),
+                    domain: self.space.domain.clone(),
+                    range: next.space.range.clone(),
+                })
+            },
+        )
+    }
+
+    /// [`Self::apply_range`], or the refusal of the work budget.
+    pub fn try_apply_range(&self, next: &Map) -> Budgeted<Map> {
         budget::operation(
             "composition",
             || self.to_string(),
@@ -941,7 +1226,7 @@ impl Map {
                     },
                     parts,
                 }
-                .tidy()
+                .try_tidy()
             },
         )
     }
@@ -956,23 +1241,31 @@ impl Map {
     }
 
     /// Is every input mapped to at most one output? (exact, for all parameter values)
+    /// (Within a spent work budget: `true`; see [`budget`].)
     pub fn is_single_valued(&self) -> bool {
         self.inverse().is_injective()
     }
 
-    /// Does no output come from two different inputs?
+    /// Does no output come from two different inputs? (Within a spent work budget: `true`;
+    /// see [`budget`].)
     pub fn is_injective(&self) -> bool {
         self.injectivity_witness().is_none()
     }
 
     /// Two different inputs with a common output, as `[x1.., x2..]` over parameters, if any.
+    /// (Within a spent work budget: none; see [`budget`].)
     pub fn injectivity_witness(&self) -> Option<Point> {
+        budget::settle(|| self.try_injectivity_witness(), || None)
+    }
+
+    /// [`Self::injectivity_witness`], or the refusal of the work budget.
+    pub fn try_injectivity_witness(&self) -> Budgeted<Option<Point>> {
         budget::operation(
             "injectivity test",
             || self.to_string(),
             || {
                 // { x1 -> x2 : f(x1) = f(x2), x1 ≠ x2 }
-                let collide = self.apply_range(&self.inverse());
+                let collide = self.try_apply_range(&self.inverse())?;
                 let space = collide.space.clone();
                 let ne =
                     Map::lex_lt(space.params.clone(), space.domain.clone().expect("map")).union(
@@ -982,7 +1275,7 @@ impl Map {
                     space: space.clone(),
                     parts: ne.parts,
                 };
-                collide.intersect(&ne).sample()
+                collide.try_intersect(&ne)?.try_sample()
             },
         )
     }

@@ -32,7 +32,7 @@
 //! unknowns (Feautrier's parametric integer programming; isl's `isl_tab_pip.c` uses the same
 //! scheme). An unknown whose value still has `M` in it is unbounded below.
 
-use super::budget;
+use super::budget::{self, Budgeted};
 use super::int::{gcd_all, Int};
 use super::row::{divide_exact, Row};
 use std::fmt;
@@ -151,8 +151,14 @@ impl Lp {
         self.n
     }
 
-    /// Does the polyhedron have a rational point?
+    /// Does the polyhedron have a rational point? (Within a spent work budget: `false`;
+    /// see [`budget`].)
     pub fn is_feasible(&self) -> bool {
+        budget::settle(|| self.try_is_feasible(), || false)
+    }
+
+    /// [`Self::is_feasible`], or the refusal of the work budget.
+    pub fn try_is_feasible(&self) -> Budgeted<bool> {
         let mut t = Tableau::new(self.n, 0);
         for r in &self.eqs {
             t.add_eq(r, &[]);
@@ -165,6 +171,11 @@ impl Lp {
 
     /// A rational point, when there is one (the lexicographically smallest).
     pub fn sample(&self) -> Option<Vec<Rat>> {
+        budget::settle(|| self.try_sample(), || None)
+    }
+
+    /// [`Self::sample`], or the refusal of the work budget.
+    pub fn try_sample(&self) -> Budgeted<Option<Vec<Rat>>> {
         let mut t = Tableau::new(self.n, 0);
         for r in &self.eqs {
             t.add_eq(r, &[]);
@@ -172,15 +183,20 @@ impl Lp {
         for r in &self.ineqs {
             t.add_ineq(r, &[]);
         }
-        if !t.solve_rational() {
-            return None;
+        if !t.solve_rational()? {
+            return Ok(None);
         }
         // Lexicographic minimum; a coordinate unbounded below is not a point.
-        (0..self.n).map(|i| t.unknown_value(i)).collect()
+        Ok((0..self.n).map(|i| t.unknown_value(i)).collect())
     }
 
     /// The minimum of `c + a·x` (`obj = [c, a1..an]`).
     pub fn min(&self, obj: &[Int]) -> Optimum {
+        budget::settle(|| self.try_min(obj), || Optimum::Infeasible)
+    }
+
+    /// [`Self::min`], or the refusal of the work budget.
+    pub fn try_min(&self, obj: &[Int]) -> Budgeted<Optimum> {
         debug_assert_eq!(obj.len(), self.n + 1);
         // Unknowns: z first (minimised before anything else), then x; z - a·x - c = 0.
         let mut t = Tableau::new(self.n + 1, 0);
@@ -202,56 +218,76 @@ impl Lp {
         for r in &self.ineqs {
             t.add_ineq(&lift(r), &[]);
         }
-        if !t.solve_rational() {
-            return Optimum::Infeasible;
+        if !t.solve_rational()? {
+            return Ok(Optimum::Infeasible);
         }
-        match t.unknown_value(0) {
+        Ok(match t.unknown_value(0) {
             Some(v) => Optimum::Value(v),
             None => Optimum::Unbounded,
-        }
+        })
     }
 
     /// The maximum of `c + a·x`.
     pub fn max(&self, obj: &[Int]) -> Optimum {
+        budget::settle(|| self.try_max(obj), || Optimum::Infeasible)
+    }
+
+    /// [`Self::max`], or the refusal of the work budget.
+    pub fn try_max(&self, obj: &[Int]) -> Budgeted<Optimum> {
         let neg: Row = obj.iter().map(|v| -v).collect();
-        match self.min(&neg) {
+        Ok(match self.try_min(&neg)? {
             Optimum::Value(v) => Optimum::Value(Rat::new(-v.num, v.den)),
             o => o,
-        }
+        })
     }
 
     /// The rational range of `c + a·x`: `(min, max)`, `None` for an unbounded side; `None`
     /// altogether when the polyhedron is empty.
     pub fn range(&self, obj: &[Int]) -> Option<(Option<Rat>, Option<Rat>)> {
-        let lo = match self.min(obj) {
-            Optimum::Infeasible => return None,
+        budget::settle(|| self.try_range(obj), || None)
+    }
+
+    /// [`Self::range`], or the refusal of the work budget.
+    pub fn try_range(&self, obj: &[Int]) -> Budgeted<Option<(Option<Rat>, Option<Rat>)>> {
+        let lo = match self.try_min(obj)? {
+            Optimum::Infeasible => return Ok(None),
             Optimum::Unbounded => None,
             Optimum::Value(v) => Some(v),
         };
-        let hi = match self.max(obj) {
-            Optimum::Infeasible => return None,
+        let hi = match self.try_max(obj)? {
+            Optimum::Infeasible => return Ok(None),
             Optimum::Unbounded => None,
             Optimum::Value(v) => Some(v),
         };
-        Some((lo, hi))
+        Ok(Some((lo, hi)))
     }
 
     /// Is inequality `k` implied by the other constraints (over the rationals, hence also
     /// over the integers)? An infeasible remainder implies everything.
     pub fn is_redundant(&self, k: usize) -> bool {
+        budget::settle(|| self.try_is_redundant(k), || false)
+    }
+
+    /// [`Self::is_redundant`], or the refusal of the work budget.
+    pub fn try_is_redundant(&self, k: usize) -> Budgeted<bool> {
         let mut others = self.clone();
         let r = others.ineqs.remove(k);
-        match others.min(&r) {
+        Ok(match others.try_min(&r)? {
             Optimum::Infeasible => true,
             Optimum::Unbounded => false,
             Optimum::Value(v) => !v.num.is_negative(),
-        }
+        })
     }
 
     /// Indices of inequalities that can all be dropped together without changing the
     /// polyhedron: each is implied by the rows that remain (checked one by one, dropping as
     /// it goes, so of two identical rows only one goes).
     pub fn redundant_rows(&self) -> Vec<usize> {
+        budget::settle(|| self.try_redundant_rows(), Vec::new)
+    }
+
+    /// [`Self::redundant_rows`], or the refusal of the work budget.
+    pub fn try_redundant_rows(&self) -> Budgeted<Vec<usize>> {
         let mut keep: Vec<usize> = (0..self.ineqs.len()).collect();
         let mut out = vec![];
         let mut i = 0;
@@ -263,7 +299,7 @@ impl Lp {
                 .map(|&j| self.ineqs[j].clone())
                 .collect();
             let others = Lp::new(self.n, &self.eqs, &rest);
-            let implied = match others.min(&self.ineqs[k]) {
+            let implied = match others.try_min(&self.ineqs[k])? {
                 Optimum::Infeasible => true,
                 Optimum::Unbounded => false,
                 Optimum::Value(v) => !v.num.is_negative(),
@@ -275,7 +311,7 @@ impl Lp {
                 i += 1;
             }
         }
-        out
+        Ok(out)
     }
 }
 
@@ -436,7 +472,7 @@ impl Tableau {
     /// One dual simplex step on a row with a negative constant: pivots on the column with
     /// the lexicographically smallest increment. Returns `false` when the row has no
     /// positive entry (the constraint cannot be satisfied).
-    pub(crate) fn pivot_negative_row(&mut self, r: usize) -> bool {
+    pub(crate) fn pivot_negative_row(&mut self, r: usize) -> Budgeted<bool> {
         let row = &self.rows[r];
         let mut best: Option<usize> = None;
         for j in 0..self.n_unknown {
@@ -455,10 +491,10 @@ impl Tableau {
             });
         }
         match best {
-            None => false,
+            None => Ok(false),
             Some(j) => {
-                self.pivot(r, j);
-                true
+                self.pivot(r, j)?;
+                Ok(true)
             }
         }
     }
@@ -489,8 +525,8 @@ impl Tableau {
     }
 
     /// Exchanges the basic variable of row `r` with the non-basic variable of column `j`.
-    fn pivot(&mut self, r: usize, j: usize) {
-        budget::tick(1 + self.rows.len() as u64);
+    fn pivot(&mut self, r: usize, j: usize) -> Budgeted<()> {
+        budget::tick(1 + self.rows.len() as u64)?;
         let cj = OFF + j;
         let old = std::mem::take(&mut self.rows[r]);
         let mut nr: Vec<Int> = old.iter().map(|v| -v).collect();
@@ -525,19 +561,20 @@ impl Tableau {
         self.col_var[j] = vr;
         self.pos[vc] = Pos::Row(r);
         self.pos[vr] = Pos::Col(j);
+        Ok(())
     }
 
     /// Runs the dual simplex to a rational lexicographic minimum when there are no
     /// parameters. Returns `false` if infeasible.
-    pub(crate) fn solve_rational(&mut self) -> bool {
+    pub(crate) fn solve_rational(&mut self) -> Budgeted<bool> {
         debug_assert_eq!(self.n_param, 0);
         loop {
             let neg = (0..self.rows.len()).find(|&r| self.fixed_sign(r) == Some(Sign::Neg));
             let Some(r) = neg else {
-                return true;
+                return Ok(true);
             };
-            if !self.pivot_negative_row(r) {
-                return false;
+            if !self.pivot_negative_row(r)? {
+                return Ok(false);
             }
         }
     }

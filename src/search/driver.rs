@@ -476,17 +476,23 @@ pub fn build(
     let all: Vec<usize> = (0..legal.edges.len()).collect();
     let n = legal.layout.iters.len();
     legal.build_classes(classes, |c| {
-        memo.entry((kind, c.to_vec()))
-            .or_insert_with(|| {
-                let mut b = Built::empty(n, c.to_vec());
-                match kind {
-                    Kind::Bands => legal.build_group(c, &all, &mut b),
-                    Kind::Fused => legal.fuse_group(c, &all, &mut b),
-                    Kind::Recipe => return Err("a recipe is not built per class".to_string()),
-                }
-                .map(|()| b)
-            })
-            .clone()
+        let key = (kind, c.to_vec());
+        if let Some(built) = memo.get(&key) {
+            return built.clone();
+        }
+        let mut b = Built::empty(n, c.to_vec());
+        let built = match kind {
+            Kind::Bands => legal.build_group(c, &all, &mut b),
+            Kind::Fused => legal.fuse_group(c, &all, &mut b),
+            Kind::Recipe => return Err("a recipe is not built per class".to_string()),
+        }
+        .map(|()| b);
+        // A class built after the work budget ran out holds placeholder answers (see
+        // `presburger::budget`): the scope reports the refusal, and it is not kept.
+        if !budget::spent() {
+            memo.insert(key, built.clone());
+        }
+        built
     })
 }
 
@@ -616,7 +622,11 @@ pub fn search_with(
     };
     // The contractions, for the BLIS recipe (recognised on the kernel as it is).
     let mut found: Vec<Recognised> = vec![];
-    let _ = limited(&mut || found = recipe::contractions(&kernel.scop, &run.program, &run.deps));
+    if limited(&mut || found = recipe::contractions(&kernel.scop, &run.program, &run.deps)).is_err()
+    {
+        // Found after the work budget ran out: placeholders, not contractions.
+        found.clear();
+    }
     let build_seconds = start.elapsed().as_secs_f64();
     let limits = Limits {
         time_limit: settings.time_limit,

@@ -344,6 +344,8 @@ impl Legal {
             }
         };
         loop {
+            // Past the work budget every answer of the core is a placeholder: stop here.
+            crate::presburger::budget::check().map_err(|e| e.to_string())?;
             let lvl = b.rows[group[0]].len();
             let full: Vec<bool> = group.iter().map(|&s| b.rows[s].len() >= depth(s)).collect();
             if full.iter().all(|&f| f) {

@@ -497,8 +497,21 @@ fn combine(r: &Row, s: &Row, k: usize) -> Row {
 
 /// Rational elimination of the columns after `1 + keep` (the multipliers): equalities by
 /// substitution, then Fourier–Motzkin with Kohler's rule. Returns inequalities over
-/// `[1 | kept]` (equalities among them as two inequalities).
-fn eliminate(mut eqs: Vec<Row>, ineqs: Vec<Row>, keep: usize) -> Vec<Row> {
+/// `[1 | kept]` (equalities among them as two inequalities). Within a spent work budget
+/// (or a cancelled run), the row `-1 >= 0`, as for an infeasible system.
+fn eliminate(eqs: Vec<Row>, ineqs: Vec<Row>, keep: usize) -> Vec<Row> {
+    budget::settle(|| try_eliminate(eqs, ineqs, keep), || infeasible(keep))
+}
+
+/// The one row `-1 >= 0` over `[1 | kept]`.
+fn infeasible(keep: usize) -> Vec<Row> {
+    let mut f = vec![Int::ZERO; keep + 1];
+    f[0] = Int::from(-1);
+    vec![f]
+}
+
+/// [`eliminate`], or the refusal of the work budget.
+fn try_eliminate(mut eqs: Vec<Row>, ineqs: Vec<Row>, keep: usize) -> budget::Budgeted<Vec<Row>> {
     let width = eqs.first().or(ineqs.first()).map_or(1 + keep, |r| r.len());
     // Each inequality with the set of original inequalities it combines.
     let mut rows: Vec<(Row, BTreeSet<usize>)> = ineqs
@@ -527,7 +540,7 @@ fn eliminate(mut eqs: Vec<Row>, ineqs: Vec<Row>, keep: usize) -> Vec<Row> {
     }
     let mut eliminated = 0usize;
     loop {
-        rows = dedup(rows);
+        rows = dedup(rows)?;
         // The multiplier whose elimination adds fewest rows.
         let cost = |k: usize| {
             let l = rows.iter().filter(|(r, _)| r[k].is_positive()).count();
@@ -548,7 +561,7 @@ fn eliminate(mut eqs: Vec<Row>, ineqs: Vec<Row>, keep: usize) -> Vec<Row> {
             for (u, hu) in &hi {
                 // Not a counted step (the budget stays what it was), but a point where a
                 // cancelled run (the search's time limit, `budget::with_cancel`) stops.
-                budget::tick(0);
+                budget::tick(0)?;
                 let h: BTreeSet<usize> = hl.union(hu).copied().collect();
                 if h.len() > eliminated + 1 {
                     continue;
@@ -573,9 +586,7 @@ fn eliminate(mut eqs: Vec<Row>, ineqs: Vec<Row>, keep: usize) -> Vec<Row> {
         if r[1..].iter().all(|v| v.is_zero()) {
             if r[0].is_negative() {
                 // Infeasible: the edge's form can never be non-negative.
-                let mut f = vec![Int::ZERO; keep + 1];
-                f[0] = Int::from(-1);
-                return vec![f];
+                return Ok(infeasible(keep));
             }
             continue;
         }
@@ -583,15 +594,15 @@ fn eliminate(mut eqs: Vec<Row>, ineqs: Vec<Row>, keep: usize) -> Vec<Row> {
     }
     let mut seen = HashSet::new();
     out.retain(|r| seen.insert(r.clone()));
-    out
+    Ok(out)
 }
 
 /// Drops repeated rows (keeping the smallest history) and rows that are trivially true.
-fn dedup(rows: Vec<(Row, BTreeSet<usize>)>) -> Vec<(Row, BTreeSet<usize>)> {
+fn dedup(rows: Vec<(Row, BTreeSet<usize>)>) -> budget::Budgeted<Vec<(Row, BTreeSet<usize>)>> {
     let mut out: Vec<(Row, BTreeSet<usize>)> = vec![];
     let mut index: std::collections::HashMap<Row, usize> = std::collections::HashMap::new();
     for (r, h) in rows {
-        budget::tick(0);
+        budget::tick(0)?;
         if r[1..].iter().all(|v| v.is_zero()) && !r[0].is_negative() {
             continue;
         }
@@ -607,7 +618,7 @@ fn dedup(rows: Vec<(Row, BTreeSet<usize>)>) -> Vec<(Row, BTreeSet<usize>)> {
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// The rows of an iteration map `S[i] -> [j1 .. jM]` whose every output is an affine
