@@ -222,7 +222,7 @@ pub enum Node {
         id: usize,
         args: Vec<Expr>,
         body: Vec<Seg>,
-        /// The copies whose buffers in memory `text` still names.
+        /// The copies whose buffers in memory `body` still names.
         buffers: Vec<usize>,
     },
     /// `#pragma omp parallel`: a team of threads runs `body`, each with its own copy of

@@ -76,7 +76,7 @@ struct Ctx<'a> {
     pub texts: &'a [Vec<Seg>],
     /// Per statement item: the C names of the arrays and scalars it writes.
     pub writes: &'a [Vec<String>],
-    /// Per statement item: the copies whose buffers its text names.
+    /// Per statement item: the copies whose buffers its body names.
     pub buffers: &'a [BTreeSet<usize>],
     pub lanes: usize,
 }
@@ -614,7 +614,7 @@ impl Pass<'_, '_> {
         self.ctx.buffers[id].contains(&self.block.copy)
     }
 
-    /// The buffers other than the block's that statement `id`'s text names.
+    /// The buffers other than the block's that statement `id`'s body names.
     fn others_named(&self, id: usize) -> Vec<usize> {
         let own = self.block.copy;
         self.ctx.buffers[id]

@@ -25,7 +25,7 @@ pub(super) struct Staging {
     /// Per statement item: its body, read from its text once, the copied arrays' accesses
     /// replaced by their buffers' for [`Body::Source`].
     pub texts: Vec<Vec<Seg>>,
-    /// Per statement item: the copies whose buffers its text names.
+    /// Per statement item: the copies whose buffers its body names.
     pub named: Vec<BTreeSet<usize>>,
 }
 
