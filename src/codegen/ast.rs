@@ -6,6 +6,7 @@
 //! correct for negative operands (and as plain `/` when both sides are known non-negative
 //! constants).
 
+use super::body::Seg;
 use crate::model::copy::{Corner, Extent};
 use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int};
@@ -215,13 +216,13 @@ pub enum Node {
     },
     /// A C block `{ ... }` (one unrolled copy of a body that declares variables).
     Block(Vec<Node>),
-    /// Statement `id` with its own text (a register block's statement,
-    /// `codegen::registers`): `text` with the statement's iterators replaced by `args`.
+    /// Statement `id` with its own body (a register block's statement,
+    /// `codegen::registers`): `body` with the statement's iterators replaced by `args`.
     Text {
         id: usize,
         args: Vec<Expr>,
-        text: String,
-        /// The copies whose buffers in memory `text` still names.
+        body: Vec<Seg>,
+        /// The copies whose buffers in memory `body` still names.
         buffers: Vec<usize>,
     },
     /// `#pragma omp parallel`: a team of threads runs `body`, each with its own copy of
@@ -618,12 +619,12 @@ fn shift_owned(nodes: Vec<Node>, col: usize, off: &Int) -> Vec<Node> {
                 Node::Text {
                     id,
                     args,
-                    text,
+                    body,
                     buffers,
                 } => Node::Text {
                     id,
                     args: args.into_iter().map(e).collect(),
-                    text,
+                    body,
                     buffers,
                 },
                 Node::Unrolled {
@@ -763,6 +764,9 @@ impl Arg {
     }
 }
 
+/// The text of statement `id` written as a body, given its arguments.
+pub type BodyText<'a> = dyn Fn(usize, &[Arg], &[Seg]) -> String + 'a;
+
 /// Prints expressions and loops as C.
 pub struct CPrinter<'a> {
     pub params: &'a [String],
@@ -770,8 +774,8 @@ pub struct CPrinter<'a> {
     pub var: &'a dyn Fn(usize) -> String,
     /// Text of statement `id` given its arguments.
     pub stmt: &'a dyn Fn(usize, &[Arg]) -> String,
-    /// Text of statement `id` written as `text` ([`Node::Text`]) given its argument texts.
-    pub text: &'a dyn Fn(usize, &[Arg], &str) -> String,
+    /// Text of statement `id` written as `body` ([`Node::Text`]) given its argument texts.
+    pub text: &'a BodyText<'a>,
     pub helpers: Helpers,
     /// Dimensions fixed by an enclosing assignment, replaced by their value: affine values
     /// are substituted into affine expressions (`c1 + 1` rather than `(c1) + 1`), others
@@ -1180,9 +1184,9 @@ impl CPrinter<'_> {
                     let a: Vec<Arg> = args.iter().map(|e| self.arg(e)).collect();
                     let _ = writeln!(out, "{pad}{}", (self.stmt)(*id, &a));
                 }
-                Node::Text { id, args, text, .. } => {
+                Node::Text { id, args, body, .. } => {
                     let a: Vec<Arg> = args.iter().map(|e| self.arg(e)).collect();
-                    let _ = writeln!(out, "{pad}{}", (self.text)(*id, &a, text));
+                    let _ = writeln!(out, "{pad}{}", (self.text)(*id, &a, body));
                 }
                 Node::Comment(c) => {
                     let _ = writeln!(out, "{pad}/* {c} */");

@@ -10,12 +10,12 @@
 //! verifier checks is exactly what lies between them.
 
 use super::ast::Arg;
+use super::body::{Access, BufferAccess, Index, Printer, Seg, Sub};
 use super::place::Placed;
 use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::copy::CopyPlan;
 use crate::model::state::{Mark, MarkKind};
-use crate::model::text;
 use crate::presburger::build;
 use crate::presburger::row::Row;
 use crate::presburger::{Int, Map, Set};
@@ -291,36 +291,219 @@ pub fn allocated(plan: &CopyPlan) -> bool {
     plan.runtime.iter().any(Option::is_some)
 }
 
-/// `text` with every access `A[s0]..[s(r-1)]` to the copied array replaced by the buffer
-/// access `buf[(s0) - o0]..`; refused when the array appears other than with all its
-/// subscripts (through a macro, as a pointer). For a scaled copy, the product of each access
-/// with the factor (`alpha * A[i][k]`, [`crate::model::text::scaled_product`]) is replaced
-/// by the buffer's element, which holds that product.
-pub fn rewrite(text: &str, plan: &CopyPlan) -> Result<String, String> {
-    let accs = text::accesses(text, &plan.c_name, plan.rank)?;
-    let mut out = String::with_capacity(text.len() + 32);
-    let mut at = 0;
-    for a in &accs {
-        let span = match plan.factor.as_deref() {
-            None => a.span.clone(),
-            Some(f) => text::scaled_product(text, a, f).ok_or_else(|| {
+/// `segs` (a statement's body) with every access `A[s0]..[s(r-1)]` to the copied array
+/// replaced by an access to copy `copy`'s buffer (written `buf[(s0) - o0]..`); refused
+/// when the array appears other than with all its subscripts (through a macro, as a
+/// pointer). For a scaled copy, the product of each access with the factor
+/// (`alpha * A[i][k]`, as [`crate::model::text::scaled_product`] finds it) is replaced by
+/// the buffer's element, which holds that product.
+pub fn rewrite(segs: &[Seg], plan: &CopyPlan, copy: usize) -> Result<Vec<Seg>, String> {
+    let mut found = 0;
+    check(segs, plan, &mut found)?;
+    if found == 0 {
+        return Err(format!(
+            "the statement's text does not name `{}` (a macro?)",
+            plan.c_name
+        ));
+    }
+    replace(segs, plan, copy)
+}
+
+/// The array's accesses of `segs` (not inside its own subscripts), counted in `found`;
+/// refused where the array appears with fewer subscripts than its rank.
+fn check(segs: &[Seg], plan: &CopyPlan, found: &mut usize) -> Result<(), String> {
+    let short = || {
+        format!(
+            "`{}` appears in the statement without its {} subscript(s)",
+            plan.c_name, plan.rank
+        )
+    };
+    for s in segs {
+        match s {
+            Seg::Name(n) if *n == plan.c_name => {
+                if plan.rank > 0 {
+                    return Err(short());
+                }
+                *found += 1;
+            }
+            Seg::Access(a) if a.name == plan.c_name => {
+                if a.subs.len() < plan.rank {
+                    return Err(short());
+                }
+                *found += 1;
+            }
+            Seg::Access(Access { subs, .. }) => {
+                for sub in subs {
+                    check(&sub.segs, plan, found)?;
+                }
+            }
+            Seg::Buffer(b) => {
+                for sub in b.subs.iter().chain(&b.rest) {
+                    check(&sub.segs, plan, found)?;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The array's access at `segs[k]` as an access to the buffer.
+fn buffer_access(seg: &Seg, plan: &CopyPlan, copy: usize) -> Seg {
+    let subs = match seg {
+        Seg::Access(a) => a.subs.clone(),
+        _ => vec![],
+    };
+    let rest = subs[plan.rank..].to_vec();
+    Seg::Buffer(BufferAccess {
+        copy,
+        subs: subs[..plan.rank].to_vec(),
+        index: vec![Index::Layout; plan.layout.len()],
+        rest,
+    })
+}
+
+fn replace(segs: &[Seg], plan: &CopyPlan, copy: usize) -> Result<Vec<Seg>, String> {
+    let subs = |v: &[Sub]| -> Result<Vec<Sub>, String> {
+        v.iter()
+            .map(|s| {
+                Ok(Sub {
+                    segs: replace(&s.segs, plan, copy)?,
+                    ..s.clone()
+                })
+            })
+            .collect()
+    };
+    let mut out: Vec<Seg> = Vec::with_capacity(segs.len());
+    let mut k = 0;
+    while k < segs.len() {
+        let s = &segs[k];
+        let own = match s {
+            Seg::Name(n) => *n == plan.c_name,
+            Seg::Access(a) => a.name == plan.c_name,
+            _ => false,
+        };
+        if !own {
+            out.push(match s {
+                Seg::Access(a) => Seg::Access(Access {
+                    name: a.name.clone(),
+                    subs: subs(&a.subs)?,
+                }),
+                Seg::Buffer(b) => Seg::Buffer(BufferAccess {
+                    subs: subs(&b.subs)?,
+                    rest: subs(&b.rest)?,
+                    ..b.clone()
+                }),
+                s => s.clone(),
+            });
+            k += 1;
+            continue;
+        }
+        let (from, to) = match plan.factor.as_deref() {
+            None => (k, k),
+            Some(f) => scaled_product(segs, k, f).ok_or_else(|| {
+                let text = |_: &str| None;
+                let p = Printer {
+                    plans: &[],
+                    subst: &text,
+                };
                 format!(
                     "`{}` is read not as a product with `{f}`",
-                    &text[a.span.clone()]
+                    p.text(&segs[k..=k])
                 )
             })?,
         };
-        out.push_str(&text[at..span.start]);
-        out.push_str(&buffer(plan));
-        for b in &plan.layout {
-            let d = b.dim();
-            let i = b.index(&format!("({}) - {}", a.subs[d], offset(plan, d)));
-            out.push_str(&format!("[{i}]"));
-        }
-        at = span.end;
+        // The factor, when it comes first, is already in `out`, with the blanks after it.
+        out.truncate(out.len() - (k - from));
+        out.push(buffer_access(s, plan, copy));
+        k = to + 1;
     }
-    out.push_str(&text[at..]);
     Ok(out)
+}
+
+/// The first segment before `at` that is not white space.
+fn prev(segs: &[Seg], at: usize) -> Option<usize> {
+    (0..at).rev().find(|&j| !matches!(segs[j], Seg::Space(_)))
+}
+
+/// The first segment after `at` that is not white space.
+fn next(segs: &[Seg], at: usize) -> Option<usize> {
+    (at + 1..segs.len()).find(|&j| !matches!(segs[j], Seg::Space(_)))
+}
+
+fn is_punct(s: Option<&Seg>, c: char) -> bool {
+    matches!(s, Some(Seg::Punct(x)) if *x == c)
+}
+
+/// The segments `from..=to` of the product of the access at `segs[k]` with the scalar
+/// `factor`, when the access is one operand of a multiplication whose other operand is
+/// exactly `factor`, as C groups it: `factor * A[..]` or `A[..] * factor`, nothing binding
+/// tighter on either side (the rules of [`crate::model::text::scaled_product`]).
+fn scaled_product(segs: &[Seg], k: usize, factor: &str) -> Option<(usize, usize)> {
+    let is_factor = |j: usize| matches!(&segs[j], Seg::Name(n) if n == factor);
+    // factor * A[..]
+    if let Some(star) = prev(segs, k).filter(|&p| is_punct(segs.get(p), '*')) {
+        if let Some(f) = prev(segs, star) {
+            if is_factor(f) && opens_operand(segs, f) && !postfix_after(segs, k) {
+                return Some((f, k));
+            }
+        }
+    }
+    // A[..] * factor
+    let star = next(segs, k).filter(|&n| is_punct(segs.get(n), '*'))?;
+    if is_punct(segs.get(star + 1), '=') || !opens_operand(segs, k) {
+        return None;
+    }
+    let f = next(segs, star)?;
+    (is_factor(f) && !postfix_after(segs, f)).then_some((k, f))
+}
+
+/// Whether an operand starting at `segs[at]` is the left operand of what follows it: what
+/// comes before ends an operator that binds more loosely than `*` (or nothing: the start
+/// of the statement or of a subscript), not a `*`, `/`, `%`, a unary operator or a cast.
+fn opens_operand(segs: &[Seg], at: usize) -> bool {
+    let Some(p) = prev(segs, at) else {
+        return true;
+    };
+    let Seg::Punct(c) = segs[p] else {
+        return false;
+    };
+    let before = p.checked_sub(1).and_then(|q| segs.get(q));
+    match c {
+        '(' | '[' | '=' | ',' | '?' | ':' | '<' | '>' | '{' | ';' => true,
+        '|' | '&' => is_punct(before, c),
+        '+' | '-' => {
+            // Binary only: an operand ends before it, and it is not `++` or `--`.
+            if is_punct(before, c) {
+                return false;
+            }
+            prev(segs, p).is_some_and(|q| match &segs[q] {
+                Seg::Name(_) | Seg::Member(_) | Seg::Access(_) | Seg::Buffer(_) => true,
+                Seg::Number(n) => n.chars().last().is_some_and(|d| d.is_ascii_alphanumeric()),
+                Seg::Punct(d) => *d == ')' || *d == ']',
+                _ => false,
+            })
+        }
+        _ => false,
+    }
+}
+
+/// Whether a postfix operator (a subscript, a call, a member, `++`, `--`) follows
+/// `segs[at]`.
+fn postfix_after(segs: &[Seg], at: usize) -> bool {
+    let Some(n) = next(segs, at) else {
+        return false;
+    };
+    let Seg::Punct(c) = segs[n] else {
+        return false;
+    };
+    let then = segs.get(n + 1);
+    match c {
+        '[' | '(' | '.' => true,
+        '-' => is_punct(then, '>') || is_punct(then, '-'),
+        '+' => is_punct(then, '+'),
+        _ => false,
+    }
 }
 
 /// The text of an extra item, given its argument texts (`t`, then `e`).
@@ -436,4 +619,56 @@ pub fn refuse(plan: &CopyPlan, msg: String) -> Diagnostic {
         plan.mark.origin.span.clone(),
         "copied here",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::body::parse;
+
+    /// The product with `alpha` of the first access to `A`, as text.
+    fn product(text: &str) -> Option<String> {
+        let segs = parse(text);
+        let k = segs
+            .iter()
+            .position(|s| matches!(s, Seg::Access(a) if a.name == "A"))
+            .expect("an access to A");
+        let none = |_: &str| None;
+        let p = Printer {
+            plans: &[],
+            subst: &none,
+        };
+        scaled_product(&segs, k, "alpha").map(|(from, to)| p.text(&segs[from..=to]))
+    }
+
+    #[test]
+    fn products_with_the_factor_are_found() {
+        for (t, want) in [
+            ("C[i][j] += alpha * A[i][k] * B[k][j];", "alpha * A[i][k]"),
+            ("C[i][j] += A[i][k]*alpha * B[k][j];", "A[i][k]*alpha"),
+            ("C[i][j] = (alpha*A[i][k]);", "alpha*A[i][k]"),
+            ("C[i][j] = C[i][j] - alpha * A[i][k];", "alpha * A[i][k]"),
+        ] {
+            assert_eq!(product(t).as_deref(), Some(want), "{t}");
+        }
+    }
+
+    #[test]
+    fn products_grouped_otherwise_are_not() {
+        // (x * alpha) * A, (-alpha) * A, a cast, alpha * (A * B), alpha / A, A * alpha[0].
+        for t in [
+            "C[i][j] += x * alpha * A[i][k];",
+            "C[i][j] += -alpha * A[i][k];",
+            "C[i][j] += (double)alpha * A[i][k];",
+            "C[i][j] += beta * A[i][k];",
+            "C[i][j] += alpha / A[i][k];",
+            "C[i][j] += x / A[i][k] * alpha;",
+            "C[i][j] += A[i][k] * alpha[0];",
+            "C[i][j] += A[i][k] * alpha2;",
+            "C[i][j] += A[i][k] *= alpha;",
+            "C[i][j] += s.alpha * A[i][k];",
+        ] {
+            assert_eq!(product(t), None, "{t}");
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! Code generation: scanning schedules into loop nests (Ancourt & Irigoin) and printing C.
 
 pub mod ast;
+pub mod body;
 pub mod copy;
 pub mod expand;
 mod marks;

@@ -2,9 +2,9 @@
 //! statement's iterators recovered from θ, loops that count no iterator named afresh.
 
 use super::ast::Node;
+use super::body::identifiers;
 use super::copy::Extra;
 use super::place::Placed;
-use super::print::identifiers;
 use super::scan::{disjoint_parts, Item};
 use super::stage::Staging;
 use crate::diag::codes;

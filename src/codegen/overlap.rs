@@ -199,7 +199,7 @@ fn unguardable(scop: &Scop) -> Option<String> {
     if scop
         .declarations
         .iter()
-        .any(|d| super::print::identifiers(d).iter().any(|w| w == "static"))
+        .any(|d| super::body::identifiers(d).iter().any(|w| w == "static"))
     {
         return Some(
             "the region declares a `static` variable, which each branch would declare once".into(),
@@ -335,8 +335,8 @@ fn range(scop: &Scop, x: &Array) -> Result<Range, String> {
         if d > 0 {
             s = s.project_out(0, d);
         }
-        let bound = |max: bool| {
-            extreme(&s, max, &scop.params).ok_or_else(|| {
+        let mut bound = |max: bool| {
+            extreme(&s, max, &scop.params, &mut uses_floord).ok_or_else(|| {
                 format!(
                     "the {} subscript along dimension {} of `{n}` in the region is not a function of the parameters the test can compute",
                     if max { "largest" } else { "smallest" },
@@ -345,7 +345,6 @@ fn range(scop: &Scop, x: &Array) -> Result<Range, String> {
             })
         };
         let (lo, hi) = (bound(false)?, bound(true)?);
-        uses_floord |= lo.contains("loopy_floord(") || hi.contains("loopy_floord(");
         let stride = format!("(long long)sizeof({})", element(n, d + 1));
         if lo != "0" {
             lo_terms.push(format!("(long long)({lo}) * {stride}"));
@@ -382,10 +381,19 @@ fn range(scop: &Scop, x: &Array) -> Result<Range, String> {
 /// smallest of the smallest values (the largest of the largest) of the parts of `s`, each
 /// one expression, compared in C. A part empty for some parameter values may give a value
 /// there that is no element at all, which only widens the range: the test stays sound and
-/// at worst sends the call to the original code.
-fn extreme(s: &crate::presburger::Set, max: bool, params: &[String]) -> Option<String> {
-    let one = |s: &crate::presburger::Set| {
-        crate::model::copy::bound(s, max).map(|c| c.to_c(params, &[], "loopy_floord"))
+/// at worst sends the call to the original code. `floors` is set when the value uses
+/// `loopy_floord`.
+fn extreme(
+    s: &crate::presburger::Set,
+    max: bool,
+    params: &[String],
+    floors: &mut bool,
+) -> Option<String> {
+    let mut one = |s: &crate::presburger::Set| {
+        crate::model::copy::bound(s, max).map(|c| {
+            *floors |= super::ast::corner_floors(&c);
+            c.to_c(params, &[], "loopy_floord")
+        })
     };
     if let Some(e) = one(s) {
         return Some(e);
@@ -448,9 +456,9 @@ fn outline(scop: &Scop, file: &str) -> Result<Outline, String> {
         return Err("the region declares `static` or `extern` variables".into());
     }
     for s in &scop.statements {
-        if super::print::identifiers(&s.text)
+        if super::body::identifiers(&s.text)
             .iter()
-            .chain(super::print::identifiers(&s.expanded_text).iter())
+            .chain(super::body::identifiers(&s.expanded_text).iter())
             .any(|w| matches!(w.as_str(), "return" | "goto" | "break" | "continue"))
         {
             return Err("the region jumps".into());
@@ -543,7 +551,7 @@ fn outline(scop: &Scop, file: &str) -> Result<Outline, String> {
 /// The outlined function's definition. `checked`: it is called under the no-overlap test,
 /// beside the original code, and must not be inlined there (see [`NOINLINE`]).
 fn outlined_function(scop: &Scop, fast: &str, o: &Outline, checked: bool) -> String {
-    let used: BTreeSet<String> = super::print::identifiers(fast).into_iter().collect();
+    let used: BTreeSet<String> = super::body::identifiers(fast).into_iter().collect();
     let mut params = o.params.clone();
     params.extend(o.locals.iter().map(|(n, t)| format!("{t} {n}")));
     let list = if params.is_empty() {

@@ -2,6 +2,7 @@
 //! it, the copies' releases after it.
 
 use super::ast::{loop_names, Arg, CPrinter, Helpers, Node};
+use super::body::{Printer, Seg};
 use super::copy::Extra;
 use super::place::Body;
 use super::stage::Staging;
@@ -45,7 +46,7 @@ pub(super) fn print(
         .with_help("use a smaller unroll factor"));
     }
     let var = |k: usize| fresh[k].clone();
-    let text_stmt = |id: usize, args: &[Arg], text: &str| -> String {
+    let text_stmt = |id: usize, args: &[Arg], segs: &[Seg]| -> String {
         let st = &scop.statements[placed[id].stmt];
         let mut subst: Vec<(String, String)> = vec![];
         for (l, a) in st.loops.iter().zip(args) {
@@ -53,7 +54,12 @@ pub(super) fn print(
             subst.retain(|(n, _)| *n != l.c_name);
             subst.push((l.c_name.clone(), a.operand()));
         }
-        substitute(text, &subst)
+        let value = |n: &str| subst.iter().find(|(x, _)| x == n).map(|(_, v)| v.clone());
+        Printer {
+            plans,
+            subst: &value,
+        }
+        .text(segs)
     };
     let stmt = |id: usize, args: &[Arg]| -> String {
         if id >= n_stmt && body == Body::Trace {
@@ -174,96 +180,4 @@ pub(super) fn predeclared(scop: &Scop) -> Vec<String> {
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect()
-}
-
-/// C tokens of `text` that are identifiers (not inside literals, not member names).
-pub fn identifiers(text: &str) -> Vec<String> {
-    let mut out = vec![];
-    walk(text, |tok, is_ident| {
-        if is_ident {
-            out.push(tok.to_string());
-        }
-    });
-    out
-}
-
-/// `text` with identifiers replaced (whole tokens only; literals and member names after
-/// `.` or `->` are left alone).
-pub fn substitute(text: &str, subst: &[(String, String)]) -> String {
-    let mut out = String::with_capacity(text.len());
-    walk(text, |tok, is_ident| {
-        match is_ident
-            .then(|| subst.iter().find(|(n, _)| n == tok))
-            .flatten()
-        {
-            Some((_, v)) => out.push_str(v),
-            None => out.push_str(tok),
-        }
-    });
-    out
-}
-
-/// Splits C text into tokens (identifiers, numbers, literals, single other characters) and
-/// calls `f(token, is_replaceable_identifier)` for each, in order; the tokens concatenate
-/// back to `text`.
-fn walk(text: &str, mut f: impl FnMut(&str, bool)) {
-    let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let start = i;
-        if c == b'"' || c == b'\'' {
-            i += 1;
-            while i < b.len() && b[i] != c {
-                if b[i] == b'\\' {
-                    i += 1;
-                }
-                i += 1;
-            }
-            i = (i + 1).min(b.len());
-            f(&text[start..i], false);
-        } else if c.is_ascii_alphabetic() || c == b'_' {
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            let tok = &text[start..i];
-            let before = text[..start].trim_end();
-            f(tok, !(before.ends_with('.') || before.ends_with("->")));
-        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
-        {
-            while i < b.len()
-                && (b[i].is_ascii_alphanumeric()
-                    || b[i] == b'.'
-                    || b[i] == b'_'
-                    || ((b[i] == b'+' || b[i] == b'-')
-                        && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')))
-            {
-                i += 1;
-            }
-            f(&text[start..i], false);
-        } else {
-            // One character (UTF-8 sequences whole).
-            let len = text[i..].chars().next().map_or(1, char::len_utf8);
-            i += len;
-            f(&text[start..i], false);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn substitute_whole_identifiers_only() {
-        let s = vec![
-            ("i".to_string(), "(c1 + 2)".to_string()),
-            ("j".to_string(), "j2".to_string()),
-        ];
-        assert_eq!(
-            substitute("A[i][j] = s.i + p->j + ij + \"i j\" + 'i' + 1e-5 + i;", &s),
-            "A[(c1 + 2)][j2] = s.i + p->j + ij + \"i j\" + 'i' + 1e-5 + (c1 + 2);"
-        );
-        assert_eq!(identifiers("x = y.z + f(w) * 2u;"), ["x", "y", "f", "w"]);
-    }
 }

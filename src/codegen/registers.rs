@@ -22,6 +22,7 @@
 //! setting on both sides).
 
 use super::ast::{find_map, ids_in, Expr, LoopPragma, Node};
+use super::body::{self, Access, BufferAccess, Index, Linear, Seg, Sub};
 use super::copy::{buffer, offset, Extra};
 use super::place::Body;
 use super::stage::Staging;
@@ -70,15 +71,13 @@ struct Ctx<'a> {
     pub params: &'a [String],
     /// Per statement item: the C names of its iterators, outermost first.
     pub iters: &'a [Vec<String>],
-    /// Per statement item: its text, with the copied arrays' accesses already rewritten to
-    /// their buffers.
-    pub texts: &'a [String],
+    /// Per statement item: its body, the copied arrays' accesses already replaced by their
+    /// buffers'.
+    pub texts: &'a [Vec<Seg>],
     /// Per statement item: the C names of the arrays and scalars it writes.
     pub writes: &'a [Vec<String>],
-    /// Per statement item: the copies whose buffers its text names.
+    /// Per statement item: the copies whose buffers its body names.
     pub buffers: &'a [BTreeSet<usize>],
-    /// The offsets of every copy's box (names a text may use).
-    pub offsets: &'a BTreeSet<String>,
     pub lanes: usize,
 }
 
@@ -246,11 +245,6 @@ pub(super) fn registers(
                 .collect()
         })
         .collect();
-    let offsets: BTreeSet<String> = st
-        .plans
-        .iter()
-        .flat_map(|p| (0..p.rank).map(|d| offset(p, d)))
-        .collect();
     let ctx = Ctx {
         n_param: scop.params.len(),
         n_stmt: st.n_stmt,
@@ -259,7 +253,6 @@ pub(super) fn registers(
         texts: &st.texts,
         writes: &writes,
         buffers: &st.named,
-        offsets: &offsets,
         lanes: target.lanes(),
     };
     register_blocks(nodes, &st.plans, &st.extras, &ctx)
@@ -321,7 +314,7 @@ fn register_blocks(nodes: Vec<Node>, plans: &[CopyPlan], extras: &[Extra], ctx: 
                 .iter()
                 .enumerate()
                 .filter(|&(o, _)| o != c)
-                .map(|(_, p)| (p, corners(p, ctx.n_param)))
+                .map(|(o, p)| (o, p, corners(p, ctx.n_param)))
                 .collect(),
         };
         let mut bound = vec![];
@@ -398,7 +391,7 @@ struct Pass<'a, 'b> {
     /// Typedefs of the unaligned vector types of arrays loaded as vectors, by type name.
     loads: &'b mut BTreeMap<String, String>,
     /// The other copies, with their corners when affine (their buffers may be loaded).
-    others: Vec<(&'a CopyPlan, Option<Vec<Row>>)>,
+    others: Vec<(usize, &'a CopyPlan, Option<Vec<Row>>)>,
 }
 
 /// How one subscript of an operand of a vector statement moves across the lanes.
@@ -598,12 +591,12 @@ impl Pass<'_, '_> {
                 Node::Stmt { id, args } => {
                     // Statements that do not use the block (and other copies' items) stay.
                     if id < self.ctx.n_stmt && self.names_buffer(id) {
-                        let text = self.rewrite(id, &args, bound, corner, None)?;
+                        let body = self.rewrite(id, &args, bound, corner, None)?;
                         let buffers = self.others_named(id);
                         out.push(Node::Text {
                             id,
                             args,
-                            text,
+                            body,
                             buffers,
                         });
                     } else {
@@ -621,7 +614,7 @@ impl Pass<'_, '_> {
         self.ctx.buffers[id].contains(&self.block.copy)
     }
 
-    /// The buffers other than the block's that statement `id`'s text names.
+    /// The buffers other than the block's that statement `id`'s body names.
     fn others_named(&self, id: usize) -> Vec<usize> {
         let own = self.block.copy;
         self.ctx.buffers[id]
@@ -712,11 +705,11 @@ impl Pass<'_, '_> {
                     });
                 }
                 Node::Stmt { id, args } if *id < self.ctx.n_stmt && self.names_buffer(*id) => {
-                    let text = self.rewrite(*id, args, bound, corner, Some(var))?;
+                    let body = self.rewrite(*id, args, bound, corner, Some(var))?;
                     out.push(Node::Text {
                         id: *id,
                         args: args.clone(),
-                        text,
+                        body,
                         buffers: self.others_named(*id),
                     });
                 }
@@ -728,78 +721,55 @@ impl Pass<'_, '_> {
 
     /// An operand of a vector statement whose lanes are not one row of memory (a subscript
     /// other than the last moves with the loop, or the last moves by more than one): a
-    /// vector built from one element per lane, `(T){A[s], A[s + w], ...}`, lane `l` reading
-    /// the element iteration `l` of the group reads (each subscript `s` plus `l` times its
-    /// step `w` along the loop). Only for plain arrays (another copy's buffer is read
-    /// through its layout, `walks`). With one lane (scalar registers) the operand is the
-    /// element itself.
-    fn gather(
-        &mut self,
-        name: &str,
-        groups: &[String],
-        row_of: &dyn Fn(&str, bool) -> Option<Row>,
-        unbound: &Bound,
-        vcol: usize,
-    ) -> Option<String> {
+    /// vector built from one element per lane, `(T){A[s], A[s + w], ...}`, lane `l`
+    /// reading the element iteration `l` of the group reads (each subscript `s` plus `l`
+    /// times its step `w` along the loop). Only for plain arrays (another copy's buffer is
+    /// read through its layout, `walks`). With one lane (scalar registers) the operand is
+    /// the element itself.
+    fn gather(&mut self, op: Operand, site: &Site) -> Option<Seg> {
         let lanes = self.block.lanes;
-        if self.others.iter().any(|(p, _)| buffer(p) == name) {
-            return None;
-        }
+        let Operand::Array(a) = op else { return None };
+        let a = a.tight();
         if lanes < 2 {
-            return Some(
-                std::iter::once(name.to_string())
-                    .chain(groups.iter().map(|g| format!("[{g}]")))
-                    .collect(),
-            );
+            return Some(Seg::Access(a));
         }
         let np = self.ctx.n_param;
-        let steps: Vec<Int> = groups
+        let steps: Vec<Int> = a
+            .subs
             .iter()
-            .map(|g| Some(coef(&expand(&row_of(g, false)?, unbound, np), vcol)))
+            .map(|s| {
+                Some(coef(
+                    &expand(&site.row(&s.lin)?, &site.unbound, np),
+                    site.vcol?,
+                ))
+            })
             .collect::<Option<_>>()?;
+        let name = &a.name;
         let ty = format!("loopy_vg{lanes}_{name}");
-        let zero: String = groups.iter().map(|_| "[0]").collect();
+        let zero: String = a.subs.iter().map(|_| "[0]").collect();
         self.loads.entry(ty.clone()).or_insert_with(|| {
             format!(
                 "typedef __typeof__({name}{zero}) {ty}_e;\ntypedef {ty}_e {ty} __attribute__((vector_size({lanes} * sizeof({ty}_e))));"
             )
         });
-        let elems: Vec<String> = (0..lanes as i64)
-            .map(|l| {
-                let mut e = name.to_string();
-                for (g, w) in groups.iter().zip(&steps) {
-                    let d = w * &Int::from(l);
-                    if d.is_zero() {
-                        let _ = write!(e, "[{g}]");
-                    } else if d.is_negative() {
-                        let _ = write!(e, "[({g}) - {}]", d.abs());
-                    } else {
-                        let _ = write!(e, "[({g}) + {d}]");
-                    }
-                }
-                e
-            })
-            .collect();
-        Some(format!("(({ty}){{{}}})", elems.join(", ")))
+        Some(Seg::Gather {
+            ty,
+            access: a,
+            steps,
+            lanes,
+        })
     }
 
-    /// How each subscript of `name[g0][g1]..` moves across the lanes of the vector loop
-    /// (scanned column `vcol`), or `None` when some subscript moves otherwise. A copy's
-    /// buffer is read through its layout: a block index `((s) - o) / b` or a place
-    /// `((s) - o) % b` moves with the lanes only inside one block, which holds when `b` is
-    /// a multiple of the lanes and `s - o` is one at the first lane.
-    fn walks(
-        &self,
-        name: &str,
-        groups: &[String],
-        row_of: &dyn Fn(&str, bool) -> Option<Row>,
-        bound: &Bound,
-        unbound: &Bound,
-        vcol: usize,
-    ) -> Option<Vec<Walk>> {
+    /// How each subscript of an operand moves across the lanes of the vector loop, or
+    /// `None` when some subscript moves otherwise. A copy's buffer is read through its
+    /// layout: a block index `((s) - o) / b` or a place `((s) - o) % b` moves with the
+    /// lanes only inside one block, which holds when `b` is a multiple of the lanes and
+    /// `s - o` is one at the first lane.
+    fn walks(&self, op: Operand, site: &Site) -> Option<Vec<Walk>> {
         let np = self.ctx.n_param;
         let lanes = self.block.lanes as i64;
-        let moves = |r: &Row| coef(&expand(r, unbound, np), vcol);
+        let vcol = site.vcol?;
+        let moves = |r: &Row| coef(&expand(r, &site.unbound, np), vcol);
         let step = |w: Int| {
             if w.is_zero() {
                 Some(Walk::Fixed)
@@ -809,29 +779,31 @@ impl Pass<'_, '_> {
                 None
             }
         };
-        let Some((plan, corner)) = self
-            .others
-            .iter()
-            .find(|(p, _)| buffer(p) == name)
-            .map(|(p, c)| (p, c))
-        else {
-            return groups
-                .iter()
-                .map(|g| step(moves(&row_of(g, false)?)))
-                .collect();
+        let b = match op {
+            Operand::Array(a) => {
+                return a
+                    .subs
+                    .iter()
+                    .map(|s| step(moves(&site.row(&s.lin)?)))
+                    .collect()
+            }
+            Operand::Buffer(b) => b,
         };
-        if groups.len() != plan.layout.len() {
+        let (plan, corner) = self.other(b.copy)?;
+        if !b.rest.is_empty() {
             return None;
         }
         let mut out = vec![];
-        for (g, bd) in groups.iter().zip(&plan.layout) {
+        for bd in &plan.layout {
             let d = bd.dim();
-            let s = strip_index(g, bd, &offset(plan, d))?;
-            let r = row_of(&s, false)?;
+            let r = site.row(&b.subs[d].lin)?;
             let w = step(moves(&r))?;
             let inside_one_block = |b: i64| {
                 let Some(corner) = corner else { return false };
-                let first = sub(&expand(&r, bound, np), &expand(&corner[d], bound, np));
+                let first = sub(
+                    &expand(&r, site.bound, np),
+                    &expand(&corner[d], site.bound, np),
+                );
                 b % lanes == 0
                     && first
                         .iter()
@@ -848,90 +820,75 @@ impl Pass<'_, '_> {
         Some(out)
     }
 
-    /// The index groups of an access to another copy's buffer `name`, with each index into
-    /// a dimension laid out in blocks of `b` (`((s) - o) / b` and `((s) - o) % b`) written
-    /// without the division where it is exact: when the box's corner `o` is a multiple of
-    /// `b` for every outer iteration and `s` is `b` times an affine function of the loops
-    /// plus a constant `c` (a row of an unrolled block, `s = 6*c9 + 1`), the place inside
-    /// the block is the constant `c mod b` and the block is `((s) - (c mod b)) / b - o / b`,
-    /// a division the compiler folds away (`(6*c9)/6` is `c9`), so a micro-kernel's rows
-    /// of a packed panel share one base address. The index is never negative (`s` lies in
-    /// the box), so C's division is the floor these identities use.
-    fn aligned_groups(
-        &self,
-        name: &str,
-        groups: Vec<String>,
-        row_of: &dyn Fn(&str, bool) -> Option<Row>,
-        bound: &Bound,
-    ) -> Vec<String> {
-        let Some((plan, Some(corner))) = self.others.iter().find(|(p, _)| buffer(p) == name) else {
-            return groups;
-        };
-        if groups.len() != plan.layout.len() {
-            return groups;
-        }
-        let np = self.ctx.n_param;
-        let rewritten: Vec<Option<String>> = groups
+    /// Another copy's plan and its corners, by the copy's index.
+    fn other(&self, copy: usize) -> Option<(&CopyPlan, &Option<Vec<Row>>)> {
+        self.others
             .iter()
-            .zip(&plan.layout)
-            .map(|(g, bd)| {
-                let (BufDim::Blocks(d, b) | BufDim::Within(d, b)) = *bd else {
-                    return None;
-                };
-                let m = Int::from(b);
-                let divides = |r: &Row| r.iter().all(|v| v.mod_floor(&m).is_zero());
-                if !divides(&corner[d]) {
-                    return None;
-                }
-                let off = offset(plan, d);
-                let s = strip_index(g, bd, &off)?;
-                let r = expand(&row_of(&s, false)?, bound, np);
-                if !r[1..].iter().all(|v| v.mod_floor(&m).is_zero()) {
-                    return None;
-                }
-                let c = r[0].mod_floor(&m);
-                Some(match bd {
-                    BufDim::Within(..) => c.to_string(),
-                    _ if c.is_zero() => format!("(({s}) / {b} - {off} / {b})"),
-                    _ => format!("((({s}) - {c}) / {b} - {off} / {b})"),
-                })
-            })
-            .collect();
-        groups
-            .into_iter()
-            .zip(rewritten)
-            .map(|(g, r)| r.unwrap_or(g))
-            .collect()
+            .find(|(c, _, _)| *c == copy)
+            .map(|(_, p, corner)| (*p, corner))
     }
 
-    /// The box index a block access `buf[g0][g1]..` reads: constant once the enclosing
-    /// unrolled loops are resolved, inside the box, and in a vector statement (the loop at
-    /// column `vcol`) walking the last dimension a whole register at a time.
-    fn box_index(
-        &self,
-        groups: &[String],
-        row_of: &dyn Fn(&str, bool) -> Option<Row>,
-        corner: &[Row],
-        bound: &Bound,
-        unbound: &Bound,
-        vcol: Option<usize>,
-    ) -> Option<Vec<i64>> {
+    /// The indices of an access to another copy's buffer, each into a dimension laid out
+    /// in blocks of `b` (`((s) - o) / b` and `((s) - o) % b`) written without the division
+    /// where it is exact: when the box's corner `o` is a multiple of `b` for every outer
+    /// iteration and `s` is `b` times an affine function of the loops plus a constant `c`
+    /// (a row of an unrolled block, `s = 6*c9 + 1`), the place inside the block is the
+    /// constant `c mod b` and the block is `((s) - (c mod b)) / b - o / b`, a division the
+    /// compiler folds away (`(6*c9)/6` is `c9`), so a micro-kernel's rows of a packed panel
+    /// share one base address. The index is never negative (`s` lies in the box), so C's
+    /// division is the floor these identities use.
+    fn aligned(&self, b: &BufferAccess, site: &Site) -> BufferAccess {
+        let mut out = b.clone();
+        let Some((plan, Some(corner))) = self.other(b.copy) else {
+            return out;
+        };
+        let np = self.ctx.n_param;
+        for (ix, bd) in out.index.iter_mut().zip(&plan.layout) {
+            let (BufDim::Blocks(d, k) | BufDim::Within(d, k)) = *bd else {
+                continue;
+            };
+            let m = Int::from(k);
+            let divides = |r: &Row| r.iter().all(|v| v.mod_floor(&m).is_zero());
+            if !divides(&corner[d]) {
+                continue;
+            }
+            let Some(r) = site.row(&b.subs[d].lin) else {
+                continue;
+            };
+            let r = expand(&r, site.bound, np);
+            if !r[1..].iter().all(|v| v.mod_floor(&m).is_zero()) {
+                continue;
+            }
+            let c = r[0].mod_floor(&m);
+            *ix = match bd {
+                BufDim::Within(..) => Index::Const(c),
+                _ => Index::Aligned(c),
+            };
+        }
+        out
+    }
+
+    /// The box index a block access reads: constant once the enclosing unrolled loops are
+    /// resolved, inside the box, and in a vector statement (the loop at column `vcol`)
+    /// walking the last dimension a whole register at a time. Only a buffer laid out
+    /// whole along every dimension, accessed with its rank's subscripts.
+    fn box_index(&self, acc: &BufferAccess, site: &Site) -> Option<Vec<i64>> {
         let b = self.block;
         let np = self.ctx.n_param;
-        let buf = buffer(b.plan);
-        if groups.len() != b.plan.rank {
+        let whole = b.plan.layout.iter().all(|d| matches!(d, BufDim::Whole(_)));
+        if !whole || b.plan.layout.len() != b.plan.rank || !acc.rest.is_empty() {
             return None;
         }
         let mut idx = vec![0i64; b.plan.rank];
-        for g in groups {
-            let (s, d) = split_offset(g, &buf)?;
-            let r = row_of(&s, false)?;
-            let e = expand(&r, bound, np);
-            let v = constant(&sub(&e, &expand(&corner[d], bound, np)))?;
+        for bd in &b.plan.layout {
+            let d = bd.dim();
+            let r = site.row(&acc.subs[d].lin)?;
+            let e = expand(&r, site.bound, np);
+            let v = constant(&sub(&e, &expand(&site.corner[d], site.bound, np)))?;
             if v < 0 || v >= b.sizes[d] {
                 return None;
             }
-            let walks = vcol.map(|c| coef(&expand(&r, unbound, np), c));
+            let walks = site.vcol.map(|c| coef(&expand(&r, &site.unbound, np), c));
             let last = d + 1 == b.plan.rank;
             match walks {
                 Some(w) if last && (!w.is_one() || v % b.lanes as i64 != 0) => return None,
@@ -943,36 +900,28 @@ impl Pass<'_, '_> {
         Some(idx)
     }
 
-    /// In a vector statement, an access `name[g0][g1]..` to another array (or another
-    /// copy's buffer): a scalar where nothing moves with the lanes, a vector load where its
-    /// last subscript walks them, else a vector of one element per lane.
-    fn vector_access(
-        &mut self,
-        name: &str,
-        groups: &[String],
-        row_of: &dyn Fn(&str, bool) -> Option<Row>,
-        bound: &Bound,
-        unbound: &Bound,
-        vcol: usize,
-    ) -> Option<String> {
+    /// In a vector statement, an access to another array (or another copy's buffer): a
+    /// scalar where nothing moves with the lanes, a vector load where its last subscript
+    /// walks them, else a vector of one element per lane.
+    fn vector_access(&mut self, op: Operand, site: &Site) -> Option<Seg> {
         let lanes = self.block.lanes;
-        let Some(walks) = self.walks(name, groups, row_of, bound, unbound, vcol) else {
+        let Some(walks) = self.walks(op, site) else {
             // Lanes apart in memory: one element per lane.
-            return self.gather(name, groups, row_of, unbound, vcol);
+            return self.gather(op, site);
         };
-        let text: String = std::iter::once(name.to_string())
-            .chain(
-                self.aligned_groups(name, groups.to_vec(), row_of, bound)
-                    .iter()
-                    .map(|g| format!("[{g}]")),
-            )
-            .collect();
+        let (name, access) = match op {
+            Operand::Array(a) => (a.name.clone(), Seg::Access(a.tight())),
+            Operand::Buffer(b) => {
+                let plan = self.other(b.copy)?.0;
+                (buffer(plan), Seg::Buffer(self.aligned(b, site)))
+            }
+        };
         let n = walks.len();
         if walks.iter().all(|w| *w == Walk::Fixed) || lanes == 1 {
-            return Some(text);
+            return Some(access);
         }
         if !(walks[..n - 1].iter().all(|w| *w == Walk::Fixed) && walks[n - 1] == Walk::Lanes) {
-            return self.gather(name, groups, row_of, unbound, vcol);
+            return self.gather(op, site);
         }
         let ty = format!("loopy_vu{lanes}_{name}");
         let zero: String = (0..n).map(|_| "[0]").collect();
@@ -981,15 +930,19 @@ impl Pass<'_, '_> {
                 "typedef __typeof__({name}{zero}) {ty}_e;\ntypedef {ty}_e {ty} __attribute__((vector_size({lanes} * sizeof({ty}_e)), aligned(sizeof({ty}_e)), __may_alias__));"
             )
         });
-        Some(format!("(*({ty} *)&{text})"))
+        Some(Seg::VectorLoad {
+            ty,
+            access: Box::new(access),
+        })
     }
 
-    /// Statement `id`'s text with every access to the buffer replaced by its register (the
-    /// iterators stay, for the printer to substitute). With `vector = Some(v)`, the
-    /// statement stands for `lanes` consecutive iterations of the loop over scanned dim `v`
-    /// (fixed in `bound` to the first): the block's accesses must walk the last dimension
-    /// with the loop, whole registers at a time; other arrays are loaded as vectors where
-    /// their last subscript walks with the loop and are scalars where nothing does.
+    /// Statement `id`'s body with every access to the buffer replaced by its register (the
+    /// iterators stay, for the printer to substitute), white space one blank. With
+    /// `vector = Some(v)`, the statement stands for `lanes` consecutive iterations of the
+    /// loop over scanned dim `v` (fixed in `bound` to the first): the block's accesses
+    /// must walk the last dimension with the loop, whole registers at a time; other arrays
+    /// are loaded as vectors where their last subscript walks with the loop and are
+    /// scalars where nothing does.
     fn rewrite(
         &mut self,
         id: usize,
@@ -997,139 +950,172 @@ impl Pass<'_, '_> {
         bound: &Bound,
         corner: &[Row],
         vector: Option<usize>,
-    ) -> Option<String> {
+    ) -> Option<Vec<Seg>> {
         let ctx = self.ctx;
         let np = ctx.n_param;
-        let b = self.block;
-        let text = &ctx.texts[id];
-        let buf = buffer(b.plan);
-        // The iterators' values as rows over scanned dims, unexpanded (to see the vector
-        // loop) and expanded.
-        let arg_rows: Vec<Option<Row>> = args
-            .iter()
-            .map(|a| match a {
-                Expr::Aff(r) => Some(r.clone()),
-                _ => None,
-            })
-            .collect();
-        let vcol = vector.map(|v| 1 + np + v);
         let mut unbound = bound.clone();
         if let Some(v) = vector {
             if unbound.len() > v {
                 unbound[v] = None;
             }
         }
-        // A subscript's row over scanned dims, or None if it is not affine in the
-        // iterators and parameters (other names: `Other`).
-        let row_of = |s: &str, allow_other: bool| -> Option<Row> {
-            let lin = parse_affine(s)?;
-            let mut row: Row = vec![Int::ZERO; 1 + np];
-            row[0] = Int::from(lin.constant);
-            for (name, c) in &lin.terms {
-                let c = Int::from(*c);
-                if let Some(p) = ctx.params.iter().position(|p| p == name) {
-                    row[1 + p] = &row[1 + p] + &c;
-                } else if let Some(k) = ctx.iters[id].iter().rposition(|n| n == name) {
-                    let a = arg_rows.get(k)?.as_ref()?;
-                    if row.len() < a.len() {
-                        row.resize(a.len(), Int::ZERO);
-                    }
-                    for (x, y) in row.iter_mut().zip(a) {
-                        *x = &*x + &(&c * y);
-                    }
-                } else if !allow_other || !ctx.offsets.contains(name) {
-                    return None;
-                }
-            }
-            Some(row)
+        // The iterators' values as rows over scanned dims, unexpanded (to see the vector
+        // loop) and expanded.
+        let site = Site {
+            ctx,
+            id,
+            args: args
+                .iter()
+                .map(|a| match a {
+                    Expr::Aff(r) => Some(r.clone()),
+                    _ => None,
+                })
+                .collect(),
+            bound,
+            unbound,
+            corner,
+            vcol: vector.map(|v| 1 + np + v),
         };
         if vector.is_some() {
             // Only the block may be written: a vector store elsewhere is not generated.
-            let own = &b.plan.c_name;
+            let own = &self.block.plan.c_name;
             if ctx.writes[id].iter().any(|w| w != own) {
                 return None;
             }
         }
-        let toks = tokens(text);
-        let mut out = String::new();
-        let mut k = 0;
-        while k < toks.len() {
-            let t = &toks[k];
-            match t {
-                Tok::Ident(name) if *name == buf => {
-                    // `buf[(s) - loopy_A_o<d>]...` in layout order.
-                    let (groups, next) = subscripts(&toks, k + 1)?;
-                    let idx = self.box_index(&groups, &row_of, corner, bound, &unbound, vcol)?;
-                    let (reg, lane) = b.reg(&idx);
-                    match (vector, lane) {
-                        (None, Some(l)) => {
-                            let _ = write!(out, "{reg}[{l}]");
-                        }
-                        _ => out.push_str(&reg),
+        let segs = body::collapse(&ctx.texts[id]);
+        match vector {
+            None => self.scalar_segs(&segs, &site),
+            Some(_) => self.vector_segs(&segs, &site),
+        }
+    }
+
+    /// The block's accesses as registers (a lane of a vector register where the block
+    /// is vectors), wherever they are.
+    fn scalar_segs(&self, segs: &[Seg], site: &Site) -> Option<Vec<Seg>> {
+        let subs = |v: &[Sub]| -> Option<Vec<Sub>> {
+            v.iter()
+                .map(|s| {
+                    Some(Sub {
+                        segs: self.scalar_segs(&s.segs, site)?,
+                        ..s.clone()
+                    })
+                })
+                .collect()
+        };
+        segs.iter()
+            .map(|s| {
+                Some(match s {
+                    Seg::Buffer(b) if b.copy == self.block.copy => {
+                        let (name, lane) = self.block.reg(&self.box_index(b, site)?);
+                        Seg::Register { name, lane }
                     }
-                    k = next;
-                }
-                Tok::Ident(name) if vector.is_some() => {
-                    if toks
-                        .get(k + 1)
-                        .is_some_and(|t| matches!(t, Tok::Punct('[')))
-                    {
-                        // Another array (or another copy's buffer): scalar, or a vector load
-                        // along its last subscript.
-                        let (groups, next) = subscripts(&toks, k + 1)?;
-                        let v =
-                            self.vector_access(name, &groups, &row_of, bound, &unbound, vcol?)?;
-                        out.push_str(&v);
-                        k = next;
-                    } else if toks
-                        .get(k + 1)
-                        .is_some_and(|t| matches!(t, Tok::Punct('(')))
-                    {
+                    Seg::Buffer(b) => Seg::Buffer(BufferAccess {
+                        subs: subs(&b.subs)?,
+                        rest: subs(&b.rest)?,
+                        ..b.clone()
+                    }),
+                    Seg::Access(a) => Seg::Access(Access {
+                        name: a.name.clone(),
+                        subs: subs(&a.subs)?,
+                    }),
+                    s => s.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// A vector statement's segments: the block's accesses as whole registers, other
+    /// accesses as scalars, vector loads or gathers; `None` where a call, a literal, an
+    /// iterator walking with the loop or an operator other than `+ - * / = ( ) . ;`
+    /// appears.
+    fn vector_segs(&mut self, segs: &[Seg], site: &Site) -> Option<Vec<Seg>> {
+        let np = self.ctx.n_param;
+        let mut out = vec![];
+        for (k, s) in segs.iter().enumerate() {
+            out.push(match s {
+                Seg::Buffer(b) if b.copy == self.block.copy => Seg::Register {
+                    name: self.block.reg(&self.box_index(b, site)?).0,
+                    lane: None,
+                },
+                // A buffer of rank 0 is a scalar.
+                Seg::Buffer(b) if b.subs.is_empty() && b.rest.is_empty() => s.clone(),
+                Seg::Buffer(b) => self.vector_access(Operand::Buffer(b), site)?,
+                // A blank before the brackets: not read as an access.
+                Seg::Access(a) if !a.subs[0].before.is_empty() => return None,
+                Seg::Access(a) => self.vector_access(Operand::Array(a), site)?,
+                Seg::Name(n) | Seg::Member(n) => {
+                    if matches!(segs.get(k + 1), Some(Seg::Punct('('))) {
                         // A call: not applied to vectors.
                         return None;
-                    } else {
-                        // A scalar name: an iterator walking with the loop is not a vector.
-                        if let Some(j) = ctx.iters[id].iter().rposition(|n| n == name) {
-                            let r = arg_rows.get(j)?.as_ref()?;
-                            if !coef(&expand(r, &unbound, np), vcol?).is_zero() {
-                                return None;
-                            }
-                        }
-                        out.push_str(name);
-                        k += 1;
                     }
+                    // A scalar name: an iterator walking with the loop is not a vector.
+                    if let Some(j) = self.ctx.iters[site.id].iter().rposition(|x| x == n) {
+                        let r = site.args.get(j)?.as_ref()?;
+                        if !coef(&expand(r, &site.unbound, np), site.vcol?).is_zero() {
+                            return None;
+                        }
+                    }
+                    s.clone()
                 }
-                Tok::Punct(c)
-                    if vector.is_some()
-                        && !matches!(
-                            c,
-                            '+' | '-' | '*' | '/' | '(' | ')' | '=' | ';' | '.' | ' '
-                        ) =>
+                Seg::Punct(c)
+                    if !matches!(c, '+' | '-' | '*' | '/' | '(' | ')' | '=' | ';' | '.') =>
                 {
                     return None
                 }
-                Tok::Ident(name) => {
-                    out.push_str(name);
-                    k += 1;
+                Seg::Literal(_) => return None,
+                s => s.clone(),
+            });
+        }
+        Some(out)
+    }
+}
+
+/// An operand of a vector statement: an array's access or another copy's buffer's.
+#[derive(Clone, Copy)]
+enum Operand<'s> {
+    Array(&'s Access),
+    Buffer(&'s BufferAccess),
+}
+
+/// The statement a rewrite is for, and where it runs.
+struct Site<'s> {
+    ctx: &'s Ctx<'s>,
+    id: usize,
+    /// The iterators' values, when affine, as rows over scanned dims.
+    args: Vec<Option<Row>>,
+    bound: &'s Bound,
+    /// `bound` without the vector loop's value.
+    unbound: Bound,
+    corner: &'s [Row],
+    /// The vector loop's column, in a vector statement.
+    vcol: Option<usize>,
+}
+
+impl Site<'_> {
+    /// A subscript's row over scanned dims, or `None` if it is not affine in the
+    /// statement's iterators and the parameters.
+    fn row(&self, lin: &Option<Linear>) -> Option<Row> {
+        let lin = lin.as_ref()?;
+        let np = self.ctx.n_param;
+        let mut row: Row = vec![Int::ZERO; 1 + np];
+        row[0] = Int::from(lin.constant);
+        for (name, c) in &lin.terms {
+            let c = Int::from(*c);
+            if let Some(p) = self.ctx.params.iter().position(|p| p == name) {
+                row[1 + p] = &row[1 + p] + &c;
+            } else {
+                let k = self.ctx.iters[self.id].iter().rposition(|n| n == name)?;
+                let a = self.args.get(k)?.as_ref()?;
+                if row.len() < a.len() {
+                    row.resize(a.len(), Int::ZERO);
                 }
-                Tok::Num(n) => {
-                    out.push_str(n);
-                    k += 1;
-                }
-                Tok::Punct(c) => {
-                    out.push(*c);
-                    k += 1;
-                }
-                Tok::Str(s) => {
-                    if vector.is_some() {
-                        return None;
-                    }
-                    out.push_str(s);
-                    k += 1;
+                for (x, y) in row.iter_mut().zip(a) {
+                    *x = &*x + &(&c * y);
                 }
             }
         }
-        Some(out)
+        Some(row)
     }
 }
 
@@ -1142,44 +1128,6 @@ fn set_bound(bound: &mut Bound, var: usize, value: &Expr, n_param: usize) -> Opt
         _ => None,
     };
     std::mem::replace(&mut bound[var], v)
-}
-
-/// The subscript `s` of one buffer index as `rewrite` writes it for `bd`: `(s) - o`,
-/// `((s) - o) / b` or `((s) - o) % b`.
-fn strip_index(g: &str, bd: &BufDim, off: &str) -> Option<String> {
-    let g = g.trim();
-    let inner = match bd {
-        BufDim::Whole(_) => g.to_string(),
-        BufDim::Blocks(_, b) => g.strip_suffix(&format!(" / {b}"))?.trim().to_string(),
-        BufDim::Within(_, b) => g.strip_suffix(&format!(" % {b}"))?.trim().to_string(),
-    };
-    let inner = match bd {
-        BufDim::Whole(_) => inner.as_str(),
-        _ => inner.strip_prefix('(')?.strip_suffix(')')?,
-    };
-    let s = inner
-        .trim()
-        .strip_suffix(off)?
-        .trim_end()
-        .strip_suffix('-')?
-        .trim();
-    let s = s
-        .strip_prefix('(')
-        .and_then(|s| s.strip_suffix(')'))
-        .unwrap_or(s);
-    Some(s.to_string())
-}
-
-/// `(s) - loopy_A_o<d>` → (`s`, `d`).
-fn split_offset(g: &str, buf: &str) -> Option<(String, usize)> {
-    let (s, o) = g.rsplit_once(" - ")?;
-    let d: usize = o.trim().strip_prefix(&format!("{buf}_o"))?.parse().ok()?;
-    let s = s.trim();
-    let s = s
-        .strip_prefix('(')
-        .and_then(|s| s.strip_suffix(')'))
-        .unwrap_or(s);
-    Some((s.to_string(), d))
 }
 
 /// Whether a fill or write-back nest covers the whole box: a chain of loops with constant
@@ -1218,247 +1166,5 @@ fn alone(n: &Node, id: usize) -> bool {
         Node::Assign { body, .. } if body.len() == 1 => alone(&body[0], id),
         Node::Stmt { id: x, .. } => *x == id,
         _ => false,
-    }
-}
-
-/// A C token of a statement's text (white space is a `Punct(' ')`).
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Ident(String),
-    Num(String),
-    Str(String),
-    Punct(char),
-}
-
-fn tokens(text: &str) -> Vec<Tok> {
-    let b: Vec<char> = text.chars().collect();
-    let mut out = vec![];
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c.is_ascii_alphabetic() || c == '_' {
-            let s = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == '_') {
-                i += 1;
-            }
-            out.push(Tok::Ident(b[s..i].iter().collect()));
-        } else if c.is_ascii_digit() || (c == '.' && b.get(i + 1).is_some_and(char::is_ascii_digit))
-        {
-            let s = i;
-            while i < b.len()
-                && (b[i].is_ascii_alphanumeric()
-                    || b[i] == '.'
-                    || ((b[i] == '+' || b[i] == '-') && matches!(b[i - 1], 'e' | 'E' | 'p' | 'P')))
-            {
-                i += 1;
-            }
-            out.push(Tok::Num(b[s..i].iter().collect()));
-        } else if c == '"' || c == '\'' {
-            let s = i;
-            i += 1;
-            while i < b.len() && b[i] != c {
-                if b[i] == '\\' {
-                    i += 1;
-                }
-                i += 1;
-            }
-            i = (i + 1).min(b.len());
-            out.push(Tok::Str(b[s..i].iter().collect()));
-        } else if c.is_whitespace() {
-            while i < b.len() && b[i].is_whitespace() {
-                i += 1;
-            }
-            out.push(Tok::Punct(' '));
-        } else {
-            out.push(Tok::Punct(c));
-            i += 1;
-        }
-    }
-    out
-}
-
-fn text_of(toks: &[Tok]) -> String {
-    toks.iter()
-        .map(|t| match t {
-            Tok::Ident(s) | Tok::Num(s) | Tok::Str(s) => s.clone(),
-            Tok::Punct(c) => c.to_string(),
-        })
-        .collect()
-}
-
-/// The bracketed subscripts starting at `toks[at]` (white space allowed between them): their
-/// texts and the index after the last `]`.
-fn subscripts(toks: &[Tok], at: usize) -> Option<(Vec<String>, usize)> {
-    let mut groups = vec![];
-    let mut k = at;
-    loop {
-        let mut j = k;
-        while matches!(toks.get(j), Some(Tok::Punct(' '))) {
-            j += 1;
-        }
-        if !matches!(toks.get(j), Some(Tok::Punct('['))) {
-            break;
-        }
-        let start = j + 1;
-        let mut depth = 0;
-        while j < toks.len() {
-            match toks[j] {
-                Tok::Punct('[') => depth += 1,
-                Tok::Punct(']') => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                _ => {}
-            }
-            j += 1;
-        }
-        if j >= toks.len() {
-            return None;
-        }
-        groups.push(text_of(&toks[start..j]).trim().to_string());
-        k = j + 1;
-    }
-    (!groups.is_empty()).then_some((groups, k))
-}
-
-/// An affine expression of names with integer coefficients.
-#[derive(Debug, Default, PartialEq)]
-struct Linear {
-    constant: i64,
-    terms: Vec<(String, i64)>,
-}
-
-impl Linear {
-    fn scaled(mut self, k: i64) -> Option<Linear> {
-        self.constant = self.constant.checked_mul(k)?;
-        for t in &mut self.terms {
-            t.1 = t.1.checked_mul(k)?;
-        }
-        Some(self)
-    }
-    fn plus(mut self, o: Linear) -> Option<Linear> {
-        self.constant = self.constant.checked_add(o.constant)?;
-        for (n, c) in o.terms {
-            match self.terms.iter_mut().find(|t| t.0 == n) {
-                Some(t) => t.1 = t.1.checked_add(c)?,
-                None => self.terms.push((n, c)),
-            }
-        }
-        Some(self)
-    }
-    fn as_constant(&self) -> Option<i64> {
-        self.terms.iter().all(|t| t.1 == 0).then_some(self.constant)
-    }
-}
-
-/// Parses `+`, `-`, `*` by a constant, parentheses, integer literals and names; `None` for
-/// anything else.
-fn parse_affine(s: &str) -> Option<Linear> {
-    let toks: Vec<Tok> = tokens(s)
-        .into_iter()
-        .filter(|t| *t != Tok::Punct(' '))
-        .collect();
-    let mut p = 0;
-    let e = sum(&toks, &mut p)?;
-    (p == toks.len()).then_some(e)
-}
-
-fn sum(t: &[Tok], p: &mut usize) -> Option<Linear> {
-    let mut acc = product(t, p)?;
-    while let Some(Tok::Punct(c @ ('+' | '-'))) = t.get(*p) {
-        *p += 1;
-        let r = product(t, p)?;
-        acc = acc.plus(if *c == '-' { r.scaled(-1)? } else { r })?;
-    }
-    Some(acc)
-}
-
-fn product(t: &[Tok], p: &mut usize) -> Option<Linear> {
-    let mut acc = unary(t, p)?;
-    while let Some(Tok::Punct('*')) = t.get(*p) {
-        *p += 1;
-        let r = unary(t, p)?;
-        acc = match (acc.as_constant(), r.as_constant()) {
-            (Some(k), _) => r.scaled(k)?,
-            (_, Some(k)) => acc.scaled(k)?,
-            _ => return None,
-        };
-    }
-    Some(acc)
-}
-
-fn unary(t: &[Tok], p: &mut usize) -> Option<Linear> {
-    match t.get(*p)? {
-        Tok::Punct('-') => {
-            *p += 1;
-            unary(t, p)?.scaled(-1)
-        }
-        Tok::Punct('+') => {
-            *p += 1;
-            unary(t, p)
-        }
-        Tok::Punct('(') => {
-            *p += 1;
-            let e = sum(t, p)?;
-            if t.get(*p) != Some(&Tok::Punct(')')) {
-                return None;
-            }
-            *p += 1;
-            Some(e)
-        }
-        Tok::Num(n) => {
-            *p += 1;
-            Some(Linear {
-                constant: n.parse().ok()?,
-                terms: vec![],
-            })
-        }
-        Tok::Ident(n) => {
-            *p += 1;
-            Some(Linear {
-                constant: 0,
-                terms: vec![(n.clone(), 1)],
-            })
-        }
-        _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn affine_subscripts_parse() {
-        let l = parse_affine("(2 * i + 1) - j*3 - (-4)").expect("affine");
-        assert_eq!(l.constant, 5);
-        assert_eq!(l.terms, vec![("i".to_string(), 2), ("j".to_string(), -3)]);
-        assert!(parse_affine("i * j").is_none());
-        assert!(parse_affine("i / 2").is_none());
-        assert!(parse_affine("p[i]").is_none());
-        assert_eq!(parse_affine("07").map(|l| l.constant), Some(7));
-    }
-
-    #[test]
-    fn offsets_split() {
-        assert_eq!(
-            split_offset("((6 * c9 + 1)) - loopy_C_o0", "loopy_C"),
-            Some(("(6 * c9 + 1)".to_string(), 0))
-        );
-        assert_eq!(
-            split_offset("(j) - loopy_C_o12", "loopy_C"),
-            Some(("j".to_string(), 12))
-        );
-        assert_eq!(split_offset("(j) - loopy_B_o1", "loopy_C"), None);
-    }
-
-    #[test]
-    fn subscripts_are_found() {
-        let t = tokens("A [i][ (j+1) ] = 2;");
-        let (g, next) = subscripts(&t, 1).expect("subscripts");
-        assert_eq!(g, vec!["i".to_string(), "(j+1)".to_string()]);
-        assert_eq!(t[next], Tok::Punct(' '));
     }
 }

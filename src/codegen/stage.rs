@@ -1,8 +1,10 @@
 //! Stage copies: the copy plans in scan-item terms (members as positions among the placed
 //! pieces, buffers laid out as the staged loops walk them), the copies' extra scan items
 //! (corner, fill, write-back) placed around the staged statements (`copy::stage`), and the
-//! statements' texts with the copied arrays' accesses rewritten to the buffers.
+//! statements' bodies (read once from their texts) with the copied arrays' accesses
+//! replaced by typed buffer accesses.
 
+use super::body::Seg;
 use super::copy::Extra;
 use super::place::{Body, Placed};
 use crate::diag::Diagnostic;
@@ -20,10 +22,10 @@ pub(super) struct Staging {
     pub n_stmt: usize,
     /// What item `n_stmt + e` is.
     pub extras: Vec<Extra>,
-    /// Per statement item: its text, the copied arrays' accesses rewritten to their buffers
-    /// for [`Body::Source`].
-    pub texts: Vec<String>,
-    /// Per statement item: the copies whose buffers its text names.
+    /// Per statement item: its body, read from its text once, the copied arrays' accesses
+    /// replaced by their buffers' for [`Body::Source`].
+    pub texts: Vec<Vec<Seg>>,
+    /// Per statement item: the copies whose buffers its body names.
     pub named: Vec<BTreeSet<usize>>,
 }
 
@@ -103,7 +105,7 @@ pub(super) fn stage(
         extras: staged.extras,
         texts: placed
             .iter()
-            .map(|p| scop.statements[p.stmt].text.clone())
+            .map(|p| super::body::parse(&scop.statements[p.stmt].text))
             .collect(),
         named: vec![BTreeSet::new(); n_stmt],
     };
@@ -135,7 +137,7 @@ fn rewrite_texts(scop: &Scop, st: &mut Staging) -> Result<(), Diagnostic> {
                     format!("statement {} is not modelled exactly", s.name),
                 ));
             }
-            st.texts[i] = super::copy::rewrite(&st.texts[i], plan)
+            st.texts[i] = super::copy::rewrite(&st.texts[i], plan, c)
                 .map_err(|why| super::copy::refuse(plan, format!("{why}: `{}`", s.text)))?;
             st.named[i].insert(c);
         }
