@@ -83,7 +83,7 @@ impl Expr {
         for i in 0..b.n_div() {
             let c = b.col_div(i);
             if c < r.len() && !r[c].is_zero() {
-                let e = match &b.divs[i] {
+                let e = match &b.divs()[i] {
                     Some(d) => Expr::floor(Expr::from_row(&d.num, b), d.den.clone()),
                     None => Expr::Comment(format!("existential e{i}")),
                 };
@@ -659,7 +659,7 @@ fn row_floors(b: &Basic, r: &Row) -> bool {
     r.iter()
         .enumerate()
         .skip(1)
-        .any(|(c, v)| !v.is_zero() && c >= start && b.divs[c - start].is_some())
+        .any(|(c, v)| !v.is_zero() && c >= start && b.divs()[c - start].is_some())
 }
 
 /// Whether a box's corner prints with a floor ([`Corner::to_c`]).

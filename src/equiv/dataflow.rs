@@ -30,7 +30,7 @@ impl Source {
 /// the core's parametric one, and the inputs are made inputs again.
 pub fn lexmax_map(m: &Map) -> Result<Map, Refusal> {
     let sp = m.space().clone();
-    let (np, ni, no) = (sp.n_param(), sp.n_in(), sp.n_out());
+    let (np, ni) = (sp.n_param(), sp.n_in());
     let mut params = sp.params.clone();
     params.extend((0..ni).map(|k| format!("in{k}'")));
     let set_space = Space {
@@ -43,8 +43,7 @@ pub fn lexmax_map(m: &Map) -> Result<Map, Refusal> {
         .iter()
         .map(|b| {
             let mut b = b.clone();
-            b.n_param = np + ni;
-            b.n_dim = no;
+            b.set_n_param(np + ni);
             b
         })
         .collect();
@@ -57,8 +56,7 @@ pub fn lexmax_map(m: &Map) -> Result<Map, Refusal> {
         .iter()
         .map(|b| {
             let mut b = b.clone();
-            b.n_param = np;
-            b.n_dim = ni + no;
+            b.set_n_param(np);
             b
         })
         .collect();
@@ -202,7 +200,7 @@ fn same_outer(m: &Map, d: usize) -> Map {
     let ni = m.n_in();
     let mut eqs = vec![];
     for k in 0..d.min(ni).min(m.n_out()) {
-        let mut r = vec![Int::ZERO; 1 + b.n_param + b.n_dim];
+        let mut r = vec![Int::ZERO; 1 + b.n_param() + b.n_dim()];
         r[b.col_dim(k)] = Int::ONE;
         r[b.col_dim(ni + k)] = Int::from(-1);
         eqs.push(r);

@@ -127,7 +127,7 @@ impl Corner {
 }
 
 fn row_text(b: &Basic, r: &Row, params: &[String], t: &[String], floord: &str) -> String {
-    let np = b.n_param;
+    let np = b.n_param();
     let mut terms: Vec<(Int, String)> = vec![];
     for (c, v) in r.iter().enumerate().skip(1) {
         if v.is_zero() {
@@ -144,7 +144,7 @@ fn row_text(b: &Basic, r: &Row, params: &[String], t: &[String], floord: &str) -
             }
         } else {
             let i = c - b.div_start();
-            match &b.divs[i] {
+            match &b.divs()[i] {
                 Some(d) => format!(
                     "{floord}({}, {})",
                     row_text(b, &d.num, params, t, floord),
@@ -236,7 +236,6 @@ fn footprint(
 
 /// A set whose parameters become its first dimensions (same columns, relabelled).
 fn params_as_dims(s: &Set) -> Set {
-    let np = s.space().n_param();
     let mut dims: Vec<String> = s.space().params.clone();
     dims.extend(s.space().range.dims.iter().cloned());
     let names: Vec<&str> = dims.iter().map(String::as_str).collect();
@@ -246,8 +245,7 @@ fn params_as_dims(s: &Set) -> Set {
         .iter()
         .map(|b| {
             let mut b = b.clone();
-            b.n_dim += np;
-            b.n_param = 0;
+            b.set_n_param(0);
             b
         })
         .collect();
@@ -269,8 +267,7 @@ fn dims_as_params(s: &Set, n: usize) -> Set {
         .iter()
         .map(|b| {
             let mut b = b.clone();
-            b.n_dim -= n;
-            b.n_param += n;
+            b.set_n_param(b.n_param() + n);
             b
         })
         .collect();
@@ -399,22 +396,22 @@ pub(crate) fn parametric_extent(f: &Map, d: usize) -> Result<Extent, NoExtent> {
     let mut pieces = vec![];
     for b in max.parts() {
         let c = b.col_dim(0);
-        if b.divs
+        if b.divs()
             .iter()
             .any(|v| v.as_ref().is_none_or(|v| !v.num[c].is_zero()))
         {
             return Err(NoExtent::Inexpressible);
         }
         let Some(k) = b
-            .eqs
+            .eqs()
             .iter()
             .position(|row| row[c].is_one() || (-&row[c]).is_one())
         else {
             return Err(NoExtent::Inexpressible);
         };
         // delta = value, then value + 1.
-        let s = -&b.eqs[k][c];
-        let mut value: Row = b.eqs[k].iter().map(|v| &s * v).collect();
+        let s = -&b.eqs()[k][c];
+        let mut value: Row = b.eqs()[k].iter().map(|v| &s * v).collect();
         value[c] = Int::ZERO;
         value[0] = &value[0] + &Int::ONE;
         // The other constraints with delta replaced by its value.
@@ -432,12 +429,12 @@ pub(crate) fn parametric_extent(f: &Map, d: usize) -> Result<Extent, NoExtent> {
             out
         };
         let mut conds = vec![];
-        for (i, row) in b.eqs.iter().enumerate() {
+        for (i, row) in b.eqs().iter().enumerate() {
             if i != k {
                 conds.push((subst(row), true));
             }
         }
-        for row in &b.ineqs {
+        for row in b.ineqs() {
             conds.push((subst(row), false));
         }
         pieces.push(ExtentPiece {
@@ -490,13 +487,13 @@ fn single_expression(min: &Set, nt: usize) -> Option<Corner> {
     for b in min.parts() {
         let c = b.col_dim(0);
         let Some(eq) = b
-            .eqs
+            .eqs()
             .iter()
             .find(|row| row[c].is_one() || (-&row[c]).is_one())
         else {
             continue;
         };
-        if b.divs.iter().any(Option::is_none) {
+        if b.divs().iter().any(Option::is_none) {
             continue;
         }
         let s = -&eq[c];
@@ -504,8 +501,7 @@ fn single_expression(min: &Set, nt: usize) -> Option<Corner> {
         row[c] = Int::ZERO;
         // Back to columns [1 | params | t | e | locals]: the t params follow the program's.
         let mut basic = b.clone();
-        basic.n_param -= nt;
-        basic.n_dim += nt;
+        basic.set_n_param(basic.n_param() - nt);
         candidates.push(Corner { basic, row });
     }
     let holds = |cand: &Corner| -> bool {

@@ -58,7 +58,7 @@ impl Legal {
             .chain(cols.iter().map(|c| 1 + c))
             .collect();
         let mut b = Basic::universe(0, cols.len());
-        for r in self.space(&edges, &[]).ineqs {
+        for r in self.space(&edges, &[]).into_rows().1 {
             b.add_ineq(keep.iter().map(|&c| r[c].clone()).collect());
         }
         for r in self.hyperplane_rows(stmts, &cols, 0) {
@@ -447,7 +447,7 @@ impl Legal {
             .chain((l.len..n).map(|c| 1 + c))
             .collect();
         let mut base: Vec<Row> = vec![];
-        for r in self.bound_space(edges).ineqs {
+        for r in self.bound_space(edges).into_rows().1 {
             base.push(keep.iter().map(|&c| r[c].clone()).collect());
         }
         let weak: Vec<usize> = edges
@@ -455,7 +455,7 @@ impl Legal {
             .copied()
             .filter(|e| !strong.contains(e))
             .collect();
-        for r in self.space(&weak, strong).ineqs {
+        for r in self.space(&weak, strong).into_rows().1 {
             let mut r = r;
             r.resize(1 + n, Int::ZERO);
             base.push(keep.iter().map(|&c| r[c].clone()).collect());
@@ -557,8 +557,8 @@ impl Legal {
 /// no rational point means no integer point. Otherwise (a fractional or unbounded
 /// coordinate) the integer core's column-by-column minimum decides.
 pub(super) fn lexmin(b: &Basic, n: usize) -> Option<Vec<Int>> {
-    if b.n_param == 0 && b.divs.is_empty() && b.n_dim == n {
-        let lp = Lp::new(n, &b.eqs, &b.ineqs);
+    if b.n_param() == 0 && b.divs().is_empty() && b.n_dim() == n {
+        let lp = Lp::new(n, b.eqs(), b.ineqs());
         match lp.sample() {
             Some(pt) if pt.iter().all(|v| v.is_integer()) => {
                 return Some(pt.into_iter().map(|v| v.num).collect());
@@ -679,7 +679,7 @@ mod tests {
             }
             let want = b.lexmin_prefix(n);
             assert_eq!(lexmin(&b, n), want, "{b:?}");
-            let lp = Lp::new(n, &b.eqs, &b.ineqs);
+            let lp = Lp::new(n, b.eqs(), b.ineqs());
             kinds[match lp.sample() {
                 None => 0,
                 Some(p) if p.iter().all(|v| v.is_integer()) => 1,

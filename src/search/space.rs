@@ -327,8 +327,8 @@ impl Legal {
         let np = l.n_param();
         let n = l.len + np + 1;
         // Rows over [1 | coefficients | u | w].
-        let mut rows: Vec<Row> = self.bound_space(edges).ineqs;
-        for r in self.space(edges, &[]).ineqs {
+        let mut rows: Vec<Row> = self.bound_space(edges).into_rows().1;
+        for r in self.space(edges, &[]).into_rows().1 {
             let mut r = r;
             r.resize(1 + n, Int::ZERO);
             rows.push(r);
@@ -368,8 +368,8 @@ impl Legal {
 /// coefficient of the form as an affine expression over the unknowns `[1 | unknowns]`.
 fn farkas_rows(poly: &Basic, form: &[Row], n_unknown: usize) -> Vec<Row> {
     // Multipliers: one per inequality, two per equality.
-    let mut cons: Vec<Row> = poly.ineqs.clone();
-    for e in &poly.eqs {
+    let mut cons: Vec<Row> = poly.ineqs().to_vec();
+    for e in poly.eqs() {
         cons.push(e.clone());
         cons.push(e.iter().map(|v| -v).collect());
     }
@@ -440,7 +440,7 @@ fn directions(schedule: &Map, n: usize) -> Vec<i64> {
             continue;
         }
         // An equality in x(k) and j(k+1) only: `a·j + b·x = 0`.
-        let found = part.eqs.iter().find(|r| {
+        let found = part.eqs().iter().find(|r| {
             !r[j].is_zero()
                 && r.iter()
                     .enumerate()
@@ -621,7 +621,7 @@ pub fn affine_rows(it: &Map, params: &[String]) -> Option<Vec<Vec<Int>>> {
     };
     let (np, ni, no) = (params.len(), it.n_in(), it.n_out());
     let out0 = 1 + np + ni;
-    let mut eqs: Vec<Row> = b.eqs.clone();
+    let mut eqs: Vec<Row> = b.eqs().to_vec();
     let mut pivots: Vec<usize> = vec![];
     for k in 0..no {
         let c = out0 + k;
