@@ -7,6 +7,7 @@
 //! constants).
 
 use crate::model::copy::{Corner, Extent};
+use crate::presburger::affine::{fmt_row, Times};
 use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int};
 use std::fmt::Write;
@@ -863,40 +864,14 @@ impl CPrinter<'_> {
     fn aff(&self, r: &Row) -> String {
         let r = &self.expand(r);
         let np = self.params.len();
-        let mut s = String::new();
-        for (k, c) in r.iter().enumerate().skip(1) {
-            if c.is_zero() {
-                continue;
-            }
-            let name = if k <= np {
+        let name = |k: usize| {
+            if k <= np {
                 self.params[k - 1].clone()
             } else {
                 self.var_name(k - 1 - np)
-            };
-            let neg = c.is_negative();
-            let a = c.abs();
-            if s.is_empty() {
-                if neg {
-                    s.push('-');
-                }
-            } else {
-                s.push_str(if neg { " - " } else { " + " });
             }
-            if !a.is_one() {
-                let _ = write!(s, "{a} * ");
-            }
-            s.push_str(&name);
-        }
-        let c = &r[0];
-        if s.is_empty() {
-            return c.to_string();
-        }
-        if c.is_positive() {
-            let _ = write!(s, " + {c}");
-        } else if c.is_negative() {
-            let _ = write!(s, " - {}", c.abs());
-        }
-        s
+        };
+        fmt_row(r, name, Times::SpacedStar)
     }
 
     pub fn expr(&mut self, e: &Expr) -> String {

@@ -18,6 +18,7 @@
 use super::state::{prefix_map, CopyMark, Piece, State};
 use crate::diag::codes;
 use crate::diag::Diagnostic;
+use crate::presburger::affine::{fmt_affine, Times};
 use crate::presburger::row::Row;
 use crate::presburger::{budget, Basic, Int, Map, Set, Space, Tuple};
 
@@ -128,7 +129,7 @@ impl Corner {
 
 fn row_text(b: &Basic, r: &Row, params: &[String], t: &[String], floord: &str) -> String {
     let np = b.n_param();
-    let mut terms: Vec<(Int, String)> = vec![];
+    let mut terms: Vec<(&Int, String)> = vec![];
     for (c, v) in r.iter().enumerate().skip(1) {
         if v.is_zero() {
             continue;
@@ -153,34 +154,9 @@ fn row_text(b: &Basic, r: &Row, params: &[String], t: &[String], floord: &str) -
                 None => "0".to_string(),
             }
         };
-        terms.push((v.clone(), name));
+        terms.push((v, name));
     }
-    let mut s = String::new();
-    for (v, name) in terms {
-        let neg = v.is_negative();
-        let a = v.abs();
-        if s.is_empty() {
-            if neg {
-                s.push('-');
-            }
-        } else {
-            s.push_str(if neg { " - " } else { " + " });
-        }
-        if !a.is_one() {
-            s.push_str(&format!("{a} * "));
-        }
-        s.push_str(&name);
-    }
-    let c = &r[0];
-    if s.is_empty() {
-        return c.to_string();
-    }
-    if c.is_positive() {
-        s.push_str(&format!(" + {c}"));
-    } else if c.is_negative() {
-        s.push_str(&format!(" - {}", c.abs()));
-    }
-    s
+    fmt_affine(terms, &r[0], Times::SpacedStar)
 }
 
 /// `S[x] -> [t]`: the outer `k` iteration values of each instance of a piece.
