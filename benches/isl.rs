@@ -164,7 +164,7 @@ fn fast_path_coverage(problems: &[Problem]) -> (usize, usize, usize) {
     for p in problems.iter().filter(|p| p.kind == "empty") {
         let m = parse_map(&p.text, &[]).expect("dependence parses back");
         for b in m.parts() {
-            match sample::feasible_rows(b.width() - 1, &b.eqs, &b.ineqs) {
+            match sample::feasible_rows(b.width() - 1, b.eqs(), b.ineqs()) {
                 Some(true) => counts.0 += 1,
                 Some(false) => counts.1 += 1,
                 None => counts.2 += 1,

@@ -113,12 +113,12 @@ fn point(np: usize, pt: &[i64]) -> Point {
 /// Human-readable constraints of a conjunction, for failure messages and bug reports.
 fn show(b: &Basic) -> String {
     let name = |c: usize| -> String {
-        if c <= b.n_param {
-            params(b.n_param.min(2))
+        if c <= b.n_param() {
+            params(b.n_param().min(2))
                 .get(c - 1)
                 .map_or(format!("p{}", c - 1), |s| s.to_string())
         } else if c < b.div_start() {
-            format!("x{}", c - 1 - b.n_param)
+            format!("x{}", c - 1 - b.n_param())
         } else {
             format!("q{}", c - b.div_start())
         }
@@ -133,16 +133,16 @@ fn show(b: &Basic) -> String {
         format!("{}{}", r[0], s)
     };
     let mut out = vec![];
-    for (i, d) in b.divs.iter().enumerate() {
+    for (i, d) in b.divs().iter().enumerate() {
         match d {
             Some(d) => out.push(format!("q{i} = floor(({}) / {})", lin(&d.num), d.den)),
             None => out.push(format!("q{i} exists")),
         }
     }
-    for r in &b.eqs {
+    for r in b.eqs() {
         out.push(format!("{} = 0", lin(r)));
     }
-    for r in &b.ineqs {
+    for r in b.ineqs() {
         out.push(format!("{} >= 0", lin(r)));
     }
     format!("{{ {} }}", out.join(", "))
@@ -198,7 +198,7 @@ impl Bf {
     fn new(b: &Basic) -> Bf {
         let base = b.div_start();
         let locals: Vec<BfLocal> = b
-            .divs
+            .divs()
             .iter()
             .map(|d| match d {
                 Some(d) => BfLocal::Div {
@@ -210,10 +210,10 @@ impl Bf {
             .collect();
         let mut groups = vec![vec![]; locals.len() + 1];
         for (is_eq, r) in b
-            .eqs
+            .eqs()
             .iter()
             .map(|r| (true, r))
-            .chain(b.ineqs.iter().map(|r| (false, r)))
+            .chain(b.ineqs().iter().map(|r| (false, r)))
         {
             let last = r.iter().rposition(|v| !v.is_zero()).unwrap_or(0);
             let g = (last + 1).max(base) - base;
@@ -1408,7 +1408,9 @@ fn pugh_example_is_empty() {
     // Rationally non-empty: widening the first band by one lets integer points in, which
     // brute force over a box finds.
     let mut wide = b.clone();
-    wide.ineqs[0][0] = int(-26);
+    let mut ineqs = wide.ineqs().to_vec();
+    ineqs[0][0] = int(-26);
+    wide.set_rows(wide.eqs().to_vec(), ineqs);
     let truth = bf_points(&[wide.clone()], 0, 2, 10);
     assert_eq!(
         !Set::from_basic(set_space(0, 2), wide).is_empty(),
@@ -1515,7 +1517,9 @@ fn overflow_two_variable_equality() {
         let w = b.sample().expect("feasible");
         assert_eq!(w, vec![big(x0), big(y0)]);
         // Shift the right-hand side by one: no solution.
-        b.eqs[0][0] = &b.eqs[0][0] - &Int::ONE;
+        let mut eqs = b.eqs().to_vec();
+        eqs[0][0] = &eqs[0][0] - &Int::ONE;
+        b.set_rows(eqs, b.ineqs().to_vec());
         assert!(b.is_empty());
     }
 }
@@ -1558,8 +1562,7 @@ proptest! {
         }
         // And through a Set: the point count matches.
         let mut bs = Basic::universe(0, 2);
-        bs.eqs = p.eqs.clone();
-        bs.ineqs = p.ineqs.clone();
+        bs.set_rows(p.eqs.clone(), p.ineqs.clone());
         let s = Set::from_basic(set_space(0, 2), bs);
         let count = box_points(&[(-3, 3), (-3, 3)]).into_iter().filter(|x| {
             let v = eval128(&row, &[x[0] as i128, x[1] as i128]);
@@ -1577,10 +1580,13 @@ fn overflow_thin_strip_in_a_box() {
     let a = HALF as i128;
     let b = a - 2;
     let mut bs = Basic::universe(0, 2);
-    bs.ineqs = vec![vec![big(0), big(a), big(b)], vec![big(5), big(-a), big(-b)]];
+    bs.set_rows(
+        vec![],
+        vec![vec![big(0), big(a), big(b)], vec![big(5), big(-a), big(-b)]],
+    );
     for c in 1..=2 {
-        bs.ineqs.push(unit(3, c, 1, 3));
-        bs.ineqs.push(unit(3, c, -1, 3));
+        bs.add_ineq(unit(3, c, 1, 3));
+        bs.add_ineq(unit(3, c, -1, 3));
     }
     // a·(x + y) - 2y ∈ [0, 5]: (0, 0), (1, -1), (2, -2).
     let want: Vec<Vec<Int>> = box_points(&[(-3, 3), (-3, 3)])
@@ -1810,7 +1816,7 @@ fn omega_two_equalities_without_unit_coefficient_terminate() {
     assert!(omega::solve(&p).is_none());
     // The same through a boxed Set, against brute force.
     let mut b = Basic::universe(0, 3);
-    b.eqs = p.eqs.clone();
+    b.set_rows(p.eqs.clone(), vec![]);
     for c in 1..=3 {
         b.add_ineq(unit(4, c, 1, 4));
         b.add_ineq(unit(4, c, -1, 4));

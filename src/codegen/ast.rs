@@ -8,6 +8,7 @@
 
 use super::body::Seg;
 use crate::model::copy::{Corner, Extent};
+use crate::presburger::affine::{fmt_row, Times};
 use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int};
 use std::fmt::Write;
@@ -84,7 +85,7 @@ impl Expr {
         for i in 0..b.n_div() {
             let c = b.col_div(i);
             if c < r.len() && !r[c].is_zero() {
-                let e = match &b.divs[i] {
+                let e = match &b.divs()[i] {
                     Some(d) => Expr::floor(Expr::from_row(&d.num, b), d.den.clone()),
                     None => Expr::Comment(format!("existential e{i}")),
                 };
@@ -660,7 +661,7 @@ fn row_floors(b: &Basic, r: &Row) -> bool {
     r.iter()
         .enumerate()
         .skip(1)
-        .any(|(c, v)| !v.is_zero() && c >= start && b.divs[c - start].is_some())
+        .any(|(c, v)| !v.is_zero() && c >= start && b.divs()[c - start].is_some())
 }
 
 /// Whether a box's corner prints with a floor ([`Corner::to_c`]).
@@ -867,40 +868,14 @@ impl CPrinter<'_> {
     fn aff(&self, r: &Row) -> String {
         let r = &self.expand(r);
         let np = self.params.len();
-        let mut s = String::new();
-        for (k, c) in r.iter().enumerate().skip(1) {
-            if c.is_zero() {
-                continue;
-            }
-            let name = if k <= np {
+        let name = |k: usize| {
+            if k <= np {
                 self.params[k - 1].clone()
             } else {
                 self.var_name(k - 1 - np)
-            };
-            let neg = c.is_negative();
-            let a = c.abs();
-            if s.is_empty() {
-                if neg {
-                    s.push('-');
-                }
-            } else {
-                s.push_str(if neg { " - " } else { " + " });
             }
-            if !a.is_one() {
-                let _ = write!(s, "{a} * ");
-            }
-            s.push_str(&name);
-        }
-        let c = &r[0];
-        if s.is_empty() {
-            return c.to_string();
-        }
-        if c.is_positive() {
-            let _ = write!(s, " + {c}");
-        } else if c.is_negative() {
-            let _ = write!(s, " - {}", c.abs());
-        }
-        s
+        };
+        fmt_row(r, name, Times::SpacedStar)
     }
 
     pub fn expr(&mut self, e: &Expr) -> String {

@@ -11,6 +11,7 @@ use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::copy::CopyPlan;
 use crate::model::Scop;
+use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int};
 use std::collections::BTreeSet;
 
@@ -49,11 +50,13 @@ pub(super) fn scan(scop: &Scop, st: &Staging) -> Result<(Vec<Node>, Vec<String>)
     let mut ctx = Basic::universe(n_param, n_scan);
     if let [c] = scop.context.parts() {
         if c.n_div() == 0 {
-            ctx.eqs.extend(c.eqs.iter().cloned());
-            ctx.ineqs.extend(c.ineqs.iter().cloned());
-            for r in ctx.eqs.iter_mut().chain(ctx.ineqs.iter_mut()) {
+            let widen = |r: &Row| {
+                let mut r = r.clone();
                 r.resize(1 + n_param + n_scan, Int::ZERO);
-            }
+                r
+            };
+            ctx.extend_eqs(c.eqs().iter().map(widen));
+            ctx.extend_ineqs(c.ineqs().iter().map(widen));
         }
     }
     let nodes = super::scan::scan_in(items, n_param, n_scan, inner_names, &ctx);

@@ -347,7 +347,7 @@ fn corners(plan: &CopyPlan, n_param: usize) -> Option<Vec<Row>> {
             if (b.div_start()..r.len()).any(|i| !r[i].is_zero()) {
                 return None;
             }
-            if b.n_param != n_param {
+            if b.n_param() != n_param {
                 return None;
             }
             let mut out: Row = vec![Int::ZERO; 1 + n_param + 2 * k];

@@ -88,7 +88,8 @@ fn determined(b: &Basic, n_outer: usize) -> bool {
 fn undetermined_cols(b: &Basic, n_outer: usize) -> Vec<usize> {
     let mut b = b.clone();
     let dependent = dependent_divs(&b, n_outer);
-    let mut rows: Vec<(Row, bool, bool)> = b.eqs.iter().map(|r| (r.clone(), true, false)).collect();
+    let mut rows: Vec<(Row, bool, bool)> =
+        b.eqs().iter().map(|r| (r.clone(), true, false)).collect();
     let unknowns: Vec<usize> = (n_outer..b.div_start())
         .chain(dependent.iter().copied())
         .collect();
@@ -114,15 +115,14 @@ fn undetermined_cols(b: &Basic, n_outer: usize) -> Vec<usize> {
 /// is not one-to-one).
 fn determine_iterators(b: Basic, n_param: usize, n_scan: usize) -> Vec<Basic> {
     let n_outer = 1 + n_param + n_scan;
-    if b.n_dim == n_scan || determined(&b, n_outer) {
+    if b.n_dim() == n_scan || determined(&b, n_outer) {
         return vec![b];
     }
     if let Some(q) = solve_by_bounds(&b, n_outer) {
         return vec![q];
     }
     let mut p = b.clone();
-    p.n_param = n_param + n_scan;
-    p.n_dim = b.n_dim - n_scan;
+    p.set_n_param(n_param + n_scan);
     let Ok(mut leaves) = pip::lexmin(&p) else {
         return vec![b];
     };
@@ -159,9 +159,9 @@ fn determine_iterators(b: Basic, n_param: usize, n_scan: usize) -> Vec<Basic> {
         // division becomes a local of `q` only when something added uses it.
         let mut rows: Vec<(Row, bool)> = vec![];
         if !whole {
-            rows.extend(leaf.ctx.eqs.iter().map(|r| (r.clone(), true)));
+            rows.extend(leaf.ctx.eqs().iter().map(|r| (r.clone(), true)));
             rows.extend(
-                (leaf.ctx.ineqs.iter())
+                (leaf.ctx.ineqs().iter())
                     .filter(|r| !leaf.ctx.is_div_constraint(r))
                     .map(|r| (r.clone(), false)),
             );
@@ -178,12 +178,12 @@ fn determine_iterators(b: Basic, n_param: usize, n_scan: usize) -> Vec<Basic> {
             let col = leaf.ctx.col_div(i);
             let by_rows = rows.iter().any(|(r, _)| !r[col].is_zero());
             let by_divs = (i + 1..leaf.ctx.n_div()).any(|j| {
-                needed[j] && (leaf.ctx.divs[j].as_ref()).is_some_and(|dv| !dv.num[col].is_zero())
+                needed[j] && (leaf.ctx.divs()[j].as_ref()).is_some_and(|dv| !dv.num[col].is_zero())
             });
             needed[i] = by_rows || by_divs;
         }
         let mut map: Vec<Option<usize>> = (0..n_outer).map(Some).collect();
-        for (i, d) in leaf.ctx.divs.iter().enumerate() {
+        for (i, d) in leaf.ctx.divs().iter().enumerate() {
             if !needed[i] {
                 map.push(None);
                 continue;
@@ -220,7 +220,7 @@ fn determine_iterators(b: Basic, n_param: usize, n_scan: usize) -> Vec<Basic> {
         if !val_rows.iter().all(|(r, _)| known.implies(r, true)) {
             return vec![b];
         }
-        q.eqs.extend(val_rows.iter().map(|(r, _)| r.clone()));
+        q.extend_eqs(val_rows.iter().map(|(r, _)| r.clone()));
         if q.normalize() && !q.is_empty() {
             out.push(q);
         }
@@ -276,8 +276,7 @@ fn solve_by_bounds(b: &Basic, n_outer: usize) -> Option<Basic> {
     let mut solved: Vec<(usize, Row)> = vec![];
     let substitute = |w: &mut Basic, solved: &mut Vec<(usize, Row)>, col: usize, value: &Row| {
         let sub = |r: &mut Row| row::substitute(r, col, value);
-        w.eqs.iter_mut().for_each(sub);
-        w.ineqs.iter_mut().for_each(sub);
+        w.map_rows(sub);
         for (_, v) in solved.iter_mut() {
             sub(v);
         }
@@ -294,12 +293,12 @@ fn solve_by_bounds(b: &Basic, n_outer: usize) -> Option<Basic> {
         }
         // An equality with a unit coefficient on an unknown.
         let unit = w
-            .eqs
+            .eqs()
             .iter()
             .enumerate()
             .find_map(|(p, r)| open.iter().find(|&&u| r[u].abs().is_one()).map(|&u| (p, u)));
         if let Some((p, u)) = unit {
-            let r = w.eqs.swap_remove(p);
+            let r = w.swap_remove_eq(p);
             let value = solve_unit(&r, u);
             substitute(&mut w, &mut solved, u, &value);
             solved.push((u, value));
@@ -307,12 +306,12 @@ fn solve_by_bounds(b: &Basic, n_outer: usize) -> Option<Basic> {
         }
         let others_free = |r: &Row, u: usize| open.iter().all(|&o| o == u || r[o].is_zero());
         let pair = open.iter().find_map(|&u| {
-            w.ineqs.iter().find_map(|lo| {
+            w.ineqs().iter().find_map(|lo| {
                 let a = lo[u].clone();
                 if !a.is_positive() || !others_free(lo, u) {
                     return None;
                 }
-                w.ineqs.iter().find_map(|hi| {
+                w.ineqs().iter().find_map(|hi| {
                     let width = (hi[u] == -&a)
                         && (1..hi.len()).all(|c| c == u || hi[c] == -&lo[c])
                         && others_free(hi, u);
@@ -366,7 +365,7 @@ fn solve_by_bounds(b: &Basic, n_outer: usize) -> Option<Basic> {
     // The new floors as locals of `b`, then the equalities, each checked.
     let mut q = b.clone();
     let mut map: Vec<usize> = (0..b.width()).collect();
-    for d in &w.divs[b.n_div()..] {
+    for d in &w.divs()[b.n_div()..] {
         let d = d.as_ref()?;
         let mut num = q.zero_row();
         for (c, v) in d.num.iter().enumerate().filter(|(_, v)| !v.is_zero()) {
@@ -393,7 +392,7 @@ fn solve_by_bounds(b: &Basic, n_outer: usize) -> Option<Basic> {
         }
         eqs.push(r);
     }
-    q.eqs.extend(eqs);
+    q.extend_eqs(eqs);
     q.normalize().then_some(q)
 }
 
@@ -405,7 +404,7 @@ fn link_divs_to_dims(b: &mut Basic, n_param: usize, n_scan: usize) {
     let mut known: Option<Known> = None;
     for i in 0..b.n_div() {
         let q = b.col_div(i);
-        let used = b.eqs.iter().chain(&b.ineqs).any(|r| !r[q].is_zero());
+        let used = b.eqs().iter().chain(b.ineqs()).any(|r| !r[q].is_zero());
         if !used {
             continue;
         }
@@ -557,8 +556,8 @@ impl Scanner {
         let width = 1 + self.n_param + k + 1;
         let known = Known::new(Problem {
             n: width - 1,
-            eqs: ctx.eqs.iter().filter_map(|r| cut(r, width)).collect(),
-            ineqs: ctx.ineqs.iter().filter_map(|r| cut(r, width)).collect(),
+            eqs: ctx.eqs().iter().filter_map(|r| cut(r, width)).collect(),
+            ineqs: ctx.ineqs().iter().filter_map(|r| cut(r, width)).collect(),
         });
         let mut all: Vec<(Row, bool)> = lowers.into_iter().map(|r| (r, true)).collect();
         all.extend(uppers.into_iter().map(|r| (r, false)));
@@ -596,7 +595,7 @@ impl Scanner {
     /// outer columns otherwise, as the row of the value.
     fn pinned(&self, b: &Basic, k: usize) -> Option<Row> {
         let c = self.col(k);
-        b.eqs.iter().find_map(|r| {
+        b.eqs().iter().find_map(|r| {
             let unit = r[c] == 1 || r[c] == -1;
             let outer_only = r.iter().skip(c + 1).all(Int::is_zero);
             (unit && outer_only).then(|| {
@@ -692,8 +691,8 @@ impl Scanner {
                     let mut outer = ctx.clone();
                     let c = self.col(k);
                     let mut outer_piece = piece.clone();
-                    outer_piece.eqs.retain(|r| r[c].is_zero());
-                    outer_piece.ineqs.retain(|r| r[c].is_zero());
+                    outer_piece.retain_eqs(|r| r[c].is_zero());
+                    outer_piece.retain_ineqs(|r| r[c].is_zero());
                     restrict(&mut outer, &outer_piece);
                     let ctxs = Ctxs {
                         body: &cctx,
@@ -733,7 +732,7 @@ impl Scanner {
         for it in &items {
             let b = &it.basic;
             let inner = n_outer..b.div_start();
-            let found = b.eqs.iter().find_map(|r| {
+            let found = b.eqs().iter().find_map(|r| {
                 if !(r[c] == 1 || r[c] == -1) {
                     return None;
                 }
@@ -782,11 +781,8 @@ impl Scanner {
             };
             for it in &mut items {
                 let b = &mut it.basic;
-                b.eqs.iter_mut().for_each(sub);
-                b.ineqs.iter_mut().for_each(sub);
-                for d in b.divs.iter_mut().flatten() {
-                    sub(&mut d.num);
-                }
+                b.map_rows(sub);
+                b.map_divs(|d| sub(&mut d.num));
                 // Divides out the common factor a of the equalities that defined t_k.
                 b.normalize();
             }
@@ -802,7 +798,7 @@ impl Scanner {
     /// so the lattice may be coarser than the exact one, never finer.
     fn lattice(&self, b: &Basic, k: usize) -> Option<(Int, Row)> {
         let c = self.col(k);
-        let mut rows = b.eqs.clone();
+        let mut rows = b.eqs().to_vec();
         while let Some((p, y)) = rows.iter().enumerate().find_map(|(p, r)| {
             (c + 1..r.len())
                 .find(|&y| r[y].abs().is_one())
@@ -881,10 +877,8 @@ impl Scanner {
         let width = 1 + self.n_param + k + 1;
         let n_dim = k + 1;
         let mut base = Basic::universe(self.n_param, n_dim);
-        base.eqs
-            .extend(ctx.eqs.iter().filter_map(|r| cut(r, width)));
-        base.ineqs
-            .extend(ctx.ineqs.iter().filter_map(|r| cut(r, width)));
+        base.extend_eqs(ctx.eqs().iter().filter_map(|r| cut(r, width)));
+        base.extend_ineqs(ctx.ineqs().iter().filter_map(|r| cut(r, width)));
         let projs: Vec<Basic> = items
             .iter()
             .map(|it| {
@@ -892,7 +886,7 @@ impl Scanner {
                 // item (its inner loops or guards), rather than splitting on parameters.
                 let c = self.col(k);
                 let mut p = base.clone();
-                p.ineqs.extend(
+                p.extend_ineqs(
                     self.project(&it.basic, k)
                         .into_iter()
                         .filter(|r| !r[c].is_zero()),
@@ -950,15 +944,15 @@ impl Scanner {
         let width = c + 1;
         let mut known = Known::new(Problem {
             n: width - 1,
-            eqs: ctx.eqs.iter().filter_map(|r| cut(r, width)).collect(),
-            ineqs: ctx.ineqs.iter().filter_map(|r| cut(r, width)).collect(),
+            eqs: ctx.eqs().iter().filter_map(|r| cut(r, width)).collect(),
+            ineqs: ctx.ineqs().iter().filter_map(|r| cut(r, width)).collect(),
         });
         let mut conds = vec![];
         let rows = piece
-            .eqs
+            .eqs()
             .iter()
             .map(|r| (r, true))
-            .chain(piece.ineqs.iter().map(|r| (r, false)));
+            .chain(piece.ineqs().iter().map(|r| (r, false)));
         for (r, eq) in rows {
             if !r[c].is_zero() {
                 continue;
@@ -994,10 +988,10 @@ impl Scanner {
             }
             x
         };
-        p.eqs.extend(a.eqs.iter().map(|r| lift(r, false)));
-        p.ineqs.extend(a.ineqs.iter().map(|r| lift(r, false)));
-        p.eqs.extend(b.eqs.iter().map(|r| lift(r, true)));
-        p.ineqs.extend(b.ineqs.iter().map(|r| lift(r, true)));
+        p.eqs.extend(a.eqs().iter().map(|r| lift(r, false)));
+        p.ineqs.extend(a.ineqs().iter().map(|r| lift(r, false)));
+        p.eqs.extend(b.eqs().iter().map(|r| lift(r, true)));
+        p.ineqs.extend(b.ineqs().iter().map(|r| lift(r, true)));
         // a_k >= b_k
         let mut r = vec![Int::ZERO; w + 2];
         r[w] = Int::ONE;
@@ -1096,8 +1090,8 @@ impl Scanner {
         // their bounds would cost the separation of the loops inside.)
         let mut known = Known::new(Problem {
             n: c - 1,
-            eqs: body_ctx.eqs.iter().filter_map(|r| cut(r, c)).collect(),
-            ineqs: body_ctx.ineqs.iter().filter_map(|r| cut(r, c)).collect(),
+            eqs: body_ctx.eqs().iter().filter_map(|r| cut(r, c)).collect(),
+            ineqs: body_ctx.ineqs().iter().filter_map(|r| cut(r, c)).collect(),
         });
         let at = |r: &Row, value: &Row| -> Row {
             let mut x: Row = r[..c].to_vec();
@@ -1191,15 +1185,15 @@ impl Scanner {
     fn leaf(&self, it: &Item, ctx: &Basic) -> Node {
         let mut b = it.basic.clone();
         let n_outer = 1 + self.n_param + self.n_scan;
-        let inner_dims = b.n_dim - self.n_scan;
+        let inner_dims = b.n_dim() - self.n_scan;
         // Locals defined from the iterators (floor(j/3) after tiling j) are unknowns like
         // the iterators: they are solved too (from t = 2*floor(j/3), say), and their
         // defining constraints become ordinary guards.
         let dependent = dependent_divs(&b, n_outer);
         // Constraints to check, remembering which define known locals (never guards).
         let mut rows: Vec<(Row, bool, bool)> =
-            b.eqs.iter().map(|r| (r.clone(), true, false)).collect();
-        for r in &b.ineqs {
+            b.eqs().iter().map(|r| (r.clone(), true, false)).collect();
+        for r in b.ineqs() {
             let def = b.is_div_constraint(r) && dependent.iter().all(|&c| r[c].is_zero());
             rows.push((r.clone(), false, def));
         }
@@ -1245,11 +1239,13 @@ impl Scanner {
             x
         };
         let mut base = b.clone();
-        base.eqs = ctx.eqs.iter().map(lift).collect();
-        base.ineqs = ctx.ineqs.iter().map(lift).collect();
+        base.set_rows(
+            ctx.eqs().iter().map(lift).collect(),
+            ctx.ineqs().iter().map(lift).collect(),
+        );
         for i in 0..b.n_div() {
             if let Some(d) = b.div_constraints(b.col_div(i)) {
-                base.ineqs.extend(d);
+                base.extend_ineqs(d);
             }
         }
         // What the strided loops around guarantee: c_k = g + s*q for some integer q.
@@ -1401,13 +1397,13 @@ fn eliminate(
                 *den_a = &*den_a * &den;
             }
         }
-        for dv in b.divs.iter_mut().flatten() {
+        b.map_divs(|dv| {
             if dv.num.get(col).is_some_and(|k| !k.is_zero()) {
                 dv.num.resize(r.len(), Int::ZERO);
                 cancel(&mut dv.num, &r, col);
                 dv.den = &dv.den * &den;
             }
-        }
+        });
         solved.push((col, num, den));
     }
     solved
@@ -1439,8 +1435,7 @@ struct Known {
 impl Known {
     fn new(base: Problem) -> Known {
         let mut b = Basic::universe(0, base.n);
-        b.eqs = base.eqs.clone();
-        b.ineqs = base.ineqs.clone();
+        b.set_rows(base.eqs.clone(), base.ineqs.clone());
         Known {
             reduced: b.reduced(),
             base,
@@ -1535,7 +1530,7 @@ fn upper_expr(r: &Row, c: usize) -> Expr {
 
 /// Whether local `i`'s definition mentions column `col`, directly or through other locals.
 fn div_depends_on(b: &Basic, i: usize, col: usize) -> bool {
-    let Some(d) = &b.divs[i] else { return true };
+    let Some(d) = &b.divs()[i] else { return true };
     if d.num.get(col).is_some_and(|v| !v.is_zero()) {
         return true;
     }
@@ -1554,8 +1549,8 @@ fn cut(r: &Row, width: usize) -> Option<Row> {
 /// Whether two conjunctions have the same constraints (as written).
 fn same_rows(a: &Basic, b: &Basic) -> bool {
     let key = |b: &Basic| {
-        let mut e = b.eqs.clone();
-        let mut i = b.ineqs.clone();
+        let mut e = b.eqs().to_vec();
+        let mut i = b.ineqs().to_vec();
         e.sort();
         e.dedup();
         i.sort();
@@ -1572,23 +1567,23 @@ fn same_rows(a: &Basic, b: &Basic) -> bool {
 fn add_row(b: &mut Basic, r: Row, eq: bool) {
     if eq {
         let neg = |x: &Row| x.iter().zip(&r).all(|(a, c)| *a == -c);
-        if !b.eqs.iter().any(|x| *x == r || neg(x)) {
-            b.eqs.push(r);
+        if !b.eqs().iter().any(|x| *x == r || neg(x)) {
+            b.add_eq(r);
         }
-    } else if !b.ineqs.iter().any(|x| x[1..] == r[1..] && x[0] <= r[0]) {
-        b.ineqs.push(r);
+    } else if !b.ineqs().iter().any(|x| x[1..] == r[1..] && x[0] <= r[0]) {
+        b.add_ineq(r);
     }
 }
 
 /// `b` with rows that say no more than an earlier one dropped (see [`add_row`]).
 fn without_repeats(b: Basic) -> Basic {
     let mut out = b.clone();
-    out.eqs.clear();
-    out.ineqs.clear();
-    for r in b.eqs {
+    out.set_rows(vec![], vec![]);
+    let (eqs, ineqs) = b.into_rows();
+    for r in eqs {
         add_row(&mut out, r, true);
     }
-    for r in b.ineqs {
+    for r in ineqs {
         add_row(&mut out, r, false);
     }
     out
@@ -1599,8 +1594,8 @@ fn without_repeats(b: Basic) -> Basic {
 /// rows, and each negation costs an emptiness test.
 fn minus(a: &Basic, b: &Basic) -> Vec<Basic> {
     let mut b = b.clone();
-    b.eqs.retain(|r| !a.eqs.contains(r));
-    b.ineqs.retain(|r| !a.ineqs.contains(r));
+    b.retain_eqs(|r| !a.eqs().contains(r));
+    b.retain_ineqs(|r| !a.ineqs().contains(r));
     a.subtract(&b).into_iter().map(without_repeats).collect()
 }
 
@@ -1656,10 +1651,10 @@ fn restrict(b: &mut Basic, piece: &Basic) {
         x.resize(w, Int::ZERO);
         x
     };
-    for r in &piece.eqs {
+    for r in piece.eqs() {
         add_row(b, lift(r), true);
     }
-    for r in &piece.ineqs {
+    for r in piece.ineqs() {
         add_row(b, lift(r), false);
     }
 }
@@ -1806,7 +1801,7 @@ mod tests {
     fn determine(text: &str, n_scan: usize) -> (Basic, Vec<Basic>) {
         let s = parse_set(text, &[]).unwrap();
         let mut b = part(text);
-        let n_param = b.n_param;
+        let n_param = b.n_param();
         link_divs_to_dims(&mut b, n_param, n_scan);
         let out = determine_iterators(b.clone(), n_param, n_scan);
         let back = Set::from_parts(s.space().clone(), out.clone());
@@ -1815,7 +1810,9 @@ mod tests {
     }
 
     fn determined_all(parts: &[Basic], n_scan: usize) -> bool {
-        parts.iter().all(|b| determined(b, 1 + b.n_param + n_scan))
+        parts
+            .iter()
+            .all(|b| determined(b, 1 + b.n_param() + n_scan))
     }
 
     #[test]

@@ -185,7 +185,7 @@ fn walk_order(scop: &Scop, placed: &[Placed], plan: &CopyPlan) -> Option<Vec<Buf
             let ni = a.relation.n_in();
             for (d, lv) in level.iter_mut().enumerate() {
                 let col = b.col_dim(ni + d);
-                let row = b.eqs.iter().find(|r| !r[col].is_zero())?;
+                let row = b.eqs().iter().find(|r| !r[col].is_zero())?;
                 let ins: Vec<usize> = (0..ni).filter(|&x| !row[b.col_dim(x)].is_zero()).collect();
                 let [x] = ins[..] else {
                     return None;
@@ -239,9 +239,9 @@ fn block_loop(p: &Placed, x: usize, outer: usize, point: usize) -> Option<(usize
     // point loop's dim, equal to it) by them; each is checked below.
     let (col_x, col_p) = (sb.col_dim(x), sb.col_dim(ni + 2 * point + 1));
     let mut sizes: Vec<i64> = sb
-        .ineqs
+        .ineqs()
         .iter()
-        .chain(&sb.eqs)
+        .chain(sb.eqs())
         .filter(|r| r[col_x].abs().is_one() || r[col_p].abs().is_one())
         .flat_map(|r| {
             (outer..point)

@@ -466,7 +466,7 @@ fn widen(old: &Map, all: &Map, bound: &Map) -> Map {
     let Some(b) = old.parts().first() else {
         return bound.clone();
     };
-    let w = 1 + b.n_param + b.n_dim;
+    let w = 1 + b.n_param() + b.n_dim();
     let holds = |r: &[Int]| {
         let mut neg: Vec<Int> = r.iter().map(|v| -v).collect();
         neg[0] = &neg[0] - &Int::ONE;
@@ -477,7 +477,7 @@ fn widen(old: &Map, all: &Map, bound: &Map) -> Map {
     // The equalities, and their pairwise differences and sums (`i = n - 1` and
     // `i' = n - 1` give `i = i'`), without locals.
     let rows: Vec<Vec<Int>> = b
-        .eqs
+        .eqs()
         .iter()
         .filter(|r| r[w..].iter().all(|v| v.is_zero()))
         .map(|r| r[..w].to_vec())
@@ -501,7 +501,7 @@ fn widen(old: &Map, all: &Map, bound: &Map) -> Map {
             _ => {}
         }
     }
-    for r in &b.ineqs {
+    for r in b.ineqs() {
         if r[w..].iter().all(|v| v.is_zero()) && holds(&r[..w]) {
             ineqs.push(r[..w].to_vec());
         }

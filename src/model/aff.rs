@@ -6,6 +6,7 @@
 //! built, every name that is not one of its dimensions becomes a parameter, and sets with
 //! different parameters combine by name (as isl's do).
 
+use crate::presburger::affine::{fmt_affine, Times};
 use crate::presburger::{Basic, Int, Map, Set, Space, Tuple};
 use std::fmt;
 
@@ -131,32 +132,8 @@ impl LinExpr {
 impl fmt::Display for LinExpr {
     /// C-like: `2*i - n + 1`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut first = true;
-        for (n, c) in &self.terms {
-            let neg = c.is_negative();
-            let a = c.abs();
-            match (first, neg) {
-                (true, true) => write!(f, "-")?,
-                (true, false) => {}
-                (false, true) => write!(f, " - ")?,
-                (false, false) => write!(f, " + ")?,
-            }
-            if a.is_one() {
-                write!(f, "{n}")?;
-            } else {
-                write!(f, "{a}*{n}")?;
-            }
-            first = false;
-        }
-        if first {
-            write!(f, "{}", self.constant)
-        } else if self.constant.is_negative() {
-            write!(f, " - {}", self.constant.abs())
-        } else if self.constant.is_positive() {
-            write!(f, " + {}", self.constant)
-        } else {
-            Ok(())
-        }
+        let terms = self.terms.iter().map(|(n, c)| (c, n));
+        f.write_str(&fmt_affine(terms, &self.constant, Times::Star))
     }
 }
 

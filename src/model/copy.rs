@@ -12,6 +12,7 @@
 //! starts). It imports nothing of the schedule state.
 
 use super::marks::CopyMark;
+use crate::presburger::affine::{fmt_affine, Times};
 use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int, Map, Set, Space, Tuple};
 
@@ -121,8 +122,8 @@ impl Corner {
 }
 
 fn row_text(b: &Basic, r: &Row, params: &[String], t: &[String], floord: &str) -> String {
-    let np = b.n_param;
-    let mut terms: Vec<(Int, String)> = vec![];
+    let np = b.n_param();
+    let mut terms: Vec<(&Int, String)> = vec![];
     for (c, v) in r.iter().enumerate().skip(1) {
         if v.is_zero() {
             continue;
@@ -138,7 +139,7 @@ fn row_text(b: &Basic, r: &Row, params: &[String], t: &[String], floord: &str) -
             }
         } else {
             let i = c - b.div_start();
-            match &b.divs[i] {
+            match &b.divs()[i] {
                 Some(d) => format!(
                     "{floord}({}, {})",
                     row_text(b, &d.num, params, t, floord),
@@ -147,39 +148,13 @@ fn row_text(b: &Basic, r: &Row, params: &[String], t: &[String], floord: &str) -
                 None => "0".to_string(),
             }
         };
-        terms.push((v.clone(), name));
+        terms.push((v, name));
     }
-    let mut s = String::new();
-    for (v, name) in terms {
-        let neg = v.is_negative();
-        let a = v.abs();
-        if s.is_empty() {
-            if neg {
-                s.push('-');
-            }
-        } else {
-            s.push_str(if neg { " - " } else { " + " });
-        }
-        if !a.is_one() {
-            s.push_str(&format!("{a} * "));
-        }
-        s.push_str(&name);
-    }
-    let c = &r[0];
-    if s.is_empty() {
-        return c.to_string();
-    }
-    if c.is_positive() {
-        s.push_str(&format!(" + {c}"));
-    } else if c.is_negative() {
-        s.push_str(&format!(" - {}", c.abs()));
-    }
-    s
+    fmt_affine(terms, &r[0], Times::SpacedStar)
 }
 
 /// A set whose parameters become its first dimensions (same columns, relabelled).
 fn params_as_dims(s: &Set) -> Set {
-    let np = s.space().n_param();
     let mut dims: Vec<String> = s.space().params.clone();
     dims.extend(s.space().range.dims.iter().cloned());
     let names: Vec<&str> = dims.iter().map(String::as_str).collect();
@@ -189,8 +164,7 @@ fn params_as_dims(s: &Set) -> Set {
         .iter()
         .map(|b| {
             let mut b = b.clone();
-            b.n_dim += np;
-            b.n_param = 0;
+            b.set_n_param(0);
             b
         })
         .collect();
@@ -212,8 +186,7 @@ fn dims_as_params(s: &Set, n: usize) -> Set {
         .iter()
         .map(|b| {
             let mut b = b.clone();
-            b.n_dim -= n;
-            b.n_param += n;
+            b.set_n_param(b.n_param() + n);
             b
         })
         .collect();
@@ -342,22 +315,22 @@ pub(crate) fn parametric_extent(f: &Map, d: usize) -> Result<Extent, NoExtent> {
     let mut pieces = vec![];
     for b in max.parts() {
         let c = b.col_dim(0);
-        if b.divs
+        if b.divs()
             .iter()
             .any(|v| v.as_ref().is_none_or(|v| !v.num[c].is_zero()))
         {
             return Err(NoExtent::Inexpressible);
         }
         let Some(k) = b
-            .eqs
+            .eqs()
             .iter()
             .position(|row| row[c].is_one() || (-&row[c]).is_one())
         else {
             return Err(NoExtent::Inexpressible);
         };
         // delta = value, then value + 1.
-        let s = -&b.eqs[k][c];
-        let mut value: Row = b.eqs[k].iter().map(|v| &s * v).collect();
+        let s = -&b.eqs()[k][c];
+        let mut value: Row = b.eqs()[k].iter().map(|v| &s * v).collect();
         value[c] = Int::ZERO;
         value[0] = &value[0] + &Int::ONE;
         // The other constraints with delta replaced by its value.
@@ -375,12 +348,12 @@ pub(crate) fn parametric_extent(f: &Map, d: usize) -> Result<Extent, NoExtent> {
             out
         };
         let mut conds = vec![];
-        for (i, row) in b.eqs.iter().enumerate() {
+        for (i, row) in b.eqs().iter().enumerate() {
             if i != k {
                 conds.push((subst(row), true));
             }
         }
-        for row in &b.ineqs {
+        for row in b.ineqs() {
             conds.push((subst(row), false));
         }
         pieces.push(ExtentPiece {
@@ -433,13 +406,13 @@ fn single_expression(min: &Set, nt: usize) -> Option<Corner> {
     for b in min.parts() {
         let c = b.col_dim(0);
         let Some(eq) = b
-            .eqs
+            .eqs()
             .iter()
             .find(|row| row[c].is_one() || (-&row[c]).is_one())
         else {
             continue;
         };
-        if b.divs.iter().any(Option::is_none) {
+        if b.divs().iter().any(Option::is_none) {
             continue;
         }
         let s = -&eq[c];
@@ -447,8 +420,7 @@ fn single_expression(min: &Set, nt: usize) -> Option<Corner> {
         row[c] = Int::ZERO;
         // Back to columns [1 | params | t | e | locals]: the t params follow the program's.
         let mut basic = b.clone();
-        basic.n_param -= nt;
-        basic.n_dim += nt;
+        basic.set_n_param(basic.n_param() - nt);
         candidates.push(Corner { basic, row });
     }
     let holds = |cand: &Corner| -> bool {

@@ -21,13 +21,17 @@ pub struct Div {
 }
 
 /// A conjunction of equalities and inequalities.
+///
+/// The rows are private to the core. Code above it reads them through [`Basic::eqs`],
+/// [`Basic::ineqs`], [`Basic::rows`], [`Basic::divs`] and the counts, and changes them
+/// through the builders below, which keep every row at the conjunction's width.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Basic {
-    pub n_param: usize,
-    pub n_dim: usize,
-    pub divs: Vec<Option<Div>>,
-    pub eqs: Vec<Row>,
-    pub ineqs: Vec<Row>,
+    pub(super) n_param: usize,
+    pub(super) n_dim: usize,
+    pub(super) divs: Vec<Option<Div>>,
+    pub(super) eqs: Vec<Row>,
+    pub(super) ineqs: Vec<Row>,
 }
 
 impl Basic {
@@ -51,8 +55,132 @@ impl Basic {
         b
     }
 
+    /// A conjunction from its parts: the locals in column order (`None` for one with no
+    /// known definition), and rows of width `1 + n_param + n_dim + divs.len()`.
+    pub fn from_parts(
+        n_param: usize,
+        n_dim: usize,
+        divs: Vec<Option<Div>>,
+        eqs: Vec<Row>,
+        ineqs: Vec<Row>,
+    ) -> Basic {
+        let b = Basic {
+            n_param,
+            n_dim,
+            divs,
+            eqs,
+            ineqs,
+        };
+        debug_assert!(b.rows().all(|r| r.len() == b.width()));
+        b
+    }
+
+    /// Number of parameters.
+    pub fn n_param(&self) -> usize {
+        self.n_param
+    }
+
+    /// Number of dimensions (a map's input and output dimensions together).
+    pub fn n_dim(&self) -> usize {
+        self.n_dim
+    }
+
+    /// Number of locals.
     pub fn n_div(&self) -> usize {
         self.divs.len()
+    }
+
+    /// The definitions of the locals, in column order (`None`: existential, no definition).
+    pub fn divs(&self) -> &[Option<Div>] {
+        &self.divs
+    }
+
+    /// The definition of local `i`, if it has one.
+    pub fn div(&self, i: usize) -> Option<&Div> {
+        self.divs[i].as_ref()
+    }
+
+    /// The equalities `r · (1, columns) = 0`.
+    pub fn eqs(&self) -> &[Row] {
+        &self.eqs
+    }
+
+    /// The inequalities `r · (1, columns) >= 0`.
+    pub fn ineqs(&self) -> &[Row] {
+        &self.ineqs
+    }
+
+    /// Every constraint row: the equalities, then the inequalities.
+    pub fn rows(&self) -> impl Iterator<Item = &Row> {
+        self.eqs.iter().chain(&self.ineqs)
+    }
+
+    /// The equalities and the inequalities, taken out of the conjunction.
+    pub fn into_rows(self) -> (Vec<Row>, Vec<Row>) {
+        (self.eqs, self.ineqs)
+    }
+
+    /// Adds equalities (each of the current width).
+    pub fn extend_eqs(&mut self, rows: impl IntoIterator<Item = Row>) {
+        for r in rows {
+            self.add_eq(r);
+        }
+    }
+
+    /// Adds inequalities (each of the current width).
+    pub fn extend_ineqs(&mut self, rows: impl IntoIterator<Item = Row>) {
+        for r in rows {
+            self.add_ineq(r);
+        }
+    }
+
+    /// Replaces every constraint (rows of the current width); locals stay.
+    pub fn set_rows(&mut self, eqs: Vec<Row>, ineqs: Vec<Row>) {
+        self.eqs = eqs;
+        self.ineqs = ineqs;
+        debug_assert!(self.rows().all(|r| r.len() == self.width()));
+    }
+
+    /// Keeps the equalities for which `keep` holds, in order.
+    pub fn retain_eqs(&mut self, keep: impl FnMut(&Row) -> bool) {
+        self.eqs.retain(keep);
+    }
+
+    /// Keeps the inequalities for which `keep` holds, in order.
+    pub fn retain_ineqs(&mut self, keep: impl FnMut(&Row) -> bool) {
+        self.ineqs.retain(keep);
+    }
+
+    /// Removes equality `i` and returns it; the last equality takes its place.
+    pub fn swap_remove_eq(&mut self, i: usize) -> Row {
+        self.eqs.swap_remove(i)
+    }
+
+    /// Rewrites every constraint row in place (equalities, then inequalities), e.g. a
+    /// substitution. `f` must keep each row's width.
+    pub fn map_rows(&mut self, mut f: impl FnMut(&mut Row)) {
+        self.eqs
+            .iter_mut()
+            .chain(self.ineqs.iter_mut())
+            .for_each(&mut f);
+        debug_assert!(self.rows().all(|r| r.len() == self.width()));
+    }
+
+    /// Rewrites the definition of every known local in place (a substitution). `f` must
+    /// keep what each local equals, and a numerator may only mention columns before its
+    /// local.
+    pub fn map_divs(&mut self, f: impl FnMut(&mut Div)) {
+        self.divs.iter_mut().flatten().for_each(f);
+    }
+
+    /// Moves the boundary between parameters and dimensions: the first `n_param` of the
+    /// `n_param() + n_dim()` columns become the parameters and the rest the dimensions.
+    /// Every column keeps its place, so the rows are unchanged.
+    pub fn set_n_param(&mut self, n_param: usize) {
+        let total = self.n_param + self.n_dim;
+        assert!(n_param <= total, "more parameters than columns");
+        self.n_param = n_param;
+        self.n_dim = total - n_param;
     }
 
     /// Number of entries in a row (constant included).

@@ -90,12 +90,7 @@ impl Int {
     pub fn gcd(&self, other: &Int) -> Int {
         match (self, other) {
             (Int::Small(a), Int::Small(b)) => {
-                let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
-                while b != 0 {
-                    let t = a % b;
-                    a = b;
-                    b = t;
-                }
+                let a = a.unsigned_abs().gcd(&b.unsigned_abs());
                 if a <= i64::MAX as u64 {
                     Int::Small(a as i64)
                 } else {

@@ -4,11 +4,13 @@
 //!
 //! Knows nothing of C or scripts.
 
+pub mod affine;
 pub mod basic;
 pub mod budget;
 pub mod build;
 pub mod coalesce;
 pub mod int;
+pub mod linalg;
 pub mod omega;
 pub mod parse;
 pub mod pip;

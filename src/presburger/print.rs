@@ -6,6 +6,7 @@
 //! comparison, and only locals without a closed form appear under `exists`. Everything it
 //! prints parses back to the same set.
 
+use super::affine::{self, Times};
 use super::basic::Basic;
 use super::int::Int;
 use super::row::{solve_unit, substitute, Row};
@@ -15,40 +16,7 @@ use std::fmt::{self, Write};
 
 /// Formats `coeffs · (1, columns)` with the given column names (index 0 is the constant).
 fn fmt_affine(r: &[Int], names: &[String]) -> String {
-    let mut s = String::new();
-    for (k, c) in r.iter().enumerate().skip(1) {
-        if c.is_zero() {
-            continue;
-        }
-        let name = &names[k];
-        let neg = c.is_negative();
-        let a = c.abs();
-        if s.is_empty() {
-            if neg {
-                s.push('-');
-            }
-        } else {
-            s.push_str(if neg { " - " } else { " + " });
-        }
-        if !a.is_one() {
-            if name.starts_with("floor(") {
-                let _ = write!(s, "{a}*");
-            } else {
-                let _ = write!(s, "{a}");
-            }
-        }
-        s.push_str(name);
-    }
-    let c = &r[0];
-    if s.is_empty() {
-        return c.to_string();
-    }
-    if c.is_positive() {
-        let _ = write!(s, " + {c}");
-    } else if c.is_negative() {
-        let _ = write!(s, " - {}", c.abs());
-    }
-    s
+    affine::fmt_row(r, |k| names[k].clone(), Times::Isl)
 }
 
 /// Unique, parseable names for parameters and dimensions (duplicates get primes).

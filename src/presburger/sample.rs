@@ -24,6 +24,7 @@
 
 use super::budget::{self, Budgeted, Exhausted};
 use super::row::{Problem, Row};
+use num_integer::Integer;
 use std::cell::Cell;
 
 /// Past this many inequalities (Fourier–Motzkin growing the system) the fast path gives up.
@@ -135,22 +136,13 @@ impl From<Exhausted> for Stop {
 
 type Pass = Result<(), Stop>;
 
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        let t = a % b;
-        a = b;
-        b = t;
-    }
-    a
-}
-
 /// `gcd` of the coefficients (entries after the constant), as a non-negative `i64`; `None`
 /// if it does not fit (a coefficient `i64::MIN` alone).
 fn row_gcd(r: &[i64]) -> Option<i64> {
     let mut g = 0u64;
     for &v in &r[1..] {
         if v != 0 {
-            g = gcd(g, v.unsigned_abs());
+            g = g.gcd(&v.unsigned_abs());
             if g == 1 {
                 return Some(1);
             }

@@ -15,6 +15,9 @@ use super::schedule::Built;
 use super::script::{self, Variant};
 use crate::model::Scop;
 use crate::presburger::budget;
+use crate::presburger::int::gcd_all;
+use crate::presburger::linalg;
+use crate::presburger::row::{divide_exact, Row};
 use crate::presburger::Int;
 
 /// The cost of an access whose innermost step is not contiguous: 8 doubles share a 64-byte
@@ -211,53 +214,43 @@ pub fn innermost_direction(rows: &[Vec<Int>], n: usize) -> Option<Vec<i64>> {
     if rows.len() != n || n == 0 {
         return None;
     }
-    let h: Vec<Vec<i64>> = rows
+    // Entries beyond a machine word: no direction (as for a singular matrix).
+    if rows
         .iter()
-        .map(|r| {
-            r[..n]
-                .iter()
-                .map(|x| x.to_i64())
-                .collect::<Option<Vec<i64>>>()
-        })
-        .collect::<Option<_>>()?;
-    let d = script::det(&h);
-    if d == 0 {
+        .any(|r| r[..n].iter().any(|x| x.to_i64().is_none()))
+    {
         return None;
     }
+    let h: Vec<Row> = rows.iter().map(|r| r[..n].to_vec()).collect();
+    let d = linalg::det(&h);
+    if d.is_zero() {
+        return None;
+    }
+    let sign = Int::from(i64::from(d.signum()));
     // Cramer: component k is det(H with column k replaced by e_last) / det(H).
-    let mut x: Vec<i128> = (0..n)
+    let mut x: Vec<Int> = (0..n)
         .map(|k| {
-            let m: Vec<Vec<i64>> = (0..n)
+            let m: Vec<Row> = (0..n)
                 .map(|i| {
                     (0..n)
                         .map(|c| {
                             if c == k {
-                                i64::from(i == n - 1)
+                                Int::from(i64::from(i == n - 1))
                             } else {
-                                h[i][c]
+                                h[i][c].clone()
                             }
                         })
                         .collect()
                 })
                 .collect();
-            script::det(&m) * d.signum()
+            &linalg::det(&m) * &sign
         })
         .collect();
-    let g = x.iter().fold(0i128, |g, &v| gcd(g, v.abs()));
-    if g > 1 {
-        for v in &mut x {
-            *v /= g;
-        }
+    let g = gcd_all(&x);
+    if g > Int::ONE {
+        divide_exact(&mut x, &g);
     }
-    x.iter().map(|&v| i64::try_from(v).ok()).collect()
-}
-
-fn gcd(a: i128, b: i128) -> i128 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
+    x.iter().map(Int::to_i64).collect()
 }
 
 /// The cost of one access (subscript rows over the iterators) when the iterators move by

@@ -201,10 +201,10 @@ impl Legal {
             .collect();
         let at = |c: usize| 1 + cols.iter().position(|&x| x == c).expect("column kept");
         let mut ineqs: Vec<Row> = vec![];
-        for r in self.bound_space(&edges).ineqs {
+        for r in self.bound_space(&edges).into_rows().1 {
             ineqs.push(keep.iter().map(|&c| r[c].clone()).collect());
         }
-        for r in self.space(&weak, &strong).ineqs {
+        for r in self.space(&weak, &strong).into_rows().1 {
             let mut r = r;
             r.resize(1 + n, Int::ZERO);
             ineqs.push(keep.iter().map(|&c| r[c].clone()).collect());

@@ -10,6 +10,7 @@
 //! schedule is checked again by the ordinary verifier once written as a script.
 
 use super::space::Legal;
+use crate::presburger::linalg::null_space;
 use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int, Lp};
 use std::collections::HashMap;
@@ -58,7 +59,7 @@ impl Legal {
             .chain(cols.iter().map(|c| 1 + c))
             .collect();
         let mut b = Basic::universe(0, cols.len());
-        for r in self.space(&edges, &[]).ineqs {
+        for r in self.space(&edges, &[]).into_rows().1 {
             b.add_ineq(keep.iter().map(|&c| r[c].clone()).collect());
         }
         for r in self.hyperplane_rows(stmts, &cols, 0) {
@@ -449,7 +450,7 @@ impl Legal {
             .chain((l.len..n).map(|c| 1 + c))
             .collect();
         let mut base: Vec<Row> = vec![];
-        for r in self.bound_space(edges).ineqs {
+        for r in self.bound_space(edges).into_rows().1 {
             base.push(keep.iter().map(|&c| r[c].clone()).collect());
         }
         let weak: Vec<usize> = edges
@@ -457,7 +458,7 @@ impl Legal {
             .copied()
             .filter(|e| !strong.contains(e))
             .collect();
-        for r in self.space(&weak, strong).ineqs {
+        for r in self.space(&weak, strong).into_rows().1 {
             let mut r = r;
             r.resize(1 + n, Int::ZERO);
             base.push(keep.iter().map(|&c| r[c].clone()).collect());
@@ -474,13 +475,10 @@ impl Legal {
         let eqs: Vec<Row> = self.no_params(group, &cols, np + 1);
         let at = |c: usize| 1 + cols.iter().position(|&x| x == c).expect("column kept");
         // Orthogonal complements.
-        let comps: Vec<(usize, Vec<Vec<i128>>)> = group
+        let comps: Vec<(usize, Vec<Row>)> = group
             .iter()
             .map(|&s| {
-                let h: Vec<Vec<i128>> = rows[s]
-                    .iter()
-                    .map(|r| r[..l.iters[s]].iter().map(to_i128).collect())
-                    .collect();
+                let h: Vec<Row> = rows[s].iter().map(|r| r[..l.iters[s]].to_vec()).collect();
                 (s, null_space(&h, l.iters[s]))
             })
             .collect();
@@ -521,9 +519,8 @@ impl Legal {
                         return None;
                     }
                     let c = choice % (2 * comp.len());
-                    let sign: i128 = if c % 2 == 0 { 1 } else { -1 };
                     for (k, x) in comp[c / 2].iter().enumerate() {
-                        r[at(l.iter(*s, k))] = Int::from((sign * x) as i64);
+                        r[at(l.iter(*s, k))] = if c % 2 == 0 { x.clone() } else { -x };
                     }
                 }
                 rows_c.push(r);
@@ -559,8 +556,8 @@ impl Legal {
 /// no rational point means no integer point. Otherwise (a fractional or unbounded
 /// coordinate) the integer core's column-by-column minimum decides.
 pub(super) fn lexmin(b: &Basic, n: usize) -> Option<Vec<Int>> {
-    if b.n_param == 0 && b.divs.is_empty() && b.n_dim == n {
-        let lp = Lp::new(n, &b.eqs, &b.ineqs);
+    if b.n_param() == 0 && b.divs().is_empty() && b.n_dim() == n {
+        let lp = Lp::new(n, b.eqs(), b.ineqs());
         match lp.sample() {
             Some(pt) if pt.iter().all(|v| v.is_integer()) => {
                 return Some(pt.into_iter().map(|v| v.num).collect());
@@ -570,77 +567,6 @@ pub(super) fn lexmin(b: &Basic, n: usize) -> Option<Vec<Int>> {
         }
     }
     b.lexmin_prefix(n)
-}
-
-fn to_i128(x: &Int) -> i128 {
-    x.to_i64().map_or(i128::MAX, i128::from)
-}
-
-/// An integer basis of `{v : H·v = 0}` (`H` has `d` columns), each vector primitive.
-pub fn null_space(h: &[Vec<i128>], d: usize) -> Vec<Vec<i128>> {
-    // Integer row reduction to echelon form with pivots cleared above and below.
-    let mut m: Vec<Vec<i128>> = h.to_vec();
-    let mut pivots: Vec<usize> = vec![];
-    let mut r = 0;
-    for c in 0..d {
-        let Some(p) = (r..m.len()).find(|&i| m[i][c] != 0) else {
-            continue;
-        };
-        m.swap(r, p);
-        for i in 0..m.len() {
-            if i != r && m[i][c] != 0 {
-                let (a, b) = (m[r][c], m[i][c]);
-                let pivot = m[r].clone();
-                for (x, y) in m[i].iter_mut().zip(&pivot) {
-                    *x = a * *x - b * y;
-                }
-                let g = m[i].iter().fold(0i128, |g, &x| gcd(g, x));
-                if g > 1 {
-                    m[i].iter_mut().for_each(|x| *x /= g);
-                }
-            }
-        }
-        pivots.push(c);
-        r += 1;
-        if r == m.len() {
-            break;
-        }
-    }
-    let mut out = vec![];
-    for f in (0..d).filter(|c| !pivots.contains(c)) {
-        // v[f] = L, v[pivot_i] = −m[i][f]·L / m[i][pivot_i].
-        let l = pivots
-            .iter()
-            .enumerate()
-            .fold(1i128, |l, (i, &pc)| lcm(l, m[i][pc].abs()));
-        let mut v = vec![0i128; d];
-        v[f] = l;
-        for (i, &pc) in pivots.iter().enumerate() {
-            v[pc] = -m[i][f] * l / m[i][pc];
-        }
-        let g = v.iter().fold(0i128, |g, &x| gcd(g, x));
-        if g > 1 {
-            v.iter_mut().for_each(|x| *x /= g);
-        }
-        out.push(v);
-    }
-    out
-}
-
-fn gcd(a: i128, b: i128) -> i128 {
-    let (mut a, mut b) = (a.abs(), b.abs());
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
-fn lcm(a: i128, b: i128) -> i128 {
-    if a == 0 || b == 0 {
-        a.max(b)
-    } else {
-        a / gcd(a, b) * b
-    }
 }
 
 #[cfg(test)]
@@ -681,7 +607,7 @@ mod tests {
             }
             let want = b.lexmin_prefix(n);
             assert_eq!(lexmin(&b, n), want, "{b:?}");
-            let lp = Lp::new(n, &b.eqs, &b.ineqs);
+            let lp = Lp::new(n, b.eqs(), b.ineqs());
             kinds[match lp.sample() {
                 None => 0,
                 Some(p) if p.iter().all(|v| v.is_integer()) => 1,
@@ -690,20 +616,5 @@ mod tests {
         }
         // Each path was taken: no rational point or unbounded, integral, fractional.
         assert!(kinds.iter().all(|&k| k > 10), "{kinds:?}");
-    }
-
-    #[test]
-    fn null_space_of_rows() {
-        assert_eq!(
-            null_space(&[vec![1, 0, 0]], 3),
-            vec![vec![0, 1, 0], vec![0, 0, 1]]
-        );
-        assert_eq!(null_space(&[vec![1, 1]], 2), vec![vec![-1, 1]]);
-        assert_eq!(
-            null_space(&[vec![1, 1, 0], vec![0, 0, 1]], 3),
-            vec![vec![-1, 1, 0]]
-        );
-        assert!(null_space(&[vec![1, 0], vec![0, 1]], 2).is_empty());
-        assert_eq!(null_space(&[], 2), vec![vec![1, 0], vec![0, 1]]);
     }
 }

@@ -4,6 +4,9 @@
 //! permutable bands, `parallel` marks.
 
 use super::schedule::{Band, Built};
+use crate::presburger::affine::{fmt_affine, Times};
+use crate::presburger::linalg;
+use crate::presburger::row::Row;
 use crate::presburger::Int;
 
 /// What a script needs to know about the kernel's statements.
@@ -294,6 +297,8 @@ fn reorder_lines(b: &Built, names: &Names) -> Vec<String> {
 fn statement_lines(s: usize, rows: &[Vec<Int>], names: &Names) -> Result<Vec<String>, String> {
     let d = rows.len();
     let np = names.params.len();
+    let square: Vec<Row> = rows.iter().map(|r| r[..d].to_vec()).collect();
+    let det = linalg::det(&square);
     let it = |r: &Vec<Int>| -> Vec<i64> {
         r[..d]
             .iter()
@@ -301,8 +306,7 @@ fn statement_lines(s: usize, rows: &[Vec<Int>], names: &Names) -> Result<Vec<Str
             .collect()
     };
     let m: Vec<Vec<i64>> = rows.iter().map(it).collect();
-    let det = det(&m);
-    if det.abs() != 1 {
+    if !det.abs().is_one() {
         return Err(format!(
             "the hyperplanes of {} are not unimodular (determinant {det})",
             names.handles[s]
@@ -384,15 +388,8 @@ fn statement_lines(s: usize, rows: &[Vec<Int>], names: &Names) -> Result<Vec<Str
     let exprs: Vec<String> = rows
         .iter()
         .map(|r| {
-            let mut terms: Vec<(Int, String)> = vec![];
-            for k in 0..d {
-                terms.push((r[k].clone(), xs[k].clone()));
-            }
-            for q in 0..np {
-                terms.push((r[d + q].clone(), names.params[q].clone()));
-            }
-            terms.push((r[d + np].clone(), String::new()));
-            linear(&terms)
+            let terms = (r[..d].iter().zip(xs)).chain(r[d..d + np].iter().zip(&names.params));
+            fmt_affine(terms, &r[d + np], Times::Star)
         })
         .collect();
     if exprs.iter().zip(xs).all(|(e, x)| e == x) {
@@ -404,36 +401,6 @@ fn statement_lines(s: usize, rows: &[Vec<Int>], names: &Names) -> Result<Vec<Str
         exprs.join(", ")
     ));
     Ok(lines)
-}
-
-/// `2*i + j - 1` from coefficients and names (an empty name is the constant).
-fn linear(terms: &[(Int, String)]) -> String {
-    let mut out = String::new();
-    for (c, x) in terms {
-        if c.is_zero() {
-            continue;
-        }
-        let neg = c.is_negative();
-        let a = c.abs();
-        let body = if x.is_empty() {
-            a.to_string()
-        } else if a.is_one() {
-            x.clone()
-        } else {
-            format!("{a}*{x}")
-        };
-        if out.is_empty() {
-            out = if neg { format!("-{body}") } else { body };
-        } else {
-            out.push_str(if neg { " - " } else { " + " });
-            out.push_str(&body);
-        }
-    }
-    if out.is_empty() {
-        "0".to_string()
-    } else {
-        out
-    }
 }
 
 /// A permutation `σ` (identity first, then in lexicographic order) such that
@@ -488,48 +455,9 @@ pub fn next_permutation(p: &mut [usize]) -> bool {
     true
 }
 
-pub(super) fn det(m: &[Vec<i64>]) -> i128 {
-    let d = m.len();
-    if d == 0 {
-        return 1;
-    }
-    // Fraction-free elimination (Bareiss).
-    let mut a: Vec<Vec<i128>> = m
-        .iter()
-        .map(|r| r.iter().map(|&x| x as i128).collect())
-        .collect();
-    let mut sign = 1i128;
-    let mut prev = 1i128;
-    for k in 0..d {
-        if a[k][k] == 0 {
-            let Some(p) = (k + 1..d).find(|&i| a[i][k] != 0) else {
-                return 0;
-            };
-            a.swap(k, p);
-            sign = -sign;
-        }
-        for i in k + 1..d {
-            for j in k + 1..d {
-                a[i][j] = (a[i][j] * a[k][k] - a[i][k] * a[k][j]) / prev;
-            }
-        }
-        prev = a[k][k];
-    }
-    sign * a[d - 1][d - 1]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn determinants() {
-        assert_eq!(det(&[vec![1, 0], vec![0, 1]]), 1);
-        assert_eq!(det(&[vec![0, 1], vec![1, 0]]), -1);
-        assert_eq!(det(&[vec![1, 1], vec![1, 2]]), 1);
-        assert_eq!(det(&[vec![2, 0], vec![0, 1]]), 2);
-        assert_eq!(det(&[vec![1, 0, 0], vec![1, 1, 0], vec![2, 1, 1]]), 1);
-    }
 
     #[test]
     fn triangular_orders() {
@@ -582,13 +510,5 @@ mod tests {
         };
         let lines = write(&b, &Variant::plain(&b), &names).unwrap();
         assert!(lines.is_empty(), "{lines:?}");
-    }
-
-    #[test]
-    fn linear_forms() {
-        let t = |c: i64, x: &str| (Int::from(c), x.to_string());
-        assert_eq!(linear(&[t(1, "i"), t(2, "j"), t(-1, "")]), "i + 2*j - 1");
-        assert_eq!(linear(&[t(0, "i"), t(-1, "j")]), "-j");
-        assert_eq!(linear(&[t(0, "i")]), "0");
     }
 }

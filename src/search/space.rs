@@ -8,9 +8,10 @@
 //! affine form of the Farkas lemma, an affine form is non-negative on a non-empty polyhedron
 //! `{x : A·x + b ≥ 0}` exactly when it equals `λ0 + λ·(A·x + b)` for some `λ0, λ ≥ 0`.
 //! Identifying coefficients gives linear constraints over the schedule coefficients and the
-//! multipliers; the multipliers (rational, non-negative) are eliminated exactly by rational
-//! Fourier–Motzkin (equalities first, Kohler's rule against redundant combinations). What is
-//! left is a system over the schedule coefficients only.
+//! multipliers; the multipliers (rational, non-negative) are eliminated exactly by the
+//! core's rational Fourier–Motzkin ([`eliminate_rational`]: equalities first,
+//! Kohler's rule against redundant combinations). What is left is a system over the schedule
+//! coefficients only.
 //!
 //! The construction is the rational one of the paper: every integer point of the space is
 //! a legal schedule. It is exact when the dependence polyhedra are integral (uniform and
@@ -25,7 +26,7 @@
 //! holds the signs; everything that turns coefficients into a function of the iterators
 //! ([`Layout::eval`], the Farkas rows, the exact per-edge test) applies them.
 
-use crate::presburger::budget;
+use crate::presburger::linalg::eliminate_rational;
 use crate::presburger::row::{cancel, Row};
 use crate::presburger::{Basic, Int, Map};
 use crate::verify::{Dependence, Program};
@@ -327,8 +328,8 @@ impl Legal {
         let np = l.n_param();
         let n = l.len + np + 1;
         // Rows over [1 | coefficients | u | w].
-        let mut rows: Vec<Row> = self.bound_space(edges).ineqs;
-        for r in self.space(edges, &[]).ineqs {
+        let mut rows: Vec<Row> = self.bound_space(edges).into_rows().1;
+        for r in self.space(edges, &[]).into_rows().1 {
             let mut r = r;
             r.resize(1 + n, Int::ZERO);
             rows.push(r);
@@ -368,8 +369,8 @@ impl Legal {
 /// coefficient of the form as an affine expression over the unknowns `[1 | unknowns]`.
 fn farkas_rows(poly: &Basic, form: &[Row], n_unknown: usize) -> Vec<Row> {
     // Multipliers: one per inequality, two per equality.
-    let mut cons: Vec<Row> = poly.ineqs.clone();
-    for e in &poly.eqs {
+    let mut cons: Vec<Row> = poly.ineqs().to_vec();
+    for e in poly.eqs() {
         cons.push(e.clone());
         cons.push(e.iter().map(|v| -v).collect());
     }
@@ -395,7 +396,7 @@ fn farkas_rows(poly: &Basic, form: &[Row], n_unknown: usize) -> Vec<Row> {
         r[1 + n_unknown + m] = Int::ONE;
         ineqs.push(r);
     }
-    eliminate(eqs, ineqs, n_unknown)
+    eliminate_rational(eqs, ineqs, n_unknown)
 }
 
 /// Farkas rows for `θT(j) − θS(i) − δ ≥ 0`, over `[1 | coefficients | δ]`.
@@ -440,7 +441,7 @@ fn directions(schedule: &Map, n: usize) -> Vec<i64> {
             continue;
         }
         // An equality in x(k) and j(k+1) only: `a·j + b·x = 0`.
-        let found = part.eqs.iter().find(|r| {
+        let found = part.eqs().iter().find(|r| {
             !r[j].is_zero()
                 && r.iter()
                     .enumerate()
@@ -472,155 +473,6 @@ fn farkas_bound(l: &Layout, e: &Edge) -> Vec<Row> {
     farkas_rows(&e.poly, &form, nu)
 }
 
-/// Divides a row by the gcd of its entries (exact over the rationals: no tightening).
-fn primitive(r: &mut Row) {
-    let mut g = Int::ZERO;
-    for v in r.iter() {
-        g = g.gcd(v);
-    }
-    if !g.is_zero() && !g.is_one() {
-        for v in r.iter_mut() {
-            *v = v.div_exact(&g);
-        }
-    }
-}
-
-/// `a·r − b·s` with `a, b` chosen so that column `k` cancels (`a > 0`, and `b`'s sign such
-/// that an inequality stays one when `s` is an equality or has the opposite sign).
-fn combine(r: &Row, s: &Row, k: usize) -> Row {
-    let (a, b) = (s[k].abs(), &r[k] * &Int::from(s[k].signum() as i64));
-    r.iter()
-        .zip(s)
-        .map(|(x, y)| &(&a * x) - &(&b * y))
-        .collect()
-}
-
-/// Rational elimination of the columns after `1 + keep` (the multipliers): equalities by
-/// substitution, then Fourier–Motzkin with Kohler's rule. Returns inequalities over
-/// `[1 | kept]` (equalities among them as two inequalities). Within a spent work budget
-/// (or a cancelled run), the row `-1 >= 0`, as for an infeasible system.
-fn eliminate(eqs: Vec<Row>, ineqs: Vec<Row>, keep: usize) -> Vec<Row> {
-    budget::settle(|| try_eliminate(eqs, ineqs, keep), || infeasible(keep))
-}
-
-/// The one row `-1 >= 0` over `[1 | kept]`.
-fn infeasible(keep: usize) -> Vec<Row> {
-    let mut f = vec![Int::ZERO; keep + 1];
-    f[0] = Int::from(-1);
-    vec![f]
-}
-
-/// [`eliminate`], or the refusal of the work budget.
-fn try_eliminate(mut eqs: Vec<Row>, ineqs: Vec<Row>, keep: usize) -> budget::Budgeted<Vec<Row>> {
-    let width = eqs.first().or(ineqs.first()).map_or(1 + keep, |r| r.len());
-    // Each inequality with the set of original inequalities it combines.
-    let mut rows: Vec<(Row, BTreeSet<usize>)> = ineqs
-        .into_iter()
-        .enumerate()
-        .map(|(i, r)| (r, BTreeSet::from([i])))
-        .collect();
-    // Equalities: substitute a multiplier out of everything.
-    for k in 1 + keep..width {
-        let Some(p) = eqs.iter().position(|r| !r[k].is_zero()) else {
-            continue;
-        };
-        let e = eqs.swap_remove(p);
-        for r in eqs.iter_mut() {
-            if !r[k].is_zero() {
-                *r = combine(r, &e, k);
-                primitive(r);
-            }
-        }
-        for (r, _) in rows.iter_mut() {
-            if !r[k].is_zero() {
-                *r = combine(r, &e, k);
-                primitive(r);
-            }
-        }
-    }
-    let mut eliminated = 0usize;
-    loop {
-        rows = dedup(rows)?;
-        // The multiplier whose elimination adds fewest rows.
-        let cost = |k: usize| {
-            let l = rows.iter().filter(|(r, _)| r[k].is_positive()).count();
-            let u = rows.iter().filter(|(r, _)| r[k].is_negative()).count();
-            (l * u, l + u)
-        };
-        let Some(k) = (1 + keep..width)
-            .filter(|&k| rows.iter().any(|(r, _)| !r[k].is_zero()))
-            .min_by_key(|&k| cost(k))
-        else {
-            break;
-        };
-        eliminated += 1;
-        let (pos, rest): (Vec<_>, Vec<_>) = rows.into_iter().partition(|(r, _)| !r[k].is_zero());
-        let (lo, hi): (Vec<_>, Vec<_>) = pos.into_iter().partition(|(r, _)| r[k].is_positive());
-        let mut next = rest;
-        for (l, hl) in &lo {
-            for (u, hu) in &hi {
-                // Not a counted step (the budget stays what it was), but a point where a
-                // cancelled run (the search's time limit, `budget::with_cancel`) stops.
-                budget::tick(0)?;
-                let h: BTreeSet<usize> = hl.union(hu).copied().collect();
-                if h.len() > eliminated + 1 {
-                    continue;
-                }
-                let mut r = combine(l, u, k);
-                primitive(&mut r);
-                next.push((r, h));
-            }
-        }
-        rows = next;
-    }
-    let mut out: Vec<Row> = vec![];
-    for e in eqs {
-        let e: Row = e[..=keep].to_vec();
-        if e.iter().any(|v| !v.is_zero()) {
-            out.push(e.iter().map(|v| -v).collect());
-            out.push(e);
-        }
-    }
-    for (r, _) in rows {
-        let r: Row = r[..=keep].to_vec();
-        if r[1..].iter().all(|v| v.is_zero()) {
-            if r[0].is_negative() {
-                // Infeasible: the edge's form can never be non-negative.
-                return Ok(infeasible(keep));
-            }
-            continue;
-        }
-        out.push(r);
-    }
-    let mut seen = HashSet::new();
-    out.retain(|r| seen.insert(r.clone()));
-    Ok(out)
-}
-
-/// Drops repeated rows (keeping the smallest history) and rows that are trivially true.
-fn dedup(rows: Vec<(Row, BTreeSet<usize>)>) -> budget::Budgeted<Vec<(Row, BTreeSet<usize>)>> {
-    let mut out: Vec<(Row, BTreeSet<usize>)> = vec![];
-    let mut index: std::collections::HashMap<Row, usize> = std::collections::HashMap::new();
-    for (r, h) in rows {
-        budget::tick(0)?;
-        if r[1..].iter().all(|v| v.is_zero()) && !r[0].is_negative() {
-            continue;
-        }
-        match index.get(&r) {
-            Some(&i) => {
-                if h.len() < out[i].1.len() {
-                    out[i].1 = h;
-                }
-            }
-            None => {
-                index.insert(r.clone(), out.len());
-                out.push((r, h));
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// The rows of an iteration map `S[i] -> [j1 .. jM]` whose every output is an affine
 /// function of the iterators and parameters: per output, `[iterators | parameters |
 /// constant]` (parameters in the order of `params`). `None` for anything else (a union, a
@@ -632,7 +484,7 @@ pub fn affine_rows(it: &Map, params: &[String]) -> Option<Vec<Vec<Int>>> {
     };
     let (np, ni, no) = (params.len(), it.n_in(), it.n_out());
     let out0 = 1 + np + ni;
-    let mut eqs: Vec<Row> = b.eqs.clone();
+    let mut eqs: Vec<Row> = b.eqs().to_vec();
     let mut pivots: Vec<usize> = vec![];
     for k in 0..no {
         let c = out0 + k;
@@ -675,37 +527,6 @@ pub fn affine_rows(it: &Map, params: &[String]) -> Option<Vec<Vec<Int>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn row(v: &[i64]) -> Row {
-        v.iter().map(|&x| Int::from(x)).collect()
-    }
-
-    /// Multipliers are rational: `λ ≥ 1/2` and `c ≥ 2λ` leave `c ≥ 1`, not the `c ≥ 2`
-    /// integer tightening of `λ` would give.
-    #[test]
-    fn multipliers_are_eliminated_rationally() {
-        // Columns [1 | c | λ].
-        let ineqs = vec![row(&[0, 0, 1]), row(&[0, 1, -2]), row(&[-1, 0, 2])];
-        let out = eliminate(vec![], ineqs, 1);
-        let holds = |c: i64| {
-            out.iter()
-                .all(|r| !(&r[0] + &(&r[1] * &Int::from(c))).is_negative())
-        };
-        assert!(!holds(0));
-        assert!(holds(1));
-        assert!(out.contains(&row(&[-1, 1])));
-    }
-
-    /// An equality through a multiplier with a coefficient other than one.
-    #[test]
-    fn equalities_substitute_rationally() {
-        // c = 3λ, λ ≥ 0, 1 − 3λ ≥ 0 (so 0 ≤ c ≤ 1).
-        let eqs = vec![row(&[0, 1, -3])];
-        let ineqs = vec![row(&[0, 0, 1]), row(&[1, 0, -3])];
-        let mut out = eliminate(eqs, ineqs, 1);
-        out.sort();
-        assert_eq!(out, vec![row(&[0, 1]), row(&[1, -1])]);
-    }
 
     fn ints(v: &[i64]) -> Vec<Int> {
         v.iter().map(|&x| Int::from(x)).collect()

@@ -654,7 +654,7 @@ impl Probe<'_> {
         let active = sub.remaining(&outer)?;
         let weak: Vec<Row> = {
             let space = sub.space(&active, &[]);
-            space.ineqs
+            space.into_rows().1
         };
         let row = |j: usize| -> &Vec<Int> { &lv[2 * j - 1] };
         let mut lines = vec![];

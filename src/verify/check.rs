@@ -42,7 +42,7 @@ pub fn check(
                 let joint = joint_raw(&rel, &scheds[pi], &scheds[qi]);
                 let (pp, pq) = (&pieces[pi].pos, &pieces[qi].pos);
                 for mut b in joint {
-                    let jp = b.n_param;
+                    let jp = b.n_param();
                     // Emptiness is decided on the reduced conjunction; only a non-empty
                     // candidate pays for its smallest witness, on the conjunction itself
                     // (normalised as `joint` would).

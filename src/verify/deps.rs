@@ -158,9 +158,9 @@ pub(crate) fn joint_raw(rel: &Map, ts: &Map, tt: &Map) -> Vec<Basic> {
                     }
                     out
                 };
-                let mut b = Basic::universe(np, ni + nj + 2 * l);
+                let (mut divs, mut eqs, mut ineqs) = (vec![], vec![], vec![]);
                 for (x, cols) in [(r, &cr), (p, &cp), (q, &cq)] {
-                    b.divs.extend(x.divs.iter().map(|d| {
+                    divs.extend(x.divs().iter().map(|d| {
                         d.as_ref().map(|d| crate::presburger::Div {
                             num: place(&d.num, cols),
                             den: d.den.clone(),
@@ -168,12 +168,12 @@ pub(crate) fn joint_raw(rel: &Map, ts: &Map, tt: &Map) -> Vec<Basic> {
                     }));
                 }
                 for (x, cols) in [(r, &cr), (p, &cp), (q, &cq)] {
-                    b.eqs.extend(x.eqs.iter().map(|e| place(e, cols)));
+                    eqs.extend(x.eqs().iter().map(|e| place(e, cols)));
                 }
                 for (x, cols) in [(r, &cr), (p, &cp), (q, &cq)] {
-                    b.ineqs.extend(x.ineqs.iter().map(|e| place(e, cols)));
+                    ineqs.extend(x.ineqs().iter().map(|e| place(e, cols)));
                 }
-                out.push(b);
+                out.push(Basic::from_parts(np, ni + nj + 2 * l, divs, eqs, ineqs));
             }
         }
     }

@@ -195,7 +195,7 @@ pub fn check_marks(program: &Program, deps: &[Dependence], pieces: &[Piece]) -> 
                     let joint =
                         joint.get_or_insert_with(|| joint_raw(&rel, &scheds[pi], &scheds[qi]));
                     for b in joint.iter() {
-                        let jp = b.n_param;
+                        let jp = b.n_param();
                         for order in [Order::Before, Order::After] {
                             let mut t = at_level(b, ni + nj, n, l, order);
                             if !t.normalize() {

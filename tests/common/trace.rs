@@ -31,7 +31,7 @@ pub fn scheduled_instances(kernel: &Kernel, run: &Run, values: &[i64]) -> Vec<(V
                     for (k, v) in pt.iter().enumerate() {
                         b.fix_col(1 + np + k, v);
                     }
-                    b.sample().map(|s| s[np + n_in..np + b.n_dim].to_vec())
+                    b.sample().map(|s| s[np + n_in..np + b.n_dim()].to_vec())
                 })
                 .expect("every instance has a time");
             let line: String = std::iter::once(st.name.clone())
