@@ -12,5 +12,7 @@ pub mod recipe;
 pub mod schedule;
 pub mod script;
 pub mod space;
+#[cfg(test)]
+mod space_tests;
 
 pub use space::{Edge, Layout, Legal};
