@@ -5,9 +5,13 @@
 //! Uses `presburger` and `verify`; no earlier stage imports it.
 
 pub mod cost;
+#[cfg(test)]
+mod cost_tests;
 pub mod driver;
 pub mod fuse;
 pub mod fusion;
+#[cfg(test)]
+mod fusion_tests;
 pub mod recipe;
 pub mod schedule;
 pub mod script;
