@@ -45,8 +45,8 @@
 //! ```
 //! use loopy::presburger::{parse_set, Int};
 //!
-//! let s = parse_set("[n] -> { [i, j] : 0 <= i < n and 0 <= j <= i }").unwrap();
-//! let t = parse_set("[n] -> { [i, j] : j > i }").unwrap();
+//! let s = parse_set("[n] -> { [i, j] : 0 <= i < n and 0 <= j <= i }", &[]).unwrap();
+//! let t = parse_set("[n] -> { [i, j] : j > i }", &[]).unwrap();
 //! assert!(s.intersect(&t).is_empty());
 //! let point = s.fix_param("n", &Int::from(3)).unwrap().sample().expect("not empty");
 //! assert_eq!(point.params, [Int::from(3)]);
@@ -67,10 +67,12 @@
 //! - [`verify`]: exact dependences and the legality checks of a transformed schedule
 //!   ([`Violation`], with a witness).
 //! - [`driver`]: the stages together for a kernel and a script: [`Kernel`], [`Run`],
-//!   [`generate`] (and [`driver::generate_with`] with a [`Body`]) giving [`Generated`] code.
+//!   [`generate`] giving [`Generated`] code (and [`driver::generate_with`] with a [`Body`]:
+//!   the statements' own text, or a trace of the instances).
 //! - [`diag`]: coded diagnostics ([`Diagnostic`], [`Report`]) and their text, JSON and SARIF.
 //! - [`scan_set_to_c`]: the C loops visiting a set's points in lexicographic order;
-//!   [`Target`]: the code generator's target (its vector width, OpenMP);
+//!   [`Target`]: what generated code may assume of the machine (vector width, register
+//!   blocks), a [`Kernel`]'s field;
 //!   [`model_names`]: the names `param NAME = model` reads; [`main`]: the command line.
 //!
 //! The remaining stages are internal to the crate (`pub(crate)`), and so are the
