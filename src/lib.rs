@@ -40,45 +40,89 @@
 //! assert!(code.region.contains("for (k = 0; k < n; k++)"), "{}", code.region);
 //! ```
 //!
-//! The pipeline, one module per stage (dependencies point one way only, docs/ARCHITECTURE.md):
-//! [`presburger`] is the exact integer set library everything else is built on; [`model`] is
-//! the polyhedral program (statements, domains, accesses, tags, 2d+1 schedules) and
-//! [`frontend`] builds it from C; [`script`] parses and interprets scripts over the model's
-//! schedule state, whose copy and expansion plans [`plan`] decides; [`verify`] computes dependences and checks a transformed schedule;
-//! [`codegen`] scans the schedule into C; [`driver`] ties these together for a kernel and a
-//! script ([`Kernel`], [`Run`]). Above them: [`native`] (compiling and timing), [`bench`],
-//! [`timing`] (the timing loop of [`search`] and [`tune`]), [`suggest`], [`draw`], [`machine`],
-//! [`manifest`]; [`cli`] and [`repl`] are the
-//! command line and its REPL.
+//! A second example: the integer core on its own, in isl's notation.
 //!
-//! The re-exports below are the entry points a library user needs. The modules are public
-//! so that the integration tests and benchmarks can reach their internals; apart from the
-//! re-exported types, their contents are internal to loopy and may change.
+//! ```
+//! use loopy::presburger::{parse_set, Int};
+//!
+//! let s = parse_set("[n] -> { [i, j] : 0 <= i < n and 0 <= j <= i }", &[]).unwrap();
+//! let t = parse_set("[n] -> { [i, j] : j > i }", &[]).unwrap();
+//! assert!(s.intersect(&t).is_empty());
+//! let point = s.fix_param("n", &Int::from(3)).unwrap().sample().expect("not empty");
+//! assert_eq!(point.params, [Int::from(3)]);
+//! assert!(point.coords[1] <= point.coords[0]);
+//! ```
+//!
+//! # The public API
+//!
+//! A library user models a kernel, runs scripts on it, checks them and generates code; these
+//! modules and items are public and documented:
+//!
+//! - [`presburger`]: the exact integer set library everything else is built on (sets and
+//!   maps of affine constraints, emptiness with a witness, lexicographic optima, isl's text).
+//! - [`model`]: the polyhedral program (statements, domains, accesses, tags, 2d+1
+//!   schedules) and the schedule state scripts rewrite.
+//! - [`plan`]: the planners that decide a copy's buffer and an expansion's storage from the
+//!   schedule state (the interpreter calls them after each step; the plan types are the
+//!   model's).
+//! - [`frontend`]: builds the model from C ([`Options`]: defines, include paths).
+//! - [`script`]: the Loopy language: parsing a script, its interpreter, its parameters.
+//! - [`verify`]: exact dependences and the legality checks of a transformed schedule
+//!   ([`Violation`], with a witness).
+//! - [`driver`]: the stages together for a kernel and a script: [`Kernel`], [`Run`],
+//!   [`generate`] giving [`Generated`] code (and [`driver::generate_with`] with a [`Body`]:
+//!   the statements' own text, or a trace of the instances).
+//! - [`diag`]: coded diagnostics ([`Diagnostic`], [`Report`]) and their text, JSON and SARIF.
+//! - [`scan_set_to_c`]: the C loops visiting a set's points in lexicographic order;
+//!   [`Target`]: what generated code may assume of the machine (vector width, register
+//!   blocks), a [`Kernel`]'s field;
+//!   [`model_names`]: the names `param NAME = model` reads; [`main`]: the command line.
+//!
+//! The remaining stages are internal to the crate (`pub(crate)`), and so are the
+//! commands built on them: code generation's passes (`codegen`), compiling and timing
+//! (`native`, `bench`, `timing`), the machine model (`machine`), `loopy.toml` (`manifest`),
+//! `tune`, `draw`, `equiv`, the REPL (`repl`), the language server (`lsp`) and the command
+//! line (`cli`). `search` (the legal-schedule space) and `suggest` (repairs) are still
+//! public, for the integration tests that compare them with the command's output.
+//! docs/ARCHITECTURE.md maps every module; unit tests live beside the code they test,
+//! integration tests in `tests/` use the API above and the `loopy` binary.
 
-pub mod bench;
-pub mod cli;
-pub mod codegen;
+pub(crate) mod bench;
+pub(crate) mod cli;
+pub(crate) mod codegen;
 pub mod diag;
-pub mod draw;
+pub(crate) mod draw;
 pub mod driver;
-pub mod equiv;
+pub(crate) mod equiv;
 pub mod frontend;
-pub mod lsp;
-pub mod machine;
-pub mod manifest;
+pub(crate) mod lsp;
+pub(crate) mod machine;
+pub(crate) mod manifest;
 pub mod model;
-pub mod native;
+pub(crate) mod native;
 pub mod plan;
 pub mod presburger;
-pub mod repl;
+pub(crate) mod repl;
 pub mod script;
 pub mod search;
 pub mod suggest;
-pub mod timing;
-pub mod tune;
+pub(crate) mod timing;
+pub(crate) mod tune;
 pub mod verify;
 
+#[cfg(test)]
+mod testing;
+
+pub use cli::main;
+pub use codegen::{scan_set_to_c, Body, Target};
 pub use diag::{Diagnostic, Report};
 pub use driver::{generate, Generated, Kernel, Run};
 pub use frontend::Options;
 pub use verify::Violation;
+
+/// Every name `param NAME = model` reads from the machine model (`MR`, …, then `double.MR`,
+/// `float.MR`, …): the keys of [`script::params::ModelValues`], for a caller that supplies its
+/// own table of model values in [`script::params::Settings`] instead of probing the machine.
+pub fn model_names() -> Vec<String> {
+    machine::model::Model::names()
+}

@@ -1,3 +1,3 @@
 fn main() -> std::process::ExitCode {
-    loopy::cli::main()
+    loopy::main()
 }

@@ -8,9 +8,9 @@ mod common;
 mod reorder;
 #[path = "common/trace.rs"]
 mod trace;
-use loopy::codegen::Body;
 use loopy::driver::{generate, generate_with, Kernel, Run};
 use loopy::frontend::Options;
+use loopy::Body;
 use std::path::Path;
 use std::process::Command;
 use trace::{build_trace, scheduled_instances};

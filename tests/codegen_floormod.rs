@@ -7,11 +7,11 @@ mod common;
 #[path = "common/trace.rs"]
 mod trace;
 
-use loopy::codegen::Body;
 use loopy::driver::{generate_with, Kernel, Run};
 use loopy::frontend::Options;
 use loopy::presburger::budget;
 use loopy::verify::ViolationKind;
+use loopy::Body;
 use proptest::prelude::*;
 use std::path::Path;
 use std::process::Command;

@@ -6,9 +6,9 @@
 //! not qualify keep the buffer in memory.
 
 mod common;
-use loopy::codegen::Target;
 use loopy::driver::{generate, Kernel, Run};
 use loopy::frontend::Options;
+use loopy::Target;
 use std::path::Path;
 use std::process::Command;
 

@@ -2,8 +2,8 @@
 //! the points of the set in lexicographic order, for several parameter values.
 
 mod common;
-use loopy::codegen::scan_set_to_c;
 use loopy::presburger::{parse_set, Int, Set};
+use loopy::scan_set_to_c;
 use proptest::prelude::*;
 use std::process::Command;
 

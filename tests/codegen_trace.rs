@@ -7,9 +7,9 @@ mod common;
 #[path = "common/trace.rs"]
 mod trace;
 use common::examples;
-use loopy::codegen::Body;
 use loopy::driver::{generate_with, Kernel, Run};
 use loopy::frontend::Options;
+use loopy::Body;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use trace::{build_trace, scheduled_instances};

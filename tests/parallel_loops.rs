@@ -154,7 +154,7 @@ mod reorder {
                     }
                 }
             }
-            let generated = match generate_with(kernel, &st, loopy::codegen::Body::Source) {
+            let generated = match generate_with(kernel, &st, loopy::Body::Source) {
                 Ok(g) => g,
                 // Array reductions are verified but not generated.
                 Err(_) if reduction.is_some() => continue,
@@ -304,7 +304,7 @@ mod reorder {
         );
         let dir = scratch("reorder", "illegal");
         let want = original(&kernel_path, &dir, &[]);
-        let g = generate_with(&kernel, &st, loopy::codegen::Body::Source).unwrap();
+        let g = generate_with(&kernel, &st, loopy::Body::Source).unwrap();
         let (text, count) = rewrite(&g.file);
         assert_eq!(count, 1);
         std::fs::write(dir.join("p.c"), &text).unwrap();
@@ -339,8 +339,7 @@ mod reorder {
             .unwrap_or_else(|f| panic!("{e}: {}", f.diagnostic.message));
             assert!(run.check().is_empty(), "{e}-par.loopy is illegal");
             let want = original(&kernel_path, &dir, sizes(&e));
-            let g =
-                generate_with(&kernel, &run.interp.state, loopy::codegen::Body::Source).unwrap();
+            let g = generate_with(&kernel, &run.interp.state, loopy::Body::Source).unwrap();
             let (text, count) = rewrite(&g.file);
             assert!(count > 0, "{e}-par.loopy has no parallel loop");
             std::fs::write(dir.join("p.c"), &text).unwrap();
@@ -377,7 +376,7 @@ mod reorder {
         assert!(run.check().is_empty(), "the split wavefront is illegal");
         let dir = scratch("reorder", "jacobi-split");
         let want = original(&kernel_path, &dir, &[]);
-        let g = generate_with(&kernel, &run.interp.state, loopy::codegen::Body::Source).unwrap();
+        let g = generate_with(&kernel, &run.interp.state, loopy::Body::Source).unwrap();
         let lines: Vec<&str> = g.region.lines().collect();
         for w in lines.windows(2) {
             let indent = |l: &str| l.len() - l.trim_start().len();

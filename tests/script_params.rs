@@ -7,7 +7,6 @@ mod common;
 
 use common::loopy;
 use loopy::driver::{Kernel, Run};
-use loopy::machine::model::Model;
 use loopy::model::render::render_state;
 use loopy::presburger::Int;
 use loopy::script::params::{ModelValues, Settings};
@@ -428,7 +427,7 @@ fn repl_reads_parameters_and_saves_their_values() {
 /// A made-up model table, so that no test depends on this machine's values: MR 6, KC 256,
 /// float.NR 16; MC unknown (as when L2 cannot be read); the other names 1.
 fn fake_model() -> ModelValues {
-    let values = Model::names()
+    let values = loopy::model_names()
         .into_iter()
         .map(|n| {
             let v = match n.as_str() {

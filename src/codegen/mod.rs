@@ -18,9 +18,9 @@ mod stage;
 mod unroll;
 
 pub use nest::undetermined_diagnostic;
-pub use place::{Body, Placed};
+pub use place::Body;
 pub use registers::Target;
-pub use scan::{disjoint_parts, scan, scan_in, scan_sets, Item};
+pub use scan::scan_sets;
 
 use crate::diag::Diagnostic;
 use crate::model::program::Program;

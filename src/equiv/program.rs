@@ -80,14 +80,6 @@ impl<'a> Program<'a> {
         Ok(Program { scop, stmts })
     }
 
-    /// The type of an array's elements.
-    pub fn elem_type(&self, array: &str) -> Option<CType> {
-        self.scop
-            .array(array)
-            .and_then(|a| a.elem_type.as_deref())
-            .and_then(CType::parse)
-    }
-
     /// The arrays whose values are live after the region: written, and not declared in it.
     pub fn outputs(&self) -> Vec<String> {
         let mut v: Vec<String> = vec![];

@@ -19,7 +19,7 @@ mod server;
 mod text;
 mod uri;
 
-pub use server::{capabilities, serve, DEBOUNCE};
+pub use server::serve;
 
 use std::path::PathBuf;
 

@@ -48,6 +48,7 @@ impl Macros {
     }
 
     /// Whether no macro was read (an empty or unrelated dump).
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -18,7 +18,7 @@
 
 use super::isa::Pipeline;
 use crate::diag::{codes, Diagnostic, Report};
-use crate::native::{run::run, Toolchain, WorkDir};
+use crate::native::{run::run_with_env, Toolchain, WorkDir};
 
 /// Operations in each timed loop of the program: a fraction of a millisecond, shorter than
 /// the time a busy machine's scheduler gives a process, so that some runs are undisturbed.
@@ -248,7 +248,7 @@ pub fn measure(
     tc.cflags.push("-ffp-contract=fast".into());
     let exe = dir.join("measure");
     tc.compile(&src, &[], &[], &exe)?;
-    let out = run(&exe)?;
+    let out = run_with_env(&exe, &[])?;
     if !out.success() {
         return Err(report(Diagnostic::new(
             codes::RUN_FAILED,

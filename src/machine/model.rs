@@ -222,6 +222,7 @@ pub struct Model {
 impl Model {
     /// A value by name: `MC` is double's (the default element type), `double.MC` and
     /// `float.MC` name the type; `None` for an unknown name or an unknown value.
+    #[cfg(test)]
     pub fn value(&self, name: &str) -> Option<u64> {
         match name.split_once('.') {
             Some(("double", n)) => self.double.value(n),

@@ -20,10 +20,8 @@ pub mod run;
 pub mod time;
 
 pub use compile::{default_cc, Toolchain};
-pub use run::{compare, compare_with, run, run_with_env, Check, Difference, RunOutcome, Stream};
-pub use time::{
-    time_all, time_pair, AllProgress, Clock, Plan, Stats, TimedProgram, Timing, TimingProgress,
-};
+pub use run::{compare_with, run_with_env, Check, Difference, RunOutcome, Stream};
+pub use time::{time_all, Clock, Plan, Stats, TimedProgram, Timing};
 
 use std::path::{Path, PathBuf};
 

@@ -27,6 +27,7 @@ impl RunOutcome {
 }
 
 /// Runs `exe` with no arguments and no input, capturing both output streams.
+#[cfg(test)]
 pub fn run(exe: &Path) -> Result<RunOutcome, Report> {
     run_with_env(exe, &[])
 }

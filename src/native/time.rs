@@ -31,6 +31,7 @@ pub struct Plan {
 }
 
 /// Which program of a pair.
+#[cfg(test)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
     A,
@@ -38,6 +39,7 @@ pub enum Side {
 }
 
 /// Reported before every run.
+#[cfg(test)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimingProgress {
     pub warmup: bool,
@@ -116,12 +118,8 @@ pub fn time_from_stdout(stdout: &[u8]) -> Result<f64, String> {
     }
 }
 
-/// One timed run: its time in seconds under `clock`.
-pub fn timed_run(exe: &Path, clock: Clock) -> Result<(f64, RunOutcome), Report> {
-    timed_run_with_env(exe, &[], clock)
-}
-
-/// [`timed_run`] with these variables added to the program's environment.
+/// One timed run: its time in seconds under `clock`, with these variables added to the
+/// program's environment.
 pub fn timed_run_with_env(
     exe: &Path,
     env: &[(String, String)],
@@ -195,6 +193,7 @@ pub fn timed_run_with_env(
 
 /// Times `a` against `b`: `plan.warmup` untimed runs of each, then `plan.runs` timed runs
 /// of each, interleaved A B A B. `progress` is called before every run.
+#[cfg(test)]
 pub fn time_pair(
     a: &Path,
     b: &Path,
@@ -224,6 +223,7 @@ pub struct TimedProgram<'a> {
 }
 
 impl<'a> TimedProgram<'a> {
+    #[cfg(test)]
     pub fn new(exe: &'a Path) -> TimedProgram<'a> {
         TimedProgram { exe, env: vec![] }
     }

@@ -936,6 +936,18 @@ fn relative(target: &Path, dir: &Path) -> PathBuf {
 mod tests {
     use super::*;
 
+    /// Completion knows the operation `unroll` and the procedures built on it.
+    #[test]
+    fn unroll_is_completed() {
+        let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/matmul/matmul.c");
+        let s = Session::new(&kernel, &crate::frontend::Options::default(), false)
+            .unwrap_or_else(|f| panic!("{}", f.diagnostic.message));
+        let names = s.completions();
+        for n in ["unroll", "unroll_jam", "register_tile"] {
+            assert!(names.iter().any(|x| x == n), "{n} not completed: {names:?}");
+        }
+    }
+
     #[test]
     fn generated_code_from_column_0() {
         let r = "for (i = 0; i < n; i++) {\n    S(i);\n  }\n#define X 1\n  T();";

@@ -5,12 +5,18 @@
 //! Uses `presburger` and `verify`; no earlier stage imports it.
 
 pub mod cost;
+#[cfg(test)]
+mod cost_tests;
 pub mod driver;
 pub mod fuse;
 pub mod fusion;
+#[cfg(test)]
+mod fusion_tests;
 pub mod recipe;
 pub mod schedule;
 pub mod script;
 pub mod space;
+#[cfg(test)]
+mod space_tests;
 
 pub use space::{Edge, Layout, Legal};

@@ -1006,6 +1006,9 @@ impl State<'_, '_> {
 }
 
 #[cfg(test)]
+mod timer_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -3,13 +3,12 @@
 //! pair of instances, enumerated at small parameter values, is kept in order) iff it lies in
 //! the space; strong satisfaction, levels and permutability likewise.
 
-mod common;
-
-use loopy::driver::Kernel;
-use loopy::frontend::Options;
-use loopy::presburger::{Int, Set, Space, Tuple};
-use loopy::search::Legal;
-use loopy::verify::{dependences, Program};
+use crate::driver::Kernel;
+use crate::frontend::Options;
+use crate::presburger::{Int, Set, Space, Tuple};
+use crate::search::Legal;
+use crate::testing;
+use crate::verify::{dependences, Program};
 
 /// Dependent pairs `(source, sink, source iterators, sink iterators, params)` of each edge at
 /// every parameter value in `values`.
@@ -45,7 +44,7 @@ fn pairs(legal: &Legal, values: &[Vec<i64>]) -> Vec<Vec<Pair>> {
 }
 
 fn kernel(name: &str, text: &str) -> Kernel {
-    let d = common::scratch("search-space", name);
+    let d = testing::scratch("search-space", name);
     let f = d.join(format!("{name}.c"));
     std::fs::write(&f, text).unwrap();
     Kernel::load(&f, &Options::default()).unwrap()
@@ -198,7 +197,7 @@ fn distance_bound() {
 #[test]
 fn examples_original_outer_dimension_is_legal() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    for name in common::examples() {
+    for name in testing::examples() {
         let k = Kernel::load(
             &root.join(&name).join(format!("{name}.c")),
             &Options::default(),

@@ -1,0 +1,153 @@
+//! The cost model the search ranks schedules by: loop orders by the accesses of the
+//! innermost loop, one key for interleavings that differ only in the order of independent
+//! nests, class schedules built once, the work statements are weighed by.
+
+use crate::search::cost;
+use crate::search::script::Variant;
+use crate::testing::scratch;
+use std::path::Path;
+
+/// A kernel of the cost-model tests, loaded with its dependences' space.
+fn model_of(dir: &Path, name: &str, text: &str) -> (crate::search::Legal, cost::CostModel) {
+    let f = dir.join(format!("{name}.c"));
+    std::fs::write(&f, text).unwrap();
+    let k = crate::driver::Kernel::load(&f, &crate::frontend::Options::default()).unwrap();
+    let run = crate::driver::Run::start(&k);
+    let legal = crate::search::Legal::new(&run.program, &run.deps);
+    let model = cost::CostModel::new(&k.scop, &legal.layout.dirs, 10_000_000);
+    (legal, model)
+}
+
+/// The cost model ranks loop orders by the accesses of the innermost loop: for a matrix
+/// product `C[i][j] += A[i][k] * B[k][j]` built as `(i, j, k)` (innermost `k` walks `B`
+/// down a column), the orders with `j` innermost come first, the kernel's own order is
+/// dearer, and the greedy phase's changes start with the tiles, then the other order with
+/// `j` innermost, then the dearer orders.
+#[test]
+fn cost_model_ranks_the_contiguous_loop_innermost_first() {
+    let d = scratch("search", "cost");
+    let (legal, model) = model_of(
+        &d,
+        "matmul",
+        "void k(int n, double A[n][n], double B[n][n], double C[n][n]) {\n  int i, j, k;\n\
+         #pragma scop\n  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      \
+         for (k = 0; k < n; k++)\n        C[i][j] += A[i][k] * B[k][j];\n#pragma endscop\n}\n",
+    );
+    assert_eq!(model.work, vec![1e9]);
+    let il = legal.interleavings(10);
+    assert_eq!(il.list, vec![vec![vec![0]]]);
+    let b = legal.build(&il.list[0]).unwrap();
+    assert_eq!(b.bands.len(), 1);
+    assert_eq!(b.bands[0].len, 3);
+    let plain = Variant::plain(&b);
+    let orders = model.band_orders(&b, &plain, 0);
+    // `(i, j, k)`: A[i][k] contiguous (1), B[k][j] strided (8), C stays put (0, 0).
+    let own = orders.iter().find(|o| o.0 == vec![0, 1, 2]).unwrap().1;
+    assert_eq!(own, 9e9);
+    // `(i, k, j)` and `(k, i, j)`: A stays put, B and C (read and written) contiguous.
+    assert_eq!(orders[0], (vec![0, 2, 1], 3e9));
+    assert_eq!(orders[1], (vec![2, 0, 1], 3e9));
+    assert!(orders[2..].iter().all(|o| o.1 > 3e9), "{orders:?}");
+    let best = model.best_orders(&b);
+    assert_eq!(best.order, vec![vec![0, 2, 1]]);
+    assert_eq!(model.cost(&b, &best), 3e9);
+    assert_eq!(model.cost(&b, &plain), 9e9);
+    let ch = crate::search::driver::changes(&model, &b, &best, &[32, 64], false);
+    let tiles: Vec<u32> = ch.iter().map(|v| v.tile[0]).collect();
+    assert_eq!(&tiles[..2], &[32, 64]);
+    assert!(tiles[2..].iter().all(|&t| t == 0));
+    assert_eq!(ch[2].order, vec![vec![2, 0, 1]]);
+    // The other four orders, none with `j` innermost, come after it, all of them.
+    assert_eq!(ch.len(), 2 + 5);
+    assert!(ch[3..].iter().all(|v| v.order[0][2] != 1));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Interleavings that differ only in the order of independent nests get one key: the 13
+/// interleavings of three independent statements have the loop structures of the 5 set
+/// partitions of three (each class one nest), and the loop extents are read from the
+/// domains (a loop of one iteration counts once, a triangle by its bounding box).
+#[test]
+fn equivalent_interleavings_share_one_key() {
+    let d = scratch("search", "keys");
+    let (legal, model) = model_of(
+        &d,
+        "independent",
+        "void k(int n, double A[n], double B[n], double C[n][n]) {\n  int i, j;\n\
+         #pragma scop\n  for (i = 0; i < n; i++)\n    A[i] = 1.0;\n  for (i = 0; i < n; i++)\n    \
+         B[i] = 2.0;\n  for (i = 0; i < n; i++)\n    for (j = i; j < i + 1; j++)\n      \
+         C[i][j] = 3.0;\n#pragma endscop\n}\n",
+    );
+    assert_eq!(model.work, vec![1000.0, 1000.0, 1000.0]);
+    let il = legal.interleavings(100);
+    assert_eq!(il.list.len(), 13);
+    let key = |c: &[Vec<usize>]| {
+        let b = legal.build(c).unwrap();
+        cost::nest_key(&b, &model.best_orders(&b))
+    };
+    let keys: std::collections::BTreeSet<String> = il.list.iter().map(|c| key(c)).collect();
+    assert_eq!(keys.len(), 5, "{keys:?}");
+    assert_eq!(
+        key(&[vec![0], vec![1], vec![2]]),
+        key(&[vec![2], vec![0], vec![1]])
+    );
+    assert_eq!(key(&[vec![0, 1], vec![2]]), key(&[vec![2], vec![0, 1]]));
+    assert_ne!(
+        key(&[vec![0, 1], vec![2]]),
+        key(&[vec![0], vec![1], vec![2]])
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Each class is scheduled once and reused: the schedules built with the shared table of
+/// classes are those `Legal::build` and `Legal::build_fused` build for each interleaving
+/// alone (gemver: 8 interleavings; three statements, one reading another: 8).
+#[test]
+fn class_schedules_are_built_once() {
+    use crate::search::driver::{build, Classes, Kind};
+    let d = scratch("search", "memo");
+    let own = std::fs::read_to_string("examples/gemver/gemver.c").unwrap();
+    let independent = "void k(int n, double A[n], double B[n], double C[n]) {\n  int i;\n\
+         #pragma scop\n  for (i = 0; i < n; i++)\n    A[i] = 1.0;\n  for (i = 0; i < n; i++)\n    \
+         B[i] = A[i];\n  for (i = 0; i < n; i++)\n    C[i] = 3.0;\n#pragma endscop\n}\n";
+    for (name, text) in [("gemver", own.as_str()), ("independent", independent)] {
+        let (legal, _) = model_of(&d, name, text);
+        let il = legal.interleavings(100);
+        assert!(il.list.len() >= 5, "{name}: {}", il.list.len());
+        let mut memo = Classes::default();
+        for c in &il.list {
+            for kind in [Kind::Bands, Kind::Fused] {
+                let alone = match kind {
+                    Kind::Bands => legal.build(c),
+                    Kind::Fused => legal.build_fused(c),
+                    Kind::Recipe => unreachable!("not built per interleaving"),
+                };
+                let shared = build(&legal, c, kind, &mut memo);
+                assert_eq!(format!("{alone:?}"), format!("{shared:?}"), "{name} {c:?}");
+            }
+        }
+        let classes: usize = il.list.iter().map(|c| 2 * c.len()).sum();
+        assert!(memo.len() < classes, "{name}: {} of {classes}", memo.len());
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The instances the cost model weighs statements by, on covariance (parameters at 1000):
+/// the product `Mult` over the triangle `j >= i` counts as its longest row (1000³), the
+/// one-iteration `k` loops of `Init` and `Final` count once.
+#[test]
+fn cost_model_work_of_covariance() {
+    let k = crate::driver::Kernel::load(
+        Path::new("examples/covariance/covariance.c"),
+        &crate::frontend::Options::default(),
+    )
+    .unwrap();
+    let layout = crate::search::Layout::new(&crate::verify::Program::from_scop(&k.scop));
+    let model = cost::CostModel::new(&k.scop, &layout.dirs, 10_000_000);
+    let work = |tag: &str| model.work[k.scop.tag(tag).unwrap().statements[0]];
+    assert_eq!(work("Mult"), 1e9);
+    assert_eq!(work("Init"), 1e6);
+    assert_eq!(work("Final"), 1e6);
+    // mean[j] += data[i][j]: 1000 x 1000.
+    assert_eq!(model.work[1], 1e6);
+}
