@@ -314,3 +314,90 @@ fn a_buffer_no_window_uses_is_declared_unused() {
     assert_eq!(run_exe(&old_exe), out.stdout);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// gemm in single precision: the kernel of `examples/gemm/gemm.c` over `float` arrays.
+const SGEMM: &str = r#"#include <stdio.h>
+#ifndef NI
+#define NI 48
+#endif
+#ifndef NJ
+#define NJ 64
+#endif
+#ifndef NK
+#define NK 40
+#endif
+#pragma GCC diagnostic ignored "-Wunused-label"
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+static float C[NI][NJ];
+static float A[NI][NK];
+static float B[NK][NJ];
+static void kernel_gemm(int ni, int nj, int nk, float alpha, float beta)
+{
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < ni; i++) {
+    for (j = 0; j < nj; j++)
+Scale: C[i][j] *= beta;
+    for (k = 0; k < nk; k++)
+      for (j = 0; j < nj; j++)
+Mult:   C[i][j] += alpha * A[i][k] * B[k][j];
+  }
+#pragma endscop
+}
+int main(void)
+{
+  int i, j;
+  for (i = 0; i < NI; i++)
+    for (j = 0; j < NJ; j++)
+      C[i][j] = (float) ((i * j + 1) % 13) / 4.0f;
+  for (i = 0; i < NI; i++)
+    for (j = 0; j < NK; j++)
+      A[i][j] = (float) ((i * (j + 1)) % 7) / 8.0f;
+  for (i = 0; i < NK; i++)
+    for (j = 0; j < NJ; j++)
+      B[i][j] = (float) ((i * (j + 2) + 1) % 9) / 2.0f;
+  kernel_gemm(NI, NJ, NK, 1.5f, 1.25f);
+  for (i = 0; i < NI; i++)
+    for (j = 0; j < NJ; j++)
+      printf("%a\n", (double) C[i][j]);
+  return 0;
+}
+"#;
+
+/// Register lanes from the element size: a block of floats fills a whole register (16
+/// lanes at 512 bits where the block is 16 wide, 8 where it is 8 wide, never fewer than a
+/// block of doubles would have), a block of doubles is as before; the float programs print
+/// exactly what the float original prints.
+#[test]
+fn float_blocks_take_lanes_from_the_element_size() {
+    let dir = common::scratch("codegen_registers", "sgemm-src");
+    let orig = dir.join("sgemm.c");
+    std::fs::write(&orig, SGEMM).unwrap();
+    for (nr, bytes, lanes) in [(16, 64, 16), (8, 64, 8), (16, 32, 8), (12, 64, 1)] {
+        let kernel = Kernel::load(&orig, &Options::default()).unwrap();
+        let run = Run::new(&kernel, &blis(4, nr, 16, 16, 4 * nr), "script", &dir).unwrap();
+        assert!(run.check().is_empty());
+        let mut kernel = kernel;
+        let file = generate_for(&mut kernel, &run, bytes);
+        let decl = format!("vector_size({lanes} * sizeof(loopy_C_e))");
+        assert_eq!(
+            file.contains(&decl),
+            lanes > 1,
+            "NR={nr} at {bytes} bytes: {lanes} lanes"
+        );
+        // Sizes with whole and partial blocks. (At 7 x 13 x 3, smaller than one 16-wide
+        // block, gcc's -Werror=aggressive-loop-optimizations rejects the edge code of a
+        // 16-wide block, in doubles as in floats: the loops it warns about never run.)
+        same_outputs_of(
+            orig.to_str().unwrap(),
+            &format!("s{nr}x{bytes}"),
+            &file,
+            &SIZES[..2],
+        );
+    }
+    // Doubles at 64 bytes: 8 lanes, so a block 16 wide is two vectors a row.
+    let (mut kernel, run) = load("examples/gemm/gemm.c", &blis(4, 16, 16, 16, 64));
+    let file = generate_for(&mut kernel, &run, 64);
+    assert!(file.contains("vector_size(8 * sizeof(loopy_C_e))"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

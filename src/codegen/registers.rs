@@ -60,7 +60,25 @@ impl Default for Target {
 impl Target {
     /// Lanes of a vector of doubles (1: no vectors).
     pub fn lanes(&self) -> usize {
-        (self.vector_bytes as usize / 8).max(1)
+        self.lanes_of(8)
+    }
+
+    /// Lanes of a vector of elements of `bytes` bytes (1: no vectors).
+    pub fn lanes_of(&self, bytes: usize) -> usize {
+        (self.vector_bytes as usize / bytes.max(1)).max(1)
+    }
+}
+
+/// Bytes of one element of a C floating type as the declaration writes it after
+/// preprocessing (`double`, `const float`, `long double`); `None` for other types.
+pub fn float_bytes(specifiers: &str) -> Option<usize> {
+    let words: Vec<&str> = specifiers.split_whitespace().collect();
+    let has = |w: &str| words.contains(&w);
+    match (has("float"), has("double"), has("long")) {
+        (true, false, false) => Some(4),
+        (false, true, false) => Some(8),
+        (false, true, true) => Some(16),
+        _ => None,
     }
 }
 
@@ -78,6 +96,9 @@ struct Ctx<'a> {
     pub writes: &'a [Vec<String>],
     /// Per statement item: the copies whose buffers its body names.
     pub buffers: &'a [BTreeSet<usize>],
+    /// Lanes of one register per array (C name), from its element type; `lanes` for an
+    /// array whose type is not known (8-byte elements assumed).
+    pub lanes_of: BTreeMap<String, usize>,
     pub lanes: usize,
 }
 
@@ -253,9 +274,30 @@ pub(super) fn registers(
         texts: &st.texts,
         writes: &writes,
         buffers: &st.named,
+        lanes_of: (scop.arrays.iter())
+            .filter_map(|a| {
+                let bytes = float_bytes(a.elem_type.as_deref()?)?;
+                Some((a.c_name.clone(), target.lanes_of(bytes)))
+            })
+            .collect(),
         lanes: target.lanes(),
     };
     register_blocks(nodes, &st.plans, &st.extras, &ctx)
+}
+
+/// Lanes of the registers of a block of `array` whose last extent is `last`: the element
+/// type's full vector when it divides the extent, else half of it and so on down to the
+/// lanes of 8-byte elements (so that a block of floats is never narrower than before the
+/// element size was known), else scalars.
+fn lanes_for(ctx: &Ctx, array: &str, last: i64) -> usize {
+    let mut l = ctx.lanes_of.get(array).copied().unwrap_or(ctx.lanes);
+    while l > 1 && l >= ctx.lanes {
+        if last % l as i64 == 0 {
+            return l;
+        }
+        l /= 2;
+    }
+    1
 }
 
 /// Applies the register form to every window that qualifies.
@@ -290,11 +332,7 @@ fn register_blocks(nodes: Vec<Node>, plans: &[CopyPlan], extras: &[Extra], ctx: 
             continue;
         }
         let last = sizes[plan.rank - 1];
-        let lanes = if ctx.lanes > 1 && last % ctx.lanes as i64 == 0 {
-            ctx.lanes
-        } else {
-            1
-        };
+        let lanes = lanes_for(ctx, &plan.c_name, last);
         let block = Block {
             plan,
             copy: c,
