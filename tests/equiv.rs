@@ -394,3 +394,22 @@ fn a_cast_to_void_computes_nothing() {
         Expect::Different,
     );
 }
+
+/// Two programs whose array has a different number of subscripts in each: refused (exit 2)
+/// with the array named, not a panic.
+#[test]
+fn arrays_of_different_ranks_are_refused() {
+    let (code, _, err) = common::loopy(&[
+        "equiv",
+        "--color",
+        "never",
+        "examples/jacobi-1d/jacobi-1d.c",
+        "examples/jacobi-2d/jacobi-2d.c",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("L0802") && err.contains("subscript(s) in the first program"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -90,6 +90,78 @@ struct EntryDoc {
     diagnostics: Vec<JsonDiagnostic>,
 }
 
+/// How one manifest entry counts.
+enum Tally {
+    Ok,
+    Wrong,
+    Error,
+}
+
+/// Prints one manifest entry's line (text format) and says how it counts.
+fn tally(
+    verdict: &CheckVerdict,
+    e: &manifest::Entry,
+    proof: Option<&str>,
+    witness: Option<&Report>,
+    (pair, ms): (&str, f64),
+    text: bool,
+    ctx: &Ctx,
+) -> Tally {
+    match &verdict {
+        CheckVerdict::Legal { .. } if proof == Some("not-equivalent") => {
+            if text {
+                println!("FAILED   {pair}: legal, but the generated code is not equivalent");
+                if let Some(w) = &witness {
+                    eprint!("{}", w.render(ctx.color));
+                }
+            }
+            Tally::Wrong
+        }
+        CheckVerdict::Legal { deps } if e.expect_legal => {
+            if text {
+                let proved = if proof.is_some() {
+                    ", generated code proved equivalent"
+                } else {
+                    ""
+                };
+                println!("ok       {pair}: legal, {deps} dependences{proved} ({ms:.0} ms)");
+            }
+            Tally::Ok
+        }
+        CheckVerdict::Legal { .. } => {
+            if text {
+                println!("FAILED   {pair}: legal, but the manifest expects it to be illegal");
+            }
+            Tally::Wrong
+        }
+        CheckVerdict::Illegal { reports } if !e.expect_legal => {
+            if text {
+                println!(
+                    "ok       {pair}: illegal as expected ({} violation(s), {ms:.0} ms)",
+                    reports.len()
+                );
+            }
+            Tally::Ok
+        }
+        CheckVerdict::Illegal { reports } => {
+            if text {
+                println!("ILLEGAL  {pair}: {} violation(s)", reports.len());
+                for r in reports {
+                    eprint!("{}", r.render(ctx.color));
+                }
+            }
+            Tally::Wrong
+        }
+        CheckVerdict::BadInput(f) => {
+            if text {
+                println!("ERROR    {pair}: {}", f.diagnostic.message);
+                eprint!("{}", f.render(ctx.color));
+            }
+            Tally::Error
+        }
+    }
+}
+
 /// Proves a legal entry's generated code. `equivalent`; `not-equivalent`, with the
 /// witness (the verdict stays legal, the entry fails); or `undecided`, which turns the
 /// verdict into bad input (the manifest asked for a proof that cannot be given).
@@ -340,58 +412,18 @@ fn manifest(path: &Path, extra: &CcArgs, format: DiagFormat, ctx: &Ctx) -> u8 {
             CheckVerdict::Illegal { .. } => !e.expect_legal,
             CheckVerdict::BadInput(_) => false,
         };
-        match &verdict {
-            CheckVerdict::Legal { .. } if proof == Some("not-equivalent") => {
-                wrong += 1;
-                if text {
-                    println!("FAILED   {pair}: legal, but the generated code is not equivalent");
-                    if let Some(w) = &witness {
-                        eprint!("{}", w.render(ctx.color));
-                    }
-                }
-            }
-            CheckVerdict::Legal { deps } if e.expect_legal => {
-                ok += 1;
-                if text {
-                    let proved = if proof.is_some() {
-                        ", generated code proved equivalent"
-                    } else {
-                        ""
-                    };
-                    println!("ok       {pair}: legal, {deps} dependences{proved} ({ms:.0} ms)");
-                }
-            }
-            CheckVerdict::Legal { .. } => {
-                wrong += 1;
-                if text {
-                    println!("FAILED   {pair}: legal, but the manifest expects it to be illegal");
-                }
-            }
-            CheckVerdict::Illegal { reports } if !e.expect_legal => {
-                ok += 1;
-                if text {
-                    println!(
-                        "ok       {pair}: illegal as expected ({} violation(s), {ms:.0} ms)",
-                        reports.len()
-                    );
-                }
-            }
-            CheckVerdict::Illegal { reports } => {
-                wrong += 1;
-                if text {
-                    println!("ILLEGAL  {pair}: {} violation(s)", reports.len());
-                    for r in reports {
-                        eprint!("{}", r.render(ctx.color));
-                    }
-                }
-            }
-            CheckVerdict::BadInput(f) => {
-                errors += 1;
-                if text {
-                    println!("ERROR    {pair}: {}", f.diagnostic.message);
-                    eprint!("{}", f.render(ctx.color));
-                }
-            }
+        match tally(
+            &verdict,
+            &e,
+            proof,
+            witness.as_ref(),
+            (&pair, ms),
+            text,
+            ctx,
+        ) {
+            Tally::Ok => ok += 1,
+            Tally::Wrong => wrong += 1,
+            Tally::Error => errors += 1,
         }
         let mut diagnostics = verdict.json_diagnostics();
         diagnostics.extend(witness.iter().map(JsonDiagnostic::of_report));

@@ -47,6 +47,25 @@ pub fn check(a: &Scop, b: &Scop, limit: u64) -> Verdict {
     }
 }
 
+/// Refuses two programs that give one array (by its C name) different numbers of
+/// subscripts: their elements cannot be put side by side.
+fn same_shapes(a: &Scop, b: &Scop) -> Result<(), Refusal> {
+    for x in &a.arrays {
+        if let Some(y) = b.arrays.iter().find(|y| y.c_name == x.c_name) {
+            if x.rank != y.rank {
+                return Err(Refusal::new(
+                    format!(
+                        "`{}` has {} subscript(s) in the first program and {} in the second",
+                        x.c_name, x.rank, y.rank
+                    ),
+                    None,
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
     let mut params = a.params.clone();
     for p in &b.params {
@@ -60,6 +79,7 @@ fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
                 return Err(r);
             }
         }
+        same_shapes(a, b)?;
         let pa = Program::new(a, &params)?;
         let pb = Program::new(b, &params)?;
         let fa = Flow::new(&pa, &params)?;

@@ -320,6 +320,27 @@ impl State<'_, '_, '_> {
         );
     }
 
+    /// Every schedule as built, checked as a candidate: the candidate of each (`None` where
+    /// it was not built or not legal).
+    fn add_schedules(
+        &mut self,
+        schedules: &[InterleavingSchedule],
+        interleavings: usize,
+    ) -> Vec<Option<usize>> {
+        let mut base: Vec<Option<usize>> = vec![None; schedules.len()];
+        for (k, sc) in schedules.iter().enumerate() {
+            let Ok(b) = &sc.built else { continue };
+            (self.on)(Event::Status(&format!(
+                "checking the {} schedule of interleaving {}/{}",
+                sc.kind.name(),
+                sc.interleaving + 1,
+                interleavings
+            )));
+            base[k] = self.add(sc.interleaving, sc.kind, b, &Variant::plain(b));
+        }
+        base
+    }
+
     /// The kernel as it is (only the prefix): always checked, past the time limit too.
     fn add_identity(&mut self, il: Option<usize>) -> usize {
         let variant = "the kernel as it is".to_string();
@@ -660,17 +681,7 @@ pub fn search_with(
     // that the time limit must not leave out); legal ones are timed first.
     let recipes = s.add_recipes(&found);
     // Every schedule as built is a candidate, checked.
-    let mut base: Vec<Option<usize>> = vec![None; schedules.len()];
-    for (k, sc) in schedules.iter().enumerate() {
-        let Ok(b) = &sc.built else { continue };
-        (s.on)(Event::Status(&format!(
-            "checking the {} schedule of interleaving {}/{}",
-            sc.kind.name(),
-            sc.interleaving + 1,
-            il.list.len()
-        )));
-        base[k] = s.add(sc.interleaving, sc.kind, b, &Variant::plain(b));
-    }
+    let base = s.add_schedules(&schedules, il.list.len());
     // The kernel as it is: always a candidate (a schedule the search built may have the
     // same script).
     let identity = s.add_identity(il.own);
