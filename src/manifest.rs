@@ -326,15 +326,7 @@ fn parse_bench_keys(
     bad: &dyn Fn(String) -> Report,
     spanned: &Spanned,
 ) -> Result<BenchKeys, Report> {
-    let list = |k: &str, v: &toml::Value| -> Result<Vec<String>, Report> {
-        let err = || bad(format!("check #{i}: `{k}` must be a list of strings"));
-        v.as_array()
-            .ok_or_else(err)?
-            .iter()
-            .map(|x| x.as_str().map(str::to_string).ok_or_else(err))
-            .collect()
-    };
-    let get_list = |k: &str| t.get(k).map_or(Ok(vec![]), |v| list(k, v));
+    let get_list = |k: &str| t.get(k).map_or(Ok(vec![]), |v| string_list(k, v, i, bad));
     let get_bool = |k: &str, default: bool| match t.get(k) {
         None => Ok(default),
         Some(toml::Value::Boolean(b)) => Ok(*b),
@@ -345,19 +337,7 @@ fn parse_bench_keys(
         Some(toml::Value::String(s)) => Some(s.clone()),
         Some(_) => return Err(bad(format!("check #{i}: `name` must be a string"))),
     };
-    let sizes = match t.get("sizes") {
-        None => vec![],
-        Some(toml::Value::Table(s)) => s
-            .iter()
-            .map(|(k, v)| Ok((k.clone(), list(&format!("sizes.{k}"), v)?)))
-            .collect::<Result<_, Report>>()?,
-        Some(_) => {
-            return Err(bad(format!(
-                "check #{i}: `sizes` must be a table of lists of macros, e.g. \
-                 `sizes = {{ large = [\"N=1000\"] }}`"
-            )))
-        }
-    };
+    let sizes = parse_sizes(t, i, bad)?;
     Ok(BenchKeys {
         name,
         enabled: get_bool("bench", true)?,
@@ -374,6 +354,41 @@ fn parse_bench_keys(
         flops: parse_flops(t, i, spanned)?,
         reference: parse_reference(t, i, dir, spanned)?,
     })
+}
+
+/// The value of key `k` of entry `i` (1-based in messages) as a list of strings.
+fn string_list(
+    k: &str,
+    v: &toml::Value,
+    i: usize,
+    bad: &dyn Fn(String) -> Report,
+) -> Result<Vec<String>, Report> {
+    let err = || bad(format!("check #{i}: `{k}` must be a list of strings"));
+    v.as_array()
+        .ok_or_else(err)?
+        .iter()
+        .map(|x| x.as_str().map(str::to_string).ok_or_else(err))
+        .collect()
+}
+
+/// `sizes = { large = ["N=1000"], ... }` of entry `i` (1-based in messages): each size's
+/// macros.
+fn parse_sizes(
+    t: &toml::Table,
+    i: usize,
+    bad: &dyn Fn(String) -> Report,
+) -> Result<Vec<(String, Vec<String>)>, Report> {
+    const EXAMPLE: &str = r#"`sizes = { large = ["N=1000"] }`"#;
+    match t.get("sizes") {
+        None => Ok(vec![]),
+        Some(toml::Value::Table(s)) => s
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), string_list(&format!("sizes.{k}"), v, i, bad)?)))
+            .collect(),
+        Some(_) => Err(bad(format!(
+            "check #{i}: `sizes` must be a table of lists of macros, e.g. {EXAMPLE}"
+        ))),
+    }
 }
 
 /// `flops = "EXPR"`: parsed now (a syntax error fails `check` too), evaluated per size by
@@ -424,11 +439,10 @@ fn parse_reference(
         None => return Ok(None),
         Some(toml::Value::Table(r)) => r,
         Some(_) => {
-            return Err(bad(
-                "`reference` must be a table, e.g. `reference = { name = \"OpenBLAS\", \
-                 source = \"gemm-cblas.c\", ldflags = [\"-lopenblas\"] }`"
-                    .to_string(),
-            ))
+            return Err(bad(format!(
+                "`reference` must be a table, e.g. {}",
+                r#"`reference = { name = "OpenBLAS", source = "gemm-cblas.c", ldflags = ["-lopenblas"] }`"#
+            )))
         }
     };
     for key in r.keys() {

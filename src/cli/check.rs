@@ -165,9 +165,13 @@ fn tally(
 /// Proves a legal entry's generated code. `equivalent`; `not-equivalent`, with the
 /// witness (the verdict stays legal, the entry fails); or `undecided`, which turns the
 /// verdict into bad input (the manifest asked for a proof that cannot be given).
-fn prove_entry(e: &manifest::Entry, verdict: &mut CheckVerdict) -> (&'static str, Option<Report>) {
+fn prove_entry(
+    e: &manifest::Entry,
+    verdict: &mut CheckVerdict,
+    limit: u64,
+) -> (&'static str, Option<Report>) {
     use crate::equiv::Verdict;
-    match prove_one(&e.kernel, &e.script, &e.opts, &e.settings) {
+    match prove_one(&e.kernel, &e.script, &e.opts, &e.settings, limit) {
         Ok((Verdict::Equivalent { .. }, _)) => ("equivalent", None),
         Ok((Verdict::Different(_), r)) => ("not-equivalent", r),
         Ok((Verdict::Undecided(_), Some(r))) | Err(r) => {
@@ -238,6 +242,7 @@ pub fn prove_one(
     script: &Path,
     opts: &Options,
     settings: &Settings,
+    limit: u64,
 ) -> Result<(crate::equiv::Verdict, Option<Report>), Report> {
     let (k, run) = load_and_run(kernel, script, opts, settings)?;
     let g =
@@ -263,8 +268,7 @@ pub fn prove_one(
         o.includes.push(parent.to_path_buf());
     }
     let other = crate::driver::Kernel::load(&file, &o)?;
-    let limit = crate::presburger::budget::from_env().unwrap_or(crate::presburger::budget::DEFAULT);
-    // A budget of its own, not charged to the manifest's.
+    // A budget of its own (the command's `--budget`), not charged to the manifest's.
     let v = crate::presburger::budget::suspend(|| crate::equiv::check(&k.scop, &other.scop, limit));
     let r = crate::equiv::report::report(&v, &k.scop, &other.scop);
     Ok((v, r))
@@ -400,7 +404,7 @@ fn manifest(path: &Path, extra: &CcArgs, format: DiagFormat, ctx: &Ctx) -> u8 {
         }
         let (proof, witness) = match &verdict {
             CheckVerdict::Legal { .. } if e.prove => {
-                let (p, w) = prove_entry(&e, &mut verdict);
+                let (p, w) = prove_entry(&e, &mut verdict, ctx.budget);
                 (Some(p), w)
             }
             _ => (None, None),
