@@ -549,3 +549,17 @@ fn updates_are_recorded() {
         ]
     );
 }
+
+/// A region whose last statement is a loop nest ending in an `if` without `else` or braces:
+/// the parser's span of such an `if` runs on over the `#pragma endscop` line (looking for an
+/// `else`); the region still holds the whole nest, and its text ends at the statement's `;`.
+#[test]
+fn a_region_ending_in_an_if_without_else() {
+    let src = "void f(int n, double A[100][100]) {\n  int i, j;\n#pragma scop\n  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      if (i > j)\n        A[i][j] = 0;\n#pragma endscop\n}\n";
+    let s = model(src);
+    assert_eq!(s.statements.len(), 1);
+    assert_eq!(domains(&s), ["[n] -> { S0[i, j] : i < n and 0 <= j < i }"]);
+    let end = s.region.range.end;
+    assert_eq!(&src[end - 12..end], "A[i][j] = 0;", "{:?}", s.region);
+    assert_eq!(s.region.end_line, 7);
+}

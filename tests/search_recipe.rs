@@ -38,7 +38,7 @@ fn the_recipe_on_gemm_is_legal_and_prints_what_the_original_prints() {
         "isplit(S1, [ni, nj]",
         "gemm_block_scaled(Blis1, A, alpha, B, C, MR, NR, KC, MC, NC)",
         // The header says why it was chosen: not by the cost model, which ranks schedules.
-        "# the BLIS recipe, ranked first by the search where it applies, not timed",
+        "# the BLIS recipe on S1, ranked first by the search where a recipe applies, not timed",
     ] {
         assert!(script.contains(needle), "{needle}:\n{script}");
     }
@@ -90,10 +90,17 @@ fn the_recipe_is_skipped_where_its_precondition_fails() {
         assert!(out.contains(needle), "{needle}:\n{out}");
     }
     assert!(!out.contains("gemm_block"), "{out}");
-    // JSON: the skipped recipes are candidates of kind `recipe` with their reason.
+    // JSON: the skipped recipes are candidates of kind `recipe` with their reason (Skew
+    // also gets the register-block recipe, which reads no operand pattern).
     let (code, json, err) = loopy(&["search", kernel, "--no-bench", "--format", "json"]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(json.matches("\"kind\": \"recipe\"").count(), 2, "{json}");
+    assert_eq!(
+        json.matches("\"variant\": \"recipe, BLIS recipe on ")
+            .count(),
+        2,
+        "{json}"
+    );
+    assert!(!json.contains("register-block recipe on Self"), "{json}");
 }
 
 /// `--no-recipes` leaves the recipe out, and says so for each contraction.
@@ -107,4 +114,81 @@ fn no_recipes_leaves_the_recipe_out() {
         "{out}"
     );
     assert!(!out.contains("gemm_block"), "{out}");
+}
+
+/// On a small syr2k (a triangular domain, both products reading `A` and `B` by rows: not a
+/// BLIS contraction), `search --no-bench -o` writes the register-block recipe with a comment
+/// before each step and the whole tiles derived from the domain; `loopy check` accepts it,
+/// and the code `loopy apply` generates prints exactly what the original prints (each sum
+/// keeps its order, `k` ascending per element).
+#[test]
+fn the_register_block_recipe_on_syr2k_is_legal_and_prints_what_the_original_prints() {
+    let kernel = "tests/data/search/syr2k_like.c";
+    let dir = scratch("search_recipe", "syr2k");
+    let best = dir.join("best.loopy");
+    let (code, out, err) = loopy(&["search", kernel, "--no-bench", "-o", best.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("skipped: the BLIS recipe does not apply to S1: the operand `A` is not read as `A[i][k]` or `A[k][j]`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("recipe, register-block recipe on S1 ("),
+        "{out}"
+    );
+    let script = std::fs::read_to_string(&best).unwrap();
+    for needle in [
+        "# the register-block recipe on S1 (",
+        "realign(S0, S1, 0)",
+        // The whole tiles: below the diagonal and above the last rows.
+        "(Reg1, Cut1) = isplit(S1, [n, m] -> {[i, k, j] : n - MR*floor(i/MR) - MR >= 0 and MR*floor(i/MR) - NR*floor(j/NR) - NR + 1 >= 0}, 0)",
+        "copy(Reg1, 3, C)",
+        "unroll(Reg1, 5, MR)",
+        "vectorize(Reg1, 6)",
+    ] {
+        assert!(script.contains(needle), "{needle}:\n{script}");
+    }
+    let lines: Vec<&str> = script.lines().collect();
+    for (k, l) in lines.iter().enumerate() {
+        if !l.starts_with('#') && !l.starts_with("param ") {
+            assert!(
+                k > 0 && lines[k - 1].starts_with('#'),
+                "no comment before {l:?}:\n{script}"
+            );
+        }
+    }
+    let (code, out, err) = loopy(&["check", kernel, best.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, generated, err) = loopy(&["apply", kernel, best.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(generated.contains("loopy_fast_kernel") || generated.contains("for ("));
+    let (orig, new) = (dir.join("orig.c"), dir.join("new.c"));
+    std::fs::copy(kernel, &orig).unwrap();
+    std::fs::write(&new, &generated).unwrap();
+    let flags = ["-O2", "-march=native", "-ffp-contract=off"];
+    compile(&orig, &dir.join("orig"), &flags, "");
+    compile(&new, &dir.join("new"), &flags, &generated);
+    let (want, got) = (run(&dir.join("orig")), run(&dir.join("new")));
+    assert_eq!(want.lines().count(), 45 * 45);
+    assert_eq!(got, want);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two updates with a product's shape that the register-block recipe must skip, each with
+/// its reason: one reads elements of the updated array it does not update, one has a domain
+/// with an integer division. No candidate uses the recipe.
+#[test]
+fn the_register_block_recipe_is_skipped_where_its_precondition_fails() {
+    let kernel = "tests/data/search/not_register_block.c";
+    let (code, out, err) = loopy(&["search", kernel, "--no-bench"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for needle in [
+        "skipped: the register-block recipe does not apply to S0: it reads other elements of `C` than the one it updates",
+        "skipped: the register-block recipe does not apply to S1: its domain has integer divisions",
+    ] {
+        assert!(out.contains(needle), "{needle}:\n{out}");
+    }
+    assert!(!out.contains("register-block recipe on S0 ("), "{out}");
+    assert!(!out.contains("register-block recipe on S1 ("), "{out}");
+    assert!(!out.contains("unroll("), "{out}");
 }

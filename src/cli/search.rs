@@ -763,12 +763,15 @@ fn written_script(
     }
     if let (true, Some(c)) = (a.no_bench, r.first_by_cost) {
         let cand = &r.candidates[c];
-        // The search ranks the BLIS recipe first where it applies; the cost model ranks
-        // the schedules.
+        // The search ranks a recipe first where one applies; the cost model ranks the
+        // schedules.
         let why = if cand.kind == Some(driver::Kind::Recipe) {
-            "the BLIS recipe, ranked first by the search where it applies"
+            format!(
+                "the {}, ranked first by the search where a recipe applies",
+                cand.variant
+            )
         } else {
-            "ranked first by the search's cost model"
+            "ranked first by the search's cost model".to_string()
         };
         let header = format!(
             "# {}: interleaving {} (one of {} legal outer interleavings), {}\n# {why}, not \

@@ -260,13 +260,14 @@ impl Symbols {
     }
 
     fn statement(&mut self, s: &Node<Statement>, region: &Range<usize>) {
-        if s.span.start >= region.start && s.span.end <= region.end {
+        let end = |pre: &str, s: &lang_c::span::Span| super::region::statement_end(pre, s);
+        if s.span.start >= region.start && end(&self.pre, &s.span) <= region.end {
             return;
         }
         match &s.node {
             Statement::Compound(items) => {
                 for it in items {
-                    if it.span.start >= region.start && it.span.end <= region.end {
+                    if it.span.start >= region.start && end(&self.pre, &it.span) <= region.end {
                         continue;
                     }
                     match &it.node {

@@ -10,6 +10,7 @@
 //! What is timed first is ordered by a static cost model ([`super::cost`]): one schedule per
 //! loop structure, the cheapest first, and the changes most likely to pay first.
 
+use super::blocks;
 use super::cost::{self, CostModel};
 use super::fusion::Outer;
 use super::recipe::{self, BlisSizes, Contraction, Recognised};
@@ -266,7 +267,7 @@ impl State<'_, '_, '_> {
     /// The BLIS recipe's candidates: one for all the contractions together and, when there
     /// are several, one for each; a statement that looks like a contraction and is not gets
     /// a candidate that says why the recipe was skipped. Returns the legal ones, in order.
-    fn add_recipes(&mut self, found: &[Recognised]) -> Vec<usize> {
+    fn add_recipes(&mut self, found: &[Recognised], blocked: &[blocks::Found]) -> Vec<usize> {
         let sizes = match &self.settings.blis {
             Ok(sizes) => sizes.clone(),
             Err(why) => {
@@ -274,13 +275,16 @@ impl State<'_, '_, '_> {
                 let why = why.clone();
                 for r in found {
                     let st = r.as_ref().map_or_else(|e| e.0, |c| c.stmt);
-                    self.skip_recipe(st, &why);
+                    self.skip_recipe("BLIS", st, &why);
                 }
                 return vec![];
             }
         };
         for (st, why) in found.iter().filter_map(|r| r.as_ref().err()) {
-            self.skip_recipe(*st, why);
+            self.skip_recipe("BLIS", *st, why);
+        }
+        for (st, why) in blocked.iter().filter_map(|r| r.as_ref().err()) {
+            self.skip_recipe("register-block", *st, why);
         }
         let ok: Vec<&Contraction> = found.iter().filter_map(|r| r.as_ref().ok()).collect();
         let mut sets: Vec<Vec<&Contraction>> = vec![ok.clone()];
@@ -302,15 +306,48 @@ impl State<'_, '_, '_> {
                 legal.push(c);
             }
         }
+        self.add_blocks(blocked, &sizes, &mut legal);
         legal
     }
 
-    /// A candidate that says why the BLIS recipe was skipped for statement `st`.
-    fn skip_recipe(&mut self, st: usize, why: &str) {
+    /// The register-block recipe's candidates: for each size the model suggests, one for all
+    /// its statements together and, when there are several, one for each; the legal ones
+    /// are added to `legal`.
+    fn add_blocks(&mut self, blocked: &[blocks::Found], sizes: &BlisSizes, legal: &mut Vec<usize>) {
+        let ok: Vec<&blocks::Block> = blocked.iter().filter_map(|r| r.as_ref().ok()).collect();
+        let mut sets: Vec<Vec<&blocks::Block>> = vec![ok.clone()];
+        if ok.len() > 1 {
+            sets.extend(ok.iter().map(|c| vec![*c]));
+        }
+        for z in blocks::sizes(sizes) {
+            for set in sets.iter().filter(|x| !x.is_empty()) {
+                let on: Vec<&str> = (set.iter())
+                    .map(|c| self.names.handles[c.stmt].as_str())
+                    .collect();
+                let variant = format!(
+                    "register-block recipe on {} ({} x {})",
+                    on.join(", "),
+                    z.mr,
+                    z.nr
+                );
+                let lines = blocks::script(set, &self.names, z);
+                let Some(c) = self.add_lines(None, Some(Kind::Recipe), variant, lines, true) else {
+                    return;
+                };
+                if self.candidates[c].verdict == Verdict::Legal && !legal.contains(&c) {
+                    legal.push(c);
+                }
+            }
+        }
+    }
+
+    /// A candidate that says why a recipe (`BLIS`, `register-block`) was skipped for
+    /// statement `st`.
+    fn skip_recipe(&mut self, recipe: &str, st: usize, why: &str) {
         let h = self.names.handles[st].clone();
-        let msg = format!("skipped: the BLIS recipe does not apply to {h}: {why}");
+        let msg = format!("skipped: the {recipe} recipe does not apply to {h}: {why}");
         let lines = vec![format!("# {msg}")];
-        let variant = format!("BLIS recipe on {h}");
+        let variant = format!("{recipe} recipe on {h}");
         self.push(
             None,
             Some(Kind::Recipe),
@@ -641,12 +678,18 @@ pub fn search_with(
         Some(legal) => build_schedules(legal, &il, settings, &cancel, end, on, &mut out_of_time),
         None => vec![],
     };
-    // The contractions, for the BLIS recipe (recognised on the kernel as it is).
-    let mut found: Vec<Recognised> = vec![];
-    if limited(&mut || found = recipe::contractions(&kernel.scop, &run.program, &run.deps)).is_err()
-    {
+    // The contractions, for the BLIS recipe, and the updates the register-block recipe
+    // takes among the others (recognised on the kernel as it is).
+    let mut found: (Vec<Recognised>, Vec<blocks::Found>) = (vec![], vec![]);
+    let (scop, program, deps) = (&kernel.scop, &run.program, &run.deps);
+    let recognise = &mut || {
+        let c = recipe::contractions(scop, program, deps);
+        let b = blocks::blocks(scop, program, deps, &c);
+        found = (c, b);
+    };
+    if limited(recognise).is_err() {
         // Found after the work budget ran out: placeholders, not contractions.
-        found.clear();
+        found = (vec![], vec![]);
     }
     let build_seconds = start.elapsed().as_secs_f64();
     let limits = Limits {
@@ -679,7 +722,7 @@ pub fn search_with(
     });
     // The BLIS recipe on the contractions, checked before the schedules (a few candidates
     // that the time limit must not leave out); legal ones are timed first.
-    let recipes = s.add_recipes(&found);
+    let recipes = s.add_recipes(&found.0, &found.1);
     // Every schedule as built is a candidate, checked.
     let base = s.add_schedules(&schedules, il.list.len());
     // The kernel as it is: always a candidate (a schedule the search built may have the

@@ -4,6 +4,7 @@
 //!
 //! Uses `presburger` and `verify`; no earlier stage imports it.
 
+pub mod blocks;
 pub mod cost;
 #[cfg(test)]
 mod cost_tests;

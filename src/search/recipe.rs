@@ -23,6 +23,8 @@ pub struct BlisSizes {
     pub kc: u64,
     pub mc: u64,
     pub nc: u64,
+    /// Elements of a double per vector register (`NVEC`).
+    pub lanes: u64,
     /// Where they come from, for the report.
     pub from: String,
 }
@@ -52,6 +54,7 @@ pub fn machine_sizes(toolchain: &crate::native::Toolchain) -> Result<BlisSizes, 
         kc,
         mc: v("MC")?,
         nc: nc.min(most).max(nr),
+        lanes: v("NVEC")?,
         from,
     })
 }
@@ -79,7 +82,11 @@ pub type Recognised = Result<Contraction, (usize, String)>;
 
 /// The subscripts' coefficients of an access over the statement's iterators and whether it
 /// has constants or parameters; `None` when it is not affine.
-fn subscripts(scop: &Scop, s: usize, a: &crate::model::Access) -> Option<Vec<(Vec<i64>, bool)>> {
+pub(super) fn subscripts(
+    scop: &Scop,
+    s: usize,
+    a: &crate::model::Access,
+) -> Option<Vec<(Vec<i64>, bool)>> {
     let st = &scop.statements[s];
     if !a.exact {
         return None;
@@ -96,7 +103,7 @@ fn subscripts(scop: &Scop, s: usize, a: &crate::model::Access) -> Option<Vec<(Ve
 
 /// The iterator a subscript is, when it is exactly one iterator (coefficient 1, nothing
 /// added).
-fn single(sub: &(Vec<i64>, bool)) -> Option<usize> {
+pub(super) fn single(sub: &(Vec<i64>, bool)) -> Option<usize> {
     let (it, other) = sub;
     let nz: Vec<usize> = (0..it.len()).filter(|&k| it[k] != 0).collect();
     match nz[..] {
@@ -120,39 +127,33 @@ pub fn contractions(scop: &Scop, program: &Program, deps: &[Dependence]) -> Vec<
     out
 }
 
-/// The iterator indices `[i, k, j]` and operands of a `+` update in three loops, or why it
-/// is not a contraction.
-fn recognise(
+/// The shape both recipes start from: the iterator indices `[i, k, j]` of a `+` update of
+/// `C[i][j]` in three loops whose instances depend on each other only through the reduction
+/// (so that its loops can be reordered), or why it is not one.
+pub(super) fn update_shape(
     scop: &Scop,
     program: &Program,
     deps: &[Dependence],
     s: usize,
-) -> Result<Contraction, String> {
+) -> Result<[usize; 3], String> {
     let st = &scop.statements[s];
     let u = st.update.as_ref().expect("an update");
     let name = |a: &str| scop.array(a).map_or(a.to_string(), |x| x.c_name.clone());
-    let written = |a: &str| {
-        (scop.statements.iter()).any(|t| {
-            t.accesses
-                .iter()
-                .any(|x| x.array == a && x.kind == crate::model::AccessKind::Write)
-        })
-    };
     let w = (st.accesses.iter())
         .find(|a| a.kind == crate::model::AccessKind::Write)
         .expect("an update writes");
     let cs = subscripts(scop, s, w).ok_or("the updated element's subscripts are not affine")?;
-    let (Some(i), Some(j)) = (cs.first().and_then(single), cs.get(1).and_then(single)) else {
-        return Err(format!(
+    let not_2d = || {
+        format!(
             "the updated `{}` is not a 2-d array subscripted by two loops",
             name(&u.array)
-        ));
+        )
+    };
+    let (Some(i), Some(j)) = (cs.first().and_then(single), cs.get(1).and_then(single)) else {
+        return Err(not_2d());
     };
     if cs.len() != 2 || i == j {
-        return Err(format!(
-            "the updated `{}` is not a 2-d array subscripted by two loops",
-            name(&u.array)
-        ));
+        return Err(not_2d());
     }
     let k = 3 - i - j;
     // Reordering the loops: every dependence of the statement on itself must be the
@@ -171,6 +172,28 @@ fn recognise(
             name(&d.array)
         ));
     }
+    Ok([i, k, j])
+}
+
+/// The iterator indices `[i, k, j]` and operands of a `+` update in three loops, or why it
+/// is not a contraction.
+fn recognise(
+    scop: &Scop,
+    program: &Program,
+    deps: &[Dependence],
+    s: usize,
+) -> Result<Contraction, String> {
+    let st = &scop.statements[s];
+    let u = st.update.as_ref().expect("an update");
+    let name = |a: &str| scop.array(a).map_or(a.to_string(), |x| x.c_name.clone());
+    let written = |a: &str| {
+        (scop.statements.iter()).any(|t| {
+            t.accesses
+                .iter()
+                .any(|x| x.array == a && x.kind == crate::model::AccessKind::Write)
+        })
+    };
+    let [i, k, j] = update_shape(scop, program, deps, s)?;
     let mut a = None;
     let mut b = None;
     let mut scale = None;
@@ -253,12 +276,37 @@ fn box_extents(scop: &Scop, s: usize, loops: [usize; 3]) -> Option<[String; 2]> 
 }
 
 /// How many loops two statements share in the kernel (their leading equal positions).
-fn shared(names: &Names, a: usize, b: usize) -> usize {
+pub(super) fn shared(names: &Names, a: usize, b: usize) -> usize {
     let (p, q) = (&names.positions[a], &names.positions[b]);
     let depth = names.iterators[a].len().min(names.iterators[b].len());
     (0..depth.min(p.len()).min(q.len()))
         .take_while(|&d| p[d] == q[d])
         .count()
+}
+
+/// Gives statement `s` a nest of its own: the statements it shares loops with in the kernel
+/// leave them (a blocking reorders all its loops). Adds nothing a line of `out` already says.
+pub(super) fn own_nest(names: &Names, s: usize, out: &mut Vec<String>) {
+    let h = &names.handles[s];
+    let n = names.handles.len();
+    let mut say = |why: String, line: String| {
+        if !out.contains(&line) {
+            out.push(why);
+            out.push(line);
+        }
+    };
+    if s > 0 && shared(names, s - 1, s) > 0 {
+        say(
+            format!("# give {h} a nest of its own (the blocking reorders all its loops)"),
+            format!("realign({}, {h}, 0)", names.handles[s - 1]),
+        );
+    }
+    if s + 1 < n && shared(names, s, s + 1) > 0 {
+        say(
+            "# and the statement after it leaves its loops".to_string(),
+            format!("realign({h}, {}, 0)", names.handles[s + 1]),
+        );
+    }
 }
 
 /// The recipe's script for some contractions, a comment before each step saying what it is
@@ -281,7 +329,6 @@ pub fn script(cs: &[&Contraction], names: &Names, sizes: &BlisSizes) -> Vec<Stri
     ] {
         out.push(format!("param {p} = {v}"));
     }
-    let n = names.handles.len();
     for c in cs {
         let s = c.stmt;
         let h = &names.handles[s];
@@ -299,17 +346,7 @@ pub fn script(cs: &[&Contraction], names: &Names, sizes: &BlisSizes) -> Vec<Stri
             k = it[c.loops[1]],
             j = it[c.loops[2]]
         ));
-        // Its own nest: the statements it shares loops with in the kernel leave them.
-        if s > 0 && shared(names, s - 1, s) > 0 {
-            out.push(format!(
-                "# give {h} a nest of its own (the blocking reorders all its loops)"
-            ));
-            out.push(format!("realign({}, {h}, 0)", names.handles[s - 1]));
-        }
-        if s + 1 < n && shared(names, s, s + 1) > 0 {
-            out.push("# and the statement after it leaves its loops".to_string());
-            out.push(format!("realign({h}, {}, 0)", names.handles[s + 1]));
-        }
+        own_nest(names, s, &mut out);
         if c.loops != [0, 1, 2] {
             out.push(format!(
                 "# loops in the order row, reduction, column ({}, {}, {}) that the blocking starts from",
