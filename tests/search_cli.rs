@@ -490,6 +490,89 @@ fn no_parallel_leaves_marks_out() {
     let all = scripts(&out);
     assert!(all.len() > 2, "{out}");
     assert!(all.iter().all(|s| !s.contains("parallel(")), "{out}");
+    // The cost model's estimate is on every schedule the search built and on nothing else;
+    // its rank correlation is over those timed at the sizes asked for, and is Spearman's
+    // of the estimates with the times relative to the original (computed again here).
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let cands = j["candidates"].as_array().unwrap();
+    for c in cands {
+        let built = c["kind"] == "bands" || c["kind"] == "fused";
+        assert_eq!(c["estimate"].is_number(), built, "{c}");
+    }
+    let pairs: Vec<(f64, f64)> = cands
+        .iter()
+        .filter_map(|c| Some((c["estimate"].as_f64()?, 1.0 / c["speedup"].as_f64()?)))
+        .collect();
+    assert_eq!(
+        j["model_ranked"].as_u64().unwrap() as usize,
+        pairs.len(),
+        "{out}"
+    );
+    if let Some(rho) = j["model_rank_correlation"].as_f64() {
+        let rank = |v: Vec<f64>| -> Vec<f64> {
+            v.iter()
+                .map(|x| {
+                    let below = v.iter().filter(|y| *y < x).count() as f64;
+                    let same = v.iter().filter(|y| *y == x).count() as f64;
+                    below + (same + 1.0) / 2.0
+                })
+                .collect()
+        };
+        let rx = rank(pairs.iter().map(|p| p.0).collect());
+        let ry = rank(pairs.iter().map(|p| p.1).collect());
+        let m = (pairs.len() as f64 + 1.0) / 2.0;
+        let dot =
+            |a: &[f64], b: &[f64]| -> f64 { a.iter().zip(b).map(|(x, y)| (x - m) * (y - m)).sum() };
+        let want = dot(&rx, &ry) / (dot(&rx, &rx) * dot(&ry, &ry)).sqrt();
+        assert!((rho - want).abs() < 1e-9, "{rho} against {want}");
+    } else {
+        assert!(pairs.len() < 3 || j["model_ranked"] == 0, "{out}");
+    }
+}
+
+/// `--explain` lists every candidate once, in the cost model's order (estimates never
+/// decreasing, the ones it does not estimate last), each with what became of it.
+#[test]
+fn explain_lists_the_candidates_in_the_models_order() {
+    let (code, out, err) = loopy(&["search", "examples/atax/atax.c", "--no-bench", "--explain"]);
+    assert_eq!(code, 0, "{err}");
+    let at = out
+        .find("the candidates in the cost model's order")
+        .expect("the explanation");
+    let lines: Vec<&str> = out[at..].lines().skip(1).collect();
+    let total = out
+        .lines()
+        .filter(|l| l.starts_with("candidate ") && l.contains(": "))
+        .count();
+    assert_eq!(lines.len(), total, "{out}");
+    let mut last = f64::NEG_INFINITY;
+    let mut seen = std::collections::HashSet::new();
+    for l in &lines {
+        let n: usize = l
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .trim_end_matches(':')
+            .parse()
+            .unwrap();
+        assert!(seen.insert(n), "{l}");
+        let e = match l.split("estimate ").nth(1) {
+            Some(rest) => rest.split(':').next().unwrap().parse::<f64>().unwrap(),
+            None => {
+                assert!(l.contains("not estimated"), "{l}");
+                f64::INFINITY
+            }
+        };
+        assert!(e >= last, "{l}");
+        last = e;
+        assert!(
+            l.contains("not timed: --no-bench")
+                || l.contains("illegal")
+                || l.contains("error")
+                || l.contains("skipped"),
+            "{l}"
+        );
+    }
 }
 
 const LINKED: &str = "tests/data/search/linked.c";

@@ -61,10 +61,16 @@ pub struct SearchArgs {
     /// scripts, or time for one core).
     #[arg(long)]
     pub no_parallel: bool,
-    /// Leave out the recipes (the BLIS blocking of contractions): schedules from the legal
-    /// space only.
+    /// Leave out the recipes (the BLIS blocking of contractions, the register blocks of
+    /// other products): schedules from the legal space only.
     #[arg(long)]
     pub no_recipes: bool,
+    /// After the answer, every candidate in the cost model's order (cheapest estimate
+    /// first): its estimate, then its measured speedup or why it was not timed (illegal,
+    /// failed, left out by the time limit, or never reached); the recipes and the kernel as
+    /// it is, which the model does not estimate, after them.
+    #[arg(long)]
+    pub explain: bool,
     /// Timed runs of each program per candidate.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
@@ -435,7 +441,54 @@ impl<'a> Summary<'a> {
         if let Some(m) = &self.cut_short {
             println!("{m}");
         }
+        match r.ranking {
+            Some(k) => println!(
+                "cost model: rank correlation {:.2} with the measured times of the {} \
+                 candidate(s) it estimated and the search timed at the sizes asked for (Spearman)",
+                k.rho, k.over
+            ),
+            None if !a.no_bench => println!(
+                "cost model: no rank correlation (fewer than 3 candidates it estimated were \
+                 timed at the sizes asked for)"
+            ),
+            None => {}
+        }
         self.print_best();
+        if a.explain {
+            self.print_explained();
+        }
+    }
+
+    /// `--explain`: every candidate in the cost model's order, with what became of it.
+    fn print_explained(&self) {
+        let r = self.r;
+        let mut order: Vec<usize> = (0..r.candidates.len()).collect();
+        let key = |c: usize| r.candidates[c].estimate.unwrap_or(f64::INFINITY);
+        order.sort_by(|&x, &y| key(x).total_cmp(&key(y)).then(x.cmp(&y)));
+        println!("the candidates in the cost model's order (its estimate: the memory traffic of the innermost loops, lower first):");
+        for c in order {
+            let cand = &r.candidates[c];
+            let estimate = cand
+                .estimate
+                .map_or("not estimated".to_string(), |e| format!("estimate {e:.3e}"));
+            let outcome = match (cand.timing, cand.screen) {
+                (Some(t), _) => format!("measured {:.2}x", t.speedup),
+                (None, Some(t)) => format!("measured {:.2}x at the screening sizes", t.speedup),
+                (None, None) => cand
+                    .reason(!self.a.no_bench)
+                    .unwrap_or_else(|| "not timed".to_string()),
+            };
+            let best = if self.best.map(|b| b.0) == Some(c) {
+                " (the answer)"
+            } else {
+                ""
+            };
+            println!(
+                "  candidate {:>3}: {estimate}: {outcome}{best}; {}",
+                c + 1,
+                cand.describe()
+            );
+        }
     }
 
     /// Every candidate with its script and verdict, and the interleavings without a script
@@ -559,6 +612,7 @@ impl<'a> Summary<'a> {
             verdict: c.verdict.name(),
             message,
             reason: c.reason(!self.a.no_bench),
+            estimate: c.estimate,
             timing: TimesJson::of(c.timing),
             screen: ScreenTimesJson::of(c.screen),
         }
@@ -600,6 +654,8 @@ impl<'a> Summary<'a> {
             best: r.best,
             original_wins: self.original_wins,
             first_by_cost: r.first_by_cost,
+            model_rank_correlation: r.ranking.map(|k| k.rho),
+            model_ranked: r.ranking.map_or(0, |k| k.over),
             identity: r.identity,
             nothing_timed: (self.best.is_none() && !a.no_bench).then(|| self.why_not()),
             out_of_time: self.cut_short.as_deref(),
@@ -627,6 +683,10 @@ struct SearchJson<'a> {
     best: Option<usize>,
     original_wins: bool,
     first_by_cost: Option<usize>,
+    /// Spearman's correlation of the cost model's estimates with the measured times.
+    model_rank_correlation: Option<f64>,
+    /// How many candidates it is over.
+    model_ranked: usize,
     identity: usize,
     nothing_timed: Option<String>,
     out_of_time: Option<&'a str>,
@@ -656,6 +716,8 @@ struct CandidateJson<'a> {
     message: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    /// The cost model's estimate (schedules only).
+    estimate: Option<f64>,
     #[serde(flatten)]
     timing: TimesJson,
     #[serde(flatten)]

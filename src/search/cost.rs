@@ -20,6 +20,45 @@ use crate::presburger::linalg;
 use crate::presburger::row::{divide_exact, Row};
 use crate::presburger::Int;
 
+/// Spearman's rank correlation of two samples of the same length: the Pearson correlation
+/// of their ranks, ties given their average rank. `None` when the lengths differ, there are
+/// fewer than two values, or one sample is constant (its ranks do not vary).
+pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
+    if x.len() != y.len() || x.len() < 2 {
+        return None;
+    }
+    let (rx, ry) = (ranks(x), ranks(y));
+    let n = x.len() as f64;
+    let mean = (n + 1.0) / 2.0;
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in rx.iter().zip(&ry) {
+        sxy += (a - mean) * (b - mean);
+        sxx += (a - mean) * (a - mean);
+        syy += (b - mean) * (b - mean);
+    }
+    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
+}
+
+/// The 1-based ranks of `v`, ties given the average of the ranks they span.
+fn ranks(v: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
+    let mut out = vec![0.0; v.len()];
+    let mut k = 0;
+    while k < order.len() {
+        let mut e = k;
+        while e + 1 < order.len() && v[order[e + 1]] == v[order[k]] {
+            e += 1;
+        }
+        let rank = (k + e) as f64 / 2.0 + 1.0;
+        for &i in &order[k..=e] {
+            out[i] = rank;
+        }
+        k = e + 1;
+    }
+    out
+}
+
 /// The cost of an access whose innermost step is not contiguous: 8 doubles share a 64-byte
 /// cache line, so a contiguous walk misses once every 8 steps, a strided one every step.
 pub const STRIDED: f64 = 8.0;

@@ -151,3 +151,19 @@ fn cost_model_work_of_covariance() {
     // mean[j] += data[i][j]: 1000 x 1000.
     assert_eq!(model.work[1], 1e6);
 }
+
+/// Spearman's correlation: the same order is 1, the reverse −1, ties share their average
+/// rank (a computed value checked against the formula with ranks 1, 2.5, 2.5, 4), a constant
+/// sample has none.
+#[test]
+fn spearman_rank_correlation() {
+    use super::cost::spearman;
+    assert_eq!(spearman(&[1.0, 2.0, 3.0], &[10.0, 20.0, 35.0]), Some(1.0));
+    assert_eq!(spearman(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]), Some(-1.0));
+    // x ranks 1, 2.5, 2.5, 4; y ranks 1, 2, 3, 4: covariance 4.5 over sqrt(4.5 * 5).
+    let rho = spearman(&[1.0, 5.0, 5.0, 9.0], &[0.1, 0.2, 0.3, 0.4]).unwrap();
+    assert!((rho - 4.5 / (4.5f64 * 5.0).sqrt()).abs() < 1e-12, "{rho}");
+    assert_eq!(spearman(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]), None);
+    assert_eq!(spearman(&[1.0], &[1.0]), None);
+    assert_eq!(spearman(&[1.0, 2.0], &[1.0]), None);
+}

@@ -113,6 +113,9 @@ pub struct Candidate {
     /// Why a legal candidate was not timed, when the search tried to time it and could not
     /// start (the time limit); failures are in the verdict.
     pub not_timed: Option<String>,
+    /// The cost model's estimate ([`CostModel::cost`]: the memory traffic of the innermost
+    /// loops), for a schedule the search built; `None` for a recipe and the kernel as it is.
+    pub estimate: Option<f64>,
 }
 
 impl Candidate {
@@ -186,6 +189,36 @@ pub struct SearchReport {
     pub out_of_time: Option<&'static str>,
     /// Schedules built but not checked (the time limit).
     pub unchecked: usize,
+    /// How well the cost model ranked the candidates timed at the sizes asked for.
+    pub ranking: Option<Ranking>,
+}
+
+/// How well the cost model's estimates rank the measured times.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ranking {
+    /// Spearman's rank correlation of the estimates with the measured times (the
+    /// transformed program's time over the original's in the same rounds): 1 when the
+    /// model orders them exactly as measured.
+    pub rho: f64,
+    /// How many candidates it is over: those with an estimate timed at the sizes asked for.
+    pub over: usize,
+}
+
+/// The model's ranking over the candidates with an estimate and a timing at the sizes asked
+/// for; `None` for fewer than three, or when the estimates or the times are all equal.
+fn ranking(candidates: &[Candidate]) -> Option<Ranking> {
+    let (est, time): (Vec<f64>, Vec<f64>) = candidates
+        .iter()
+        .filter_map(|c| Some((c.estimate?, 1.0 / c.timing?.speedup)))
+        .unzip();
+    if est.len() < 3 {
+        return None;
+    }
+    let rho = super::cost::spearman(&est, &time)?;
+    Some(Ranking {
+        rho,
+        over: est.len(),
+    })
 }
 
 impl SearchReport {
@@ -246,6 +279,8 @@ struct State<'a, 'b, 't> {
     unchecked: usize,
     /// Whether a timing was refused at a deadline of the search as a whole.
     out_of_time: bool,
+    /// The cost model, when the legal space was built.
+    model: Option<CostModel>,
 }
 
 impl State<'_, '_, '_> {
@@ -258,10 +293,14 @@ impl State<'_, '_, '_> {
     /// its index, or `None` when the time limit stopped its check.
     fn add(&mut self, il: usize, kind: Kind, b: &Built, v: &Variant) -> Option<usize> {
         let variant = v.describe(b, &self.names);
-        match script::write(b, v, &self.names) {
+        let c = match script::write(b, v, &self.names) {
             Err(e) => Some(self.push(Some(il), Some(kind), variant, vec![], Verdict::Error(e))),
             Ok(lines) => self.add_lines(Some(il), Some(kind), variant, lines, true),
-        }
+        }?;
+        let estimate = self.model.as_ref().map(|m| m.cost(b, v));
+        let e = &mut self.candidates[c].estimate;
+        *e = e.or(estimate);
+        Some(c)
     }
 
     /// The BLIS recipe's candidates: one for all the contractions together and, when there
@@ -402,6 +441,7 @@ impl State<'_, '_, '_> {
             screen: None,
             timing: None,
             not_timed: None,
+            estimate: None,
         });
         self.candidates.len() - 1
     }
@@ -714,12 +754,14 @@ pub fn search_with(
         end,
         unchecked: 0,
         out_of_time: false,
+        model: None,
     };
     let model = legal.as_ref().map(|legal| {
         budget::with_cancel(cancel.clone(), || {
             CostModel::new(&kernel.scop, &legal.layout.dirs, settings.budget)
         })
     });
+    s.model = model.clone();
     // The BLIS recipe on the contractions, checked before the schedules (a few candidates
     // that the time limit must not leave out); legal ones are timed first.
     let recipes = s.add_recipes(&found.0, &found.1);
@@ -782,10 +824,12 @@ pub fn search_with(
     if out_of_time.is_none() && s.out_of_time {
         out_of_time = Some("timing");
     }
+    let ranking = ranking(&s.candidates);
     Ok(SearchReport {
         interleavings: il,
         build_seconds,
         schedules,
+        ranking,
         candidates: s.candidates,
         best,
         screen_defines,
