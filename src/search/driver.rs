@@ -1168,6 +1168,7 @@ mod tests {
             screen: screen.map(m),
             timing: timing.map(m),
             not_timed: None,
+            estimate: None,
         };
         let report = |candidates: Vec<Candidate>, best: Option<usize>| SearchReport {
             interleavings: Outer {
@@ -1188,6 +1189,7 @@ mod tests {
             identity: 0,
             out_of_time: None,
             unchecked: 0,
+            ranking: None,
         };
         // jacobi-1d at MEDIUM: every tiling slower than the original.
         let slow = report(
@@ -1202,6 +1204,48 @@ mod tests {
         assert!(!report(vec![cand(None, Some(1.1))], Some(0)).original_wins());
         // Nothing timed: nothing to compare.
         assert!(!report(vec![cand(None, None)], None).original_wins());
+    }
+
+    /// The model's ranking is over the candidates with an estimate timed at the sizes asked
+    /// for: the recipe (no estimate) and the screened-only candidate are left out; an order
+    /// the model gets exactly right is 1, fewer than three candidates give none.
+    #[test]
+    fn the_ranking_is_over_estimated_candidates_timed_at_full_size() {
+        let m = |x: f64| Measured {
+            original: 1.0,
+            transformed: 1.0 / x,
+            speedup: x,
+            gflops: None,
+            rounds: 1,
+        };
+        let cand = |estimate: Option<f64>, timing: Option<f64>, screen: Option<f64>| Candidate {
+            interleaving: Some(0),
+            kind: Some(Kind::Bands),
+            variant: String::new(),
+            script: vec![],
+            verdict: Verdict::Legal,
+            screen: screen.map(m),
+            timing: timing.map(m),
+            not_timed: None,
+            estimate,
+        };
+        // Lower estimates ran faster: a perfect ranking.
+        let cs = vec![
+            cand(Some(1.0), Some(4.0), None),
+            cand(Some(2.0), Some(2.0), None),
+            cand(None, Some(9.0), None),
+            cand(Some(3.0), Some(1.5), None),
+            cand(Some(0.5), None, Some(0.1)),
+        ];
+        assert_eq!(ranking(&cs), Some(Ranking { rho: 1.0, over: 3 }));
+        // The reverse order.
+        let cs = vec![
+            cand(Some(3.0), Some(4.0), None),
+            cand(Some(2.0), Some(2.0), None),
+            cand(Some(1.0), Some(1.5), None),
+        ];
+        assert_eq!(ranking(&cs), Some(Ranking { rho: -1.0, over: 3 }));
+        assert_eq!(ranking(&cs[..2]), None);
     }
 
     #[test]
