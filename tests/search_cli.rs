@@ -465,8 +465,8 @@ fn every_interleaving_of_independent_statements_gets_a_script() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// `--no-parallel`: the greedy phase never adds a `parallel` mark (with it, the same search
-/// tries one on every band).
+/// `--no-parallel`: the greedy phase never adds a `parallel` mark, even for two threads
+/// (`--threads 2` alone tries one on every band; the default, one thread, none).
 #[test]
 fn no_parallel_leaves_marks_out() {
     let (code, out, err) = loopy(&[
@@ -474,6 +474,8 @@ fn no_parallel_leaves_marks_out() {
         "examples/matmul/matmul.c",
         "-D",
         "N=40",
+        "--threads",
+        "2",
         "--no-parallel",
         "--screen",
         "1",
@@ -528,6 +530,40 @@ fn no_parallel_leaves_marks_out() {
     } else {
         assert!(pairs.len() < 3 || j["model_ranked"] == 0, "{out}");
     }
+}
+
+/// The threads decide the marks: for one thread (the default) no candidate has a
+/// `parallel` mark; for two the greedy phase tries one (the checker accepts the outermost
+/// loop of a matrix product).
+#[test]
+fn threads_decide_the_parallel_marks() {
+    let search = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec![
+            "search",
+            "examples/matmul/matmul.c",
+            "-D",
+            "N=40",
+            "--screen",
+            "1",
+            "--runs",
+            "1",
+            "--tile-sizes",
+            "8",
+            "--time-limit",
+            "30",
+            "--format",
+            "json",
+        ];
+        args.extend(extra);
+        let (code, out, err) = loopy(&args);
+        assert_eq!(code, 0, "{err}");
+        scripts(&out)
+    };
+    let one = search(&[]);
+    assert!(one.len() > 2, "{one:?}");
+    assert!(one.iter().all(|s| !s.contains("parallel(")), "{one:?}");
+    let two = search(&["--threads", "2"]);
+    assert!(two.iter().any(|s| s.contains("parallel(")), "{two:?}");
 }
 
 /// `--explain` lists every candidate once, in the cost model's order (estimates never

@@ -57,8 +57,12 @@ pub struct SearchArgs {
     /// How many of the best screened candidates are timed at the sizes given.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub finalists: usize,
-    /// Never add `parallel` marks: sequential scripts only (compare with sequential hand
-    /// scripts, or time for one core).
+    /// The threads the scripts are searched for: with 1 (the default) the search adds no
+    /// `parallel` mark and times every program on one thread; with more it tries a
+    /// `parallel` mark on each band and times with `OMP_NUM_THREADS` set to this.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: u32,
+    /// Never add `parallel` marks, whatever `--threads` says.
     #[arg(long)]
     pub no_parallel: bool,
     /// Leave out the recipes (the BLIS blocking of contractions, the register blocks of
@@ -207,6 +211,7 @@ fn settings(a: &SearchArgs, ctx: &Ctx, kernel: &Kernel) -> Result<(SearchSetting
     let job = Job {
         check_defines: a.program.check_define.clone(),
         check_cflags: vec!["-ffp-contract=off".to_string()],
+        threads: vec![a.threads],
         ..Job::new(a.kernel.clone(), None, opts.clone(), toolchain, plan)
     };
     let (tile_sizes, tile_start, tile_origin) = tile_sizes(&a.tile_sizes, &job.toolchain);
@@ -220,12 +225,13 @@ fn settings(a: &SearchArgs, ctx: &Ctx, kernel: &Kernel) -> Result<(SearchSetting
         screen: a.screen,
         screen_above: a.screen_above,
         finalists: a.finalists,
-        parallel: !a.no_parallel,
+        parallel: a.threads > 1 && !a.no_parallel,
         blis: if a.no_recipes {
             Err("--no-recipes".to_string())
         } else {
             crate::search::recipe::machine_sizes(&job.toolchain)
         },
+        caches: caches(&job.toolchain),
         job,
         prefix,
     };
@@ -465,7 +471,10 @@ impl<'a> Summary<'a> {
         let mut order: Vec<usize> = (0..r.candidates.len()).collect();
         let key = |c: usize| r.candidates[c].estimate.unwrap_or(f64::INFINITY);
         order.sort_by(|&x, &y| key(x).total_cmp(&key(y)).then(x.cmp(&y)));
-        println!("the candidates in the cost model's order (its estimate: the memory traffic of the innermost loops, lower first):");
+        println!(
+            "the candidates in the cost model's order (its estimate: arithmetic and the lines \
+             each cache level misses, lower first; docs/search.md):"
+        );
         for c in order {
             let cand = &r.candidates[c];
             let estimate = cand
@@ -795,6 +804,26 @@ fn tile_sizes(given: &[u32], toolchain: &Toolchain) -> (Vec<u32>, u32, String) {
         .collect();
     sizes.sort_by_key(|&v| (v.abs_diff(start), v));
     (sizes, start, origin)
+}
+
+/// The cache capacities and vector lanes of the cost model: the machine's (`loopy machine`),
+/// each the model's default where it cannot be read.
+fn caches(toolchain: &Toolchain) -> crate::search::cost::Caches {
+    let mut c = crate::search::cost::Caches::default();
+    let Ok(m) = crate::machine::probe(toolchain, None, &Default::default()) else {
+        return c;
+    };
+    let lines = |level: u32| {
+        let cache = m.cache(level)?;
+        Some(cache.size? as f64 / f64::from(cache.line.unwrap_or(64)))
+    };
+    c.l1 = lines(1).unwrap_or(c.l1);
+    c.l2 = lines(2).unwrap_or(c.l2);
+    c.l3 = lines(3).unwrap_or(c.l3);
+    if let Some(Ok(v)) = m.model().explain("NVEC") {
+        c.lanes = v as f64;
+    }
+    c
 }
 
 /// `interleaving 3`, or `the kernel's own order` for the kernel as it is when its outer

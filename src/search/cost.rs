@@ -13,6 +13,8 @@
 
 use super::schedule::Built;
 use super::script::{self, Variant};
+use super::traffic;
+pub use super::traffic::Caches;
 use crate::model::Scop;
 use crate::presburger::budget;
 use crate::presburger::int::gcd_all;
@@ -76,6 +78,12 @@ pub struct CostModel {
     accesses: Vec<Vec<Option<Vec<Vec<i64>>>>>,
     /// Per statement and iteration dimension: `1`, or `−1` for a loop counting down.
     dirs: Vec<Vec<i64>>,
+    /// Per statement: the extent of each of its loops (as in [`CostModel::work`]).
+    extents: Vec<Vec<f64>>,
+    /// Per statement, per access: the array it touches.
+    arrays: Vec<Vec<String>>,
+    /// The capacities [`CostModel::estimate`] uses.
+    caches: Caches,
 }
 
 impl CostModel {
@@ -84,15 +92,17 @@ impl CostModel {
     /// a loop is unbounded) an extent is taken to be [`NOMINAL`].
     pub fn new(scop: &Scop, dirs: &[Vec<i64>], budget_steps: u64) -> CostModel {
         let params = &scop.params;
-        let work = scop
+        let ext: Vec<Vec<f64>> = scop
             .statements
             .iter()
             .map(|st| {
                 budget::with_budget(budget_steps, || extents(st, params))
                     .unwrap_or_else(|_| vec![NOMINAL as f64; st.iterators.len()])
-                    .iter()
-                    .product::<f64>()
             })
+            .collect();
+        let work = ext.iter().map(|e| e.iter().product::<f64>()).collect();
+        let arrays = (scop.statements.iter())
+            .map(|st| st.accesses.iter().map(|a| a.array.clone()).collect())
             .collect();
         let accesses = scop
             .statements
@@ -117,7 +127,54 @@ impl CostModel {
             work,
             accesses,
             dirs: dirs.to_vec(),
+            extents: ext,
+            arrays,
+            caches: Caches::default(),
         }
+    }
+
+    /// The same model with the machine's cache capacities.
+    pub fn with_caches(mut self, caches: Caches) -> CostModel {
+        self.caches = caches;
+        self
+    }
+
+    /// The estimate of a candidate ([`super::traffic`]): arithmetic and the lines each cache
+    /// level misses, with the variant's band orders and tiles (marks do not count).
+    pub fn estimate(&self, b: &Built, v: &Variant) -> f64 {
+        let rows = script::ordered_rows(b, v);
+        (0..rows.len())
+            .map(|s| {
+                let n = self.dirs[s].len();
+                // The loops' directions, or the iterators in order where the rows do not
+                // determine them.
+                let dirs = loop_directions(&rows[s], n).unwrap_or_else(|| {
+                    (0..n)
+                        .map(|k| (0..n).map(|c| i64::from(c == k)).collect())
+                        .collect()
+                });
+                let tiled: Vec<(std::ops::Range<usize>, u32)> = (b.bands.iter())
+                    .zip(&v.tile)
+                    .filter(|(band, &t)| t >= 2 && band.stmts.contains(&s))
+                    .map(|(band, &t)| (band.start..band.start + band.len, t))
+                    .collect();
+                let loops = traffic::loops(&dirs, &self.extents[s], &tiled);
+                traffic::statement(&self.distinct(s, n), &loops, &self.caches)
+            })
+            .sum()
+    }
+
+    /// Statement `s`'s accesses, one per array and subscripts up to constants; an access
+    /// that is not affine as one that moves in every loop and never contiguously.
+    fn distinct(&self, s: usize, n: usize) -> Vec<Vec<Vec<i64>>> {
+        let mut seen: Vec<(&str, Vec<Vec<i64>>)> = vec![];
+        for (a, sub) in self.arrays[s].iter().zip(&self.accesses[s]) {
+            let sub = sub.clone().unwrap_or_else(|| vec![vec![1; n]; 2]);
+            if !seen.iter().any(|(x, y)| x == a && *y == sub) {
+                seen.push((a, sub));
+            }
+        }
+        seen.into_iter().map(|(_, sub)| sub).collect()
     }
 
     /// The cost of one statement whose hyperplanes (outermost first, over its iteration
@@ -250,6 +307,18 @@ fn extents(st: &crate::model::Statement, params: &[String]) -> Vec<f64> {
 /// rows' first `n` entries, scaled to integers (`det · H⁻¹ e_last`, divided by the gcd, sign
 /// of the determinant kept). `None` unless there are exactly `n` independent rows.
 pub fn innermost_direction(rows: &[Vec<Int>], n: usize) -> Option<Vec<i64>> {
+    direction(rows, n, n.checked_sub(1)?)
+}
+
+/// The direction of each of the `n` loops of `rows` (outermost first), as
+/// [`innermost_direction`] gives the innermost's.
+pub fn loop_directions(rows: &[Vec<Int>], n: usize) -> Option<Vec<Vec<i64>>> {
+    (0..n).map(|l| direction(rows, n, l)).collect()
+}
+
+/// The direction in which loop `l` of `rows` moves when the others stay put: column `l` of
+/// the inverse, scaled to integers.
+fn direction(rows: &[Vec<Int>], n: usize, l: usize) -> Option<Vec<i64>> {
     if rows.len() != n || n == 0 {
         return None;
     }
@@ -274,7 +343,7 @@ pub fn innermost_direction(rows: &[Vec<Int>], n: usize) -> Option<Vec<i64>> {
                     (0..n)
                         .map(|c| {
                             if c == k {
-                                Int::from(i64::from(i == n - 1))
+                                Int::from(i64::from(i == l))
                             } else {
                                 h[i][c].clone()
                             }

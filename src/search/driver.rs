@@ -86,6 +86,8 @@ pub struct SearchSettings {
     /// The block sizes of the BLIS recipe (the machine model's), or why there are none
     /// (`--no-recipes`, a model without them): then the recipe is skipped with that reason.
     pub blis: Result<BlisSizes, String>,
+    /// The cache capacities of the cost model's estimates.
+    pub caches: super::cost::Caches,
 }
 
 /// A schedule built for one interleaving.
@@ -113,8 +115,9 @@ pub struct Candidate {
     /// Why a legal candidate was not timed, when the search tried to time it and could not
     /// start (the time limit); failures are in the verdict.
     pub not_timed: Option<String>,
-    /// The cost model's estimate ([`CostModel::cost`]: the memory traffic of the innermost
-    /// loops), for a schedule the search built; `None` for a recipe and the kernel as it is.
+    /// The cost model's estimate ([`CostModel::estimate`]: arithmetic and the lines each
+    /// cache level misses, with its band orders and tiles), for a schedule the search built;
+    /// `None` for a recipe and the kernel as it is.
     pub estimate: Option<f64>,
 }
 
@@ -297,7 +300,7 @@ impl State<'_, '_, '_> {
             Err(e) => Some(self.push(Some(il), Some(kind), variant, vec![], Verdict::Error(e))),
             Ok(lines) => self.add_lines(Some(il), Some(kind), variant, lines, true),
         }?;
-        let estimate = self.model.as_ref().map(|m| m.cost(b, v));
+        let estimate = self.model.as_ref().map(|m| m.estimate(b, v));
         let e = &mut self.candidates[c].estimate;
         *e = e.or(estimate);
         Some(c)
@@ -759,6 +762,7 @@ pub fn search_with(
     let model = legal.as_ref().map(|legal| {
         budget::with_cancel(cancel.clone(), || {
             CostModel::new(&kernel.scop, &legal.layout.dirs, settings.budget)
+                .with_caches(settings.caches)
         })
     });
     s.model = model.clone();

@@ -19,5 +19,8 @@ pub mod script;
 pub mod space;
 #[cfg(test)]
 mod space_tests;
+pub mod traffic;
+#[cfg(test)]
+mod traffic_tests;
 
 pub use space::{Edge, Layout, Legal};

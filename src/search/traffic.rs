@@ -1,0 +1,186 @@
+//! The estimate of a candidate: the lines each cache level misses, from the footprints of
+//! the loops as the schedule, its band orders and its tiles generate them, plus the
+//! arithmetic (a vector's worth per iteration where the innermost loop vectorizes).
+//!
+//! For each statement the loops are listed outermost first, each with the direction it moves
+//! the iteration (a column of the inverse of the statement's hyperplanes) and its trip count
+//! (from the statement's loop extents, every parameter at [`super::cost::NOMINAL`]); a tiled
+//! band becomes its tile loops (trip `extent / T`) and then its point loops (trip `T`). An
+//! access touches, over the innermost loops from some loop on, the product of the trips of
+//! the loops it varies in, elements that are a cache line's worth apart except along its
+//! innermost contiguous loop. A cache of `C` lines keeps everything the statement touches
+//! inside the outermost loop whose footprint fits: each access misses its footprint there,
+//! once per iteration of the loops outside (the classic estimate of Wolf and Lam's and
+//! Ferrante, Sarkar and Thrash's models). Statements are estimated one by one (fused
+//! statements do not share their footprints), and every reference to the same array with the
+//! same subscripts up to constants is one.
+
+/// Doubles per 64-byte cache line.
+const LINE: f64 = 8.0;
+
+/// What the model counts, in rough cycles: the arithmetic of one iteration (a vector's
+/// worth of iterations where the innermost loop vectorizes), the start and end of the
+/// innermost loop (so that small tiles cost what they cost), and a line brought into L1
+/// from L2, into L2 from L3 and into L3 from memory. Fixed, not measured: the ranking, not
+/// the times, is what the search uses.
+const COMPUTE: f64 = 1.0;
+const INNER_LOOP: f64 = 8.0;
+const FROM_L2: f64 = 2.0;
+const FROM_L3: f64 = 4.0;
+const FROM_MEMORY: f64 = 10.0;
+
+/// The capacities the estimate uses, in cache lines.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Caches {
+    pub l1: f64,
+    pub l2: f64,
+    pub l3: f64,
+    /// Doubles per vector register.
+    pub lanes: f64,
+}
+
+impl Default for Caches {
+    /// 32 KiB of L1, 1 MiB of L2, 8 MiB of L3, 4 doubles per vector: where the machine
+    /// cannot be asked.
+    fn default() -> Caches {
+        Caches {
+            l1: 32.0 * 1024.0 / 64.0,
+            l2: 1024.0 * 1024.0 / 64.0,
+            l3: 8.0 * 1024.0 * 1024.0 / 64.0,
+            lanes: 4.0,
+        }
+    }
+}
+
+/// One loop of a statement: the direction it moves the iteration, and its trip count.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loop {
+    pub dir: Vec<i64>,
+    pub trip: f64,
+}
+
+/// The lines one access (subscript rows over the iterators) touches over `loops`.
+pub fn lines(sub: &[Vec<i64>], loops: &[Loop]) -> f64 {
+    let mut elements = 1.0;
+    // The innermost loop along which the access walks its last dimension by less than a
+    // line: its elements share lines.
+    let mut contiguous: Option<(f64, f64)> = None;
+    for l in loops {
+        let delta: Vec<i64> = sub
+            .iter()
+            .map(|r| r.iter().zip(&l.dir).map(|(a, b)| a * b).sum())
+            .collect();
+        match delta.split_last() {
+            None => continue,
+            Some((0, outer)) if outer.iter().all(|&x| x == 0) => continue,
+            Some((&last, outer)) if outer.iter().all(|&x| x == 0) && (last.abs() as f64) < LINE => {
+                contiguous = Some((l.trip, last.unsigned_abs() as f64));
+            }
+            Some(_) => contiguous = None,
+        }
+        elements *= l.trip;
+    }
+    match contiguous {
+        Some((trip, stride)) => elements / trip * (trip * stride / LINE).ceil().max(1.0),
+        None => elements,
+    }
+}
+
+/// Lines missed by a cache of `capacity` lines over a statement's `loops` with its
+/// (distinct) `accesses`. What one iteration of a loop touches survives to its next
+/// iteration when it fits (least recently used lines go first), so a loop reuses its lines
+/// when its body's footprint fits; the outermost such loop's footprint is missed once per
+/// iteration of the loops outside it.
+pub fn misses(accesses: &[Vec<Vec<i64>>], loops: &[Loop], capacity: f64) -> f64 {
+    let footprint = |m: usize| -> f64 { accesses.iter().map(|a| lines(a, &loops[m..])).sum() };
+    let m = (0..loops.len())
+        .find(|&m| footprint(m + 1) <= capacity)
+        .unwrap_or(loops.len());
+    let outside: f64 = loops[..m].iter().map(|l| l.trip).product();
+    outside * footprint(m)
+}
+
+/// Whether the innermost loop vectorizes: every access stays put along it or walks its
+/// last dimension by one element.
+fn vectorizes(accesses: &[Vec<Vec<i64>>], inner: &Loop) -> bool {
+    accesses.iter().all(|sub| {
+        let delta: Vec<i64> = sub
+            .iter()
+            .map(|r| r.iter().zip(&inner.dir).map(|(a, b)| a * b).sum())
+            .collect();
+        match delta.split_last() {
+            None => true,
+            Some((&last, outer)) => outer.iter().all(|&x| x == 0) && last.abs() <= 1,
+        }
+    })
+}
+
+/// The estimate of one statement over its loops: arithmetic, the innermost loop's starts,
+/// and the misses of each cache level, weighted.
+pub fn statement(accesses: &[Vec<Vec<i64>>], loops: &[Loop], caches: &Caches) -> f64 {
+    let work: f64 = loops.iter().map(|l| l.trip).product();
+    let (lanes, starts) = match loops.split_last() {
+        Some((inner, outer)) => (
+            if vectorizes(accesses, inner) {
+                caches.lanes
+            } else {
+                1.0
+            },
+            outer.iter().map(|l| l.trip).product(),
+        ),
+        None => (1.0, 1.0),
+    };
+    COMPUTE * work / lanes
+        + INNER_LOOP * starts
+        + FROM_L2 * misses(accesses, loops, caches.l1)
+        + FROM_L3 * misses(accesses, loops, caches.l2)
+        + FROM_MEMORY * misses(accesses, loops, caches.l3)
+}
+
+/// The loops of a statement: `dirs` (one per loop, outermost first, over its iterators) with
+/// trips from the iterators' `extents`; the loops at `tiled` (a range of positions, and the
+/// tile size) split into tile loops and then point loops.
+pub fn loops(
+    dirs: &[Vec<i64>],
+    extents: &[f64],
+    tiled: &[(std::ops::Range<usize>, u32)],
+) -> Vec<Loop> {
+    let trip = |d: &[i64]| -> f64 {
+        (d.iter().zip(extents))
+            .filter(|(x, _)| **x != 0)
+            .map(|(x, e)| e / x.unsigned_abs() as f64)
+            .fold(f64::INFINITY, f64::min)
+            .max(1.0)
+    };
+    let mut out = vec![];
+    let mut p = 0;
+    while p < dirs.len() {
+        match tiled.iter().find(|(r, _)| r.start == p && r.end > p) {
+            Some((r, size)) => {
+                let r = r.start..r.end.min(dirs.len());
+                let t = f64::from(*size);
+                for d in &dirs[r.clone()] {
+                    out.push(Loop {
+                        dir: d.clone(),
+                        trip: (trip(d) / t).ceil(),
+                    });
+                }
+                for d in &dirs[r.clone()] {
+                    out.push(Loop {
+                        dir: d.clone(),
+                        trip: t.min(trip(d)),
+                    });
+                }
+                p = r.end;
+            }
+            None => {
+                out.push(Loop {
+                    dir: dirs[p].clone(),
+                    trip: trip(&dirs[p]),
+                });
+                p += 1;
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,85 @@
+//! The traffic estimate against counts done by hand on small nests.
+
+use super::traffic::{lines, loops, misses, statement, Caches, Loop};
+
+fn unit(n: usize, k: usize) -> Vec<i64> {
+    (0..n).map(|c| i64::from(c == k)).collect()
+}
+
+/// `C[i][j]`, `A[i][k]`, `B[k][j]` over the iterators `(i, k, j)`.
+fn gemm() -> Vec<Vec<Vec<i64>>> {
+    vec![
+        vec![unit(3, 0), unit(3, 2)],
+        vec![unit(3, 0), unit(3, 1)],
+        vec![unit(3, 1), unit(3, 2)],
+    ]
+}
+
+/// Lines of one access: along its contiguous loop eight doubles share a line; along any
+/// other loop each step is a new line; a loop it does not move in adds nothing.
+#[test]
+fn lines_of_an_access() {
+    let l = |k: usize, trip: f64| Loop {
+        dir: unit(3, k),
+        trip,
+    };
+    let [c, a, b] = <[Vec<Vec<i64>>; 3]>::try_from(gemm()).unwrap();
+    // Over the j loop of 100: C and B walk a row (13 lines), A stays (1 line).
+    assert_eq!(lines(&c, &[l(2, 100.0)]), 13.0);
+    assert_eq!(lines(&a, &[l(2, 100.0)]), 1.0);
+    // Over k then j: B touches 50 rows of 13 lines; C stays in its row.
+    assert_eq!(lines(&b, &[l(1, 50.0), l(2, 100.0)]), 650.0);
+    assert_eq!(lines(&c, &[l(1, 50.0), l(2, 100.0)]), 13.0);
+    // Along the first subscript only (a column): a line per element.
+    assert_eq!(lines(&b, &[l(1, 50.0)]), 50.0);
+}
+
+/// Misses: a loop reuses its lines when its body's footprint fits; the outermost such
+/// loop's footprint is missed once per iteration outside it.
+#[test]
+fn misses_where_the_body_fits() {
+    let nest = loops(
+        &[unit(3, 0), unit(3, 1), unit(3, 2)],
+        &[64.0, 64.0, 64.0],
+        &[],
+    );
+    // Footprints: the j loop's body 3 lines (one per access), the k loop's body (the j
+    // loop) C 8, A 1, B 8 = 17; the i loop's body (k, j) C 8, A 8, B 512 = 528; the whole
+    // nest C 512, A 512, B 512 = 1536.
+    // With 10 lines only the j loop reuses: 64 * 64 iterations outside, 17 lines each.
+    assert_eq!(misses(&gemm(), &nest, 10.0), 64.0 * 64.0 * 17.0);
+    // With 100 lines the k loop reuses too (C's row survives each k): 528 lines per i.
+    assert_eq!(misses(&gemm(), &nest, 100.0), 64.0 * 528.0);
+    // With 600 lines the i loop's body fits: every line once.
+    assert_eq!(misses(&gemm(), &nest, 600.0), 1536.0);
+    assert_eq!(misses(&gemm(), &nest, 1e9), 1536.0);
+}
+
+/// Tiles split a band into tile loops (extent / size) and point loops (size), and make the
+/// product's traffic fall where the untiled footprint does not fit: at 1000 with a 32 KiB
+/// L1 and 1 MiB L2, untiled `i, k, j` misses all of B in L2 for each `i`; tiles of 32 keep
+/// blocks of B in L2 across `i`.
+#[test]
+fn tiles_cut_the_traffic() {
+    let dirs = [unit(3, 0), unit(3, 1), unit(3, 2)];
+    let tiled = loops(&dirs, &[1000.0, 1000.0, 1000.0], &[(0..3, 32)]);
+    let trips: Vec<f64> = tiled.iter().map(|l| l.trip).collect();
+    assert_eq!(trips, [32.0, 32.0, 32.0, 32.0, 32.0, 32.0]);
+    assert_eq!(tiled[3].dir, unit(3, 0));
+    let plain = loops(&dirs, &[1000.0, 1000.0, 1000.0], &[]);
+    let caches = Caches {
+        l1: 512.0,
+        l2: 16384.0,
+        l3: 524288.0,
+        lanes: 8.0,
+    };
+    let (t, p) = (
+        statement(&gemm(), &tiled, &caches),
+        statement(&gemm(), &plain, &caches),
+    );
+    assert!(t * 1.5 < p, "tiled {t}, plain {p}");
+    // The order with the reduction innermost (B walked down a column) costs more than
+    // i, k, j untiled.
+    let ijk = loops(&[unit(3, 0), unit(3, 2), unit(3, 1)], &[1000.0; 3], &[]);
+    assert!(statement(&gemm(), &ijk, &caches) > p);
+}
