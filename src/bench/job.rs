@@ -11,6 +11,7 @@ use crate::native::{Check, Difference, Plan, Timing, Toolchain};
 use std::path::PathBuf;
 
 /// One comparison to make.
+#[derive(Clone)]
 pub struct Job {
     /// The kernel's name (manifest `name`, else the file stem) and the size, if any.
     pub name: String,

@@ -62,6 +62,11 @@ pub struct SearchArgs {
     /// `parallel` mark on each band and times with `OMP_NUM_THREADS` set to this.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub threads: u32,
+    /// With timing, the share of `--time-limit` kept at the end to tune the answer's `param`
+    /// lines (tile sizes, a recipe's MR, NR, KC) with one pass of `loopy tune`'s descent;
+    /// the tuned values are written only when they ran at least 2% faster. 0: none.
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.2)]
+    pub finish: f64,
     /// Never add `parallel` marks, whatever `--threads` says.
     #[arg(long)]
     pub no_parallel: bool,
@@ -178,6 +183,9 @@ fn settings(a: &SearchArgs, ctx: &Ctx, kernel: &Kernel) -> Result<(SearchSetting
     if !(a.screen > 0.0 && a.screen <= 1.0) {
         return Err(invalid("--screen must be a fraction in (0, 1]"));
     }
+    if !(0.0..=0.9).contains(&a.finish) {
+        return Err(invalid("--finish must be a fraction in [0, 0.9]"));
+    }
     // The prefix must run on the kernel by itself.
     let prefix: Vec<String> = match &a.prefix {
         None => vec![],
@@ -232,6 +240,7 @@ fn settings(a: &SearchArgs, ctx: &Ctx, kernel: &Kernel) -> Result<(SearchSetting
             crate::search::recipe::machine_sizes(&job.toolchain)
         },
         caches: caches(&job.toolchain),
+        finish: a.finish,
         job,
         prefix,
     };
@@ -460,6 +469,23 @@ impl<'a> Summary<'a> {
             None => {}
         }
         self.print_best();
+        match &r.finished {
+            Some(Ok(f)) => {
+                let changed: Vec<String> = (f.changed.iter())
+                    .map(|(n, a, b)| format!("{n} {a} -> {b}"))
+                    .collect();
+                println!(
+                    "parameters tuned ({} timing(s), one pass of tune's descent): {}; {:.2}x \
+                     against {:.2}x with the search's values",
+                    f.timed,
+                    changed.join(", "),
+                    f.tuned.speedup,
+                    f.before.speedup
+                );
+            }
+            Some(Err(why)) => println!("parameters left as the search had them: {why}"),
+            None => {}
+        }
         if a.explain {
             self.print_explained();
         }
@@ -663,6 +689,26 @@ impl<'a> Summary<'a> {
             best: r.best,
             original_wins: self.original_wins,
             first_by_cost: r.first_by_cost,
+            finished: r.finished.as_ref().map(|f| match f {
+                Ok(f) => FinishedJson {
+                    changed: f
+                        .changed
+                        .iter()
+                        .map(|(n, a, b)| (n.as_str(), *a, *b))
+                        .collect(),
+                    speedup: Some(f.tuned.speedup),
+                    before_speedup: Some(f.before.speedup),
+                    timed: f.timed,
+                    reason: None,
+                },
+                Err(why) => FinishedJson {
+                    changed: vec![],
+                    speedup: None,
+                    before_speedup: None,
+                    timed: 0,
+                    reason: Some(why.as_str()),
+                },
+            }),
             model_rank_correlation: r.ranking.map(|k| k.rho),
             model_ranked: r.ranking.map_or(0, |k| k.over),
             identity: r.identity,
@@ -692,6 +738,8 @@ struct SearchJson<'a> {
     best: Option<usize>,
     original_wins: bool,
     first_by_cost: Option<usize>,
+    /// The answer's parameters tuned after the search (`--finish`).
+    finished: Option<FinishedJson<'a>>,
     /// Spearman's correlation of the cost model's estimates with the measured times.
     model_rank_correlation: Option<f64>,
     /// How many candidates it is over.
@@ -701,6 +749,20 @@ struct SearchJson<'a> {
     out_of_time: Option<&'a str>,
     written: Option<String>,
     seconds: f64,
+}
+
+/// What tuning the answer's parameters did.
+#[derive(Serialize)]
+struct FinishedJson<'a> {
+    /// Each parameter changed: name, the search's value, the tuned one.
+    changed: Vec<(&'a str, i64, i64)>,
+    /// The tuned script's speedup and the search's values' in the same tuning.
+    speedup: Option<f64>,
+    before_speedup: Option<f64>,
+    timed: usize,
+    /// Why the values were kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
 }
 
 /// An interleaving with no script of a kind, and why.
@@ -885,6 +947,26 @@ fn written_script(
         (Some(d), true) => format!(" at the screening sizes ({})", d.join(" ")),
         _ => String::new(),
     };
+    if let Some(Ok(f)) = &r.finished {
+        let changed: Vec<String> = (f.changed.iter())
+            .map(|(n, a, b)| format!("{n} {a} -> {b}"))
+            .collect();
+        return Some(format!(
+            "# {}: interleaving {} (one of {} legal outer interleavings), {}\n# {:.2}x over the \
+             original{at} in one search run (median of {} runs each); its parameters then tuned \
+             ({}): {:.2}x against {:.2}x with the search's values in the same tuning\n{}\n",
+            a.kernel.display(),
+            describe_il(cand.interleaving),
+            r.interleavings.count,
+            cand.describe(),
+            x,
+            a.runs,
+            changed.join(", "),
+            f.tuned.speedup,
+            f.before.speedup,
+            f.script.join("\n")
+        ));
+    }
     Some(format!(
         "# {}: interleaving {} (one of {} legal outer interleavings), {}\n# {:.2}x over the \
          original{at} in one search run (median of {} runs each)\n{}\n",

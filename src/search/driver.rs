@@ -11,6 +11,7 @@
 //! loop structure, the cheapest first, and the changes most likely to pay first.
 
 use super::blocks;
+use super::finish;
 use super::cost::{self, CostModel};
 use super::fusion::Outer;
 use super::recipe::{self, BlisSizes, Contraction, Recognised};
@@ -88,6 +89,9 @@ pub struct SearchSettings {
     pub blis: Result<BlisSizes, String>,
     /// The cache capacities of the cost model's estimates.
     pub caches: super::cost::Caches,
+    /// The share of the time limit kept at the end, with timing, to tune the answer's
+    /// `param` lines ([`super::finish`]); 0: none.
+    pub finish: f64,
 }
 
 /// A schedule built for one interleaving.
@@ -194,6 +198,9 @@ pub struct SearchReport {
     pub unchecked: usize,
     /// How well the cost model ranked the candidates timed at the sizes asked for.
     pub ranking: Option<Ranking>,
+    /// The answer's parameters tuned in the time kept for them, or why they were left as
+    /// they are; `None` when not tried (no timing, no parameter, no share kept).
+    pub finished: Option<finish::Outcome>,
 }
 
 /// How well the cost model's estimates rank the measured times.
@@ -698,8 +705,16 @@ pub fn search_with(
 ) -> Result<SearchReport, Exhausted> {
     let start = Instant::now();
     // The time limit counts from the start: building and checking the schedules are part of
-    // it. At the limit the integer core stops at its next step (`budget::with_cancel`).
-    let end = start + Duration::from_secs_f64(settings.time_limit.max(0.0));
+    // it. At the limit the integer core stops at its next step (`budget::with_cancel`). With
+    // timing, the last `finish` share of it is kept to tune the answer's sizes.
+    let limit = settings.time_limit.max(0.0);
+    let share = if settings.bench {
+        settings.finish.clamp(0.0, 0.9)
+    } else {
+        0.0
+    };
+    let full_end = start + Duration::from_secs_f64(limit);
+    let end = start + Duration::from_secs_f64(limit * (1.0 - share));
     let cancel = Arc::new(AtomicBool::new(false));
     let _alarm = alarm(cancel.clone(), end);
     let limited = |f: &mut dyn FnMut()| {
@@ -820,7 +835,6 @@ pub fn search_with(
             s.time(c, false, end, true);
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
     let best = timing::best(&s.candidates);
     if out_of_time.is_none() && s.unchecked > 0 {
         out_of_time = Some("checking");
@@ -829,18 +843,35 @@ pub fn search_with(
         out_of_time = Some("timing");
     }
     let ranking = ranking(&s.candidates);
+    let (candidates, unchecked) = (std::mem::take(&mut s.candidates), s.unchecked);
+    drop(s);
+    // The answer's sizes, tuned in the time kept for them (the session's timer is free
+    // again); not when the kernel as it is wins.
+    let finished = match best {
+        Some(b) if share > 0.0 && candidates[b].timing.is_some_and(|t| t.speedup >= 1.0) => {
+            on(Event::Status("tuning the answer's parameters"));
+            let seconds = full_end.saturating_duration_since(Instant::now()).as_secs_f64();
+            let script = &candidates[b].script;
+            (!finish::params(script).is_empty()).then(|| {
+                finish::finish(&settings.job, script, &dir, seconds, settings.budget, timer)
+            })
+        }
+        _ => None,
+    };
+    let _ = std::fs::remove_dir_all(&dir);
     Ok(SearchReport {
         interleavings: il,
         build_seconds,
         schedules,
         ranking,
-        candidates: s.candidates,
+        finished,
+        candidates,
         best,
         screen_defines,
         first_by_cost,
         identity,
         out_of_time,
-        unchecked: s.unchecked,
+        unchecked,
     })
 }
 
@@ -1194,6 +1225,7 @@ mod tests {
             out_of_time: None,
             unchecked: 0,
             ranking: None,
+            finished: None,
         };
         // jacobi-1d at MEDIUM: every tiling slower than the original.
         let slow = report(

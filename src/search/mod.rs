@@ -9,6 +9,7 @@ pub mod cost;
 #[cfg(test)]
 mod cost_tests;
 pub mod driver;
+pub mod finish;
 pub mod fuse;
 pub mod fusion;
 #[cfg(test)]
