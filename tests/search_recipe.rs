@@ -192,3 +192,56 @@ fn the_register_block_recipe_is_skipped_where_its_precondition_fails() {
     assert!(!out.contains("register-block recipe on S1 ("), "{out}");
     assert!(!out.contains("unroll("), "{out}");
 }
+
+/// A time-stepped update (fdtd-2d: each field updated from the others in the same `t`
+/// loop) has a product's shape but is no product: the register-block recipe skips it,
+/// naming the statement that writes its operand in a loop they share.
+#[test]
+fn the_register_block_recipe_skips_time_steps() {
+    let (code, out, err) = loopy(&["search", "examples/fdtd-2d/fdtd-2d.c", "--no-bench"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("skipped: the register-block recipe does not apply to HZ: its operand `ex` is written by EX inside a loop they share"),
+        "{out}"
+    );
+    assert!(!out.contains("unroll("), "{out}");
+}
+
+/// For two threads each recipe comes first on the threads (the standard library's `_par`
+/// blocking, the edges' rows parallel; the register block's row tiles parallel), then as
+/// it is; the checker accepts both.
+#[test]
+fn recipes_on_the_threads() {
+    let (code, out, err) = loopy(&[
+        "search",
+        "tests/data/search/contraction.c",
+        "--no-bench",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("recipe, BLIS recipe on S1, on the threads: legal"),
+        "{out}"
+    );
+    assert!(out.contains("recipe, BLIS recipe on S1: legal"), "{out}");
+    assert!(
+        out.contains("gemm_block_scaled_par(Blis1, A, alpha, B, C, MR, NR, KC, MC, NC)"),
+        "{out}"
+    );
+    assert!(out.contains("parallel(Edge1, 1)"), "{out}");
+    let (code, out, err) = loopy(&[
+        "search",
+        "tests/data/search/syr2k_like.c",
+        "--no-bench",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("), on the threads: legal"), "{out}");
+    assert!(out.contains("parallel(Reg1, 2)"), "{out}");
+    // One thread: no recipe on the threads.
+    let (_, out, _) = loopy(&["search", "tests/data/search/contraction.c", "--no-bench"]);
+    assert!(!out.contains("on the threads"), "{out}");
+    assert!(!out.contains("_par("), "{out}");
+}

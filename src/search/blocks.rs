@@ -40,6 +40,7 @@ pub fn blocks(
     scop: &Scop,
     program: &Program,
     deps: &[Dependence],
+    names: &Names,
     found: &[Recognised],
 ) -> Vec<Found> {
     let mut out = vec![];
@@ -47,14 +48,36 @@ pub fn blocks(
         let Ok(loops) = update_shape(scop, program, deps, *s) else {
             continue;
         };
-        out.push(recognise(scop, *s, loops).map_err(|why| (*s, why)));
+        out.push(recognise(scop, names, *s, loops).map_err(|why| (*s, why)));
     }
     out
 }
 
+/// An operand of statement `s` that another statement writes inside a loop they share (a
+/// time step: the product's loops cannot be blocked apart from it), with that statement.
+fn written_beside(scop: &Scop, names: &Names, s: usize) -> Option<(String, usize)> {
+    let st = &scop.statements[s];
+    let u = st.update.as_ref()?;
+    let reads = (st.accesses.iter())
+        .filter(|a| a.kind != AccessKind::Write && a.array != u.array)
+        .map(|a| &a.array);
+    for x in reads {
+        let writer = (0..scop.statements.len()).find(|&t| {
+            t != s
+                && super::recipe::shared(names, s.min(t), s.max(t)) > 0
+                && (scop.statements[t].accesses.iter())
+                    .any(|a| a.array == *x && a.kind == AccessKind::Write)
+        });
+        if let Some(t) = writer {
+            return Some((x.clone(), t));
+        }
+    }
+    None
+}
+
 /// The block of statement `s` (loops `[i, k, j]`), or why its block of `C` cannot stay in
 /// registers or its whole tiles are not known.
-fn recognise(scop: &Scop, s: usize, loops: [usize; 3]) -> Result<Block, String> {
+fn recognise(scop: &Scop, names: &Names, s: usize, loops: [usize; 3]) -> Result<Block, String> {
     let st = &scop.statements[s];
     let u = st.update.as_ref().expect("an update");
     let c = scop
@@ -72,6 +95,13 @@ fn recognise(scop: &Scop, s: usize, loops: [usize; 3]) -> Result<Block, String> 
     if other {
         return Err(format!(
             "it reads other elements of `{c}` than the one it updates, so the block of `{c}` cannot stay in registers"
+        ));
+    }
+    if let Some((x, t)) = written_beside(scop, names, s) {
+        let x = scop.array(&x).map_or(x.clone(), |a| a.c_name.clone());
+        return Err(format!(
+            "its operand `{x}` is written by {} inside a loop they share, so its loops cannot be blocked apart from that statement",
+            names.handles[t]
         ));
     }
     let whole = whole_tiles(scop, s, loops)?;
@@ -218,7 +248,9 @@ fn fresh(x: &str, taken: &[String]) -> String {
 
 /// The recipe's script for some statements, a comment before each step saying what it is
 /// for.
-pub fn script(bs: &[&Block], names: &Names, z: BlockSizes) -> Vec<String> {
+/// `par`: on several threads (the tiles of rows in parallel within each panel of `k`, the
+/// cut tiles' rows too).
+pub fn script(bs: &[&Block], names: &Names, z: BlockSizes, par: bool) -> Vec<String> {
     let from = if z.one_vector {
         "the machine model's MR and KC for a product of doubles (`loopy machine`), NR one vector"
     } else {
@@ -273,6 +305,13 @@ pub fn script(bs: &[&Block], names: &Names, z: BlockSizes) -> Vec<String> {
         out.push(format!("unroll({reg}, 5, MR)"));
         out.push("# its NR columns as vectors".to_string());
         out.push(format!("vectorize({reg}, 6)"));
+        if par {
+            out.push(format!(
+                "# the tiles of rows on the threads, within each panel of {k}; the cut tiles' rows too"
+            ));
+            out.push(format!("parallel({reg}, 2)"));
+            out.push(format!("parallel({edge}, 1)"));
+        }
     }
     out
 }

@@ -11,8 +11,8 @@
 //! loop structure, the cheapest first, and the changes most likely to pay first.
 
 use super::blocks;
-use super::finish;
 use super::cost::{self, CostModel};
+use super::finish;
 use super::fusion::Outer;
 use super::recipe::{self, BlisSizes, Contraction, Recognised};
 use super::schedule::Built;
@@ -341,15 +341,24 @@ impl State<'_, '_, '_> {
             sets.extend(ok.iter().map(|c| vec![*c]));
         }
         let mut legal = vec![];
-        for set in sets.into_iter().filter(|x| !x.is_empty()) {
+        // For several threads, each recipe on the threads first, then as it is.
+        let pars: &[bool] = if self.settings.parallel {
+            &[true, false]
+        } else {
+            &[false]
+        };
+        for (set, &par) in
+            (sets.iter().filter(|x| !x.is_empty())).flat_map(|x| pars.iter().map(move |p| (x, p)))
+        {
             let on: Vec<&str> = set
                 .iter()
                 .map(|c| self.names.handles[c.stmt].as_str())
                 .collect();
-            let variant = format!("BLIS recipe on {}", on.join(", "));
-            let lines = recipe::script(&set, &self.names, &sizes);
+            let threads = if par { ", on the threads" } else { "" };
+            let variant = format!("BLIS recipe on {}{threads}", on.join(", "));
+            let lines = recipe::script(set, &self.names, &sizes, par);
             let Some(c) = self.add_lines(None, Some(Kind::Recipe), variant, lines, true) else {
-                break;
+                return legal;
             };
             if self.candidates[c].verdict == Verdict::Legal && !legal.contains(&c) {
                 legal.push(c);
@@ -368,18 +377,26 @@ impl State<'_, '_, '_> {
         if ok.len() > 1 {
             sets.extend(ok.iter().map(|c| vec![*c]));
         }
+        let pars: &[bool] = if self.settings.parallel {
+            &[true, false]
+        } else {
+            &[false]
+        };
         for z in blocks::sizes(sizes) {
-            for set in sets.iter().filter(|x| !x.is_empty()) {
+            for (set, &par) in (sets.iter().filter(|x| !x.is_empty()))
+                .flat_map(|x| pars.iter().map(move |p| (x, p)))
+            {
                 let on: Vec<&str> = (set.iter())
                     .map(|c| self.names.handles[c.stmt].as_str())
                     .collect();
+                let threads = if par { ", on the threads" } else { "" };
                 let variant = format!(
-                    "register-block recipe on {} ({} x {})",
+                    "register-block recipe on {} ({} x {}){threads}",
                     on.join(", "),
                     z.mr,
                     z.nr
                 );
-                let lines = blocks::script(set, &self.names, z);
+                let lines = blocks::script(set, &self.names, z, par);
                 let Some(c) = self.add_lines(None, Some(Kind::Recipe), variant, lines, true) else {
                     return;
                 };
@@ -742,7 +759,7 @@ pub fn search_with(
     let (scop, program, deps) = (&kernel.scop, &run.program, &run.deps);
     let recognise = &mut || {
         let c = recipe::contractions(scop, program, deps);
-        let b = blocks::blocks(scop, program, deps, &c);
+        let b = blocks::blocks(scop, program, deps, &names, &c);
         found = (c, b);
     };
     if limited(recognise).is_err() {
@@ -850,7 +867,9 @@ pub fn search_with(
     let finished = match best {
         Some(b) if share > 0.0 && candidates[b].timing.is_some_and(|t| t.speedup >= 1.0) => {
             on(Event::Status("tuning the answer's parameters"));
-            let seconds = full_end.saturating_duration_since(Instant::now()).as_secs_f64();
+            let seconds = full_end
+                .saturating_duration_since(Instant::now())
+                .as_secs_f64();
             let script = &candidates[b].script;
             (!finish::params(script).is_empty()).then(|| {
                 finish::finish(&settings.job, script, &dir, seconds, settings.budget, timer)

@@ -75,7 +75,9 @@ pub fn finish(
         .timing
         .ok_or("the script's own values were not timed")?;
     let best = r.best.ok_or("nothing was timed")?;
-    let tuned = r.candidates[best].timing.ok_or("nothing was timed at full size")?;
+    let tuned = r.candidates[best]
+        .timing
+        .ok_or("nothing was timed at full size")?;
     if best == start || tuned.speedup < before.speedup * 1.02 {
         return Err(format!(
             "no other value ran faster than the search's in {timed} timing(s)"
@@ -168,7 +170,11 @@ mod tests {
         let mut fake = Fake { best: 3, calls: 0 };
         let f = finish(&job(), &script(), &dir, 600.0, 50_000_000, &mut fake).unwrap();
         assert_eq!(f.changed, [("MR".to_string(), 6, 3)]);
-        assert!(f.script.contains(&"param MR = 3".to_string()), "{:?}", f.script);
+        assert!(
+            f.script.contains(&"param MR = 3".to_string()),
+            "{:?}",
+            f.script
+        );
         let kept: Vec<String> = (script().into_iter())
             .filter(|l| !l.starts_with("param MR"))
             .collect();

@@ -310,8 +310,10 @@ pub(super) fn own_nest(names: &Names, s: usize, out: &mut Vec<String>) {
 }
 
 /// The recipe's script for some contractions, a comment before each step saying what it is
-/// for.
-pub fn script(cs: &[&Contraction], names: &Names, sizes: &BlisSizes) -> Vec<String> {
+/// for; `par`: on several threads (the standard library's `_par` blockings, the edges'
+/// rows in parallel).
+pub fn script(cs: &[&Contraction], names: &Names, sizes: &BlisSizes, par: bool) -> Vec<String> {
+    let par_suffix = if par { "_par" } else { "" };
     let mut out = vec![
         "# BLIS's blocking of each contraction (recognised from its accesses and dependences),"
             .to_string(),
@@ -375,7 +377,7 @@ pub fn script(cs: &[&Contraction], names: &Names, sizes: &BlisSizes) -> Vec<Stri
                     c.b, c.a, c.c
                 ));
                 out.push(format!(
-                    "gemm_block_scaled({full}, {}, {sc}, {}, {}, MR, NR, KC, MC, NC)",
+                    "gemm_block_scaled{par_suffix}({full}, {}, {sc}, {}, {}, MR, NR, KC, MC, NC)",
                     c.a, c.b, c.c
                 ));
             }
@@ -385,10 +387,14 @@ pub fn script(cs: &[&Contraction], names: &Names, sizes: &BlisSizes) -> Vec<Stri
                     c.b, c.a, c.c
                 ));
                 out.push(format!(
-                    "gemm_block({full}, {}, {}, {}, MR, NR, KC, MC, NC)",
+                    "gemm_block{par_suffix}({full}, {}, {}, {}, MR, NR, KC, MC, NC)",
                     c.a, c.b, c.c
                 ));
             }
+        }
+        if par {
+            out.push("# the MC-row blocks ran on the threads; the edges' rows do too".to_string());
+            out.push(format!("parallel({rest}, 1)"));
         }
     }
     out
