@@ -356,7 +356,12 @@ impl State<'_, '_, '_> {
                 .collect();
             let threads = if par { ", on the threads" } else { "" };
             let variant = format!("BLIS recipe on {}{threads}", on.join(", "));
-            let lines = recipe::script(set, &self.names, &sizes, par);
+            let on_threads = if par {
+                u64::from(self.settings.job.threads.first().copied().unwrap_or(2))
+            } else {
+                1
+            };
+            let lines = recipe::script(set, &self.names, &sizes, on_threads);
             let Some(c) = self.add_lines(None, Some(Kind::Recipe), variant, lines, true) else {
                 return legal;
             };

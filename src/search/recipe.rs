@@ -309,11 +309,27 @@ pub(super) fn own_nest(names: &Names, s: usize, out: &mut Vec<String>) {
     }
 }
 
+/// The `MC` of a blocking whose `MC`-row blocks run on `threads` threads: at most the
+/// model's, and small enough that a product of [`super::cost::NOMINAL`] rows has at least
+/// four blocks per thread (the last, partial block then costs a thread at most a quarter of
+/// its share), a multiple of `MR`.
+pub fn mc_on_threads(sizes: &BlisSizes, threads: u64) -> u64 {
+    let rows = super::cost::NOMINAL as u64 / (4 * threads.max(1));
+    let mc = (rows / sizes.mr.max(1)).max(1) * sizes.mr;
+    mc.min(sizes.mc)
+}
+
 /// The recipe's script for some contractions, a comment before each step saying what it is
-/// for; `par`: on several threads (the standard library's `_par` blockings, the edges'
-/// rows in parallel).
-pub fn script(cs: &[&Contraction], names: &Names, sizes: &BlisSizes, par: bool) -> Vec<String> {
+/// for; on `threads` threads when there are more than one (the standard library's `_par`
+/// blockings with [`mc_on_threads`], the edges' rows in parallel).
+pub fn script(cs: &[&Contraction], names: &Names, sizes: &BlisSizes, threads: u64) -> Vec<String> {
+    let par = threads > 1;
     let par_suffix = if par { "_par" } else { "" };
+    let mc = if par {
+        mc_on_threads(sizes, threads)
+    } else {
+        sizes.mc
+    };
     let mut out = vec![
         "# BLIS's blocking of each contraction (recognised from its accesses and dependences),"
             .to_string(),
@@ -322,11 +338,18 @@ pub fn script(cs: &[&Contraction], names: &Names, sizes: &BlisSizes, par: bool) 
         "# operand; MC x KC: a packed block of the left one".to_string(),
         format!("# (sizes: {})", sizes.from),
     ];
+    if mc != sizes.mc {
+        out.push(format!(
+            "# (MC lowered from {} so that {} rows make at least four blocks per thread)",
+            sizes.mc,
+            super::cost::NOMINAL
+        ));
+    }
     for (p, v) in [
         ("MR", sizes.mr),
         ("NR", sizes.nr),
         ("KC", sizes.kc),
-        ("MC", sizes.mc),
+        ("MC", mc),
         ("NC", sizes.nc),
     ] {
         out.push(format!("param {p} = {v}"));
@@ -398,4 +421,36 @@ pub fn script(cs: &[&Contraction], names: &Names, sizes: &BlisSizes, par: bool) 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sizes(mr: u64, mc: u64) -> BlisSizes {
+        BlisSizes {
+            mr,
+            nr: 16,
+            kc: 109,
+            mc,
+            nc: 9616,
+            lanes: 8,
+            from: String::new(),
+        }
+    }
+
+    /// On threads, MC makes at least four blocks per thread of 1000 rows, a multiple of MR,
+    /// never more than the model's.
+    #[test]
+    fn mc_on_threads_balances_the_row_blocks() {
+        assert_eq!(mc_on_threads(&sizes(14, 896), 2), 112);
+        assert_eq!(mc_on_threads(&sizes(6, 72), 2), 72);
+        assert_eq!(mc_on_threads(&sizes(14, 896), 16), 14);
+        assert_eq!(mc_on_threads(&sizes(14, 896), 100), 14);
+        for t in 2..9 {
+            let mc = mc_on_threads(&sizes(14, 896), t);
+            assert_eq!(mc % 14, 0);
+            assert!(1000 / mc >= 4 * t || mc == 14, "{t} threads: {mc}");
+        }
+    }
 }
