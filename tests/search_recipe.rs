@@ -17,6 +17,40 @@ fn run(exe: &std::path::Path) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Every step of a written script has its comment: each line that is not a parameter
+/// follows a comment.
+fn assert_commented(script: &str) {
+    let lines: Vec<&str> = script.lines().collect();
+    for (k, l) in lines.iter().enumerate() {
+        if !l.starts_with('#') && !l.starts_with("param ") {
+            assert!(
+                k > 0 && lines[k - 1].starts_with('#'),
+                "no comment before {l:?}:\n{script}"
+            );
+        }
+    }
+}
+
+/// `loopy check` accepts `script` on `kernel`; the original and the code `loopy apply`
+/// generates are built (`-ffp-contract=off`) and run: what each prints.
+fn original_and_generated(
+    kernel: &str,
+    script: &std::path::Path,
+    dir: &std::path::Path,
+) -> (String, String) {
+    let (code, out, err) = loopy(&["check", kernel, script.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, generated, err) = loopy(&["apply", kernel, script.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (orig, new) = (dir.join("orig.c"), dir.join("new.c"));
+    std::fs::copy(kernel, &orig).unwrap();
+    std::fs::write(&new, &generated).unwrap();
+    let flags = ["-O2", "-march=native", "-ffp-contract=off"];
+    compile(&orig, &dir.join("orig"), &flags, "");
+    compile(&new, &dir.join("new"), &flags, &generated);
+    (run(&dir.join("orig")), run(&dir.join("new")))
+}
+
 /// On a small gemm (sizes not multiples of the register block), `search --no-bench -o`
 /// writes the recipe: a comment before each step, the machine model's sizes, the blocking of
 /// the product scaled by `alpha`; `loopy check` accepts it, and the code `loopy apply`
@@ -42,30 +76,9 @@ fn the_recipe_on_gemm_is_legal_and_prints_what_the_original_prints() {
     ] {
         assert!(script.contains(needle), "{needle}:\n{script}");
     }
-    // Every step has its comment: each line that is not a parameter follows a comment.
-    let lines: Vec<&str> = script.lines().collect();
-    for (k, l) in lines.iter().enumerate() {
-        if !l.starts_with('#') && !l.starts_with("param ") {
-            assert!(
-                k > 0 && lines[k - 1].starts_with('#'),
-                "no comment before {l:?}:\n{script}"
-            );
-        }
-    }
-    let (code, out, err) = loopy(&["check", kernel, best.to_str().unwrap()]);
-    assert_eq!(code, 0, "{out}{err}");
-    let (code, generated, err) = loopy(&["apply", kernel, best.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
-    let (orig, new) = (dir.join("orig.c"), dir.join("new.c"));
-    std::fs::copy(kernel, &orig).unwrap();
-    std::fs::write(&new, &generated).unwrap();
-    let flags = ["-O2", "-march=native", "-ffp-contract=off"];
-    compile(&orig, &dir.join("orig"), &flags, "");
-    compile(&new, &dir.join("new"), &flags, &generated);
-    let (want, got) = (
-        numbers(&run(&dir.join("orig"))),
-        numbers(&run(&dir.join("new"))),
-    );
+    assert_commented(&script);
+    let (want, got) = original_and_generated(kernel, &best, &dir);
+    let (want, got) = (numbers(&want), numbers(&got));
     assert_eq!(want.len(), 37 * 41);
     assert_eq!(got.len(), want.len());
     for (g, w) in got.iter().zip(&want) {
@@ -148,27 +161,8 @@ fn the_register_block_recipe_on_syr2k_is_legal_and_prints_what_the_original_prin
     ] {
         assert!(script.contains(needle), "{needle}:\n{script}");
     }
-    let lines: Vec<&str> = script.lines().collect();
-    for (k, l) in lines.iter().enumerate() {
-        if !l.starts_with('#') && !l.starts_with("param ") {
-            assert!(
-                k > 0 && lines[k - 1].starts_with('#'),
-                "no comment before {l:?}:\n{script}"
-            );
-        }
-    }
-    let (code, out, err) = loopy(&["check", kernel, best.to_str().unwrap()]);
-    assert_eq!(code, 0, "{out}{err}");
-    let (code, generated, err) = loopy(&["apply", kernel, best.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
-    assert!(generated.contains("loopy_fast_kernel") || generated.contains("for ("));
-    let (orig, new) = (dir.join("orig.c"), dir.join("new.c"));
-    std::fs::copy(kernel, &orig).unwrap();
-    std::fs::write(&new, &generated).unwrap();
-    let flags = ["-O2", "-march=native", "-ffp-contract=off"];
-    compile(&orig, &dir.join("orig"), &flags, "");
-    compile(&new, &dir.join("new"), &flags, &generated);
-    let (want, got) = (run(&dir.join("orig")), run(&dir.join("new")));
+    assert_commented(&script);
+    let (want, got) = original_and_generated(kernel, &best, &dir);
     assert_eq!(want.lines().count(), 45 * 45);
     assert_eq!(got, want);
     let _ = std::fs::remove_dir_all(&dir);

@@ -1208,27 +1208,36 @@ impl State<'_, '_, '_> {
 mod tests {
     use super::*;
 
-    /// The fastest candidate is the answer only when it beats the original.
-    #[test]
-    fn the_original_wins_when_every_candidate_is_slower() {
-        let m = |x: f64| Measured {
+    /// A measurement at `x` times the original's speed.
+    fn measured(x: f64) -> Measured {
+        Measured {
             original: 1.0,
             transformed: 1.0 / x,
             speedup: x,
             gflops: None,
             rounds: 1,
-        };
-        let cand = |timing: Option<f64>, screen: Option<f64>| Candidate {
+        }
+    }
+
+    /// A legal schedule candidate with an estimate and speedups at full and screening size.
+    fn candidate(estimate: Option<f64>, timing: Option<f64>, screen: Option<f64>) -> Candidate {
+        Candidate {
             interleaving: Some(0),
             kind: Some(Kind::Bands),
             variant: String::new(),
             script: vec![],
             verdict: Verdict::Legal,
-            screen: screen.map(m),
-            timing: timing.map(m),
+            screen: screen.map(measured),
+            timing: timing.map(measured),
             not_timed: None,
-            estimate: None,
-        };
+            estimate,
+        }
+    }
+
+    /// The fastest candidate is the answer only when it beats the original.
+    #[test]
+    fn the_original_wins_when_every_candidate_is_slower() {
+        let cand = |timing: Option<f64>, screen: Option<f64>| candidate(None, timing, screen);
         let report = |candidates: Vec<Candidate>, best: Option<usize>| SearchReport {
             interleavings: Outer {
                 count: 1,
@@ -1271,24 +1280,7 @@ mod tests {
     /// the model gets exactly right is 1, fewer than three candidates give none.
     #[test]
     fn the_ranking_is_over_estimated_candidates_timed_at_full_size() {
-        let m = |x: f64| Measured {
-            original: 1.0,
-            transformed: 1.0 / x,
-            speedup: x,
-            gflops: None,
-            rounds: 1,
-        };
-        let cand = |estimate: Option<f64>, timing: Option<f64>, screen: Option<f64>| Candidate {
-            interleaving: Some(0),
-            kind: Some(Kind::Bands),
-            variant: String::new(),
-            script: vec![],
-            verdict: Verdict::Legal,
-            screen: screen.map(m),
-            timing: timing.map(m),
-            not_timed: None,
-            estimate,
-        };
+        let cand = candidate;
         // Lower estimates ran faster: a perfect ranking.
         let cs = vec![
             cand(Some(1.0), Some(4.0), None),

@@ -59,24 +59,29 @@ pub struct Loop {
     pub trip: f64,
 }
 
-/// The lines one access (subscript rows over the iterators) touches over `loops`.
+/// How an access (subscript rows over the iterators) moves when the iteration moves by
+/// `dir`: the step in each of its dimensions.
+fn step(sub: &[Vec<i64>], dir: &[i64]) -> Vec<i64> {
+    sub.iter()
+        .map(|r| r.iter().zip(dir).map(|(a, b)| a * b).sum())
+        .collect()
+}
+
+/// The lines one access (subscript rows over the iterators) touches over `loops`: the
+/// product of the trips of the loops it moves along, the elements along the innermost loop
+/// that walks its last dimension by less than a line sharing lines (wherever that loop is
+/// among them: the lines touched do not depend on the order).
 pub fn lines(sub: &[Vec<i64>], loops: &[Loop]) -> f64 {
     let mut elements = 1.0;
-    // The innermost loop along which the access walks its last dimension by less than a
-    // line: its elements share lines.
     let mut contiguous: Option<(f64, f64)> = None;
     for l in loops {
-        let delta: Vec<i64> = sub
-            .iter()
-            .map(|r| r.iter().zip(&l.dir).map(|(a, b)| a * b).sum())
-            .collect();
-        match delta.split_last() {
+        match step(sub, &l.dir).split_last() {
             None => continue,
             Some((0, outer)) if outer.iter().all(|&x| x == 0) => continue,
             Some((&last, outer)) if outer.iter().all(|&x| x == 0) && (last.abs() as f64) < LINE => {
                 contiguous = Some((l.trip, last.unsigned_abs() as f64));
             }
-            Some(_) => contiguous = None,
+            Some(_) => {}
         }
         elements *= l.trip;
     }
@@ -103,16 +108,12 @@ pub fn misses(accesses: &[Vec<Vec<i64>>], loops: &[Loop], capacity: f64) -> f64 
 /// Whether the innermost loop vectorizes: every access stays put along it or walks its
 /// last dimension by one element.
 fn vectorizes(accesses: &[Vec<Vec<i64>>], inner: &Loop) -> bool {
-    accesses.iter().all(|sub| {
-        let delta: Vec<i64> = sub
-            .iter()
-            .map(|r| r.iter().zip(&inner.dir).map(|(a, b)| a * b).sum())
-            .collect();
-        match delta.split_last() {
+    accesses
+        .iter()
+        .all(|sub| match step(sub, &inner.dir).split_last() {
             None => true,
             Some((&last, outer)) => outer.iter().all(|&x| x == 0) && last.abs() <= 1,
-        }
-    })
+        })
 }
 
 /// The estimate of one statement over its loops: arithmetic, the innermost loop's starts,

@@ -32,6 +32,8 @@ fn lines_of_an_access() {
     assert_eq!(lines(&c, &[l(1, 50.0), l(2, 100.0)]), 13.0);
     // Along the first subscript only (a column): a line per element.
     assert_eq!(lines(&b, &[l(1, 50.0)]), 50.0);
+    // The order does not matter: j outside k touches the same 650 lines of B.
+    assert_eq!(lines(&b, &[l(2, 100.0), l(1, 50.0)]), 650.0);
 }
 
 /// Misses: a loop reuses its lines when its body's footprint fits; the outermost such
