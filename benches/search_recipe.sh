@@ -2,8 +2,10 @@
 # `loopy search` with and without the BLIS recipe on the real PolyBench files of the
 # contraction kernels, against the best hand script: for each kernel, the search without
 # recipes (`--no-recipes`, the search as it was) and with them, each with the same time
-# limit, then one `loopy bench` per script (the two searches' best and the hand script),
-# kernel time, each against the original in its own interleaved rounds.
+# limit; then one run side by side: the original and each script's generated program (the
+# two searches' best and the hand script; their outputs were compared with the original's
+# by the search and by `loopy check`) built with `-O3 -march=native`, run in RUNS
+# interleaved rounds, PolyBench's kernel timer, medians; speedups over the original.
 #
 #   benches/search_recipe.sh [KERNEL ...]     (default: gemm 2mm 3mm syrk; syr2k too)
 #   LIMIT=120 RUNS=3 OUT=dir benches/search_recipe.sh
@@ -41,13 +43,36 @@ for k in "${kernels[@]}"; do
   "$LOOPY" search "$src" "${common[@]}" --time-limit "$limit" -o "$out/$k-after.loopy" \
     -- "$PB/utilities/polybench.c" >"$out/$k-after.txt" 2>/dev/null || true
   t2=$(date +%s.%N)
-  speed() {
-    [ -s "$1" ] || { echo "-"; return; }
-    "$LOOPY" bench "$src" "$1" "${common[@]}" --runs "$runs" -- "$PB/utilities/polybench.c" 2>/dev/null \
-      | sed -n 's/^speedup \([0-9.]*\)×.*/\1/p' | head -1
-  }
-  b=$(speed "$out/$k-before.loopy"); a=$(speed "$out/$k-after.loopy"); h=$(speed "$PB/scripts/$k.loopy")
-  printf '%-6s %14.0f %14.0f %12s %10s %10s %10s\n' "$k" "$(echo "$t1 - $t0" | bc -l)" "$(echo "$t2 - $t1" | bc -l)" "$k.loopy" "${b:--}" "${a:--}" "${h:--}"
+  # One run side by side: the original and every script's generated program built alike
+  # (PolyBench's kernel timer, -DPOLYBENCH_TIME), run in interleaved rounds; medians.
+  w="$out/$k-sbs"; mkdir -p "$w"
+  progs=(orig)
+  cp "$src" "$w/orig.c"
+  for v in before after hand; do
+    case $v in hand) s="$PB/scripts/$k.loopy" ;; *) s="$out/$k-$v.loopy" ;; esac
+    [ -s "$s" ] || continue
+    "$LOOPY" apply "$src" "$s" -I "$PB/utilities" -I "$dir" "${sizes[@]}" >"$w/$v.c" 2>/dev/null || continue
+    progs+=("$v")
+  done
+  for v in "${progs[@]}"; do
+    ${CC:-cc} -O3 -march=native -I "$PB/utilities" -I "$dir" "${sizes[@]}" -DPOLYBENCH_TIME \
+      "$w/$v.c" "$PB/utilities/polybench.c" -lm -o "$w/$v" 2>"$w/$v.err"
+  done
+  : >"$w/times"
+  for _ in $(seq "$runs"); do
+    for v in "${progs[@]}"; do echo "$v $("$w/$v")" >>"$w/times"; done
+  done
+  read -r b a h < <(python3 - "$w/times" <<'PY'
+import statistics, sys
+t = {}
+for line in open(sys.argv[1]):
+    v, x = line.split()
+    t.setdefault(v, []).append(float(x))
+m = {v: statistics.median(x) for v, x in t.items()}
+print(*(f"{m['orig'] / m[v]:.2f}" if v in m else "-" for v in ("before", "after", "hand")))
+PY
+)
+  printf '%-6s %14.0f %14.0f %12s %10s %10s %10s\n' "$k" "$(echo "$t1 - $t0" | bc -l)" "$(echo "$t2 - $t1" | bc -l)" "$k.loopy" "$b" "$a" "$h"
   sed -n 's/^cost model: rank correlation \([-0-9.]*\) with the measured times of the \([0-9]*\).*/  model: rank correlation \1 over \2 candidates/p' "$out/$k-after.txt"
 done
 echo "outputs in $out"

@@ -206,6 +206,13 @@ fn screening_then_finalists() {
         .all(|c| c["speedup"].is_null() || c["screen_speedup"].is_number()));
     let best = j["best"].as_u64().unwrap() as usize;
     assert!(cands[best]["speedup"].is_number(), "{out}");
+    // The time kept for the answer's parameters (--finish) was used, or the search says
+    // why not.
+    let f = &j["finished"];
+    assert!(
+        f["changed"].as_array().is_some_and(|c| !c.is_empty()) || f["reason"].is_string(),
+        "{out}"
+    );
 }
 
 /// Tiled candidates carry their sizes as script parameters (`param TILE1 = …`), which

@@ -471,16 +471,11 @@ impl<'a> Summary<'a> {
         self.print_best();
         match &r.finished {
             Some(Ok(f)) => {
-                let changed: Vec<String> = (f.changed.iter())
-                    .map(|(n, a, b)| format!("{n} {a} -> {b}"))
-                    .collect();
+                let changed = changed_values(f);
                 println!(
                     "parameters tuned ({} timing(s), one pass of tune's descent): {}; {:.2}x \
                      against {:.2}x with the search's values",
-                    f.timed,
-                    changed.join(", "),
-                    f.tuned.speedup,
-                    f.before.speedup
+                    f.timed, changed, f.tuned.speedup, f.before.speedup
                 );
             }
             Some(Err(why)) => println!("parameters left as the search had them: {why}"),
@@ -831,6 +826,14 @@ impl ScreenTimesJson {
     }
 }
 
+/// The parameters tuning changed: `MR 14 -> 7, KC 109 -> 136`.
+fn changed_values(f: &crate::search::finish::Finished) -> String {
+    let each: Vec<String> = (f.changed.iter())
+        .map(|(n, a, b)| format!("{n} {a} -> {b}"))
+        .collect();
+    each.join(", ")
+}
+
 /// The tile sizes the search tries, the first one, and where they come from: the sizes
 /// given, else `loopy tune`'s values around the machine model's square tile, nearest first
 /// ([`crate::machine::model::square_tile`], for doubles) or around 32 when the L1 data cache
@@ -948,9 +951,7 @@ fn written_script(
         _ => String::new(),
     };
     if let Some(Ok(f)) = &r.finished {
-        let changed: Vec<String> = (f.changed.iter())
-            .map(|(n, a, b)| format!("{n} {a} -> {b}"))
-            .collect();
+        let changed = changed_values(f);
         return Some(format!(
             "# {}: interleaving {} (one of {} legal outer interleavings), {}\n# {:.2}x over the \
              original{at} in one search run (median of {} runs each); its parameters then tuned \
@@ -961,7 +962,7 @@ fn written_script(
             cand.describe(),
             x,
             a.runs,
-            changed.join(", "),
+            changed,
             f.tuned.speedup,
             f.before.speedup,
             f.script.join("\n")

@@ -558,11 +558,19 @@ impl State<'_, '_, '_> {
             self.out_of_time = true;
             let c = &mut self.candidates[idx];
             if c.timing.is_none() && c.screen.is_none() {
-                c.not_timed = Some(
-                    "not timed: it would not have ended before the time limit, judging by the \
-                     longest timing so far"
-                        .to_string(),
-                );
+                let kept = if self.settings.finish > 0.0 {
+                    format!(
+                        " (the search's part of it: the last {:.0}% is kept to tune the \
+                         answer's parameters, --finish)",
+                        self.settings.finish.min(0.9) * 100.0
+                    )
+                } else {
+                    String::new()
+                };
+                c.not_timed = Some(format!(
+                    "not timed: it would not have ended before the time limit{kept}, judging \
+                     by the longest timing so far"
+                ));
             }
         }
     }
@@ -735,8 +743,9 @@ pub fn search_with(
     } else {
         0.0
     };
+    let search_limit = limit * (1.0 - share);
     let full_end = start + Duration::from_secs_f64(limit);
-    let end = start + Duration::from_secs_f64(limit * (1.0 - share));
+    let end = start + Duration::from_secs_f64(search_limit);
     let cancel = Arc::new(AtomicBool::new(false));
     let _alarm = alarm(cancel.clone(), end);
     let limited = |f: &mut dyn FnMut()| {
@@ -758,22 +767,11 @@ pub fn search_with(
         Some(legal) => build_schedules(legal, &il, settings, &cancel, end, on, &mut out_of_time),
         None => vec![],
     };
-    // The contractions, for the BLIS recipe, and the updates the register-block recipe
-    // takes among the others (recognised on the kernel as it is).
-    let mut found: (Vec<Recognised>, Vec<blocks::Found>) = (vec![], vec![]);
-    let (scop, program, deps) = (&kernel.scop, &run.program, &run.deps);
-    let recognise = &mut || {
-        let c = recipe::contractions(scop, program, deps);
-        let b = blocks::blocks(scop, program, deps, &names, &c);
-        found = (c, b);
-    };
-    if limited(recognise).is_err() {
-        // Found after the work budget ran out: placeholders, not contractions.
-        found = (vec![], vec![]);
-    }
+    let found = recognise_recipes(kernel, &run, &names, &limited);
     let build_seconds = start.elapsed().as_secs_f64();
+    // The timing's phases share the search's time, not the part kept for finishing.
     let limits = Limits {
-        time_limit: settings.time_limit,
+        time_limit: search_limit,
         screen: settings.screen,
         screen_above: settings.screen_above,
         finalists: settings.finalists,
@@ -802,61 +800,9 @@ pub fn search_with(
                 .with_caches(settings.caches)
         })
     });
-    s.model = model.clone();
-    // The BLIS recipe on the contractions, checked before the schedules (a few candidates
-    // that the time limit must not leave out); legal ones are timed first.
-    let recipes = s.add_recipes(&found.0, &found.1);
-    // Every schedule as built is a candidate, checked.
-    let base = s.add_schedules(&schedules, il.list.len());
-    // The kernel as it is: always a candidate (a schedule the search built may have the
-    // same script).
-    let identity = s.add_identity(il.own);
-    // What phase 1 times: one schedule per loop structure (the nests of the schedule with
-    // each band in its statically cheapest order, regardless of the order of the outermost
-    // nests), cheapest first, ties in enumeration order.
-    let reps = match &model {
-        Some(model) => s.representatives(model, &schedules, &base),
-        None => vec![],
-    };
-    if settings.bench && s.session.screening() {
-        s.settle_screening(&schedules, &reps, identity);
-    }
-    let screen_defines = if settings.bench {
-        s.session.screen_defines().cloned()
-    } else {
-        None
-    };
-    let screening = settings.bench && s.session.screening();
-    // With screening, the screening phase has 60% of the time and the finalists the rest.
-    let greedy_end = s.session.phase_end();
-    // Phase 1: the representatives, best first, timed until a third of the greedy time
-    // left has gone (at least one is timed).
-    let now = Instant::now();
-    let phase1_end = now + greedy_end.saturating_duration_since(now) / 3;
-    let timed = if settings.bench {
-        s.time_representatives(
-            &schedules,
-            &reps,
-            &recipes,
-            identity,
-            screening,
-            (phase1_end, greedy_end),
-        )
-    } else {
-        vec![]
-    };
-    let mut first_by_cost = None;
-    if !settings.bench {
-        first_by_cost = Some(s.rank_without_timing(&schedules, &reps, &recipes, &base, identity));
-    } else if let Some(model) = &model {
-        s.improve(model, &schedules, &timed, screening, greedy_end);
-    }
-    // Phase 3 (screening only): the best few screened candidates at the sizes asked for.
-    if screening {
-        for c in s.session.finalists(&s.candidates) {
-            s.time(c, false, end, true);
-        }
-    }
+    s.model = model;
+    let (identity, screen_defines, first_by_cost) =
+        s.phases(&found, &schedules, il.list.len(), il.own);
     let best = timing::best(&s.candidates);
     if out_of_time.is_none() && s.unchecked > 0 {
         out_of_time = Some("checking");
@@ -868,20 +814,14 @@ pub fn search_with(
     let (candidates, unchecked) = (std::mem::take(&mut s.candidates), s.unchecked);
     drop(s);
     // The answer's sizes, tuned in the time kept for them (the session's timer is free
-    // again); not when the kernel as it is wins.
-    let finished = match best {
-        Some(b) if share > 0.0 && candidates[b].timing.is_some_and(|t| t.speedup >= 1.0) => {
-            on(Event::Status("tuning the answer's parameters"));
-            let seconds = full_end
-                .saturating_duration_since(Instant::now())
-                .as_secs_f64();
-            let script = &candidates[b].script;
-            (!finish::params(script).is_empty()).then(|| {
-                finish::finish(&settings.job, script, &dir, seconds, settings.budget, timer)
-            })
-        }
-        _ => None,
-    };
+    // again).
+    let finished = (share > 0.0).then(|| {
+        on(Event::Status("tuning the answer's parameters"));
+        let seconds = full_end
+            .saturating_duration_since(Instant::now())
+            .as_secs_f64();
+        finish_answer(settings, &candidates, best, &dir, seconds, timer)
+    });
     let _ = std::fs::remove_dir_all(&dir);
     Ok(SearchReport {
         interleavings: il,
@@ -897,6 +837,50 @@ pub fn search_with(
         out_of_time,
         unchecked,
     })
+}
+
+/// The contractions, for the BLIS recipe, and the updates the register-block recipe takes
+/// among the others, recognised on the kernel as it is under the time limit (none when it
+/// ran out: what was found then would be placeholders).
+fn recognise_recipes(
+    kernel: &Kernel,
+    run: &Run,
+    names: &Names,
+    limited: Limited,
+) -> (Vec<Recognised>, Vec<blocks::Found>) {
+    let mut found: (Vec<Recognised>, Vec<blocks::Found>) = (vec![], vec![]);
+    let (scop, program, deps) = (&kernel.scop, &run.program, &run.deps);
+    let recognise = &mut || {
+        let c = recipe::contractions(scop, program, deps);
+        let b = blocks::blocks(scop, program, deps, names, &c);
+        found = (c, b);
+    };
+    if limited(recognise).is_err() {
+        return (vec![], vec![]);
+    }
+    found
+}
+
+/// The answer's `param` lines tuned in `seconds` ([`finish::finish`]), or why not: the
+/// kernel as it is won, the answer was timed only at the screening sizes, or it has no
+/// parameter.
+fn finish_answer(
+    settings: &SearchSettings,
+    candidates: &[Candidate],
+    best: Option<usize>,
+    dir: &Path,
+    seconds: f64,
+    timer: &mut dyn Timer,
+) -> finish::Outcome {
+    let b = best.ok_or("nothing was timed")?;
+    let timing = candidates[b]
+        .timing
+        .ok_or("the answer was timed only at the screening sizes")?;
+    if timing.speedup < 1.0 {
+        return Err("the kernel as it is is the answer".to_string());
+    }
+    let script = &candidates[b].script;
+    finish::finish(&settings.job, script, dir, seconds, settings.budget, timer)
 }
 
 /// Both schedules (bands, fused) of every interleaving the space lists, each built under the
@@ -977,6 +961,62 @@ impl State<'_, '_, '_> {
         }
         reps.sort_by(|x, y| x.2.total_cmp(&y.2).then(x.0.cmp(&y.0)));
         reps
+    }
+
+    /// The candidates and their timing: the recipes (checked before the schedules, a few
+    /// candidates the time limit must not leave out; the legal ones timed first), every
+    /// schedule as built, the kernel as it is (always a candidate); then with timing phase 1
+    /// (one schedule per loop structure, cheapest first), the greedy changes and the
+    /// finalists, without it the ranking. Returns the kernel as it is, the screening sizes and
+    /// the first by cost.
+    fn phases(
+        &mut self,
+        found: &(Vec<Recognised>, Vec<blocks::Found>),
+        schedules: &[InterleavingSchedule],
+        interleavings: usize,
+        own: Option<usize>,
+    ) -> (usize, Option<Vec<String>>, Option<usize>) {
+        let bench = self.settings.bench;
+        let recipes = self.add_recipes(&found.0, &found.1);
+        let base = self.add_schedules(schedules, interleavings);
+        let identity = self.add_identity(own);
+        let model = self.model.clone();
+        let reps = match &model {
+            Some(model) => self.representatives(model, schedules, &base),
+            None => vec![],
+        };
+        if !bench {
+            let first = self.rank_without_timing(schedules, &reps, &recipes, &base, identity);
+            return (identity, None, Some(first));
+        }
+        if self.session.screening() {
+            self.settle_screening(schedules, &reps, identity);
+        }
+        let screen_defines = self.session.screen_defines().cloned();
+        let screening = self.session.screening();
+        // With screening, the screening phase has 60% of the time and the finalists the rest.
+        let greedy_end = self.session.phase_end();
+        // Phase 1 until a third of the greedy time left has gone (at least one is timed).
+        let now = Instant::now();
+        let phase1_end = now + greedy_end.saturating_duration_since(now) / 3;
+        let timed = self.time_representatives(
+            schedules,
+            &reps,
+            &recipes,
+            identity,
+            screening,
+            (phase1_end, greedy_end),
+        );
+        if let Some(model) = &model {
+            self.improve(model, schedules, &timed, screening, greedy_end);
+        }
+        // Phase 3 (screening only): the best few screened candidates at the sizes asked for.
+        if screening {
+            for c in self.session.finalists(&self.candidates) {
+                self.time(c, false, self.end, true);
+            }
+        }
+        (identity, screen_defines, None)
     }
 
     /// Phase 1: the recipes at the sizes asked for, then the representatives, best first,
