@@ -222,7 +222,11 @@ fn settings(a: &SearchArgs, ctx: &Ctx, kernel: &Kernel) -> Result<(SearchSetting
         threads: vec![a.threads],
         ..Job::new(a.kernel.clone(), None, opts.clone(), toolchain, plan)
     };
-    let (tile_sizes, tile_start, tile_origin) = tile_sizes(&a.tile_sizes, &job.toolchain);
+    // The machine, asked once: the tile sizes, the recipes' sizes and the caches come from it.
+    let machine = crate::machine::probe(&job.toolchain, None, &Default::default())
+        .map_err(|r| r.diagnostic.message);
+    let machine = machine.as_ref().map_err(String::as_str);
+    let (tile_sizes, tile_start, tile_origin) = tile_sizes(&a.tile_sizes, machine);
     let settings = SearchSettings {
         time_limit: a.time_limit,
         bench: !a.no_bench,
@@ -237,9 +241,9 @@ fn settings(a: &SearchArgs, ctx: &Ctx, kernel: &Kernel) -> Result<(SearchSetting
         blis: if a.no_recipes {
             Err("--no-recipes".to_string())
         } else {
-            crate::search::recipe::machine_sizes(&job.toolchain)
+            crate::search::recipe::machine_sizes(machine)
         },
-        caches: caches(&job.toolchain),
+        caches: caches(machine.ok()),
         finish: a.finish,
         job,
         prefix,
@@ -838,11 +842,14 @@ fn changed_values(f: &crate::search::finish::Finished) -> String {
 /// given, else `loopy tune`'s values around the machine model's square tile, nearest first
 /// ([`crate::machine::model::square_tile`], for doubles) or around 32 when the L1 data cache
 /// cannot be read.
-fn tile_sizes(given: &[u32], toolchain: &Toolchain) -> (Vec<u32>, u32, String) {
+fn tile_sizes(
+    given: &[u32],
+    machine: Result<&crate::machine::Machine, &str>,
+) -> (Vec<u32>, u32, String) {
     if let Some(&first) = given.first() {
         return (given.to_vec(), first, "given".to_string());
     }
-    let l1 = crate::machine::probe(toolchain, None, &Default::default())
+    let l1 = machine
         .map_err(|_| "the compiler could not be asked".to_string())
         .and_then(|m| m.level(1));
     let (start, origin) = match l1 {
@@ -873,9 +880,9 @@ fn tile_sizes(given: &[u32], toolchain: &Toolchain) -> (Vec<u32>, u32, String) {
 
 /// The cache capacities and vector lanes of the cost model: the machine's (`loopy machine`),
 /// each the model's default where it cannot be read.
-fn caches(toolchain: &Toolchain) -> crate::search::cost::Caches {
+fn caches(machine: Option<&crate::machine::Machine>) -> crate::search::cost::Caches {
     let mut c = crate::search::cost::Caches::default();
-    let Ok(m) = crate::machine::probe(toolchain, None, &Default::default()) else {
+    let Some(m) = machine else {
         return c;
     };
     let lines = |level: u32| {

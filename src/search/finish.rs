@@ -24,17 +24,6 @@ pub struct Finished {
 /// Why the sizes were left as they are, or what tuning them changed.
 pub type Outcome = Result<Finished, String>;
 
-/// The names of a script's `param` lines, in order.
-pub fn params(script: &[String]) -> Vec<String> {
-    script
-        .iter()
-        .filter_map(|l| l.strip_prefix("param "))
-        .filter_map(|rest| rest.split('=').next())
-        .map(|n| n.trim().to_string())
-        .filter(|n| !n.is_empty())
-        .collect()
-}
-
 /// Tunes the `param` lines of `script` (written to `dir`) with one pass of `tune`'s descent
 /// in `seconds`, each value around the script's; the tuned values are kept only when they
 /// ran at least 2% faster than the script's own in the same rounds.
@@ -46,16 +35,13 @@ pub fn finish(
     budget: u64,
     timer: &mut dyn Timer,
 ) -> Outcome {
-    let names = params(script);
-    if names.is_empty() {
-        return Err("the answer has no parameter to tune".to_string());
-    }
     let path = dir.join("answer.loopy");
     let text = script.join("\n") + "\n";
     std::fs::write(&path, &text).map_err(|e| format!("cannot write its script: {e}"))?;
-    let specs = Specs::from_command_line(&[], &[], &names).map_err(|r| r.diagnostic.message)?;
+    // No parameter named: tune takes every one the script declares, around its value, and
+    // says so when there is none.
     let tuning = Tuning {
-        specs,
+        specs: Specs::default(),
         order: Order::Descent { passes: 1 },
         time_limit: seconds,
         screen: 1.0,
@@ -188,7 +174,10 @@ mod tests {
         let mut same = Fake { best: 6, calls: 0 };
         let why = finish(&job(), &script(), &dir, 600.0, 50_000_000, &mut same).unwrap_err();
         assert!(why.starts_with("no other value ran faster"), "{why}");
-        assert_eq!(params(&script()), ["MR", "NR", "KC", "MC", "NC"]);
+        // A script without parameters: tune's own reason.
+        let plain = vec!["realign(S0, S1, 0)".to_string()];
+        let why = finish(&job(), &plain, &dir, 600.0, 50_000_000, &mut same).unwrap_err();
+        assert!(why.contains("nothing to tune"), "{why}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -30,9 +30,8 @@ pub struct BlisSizes {
 }
 
 /// The machine model's block sizes for doubles (`loopy machine`), or why they are unknown.
-pub fn machine_sizes(toolchain: &crate::native::Toolchain) -> Result<BlisSizes, String> {
-    let m = crate::machine::probe(toolchain, None, &Default::default())
-        .map_err(|r| format!("the compiler could not be asked: {}", r.diagnostic.message))?;
+pub fn machine_sizes(machine: Result<&crate::machine::Machine, &str>) -> Result<BlisSizes, String> {
+    let m = machine.map_err(|e| format!("the compiler could not be asked: {e}"))?;
     let model = m.model();
     let v = |n: &str| match model.explain(n) {
         Some(Ok(v)) => Ok(v),
