@@ -434,6 +434,8 @@ pub struct Generated {
     /// The function holding the transformed code, inserted before the host function,
     /// where the region calls one (`codegen::overlap`).
     pub function: Option<String>,
+    /// Warnings on the code (`codegen::Code::notes`), labelled in the script.
+    pub notes: Vec<crate::diag::Diagnostic>,
 }
 
 impl Generated {
@@ -494,6 +496,7 @@ pub fn generate_from_script(
         file,
         region_start: start,
         function: g.function,
+        notes: g.notes,
     })
 }
 
@@ -506,6 +509,7 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
     let codegen::Code {
         text: code,
         program,
+        notes,
     } = codegen::generate_state(&kernel.scop, state, body, &kernel.target).map_err(fail)?;
     // The program the code was generated from: the kernel's, or its expansion.
     let scop = &*program;
@@ -561,5 +565,6 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
         file,
         region_start,
         function,
+        notes,
     })
 }

@@ -238,6 +238,8 @@ pub struct ExtraTimings {
     pub max_relative_difference: Option<f64>,
     /// `-fopenmp` or `-fopenmp-simd` when the programs were built with it.
     pub openmp: Option<&'static str>,
+    /// Warnings on the generated code (`driver::Generated::notes`), with their sources.
+    pub warnings: Vec<Report>,
 }
 
 #[cfg(test)]

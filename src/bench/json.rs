@@ -58,6 +58,9 @@ struct TimedJson<'a> {
     transformed: StatsJson<'a>,
     speedup: f64,
     openmp: Option<&'static str>,
+    /// Warnings on the generated code (a copy small enough for registers kept in memory).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<JsonDiagnostic>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     threads: Vec<ThreadsJson<'a>>,
     flops: Option<f64>,
@@ -251,6 +254,9 @@ fn timed<'a>(
         transformed: StatsJson::of(timing.b_stats(), &timing.b),
         speedup: timing.speedup(),
         openmp: extra.openmp,
+        warnings: (extra.warnings.iter())
+            .map(|r| JsonDiagnostic::new(&r.diagnostic, &r.sources))
+            .collect(),
         threads,
         flops: extra.flops,
         gflops,

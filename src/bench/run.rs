@@ -83,6 +83,12 @@ fn run_job(job: &Job, progress: Progress) -> Step<Outcome> {
         flops,
         max_relative_difference: matches!(job.check, Check::Relative(_)).then_some(max_rel),
         openmp: builds.openmp,
+        warnings: (generated.notes.iter())
+            .map(|d| Report {
+                diagnostic: d.clone(),
+                sources: run.sources(&kernel),
+            })
+            .collect(),
     };
     Ok(Outcome::Timed {
         timing: first,

@@ -170,6 +170,15 @@ fn apply(a: &ApplyArgs, em: &mut Emitter, written: &mut Option<PathBuf>, budget:
             return 2;
         }
     };
+    // Copies small enough for registers that stay in memory: warnings at the script.
+    for d in &g.notes {
+        let mut sources = kernel.sources.clone();
+        sources.extend(run.interp.sources.iter().cloned());
+        em.report(&crate::diag::Report {
+            diagnostic: d.clone(),
+            sources,
+        });
+    }
     let text = if a.region_only {
         format!("{}\n", g.code())
     } else {

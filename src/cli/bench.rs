@@ -388,6 +388,9 @@ pub fn run(a: BenchArgs, ctx: &Ctx) -> u8 {
                 extra,
             } = &o
             {
+                for w in &extra.warnings {
+                    em.report(w);
+                }
                 // With SARIF on stdout, the report goes to stderr.
                 let report = single_report(&job, timing, extra)
                     + &kept

@@ -16,6 +16,7 @@ pub mod registers;
 pub mod scan;
 mod stage;
 mod unroll;
+mod whole;
 
 pub use nest::undetermined_diagnostic;
 pub use place::Body;
@@ -38,6 +39,8 @@ pub struct Code<'a> {
     /// The program the code was generated from: the kernel's own, or the kernel with the
     /// state's expansions applied ([`expand::expanded`]).
     pub program: Cow<'a, Scop>,
+    /// Warnings on the code (a copy small enough for registers that stays in memory).
+    pub notes: Vec<Diagnostic>,
 }
 
 /// Code for `scop` under the schedules of `state` (which the caller has verified): every
@@ -74,8 +77,12 @@ pub fn generate_state<'a>(
             next,
         )?)
     };
-    let text = pipeline::generate(&program, &placed, body, &state.copy_plans, target)?;
-    Ok(Code { text, program })
+    let (text, notes) = pipeline::generate(&program, &placed, body, &state.copy_plans, target)?;
+    Ok(Code {
+        text,
+        program,
+        notes,
+    })
 }
 
 /// Refuses, as [`generate_state`] does, schedules (`schedules[i]` of statement `stmts[i]`, maps

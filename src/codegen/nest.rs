@@ -12,18 +12,25 @@ use crate::diag::Diagnostic;
 use crate::model::copy::CopyPlan;
 use crate::model::Scop;
 use crate::presburger::row::Row;
-use crate::presburger::{Basic, Int};
+use crate::presburger::{Basic, Int, Set};
 use std::collections::BTreeSet;
 
 /// The loop nest of the staged items, and the names of the scanned dims' loops that count
 /// no iterator.
-pub(super) fn scan(scop: &Scop, st: &Staging) -> Result<(Vec<Node>, Vec<String>), Diagnostic> {
+/// The whole windows of the copies in `separate` (from `whole::candidates`) are separated
+/// from the partial ones.
+pub(super) fn scan(
+    scop: &Scop,
+    st: &Staging,
+    separate: &[&(usize, Vec<Row>)],
+) -> Result<(Vec<Node>, Vec<String>), Diagnostic> {
     let n_param = scop.params.len();
     let placed = &st.placed[..];
     let n_scan = placed.iter().map(|p| p.schedule.n_out()).max().unwrap_or(0);
     let fresh = fresh_names(scop, n_scan);
     let mut items = vec![];
     let mut inner_names: Vec<Vec<String>> = vec![];
+    let whole = super::whole::conditions(st, n_param, n_scan, separate);
     for (id, p) in placed.iter().enumerate() {
         if p.schedule.n_out() != n_scan {
             return Err(Diagnostic::new(
@@ -32,8 +39,14 @@ pub(super) fn scan(scop: &Scop, st: &Staging) -> Result<(Vec<Node>, Vec<String>)
             ));
         }
         let set = p.schedule.inverse().wrap().simplify();
-        for b in disjoint_parts(&set) {
-            items.push(Item { id, basic: b });
+        for (group, part) in split(set, whole[id].as_deref()) {
+            for b in disjoint_parts(&part) {
+                items.push(Item {
+                    id,
+                    basic: b,
+                    group,
+                });
+            }
         }
         inner_names.push(match st.extra(id) {
             // The C name each iterator has in the statement's text.
@@ -75,6 +88,36 @@ pub(super) fn scan(scop: &Scop, st: &Staging) -> Result<(Vec<Node>, Vec<String>)
         .with_help("use smaller coefficients in the script; the transformation itself may be legal (`loopy check` decides that)"));
     }
     Ok((nodes, fresh))
+}
+
+/// An item's points split by the condition that its windows are whole (rows over
+/// `[1 | params | scanned dims]`): group 1 the whole ones, group 0 the rest. Unsplit (one
+/// group 0) without a condition, or when one side is empty.
+fn split(set: Set, whole: Option<&[Row]>) -> Vec<(u8, Set)> {
+    let Some(rows) = whole else {
+        return vec![(0, set)];
+    };
+    // Only the conditions the points do not already satisfy: the rest is then one part
+    // per condition that fails, not parts that are empty for every parameter but not
+    // known to be.
+    let rows: Vec<Row> = rows
+        .iter()
+        .filter(|r| {
+            let mut not: Row = r.iter().map(|v| -v).collect();
+            not[0] -= &Int::ONE;
+            !set.add_constraints(&[], &[not]).is_empty()
+        })
+        .cloned()
+        .collect();
+    if rows.is_empty() {
+        return vec![(0, set)];
+    }
+    let inside = set.add_constraints(&[], &rows).simplify();
+    let rest = set.subtract(&inside);
+    if inside.is_empty() || rest.is_empty() {
+        return vec![(0, set)];
+    }
+    vec![(1, inside), (0, rest)]
 }
 
 /// The refusal of a schedule some of whose iterators the scan cannot express (`why` says

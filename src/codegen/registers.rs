@@ -26,7 +26,9 @@ use super::body::{self, Access, BufferAccess, Index, Linear, Seg, Sub};
 use super::copy::{buffer, offset, Extra};
 use super::place::Body;
 use super::stage::Staging;
+use crate::diag::{codes, Diagnostic};
 use crate::model::copy::{BufDim, CopyPlan};
+use crate::model::marks::MarkKind;
 use crate::model::{AccessKind, Scop};
 use crate::presburger::row::Row;
 use crate::presburger::Int;
@@ -109,6 +111,38 @@ pub(super) struct Registers {
     pub nodes: Vec<Node>,
     pub typedefs: String,
     pub buffer_used: Vec<bool>,
+    /// Per plan, whether some window took the register form.
+    pub formed: Vec<bool>,
+    /// The copies whose box is small and constant but none of whose windows took the
+    /// register form, each with why its first window did not.
+    pub not_formed: Vec<(usize, Why)>,
+}
+
+/// Why a window of a copy whose box is small and constant keeps its buffer in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// The box's lower corner is not an affine expression of the enclosing loops.
+    Corner,
+    /// The footprint does not fill the box: the fill (or write-back) is not one nest of
+    /// constant trip counts over the whole box.
+    Partial,
+    /// An access to the buffer has no constant place in the block once the unrolled loops
+    /// are resolved (a loop over the block is neither unrolled nor the vectorized one).
+    Index,
+    /// A loop marked `vectorize` over the block does not run a whole number of vectors
+    /// from a place the block's lanes start at.
+    Vector,
+}
+
+impl std::fmt::Display for Why {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Why::Corner => "the block's corner is not an affine expression of the loops around it",
+            Why::Partial => "no window's footprint fills the whole box (every window is a partial tile, and the whole ones could not be separated by an affine condition)",
+            Why::Index => "an access to the block has no constant place in it: every loop over the block inside the window must be unrolled, or be the innermost one and vectorized",
+            Why::Vector => "the vectorized loop over the block does not run a whole number of vectors",
+        })
+    }
 }
 
 /// One plan's items and register layout.
@@ -246,6 +280,8 @@ pub(super) fn registers(
             nodes,
             typedefs: String::new(),
             buffer_used: vec![true; st.plans.len()],
+            formed: vec![false; st.plans.len()],
+            not_formed: vec![],
         };
     }
     let stmts = || {
@@ -282,7 +318,28 @@ pub(super) fn registers(
             .collect(),
         lanes: target.lanes(),
     };
-    register_blocks(nodes, &st.plans, &st.extras, &ctx)
+    let mut regs = register_blocks(nodes, &st.plans, &st.extras, &ctx);
+    regs.not_formed.retain(|&(c, _)| asks_for_registers(st, c));
+    regs
+}
+
+/// Whether copy `c` has the shape of a register block: a staged statement has a loop
+/// inside the copy's window marked `unroll` or `vectorize`, and no other copy of its
+/// statements has a window further in. A small copy without such loops is a staged tile,
+/// and the outer copies around a block are its packed panels: buffers by intent, not
+/// warned about.
+fn asks_for_registers(st: &Staging, c: usize) -> bool {
+    let plan = &st.plans[c];
+    let marked = plan.members.iter().any(|&m| {
+        st.placed[m].marks.iter().any(|mk| {
+            mk.dim >= plan.mark.outer
+                && matches!(mk.kind, MarkKind::Unroll { .. } | MarkKind::Vectorize)
+        })
+    });
+    let innermost = st.plans.iter().all(|p| {
+        p.mark.outer <= plan.mark.outer || !p.members.iter().any(|m| plan.members.contains(m))
+    });
+    marked && innermost
 }
 
 /// Lanes of the registers of a block of `array` whose last extent is `last`: the element
@@ -306,6 +363,8 @@ fn register_blocks(nodes: Vec<Node>, plans: &[CopyPlan], extras: &[Extra], ctx: 
     let mut typedefs = String::new();
     let mut buffer_used = vec![true; plans.len()];
     let mut loads: BTreeMap<String, String> = BTreeMap::new();
+    let mut not_formed = vec![];
+    let mut formed = vec![false; plans.len()];
     for (c, plan) in plans.iter().enumerate() {
         let id_of =
             |want: &dyn Fn(&Extra) -> bool| extras.iter().position(want).map(|p| ctx.n_stmt + p);
@@ -316,21 +375,9 @@ fn register_blocks(nodes: Vec<Node>, plans: &[CopyPlan], extras: &[Extra], ctx: 
             continue;
         };
         let write_back = id_of(&|e| matches!(e, Extra::WriteBack(x) if *x == c));
-        // A buffer of run-time size, a scaled one, one filled from another copy's buffer, or
-        // one another copy fills from stays in memory.
-        if plan.runtime.iter().any(Option::is_some)
-            || plan.factor.is_some()
-            || plan.source.is_some()
-            || plans.iter().any(|p| p.source == Some(c))
-        {
+        let Some(sizes) = block_sizes(plans, c) else {
             continue;
-        }
-        let sizes: Option<Vec<i64>> = plan.size.iter().map(Int::to_i64).collect();
-        let Some(sizes) = sizes else { continue };
-        let total = sizes.iter().try_fold(1i64, |a, &s| a.checked_mul(s));
-        if plan.rank == 0 || total.is_none_or(|t| t > MAX_REGISTER_ELEMENTS) {
-            continue;
-        }
+        };
         let last = sizes[plan.rank - 1];
         let lanes = lanes_for(ctx, &plan.c_name, last);
         let block = Block {
@@ -347,6 +394,8 @@ fn register_blocks(nodes: Vec<Node>, plans: &[CopyPlan], extras: &[Extra], ctx: 
             block: &block,
             corner: corners(plan, ctx.n_param),
             converted: 0,
+            why: None,
+            vector_failed: false,
             loads: &mut loads,
             others: plans
                 .iter()
@@ -358,8 +407,11 @@ fn register_blocks(nodes: Vec<Node>, plans: &[CopyPlan], extras: &[Extra], ctx: 
         let mut bound = vec![];
         nodes = pass.walk(nodes, &mut bound);
         if pass.converted > 0 {
+            formed[c] = true;
             typedefs.push_str(&block.typedefs());
             buffer_used[c] = uses_buffer(&nodes, &block, ctx);
+        } else if let Some(why) = pass.why {
+            not_formed.push((c, why));
         }
     }
     for t in loads.values() {
@@ -369,7 +421,59 @@ fn register_blocks(nodes: Vec<Node>, plans: &[CopyPlan], extras: &[Extra], ctx: 
         nodes,
         typedefs,
         buffer_used,
+        formed,
+        not_formed,
     }
+}
+
+/// The warning that no window of `plan` (whose box is small enough) took the register
+/// form, and why, at the script's `copy`.
+pub(super) fn not_formed(plan: &CopyPlan, why: Why) -> Diagnostic {
+    let sizes: Vec<String> = plan.size.iter().map(ToString::to_string).collect();
+    let help = match why {
+        Why::Partial => Some("tile by sizes that leave whole tiles, or split the partial ones off with `isplit` (docs/language.md)"),
+        Why::Index => Some("unroll the loops over the block's rows (`unroll`) and mark the loop over its last dimension, innermost, `vectorize`"),
+        Why::Vector => Some("make the block's last extent a multiple of the vector's lanes (`loopy machine` prints them)"),
+        Why::Corner => None,
+    };
+    let d = Diagnostic::new(
+        codes::REGISTER_BLOCK_NOT_FORMED,
+        format!(
+            "the copy of `{}` stays a buffer in memory, not registers: {why}",
+            plan.c_name
+        ),
+    )
+    .with_label(
+        &plan.mark.origin.source,
+        plan.mark.origin.span.clone(),
+        "copied here",
+    )
+    .with_note(format!(
+        "its box of {} elements is small enough for registers; the program is correct either way, only slower",
+        sizes.join(" x ")
+    ));
+    match help {
+        Some(h) => d.with_help(h),
+        None => d,
+    }
+}
+
+/// The extents of copy `c`'s box when its buffer may live in registers: a box of constant
+/// extents, at most [`MAX_REGISTER_ELEMENTS`] in all, of an array (not a scalar). A buffer
+/// of run-time size, a scaled one, one filled from another copy's buffer, or one another
+/// copy fills from stays in memory.
+pub(super) fn block_sizes(plans: &[CopyPlan], c: usize) -> Option<Vec<i64>> {
+    let plan = &plans[c];
+    if plan.runtime.iter().any(Option::is_some)
+        || plan.factor.is_some()
+        || plan.source.is_some()
+        || plans.iter().any(|p| p.source == Some(c))
+    {
+        return None;
+    }
+    let sizes: Vec<i64> = plan.size.iter().map(Int::to_i64).collect::<Option<_>>()?;
+    let total = sizes.iter().try_fold(1i64, |a, &s| a.checked_mul(s))?;
+    (plan.rank > 0 && total <= MAX_REGISTER_ELEMENTS).then_some(sizes)
 }
 
 /// The lower corner of each box dimension as a row over `[1, params, c0, c1, ...]` (the
@@ -426,6 +530,10 @@ struct Pass<'a, 'b> {
     block: &'a Block<'a>,
     corner: Option<Vec<Row>>,
     converted: usize,
+    /// Why the first window that did not take the register form did not.
+    why: Option<Why>,
+    /// Whether the last window's statements failed at a vectorized loop.
+    vector_failed: bool,
     /// Typedefs of the unaligned vector types of arrays loaded as vectors, by type name.
     loads: &'b mut BTreeMap<String, String>,
     /// The other copies, with their corners when affine (their buffers may be loaded).
@@ -492,11 +600,16 @@ impl Pass<'_, '_> {
                 .as_ref()
                 .is_some_and(|n| alone(n, self.block.setup))
             {
-                if let Some((end, block)) = self.window(&nodes, i, bound) {
-                    out.push(block);
-                    self.converted += 1;
-                    i = end;
-                    continue;
+                match self.window(&nodes, i, bound) {
+                    Ok((end, block)) => {
+                        out.push(block);
+                        self.converted += 1;
+                        i = end;
+                        continue;
+                    }
+                    Err(why) => {
+                        self.why.get_or_insert(why);
+                    }
                 }
             }
             let n = nodes[i].take().expect("each node once");
@@ -526,8 +639,8 @@ impl Pass<'_, '_> {
         nodes: &[Option<Node>],
         at: usize,
         bound: &mut Bound,
-    ) -> Option<(usize, Node)> {
-        let corner = self.corner.clone()?;
+    ) -> Result<(usize, Node), Why> {
+        let corner = self.corner.clone().ok_or(Why::Corner)?;
         let b = self.block;
         let only = |n: &Node, id: usize| {
             let mut ids = BTreeSet::new();
@@ -536,9 +649,9 @@ impl Pass<'_, '_> {
         };
         let get = |k: usize| nodes.get(k).and_then(Option::as_ref);
         // The fill: one nest over the whole box.
-        let fill = get(at + 1)?;
+        let fill = get(at + 1).ok_or(Why::Partial)?;
         if !only(fill, b.fill) || !whole_box(fill, &b.sizes) {
-            return None;
+            return Err(Why::Partial);
         }
         let mut end = at + 2;
         while get(end).is_some_and(|n| {
@@ -552,24 +665,32 @@ impl Pass<'_, '_> {
         }
         let body_end = end;
         if let Some(w) = b.write_back {
-            let wb = get(end)?;
+            let wb = get(end).ok_or(Why::Partial)?;
             if !only(wb, w) || !whole_box(wb, &b.sizes) {
-                return None;
+                return Err(Why::Partial);
             }
             end += 1;
         }
         let body: Vec<Node> = (at + 2..body_end)
             .map(|k| get(k).cloned())
-            .collect::<Option<_>>()?;
-        let body = self.body(body, bound, &corner)?;
+            .collect::<Option<_>>()
+            .ok_or(Why::Index)?;
+        self.vector_failed = false;
+        let body = self
+            .body(body, bound, &corner)
+            .ok_or(if self.vector_failed {
+                Why::Vector
+            } else {
+                Why::Index
+            })?;
         let mut inner = vec![b.declaration()];
-        inner.push(get(at)?.clone());
+        inner.push(get(at).ok_or(Why::Index)?.clone());
         inner.extend(b.moves(true));
         inner.extend(body);
         if b.write_back.is_some() {
             inner.extend(b.moves(false));
         }
-        Some((end, Node::Block(inner)))
+        Ok((end, Node::Block(inner)))
     }
 
     /// The window's statements with every buffer access turned into a register, or `None`.
@@ -683,12 +804,16 @@ impl Pass<'_, '_> {
         corner: &[Row],
     ) -> Option<Vec<Node>> {
         let lanes = self.block.lanes as i64;
-        if !step.is_one() {
+        let trips = upper
+            .const_diff(lower)
+            .and_then(|d| d.to_i64())
+            .map(|d| d + 1);
+        let (Some(trips), Expr::Aff(lo), true) = (trips, lower, step.is_one()) else {
+            self.vector_failed = true;
             return None;
-        }
-        let trips = upper.const_diff(lower)?.to_i64()? + 1;
-        let Expr::Aff(lo) = lower else { return None };
+        };
         if trips <= 0 || trips % lanes != 0 {
+            self.vector_failed = true;
             return None;
         }
         let np = self.ctx.n_param;

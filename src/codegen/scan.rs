@@ -24,6 +24,9 @@ use crate::presburger::{coalesce, pip, Basic, Int, Reduced, Set};
 pub struct Item {
     pub id: usize,
     pub basic: Basic,
+    /// Parts of one identifier in different groups are never merged into one conjunction
+    /// (a statement's whole windows and the rest, `codegen::whole`); 0 unless split.
+    pub group: u8,
 }
 
 /// Builds the loop nest scanning the first `n_scan` dimensions of every item. Items must be
@@ -61,10 +64,10 @@ pub fn scan_in(
         .into_iter()
         .flat_map(|mut it| {
             link_divs_to_dims(&mut it.basic, n_param, n_scan);
-            let id = it.id;
+            let (id, group) = (it.id, it.group);
             determine_iterators(it.basic, n_param, n_scan)
                 .into_iter()
-                .map(move |basic| Item { id, basic })
+                .map(move |basic| Item { id, basic, group })
         })
         .collect();
     let mut s = Scanner {
@@ -435,7 +438,11 @@ pub fn scan_sets(sets: &[(usize, Set)], n_scan: usize, inner_names: Vec<Vec<Stri
     let mut items = vec![];
     for (id, s) in sets {
         for b in disjoint_parts(s) {
-            items.push(Item { id: *id, basic: b });
+            items.push(Item {
+                id: *id,
+                basic: b,
+                group: 0,
+            });
         }
     }
     scan(items, n_param, n_scan, inner_names)
@@ -1618,7 +1625,7 @@ fn merge_same_id(mut items: Vec<Item>, n_outer: usize) -> Vec<Item> {
     'outer: loop {
         for i in 0..items.len() {
             for j in i + 1..items.len() {
-                if items[i].id != items[j].id {
+                if items[i].id != items[j].id || items[i].group != items[j].group {
                     continue;
                 }
                 let merged = coalesce::merge(&items[i].basic, &items[j].basic).filter(|h| {
@@ -1874,7 +1881,21 @@ mod tests {
         let b = part("[p0, p1] -> { [0, x1, 0, x3, 1, x5, 0, 3x3 - 1, x5] : floor((-x1 + 3x3 - 1)/3) = x3 - 1 and 3*floor((-x1 + 3x3 - 1)/3) = -x1 + 3x3 - 1 and 3*floor((x1 + 1)/3) = x1 + 1 and p0 <= x1 <= 1 and x1 >= 0 and 3x3 <= p0 and 0 <= x5 < 3x3 }");
         assert!(a.is_empty() && b.is_empty());
         // Restricted to one piece of a loop, the parts of one statement can both be empty.
-        let items = merge_same_id(vec![Item { id: 0, basic: a }, Item { id: 0, basic: b }], 1);
+        let items = merge_same_id(
+            vec![
+                Item {
+                    id: 0,
+                    basic: a,
+                    group: 0,
+                },
+                Item {
+                    id: 0,
+                    basic: b,
+                    group: 0,
+                },
+            ],
+            1,
+        );
         assert!(items.iter().all(|it| it.basic.is_empty()));
     }
 }

@@ -221,6 +221,8 @@ codes! {
         "cannot generate code for a copy or an expanded storage";
     DECLARATION_NOT_PLACED = "L0506", "declaration-not-placed", Error,
         "cannot generate code: a variable declared inside the region cannot be placed";
+    REGISTER_BLOCK_NOT_FORMED = "L0507", "register-block-not-formed", Warning,
+        "a copy small enough for registers stays a buffer in memory";
 
     CANNOT_READ = "L0601", "cannot-read", Error,
         "a file cannot be read (or is not UTF-8 text)";

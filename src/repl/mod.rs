@@ -531,7 +531,17 @@ impl Session {
 
     fn code(&self) -> Output {
         match driver::generate(&self.kernel, &self.run.interp.state) {
-            Ok(g) => Output::out(unindent(&g.code())),
+            Ok(g) => {
+                let mut o = Output::out(unindent(&g.code()));
+                for d in g.notes {
+                    let r = Report {
+                        diagnostic: d,
+                        sources: self.run.sources(&self.kernel),
+                    };
+                    o.err.push_str(&r.render(self.color));
+                }
+                o
+            }
             Err(mut f) => {
                 // Marks that cannot be generated point into the inputs.
                 f.sources = self.run.sources(&self.kernel);
