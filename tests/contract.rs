@@ -346,7 +346,10 @@ fn arguments_are_checked() {
         ("not_expanded", "`t` is not expanded"),
         ("no_such_loop", "there is no loop 2 to give back"),
         ("twice", "is already given back"),
-        ("copied", "a contracted storage is not copied"),
+        (
+            "copied",
+            "holds several iterations of loop 1 of its expansion, which `contract` gave back",
+        ),
     ] {
         let script = format!("tests/data/contract/{name}.loopy");
         let (rc, _, err) = common::loopy(&["check", "tests/data/expand/reuse.c", &script]);
@@ -456,5 +459,78 @@ fn doitgen_keeps_a_row_of_sums_per_parallel_iteration() {
             g.region
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A copy of a contracted storage (doitgen's fast script: the sums of MR rows in registers,
+/// the storage one NQ x NP matrix for every r): each window holds one iteration of the loop
+/// given back, so the buffer's elements are the storage's; the program prints what the
+/// original prints (both `A` and the live-out `sum`) at sizes with whole and partial blocks
+/// of rows and strips, with register blocks and without. A copy whose window holds several
+/// iterations of a loop given back (the q loop, of which a window holds MR) is refused,
+/// naming the `contract`, by `check` and `apply` alike.
+#[test]
+fn a_contracted_storage_is_copied_one_iteration_of_the_loops_given_back_a_window() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let kernel = root.join("examples/doitgen/doitgen.c");
+    let dir = common::scratch("contract", "copied");
+    for (sizes, regs) in [
+        (["-DNQ=13", "-DNR=3", "-DNP=37"], true),
+        (["-DNQ=8", "-DNR=2", "-DNP=64"], true),
+        (["-DNQ=13", "-DNR=3", "-DNP=37"], false),
+    ] {
+        let out = dir.join("new.c");
+        let mut args = vec![
+            "apply",
+            "examples/doitgen/doitgen.c",
+            "examples/doitgen/doitgen-fast.loopy",
+            "--set",
+            "MR=4",
+            "--set",
+            "W=16",
+            "--vector-bytes",
+            "32",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        if !regs {
+            args.push("--no-registers");
+        }
+        let (rc, _, err) = common::loopy(&args);
+        assert_eq!(rc, 0, "{err}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.contains("loopy_sum_x[q][p] = 0.0;"), "{text}");
+        assert_eq!(text.contains("loopy_loopy_sum_x_r0_0"), regs, "{text}");
+        let mut flags = vec!["-O2", "-ffp-contract=off"];
+        flags.extend(sizes);
+        common::compile(&kernel, &dir.join("orig"), &flags, "original");
+        common::compile(&out, &dir.join("new"), &flags, &text);
+        assert_eq!(
+            run_exe(&dir.join("orig"), "1"),
+            run_exe(&dir.join("new"), "1"),
+            "{sizes:?}\n{text}"
+        );
+    }
+    let script = "tests/data/contract/doitgen_copy_rows_given_back.loopy";
+    let (rc, _, err) = common::loopy(&["check", "examples/doitgen/doitgen.c", script]);
+    assert_eq!(rc, 2, "{err}");
+    assert!(
+        err.contains(
+            "holds several iterations of loop 2 of its expansion, which `contract` gave back"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("given back here"), "{err}");
+    let out = dir.join("refused.c");
+    let (rc, _, err2) = common::loopy(&[
+        "apply",
+        "examples/doitgen/doitgen.c",
+        script,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(rc, 2, "{err2}");
+    assert!(err2.contains("gave back"), "{err2}");
+    assert!(!out.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -9,6 +9,7 @@
 use super::place::Placed;
 use crate::diag::codes;
 use crate::diag::Diagnostic;
+use crate::model::copy::{BufDim, CopyPlan};
 use crate::model::expand::ExpandPlan;
 use crate::model::program::Program;
 use crate::model::{
@@ -350,4 +351,48 @@ pub fn expanded(
         pos = &pos + &Int::ONE;
     }
     Ok(scop)
+}
+
+/// The copy plans in the coordinates of the storage as declared: a copy of a contracted
+/// expansion's storage (planned on the expanded program, one leading dimension per loop
+/// expanded along) loses the dimensions of the loops given back, which are one element
+/// wide in every window (`plan::copy` refuses the copy otherwise).
+pub fn storage_plans(plans: &[CopyPlan], expansions: &[ExpandPlan]) -> Vec<CopyPlan> {
+    plans
+        .iter()
+        .map(|plan| {
+            let Some(e) =
+                (expansions.iter()).find(|e| e.name == plan.mark.array && e.is_contracted())
+            else {
+                return plan.clone();
+            };
+            let mut dims: Vec<usize> = e.given_back.iter().map(|g| g.0).collect();
+            dims.sort_unstable();
+            let mut p = plan.clone();
+            for &d in dims.iter().rev() {
+                p.rank -= 1;
+                p.lower.remove(d);
+                p.size.remove(d);
+                p.runtime.remove(d);
+                p.footprint = without_range_dim(&p.footprint, d);
+                p.written = without_range_dim(&p.written, d);
+                p.layout.retain(|b| b.dim() != d);
+                for b in p.layout.iter_mut() {
+                    *b = match *b {
+                        BufDim::Whole(x) if x > d => BufDim::Whole(x - 1),
+                        BufDim::Blocks(x, n) if x > d => BufDim::Blocks(x - 1, n),
+                        BufDim::Within(x, n) if x > d => BufDim::Within(x - 1, n),
+                        b => b,
+                    };
+                }
+            }
+            p
+        })
+        .collect()
+}
+
+/// `m` without its range dimension `d`.
+fn without_range_dim(m: &Map, d: usize) -> Map {
+    let k = m.n_in();
+    Map::from_set(&m.wrap().project_out(k + d, 1), k)
 }

@@ -77,7 +77,12 @@ pub fn generate_state<'a>(
             next,
         )?)
     };
-    let (text, notes) = pipeline::generate(&program, &placed, body, &state.copy_plans, target)?;
+    // Copies of a contracted storage, in the storage's coordinates.
+    let plans = match &program {
+        Cow::Owned(_) => expand::storage_plans(&state.copy_plans, &state.expansions),
+        Cow::Borrowed(_) => state.copy_plans.clone(),
+    };
+    let (text, notes) = pipeline::generate(&program, &placed, body, &plans, target)?;
     Ok(Code {
         text,
         program,

@@ -113,7 +113,42 @@ pub fn plan(st: &State) -> Result<Vec<CopyPlan>, Diagnostic> {
         out.push(plan_one(st, mark, members)?);
     }
     nest(&mut out)?;
+    for plan in &out {
+        contracted_window(st, plan)?;
+    }
     Ok(out)
+}
+
+/// A copy of the storage of a contracted expansion (`contract` gave loops back, so one
+/// element of the storage serves every iteration of those loops): each of its windows
+/// must hold one iteration of every loop given back (the box one element wide along its
+/// dimension), so that the buffer's element is the storage's element. The verifier checks
+/// the copy on the expanded program and the contraction on the statements; with one
+/// iteration of the loops given back per window, moving the storage's reads to the fill
+/// and its writes to the write-back stays inside the interval the contraction check
+/// covers.
+fn contracted_window(st: &State, plan: &CopyPlan) -> Result<(), Diagnostic> {
+    let Some(e) = (st.expansions.iter()).find(|e| e.name == plan.mark.array && e.is_contracted())
+    else {
+        return Ok(());
+    };
+    for (l, origin) in &e.given_back {
+        if plan.size.get(*l).is_some_and(Int::is_one) {
+            continue;
+        }
+        return Err(refuse(
+            &plan.mark,
+            format!(
+                "a window of this copy of `{}` holds several iterations of loop {} of its expansion, which `contract` gave back: the storage has one element for all of them",
+                plan.c_name,
+                l + 1
+            ),
+            "copied here",
+        )
+        .with_label(&origin.source, origin.span.clone(), "given back here")
+        .with_help("copy inside that loop (a larger `k`), or do not give it back"));
+    }
+    Ok(())
 }
 
 /// Whether the window of `b` lies inside the window of `a` (for every outer iteration of

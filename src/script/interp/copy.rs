@@ -77,23 +77,6 @@ impl Interpreter {
             }
             return Err(d);
         }
-        if let Some(e) = self
-            .state
-            .expansions
-            .iter()
-            .find(|e| e.name == array.text && e.is_contracted())
-        {
-            return Err(Diagnostic::new(codes::STORAGE_REFUSED, format!(
-                "`{}` is the storage of a contracted expansion of `{}`: a contracted storage is not copied",
-                array.text, e.c_name
-            ))
-            .with_label(ctx.source, array.span.clone(), "contracted")
-            .with_label(
-                &e.given_back[0].1.source,
-                e.given_back[0].1.span.clone(),
-                "contracted here",
-            ));
-        }
         let members = self.component_with_loop(ctx, h, k, " to copy inside")?;
         let mark = CopyMark {
             array: array.text.clone(),

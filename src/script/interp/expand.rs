@@ -142,20 +142,6 @@ impl Interpreter {
             )
             .with_label(ctx.source, call.span.clone(), "nothing to contract"));
         }
-        // A copy of the storage was planned on its dimensions.
-        if self
-            .state
-            .pieces
-            .iter()
-            .any(|p| p.copies.iter().any(|c| c.array == plan.name))
-        {
-            return Err(Diagnostic::new(codes::STORAGE_REFUSED, format!(
-                "the storage of `{}` is copied (`copy` of `{}`): a contracted storage is not copied",
-                plan.c_name, plan.name
-            ))
-            .with_label(ctx.source, call.span.clone(), "after a copy of the storage")
-            .with_help("contract the expansion or copy its storage, not both"));
-        }
         let origin = Origin {
             source: ctx.source.to_string(),
             span: call.span.clone(),
