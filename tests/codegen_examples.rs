@@ -6,6 +6,8 @@ mod common;
 use common::examples;
 use loopy::driver::{generate_from_script, Kernel, Run};
 use loopy::frontend::Options;
+use loopy::presburger::Int;
+use loopy::script::params::{ModelValues, Settings};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -118,7 +120,7 @@ fn fast_scripts_compile_cleanly_and_print_the_same() {
         let kernel = Kernel::load(&c, &Options::default())
             .unwrap_or_else(|e| panic!("{name}: {}", e.diagnostic.message));
         let script = std::fs::read_to_string(root.join(&script_name)).unwrap();
-        let r = Run::new(&kernel, &script, &script_name, &root)
+        let r = Run::with_settings(&kernel, &script, &script_name, &root, &fixed_model())
             .unwrap_or_else(|e| panic!("{name}: {}", e.diagnostic.message));
         assert!(r.check().is_empty(), "{name}: {script_name} is illegal");
         let g = generate_from_script(&kernel, &r.interp.state, &script_name)
@@ -353,5 +355,22 @@ fn blocked_code_keeps_conditions_and_indirect_accesses_with_their_statements() {
                 && line.ends_with("s = 1.0 / v1; }"),
             "{line}"
         );
+    }
+}
+
+/// Settings whose machine model is fixed (an AVX2 machine's register block, 6 x 8, and its
+/// caches' KC, MC and NC), so that a fast script's `param MR = model` gives the same code,
+/// and the same snapshot, on every machine.
+fn fixed_model() -> Settings {
+    let values = [("MR", 6), ("NR", 8), ("KC", 256), ("MC", 72), ("NC", 1104)]
+        .iter()
+        .map(|&(n, v)| (n.to_string(), Ok(Int::from(v))))
+        .collect();
+    Settings {
+        model: Some(ModelValues {
+            probed: None,
+            values,
+        }),
+        ..Settings::default()
     }
 }
