@@ -5,6 +5,8 @@
 #
 #   benches/peak.sh [RUNS] [KERNEL ...]        (default: 5 runs; every kernel with a script)
 #   SET="MR=14 NR=16" benches/peak.sh ...      (script parameters, as `--set`)
+#   FLOAT=1 benches/peak.sh ...                 (single precision: -DDATA_TYPE_IS_FLOAT,
+#                                                gemm against cblas_sgemm)
 #
 # The PolyBench files and their scripts are in benches/polybench/ (scripts/KERNEL.loopy).
 # Every program is first checked at MEDIUM size, built with -O2 -ffp-contract=off: loopy's
@@ -28,6 +30,15 @@ if [ ${#kernels[@]} -eq 0 ]; then
   done
 fi
 LOOPY=${LOOPY:-target/release/loopy}
+# Single precision: PolyBench's DATA_TYPE_IS_FLOAT everywhere, OpenBLAS's sgemm.
+prec=()
+lprec=()
+blas_call=cblas_dgemm
+if [ "${FLOAT:-0}" = 1 ]; then
+  prec=(-DDATA_TYPE_IS_FLOAT)
+  lprec=(-D DATA_TYPE_IS_FLOAT)
+  blas_call=cblas_sgemm
+fi
 [ -x "$LOOPY" ] || cargo build --release --quiet
 CC=${CC:-gcc}
 CLANG=${CLANG:-clang-16}
@@ -59,12 +70,12 @@ for k in "${kernels[@]}"; do
   inc=(-I "$pb/utilities" -I "$(path_of "$k")")
   sets=()
   for s in ${SET:-}; do sets+=(--set "$s"); done
-  "$LOOPY" apply "$src" "$pb/scripts/$k.loopy" -I "$pb/utilities" -D LARGE_DATASET "${sets[@]}" \
+  "$LOOPY" apply "$src" "$pb/scripts/$k.loopy" -I "$pb/utilities" -D LARGE_DATASET "${lprec[@]}" "${sets[@]}" \
     -o "$dir/$k-loopy.c" >/dev/null 2>"$dir/apply.log" || { cat "$dir/apply.log"; exit 1; }
   progs=(orig loopy)
   [ $have_polly = 1 ] && progs+=(polly)
   # Outputs at MEDIUM size, without contraction, must be identical.
-  check=(-O2 -ffp-contract=off -DMEDIUM_DATASET -DPOLYBENCH_DUMP_ARRAYS "${inc[@]}")
+  check=(-O2 -ffp-contract=off -DMEDIUM_DATASET -DPOLYBENCH_DUMP_ARRAYS "${prec[@]}" "${inc[@]}")
   "$CC" "${check[@]}" "$src" "$pb/utilities/polybench.c" -o "$dir/c-orig" -lm
   "$CC" "${check[@]}" "$dir/$k-loopy.c" "$pb/utilities/polybench.c" -o "$dir/c-loopy" -lm
   "$dir/c-orig" 2>"$dir/out-orig" >/dev/null
@@ -75,14 +86,14 @@ for k in "${kernels[@]}"; do
     "$dir/c-polly" 2>"$dir/out-polly" >/dev/null
     cmp -s "$dir/out-orig" "$dir/out-polly" || echo "note: $k: Polly's output differs from the original"
   fi
-  fast=(-O3 -march=native -DLARGE_DATASET -DPOLYBENCH_TIME "${inc[@]}")
+  fast=(-O3 -march=native -DLARGE_DATASET -DPOLYBENCH_TIME "${prec[@]}" "${inc[@]}")
   "$CC" "${fast[@]}" "$src" "$pb/utilities/polybench.c" -o "$dir/orig" -lm
   "$CC" "${fast[@]}" "$dir/$k-loopy.c" "$pb/utilities/polybench.c" -o "$dir/loopy" -lm
   [ $have_polly = 1 ] &&
     "$CLANG" "${fast[@]}" -mllvm -polly "$src" "$pb/utilities/polybench.c" -o "$dir/polly" -lm
   if [ "$k" = gemm ] && [ $have_blas = 1 ]; then
-    # The same program with the kernel replaced by one call of cblas_dgemm.
-    awk '/#pragma scop/ {print "  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, ni, nj, nk, alpha, &A[0][0], nk, &B[0][0], nj, beta, &C[0][0], nj);"; skip=1; next}
+    # The same program with the kernel replaced by one call of cblas_dgemm (or sgemm).
+    awk -v call="$blas_call" '/#pragma scop/ {print "  " call "(CblasRowMajor, CblasNoTrans, CblasNoTrans, ni, nj, nk, alpha, &A[0][0], nk, &B[0][0], nj, beta, &C[0][0], nj);"; skip=1; next}
          /#pragma endscop/ {skip=0; next} !skip {print}' "$src" |
       sed '1i #include <cblas.h>' >"$dir/blas.c"
     "$CC" "${fast[@]}" "$dir/blas.c" "$pb/utilities/polybench.c" -o "$dir/openblas" -lopenblas -lm
