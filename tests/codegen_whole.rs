@@ -233,3 +233,64 @@ fn a_block_that_does_not_form_is_a_warning_at_the_copy() {
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("L0507"), "{err}");
 }
+
+/// The same warning where the code is timed and shown: `bench --format json` lists it under
+/// the transformed program's `warnings` (a timed job still succeeds), and the REPL's
+/// `:code` prints it on standard error beside the code.
+#[test]
+fn bench_and_the_repl_say_why_a_block_does_not_form() {
+    let script = users_blis("ij", 4, 8, 16, 16, 32).replace("unroll(Mult, 7, 4)\n", "");
+    let dir = common::scratch("codegen_whole", "bench-repl");
+    let path = dir.join("s.loopy");
+    std::fs::write(&path, &script).unwrap();
+    let p = path.display().to_string();
+    let (code, out, err) = common::loopy(&[
+        "bench",
+        "examples/gemm/gemm.c",
+        &p,
+        "-D",
+        "NI=24",
+        "-D",
+        "NJ=40",
+        "-D",
+        "NK=20",
+        "--runs",
+        "1",
+        "--warmup",
+        "0",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["status"], "ok", "{out}");
+    assert_eq!(v["warnings"][0]["code"], "L0507", "{out}");
+    assert_eq!(v["warnings"][0]["labels"][0]["line"], 5, "{out}");
+
+    let input = format!("{script}:code\n");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_loopy"))
+        .args(["repl", "examples/gemm/gemm.c"])
+        .env("NO_COLOR", "1")
+        .env("LOOPY_HISTORY", dir.join("history"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(stdout.contains("loopy_C["), "{stdout}");
+    assert!(stderr.contains("Warning[L0507]"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
