@@ -61,24 +61,7 @@ fn same_outputs(name: &str, file: &str, sizes: &[&[&str]]) {
 
 /// The same for the original `orig`.
 fn same_outputs_of(orig: &str, name: &str, file: &str, sizes: &[&[&str]]) {
-    let dir = common::scratch("codegen_registers", name);
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let src = dir.join("new.c");
-    std::fs::write(&src, file).unwrap();
-    for (k, defs) in sizes.iter().enumerate() {
-        let mut flags = vec!["-O2", "-ffp-contract=off", "-lm"];
-        flags.extend(defs.iter());
-        let (old, new) = (dir.join(format!("old{k}")), dir.join(format!("new{k}")));
-        common::compile(&root.join(orig), &old, &flags, "");
-        let mut strict = flags.clone();
-        strict.extend(["-Wall", "-Wextra", "-Werror"]);
-        common::compile(&src, &new, &strict, file);
-        assert!(
-            run_exe(&old) == run_exe(&new),
-            "{name} {defs:?}: outputs differ"
-        );
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    common::same_outputs("codegen_registers", orig, name, file, sizes);
 }
 
 const SIZES: &[&[&str]] = &[

@@ -55,34 +55,11 @@ fn generate_for(kernel: &mut Kernel, run: &Run, vector_bytes: u32, registers: bo
         .file
 }
 
-fn run_exe(exe: &Path) -> Vec<u8> {
-    let out = Command::new(exe).output().unwrap();
-    assert!(out.status.success(), "{} failed", exe.display());
-    out.stdout
-}
-
 /// Compiles the original gemm and `file` (with every warning an error: the separated loops
 /// have no dead code the compiler can prove out of bounds) at each size and compares their
 /// outputs.
 fn same_outputs(name: &str, file: &str, sizes: &[&[&str]]) {
-    let dir = common::scratch("codegen_whole", name);
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let src = dir.join("new.c");
-    std::fs::write(&src, file).unwrap();
-    for (k, defs) in sizes.iter().enumerate() {
-        let mut flags = vec!["-O2", "-ffp-contract=off", "-lm"];
-        flags.extend(defs.iter());
-        let (old, new) = (dir.join(format!("old{k}")), dir.join(format!("new{k}")));
-        common::compile(&root.join("examples/gemm/gemm.c"), &old, &flags, "");
-        let mut strict = flags.clone();
-        strict.extend(["-Wall", "-Wextra", "-Werror"]);
-        common::compile(&src, &new, &strict, file);
-        assert!(
-            run_exe(&old) == run_exe(&new),
-            "{name} {defs:?}: outputs differ"
-        );
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    common::same_outputs("codegen_whole", "examples/gemm/gemm.c", name, file, sizes);
 }
 
 /// No whole micro-tile (7 x 13), whole and partial ones, and whole ones only (48 x 64).

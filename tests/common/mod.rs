@@ -68,3 +68,29 @@ pub fn compile(src: &Path, exe: &Path, flags: &[&str], context: &str) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Compiles the original `orig` (a path from the repository root) and the generated
+/// `file` at each size (`-D` flags, `-O2 -ffp-contract=off`; the generated one with every
+/// warning an error) and requires identical standard output.
+pub fn same_outputs(group: &str, orig: &str, name: &str, file: &str, sizes: &[&[&str]]) {
+    let dir = scratch(group, name);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = dir.join("new.c");
+    std::fs::write(&src, file).unwrap();
+    let run = |exe: &Path| {
+        let out = std::process::Command::new(exe).output().unwrap();
+        assert!(out.status.success(), "{} failed", exe.display());
+        out.stdout
+    };
+    for (k, defs) in sizes.iter().enumerate() {
+        let mut flags = vec!["-O2", "-ffp-contract=off", "-lm"];
+        flags.extend(defs.iter());
+        let (old, new) = (dir.join(format!("old{k}")), dir.join(format!("new{k}")));
+        compile(&root.join(orig), &old, &flags, "");
+        let mut strict = flags.clone();
+        strict.extend(["-Wall", "-Wextra", "-Werror"]);
+        compile(&src, &new, &strict, file);
+        assert!(run(&old) == run(&new), "{name} {defs:?}: outputs differ");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
