@@ -30,6 +30,7 @@ for k in "${kernels[@]}"; do
     syr2k) dir=$PB/linear-algebra/blas/syr2k; sizes=(-D M=1000 -D N=1200) ;;
     2mm) dir=$PB/linear-algebra/kernels/2mm; sizes=(-D NI=800 -D NJ=900 -D NK=1100 -D NL=1200) ;;
     3mm) dir=$PB/linear-algebra/kernels/3mm; sizes=(-D NI=800 -D NJ=900 -D NK=1000 -D NL=1100 -D NM=1200) ;;
+    doitgen) dir=$PB/linear-algebra/kernels/doitgen; sizes=(-D NQ=140 -D NR=150 -D NP=160) ;;
     *) echo "unknown kernel $k"; continue ;;
   esac
   src=$dir/$k.c

@@ -239,3 +239,54 @@ fn recipes_on_the_threads() {
     assert!(!out.contains("on the threads"), "{out}");
     assert!(!out.contains("_par("), "{out}");
 }
+
+/// On doitgen (a product computed one row at a time through the temporary row `sum`),
+/// `search --no-bench -o` writes the row-block recipe with a comment before each step: `sum`
+/// expanded per row and given back the outer loop, blocks of MR rows, the block's MR x NR
+/// sums in registers (the machine model's sizes); `loopy check` accepts it, and the code
+/// `loopy apply` generates prints exactly what the original prints (`A` and the live-out
+/// `sum`, at sizes with whole and partial blocks).
+#[test]
+fn the_row_block_recipe_on_doitgen_is_legal_and_prints_what_the_original_prints() {
+    let kernel = "examples/doitgen/doitgen.c";
+    let dir = scratch("search_recipe", "doitgen");
+    let best = dir.join("best.loopy");
+    let (code, out, err) = loopy(&["search", kernel, "--no-bench", "-o", best.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("recipe, row-block recipe on Mult ("), "{out}");
+    let script = std::fs::read_to_string(&best).unwrap();
+    for needle in [
+        "expand({Init, Mult, Ret}, 2, sum)",
+        "contract(sum, [1])",
+        "affine({Init, Mult, Ret}, {[r, q] -> [r, q1, q] : q1 = floor(q/MR)})",
+        "affine(Mult, {[r, q1, q, p, s] -> [r, q1, p1, s, q, p] : p1 = floor(p/NR)})",
+        "copy(Mult, 3, loopy_sum_x)",
+        "unroll(Mult, 5, MR)",
+        "vectorize(Mult, 6)",
+    ] {
+        assert!(script.contains(needle), "{needle}:\n{script}");
+    }
+    assert_commented(&script);
+    let (want, got) = original_and_generated(kernel, &best, &dir);
+    assert!(want.contains("sum: sum"), "{want}");
+    assert_eq!(got, want);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Updates of a one-dimensional array in three loops that the row-block recipe must skip,
+/// each with its reason: one accumulates across every outer iteration (nothing sets it
+/// before and reads it out after), one is indexed by its outermost loop. No candidate uses
+/// the recipe.
+#[test]
+fn the_row_block_recipe_is_skipped_where_its_precondition_fails() {
+    let (code, out, err) = loopy(&["search", "tests/data/search/not_row_block.c", "--no-bench"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for needle in [
+        "skipped: the row-block recipe does not apply to S0: not exactly one statement sets `y` before it and one reads it after",
+        "skipped: the row-block recipe does not apply to S1: the loop indexing `w` is not one of its two innermost",
+    ] {
+        assert!(out.contains(needle), "{needle}:\n{out}");
+    }
+    assert!(!out.contains("row-block recipe on S0 ("), "{out}");
+    assert!(!out.contains("expand("), "{out}");
+}

@@ -15,6 +15,7 @@ use super::cost::{self, CostModel};
 use super::finish;
 use super::fusion::Outer;
 use super::recipe::{self, BlisSizes, Contraction, Recognised};
+use super::rows;
 use super::schedule::Built;
 use super::script::{self, Names, Variant};
 use super::Legal;
@@ -316,7 +317,8 @@ impl State<'_, '_, '_> {
     /// The BLIS recipe's candidates: one for all the contractions together and, when there
     /// are several, one for each; a statement that looks like a contraction and is not gets
     /// a candidate that says why the recipe was skipped. Returns the legal ones, in order.
-    fn add_recipes(&mut self, found: &[Recognised], blocked: &[blocks::Found]) -> Vec<usize> {
+    fn add_recipes(&mut self, all: &Found) -> Vec<usize> {
+        let (found, blocked) = (&all.blis[..], &all.blocks[..]);
         let sizes = match &self.settings.blis {
             Ok(sizes) => sizes.clone(),
             Err(why) => {
@@ -334,6 +336,9 @@ impl State<'_, '_, '_> {
         }
         for (st, why) in blocked.iter().filter_map(|r| r.as_ref().err()) {
             self.skip_recipe("register-block", *st, why);
+        }
+        for (st, why) in all.rows.iter().filter_map(|r| r.as_ref().err()) {
+            self.skip_recipe("row-block", *st, why);
         }
         let ok: Vec<&Contraction> = found.iter().filter_map(|r| r.as_ref().ok()).collect();
         let mut sets: Vec<Vec<&Contraction>> = vec![ok.clone()];
@@ -370,7 +375,26 @@ impl State<'_, '_, '_> {
             }
         }
         self.add_blocks(blocked, &sizes, &mut legal);
+        self.add_rows(&all.rows, &sizes, &mut legal);
         legal
+    }
+
+    /// The row-block recipe's candidates, one per group of statements it recognised; the
+    /// legal ones are added to `legal`.
+    fn add_rows(&mut self, found: &[rows::Found], sizes: &BlisSizes, legal: &mut Vec<usize>) {
+        for r in found.iter().filter_map(|r| r.as_ref().ok()) {
+            let variant = format!(
+                "row-block recipe on {} ({} x {})",
+                self.names.handles[r.update], sizes.mr, sizes.nr
+            );
+            let lines = rows::script(r, &self.names, sizes);
+            let Some(c) = self.add_lines(None, Some(Kind::Recipe), variant, lines, true) else {
+                return;
+            };
+            if self.candidates[c].verdict == Verdict::Legal && !legal.contains(&c) {
+                legal.push(c);
+            }
+        }
     }
 
     /// The register-block recipe's candidates: for each size the model suggests, one for all
@@ -842,23 +866,31 @@ pub fn search_with(
 /// The contractions, for the BLIS recipe, and the updates the register-block recipe takes
 /// among the others, recognised on the kernel as it is under the time limit (none when it
 /// ran out: what was found then would be placeholders).
-fn recognise_recipes(
-    kernel: &Kernel,
-    run: &Run,
-    names: &Names,
-    limited: Limited,
-) -> (Vec<Recognised>, Vec<blocks::Found>) {
-    let mut found: (Vec<Recognised>, Vec<blocks::Found>) = (vec![], vec![]);
+fn recognise_recipes(kernel: &Kernel, run: &Run, names: &Names, limited: Limited) -> Found {
+    let mut found = Found::default();
     let (scop, program, deps) = (&kernel.scop, &run.program, &run.deps);
     let recognise = &mut || {
         let c = recipe::contractions(scop, program, deps);
         let b = blocks::blocks(scop, program, deps, names, &c);
-        found = (c, b);
+        let r = rows::rows(scop, names);
+        found = Found {
+            blis: c,
+            blocks: b,
+            rows: r,
+        };
     };
     if limited(recognise).is_err() {
-        return (vec![], vec![]);
+        return Found::default();
     }
     found
+}
+
+/// What each recipe recognised on the kernel.
+#[derive(Default)]
+struct Found {
+    blis: Vec<Recognised>,
+    blocks: Vec<blocks::Found>,
+    rows: Vec<rows::Found>,
 }
 
 /// The answer's `param` lines tuned in `seconds` ([`finish::finish`]), or why not: the
@@ -971,13 +1003,13 @@ impl State<'_, '_, '_> {
     /// the first by cost.
     fn phases(
         &mut self,
-        found: &(Vec<Recognised>, Vec<blocks::Found>),
+        found: &Found,
         schedules: &[InterleavingSchedule],
         interleavings: usize,
         own: Option<usize>,
     ) -> (usize, Option<Vec<String>>, Option<usize>) {
         let bench = self.settings.bench;
-        let recipes = self.add_recipes(&found.0, &found.1);
+        let recipes = self.add_recipes(found);
         let base = self.add_schedules(schedules, interleavings);
         let identity = self.add_identity(own);
         let model = self.model.clone();

@@ -15,6 +15,7 @@ pub mod fusion;
 #[cfg(test)]
 mod fusion_tests;
 pub mod recipe;
+pub mod rows;
 pub mod schedule;
 pub mod script;
 pub mod space;
