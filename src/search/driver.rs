@@ -872,7 +872,10 @@ fn recognise_recipes(kernel: &Kernel, run: &Run, names: &Names, limited: Limited
     let recognise = &mut || {
         let c = recipe::contractions(scop, program, deps);
         let b = blocks::blocks(scop, program, deps, names, &c);
-        let r = rows::rows(scop, names);
+        let expanded: Vec<String> = (run.interp.state.expansions.iter())
+            .map(|e| e.array.clone())
+            .collect();
+        let r = rows::rows(scop, names, &expanded);
         found = Found {
             blis: c,
             blocks: b,

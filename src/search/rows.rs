@@ -39,13 +39,17 @@ pub struct Rows {
 pub type Found = Result<Rows, (usize, String)>;
 
 /// The row-block recipe's verdict on each `+` update of a one-dimensional array in at least
-/// three loops (those that look like a row of a product).
-pub fn rows(scop: &Scop, names: &Names) -> Vec<Found> {
+/// three loops (those that look like a row of a product), except arrays in `expanded` (model
+/// names: a prefix expanded them already, so no temporary is shared any more).
+pub fn rows(scop: &Scop, names: &Names, expanded: &[String]) -> Vec<Found> {
     let mut out = vec![];
     for (u, st) in scop.statements.iter().enumerate() {
         let Some(up) = &st.update else { continue };
         let rank = scop.array(&up.array).map_or(0, |a| a.rank);
         if up.op != RedOp::Add || rank != 1 || st.iterators.len() < 3 {
+            continue;
+        }
+        if expanded.contains(&up.array) {
             continue;
         }
         out.push(recognise(scop, names, u).map_err(|why| (u, why)));
