@@ -16,7 +16,7 @@ use crate::model::{
     Access, AccessKind, Array, LoopInfo, Schedule, Scop, SourceSpan, Statement, Storage,
 };
 use crate::presburger::build::{constant, input};
-use crate::presburger::{Int, Map, Set, Space, Tuple};
+use crate::presburger::{Basic, Int, Map, Set, Space, Tuple};
 
 /// Storage of at most this many elements is an automatic array; larger storage is
 /// allocated on the heap when the region starts and freed after it.
@@ -353,42 +353,107 @@ pub fn expanded(
     Ok(scop)
 }
 
-/// The copy plans in the coordinates of the storage as declared: a copy of a contracted
-/// expansion's storage (planned on the expanded program, one leading dimension per loop
-/// expanded along) loses the dimensions of the loops given back, which are one element
-/// wide in every window (`plan::copy` refuses the copy otherwise).
+/// The copy plans in the coordinates of the storage as declared. A copy of an expansion's
+/// storage is planned on the expanded program: one leading dimension per loop expanded
+/// along, and each dimension's values as the subscripts give them. The storage has no
+/// dimension for a loop a `contract` gave back (one element wide in every window of the
+/// copy, `plan::copy` refuses the copy otherwise), and it is indexed from its box's lower
+/// corner (`ExpandPlan::index`): the corners, footprint and written elements of the copy
+/// are shifted by it (an affine expression of the parameters, `plan::copy` refuses the copy
+/// otherwise).
 pub fn storage_plans(plans: &[CopyPlan], expansions: &[ExpandPlan]) -> Vec<CopyPlan> {
     plans
         .iter()
-        .map(|plan| {
-            let Some(e) =
-                (expansions.iter()).find(|e| e.name == plan.mark.array && e.is_contracted())
-            else {
-                return plan.clone();
-            };
-            let mut dims: Vec<usize> = e.given_back.iter().map(|g| g.0).collect();
-            dims.sort_unstable();
-            let mut p = plan.clone();
-            for &d in dims.iter().rev() {
-                p.rank -= 1;
-                p.lower.remove(d);
-                p.size.remove(d);
-                p.runtime.remove(d);
-                p.footprint = without_range_dim(&p.footprint, d);
-                p.written = without_range_dim(&p.written, d);
-                p.layout.retain(|b| b.dim() != d);
-                for b in p.layout.iter_mut() {
-                    *b = match *b {
-                        BufDim::Whole(x) if x > d => BufDim::Whole(x - 1),
-                        BufDim::Blocks(x, n) if x > d => BufDim::Blocks(x - 1, n),
-                        BufDim::Within(x, n) if x > d => BufDim::Within(x - 1, n),
-                        b => b,
-                    };
-                }
-            }
-            p
-        })
+        .map(
+            |plan| match expansions.iter().find(|e| e.name == plan.mark.array) {
+                Some(e) => shifted(&without_given_back(plan, e), e),
+                None => plan.clone(),
+            },
+        )
         .collect()
+}
+
+/// `plan` without the dimensions of the loops `e` gave back.
+fn without_given_back(plan: &CopyPlan, e: &ExpandPlan) -> CopyPlan {
+    let mut dims: Vec<usize> = e.given_back.iter().map(|g| g.0).collect();
+    dims.sort_unstable();
+    let mut p = plan.clone();
+    for &d in dims.iter().rev() {
+        p.rank -= 1;
+        p.lower.remove(d);
+        p.size.remove(d);
+        p.runtime.remove(d);
+        p.footprint = without_range_dim(&p.footprint, d);
+        p.written = without_range_dim(&p.written, d);
+        p.layout.retain(|b| b.dim() != d);
+        for b in p.layout.iter_mut() {
+            *b = match *b {
+                BufDim::Whole(x) if x > d => BufDim::Whole(x - 1),
+                BufDim::Blocks(x, n) if x > d => BufDim::Blocks(x - 1, n),
+                BufDim::Within(x, n) if x > d => BufDim::Within(x - 1, n),
+                b => b,
+            };
+        }
+    }
+    p
+}
+
+/// `plan` (in the storage's dimensions) with each dimension counted from the storage's
+/// lower corner there.
+fn shifted(plan: &CopyPlan, e: &ExpandPlan) -> CopyPlan {
+    let mut p = plan.clone();
+    for d in 0..p.rank {
+        let off =
+            storage_offset(e, d).expect("`plan::copy` refuses a storage corner that is not affine");
+        if off.iter().all(Int::is_zero) {
+            continue;
+        }
+        // The corner: minus the offset, over the parameters' columns.
+        let row = &mut p.lower[d].row;
+        for (x, o) in row.iter_mut().zip(&off) {
+            *x -= o;
+        }
+        p.footprint = shift_range_dim(&p.footprint, d, &off);
+        p.written = shift_range_dim(&p.written, d, &off);
+    }
+    p
+}
+
+/// The lower corner of the storage's dimension `d` as a row over `[1 | params]`, when it is
+/// affine (no floors).
+pub fn storage_offset(e: &ExpandPlan, d: usize) -> Option<Vec<Int>> {
+    let c = e.lower.get(d)?;
+    let np = c.basic.n_param();
+    if (np + 1..c.row.len()).any(|i| !c.row[i].is_zero()) {
+        return None;
+    }
+    Some(c.row[..=np].to_vec())
+}
+
+/// `m` with its range dimension `d` replaced by `d - off` (`off` over `[1 | params]`): each
+/// constraint on `x` becomes one on `x' + off`.
+fn shift_range_dim(m: &Map, d: usize, off: &[Int]) -> Map {
+    let k = m.n_in();
+    let w = m.wrap();
+    let parts: Vec<Basic> = (w.parts().iter())
+        .map(|b| {
+            let mut b = b.clone();
+            let col = b.col_dim(k + d);
+            let sub = |r: &mut Vec<Int>| {
+                let a = r[col].clone();
+                if a.is_zero() {
+                    return;
+                }
+                for (c, o) in off.iter().enumerate() {
+                    r[c] = &r[c] + &(&a * o);
+                }
+            };
+            b.map_rows(sub);
+            b.map_divs(|dv| sub(&mut dv.num));
+            b
+        })
+        .collect();
+    Map::from_set(&Set::from_parts(w.space().clone(), parts), k)
 }
 
 /// `m` without its range dimension `d`.

@@ -77,7 +77,7 @@ pub fn generate_state<'a>(
             next,
         )?)
     };
-    // Copies of a contracted storage, in the storage's coordinates.
+    // Copies of an expansion's storage, in the storage's coordinates.
     let plans = match &program {
         Cow::Owned(_) => expand::storage_plans(&state.copy_plans, &state.expansions),
         Cow::Borrowed(_) => state.copy_plans.clone(),

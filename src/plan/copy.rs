@@ -128,10 +128,25 @@ pub fn plan(st: &State) -> Result<Vec<CopyPlan>, Diagnostic> {
 /// and its writes to the write-back stays inside the interval the contraction check
 /// covers.
 fn contracted_window(st: &State, plan: &CopyPlan) -> Result<(), Diagnostic> {
-    let Some(e) = (st.expansions.iter()).find(|e| e.name == plan.mark.array && e.is_contracted())
-    else {
+    let Some(e) = (st.expansions.iter()).find(|e| e.name == plan.mark.array) else {
         return Ok(());
     };
+    // The storage is indexed from its lower corner: the copy is shifted by it, which must
+    // be an affine expression of the parameters.
+    let affine = |c: &crate::model::copy::Corner| {
+        let np = c.basic.n_param();
+        (np + 1..c.row.len()).all(|i| c.row[i].is_zero())
+    };
+    if !e.lower.iter().all(affine) {
+        return Err(refuse(
+            &plan.mark,
+            format!(
+                "the storage `{}` starts at a corner that is not an affine expression of the parameters: its copy cannot be placed",
+                e.name
+            ),
+            "copied here",
+        ));
+    }
     for (l, origin) in &e.given_back {
         if plan.size.get(*l).is_some_and(Int::is_one) {
             continue;
