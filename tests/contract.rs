@@ -222,6 +222,35 @@ fn random_op(c: &Case, r: &mut Rng) -> String {
     }
 }
 
+/// The kernel's file, the kernel, the run, the operations applied and the statements of
+/// the expansion.
+type Scheduled = (std::path::PathBuf, Kernel, Run, Vec<String>, Vec<String>);
+
+/// A random case scheduled as the random tests do: `t` expanded along `i` for the case's
+/// statements `l`, up to three random operations (those that apply), then `contract(t)`.
+/// Returns the kernel's file, the kernel, the run, the operations applied and `l`; `None`
+/// when the expansion is refused.
+fn contracted_case(c: &Case, case_no: usize, rng: &mut Rng, dir: &Path) -> Option<Scheduled> {
+    let l: Vec<String> = (c.body.iter().enumerate())
+        .filter(|(_, b)| b.in_l)
+        .map(|(k, _)| format!("B{k}"))
+        .collect();
+    let src = dir.join(format!("k{case_no}.c"));
+    std::fs::write(&src, c_text(c)).unwrap();
+    let kernel = Kernel::load(&src, &Options::default()).unwrap();
+    let prefix = format!("expand({{{}}}, 1, t)\n", l.join(", "));
+    let mut run = Run::new(&kernel, &prefix, "script", dir).ok()?;
+    let mut script = vec![];
+    for _ in 0..rng.below(4) {
+        let op = random_op(c, rng);
+        if run.apply(&kernel, &op, "op", dir).is_ok() {
+            script.push(op);
+        }
+    }
+    run.apply(&kernel, "contract(t)", "op", dir).unwrap();
+    Some((src, kernel, run, script, l))
+}
+
 #[test]
 fn random_contractions_against_brute_force() {
     let dir = common::scratch("contract", "random");
@@ -229,32 +258,10 @@ fn random_contractions_against_brute_force() {
     let (mut accepted, mut refused, mut cautious, mut compiled) = (0, 0, 0, 0);
     for case_no in 0..400 {
         let c = random_case(&mut rng);
-        let l: Vec<String> = c
-            .body
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.in_l)
-            .map(|(k, _)| format!("B{k}"))
-            .collect();
-        let src = dir.join(format!("k{case_no}.c"));
-        std::fs::write(&src, c_text(&c)).unwrap();
-        let kernel = Kernel::load(&src, &Options::default()).unwrap();
-        let Ok(mut run) = Run::new(
-            &kernel,
-            &format!("expand({{{}}}, 1, t)\n", l.join(", ")),
-            "script",
-            &dir,
-        ) else {
+        let Some((src, kernel, run, script, _)) = contracted_case(&c, case_no, &mut rng, &dir)
+        else {
             continue;
         };
-        let mut script = vec![];
-        for _ in 0..rng.below(4) {
-            let op = random_op(&c, &mut rng);
-            if run.apply(&kernel, &op, "op", &dir).is_ok() {
-                script.push(op);
-            }
-        }
-        run.apply(&kernel, "contract(t)", "op", &dir).unwrap();
         let violations = run.check();
         if violations
             .iter()
@@ -550,25 +557,10 @@ fn random_copies_of_a_contracted_storage_print_what_the_original_prints() {
     let (mut compiled, mut planned_refused) = (0, 0);
     for case_no in 0..300 {
         let c = random_case(&mut rng);
-        let l: Vec<String> = (c.body.iter().enumerate())
-            .filter(|(_, b)| b.in_l)
-            .map(|(k, _)| format!("B{k}"))
-            .collect();
-        let src = dir.join(format!("k{case_no}.c"));
-        std::fs::write(&src, c_text(&c)).unwrap();
-        let kernel = Kernel::load(&src, &Options::default()).unwrap();
-        let prefix = format!("expand({{{}}}, 1, t)\n", l.join(", "));
-        let Ok(mut run) = Run::new(&kernel, &prefix, "script", &dir) else {
+        let Some((src, kernel, mut run, script, l)) = contracted_case(&c, case_no, &mut rng, &dir)
+        else {
             continue;
         };
-        let mut script = vec![];
-        for _ in 0..rng.below(4) {
-            let op = random_op(&c, &mut rng);
-            if run.apply(&kernel, &op, "op", &dir).is_ok() {
-                script.push(op);
-            }
-        }
-        run.apply(&kernel, "contract(t)", "op", &dir).unwrap();
         let copy = format!("copy({{{}}}, 1, loopy_t_x)", l.join(", "));
         match run.apply(&kernel, &copy, "op", &dir) {
             Err(e) if e.diagnostic.message.contains("which `contract` gave back") => {

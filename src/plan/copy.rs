@@ -114,20 +114,22 @@ pub fn plan(st: &State) -> Result<Vec<CopyPlan>, Diagnostic> {
     }
     nest(&mut out)?;
     for plan in &out {
-        contracted_window(st, plan)?;
+        storage_copy(st, plan)?;
     }
     Ok(out)
 }
 
-/// A copy of the storage of a contracted expansion (`contract` gave loops back, so one
-/// element of the storage serves every iteration of those loops): each of its windows
-/// must hold one iteration of every loop given back (the box one element wide along its
-/// dimension), so that the buffer's element is the storage's element. The verifier checks
-/// the copy on the expanded program and the contraction on the statements; with one
-/// iteration of the loops given back per window, moving the storage's reads to the fill
-/// and its writes to the write-back stays inside the interval the contraction check
-/// covers.
-fn contracted_window(st: &State, plan: &CopyPlan) -> Result<(), Diagnostic> {
+/// A copy of an expansion's storage, planned on the expanded program, is generated in the
+/// storage's coordinates (`codegen::expand::storage_plans`): counted from the storage's
+/// lower corner, which must be an affine expression of the parameters, and without the
+/// loops a `contract` gave back (one element of the storage serves every iteration of
+/// those loops). Each window must then hold one iteration of every loop given back (the
+/// box one element wide along its dimension), so that the buffer's element is the
+/// storage's element. The verifier checks the copy on the expanded program and the
+/// contraction on the statements; with one iteration of the loops given back per window,
+/// moving the storage's reads to the fill and its writes to the write-back stays inside
+/// the interval the contraction check covers.
+fn storage_copy(st: &State, plan: &CopyPlan) -> Result<(), Diagnostic> {
     let Some(e) = (st.expansions.iter()).find(|e| e.name == plan.mark.array) else {
         return Ok(());
     };

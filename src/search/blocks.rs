@@ -238,7 +238,7 @@ pub fn sizes(blis: &super::recipe::BlisSizes) -> Vec<BlockSizes> {
 }
 
 /// A name for a tile loop of `x` that is none of the statement's iterators nor a parameter.
-fn fresh(x: &str, taken: &[String]) -> String {
+pub(super) fn fresh(x: &str, taken: &[String]) -> String {
     let mut name = format!("{x}1");
     while taken.contains(&name) {
         name.push('1');

@@ -14,6 +14,7 @@
 //! `x[p]` into another array, each sharing the outer loops with it; no other statement
 //! touching `x`. The verifier judges each script, as for every candidate.
 
+use super::blocks::fresh;
 use super::recipe::{shared, single, subscripts, BlisSizes};
 use super::script::Names;
 use crate::model::state::RedOp;
@@ -147,15 +148,6 @@ fn recognise(scop: &Scop, names: &Names, u: usize) -> Result<Rows, String> {
         p,
         s,
     })
-}
-
-/// A name that none of `taken` is.
-fn fresh(x: &str, taken: &[String]) -> String {
-    let mut name = format!("{x}1");
-    while taken.contains(&name) {
-        name.push('1');
-    }
-    name
 }
 
 /// The recipe's script for one group of statements, a comment before each step saying what
