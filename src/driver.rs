@@ -436,6 +436,8 @@ pub struct Generated {
     pub function: Option<String>,
     /// Warnings on the code (`codegen::Code::notes`), labelled in the script.
     pub notes: Vec<crate::diag::Diagnostic>,
+    /// Whether `region` starts with a preprocessor line (which must start its line).
+    opens_with_pre: bool,
 }
 
 impl Generated {
@@ -484,11 +486,7 @@ pub fn generate_from_script(
         "   two files and generate it again. */".to_string(),
     ]
     .join(&format!("\n{indent}"));
-    let first = if g.region.starts_with('#') {
-        ""
-    } else {
-        indent
-    };
+    let first = if g.opens_with_pre { "" } else { indent };
     let region = format!("{header}\n{first}{}", g.region);
     let file = format!("{before}{region}{}", &g.file[start + g.region.len()..]);
     Ok(Generated {
@@ -497,6 +495,7 @@ pub fn generate_from_script(
         region_start: start,
         function: g.function,
         notes: g.notes,
+        opens_with_pre: g.opens_with_pre,
     })
 }
 
@@ -538,16 +537,8 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
     } else {
         (code, None)
     };
-    let mut region = String::new();
-    for (k, line) in code.lines().enumerate() {
-        if k > 0 {
-            region.push('\n');
-            if !line.is_empty() && !line.starts_with('#') {
-                region.push_str(indent);
-            }
-        }
-        region.push_str(line);
-    }
+    let opens_with_pre = code.opens_with_pre();
+    let region = code.placed(indent);
     let mut file = String::with_capacity(text.len() + region.len());
     match (&function, scop.host.start) {
         (Some(f), Some(at)) if at <= range.start => {
@@ -566,5 +557,6 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
         region_start,
         function,
         notes,
+        opens_with_pre,
     })
 }

@@ -7,6 +7,7 @@
 //! constants).
 
 use super::body::Seg;
+use super::text::CText;
 use crate::model::copy::{Corner, Extent};
 use crate::presburger::affine::{fmt_row, Times};
 use crate::presburger::row::Row;
@@ -428,6 +429,11 @@ impl Node {
         })
     }
 
+    /// The nodes of the lists this node holds, one list after the other.
+    pub fn children(&self) -> Vec<&Node> {
+        self.bodies().into_iter().flatten().collect()
+    }
+
     /// The lists of nodes this node holds, in the order they run.
     pub fn bodies(&self) -> Vec<&[Node]> {
         match self {
@@ -462,6 +468,30 @@ pub fn find_map<T>(nodes: &[Node], f: &mut dyn FnMut(&Node) -> Option<T>) -> Opt
         }
     }
     None
+}
+
+/// Calls `f` on every node of `nodes` and of the lists they hold, each before its bodies,
+/// with its path: the position of each node on the way to it, counted among its parent's
+/// nodes (the lists of a node with several taken one after the other).
+pub fn for_each_path(nodes: &[Node], f: &mut dyn FnMut(&[usize], &Node)) {
+    fn go(nodes: &[&Node], path: &mut Vec<usize>, f: &mut dyn FnMut(&[usize], &Node)) {
+        for (k, n) in nodes.iter().enumerate() {
+            path.push(k);
+            f(path, n);
+            go(&n.children(), path, f);
+            path.pop();
+        }
+    }
+    go(&nodes.iter().collect::<Vec<_>>(), &mut vec![], f)
+}
+
+/// The node at a path of [`for_each_path`].
+pub fn node_at<'a>(nodes: &'a [Node], path: &[usize]) -> &'a Node {
+    let mut n = &nodes[path[0]];
+    for &k in &path[1..] {
+        n = n.children()[k];
+    }
+    n
 }
 
 /// Calls `f` on every node of `nodes` and of the lists they hold, each before its bodies.
@@ -699,26 +729,24 @@ pub struct Helpers {
 
 impl Helpers {
     /// `#define`s for the helpers used (correct for negative operands, divisor > 0).
-    pub fn defines(&self) -> String {
+    pub fn defines(&self) -> CText {
         let p = self.prefix;
-        let mut s = String::new();
+        let mut s = CText::new();
         if self.floord {
-            let _ = writeln!(
-                s,
+            s.pre(&format!(
                 "#define {p}floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))"
-            );
+            ));
         }
         if self.ceild {
-            let _ = writeln!(
-                s,
+            s.pre(&format!(
                 "#define {p}ceild(n, d) (((n) < 0) ? -((-(n)) / (d)) : ((n) + (d) - 1) / (d))"
-            );
+            ));
         }
         if self.max {
-            let _ = writeln!(s, "#define {p}max(x, y) ((x) > (y) ? (x) : (y))");
+            s.pre(&format!("#define {p}max(x, y) ((x) > (y) ? (x) : (y))"));
         }
         if self.min {
-            let _ = writeln!(s, "#define {p}min(x, y) ((x) < (y) ? (x) : (y))");
+            s.pre(&format!("#define {p}min(x, y) ((x) < (y) ? (x) : (y))"));
         }
         s
     }
@@ -992,7 +1020,7 @@ impl CPrinter<'_> {
     }
 
     /// A loop: `for (v = lower; v <= upper; v += step) { body }`.
-    fn for_loop(&mut self, n: &Node, indent: usize, out: &mut String) {
+    fn for_loop(&mut self, n: &Node, indent: usize, out: &mut CText) {
         let Node::For {
             var,
             name,
@@ -1029,7 +1057,7 @@ impl CPrinter<'_> {
     }
 
     /// An unrolled loop of unknown trip count ([`Node::Unrolled`]).
-    fn unrolled(&mut self, n: &Node, indent: usize, out: &mut String) {
+    fn unrolled(&mut self, n: &Node, indent: usize, out: &mut CText) {
         let Node::Unrolled {
             var,
             name,
@@ -1095,7 +1123,7 @@ impl CPrinter<'_> {
         buffers: &[ThreadBuffer],
         body: &[Node],
         indent: usize,
-        out: &mut String,
+        out: &mut CText,
     ) {
         let pad = "  ".repeat(indent);
 
@@ -1103,7 +1131,7 @@ impl CPrinter<'_> {
         if !private.is_empty() {
             clause = format!(" private({})", private.join(", "));
         }
-        let _ = writeln!(out, "{pad}#pragma omp parallel{clause}");
+        out.directive(&pad, &format!("#pragma omp parallel{clause}"));
         let _ = writeln!(out, "{pad}{{");
         if !buffers.is_empty() {
             for e in ALLOC_EXTERNS {
@@ -1121,7 +1149,7 @@ impl CPrinter<'_> {
     }
 
     /// The C text of a list of nodes at an indentation.
-    pub fn nodes(&mut self, nodes: &[Node], indent: usize, out: &mut String) {
+    pub fn nodes(&mut self, nodes: &[Node], indent: usize, out: &mut CText) {
         let pad = "  ".repeat(indent);
         for n in nodes {
             match n {
@@ -1167,7 +1195,7 @@ impl CPrinter<'_> {
                     let _ = writeln!(out, "{pad}/* {c} */");
                 }
                 Node::Omp { pragma, body } => {
-                    let _ = writeln!(out, "{pad}#pragma {pragma}");
+                    out.directive(&pad, &format!("#pragma {pragma}"));
                     self.nodes(body, indent, out);
                 }
                 Node::Parallel {
@@ -1176,7 +1204,7 @@ impl CPrinter<'_> {
                     body,
                 } => self.parallel(private, buffers, body, indent, out),
                 Node::Single(body) => {
-                    let _ = writeln!(out, "{pad}#pragma omp single");
+                    out.directive(&pad, "#pragma omp single");
                     let _ = writeln!(out, "{pad}{{");
                     self.nodes(body, indent + 1, out);
                     let _ = writeln!(out, "{pad}}}");

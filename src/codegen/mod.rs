@@ -15,6 +15,7 @@ pub mod regions;
 pub mod registers;
 pub mod scan;
 mod stage;
+pub mod text;
 mod unroll;
 mod whole;
 
@@ -33,9 +34,9 @@ use std::borrow::Cow;
 /// The code of a region under a final schedule state ([`generate_state`]).
 #[derive(Clone, Debug)]
 pub struct Code<'a> {
-    /// The C text replacing the region: helper macros, then the loop nest (lines end in
-    /// `\n`, not indented), before any run-time test ([`overlap::guard`]).
-    pub text: String,
+    /// The C text replacing the region: helper macros, then the loop nest, before any
+    /// run-time test ([`overlap::guard`]).
+    pub text: text::CText,
     /// The program the code was generated from: the kernel's own, or the kernel with the
     /// state's expansions applied ([`expand::expanded`]).
     pub program: Cow<'a, Scop>,
@@ -160,7 +161,7 @@ pub fn scan_set_to_c(set: &Set) -> String {
         names: vec![],
         predeclared: &[],
     };
-    let mut body = String::new();
+    let mut body = text::CText::new();
     p.nodes(&nodes, 0, &mut body);
     format!("{}{body}", p.helpers.defines())
 }

@@ -29,9 +29,11 @@
 //! `--assume-no-overlap` removes the test: the transformed region (with `restrict` where it
 //! can) runs unconditionally.
 
+use super::text::CText;
 use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::{AccessKind, Array, Scop, Storage};
+use crate::presburger::Int;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -39,7 +41,7 @@ use std::fmt::Write;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Guarded {
     /// The text replacing the region.
-    pub region: String,
+    pub region: CText,
     /// A function definition to insert before the host function (at `scop.host.start`),
     /// followed by a blank line.
     pub function: Option<String>,
@@ -54,23 +56,21 @@ pub const PATH_MACRO: &str = "LOOPY_PATH";
 /// code. Unchanged when no two of the region's arrays may overlap with one of them written.
 pub fn guard(
     scop: &Scop,
-    fast: String,
+    fast: CText,
     file: &str,
     assume_no_overlap: bool,
 ) -> Result<Guarded, Diagnostic> {
     let pairs = pairs(scop);
+    let unchanged = |region| Guarded {
+        region,
+        function: None,
+    };
     if pairs.is_empty() {
-        return Ok(Guarded {
-            region: fast,
-            function: None,
-        });
+        return Ok(unchanged(fast));
     }
     if let Some(why) = unguardable(scop) {
         if assume_no_overlap {
-            return Ok(Guarded {
-                region: fast,
-                function: None,
-            });
+            return Ok(unchanged(fast));
         }
         let (a, b) = pairs[0];
         let sp = &scop.region;
@@ -83,29 +83,29 @@ pub fn guard(
         .with_help("move the declaration before `#pragma scop`, or pass `--assume-no-overlap` if no two of the region's arrays ever overlap"));
     }
     let outline = outline(scop, file);
-    let original = original_text(scop, file);
-    let mut region = String::new();
-    let mut function = None;
     // The transformed code: a call, or the code itself.
-    let fast_code = match &outline {
+    let (fast_code, function) = match &outline {
         Ok(o) => {
-            function = Some(outlined_function(scop, &fast, o, !assume_no_overlap));
+            let function = outlined_function(scop, &fast, o, !assume_no_overlap);
             let args: Vec<&str> = o
                 .args
                 .iter()
                 .map(String::as_str)
                 .chain(o.locals.iter().map(|(n, _)| n.as_str()))
                 .collect();
-            format!("{}({});\n", o.name, args.join(", "))
+            let mut call = CText::new();
+            let _ = writeln!(call, "{}({});", o.name, args.join(", "));
+            (call, Some(function))
         }
-        Err(_) => fast.clone(),
+        Err(_) => (fast, None),
     };
+    let mut region = CText::new();
     if assume_no_overlap {
         let _ = writeln!(
             region,
             "/* loopy: the arrays of this region are assumed not to overlap in memory (--assume-no-overlap). */"
         );
-        region.push_str(&fast_code);
+        region.nest(&fast_code, "");
         if let Ok(o) = &outline {
             for c in &o.counters {
                 let _ = writeln!(region, "(void){}; /* no longer a loop counter here */", c.0);
@@ -126,19 +126,23 @@ pub fn guard(
             Err(_) => String::new(),
         }
     );
-    region.push_str("{\n");
-    region.push_str(&test.prelude);
+    region.code("{\n");
+    region.nest(&test.prelude, "");
     for line in &test.declarations {
         let _ = writeln!(region, "  {line}");
     }
     let _ = writeln!(region, "  if ({}) {{", test.condition);
-    let path = |what: &str| format!("#ifdef {PATH_MACRO}\n    {PATH_MACRO}(\"{what}\");\n#endif\n");
-    region.push_str(&path("transformed"));
-    region.push_str(&indent(&fast_code, "    "));
-    region.push_str("  } else {\n");
-    region.push_str(&path("original"));
-    region.push_str(&indent(&original, "    "));
-    region.push_str("  }\n}\n");
+    let path = |region: &mut CText, what: &str| {
+        region.pre(&format!("#ifdef {PATH_MACRO}"));
+        let _ = writeln!(region, "    {PATH_MACRO}(\"{what}\");");
+        region.pre("#endif");
+    };
+    path(&mut region, "transformed");
+    region.nest(&fast_code, "    ");
+    region.code("  } else {\n");
+    path(&mut region, "original");
+    region.nest(&original_text(scop, file), "    ");
+    region.code("  }\n}\n");
     Ok(Guarded { region, function })
 }
 
@@ -211,13 +215,13 @@ fn unguardable(scop: &Scop) -> Option<String> {
 /// The test: macro definitions, declarations of each array's lowest and highest byte,
 /// and the condition.
 struct Test {
-    prelude: String,
+    prelude: CText,
     declarations: Vec<String>,
     condition: String,
 }
 
 fn test(scop: &Scop, pairs: &[(&Array, &Array)]) -> Test {
-    let mut prelude = String::new();
+    let mut prelude = CText::new();
     let mut declarations = vec![];
     let mut conds: Vec<String> = vec![];
     let mut ranged: BTreeSet<&str> = BTreeSet::new();
@@ -246,7 +250,7 @@ fn test(scop: &Scop, pairs: &[(&Array, &Array)]) -> Test {
     }
     if let Some(why) = why_not {
         return Test {
-            prelude: String::new(),
+            prelude: CText::new(),
             declarations: vec![format!(
                 "/* no test can show that the arrays do not overlap: {why} */"
             )],
@@ -261,15 +265,13 @@ fn test(scop: &Scop, pairs: &[(&Array, &Array)]) -> Test {
         ));
     }
     if floord {
-        prelude.push_str(
-            "#define loopy_floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))\n",
-        );
+        prelude
+            .pre("#define loopy_floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))");
     }
-    prelude.push_str(
-        "#ifdef __UINTPTR_TYPE__\n#define loopy_uptr __UINTPTR_TYPE__\n#else\n#define loopy_uptr unsigned long long\n#endif\n",
+    prelude.pre(
+        "#ifdef __UINTPTR_TYPE__\n#define loopy_uptr __UINTPTR_TYPE__\n#else\n#define loopy_uptr unsigned long long\n#endif",
     );
-    prelude
-        .push_str("#define loopy_addr(p, off) ((loopy_uptr)(p) + (loopy_uptr)(long long)(off))\n");
+    prelude.pre("#define loopy_addr(p, off) ((loopy_uptr)(p) + (loopy_uptr)(long long)(off))");
     Test {
         prelude,
         declarations,
@@ -346,17 +348,18 @@ fn range(scop: &Scop, x: &Array) -> Result<Range, String> {
         };
         let (lo, hi) = (bound(false)?, bound(true)?);
         let stride = format!("(long long)sizeof({})", element(n, d + 1));
-        if lo != "0" {
-            lo_terms.push(format!("(long long)({lo}) * {stride}"));
+        if !lo.constant.as_ref().is_some_and(Int::is_zero) {
+            lo_terms.push(format!("(long long)({}) * {stride}", lo.text));
         }
-        hi_terms.push(format!("(long long)({hi}) * {stride}"));
+        hi_terms.push(format!("(long long)({}) * {stride}", hi.text));
         if d > 0 {
             // Inside the declared extent, so the corners bound every element.
-            if !matches!(lo.parse::<i64>(), Ok(v) if v >= 0) {
-                conditions.push(format!("0 <= ({lo})"));
+            if lo.constant.as_ref().is_none_or(Int::is_negative) {
+                conditions.push(format!("0 <= ({})", lo.text));
             }
             conditions.push(format!(
-                "({hi}) < (long long)(sizeof({}) / sizeof({}))",
+                "({}) < (long long)(sizeof({}) / sizeof({}))",
+                hi.text,
                 element(n, d),
                 element(n, d + 1)
             ));
@@ -388,15 +391,18 @@ fn extreme(
     max: bool,
     params: &[String],
     floors: &mut bool,
-) -> Option<String> {
+) -> Option<Value> {
     let mut one = |s: &crate::presburger::Set| {
         crate::model::copy::bound(s, max).map(|c| {
             *floors |= super::ast::corner_floors(&c);
-            c.to_c(params, &[], "loopy_floord")
+            Value {
+                text: c.to_c(params, &[], "loopy_floord"),
+                constant: c.constant(),
+            }
         })
     };
-    if let Some(e) = one(s) {
-        return Some(e);
+    if let Some(v) = one(s) {
+        return Some(v);
     }
     let parts = s.parts();
     if parts.len() < 2 {
@@ -407,7 +413,8 @@ fn extreme(
         let v = one(&crate::presburger::Set::from_basic(
             s.space().clone(),
             p.clone(),
-        ))?;
+        ))?
+        .text;
         if !values.contains(&v) {
             values.push(v);
         }
@@ -417,7 +424,16 @@ fn extreme(
     while let Some(v) = values.pop() {
         acc = format!("(({v}) {op} ({acc}) ? ({v}) : ({acc}))");
     }
-    Some(acc)
+    Some(Value {
+        text: acc,
+        constant: None,
+    })
+}
+
+/// A bound of a subscript: its C text, and its value when it is a constant.
+struct Value {
+    text: String,
+    constant: Option<Int>,
 }
 
 /// Kept out of the host function when the test calls it. Inlined into the host beside the
@@ -550,8 +566,10 @@ fn outline(scop: &Scop, file: &str) -> Result<Outline, String> {
 
 /// The outlined function's definition. `checked`: it is called under the no-overlap test,
 /// beside the original code, and must not be inlined there (see [`NOINLINE`]).
-fn outlined_function(scop: &Scop, fast: &str, o: &Outline, checked: bool) -> String {
-    let used: BTreeSet<String> = super::body::identifiers(fast).into_iter().collect();
+fn outlined_function(scop: &Scop, fast: &CText, o: &Outline, checked: bool) -> String {
+    let used: BTreeSet<String> = super::body::identifiers(&fast.to_string())
+        .into_iter()
+        .collect();
     let mut params = o.params.clone();
     params.extend(o.locals.iter().map(|(n, t)| format!("{t} {n}")));
     let list = if params.is_empty() {
@@ -587,17 +605,19 @@ fn outlined_function(scop: &Scop, fast: &str, o: &Outline, checked: bool) -> Str
             let _ = writeln!(out, "  (void){n};");
         }
     }
-    out.push_str(&indent(fast, "  "));
+    let mut body = CText::new();
+    body.nest(fast, "  ");
+    let _ = write!(out, "{body}");
     out.push_str("}\n\n");
     out
 }
 
 /// The region's original code with its tags (labels) removed, its lines relative to the
 /// region's indentation.
-fn original_text(scop: &Scop, file: &str) -> String {
+fn original_text(scop: &Scop, file: &str) -> CText {
     let range = scop.region.range.clone();
     let Some(text) = file.get(range.clone()) else {
-        return String::new();
+        return CText::new();
     };
     // Labels of the tags, as byte ranges in `text` (through the colon and the blanks after).
     let mut cuts: Vec<std::ops::Range<usize>> = vec![];
@@ -652,20 +672,7 @@ fn original_text(scop: &Scop, file: &str) -> String {
     }
     let mut s = lines.join("\n");
     s.push('\n');
-    s
-}
-
-/// Every line of `text` indented by `by`, except preprocessor lines and empty ones.
-fn indent(text: &str, by: &str) -> String {
-    let mut out = String::new();
-    for l in text.lines() {
-        if !l.is_empty() && !l.starts_with('#') {
-            out.push_str(by);
-        }
-        out.push_str(l);
-        out.push('\n');
-    }
-    out
+    CText::source(&s)
 }
 
 #[cfg(test)]
@@ -685,13 +692,5 @@ mod tests {
         assert!(may_overlap(ptr, var(true)));
         assert!(may_overlap(ptr, ptr));
         assert!(!may_overlap(Storage::Region, ptr));
-    }
-
-    #[test]
-    fn indent_leaves_directives_and_empty_lines() {
-        assert_eq!(
-            indent("a;\n\n#define X 1\nb;\n", "  "),
-            "  a;\n\n#define X 1\n  b;\n"
-        );
     }
 }

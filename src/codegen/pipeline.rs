@@ -8,6 +8,7 @@ use super::place::{Body, Placed};
 use super::print::Decls;
 use super::registers::{Registers, Target};
 use super::stage::Staging;
+use super::text::CText;
 use super::{marks, nest, print, privatise, regions, registers, stage, unroll, whole};
 use crate::diag::Diagnostic;
 use crate::model::copy::CopyPlan;
@@ -26,7 +27,7 @@ pub(super) fn generate(
     body: Body,
     plans: &[CopyPlan],
     target: &Target,
-) -> Result<(String, Vec<Diagnostic>), Diagnostic> {
+) -> Result<(CText, Vec<Diagnostic>), Diagnostic> {
     let st = stage::stage(scop, placed, plans, body)?;
     let heap = privatise::heap(&st, body);
     let (nodes, fresh, regs) = blocks(scop, &st, &heap, body, target)?;

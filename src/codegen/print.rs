@@ -5,7 +5,9 @@ use super::ast::{loop_names, Arg, CPrinter, Helpers, Node};
 use super::body::{Printer, Seg};
 use super::copy::Extra;
 use super::place::Body;
+use super::registers::TypeDef;
 use super::stage::Staging;
+use super::text::CText;
 use crate::diag::codes;
 use crate::diag::Diagnostic;
 use crate::model::Scop;
@@ -20,21 +22,21 @@ pub(super) struct Decls<'a> {
     /// The names of the scanned dims' loops that count no iterator.
     pub fresh: &'a [String],
     /// Type definitions of the register blocks, before the loops.
-    pub register_types: &'a str,
+    pub register_types: &'a [TypeDef],
     /// Per copy: whether a window still uses its buffer in memory.
     pub buffer_used: &'a [bool],
     /// Per copy: whether its buffer is declared for the whole region.
     pub region_buffer: &'a [bool],
 }
 
-/// The C text replacing the region. Lines end in `\n` and are not indented.
+/// The C text replacing the region.
 pub(super) fn print(
     scop: &Scop,
     st: &Staging,
     body: Body,
     nodes: &[Node],
     d: &Decls,
-) -> Result<String, Diagnostic> {
+) -> Result<CText, Diagnostic> {
     let (plans, placed, texts, n_stmt) = (&st.plans[..], &st.placed[..], &st.texts, st.n_stmt);
     let fresh = d.fresh;
     let predeclared = predeclared(scop);
@@ -111,17 +113,17 @@ pub(super) fn print(
     }) {
         p.helpers.floord = true;
     }
-    let mut text = String::new();
+    let mut text = CText::new();
     p.nodes(nodes, 0, &mut text);
     let mut out = p.helpers.defines();
-    out.push_str(&declarations(scop, st, body, d));
-    out.push_str(&text);
+    out.code(&declarations(scop, st, body, d));
+    out.nest(&text, "");
     if body == Body::Source {
         for plan in plans {
-            out.push_str(&super::copy::release(plan));
+            out.code(&super::copy::release(plan));
         }
     }
-    out.push_str(&unused_counters(nodes, &predeclared));
+    out.code(&unused_counters(nodes, &predeclared));
     Ok(out)
 }
 
@@ -152,7 +154,9 @@ fn declarations(scop: &Scop, st: &Staging, body: Body, d: &Decls) -> String {
                 ));
             }
         }
-        out.push_str(d.register_types);
+        for t in d.register_types {
+            let _ = writeln!(out, "{t}");
+        }
     }
     out
 }

@@ -3,7 +3,7 @@
 //! loop is each thread's own, `private` on its stack when small, else allocated by each
 //! thread on the heap in a parallel region around the loop.
 
-use super::ast::{ids_in, LoopPragma, Node, ThreadBuffer};
+use super::ast::{for_each_path, ids_in, node_at, LoopPragma, Node, ThreadBuffer};
 use super::copy::{allocated, buffer, element_type_of, offset, Extra};
 use super::place::{Body, Placed};
 use super::stage::Staging;
@@ -213,34 +213,6 @@ pub fn outside_parallel(nodes: &[Node], id: usize) -> bool {
     })
 }
 
-/// The path of child indices from the root to every statement leaf, by piece.
-fn leaf_paths(nodes: &[Node], path: &mut Vec<usize>, out: &mut Vec<(usize, Vec<usize>)>) {
-    for (k, n) in nodes.iter().enumerate() {
-        path.push(k);
-        match n {
-            Node::For { body, .. } | Node::Assign { body, .. } | Node::If { body, .. } => {
-                leaf_paths(body, path, out)
-            }
-            Node::Stmt { id, .. } => out.push((*id, path.clone())),
-            // Marks, unrolling and register blocks come after the checks that walk paths.
-            _ => {}
-        }
-        path.pop();
-    }
-}
-
-/// The node at a path.
-fn node_at<'a>(nodes: &'a [Node], path: &[usize]) -> &'a Node {
-    let n = &nodes[path[0]];
-    match (n, &path[1..]) {
-        (_, []) => n,
-        (Node::For { body, .. } | Node::Assign { body, .. } | Node::If { body, .. }, rest) => {
-            node_at(body, rest)
-        }
-        _ => unreachable!("a path goes through bodies"),
-    }
-}
-
 /// A variable declared inside the region (at loop depth `d`) is a fresh one for every value
 /// of its statements' first `d` iterators, and its declaration is one of the statements.
 /// The generated code keeps that meaning when the declaration and every use land in one C
@@ -296,8 +268,14 @@ fn private_in_one_block(
             a.c_name, a.c_name
         )));
     }
+    // The path to every statement (marks, unrolling and register blocks come after this
+    // check: the nodes are loops, assignments, guards and statements).
     let mut paths = vec![];
-    leaf_paths(nodes, &mut vec![], &mut paths);
+    for_each_path(nodes, &mut |path, n| {
+        if let Node::Stmt { id, .. } = n {
+            paths.push((*id, path.to_vec()));
+        }
+    });
     paths.retain(|(id, _)| users.contains(id));
     let apart = |at: usize| {
         fail(

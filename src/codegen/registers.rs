@@ -109,13 +109,88 @@ struct Ctx<'a> {
 /// used by some window.
 pub(super) struct Registers {
     pub nodes: Vec<Node>,
-    pub typedefs: String,
+    pub typedefs: Vec<TypeDef>,
     pub buffer_used: Vec<bool>,
     /// Per plan, whether some window took the register form.
     pub formed: Vec<bool>,
     /// The copies whose box is small and constant but none of whose windows took the
     /// register form, each with why its first window did not.
     pub not_formed: Vec<(usize, Why)>,
+}
+
+/// A type the register blocks define before the loops.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum TypeDef {
+    /// `typedef __typeof__(A[0]..) name;`: the element type of array `array`.
+    Element {
+        name: String,
+        array: String,
+        rank: usize,
+    },
+    /// A vector of `lanes` elements of type `elem`; `unaligned`: aligned as one element
+    /// and allowed to alias it (for loads and stores at any element).
+    Vector {
+        name: String,
+        elem: String,
+        lanes: usize,
+        unaligned: bool,
+    },
+}
+
+impl TypeDef {
+    /// The vector type `ty` of `lanes` elements of array `array` (of rank `rank`), after
+    /// its element type `ty_e`.
+    fn vector_of(
+        ty: &str,
+        array: &str,
+        rank: usize,
+        lanes: usize,
+        unaligned: bool,
+    ) -> [TypeDef; 2] {
+        let elem = format!("{ty}_e");
+        [
+            TypeDef::Element {
+                name: elem.clone(),
+                array: array.to_string(),
+                rank,
+            },
+            TypeDef::Vector {
+                name: ty.to_string(),
+                elem,
+                lanes,
+                unaligned,
+            },
+        ]
+    }
+}
+
+impl std::fmt::Display for TypeDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TypeDef::Element { name, array, rank } => {
+                write!(
+                    f,
+                    "typedef __typeof__({array}{}) {name};",
+                    "[0]".repeat(*rank)
+                )
+            }
+            TypeDef::Vector {
+                name,
+                elem: e,
+                lanes: l,
+                unaligned,
+            } => {
+                write!(
+                    f,
+                    "typedef {e} {name} __attribute__((vector_size({l} * sizeof({e}))"
+                )?;
+                if *unaligned {
+                    write!(f, ", aligned(sizeof({e})), __may_alias__")?;
+                }
+                write!(f, "));")
+            }
+        }
+    }
 }
 
 /// Why a window of a copy whose box is small and constant keeps its buffer in memory.
@@ -244,25 +319,24 @@ impl Block<'_> {
             names: self.registers().iter().map(|i| self.reg(i).0).collect(),
         }
     }
-    fn typedefs(&self) -> String {
-        let c = &self.plan.c_name;
-        let zero: String = (0..self.plan.rank).map(|_| "[0]").collect();
+    fn typedefs(&self) -> Vec<TypeDef> {
         let e = self.elem_type();
-        let mut s = format!("typedef __typeof__({c}{zero}) {e};\n");
+        let mut out = vec![TypeDef::Element {
+            name: e.clone(),
+            array: self.plan.c_name.clone(),
+            rank: self.plan.rank,
+        }];
         if self.lanes > 1 {
-            let l = self.lanes;
-            let _ = writeln!(
-                s,
-                "typedef {e} {} __attribute__((vector_size({l} * sizeof({e}))));",
-                self.reg_type()
-            );
-            let _ = writeln!(
-                s,
-                "typedef {e} {} __attribute__((vector_size({l} * sizeof({e})), aligned(sizeof({e})), __may_alias__));",
-                self.unaligned_type()
-            );
+            for (name, unaligned) in [(self.reg_type(), false), (self.unaligned_type(), true)] {
+                out.push(TypeDef::Vector {
+                    name,
+                    elem: e.clone(),
+                    lanes: self.lanes,
+                    unaligned,
+                });
+            }
         }
-        s
+        out
     }
 }
 
@@ -278,7 +352,7 @@ pub(super) fn registers(
     if body != Body::Source || !target.registers || st.plans.is_empty() {
         return Registers {
             nodes,
-            typedefs: String::new(),
+            typedefs: vec![],
             buffer_used: vec![true; st.plans.len()],
             formed: vec![false; st.plans.len()],
             not_formed: vec![],
@@ -360,9 +434,9 @@ fn lanes_for(ctx: &Ctx, array: &str, last: i64) -> usize {
 /// Applies the register form to every window that qualifies.
 fn register_blocks(nodes: Vec<Node>, plans: &[CopyPlan], extras: &[Extra], ctx: &Ctx) -> Registers {
     let mut nodes = nodes;
-    let mut typedefs = String::new();
+    let mut typedefs = vec![];
     let mut buffer_used = vec![true; plans.len()];
-    let mut loads: BTreeMap<String, String> = BTreeMap::new();
+    let mut loads: BTreeMap<String, [TypeDef; 2]> = BTreeMap::new();
     let mut not_formed = vec![];
     let mut formed = vec![false; plans.len()];
     for (c, plan) in plans.iter().enumerate() {
@@ -408,15 +482,13 @@ fn register_blocks(nodes: Vec<Node>, plans: &[CopyPlan], extras: &[Extra], ctx: 
         nodes = pass.walk(nodes, &mut bound);
         if pass.converted > 0 {
             formed[c] = true;
-            typedefs.push_str(&block.typedefs());
+            typedefs.extend(block.typedefs());
             buffer_used[c] = uses_buffer(&nodes, &block, ctx);
         } else if let Some(why) = pass.why {
             not_formed.push((c, why));
         }
     }
-    for t in loads.values() {
-        let _ = writeln!(typedefs, "{t}");
-    }
+    typedefs.extend(loads.into_values().flatten());
     Registers {
         nodes,
         typedefs,
@@ -535,7 +607,7 @@ struct Pass<'a, 'b> {
     /// Whether the last window's statements failed at a vectorized loop.
     vector_failed: bool,
     /// Typedefs of the unaligned vector types of arrays loaded as vectors, by type name.
-    loads: &'b mut BTreeMap<String, String>,
+    loads: &'b mut BTreeMap<String, [TypeDef; 2]>,
     /// The other copies, with their corners when affine (their buffers may be loaded).
     others: Vec<(usize, &'a CopyPlan, Option<Vec<Row>>)>,
 }
@@ -909,12 +981,10 @@ impl Pass<'_, '_> {
             .collect::<Option<_>>()?;
         let name = &a.name;
         let ty = format!("loopy_vg{lanes}_{name}");
-        let zero: String = a.subs.iter().map(|_| "[0]").collect();
-        self.loads.entry(ty.clone()).or_insert_with(|| {
-            format!(
-                "typedef __typeof__({name}{zero}) {ty}_e;\ntypedef {ty}_e {ty} __attribute__((vector_size({lanes} * sizeof({ty}_e))));"
-            )
-        });
+        let rank = a.subs.len();
+        self.loads
+            .entry(ty.clone())
+            .or_insert_with(|| TypeDef::vector_of(&ty, name, rank, lanes, false));
         Some(Seg::Gather {
             ty,
             access: a,
@@ -1087,12 +1157,9 @@ impl Pass<'_, '_> {
             return self.gather(op, site);
         }
         let ty = format!("loopy_vu{lanes}_{name}");
-        let zero: String = (0..n).map(|_| "[0]").collect();
-        self.loads.entry(ty.clone()).or_insert_with(|| {
-            format!(
-                "typedef __typeof__({name}{zero}) {ty}_e;\ntypedef {ty}_e {ty} __attribute__((vector_size({lanes} * sizeof({ty}_e)), aligned(sizeof({ty}_e)), __may_alias__));"
-            )
-        });
+        self.loads
+            .entry(ty.clone())
+            .or_insert_with(|| TypeDef::vector_of(&ty, &name, n, lanes, true));
         Some(Seg::VectorLoad {
             ty,
             access: Box::new(access),

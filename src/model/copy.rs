@@ -119,6 +119,12 @@ impl Corner {
     pub fn to_c(&self, params: &[String], t: &[String], floord: &str) -> String {
         row_text(&self.basic, &self.row, params, t, floord)
     }
+
+    /// Its value when it is a constant (no parameter, no `t`, no division).
+    pub fn constant(&self) -> Option<Int> {
+        let (first, rest) = self.row.split_first()?;
+        rest.iter().all(Int::is_zero).then(|| first.clone())
+    }
 }
 
 fn row_text(b: &Basic, r: &Row, params: &[String], t: &[String], floord: &str) -> String {
