@@ -22,6 +22,8 @@
 #   print exactly what the original prints.
 # - jacobi-2d and seidel-2d: the examples' parallel scripts, built by `loopy bench --keep`
 #   (which checks their outputs and adds its kernel clock, read through $LOOPY_KERNEL_TIME).
+# - With SEARCH=SDIR, also SDIR/KERNEL.loopy for each of the four products that has one (the
+#   script `loopy search --threads N` wrote), as the program loopy-search.
 # Each build's flags are in DIR/flags. Polly and OpenBLAS need clang-16, libpolly-16-dev
 # and libopenblas-dev here; a missing one is left out of the kit with a message.
 set -euo pipefail
@@ -112,6 +114,9 @@ for isa in avx512 avx2; do
       loopy_prog "$k" "$pb/scripts/$k-par.loopy" "$d/$k.loopy.pb" "$vb" "$cflags" "${blocks[@]}"
     else
       loopy_prog "$k" "$pb/scripts/$k-par.loopy" "$d/$k.loopy.pb" "$vb" "$cflags"
+    fi
+    if [ -n "${SEARCH:-}" ] && [ -f "$SEARCH/$k.loopy" ]; then
+      loopy_prog "$k" "$SEARCH/$k.loopy" "$d/$k.loopy-search.pb" "$vb" "$cflags"
     fi
     if [ "$k" = gemm ]; then
       loopy_prog gemm "$pb/scripts/gemm-par.loopy" "$d/gemm.loopy-mc$mcl.pb" "$vb" "$cflags" \

@@ -244,11 +244,36 @@ pub enum Node {
         ty: String,
         names: Vec<String>,
     },
-    /// A register filled from memory or stored back: `dst = src;`.
+    /// A register filled from the array element `element` (`reg = element;`) or, `store`,
+    /// stored back to it (`element = reg;`).
     Move {
-        dst: String,
-        src: String,
+        reg: String,
+        element: Element,
+        store: bool,
     },
+}
+
+/// An element of an array a register block reads or writes: `array[o0 + i0][o1 + i1]..`,
+/// each subscript a copy's offset variable plus a constant; `vector`: the unaligned
+/// vector type through which the register's lanes are read or written at once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Element {
+    pub array: String,
+    pub subscripts: Vec<(String, i64)>,
+    pub vector: Option<String>,
+}
+
+impl std::fmt::Display for Element {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(ty) = &self.vector {
+            write!(f, "*({ty} *)&")?;
+        }
+        f.write_str(&self.array)?;
+        for (o, v) in &self.subscripts {
+            write!(f, "[{o} + {v}]")?;
+        }
+        Ok(())
+    }
 }
 
 /// The OpenMP directive of a marked loop.
@@ -1212,8 +1237,16 @@ impl CPrinter<'_> {
                 Node::Registers { ty, names } => {
                     let _ = writeln!(out, "{pad}{ty} {};", names.join(", "));
                 }
-                Node::Move { dst, src } => {
-                    let _ = writeln!(out, "{pad}{dst} = {src};");
+                Node::Move {
+                    reg,
+                    element,
+                    store,
+                } => {
+                    let _ = if *store {
+                        writeln!(out, "{pad}{element} = {reg};")
+                    } else {
+                        writeln!(out, "{pad}{reg} = {element};")
+                    };
                 }
                 Node::Unrolled { .. } => self.unrolled(n, indent, out),
                 Node::Block(body) => {

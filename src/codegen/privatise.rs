@@ -213,6 +213,18 @@ pub fn outside_parallel(nodes: &[Node], id: usize) -> bool {
     })
 }
 
+/// The path to every statement, by piece (marks, unrolling and register blocks come after
+/// the checks that read paths: the nodes are loops, assignments, guards and statements).
+fn statement_paths(nodes: &[Node]) -> Vec<(usize, Vec<usize>)> {
+    let mut paths = vec![];
+    for_each_path(nodes, &mut |path, n| {
+        if let Node::Stmt { id, .. } = n {
+            paths.push((*id, path.to_vec()));
+        }
+    });
+    paths
+}
+
 /// A variable declared inside the region (at loop depth `d`) is a fresh one for every value
 /// of its statements' first `d` iterators, and its declaration is one of the statements.
 /// The generated code keeps that meaning when the declaration and every use land in one C
@@ -268,14 +280,7 @@ fn private_in_one_block(
             a.c_name, a.c_name
         )));
     }
-    // The path to every statement (marks, unrolling and register blocks come after this
-    // check: the nodes are loops, assignments, guards and statements).
-    let mut paths = vec![];
-    for_each_path(nodes, &mut |path, n| {
-        if let Node::Stmt { id, .. } = n {
-            paths.push((*id, path.to_vec()));
-        }
-    });
+    let mut paths = statement_paths(nodes);
     paths.retain(|(id, _)| users.contains(id));
     let apart = |at: usize| {
         fail(

@@ -21,7 +21,7 @@
 //! lane, so the outputs are the same bit for bit (with the same floating-point contraction
 //! setting on both sides).
 
-use super::ast::{find_map, ids_in, Expr, LoopPragma, Node};
+use super::ast::{find_map, ids_in, Element, Expr, LoopPragma, Node};
 use super::body::{self, Access, BufferAccess, Index, Linear, Seg, Sub};
 use super::copy::{buffer, offset, Extra};
 use super::place::Body;
@@ -289,27 +289,25 @@ impl Block<'_> {
         }
         out
     }
-    /// `A[o0 + i0][o1 + i1]`: the array element of box index `idx`.
-    fn element(&self, idx: &[i64]) -> String {
-        let mut s = self.plan.c_name.clone();
-        for (d, v) in idx.iter().enumerate() {
-            let _ = write!(s, "[{} + {v}]", offset(self.plan, d));
+    /// `A[o0 + i0][o1 + i1]`: the array element of box index `idx`, read as a vector of
+    /// the register's lanes when it has several.
+    fn element(&self, idx: &[i64]) -> Element {
+        Element {
+            array: self.plan.c_name.clone(),
+            subscripts: (idx.iter().enumerate())
+                .map(|(d, &v)| (offset(self.plan, d), v))
+                .collect(),
+            vector: (self.lanes > 1).then(|| self.unaligned_type()),
         }
-        s
     }
     /// One move per register: its load from the array (`fill`) or its store back.
     fn moves(&self, fill: bool) -> Vec<Node> {
         self.registers()
             .iter()
-            .map(|idx| {
-                let (r, _) = self.reg(idx);
-                let mem = if self.lanes > 1 {
-                    format!("*({} *)&{}", self.unaligned_type(), self.element(idx))
-                } else {
-                    self.element(idx)
-                };
-                let (dst, src) = if fill { (r, mem) } else { (mem, r) };
-                Node::Move { dst, src }
+            .map(|idx| Node::Move {
+                reg: self.reg(idx).0,
+                element: self.element(idx),
+                store: !fill,
             })
             .collect()
     }
