@@ -577,3 +577,55 @@ fn model_default_set_gives_the_literal_schedule() {
 fn error_unknown_model_name() {
     insta::assert_snapshot!(check_err("model-name.loopy", &[]));
 }
+
+/// For a kernel whose floating-point arrays are all `float`, a plain model name is the
+/// float model's value (`MR` is `float.MR`); a name with its type stays that type's.
+#[test]
+fn model_values_follow_the_kernels_element_type() {
+    let c = "\
+void f(int n, float C[64][64], float A[64][64], float B[64][64]) {
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      for (k = 0; k < n; k++)
+S:      C[i][j] += A[i][k] * B[k][j];
+#pragma endscop
+}
+";
+    let mut model = fake_model();
+    for (n, v) in model.values.iter_mut() {
+        match n.as_str() {
+            "float.MR" => *v = Ok(Int::from(14)),
+            "double.MR" => *v = Ok(Int::from(6)),
+            _ => {}
+        }
+    }
+    let text = "param MR = model\nparam D = model(double.MR)\nparam N = model(NR)\n";
+    let mut settings = Settings::default();
+    settings.model = Some(model.clone());
+    let k = Kernel::from_text("f.c", c, &Default::default()).unwrap();
+    let run = Run::with_settings(&k, text, "m.loopy", &root().join(DATA), &settings)
+        .unwrap_or_else(|f| panic!("{}", f.render(false)));
+    let described: Vec<String> = run.interp.params.iter().map(|p| p.describe()).collect();
+    assert_eq!(
+        described,
+        [
+            "MR = 14 (model)",
+            "D = 6 (model double.MR)",
+            "N = 16 (model NR)"
+        ]
+    );
+    // The same script on a kernel of doubles reads the double model's names.
+    let k = Kernel::from_text("f.c", &c.replace("float", "double"), &Default::default()).unwrap();
+    let run = Run::with_settings(&k, text, "m.loopy", &root().join(DATA), &settings).unwrap();
+    let described: Vec<String> = run.interp.params.iter().map(|p| p.describe()).collect();
+    assert_eq!(
+        described,
+        [
+            "MR = 6 (model)",
+            "D = 6 (model double.MR)",
+            "N = 1 (model NR)"
+        ]
+    );
+}

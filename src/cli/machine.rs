@@ -8,6 +8,7 @@ use crate::machine::model::{Blocking, CacheLevel, Elem, Model, NAMES};
 use crate::machine::sysfs::Cache;
 use crate::machine::{self, Machine, Overrides, ValueOrigin};
 use crate::model::json::{self, Entries};
+use crate::model::state::COPY_LIMIT;
 use crate::native::{compile::split_words, Toolchain};
 use clap::Args;
 use serde::Serialize;
@@ -425,8 +426,15 @@ pub fn model_text(b: &Blocking) -> String {
                 k.value,
                 e,
                 n.unrounded,
-                rounded(n.unrounded, n.value, "NR", r.nr)
+                rounded(n.unrounded, n.from_l3.unwrap_or(n.value), "NR", r.nr)
             );
+            if let Some(from) = n.from_l3 {
+                s += &format!(
+                    "                  lowered from {from} so that the KC×NC panel fits one copy buffer: \
+                     ⌊{COPY_LIMIT}/({}·{})⌋·{} = {}\n",
+                    k.value, r.nr, r.nr, n.value
+                );
+            }
         }
         (Err(err), ..) => s += &format!("  NC from L3      unknown: {err}\n"),
         _ => unreachable!("NC is known only with MC, KC and the register block"),
@@ -525,6 +533,8 @@ struct NcJson {
     c_ac: u64,
     c_bc: u64,
     unrounded: u64,
+    /// The value L3 allows, where NC was lowered to fit one copy buffer.
+    from_l3: Option<u64>,
 }
 
 pub fn model_json(b: &Blocking) -> ModelJson<'_> {
@@ -577,6 +587,7 @@ pub fn model_json(b: &Blocking) -> ModelJson<'_> {
             c_ac: n.c_ac,
             c_bc: n.c_bc,
             unrounded: n.unrounded,
+            from_l3: n.from_l3,
         }),
     }
 }

@@ -71,19 +71,6 @@ impl Target {
     }
 }
 
-/// Bytes of one element of a C floating type as the declaration writes it after
-/// preprocessing (`double`, `const float`, `long double`); `None` for other types.
-pub fn float_bytes(specifiers: &str) -> Option<usize> {
-    let words: Vec<&str> = specifiers.split_whitespace().collect();
-    let has = |w: &str| words.contains(&w);
-    match (has("float"), has("double"), has("long")) {
-        (true, false, false) => Some(4),
-        (false, true, false) => Some(8),
-        (false, true, true) => Some(16),
-        _ => None,
-    }
-}
-
 /// What the pass needs of the kernel.
 struct Ctx<'a> {
     pub n_param: usize,
@@ -384,7 +371,7 @@ pub(super) fn registers(
         buffers: &st.named,
         lanes_of: (scop.arrays.iter())
             .filter_map(|a| {
-                let bytes = float_bytes(a.elem_type.as_deref()?)?;
+                let bytes = a.float_bytes()?;
                 Some((a.c_name.clone(), target.lanes_of(bytes)))
             })
             .collect(),

@@ -8,6 +8,7 @@
 //! Pure arithmetic on the inputs: nothing here reads the machine.
 
 use super::isa::Pipeline;
+use crate::model::state::COPY_LIMIT;
 
 /// The element type of a model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,6 +127,9 @@ pub struct Nc {
     pub c_bc: u64,
     /// ⌊C_Bc · way / (KC · S)⌋ before rounding down to a multiple of NR.
     pub unrounded: u64,
+    /// The value L3 allows, where it was lowered so that the packed KC×NC panel fits one
+    /// copy buffer (at most [`COPY_LIMIT`] elements): NC = ⌊COPY_LIMIT / (KC · NR)⌋ · NR.
+    pub from_l3: Option<u64>,
 }
 
 /// The model's answer for one element type; each part is `Err` with the reason when an
@@ -387,6 +391,7 @@ fn mc(b: &RegisterBlock, kc: u64, l2: CacheLevel, s: u64) -> Result<Mc, String> 
 /// NC: the panel of B (KC×NC) stays in L3 while the block of A passes through it:
 /// C_Ac = ⌈MC · KC · S / way₃⌉, C_Bc = W₃ − 1 − C_Ac, NC = ⌊C_Bc · way₃ / (KC · S)⌋ rounded
 /// down to a multiple of NR.
+/// The panel is one copy buffer, so NC is at most ⌊COPY_LIMIT / (KC · NR)⌋ · NR.
 fn nc(b: &RegisterBlock, kc: u64, mc: u64, l3: CacheLevel, s: u64) -> Result<Nc, String> {
     let way = l3.way_bytes();
     let c_ac = (mc * kc * s).div_ceil(way);
@@ -402,12 +407,20 @@ fn nc(b: &RegisterBlock, kc: u64, mc: u64, l3: CacheLevel, s: u64) -> Result<Nc,
     if value == 0 {
         return Err(format!("L3 holds fewer than NR = {} columns of B", b.nr));
     }
+    let most = COPY_LIMIT / (kc * b.nr) * b.nr;
+    if most == 0 {
+        return Err(format!(
+            "a KC×NR panel of {kc}×{} elements is larger than a copy buffer ({COPY_LIMIT} elements)",
+            b.nr
+        ));
+    }
     Ok(Nc {
-        value,
+        value: value.min(most),
         level: l3,
         c_ac,
         c_bc,
         unrounded,
+        from_l3: (value > most).then_some(value),
     })
 }
 
@@ -485,11 +498,13 @@ mod tests {
         // 6×8: 12 accumulators + 2 vectors of B + 1 broadcast = 15 ≤ 16; score 48/14.
         // KC: C_Ar = ⌊7·6/14⌋ = 3; 3·4096/(6·8) = 256.
         // MC: C_Br = ⌈256·8·8/65536⌉ = 1; C_Ac = 6; 6·65536/(256·8) = 192.
-        // NC: C_Ac = ⌈192·256·8/2 MiB⌉ = 1; C_Bc = 14; 14·2097152/2048 = 14336.
+        // NC: C_Ac = ⌈192·256·8/2 MiB⌉ = 1; C_Bc = 14; 14·2097152/2048 = 14336, lowered
+        // to the copy buffer's ⌊1048576/(256·8)⌋·8 = 4096.
         assert_eq!(
             values(&b),
-            [Some(4), Some(6), Some(8), Some(256), Some(192), Some(14336)]
+            [Some(4), Some(6), Some(8), Some(256), Some(192), Some(4096)]
         );
+        assert_eq!(b.nc.as_ref().unwrap().from_l3, Some(14336));
         let r = b.block.as_ref().unwrap();
         assert_eq!(
             (r.accumulators, r.registers_used, r.needed_accumulators),
@@ -507,17 +522,11 @@ mod tests {
     fn zen3_float() {
         // 6×16 (14×8 would need 15 loads for 14 multiply-adds). C_Ar = ⌊7·6/22⌋ = 1,
         // KC = ⌊4096/24⌋ = 170; C_Br = ⌈170·16·4/65536⌉ = 1, MC = ⌊6·65536/680⌋ = 578 → 576;
-        // C_Ac = ⌈576·170·4/2 MiB⌉ = 1, NC = ⌊14·2097152/680⌋ = 43176 → 43168.
+        // C_Ac = ⌈576·170·4/2 MiB⌉ = 1, NC = ⌊14·2097152/680⌋ = 43176 → 43168, lowered to
+        // the copy buffer's ⌊1048576/(170·16)⌋·16 = 6160.
         assert_eq!(
             values(&zen3(Elem::Float)),
-            [
-                Some(8),
-                Some(6),
-                Some(16),
-                Some(170),
-                Some(576),
-                Some(43168)
-            ]
+            [Some(8), Some(6), Some(16), Some(170), Some(576), Some(6160)]
         );
     }
 
@@ -525,7 +534,8 @@ mod tests {
     fn xeon_double() {
         // 14×16: 28 + 2 + 1 = 31 ≤ 32. C_Ar = ⌊11·14/30⌋ = 5, KC = ⌊5·4096/112⌋ = 182;
         // C_Br = ⌈182·16·8/131072⌉ = 1, C_Ac = 14, MC = ⌊14·131072/1456⌋ = 1260;
-        // way₃ = 13631488, C_Ac = 1, C_Bc = 18, NC = ⌊18·13631488/1456⌋ = 168521 → 168512.
+        // way₃ = 13631488, C_Ac = 1, C_Bc = 18, NC = ⌊18·13631488/1456⌋ = 168521 → 168512,
+        // lowered to the copy buffer's ⌊1048576/(182·16)⌋·16 = 5760.
         let b = xeon(Elem::Double);
         assert_eq!(
             values(&b),
@@ -535,18 +545,20 @@ mod tests {
                 Some(16),
                 Some(182),
                 Some(1260),
-                Some(168512)
+                Some(5760)
             ]
         );
         assert_eq!(b.block.as_ref().unwrap().registers_used, 31);
         assert_eq!(b.nc.as_ref().unwrap().unrounded, 168521);
+        assert_eq!(b.nc.as_ref().unwrap().from_l3, Some(168512));
     }
 
     #[test]
     fn xeon_float() {
         // 14×32 (30×16 would be load-bound). C_Ar = ⌊11·14/46⌋ = 3, KC = ⌊3·4096/56⌋ = 219;
         // C_Br = 1, MC = ⌊14·131072/876⌋ = 2094 → 2086; C_Ac = 1, C_Bc = 18,
-        // NC = ⌊18·13631488/876⌋ = 280099 → 280096.
+        // NC = ⌊18·13631488/876⌋ = 280099 → 280096, lowered to the copy buffer's
+        // ⌊1048576/(219·32)⌋·32 = 4768.
         assert_eq!(
             values(&xeon(Elem::Float)),
             [
@@ -555,7 +567,7 @@ mod tests {
                 Some(32),
                 Some(219),
                 Some(2086),
-                Some(280096)
+                Some(4768)
             ]
         );
     }

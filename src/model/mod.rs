@@ -248,6 +248,22 @@ pub struct Array {
     pub elem_type: Option<String>,
 }
 
+impl Array {
+    /// Bytes of one element when its type is a C floating type as declared after
+    /// preprocessing (`double`, `const float`, `long double`); `None` for other types or an
+    /// unknown declaration.
+    pub fn float_bytes(&self) -> Option<usize> {
+        let words: Vec<&str> = self.elem_type.as_deref()?.split_whitespace().collect();
+        let has = |w: &str| words.contains(&w);
+        match (has("float"), has("double"), has("long")) {
+            (true, false, false) => Some(4),
+            (false, true, false) => Some(8),
+            (false, true, true) => Some(16),
+            _ => None,
+        }
+    }
+}
+
 /// What kind of construct a tag's label is written on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TagKind {

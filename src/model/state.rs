@@ -108,6 +108,10 @@ pub struct State {
     /// its pieces; code that replaces the pieces calls it again. The verifier and the code
     /// generator read the plans from here.
     pub copy_plans: Vec<super::copy::CopyPlan>,
+    /// The element type whose block sizes a script's `param NAME = model` takes
+    /// (`docs/machine.md`): `float` when every floating-point array of the kernel has
+    /// 4-byte elements, else `double`.
+    pub model_type: &'static str,
 }
 
 /// A tag whose label sits on the first statement of a `{ }` block.
@@ -190,6 +194,7 @@ impl State {
             accesses: vec![],
             expansions: vec![],
             copy_plans: vec![],
+            model_type: "double",
         }
     }
 
@@ -244,6 +249,10 @@ impl State {
             .collect();
         tags.extend(statement_handles(scop));
         let mut st = State::new(scop.params.clone(), stmts, tags);
+        let floats: Vec<usize> = scop.arrays.iter().filter_map(|a| a.float_bytes()).collect();
+        if !floats.is_empty() && floats.iter().all(|&b| b == 4) {
+            st.model_type = "float";
+        }
         for (k, t) in scop.tags.iter().enumerate() {
             let Some(block) = t.block.as_ref().filter(|_| t.statements.len() > 1) else {
                 continue;

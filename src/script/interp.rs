@@ -331,7 +331,8 @@ impl Interpreter {
     }
 
     /// The machine model's value `key` for parameter `name` (`key_at` is where the script
-    /// names it): `None` when the parameter is set (the name is still checked). A name the
+    /// names it), for the kernel's element type when `key` names none (`State::model_type`):
+    /// `None` when the parameter is set (the name is still checked). A name the
     /// model does not have, a model the command did not compute and a value unknown on
     /// this machine are errors.
     fn model_value(
@@ -349,7 +350,13 @@ impl Interpreter {
             .with_label(source, key_at.clone(), "a value of the machine model")
             .with_help(format!("give the value with `--set {name}=VALUE`")));
         };
-        let Some(v) = model.get(key) else {
+        // A plain name is the value for the kernel's element type (`MR` is `float.MR` for a
+        // kernel of floats); plain names are doubles'.
+        let typed = match (key.split_once('.'), self.state.model_type) {
+            (None, "float") => format!("float.{key}"),
+            _ => key.to_string(),
+        };
+        let Some(v) = model.get(&typed) else {
             return Err(Diagnostic::new(
                 codes::SCRIPT_PARAMETER,
                 format!("the machine model has no value `{key}`"),

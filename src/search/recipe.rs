@@ -39,20 +39,17 @@ pub fn machine_sizes(machine: Result<&crate::machine::Machine, &str>) -> Result<
         None => Err(format!("the machine model has no {n}")),
     };
     let (nr, kc, nc) = (v("NR")?, v("KC")?, v("NC")?);
-    // The packed KC x NC panel of B is one copy buffer: at most `COPY_LIMIT` elements, NC a
-    // multiple of NR.
-    let most = crate::model::state::COPY_LIMIT / kc.max(1) / nr.max(1) * nr;
-    let from = if nc > most {
-        format!("the machine model's for doubles, `loopy machine`; NC {nc} lowered to {most} so that a KC x NC panel fits a copy buffer")
-    } else {
-        "the machine model's for doubles, `loopy machine`".to_string()
+    // The model lowers NC so that the packed KC x NC panel of B fits one copy buffer.
+    let from = match model.double.nc.as_ref().ok().and_then(|n| n.from_l3) {
+        Some(l3) => format!("the machine model's for doubles, `loopy machine`; NC {l3} lowered to {nc} so that a KC x NC panel fits a copy buffer"),
+        None => "the machine model's for doubles, `loopy machine`".to_string(),
     };
     Ok(BlisSizes {
         mr: v("MR")?,
         nr,
         kc,
         mc: v("MC")?,
-        nc: nc.min(most).max(nr),
+        nc,
         lanes: v("NVEC")?,
         from,
     })
