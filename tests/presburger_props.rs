@@ -135,7 +135,7 @@ fn show(b: &Basic) -> String {
     let mut out = vec![];
     for (i, d) in b.divs().iter().enumerate() {
         match d {
-            Some(d) => out.push(format!("q{i} = floor(({}) / {})", lin(&d.num), d.den)),
+            Some(d) => out.push(format!("q{i} = floor(({}) / {})", lin(d.num()), d.den())),
             None => out.push(format!("q{i} exists")),
         }
     }
@@ -202,8 +202,8 @@ impl Bf {
             .iter()
             .map(|d| match d {
                 Some(d) => BfLocal::Div {
-                    num: i64s(&d.num),
-                    den: d.den.to_i64().unwrap(),
+                    num: i64s(d.num()),
+                    den: d.den().to_i64().unwrap(),
                 },
                 None => BfLocal::Free,
             })

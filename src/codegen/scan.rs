@@ -181,7 +181,8 @@ fn determine_iterators(b: Basic, n_param: usize, n_scan: usize) -> Vec<Basic> {
             let col = leaf.ctx.col_div(i);
             let by_rows = rows.iter().any(|(r, _)| !r[col].is_zero());
             let by_divs = (i + 1..leaf.ctx.n_div()).any(|j| {
-                needed[j] && (leaf.ctx.divs()[j].as_ref()).is_some_and(|dv| !dv.num[col].is_zero())
+                needed[j]
+                    && (leaf.ctx.divs()[j].as_ref()).is_some_and(|dv| !dv.num()[col].is_zero())
             });
             needed[i] = by_rows || by_divs;
         }
@@ -193,11 +194,11 @@ fn determine_iterators(b: Basic, n_param: usize, n_scan: usize) -> Vec<Basic> {
             }
             let Some(d) = d else { return vec![b] };
             let mut num = q.zero_row();
-            for (c, v) in d.num.iter().enumerate().filter(|(_, v)| !v.is_zero()) {
+            for (c, v) in d.num().iter().enumerate().filter(|(_, v)| !v.is_zero()) {
                 let Some(m) = map[c] else { return vec![b] };
                 num[m] += v;
             }
-            map.push(Some(q.add_div(num, d.den.clone())));
+            map.push(Some(q.add_div(num, d.den().clone())));
         }
         // The iterators' columns in `q`.
         map.extend((0..leaf.vals.len()).map(|d| Some(n_outer + d)));
@@ -371,10 +372,10 @@ fn solve_by_bounds(b: &Basic, n_outer: usize) -> Option<Basic> {
     for d in &w.divs()[b.n_div()..] {
         let d = d.as_ref()?;
         let mut num = q.zero_row();
-        for (c, v) in d.num.iter().enumerate().filter(|(_, v)| !v.is_zero()) {
+        for (c, v) in d.num().iter().enumerate().filter(|(_, v)| !v.is_zero()) {
             num[map[c]] += v;
         }
-        map.push(q.add_div(num, d.den.clone()));
+        map.push(q.add_div(num, d.den().clone()));
     }
     // Values that still mention an unknown say nothing yet; every iterator needs one.
     let open = open_of(&solved);
@@ -789,7 +790,7 @@ impl Scanner {
             for it in &mut items {
                 let b = &mut it.basic;
                 b.map_rows(sub);
-                b.map_divs(|d| sub(&mut d.num));
+                b.map_divs(|num, _| sub(num));
                 // Divides out the common factor a of the equalities that defined t_k.
                 b.normalize();
             }
@@ -1404,11 +1405,11 @@ fn eliminate(
                 *den_a = &*den_a * &den;
             }
         }
-        b.map_divs(|dv| {
-            if dv.num.get(col).is_some_and(|k| !k.is_zero()) {
-                dv.num.resize(r.len(), Int::ZERO);
-                cancel(&mut dv.num, &r, col);
-                dv.den = &dv.den * &den;
+        b.map_divs(|dv_num, dv_den| {
+            if dv_num.get(col).is_some_and(|k| !k.is_zero()) {
+                dv_num.resize(r.len(), Int::ZERO);
+                cancel(dv_num, &r, col);
+                *dv_den = &*dv_den * &den;
             }
         });
         solved.push((col, num, den));
@@ -1538,11 +1539,12 @@ fn upper_expr(r: &Row, c: usize) -> Expr {
 /// Whether local `i`'s definition mentions column `col`, directly or through other locals.
 fn div_depends_on(b: &Basic, i: usize, col: usize) -> bool {
     let Some(d) = &b.divs()[i] else { return true };
-    if d.num.get(col).is_some_and(|v| !v.is_zero()) {
+    if d.num().get(col).is_some_and(|v| !v.is_zero()) {
         return true;
     }
-    (0..i)
-        .any(|j| d.num.get(b.col_div(j)).is_some_and(|v| !v.is_zero()) && div_depends_on(b, j, col))
+    (0..i).any(|j| {
+        d.num().get(b.col_div(j)).is_some_and(|v| !v.is_zero()) && div_depends_on(b, j, col)
+    })
 }
 
 /// The part of a row over the first `width` columns, if it mentions no later column.
