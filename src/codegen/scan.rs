@@ -539,7 +539,7 @@ impl Scanner {
         // Within a spent work budget (see `presburger::budget`): no point, like an empty
         // projection.
         let empty = || {
-            let mut r = vec![Int::ZERO; p.n + 1];
+            let mut r = vec![Int::ZERO; p.n() + 1];
             r[0] = Int::from(-1);
             vec![r]
         };
@@ -562,11 +562,11 @@ impl Scanner {
         uppers: Vec<Row>,
     ) -> (Vec<Row>, Vec<Row>) {
         let width = 1 + self.n_param + k + 1;
-        let known = Known::new(Problem {
-            n: width - 1,
-            eqs: ctx.eqs().iter().filter_map(|r| cut(r, width)).collect(),
-            ineqs: ctx.ineqs().iter().filter_map(|r| cut(r, width)).collect(),
-        });
+        let known = Known::new(Problem::new(
+            width - 1,
+            ctx.eqs().iter().filter_map(|r| cut(r, width)).collect(),
+            ctx.ineqs().iter().filter_map(|r| cut(r, width)).collect(),
+        ));
         let mut all: Vec<(Row, bool)> = lowers.into_iter().map(|r| (r, true)).collect();
         all.extend(uppers.into_iter().map(|r| (r, false)));
         all.sort();
@@ -950,11 +950,11 @@ impl Scanner {
     fn outer_conditions(&self, k: usize, piece: &Basic, ctx: &Basic) -> Vec<Cond> {
         let c = self.col(k);
         let width = c + 1;
-        let mut known = Known::new(Problem {
-            n: width - 1,
-            eqs: ctx.eqs().iter().filter_map(|r| cut(r, width)).collect(),
-            ineqs: ctx.ineqs().iter().filter_map(|r| cut(r, width)).collect(),
-        });
+        let mut known = Known::new(Problem::new(
+            width - 1,
+            ctx.eqs().iter().filter_map(|r| cut(r, width)).collect(),
+            ctx.ineqs().iter().filter_map(|r| cut(r, width)).collect(),
+        ));
         let mut conds = vec![];
         let rows = piece
             .eqs()
@@ -980,11 +980,7 @@ impl Scanner {
     fn before(&self, k: usize, a: &Basic, b: &Basic) -> bool {
         // Columns: [1, params, dims < k, a_k, b_k].
         let w = 1 + self.n_param + k;
-        let mut p = Problem {
-            n: w + 1,
-            eqs: vec![],
-            ineqs: vec![],
-        };
+        let mut p = Problem::new(w + 1, vec![], vec![]);
         let lift = |r: &Row, second: bool| -> Row {
             let mut x = r[..w].to_vec();
             if second {
@@ -996,15 +992,15 @@ impl Scanner {
             }
             x
         };
-        p.eqs.extend(a.eqs().iter().map(|r| lift(r, false)));
-        p.ineqs.extend(a.ineqs().iter().map(|r| lift(r, false)));
-        p.eqs.extend(b.eqs().iter().map(|r| lift(r, true)));
-        p.ineqs.extend(b.ineqs().iter().map(|r| lift(r, true)));
+        p.extend_eqs(a.eqs().iter().map(|r| lift(r, false)));
+        p.extend_ineqs(a.ineqs().iter().map(|r| lift(r, false)));
+        p.extend_eqs(b.eqs().iter().map(|r| lift(r, true)));
+        p.extend_ineqs(b.ineqs().iter().map(|r| lift(r, true)));
         // a_k >= b_k
         let mut r = vec![Int::ZERO; w + 2];
         r[w] = Int::ONE;
         r[w + 1] = Int::from(-1);
-        p.ineqs.push(r);
+        p.add_ineq(r);
         !omega::is_feasible(&p)
     }
 
@@ -1096,11 +1092,11 @@ impl Scanner {
         // the assignment `c = L`, guarded by the other bounds at `c = L` where the context
         // does not imply them. (Items with different bounds keep their loop: as leaf guards
         // their bounds would cost the separation of the loops inside.)
-        let mut known = Known::new(Problem {
-            n: c - 1,
-            eqs: body_ctx.eqs().iter().filter_map(|r| cut(r, c)).collect(),
-            ineqs: body_ctx.ineqs().iter().filter_map(|r| cut(r, c)).collect(),
-        });
+        let mut known = Known::new(Problem::new(
+            c - 1,
+            body_ctx.eqs().iter().filter_map(|r| cut(r, c)).collect(),
+            body_ctx.ineqs().iter().filter_map(|r| cut(r, c)).collect(),
+        ));
         let at = |r: &Row, value: &Row| -> Row {
             let mut x: Row = r[..c].to_vec();
             for (v, w) in x.iter_mut().zip(value) {
@@ -1442,8 +1438,8 @@ struct Known {
 
 impl Known {
     fn new(base: Problem) -> Known {
-        let mut b = Basic::universe(0, base.n);
-        b.set_rows(base.eqs.clone(), base.ineqs.clone());
+        let mut b = Basic::universe(0, base.n());
+        b.set_rows(base.eqs().to_vec(), base.ineqs().to_vec());
         Known {
             reduced: b.reduced(),
             base,
@@ -1482,8 +1478,8 @@ impl Known {
         }
         // New equalities are worth solving once for all later tests.
         if eq || self.ineqs.len() > 16 {
-            self.base.eqs.append(&mut self.eqs);
-            self.base.ineqs.append(&mut self.ineqs);
+            self.base.extend_eqs(std::mem::take(&mut self.eqs));
+            self.base.extend_ineqs(std::mem::take(&mut self.ineqs));
             *self = Known::new(std::mem::take(&mut self.base));
         }
     }
