@@ -81,11 +81,11 @@
 //! The remaining stages are internal to the crate (`pub(crate)`), and so are the
 //! commands built on them: code generation's passes (`codegen`), compiling and timing
 //! (`native`, `bench`, `timing`), the machine model (`machine`), `loopy.toml` (`manifest`),
-//! `tune`, `draw`, `equiv`, the REPL (`repl`), the language server (`lsp`) and the command
-//! line (`cli`). `search` (the legal-schedule space) and `suggest` (repairs) are still
-//! public, for the integration tests that compare them with the command's output.
-//! docs/ARCHITECTURE.md maps every module; unit tests live beside the code they test,
-//! integration tests in `tests/` use the API above and the `loopy` binary.
+//! the legal-schedule space and its search (`search`), repairs of an illegal script
+//! (`suggest`), `tune`, `draw`, `equiv`, the REPL (`repl`), the language server (`lsp`)
+//! and the command line (`cli`). docs/ARCHITECTURE.md maps every module; unit tests live
+//! beside the code they test, integration tests in `tests/` use the API above and the
+//! `loopy` binary.
 
 pub(crate) mod bench;
 pub(crate) mod cli;
@@ -104,8 +104,8 @@ pub mod plan;
 pub mod presburger;
 pub(crate) mod repl;
 pub mod script;
-pub mod search;
-pub mod suggest;
+pub(crate) mod search;
+pub(crate) mod suggest;
 pub(crate) mod timing;
 pub(crate) mod tune;
 pub mod verify;

@@ -25,11 +25,7 @@ fn blowup() -> Problem {
         [-3, 2, 0, 0, 1, -3, 0, 0, 1],
         [-3, 2, 1, -3, 0, 0, 0, 0, 1],
     ];
-    Problem {
-        n: 8,
-        eqs: vec![],
-        ineqs: rows.iter().map(|r| ints(r)).collect(),
-    }
+    Problem::new(8, vec![], rows.iter().map(|r| ints(r)).collect())
 }
 
 #[test]

@@ -135,7 +135,7 @@ fn show(b: &Basic) -> String {
     let mut out = vec![];
     for (i, d) in b.divs().iter().enumerate() {
         match d {
-            Some(d) => out.push(format!("q{i} = floor(({}) / {})", lin(&d.num), d.den)),
+            Some(d) => out.push(format!("q{i} = floor(({}) / {})", lin(d.num()), d.den())),
             None => out.push(format!("q{i} exists")),
         }
     }
@@ -202,8 +202,8 @@ impl Bf {
             .iter()
             .map(|d| match d {
                 Some(d) => BfLocal::Div {
-                    num: i64s(&d.num),
-                    den: d.den.to_i64().unwrap(),
+                    num: i64s(d.num()),
+                    den: d.den().to_i64().unwrap(),
                 },
                 None => BfLocal::Free,
             })
@@ -604,21 +604,21 @@ fn omega_problem() -> impl Strategy<Value = (usize, Vec<Vec<i64>>, Vec<Vec<i64>>
 
 fn boxed_problem(n: usize, ineqs: &[Vec<i64>], eqs: &[Vec<i64>]) -> Problem {
     let b = omega_box(n);
-    let mut p = Problem {
+    let mut p = Problem::new(
         n,
-        eqs: eqs.iter().map(|r| ints(r)).collect(),
-        ineqs: ineqs.iter().map(|r| ints(r)).collect(),
-    };
+        eqs.iter().map(|r| ints(r)).collect(),
+        ineqs.iter().map(|r| ints(r)).collect(),
+    );
     for k in 1..=n {
-        p.ineqs.push(unit(n + 1, k, 1, b));
-        p.ineqs.push(unit(n + 1, k, -1, b));
+        p.add_ineq(unit(n + 1, k, 1, b));
+        p.add_ineq(unit(n + 1, k, -1, b));
     }
     p
 }
 
 fn omega_brute(p: &Problem) -> Option<Vec<i64>> {
-    let b = omega_box(p.n);
-    box_points(&vec![(-b, b); p.n])
+    let b = omega_box(p.n());
+    box_points(&vec![(-b, b); p.n()])
         .into_iter()
         .find(|x| row::satisfies(p, &ints(x)))
 }
@@ -1389,11 +1389,7 @@ fn pugh_rows() -> Vec<Vec<i64>> {
 
 #[test]
 fn pugh_example_is_empty() {
-    let p = Problem {
-        n: 2,
-        eqs: vec![],
-        ineqs: pugh_rows().iter().map(|r| ints(r)).collect(),
-    };
+    let p = Problem::new(2, vec![], pugh_rows().iter().map(|r| ints(r)).collect());
     assert!(omega::solve(&p).is_none());
     let mut b = Basic::universe(0, 2);
     for r in pugh_rows() {
@@ -1541,15 +1537,15 @@ proptest! {
         // a·x + b·y >= a·x0 + b·y0 + off (or <=, or =)
         let c = -(a * x0 as i128 + b * y0 as i128 + off as i128);
         let row: Vec<i128> = if upper { vec![-c, -a, -b] } else { vec![c, a, b] };
-        let mut p = Problem { n: 2, eqs: vec![], ineqs: vec![] };
+        let mut p = Problem::new(2, vec![], vec![]);
         if eq {
-            p.eqs.push(row.iter().map(|&v| big(v)).collect());
+            p.add_eq(row.iter().map(|&v| big(v)).collect());
         } else {
-            p.ineqs.push(row.iter().map(|&v| big(v)).collect());
+            p.add_ineq(row.iter().map(|&v| big(v)).collect());
         }
         for k in 1..=2 {
-            p.ineqs.push(unit(3, k, 1, 3));
-            p.ineqs.push(unit(3, k, -1, 3));
+            p.add_ineq(unit(3, k, 1, 3));
+            p.add_ineq(unit(3, k, -1, 3));
         }
         let brute = box_points(&[(-3, 3), (-3, 3)]).into_iter().find(|x| {
             let v = eval128(&row, &[x[0] as i128, x[1] as i128]);
@@ -1562,7 +1558,7 @@ proptest! {
         }
         // And through a Set: the point count matches.
         let mut bs = Basic::universe(0, 2);
-        bs.set_rows(p.eqs.clone(), p.ineqs.clone());
+        bs.set_rows(p.eqs().to_vec(), p.ineqs().to_vec());
         let s = Set::from_basic(set_space(0, 2), bs);
         let count = box_points(&[(-3, 3), (-3, 3)]).into_iter().filter(|x| {
             let v = eval128(&row, &[x[0] as i128, x[1] as i128]);
@@ -1600,16 +1596,16 @@ fn overflow_thin_strip_in_a_box() {
     let s = Set::from_basic(set_space(0, 2), bs);
     assert_eq!(s.points(100).unwrap(), want);
     // Shifted by one, the strip `1 <= a·x + b·y <= 1` has no point with |x| <= 1000.
-    let p = Problem {
-        n: 2,
-        eqs: vec![],
-        ineqs: vec![
+    let p = Problem::new(
+        2,
+        vec![],
+        vec![
             vec![big(-1), big(a), big(b)],
             vec![big(1), big(-a), big(-b)],
             unit(3, 1, 1, 1000),
             unit(3, 1, -1, 1000),
         ],
-    };
+    );
     assert!(omega::solve(&p).is_none());
 }
 
@@ -1622,11 +1618,11 @@ fn overflow_thin_strip_in_a_box() {
 fn overflow_thin_strip_unbounded() {
     let a = HALF as i128;
     let b = a - 2;
-    let p = Problem {
-        n: 2,
-        eqs: vec![],
-        ineqs: vec![vec![big(0), big(a), big(b)], vec![big(5), big(-a), big(-b)]],
-    };
+    let p = Problem::new(
+        2,
+        vec![],
+        vec![vec![big(0), big(a), big(b)], vec![big(5), big(-a), big(-b)]],
+    );
     let w = omega::solve(&p).expect("(0, 0) is a solution");
     assert!(row::satisfies(&p, &w));
 }
@@ -1645,11 +1641,7 @@ fn omega_thin_strips_medium_coefficients_are_fast() {
         [4, 0, 0, 1],
         [4, 0, 0, -1],
     ];
-    let p = Problem {
-        n: 3,
-        eqs: vec![],
-        ineqs: rows.iter().map(|r| ints(r)).collect(),
-    };
+    let p = Problem::new(3, vec![], rows.iter().map(|r| ints(r)).collect());
     let brute = box_points(&[(-200, 200), (-200, 200), (-4, 4)])
         .into_iter()
         .any(|x| {
@@ -1682,11 +1674,7 @@ fn omega_fourier_motzkin_blowup() {
         [-3, 2, 0, 0, 1, -3, 0, 0, 1],
         [-3, 2, 1, -3, 0, 0, 0, 0, 1],
     ];
-    let p = Problem {
-        n: 8,
-        eqs: vec![],
-        ineqs: rows.iter().map(|r| ints(r)).collect(),
-    };
+    let p = Problem::new(8, vec![], rows.iter().map(|r| ints(r)).collect());
     assert!(row::satisfies(&p, &ints(&[-3, -1, -3, 0, -3, -3, -2, 3])));
     let start = std::time::Instant::now();
     let w = omega::solve(&p).expect("feasible");
@@ -1787,7 +1775,7 @@ fn points_with_nested_divisions_are_fast() {
     assert_eq!(want.len(), 52);
     let start = std::time::Instant::now();
     let mut p = b.to_problem();
-    p.eqs.push(ints(&[0, 1, 0, 0, 0, 0, 0]));
+    p.add_eq(ints(&[0, 1, 0, 0, 0, 0, 0]));
     assert_eq!(row::rational_bounds(&p, 1), (Some(int(0)), Some(int(0))));
     let s = fixed(&mk_set(1, 3, &[b]), 1, 0);
     let got: Vec<Vec<i64>> = s.points(1000).unwrap().iter().map(|p| i64s(p)).collect();
@@ -1808,15 +1796,15 @@ fn points_with_nested_divisions_are_fast() {
 #[test]
 
 fn omega_two_equalities_without_unit_coefficient_terminate() {
-    let p = Problem {
-        n: 3,
-        eqs: vec![ints(&[0, -2, -5, 0]), ints(&[1, -6, 5, -5])],
-        ineqs: vec![],
-    };
+    let p = Problem::new(
+        3,
+        vec![ints(&[0, -2, -5, 0]), ints(&[1, -6, 5, -5])],
+        vec![],
+    );
     assert!(omega::solve(&p).is_none());
     // The same through a boxed Set, against brute force.
     let mut b = Basic::universe(0, 3);
-    b.set_rows(p.eqs.clone(), vec![]);
+    b.set_rows(p.eqs().to_vec(), vec![]);
     for c in 1..=3 {
         b.add_ineq(unit(4, c, 1, 4));
         b.add_ineq(unit(4, c, -1, 4));

@@ -35,7 +35,7 @@ fn boxed(n: usize) -> Vec<Vec<Int>> {
 }
 
 fn brute(p: &Problem) -> bool {
-    let mut x = vec![-BOX; p.n];
+    let mut x = vec![-BOX; p.n()];
     loop {
         let xi: Vec<Int> = x.iter().map(|&v| Int::from(v)).collect();
         if row::satisfies(p, &xi) {
@@ -43,7 +43,7 @@ fn brute(p: &Problem) -> bool {
         }
         let mut i = 0;
         loop {
-            if i == p.n {
+            if i == p.n() {
                 return false;
             }
             x[i] += 1;
@@ -89,12 +89,12 @@ proptest! {
         ineqs in prop::collection::vec((0usize..=4, 0usize..=4, -6i64..=6), 0..8),
         eqs in prop::collection::vec((1usize..=4, 0usize..=4, -3i64..=3), 0..3),
     ) {
-        let mut p = Problem { n, eqs: vec![], ineqs: boxed(n) };
+        let mut p = Problem::new(n, vec![], boxed(n));
         for (i, j, c) in ineqs {
-            p.ineqs.push(difference(n, i.min(n), j.min(n), c));
+            p.add_ineq(difference(n, i.min(n), j.min(n), c));
         }
         for (i, j, c) in eqs {
-            p.eqs.push(difference(n, i.min(n), j.min(n), c));
+            p.add_eq(difference(n, i.min(n), j.min(n), c));
         }
         let fast = sample::feasible(&p);
         prop_assert_eq!(fast, Some(brute(&p)), "{:?}", p);
@@ -118,16 +118,16 @@ proptest! {
         prop_assume!(a.abs() != b.abs() || a == 0);
         prop_assume!(c.abs() != d.abs());
         prop_assume!(a * d != b * c);
-        let p = Problem {
-            n: 2,
-            eqs: vec![],
-            ineqs: vec![
+        let p = Problem::new(
+            2,
+            vec![],
+            vec![
                 row(&[-l1, a, b]),
                 row(&[l1 + w1, -a, -b]),
                 row(&[-l2, c, d]),
                 row(&[l2 + w2, -c, -d]),
             ],
-        };
+        );
         let fast = sample::feasible(&p);
         prop_assert_ne!(fast, Some(false), "{:?}", p);
         // Bounded: |a·x + b·y| and |c·x + d·y| bounded with a non-zero determinant.
@@ -154,12 +154,12 @@ proptest! {
         ineqs in prop::collection::vec(prop::collection::vec(-3i64..=3, 4), 0..6),
         eqs in prop::collection::vec(prop::collection::vec(-3i64..=3, 4), 0..3),
     ) {
-        let mut p = Problem { n, eqs: vec![], ineqs: boxed(n) };
+        let mut p = Problem::new(n, vec![], boxed(n));
         for r in ineqs {
-            p.ineqs.push(row(&r[..=n]));
+            p.add_ineq(row(&r[..=n]));
         }
         for r in eqs {
-            p.eqs.push(row(&r[..=n]));
+            p.add_eq(row(&r[..=n]));
         }
         let truth = brute(&p);
         if let Some(fast) = sample::feasible(&p) {
@@ -191,31 +191,31 @@ proptest! {
         let n = n_par + 2 * depth;
         let x = |i: usize| 1 + n_par + i;
         let y = |i: usize| 1 + n_par + depth + i;
-        let mut p = Problem { n, eqs: vec![], ineqs: vec![] };
+        let mut p = Problem::new(n, vec![], vec![]);
         for (par, &c) in lower.iter().enumerate().take(n_par) {
-            p.ineqs.push(difference(n, 1 + par, 0, c));
+            p.add_ineq(difference(n, 1 + par, 0, c));
         }
         for (v, tri) in [(0usize, 0usize), (1, 3)] {
             for i in 0..depth {
                 let col = if v == 0 { x(i) } else { y(i) };
                 let par = 1 + i % n_par;
-                p.ineqs.push(difference(n, col, 0, 0));
+                p.add_ineq(difference(n, col, 0, 0));
                 if i > 0 && triangular[tri + i] {
                     let prev = if v == 0 { x(i - 1) } else { y(i - 1) };
-                    p.ineqs.push(difference(n, prev, col, 0));
+                    p.add_ineq(difference(n, prev, col, 0));
                 } else {
-                    p.ineqs.push(difference(n, par, col, -1));
+                    p.add_ineq(difference(n, par, col, -1));
                 }
             }
         }
         for (i, j, c) in subs {
-            p.eqs.push(difference(n, y(i.min(depth - 1)), x(j.min(depth - 1)), c));
+            p.add_eq(difference(n, y(i.min(depth - 1)), x(j.min(depth - 1)), c));
         }
         for i in 0..level.min(depth) {
             if i + 1 == level.min(depth) {
-                p.ineqs.push(difference(n, y(i), x(i), -1));
+                p.add_ineq(difference(n, y(i), x(i), -1));
             } else {
-                p.eqs.push(difference(n, y(i), x(i), 0));
+                p.add_eq(difference(n, y(i), x(i), 0));
             }
         }
         let fast = sample::feasible(&p);
@@ -230,12 +230,12 @@ proptest! {
         ineqs in prop::collection::vec(prop::collection::vec(-3i64..=3, 5), 0..7),
         eqs in prop::collection::vec(prop::collection::vec(-3i64..=3, 5), 0..3),
     ) {
-        let mut p = Problem { n, eqs: vec![], ineqs: vec![] };
+        let mut p = Problem::new(n, vec![], vec![]);
         for r in ineqs {
-            p.ineqs.push(row(&r[..=n]));
+            p.add_ineq(row(&r[..=n]));
         }
         for r in eqs {
-            p.eqs.push(row(&r[..=n]));
+            p.add_eq(row(&r[..=n]));
         }
         let truth = omega::solve(&p).is_some();
         if let Some(fast) = sample::feasible(&p) {
@@ -249,16 +249,16 @@ proptest! {
 #[test]
 fn one_sided_cascade_answers_non_empty() {
     // x >= y + 1, y >= z, z >= 0, x >= 2z - 7: no upper bound on anything.
-    let p = Problem {
-        n: 3,
-        eqs: vec![],
-        ineqs: vec![
+    let p = Problem::new(
+        3,
+        vec![],
+        vec![
             row(&[-1, 1, -1, 0]),
             row(&[0, 0, 1, -1]),
             row(&[0, 0, 0, 1]),
             row(&[7, 1, 0, -2]),
         ],
-    };
+    );
     assert_eq!(sample::feasible(&p), Some(true));
 }
 
@@ -267,15 +267,15 @@ fn one_sided_cascade_answers_non_empty() {
 #[test]
 fn contradiction_beside_one_sided_variables() {
     // x >= y, z >= 2, z <= 1.
-    let p = Problem {
-        n: 3,
-        eqs: vec![],
-        ineqs: vec![
+    let p = Problem::new(
+        3,
+        vec![],
+        vec![
             row(&[0, 1, -1, 0]),
             row(&[-2, 0, 0, 1]),
             row(&[1, 0, 0, -1]),
         ],
-    };
+    );
     assert_eq!(sample::feasible(&p), Some(false));
 }
 
@@ -284,18 +284,18 @@ fn contradiction_beside_one_sided_variables() {
 #[test]
 fn opposite_rows_cross_or_pin() {
     // x + y >= 5 and x + y <= 4.
-    let crossing = Problem {
-        n: 2,
-        eqs: vec![],
-        ineqs: vec![row(&[-5, 1, 1]), row(&[4, -1, -1]), row(&[0, 1, -1])],
-    };
+    let crossing = Problem::new(
+        2,
+        vec![],
+        vec![row(&[-5, 1, 1]), row(&[4, -1, -1]), row(&[0, 1, -1])],
+    );
     assert_eq!(sample::feasible(&crossing), Some(false));
     // x >= 3, x <= 3, x = 2y, with y also bounded by the other rows.
-    let pinned = Problem {
-        n: 2,
-        eqs: vec![row(&[0, 1, -2])],
-        ineqs: vec![row(&[-3, 1, 0]), row(&[3, -1, 0]), row(&[5, 0, 1])],
-    };
+    let pinned = Problem::new(
+        2,
+        vec![row(&[0, 1, -2])],
+        vec![row(&[-3, 1, 0]), row(&[3, -1, 0]), row(&[5, 0, 1])],
+    );
     assert_eq!(sample::feasible(&pinned), Some(false));
     assert!(!omega::is_feasible(&pinned));
 }
@@ -306,16 +306,16 @@ fn opposite_rows_cross_or_pin() {
 #[test]
 fn dark_shadow_answers_non_empty() {
     // 0 <= 3x + 5y <= 100 and -50 <= 2x - 7y <= 50.
-    let p = Problem {
-        n: 2,
-        eqs: vec![],
-        ineqs: vec![
+    let p = Problem::new(
+        2,
+        vec![],
+        vec![
             row(&[0, 3, 5]),
             row(&[100, -3, -5]),
             row(&[50, 2, -7]),
             row(&[50, -2, 7]),
         ],
-    };
+    );
     assert_eq!(sample::feasible(&p), Some(true));
 }
 
@@ -324,16 +324,16 @@ fn dark_shadow_answers_non_empty() {
 /// empty.
 #[test]
 fn dark_shadow_example_falls_through() {
-    let p = Problem {
-        n: 2,
-        eqs: vec![],
-        ineqs: vec![
+    let p = Problem::new(
+        2,
+        vec![],
+        vec![
             row(&[-27, 11, 13]),
             row(&[45, -11, -13]),
             row(&[10, 7, -9]),
             row(&[4, -7, 9]),
         ],
-    };
+    );
     assert_eq!(sample::feasible(&p), None);
     assert!(!omega::is_feasible(&p));
 }
@@ -347,20 +347,16 @@ fn big_coefficients_fall_through() {
     // x >= 10^20 and x <= 10^20 + 1
     let mut s = row(&[1, -1]);
     s[0] = &big + &Int::ONE;
-    let p = Problem {
-        n: 1,
-        eqs: vec![],
-        ineqs: vec![r, s],
-    };
+    let p = Problem::new(1, vec![], vec![r, s]);
     assert_eq!(sample::feasible(&p), None);
     assert!(omega::is_feasible(&p));
     // A product that overflows while eliminating x: m·(x + m·y) + (-m·x + (m+1)·y).
     let m = 4_000_000_000i64;
-    let p = Problem {
-        n: 2,
-        eqs: vec![],
-        ineqs: vec![row(&[0, 1, m]), row(&[0, -m, m + 1]), row(&[5, 0, -1])],
-    };
+    let p = Problem::new(
+        2,
+        vec![],
+        vec![row(&[0, 1, m]), row(&[0, -m, m + 1]), row(&[5, 0, -1])],
+    );
     assert_eq!(sample::feasible(&p), None);
     assert!(omega::is_feasible(&p));
 }

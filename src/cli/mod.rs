@@ -441,15 +441,22 @@ fn spent() -> bool {
 
 /// Runs the CLI on the process arguments.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    ExitCode::from(run(std::env::args_os()))
+}
+
+/// Runs the CLI on `args` (the program's name first, as in the process arguments) and
+/// answers its exit code. The unit tests run the command line through it
+/// (`testing::loopy`).
+pub(crate) fn run<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
+            return if e.use_stderr() { 2 } else { 0 };
         }
     };
     let color = match cli.color {
@@ -466,7 +473,7 @@ pub fn main() -> ExitCode {
             Err(e) => {
                 let d = Diagnostic::new(codes::INVALID_OPTION, e);
                 eprint!("{}", d.render(&[], color));
-                return ExitCode::from(2);
+                return 2;
             }
         },
     };
@@ -474,7 +481,7 @@ pub fn main() -> ExitCode {
         budget: limit,
         color,
     };
-    let code = match cli.command {
+    match cli.command {
         Command::Calc(c) => calc::run(c, &ctx),
         Command::Show(a) => budgeted(&ctx, || show::run(a, &ctx)),
         // With --suggest the budget applies to each script checked separately.
@@ -496,6 +503,5 @@ pub fn main() -> ExitCode {
         Command::Tune(a) => tune::run(*a, &ctx),
         // The budget applies to each analysis separately.
         Command::Lsp(a) => lsp::run(a, &ctx),
-    };
-    ExitCode::from(code)
+    }
 }

@@ -87,7 +87,7 @@ impl Expr {
             let c = b.col_div(i);
             if c < r.len() && !r[c].is_zero() {
                 let e = match &b.divs()[i] {
-                    Some(d) => Expr::floor(Expr::from_row(&d.num, b), d.den.clone()),
+                    Some(d) => Expr::floor(Expr::from_row(d.num(), b), d.den().clone()),
                     None => Expr::Comment(format!("existential e{i}")),
                 };
                 terms.push((r[c].clone(), e));

@@ -449,7 +449,7 @@ fn shift_range_dim(m: &Map, d: usize, off: &[Int]) -> Map {
                 }
             };
             b.map_rows(sub);
-            b.map_divs(|dv| sub(&mut dv.num));
+            b.map_divs(|num, _| sub(num));
             b
         })
         .collect();

@@ -181,7 +181,8 @@ fn determine_iterators(b: Basic, n_param: usize, n_scan: usize) -> Vec<Basic> {
             let col = leaf.ctx.col_div(i);
             let by_rows = rows.iter().any(|(r, _)| !r[col].is_zero());
             let by_divs = (i + 1..leaf.ctx.n_div()).any(|j| {
-                needed[j] && (leaf.ctx.divs()[j].as_ref()).is_some_and(|dv| !dv.num[col].is_zero())
+                needed[j]
+                    && (leaf.ctx.divs()[j].as_ref()).is_some_and(|dv| !dv.num()[col].is_zero())
             });
             needed[i] = by_rows || by_divs;
         }
@@ -193,11 +194,11 @@ fn determine_iterators(b: Basic, n_param: usize, n_scan: usize) -> Vec<Basic> {
             }
             let Some(d) = d else { return vec![b] };
             let mut num = q.zero_row();
-            for (c, v) in d.num.iter().enumerate().filter(|(_, v)| !v.is_zero()) {
+            for (c, v) in d.num().iter().enumerate().filter(|(_, v)| !v.is_zero()) {
                 let Some(m) = map[c] else { return vec![b] };
                 num[m] += v;
             }
-            map.push(Some(q.add_div(num, d.den.clone())));
+            map.push(Some(q.add_div(num, d.den().clone())));
         }
         // The iterators' columns in `q`.
         map.extend((0..leaf.vals.len()).map(|d| Some(n_outer + d)));
@@ -371,10 +372,10 @@ fn solve_by_bounds(b: &Basic, n_outer: usize) -> Option<Basic> {
     for d in &w.divs()[b.n_div()..] {
         let d = d.as_ref()?;
         let mut num = q.zero_row();
-        for (c, v) in d.num.iter().enumerate().filter(|(_, v)| !v.is_zero()) {
+        for (c, v) in d.num().iter().enumerate().filter(|(_, v)| !v.is_zero()) {
             num[map[c]] += v;
         }
-        map.push(q.add_div(num, d.den.clone()));
+        map.push(q.add_div(num, d.den().clone()));
     }
     // Values that still mention an unknown say nothing yet; every iterator needs one.
     let open = open_of(&solved);
@@ -538,7 +539,7 @@ impl Scanner {
         // Within a spent work budget (see `presburger::budget`): no point, like an empty
         // projection.
         let empty = || {
-            let mut r = vec![Int::ZERO; p.n + 1];
+            let mut r = vec![Int::ZERO; p.n() + 1];
             r[0] = Int::from(-1);
             vec![r]
         };
@@ -561,11 +562,11 @@ impl Scanner {
         uppers: Vec<Row>,
     ) -> (Vec<Row>, Vec<Row>) {
         let width = 1 + self.n_param + k + 1;
-        let known = Known::new(Problem {
-            n: width - 1,
-            eqs: ctx.eqs().iter().filter_map(|r| cut(r, width)).collect(),
-            ineqs: ctx.ineqs().iter().filter_map(|r| cut(r, width)).collect(),
-        });
+        let known = Known::new(Problem::new(
+            width - 1,
+            ctx.eqs().iter().filter_map(|r| cut(r, width)).collect(),
+            ctx.ineqs().iter().filter_map(|r| cut(r, width)).collect(),
+        ));
         let mut all: Vec<(Row, bool)> = lowers.into_iter().map(|r| (r, true)).collect();
         all.extend(uppers.into_iter().map(|r| (r, false)));
         all.sort();
@@ -789,7 +790,7 @@ impl Scanner {
             for it in &mut items {
                 let b = &mut it.basic;
                 b.map_rows(sub);
-                b.map_divs(|d| sub(&mut d.num));
+                b.map_divs(|num, _| sub(num));
                 // Divides out the common factor a of the equalities that defined t_k.
                 b.normalize();
             }
@@ -949,11 +950,11 @@ impl Scanner {
     fn outer_conditions(&self, k: usize, piece: &Basic, ctx: &Basic) -> Vec<Cond> {
         let c = self.col(k);
         let width = c + 1;
-        let mut known = Known::new(Problem {
-            n: width - 1,
-            eqs: ctx.eqs().iter().filter_map(|r| cut(r, width)).collect(),
-            ineqs: ctx.ineqs().iter().filter_map(|r| cut(r, width)).collect(),
-        });
+        let mut known = Known::new(Problem::new(
+            width - 1,
+            ctx.eqs().iter().filter_map(|r| cut(r, width)).collect(),
+            ctx.ineqs().iter().filter_map(|r| cut(r, width)).collect(),
+        ));
         let mut conds = vec![];
         let rows = piece
             .eqs()
@@ -979,11 +980,7 @@ impl Scanner {
     fn before(&self, k: usize, a: &Basic, b: &Basic) -> bool {
         // Columns: [1, params, dims < k, a_k, b_k].
         let w = 1 + self.n_param + k;
-        let mut p = Problem {
-            n: w + 1,
-            eqs: vec![],
-            ineqs: vec![],
-        };
+        let mut p = Problem::new(w + 1, vec![], vec![]);
         let lift = |r: &Row, second: bool| -> Row {
             let mut x = r[..w].to_vec();
             if second {
@@ -995,15 +992,15 @@ impl Scanner {
             }
             x
         };
-        p.eqs.extend(a.eqs().iter().map(|r| lift(r, false)));
-        p.ineqs.extend(a.ineqs().iter().map(|r| lift(r, false)));
-        p.eqs.extend(b.eqs().iter().map(|r| lift(r, true)));
-        p.ineqs.extend(b.ineqs().iter().map(|r| lift(r, true)));
+        p.extend_eqs(a.eqs().iter().map(|r| lift(r, false)));
+        p.extend_ineqs(a.ineqs().iter().map(|r| lift(r, false)));
+        p.extend_eqs(b.eqs().iter().map(|r| lift(r, true)));
+        p.extend_ineqs(b.ineqs().iter().map(|r| lift(r, true)));
         // a_k >= b_k
         let mut r = vec![Int::ZERO; w + 2];
         r[w] = Int::ONE;
         r[w + 1] = Int::from(-1);
-        p.ineqs.push(r);
+        p.add_ineq(r);
         !omega::is_feasible(&p)
     }
 
@@ -1095,11 +1092,11 @@ impl Scanner {
         // the assignment `c = L`, guarded by the other bounds at `c = L` where the context
         // does not imply them. (Items with different bounds keep their loop: as leaf guards
         // their bounds would cost the separation of the loops inside.)
-        let mut known = Known::new(Problem {
-            n: c - 1,
-            eqs: body_ctx.eqs().iter().filter_map(|r| cut(r, c)).collect(),
-            ineqs: body_ctx.ineqs().iter().filter_map(|r| cut(r, c)).collect(),
-        });
+        let mut known = Known::new(Problem::new(
+            c - 1,
+            body_ctx.eqs().iter().filter_map(|r| cut(r, c)).collect(),
+            body_ctx.ineqs().iter().filter_map(|r| cut(r, c)).collect(),
+        ));
         let at = |r: &Row, value: &Row| -> Row {
             let mut x: Row = r[..c].to_vec();
             for (v, w) in x.iter_mut().zip(value) {
@@ -1404,11 +1401,11 @@ fn eliminate(
                 *den_a = &*den_a * &den;
             }
         }
-        b.map_divs(|dv| {
-            if dv.num.get(col).is_some_and(|k| !k.is_zero()) {
-                dv.num.resize(r.len(), Int::ZERO);
-                cancel(&mut dv.num, &r, col);
-                dv.den = &dv.den * &den;
+        b.map_divs(|dv_num, dv_den| {
+            if dv_num.get(col).is_some_and(|k| !k.is_zero()) {
+                dv_num.resize(r.len(), Int::ZERO);
+                cancel(dv_num, &r, col);
+                *dv_den = &*dv_den * &den;
             }
         });
         solved.push((col, num, den));
@@ -1441,8 +1438,8 @@ struct Known {
 
 impl Known {
     fn new(base: Problem) -> Known {
-        let mut b = Basic::universe(0, base.n);
-        b.set_rows(base.eqs.clone(), base.ineqs.clone());
+        let mut b = Basic::universe(0, base.n());
+        b.set_rows(base.eqs().to_vec(), base.ineqs().to_vec());
         Known {
             reduced: b.reduced(),
             base,
@@ -1481,8 +1478,8 @@ impl Known {
         }
         // New equalities are worth solving once for all later tests.
         if eq || self.ineqs.len() > 16 {
-            self.base.eqs.append(&mut self.eqs);
-            self.base.ineqs.append(&mut self.ineqs);
+            self.base.extend_eqs(std::mem::take(&mut self.eqs));
+            self.base.extend_ineqs(std::mem::take(&mut self.ineqs));
             *self = Known::new(std::mem::take(&mut self.base));
         }
     }
@@ -1538,11 +1535,12 @@ fn upper_expr(r: &Row, c: usize) -> Expr {
 /// Whether local `i`'s definition mentions column `col`, directly or through other locals.
 fn div_depends_on(b: &Basic, i: usize, col: usize) -> bool {
     let Some(d) = &b.divs()[i] else { return true };
-    if d.num.get(col).is_some_and(|v| !v.is_zero()) {
+    if d.num().get(col).is_some_and(|v| !v.is_zero()) {
         return true;
     }
-    (0..i)
-        .any(|j| d.num.get(b.col_div(j)).is_some_and(|v| !v.is_zero()) && div_depends_on(b, j, col))
+    (0..i).any(|j| {
+        d.num().get(b.col_div(j)).is_some_and(|v| !v.is_zero()) && div_depends_on(b, j, col)
+    })
 }
 
 /// The part of a row over the first `width` columns, if it mentions no later column.

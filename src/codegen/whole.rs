@@ -122,8 +122,8 @@ fn box_of(plan: &CopyPlan, n_param: usize, k: usize, r: usize) -> Option<Basic> 
         };
         for (i, div) in cb.divs().iter().enumerate() {
             let div = div.as_ref()?;
-            let num = translate(&div.num, &to, b.width())?;
-            to[cb.col_div(i)] = Some(b.add_div(num, div.den.clone()));
+            let num = translate(div.num(), &to, b.width())?;
+            to[cb.col_div(i)] = Some(b.add_div(num, div.den().clone()));
         }
         let lower = translate(&corner.row, &to, b.width())?;
         let x = 1 + n_param + k + d;

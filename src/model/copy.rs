@@ -148,8 +148,8 @@ fn row_text(b: &Basic, r: &Row, params: &[String], t: &[String], floord: &str) -
             match &b.divs()[i] {
                 Some(d) => format!(
                     "{floord}({}, {})",
-                    row_text(b, &d.num, params, t, floord),
-                    d.den
+                    row_text(b, d.num(), params, t, floord),
+                    d.den()
                 ),
                 None => "0".to_string(),
             }
@@ -323,7 +323,7 @@ pub(crate) fn parametric_extent(f: &Map, d: usize) -> Result<Extent, NoExtent> {
         let c = b.col_dim(0);
         if b.divs()
             .iter()
-            .any(|v| v.as_ref().is_none_or(|v| !v.num[c].is_zero()))
+            .any(|v| v.as_ref().is_none_or(|v| !v.num()[c].is_zero()))
         {
             return Err(NoExtent::Inexpressible);
         }

@@ -14,10 +14,32 @@ use super::row::{self, combine_pair, solve_unit, substitute, Problem, Row};
 
 /// `floor(num · (1, columns) / den)`, with `den > 0`. `num` has the full width of a row and
 /// only mentions columns before the local it defines.
+///
+/// The fields are private to the core: code above it reads them through [`Div::num`] and
+/// [`Div::den`], builds a definition with [`Div::new`] and rewrites those of a conjunction
+/// with [`Basic::map_divs`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Div {
-    pub num: Row,
-    pub den: Int,
+    pub(super) num: Row,
+    pub(super) den: Int,
+}
+
+impl Div {
+    /// `floor(num · (1, columns) / den)`; `den` must be positive.
+    pub fn new(num: Row, den: Int) -> Div {
+        debug_assert!(den.is_positive(), "a floor's denominator is positive");
+        Div { num, den }
+    }
+
+    /// The numerator: a row of the conjunction's width.
+    pub fn num(&self) -> &Row {
+        &self.num
+    }
+
+    /// The denominator (positive).
+    pub fn den(&self) -> &Int {
+        &self.den
+    }
 }
 
 /// A conjunction of equalities and inequalities.
@@ -166,11 +188,14 @@ impl Basic {
         debug_assert!(self.rows().all(|r| r.len() == self.width()));
     }
 
-    /// Rewrites the definition of every known local in place (a substitution). `f` must
-    /// keep what each local equals, and a numerator may only mention columns before its
-    /// local.
-    pub fn map_divs(&mut self, f: impl FnMut(&mut Div)) {
-        self.divs.iter_mut().flatten().for_each(f);
+    /// Rewrites the definition `floor(num / den)` of every known local in place (a
+    /// substitution): `f` is given each one's numerator and denominator. It must keep what
+    /// each local equals and its denominator positive, and a numerator may only mention
+    /// columns before its local.
+    pub fn map_divs(&mut self, mut f: impl FnMut(&mut Row, &mut Int)) {
+        for d in self.divs.iter_mut().flatten() {
+            f(&mut d.num, &mut d.den);
+        }
     }
 
     /// Moves the boundary between parameters and dimensions: the first `n_param` of the

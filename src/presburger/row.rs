@@ -15,12 +15,68 @@ use super::int::{gcd_all, Int};
 /// A row of a constraint system: constant first, then one coefficient per variable.
 pub type Row = Vec<Int>;
 
-/// A conjunction of integer constraints over `n` variables.
+/// A conjunction of integer constraints over `n` variables: rows of width `n + 1`.
+///
+/// The fields are private to the core: code above it builds a problem with
+/// [`Problem::new`] (or [`Basic::to_problem`](super::Basic::to_problem)), adds rows with
+/// [`Problem::add_eq`], [`Problem::add_ineq`] and their `extend_` forms, and reads it
+/// through [`Problem::n`], [`Problem::eqs`] and [`Problem::ineqs`].
 #[derive(Clone, Debug, Default)]
 pub struct Problem {
-    pub n: usize,
-    pub eqs: Vec<Row>,
-    pub ineqs: Vec<Row>,
+    pub(super) n: usize,
+    pub(super) eqs: Vec<Row>,
+    pub(super) ineqs: Vec<Row>,
+}
+
+impl Problem {
+    /// The equalities `eqs` and the inequalities `ineqs` over `n` variables (each row of
+    /// width `n + 1`).
+    pub fn new(n: usize, eqs: Vec<Row>, ineqs: Vec<Row>) -> Problem {
+        let p = Problem { n, eqs, ineqs };
+        debug_assert!(p.eqs.iter().chain(&p.ineqs).all(|r| r.len() == n + 1));
+        p
+    }
+
+    /// The number of variables.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// The equalities `r · (1, x) = 0`.
+    pub fn eqs(&self) -> &[Row] {
+        &self.eqs
+    }
+
+    /// The inequalities `r · (1, x) >= 0`.
+    pub fn ineqs(&self) -> &[Row] {
+        &self.ineqs
+    }
+
+    /// Adds an equality (of width `n + 1`).
+    pub fn add_eq(&mut self, r: Row) {
+        debug_assert_eq!(r.len(), self.n + 1);
+        self.eqs.push(r);
+    }
+
+    /// Adds an inequality (of width `n + 1`).
+    pub fn add_ineq(&mut self, r: Row) {
+        debug_assert_eq!(r.len(), self.n + 1);
+        self.ineqs.push(r);
+    }
+
+    /// Adds equalities (each of width `n + 1`).
+    pub fn extend_eqs(&mut self, rows: impl IntoIterator<Item = Row>) {
+        for r in rows {
+            self.add_eq(r);
+        }
+    }
+
+    /// Adds inequalities (each of width `n + 1`).
+    pub fn extend_ineqs(&mut self, rows: impl IntoIterator<Item = Row>) {
+        for r in rows {
+            self.add_ineq(r);
+        }
+    }
 }
 
 /// Does `x` satisfy every constraint of `p`?

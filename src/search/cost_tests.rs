@@ -142,7 +142,7 @@ fn cost_model_work_of_covariance() {
         &crate::frontend::Options::default(),
     )
     .unwrap();
-    let layout = crate::search::Layout::new(&crate::verify::Program::from_scop(&k.scop));
+    let layout = crate::search::space::Layout::new(&crate::verify::Program::from_scop(&k.scop));
     let model = cost::CostModel::new(&k.scop, &layout.dirs, 10_000_000);
     let work = |tag: &str| model.work[k.scop.tag(tag).unwrap().statements[0]];
     assert_eq!(work("Mult"), 1e9);

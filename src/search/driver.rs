@@ -23,7 +23,7 @@ use crate::bench::Job;
 use crate::driver::{Kernel, Run};
 use crate::presburger::budget::{self, Exhausted};
 use crate::timing::{self, Attempt, Bench, Limits, Session, Timer, Trial};
-pub use crate::timing::{scaled_defines, Measured, Verdict};
+pub use crate::timing::{Measured, Verdict};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -1245,7 +1245,6 @@ fn build_space(
                 ranks: vec![],
                 own: None,
                 tests: 0,
-                states: 0,
             },
             out_of_time,
         ),
@@ -1321,7 +1320,6 @@ mod tests {
                 ranks: vec![],
                 own: None,
                 tests: 0,
-                states: 0,
             },
             build_seconds: 0.0,
             schedules: vec![],

@@ -21,7 +21,10 @@ use crate::presburger::{Basic, Int};
 impl Legal {
     /// The fuse-with-shifts schedule for an interleaving: its classes run one after the
     /// other (in the interleaving's order, which may differ from the textual one), the
-    /// statements of a class in textual order. `Err` says why none was found.
+    /// statements of a class in textual order. `Err` says why none was found. (The search
+    /// builds the schedules of all the interleavings it takes with a table of classes; the
+    /// tests compare them with this.)
+    #[cfg(test)]
     pub fn build_fused(&self, classes: &[Vec<usize>]) -> Result<Built, String> {
         let all: Vec<usize> = (0..self.edges.len()).collect();
         self.build_classes(classes, |c| {

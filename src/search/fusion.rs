@@ -24,8 +24,9 @@
 //! classes `C` of `R` (fusable, and holding every statement of `R` that a statement of `C`
 //! depends on), of the number of `R \ C`. Each `R` reached is one state, whatever order led
 //! to it, so the count is exact without enumerating; the same table ranks and unranks the
-//! interleavings in the order of the brute-force enumeration ([`Legal::interleavings`]:
-//! classes by increasing statement mask), so any of them can be built from its position.
+//! interleavings in the order of the brute-force enumeration (`Legal::interleavings`, which
+//! the tests compare it with: classes by increasing statement mask), so any of them can be
+//! built from its position.
 
 use super::space::Legal;
 use std::collections::HashMap;
@@ -171,7 +172,8 @@ impl<'a> Fusion<'a> {
     }
 
     /// The pairs of statements found unfusable (mustDistribute), each once, `(s, t)` with
-    /// `s < t`.
+    /// `s < t`. (For the tests.)
+    #[cfg(test)]
     pub fn must_distribute(&self) -> Vec<(usize, usize)> {
         (0..self.n)
             .flat_map(|s| {
@@ -184,7 +186,8 @@ impl<'a> Fusion<'a> {
     }
 
     /// The units of statements that every legal interleaving keeps in one class (mustFuse),
-    /// those of more than one statement, in topological order.
+    /// those of more than one statement, in topological order. (For the tests.)
+    #[cfg(test)]
     pub fn must_fuse(&self) -> Vec<Vec<usize>> {
         self.units
             .iter()
@@ -378,11 +381,6 @@ impl<'a> Fusion<'a> {
             .filter_map(|r| self.unrank(r).map(|il| (r, il)))
             .collect()
     }
-
-    /// The number of states (sets of statements not placed yet) the count visited.
-    pub fn states(&self) -> usize {
-        self.nodes.len()
-    }
 }
 
 /// The legal outer interleavings as the search takes them: how many there are, and the
@@ -401,9 +399,8 @@ pub struct Outer {
     /// Which of `list` is the kernel's own outer structure (absent when it is not a legal
     /// interleaving in this space).
     pub own: Option<usize>,
-    /// Fusability tests run (emptiness tests), and states the count visited.
+    /// Fusability tests run (emptiness tests).
     pub tests: usize,
-    pub states: usize,
 }
 
 impl Outer {
@@ -423,7 +420,6 @@ impl Outer {
             ranks,
             own,
             tests: f.tests,
-            states: f.states(),
         }
     }
 }

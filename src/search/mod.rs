@@ -25,4 +25,4 @@ pub mod traffic;
 #[cfg(test)]
 mod traffic_tests;
 
-pub use space::{Edge, Layout, Legal};
+pub use space::Legal;

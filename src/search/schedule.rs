@@ -9,27 +9,25 @@
 //! all legal schedules (no reversal of the original direction of a loop), and every
 //! schedule is checked again by the ordinary verifier once written as a script.
 
+#[cfg(test)]
+use super::fusion::{members, Mask};
 use super::space::Legal;
 use crate::presburger::linalg::null_space;
 use crate::presburger::row::Row;
 use crate::presburger::{Basic, Int, Lp};
+#[cfg(test)]
 use std::collections::HashMap;
 
 /// The legal outer interleavings of a program: ordered partitions of its statements into
-/// classes, the statements of a class fused under a common outermost loop.
+/// classes, the statements of a class fused under a common outermost loop. (The brute
+/// force the tests compare the fusion space of `fusion.rs` with.)
+#[cfg(test)]
 #[derive(Clone, Debug)]
 pub struct Interleavings {
     /// Each interleaving: its classes in execution order, each a sorted list of statements.
     pub list: Vec<Vec<Vec<usize>>>,
     /// The enumeration stopped at the cap (there may be more).
     pub truncated: bool,
-}
-
-/// A statement set as a bit mask (programs have at most 64 statements here).
-type Mask = u64;
-
-fn members(m: Mask) -> Vec<usize> {
-    (0..64).filter(|&k| m >> k & 1 == 1).collect()
 }
 
 impl Legal {
@@ -132,7 +130,10 @@ impl Legal {
         }
         out
     }
+}
 
+#[cfg(test)]
+impl Legal {
     /// The legal outer interleavings: every ordered partition of the statements such that
     /// no dependence goes from a later class to an earlier one and every class is
     /// [`fusable`](Legal::fusable). Pruned as §4.3 prunes: a class is only tried when every
@@ -278,7 +279,9 @@ impl Legal {
     /// The §4.1 schedule for an interleaving: its classes run one after the other (in the
     /// interleaving's order, which may differ from the textual one), the statements of a
     /// class in textual order. `Err` says why none was found (no hyperplane and no legal
-    /// distribution somewhere).
+    /// distribution somewhere). (The search builds the schedules of all the interleavings
+    /// it takes with a table of classes; the tests compare them with this.)
+    #[cfg(test)]
     pub fn build(&self, classes: &[Vec<usize>]) -> Result<Built, String> {
         let all: Vec<usize> = (0..self.edges.len()).collect();
         self.build_classes(classes, |c| {

@@ -102,7 +102,8 @@ impl Layout {
         self.offset[s] + self.iters[s] + self.n_param()
     }
 
-    /// `θs` at an instance: `coeffs` is a whole coefficient vector.
+    /// `θs` at an instance: `coeffs` is a whole coefficient vector. (For the tests.)
+    #[cfg(test)]
     pub fn eval(&self, coeffs: &[i64], s: usize, iters: &[i64], params: &[i64]) -> i64 {
         let mut v = coeffs[self.constant(s)];
         for (k, x) in iters.iter().enumerate() {
@@ -119,8 +120,6 @@ impl Layout {
 /// outer levels satisfy (and so drop).
 #[derive(Clone, Debug)]
 pub struct Edge {
-    /// Index of the dependence in the list it was built from.
-    pub dep: usize,
     pub source: usize,
     pub sink: usize,
     /// Columns `[1 | params | source iterators | sink iterators | locals]`, parameters in the
@@ -196,7 +195,7 @@ impl Legal {
     pub fn new(p: &Program, deps: &[Dependence]) -> Legal {
         let layout = Layout::new(p);
         let mut edges = vec![];
-        for (d, dep) in deps.iter().enumerate() {
+        for dep in deps {
             let rel: Map = dep.relation().align_params(&p.params);
             for part in rel.parts() {
                 let mut poly = part.clone();
@@ -204,7 +203,6 @@ impl Legal {
                     continue;
                 }
                 let mut e = Edge {
-                    dep: d,
                     source: dep.source,
                     sink: dep.sink,
                     poly,
@@ -248,7 +246,8 @@ impl Legal {
         b
     }
 
-    /// Every edge weakly satisfied.
+    /// Every edge weakly satisfied. (For the tests.)
+    #[cfg(test)]
     pub fn weak_space(&self) -> Basic {
         let all: Vec<usize> = (0..self.edges.len()).collect();
         self.space(&all, &[])
@@ -283,7 +282,8 @@ impl Legal {
 
     /// A band of consecutive dimensions is permutable when each of them weakly satisfies
     /// every edge still active at the band's first dimension (§4.1): then any order of the
-    /// band's dimensions, and so rectangular tiling, is legal.
+    /// band's dimensions, and so rectangular tiling, is legal. (For the tests.)
+    #[cfg(test)]
     pub fn is_permutable(&self, outer: &[Vec<Int>], band: &[Vec<Int>]) -> bool {
         let Some(active) = self.remaining(outer) else {
             return false;
@@ -316,13 +316,15 @@ impl Legal {
     }
 }
 
+#[cfg(test)]
 impl Legal {
     /// The hyperplane of §4.1 with the shortest dependence distances: among the schedules
     /// with non-negative coefficients (and at least one non-zero iterator coefficient per
     /// statement) that weakly satisfy `edges`, the lexicographic minimum of
     /// `(u, w, coefficients)` under `u·n + w ≥ θT(j) − θS(i)`, `u ≥ 0`. Returns the
     /// coefficients and `(u, w)`; `None` when no such schedule exists. One dimension only:
-    /// linear independence from earlier dimensions is the caller's business.
+    /// linear independence from earlier dimensions is the caller's business. (The tests
+    /// check §4.1 on it; the search builds its hyperplanes in `schedule.rs` and `fuse.rs`.)
     pub fn shortest(&self, edges: &[usize]) -> Option<(Vec<Int>, Vec<Int>, Int)> {
         let l = &self.layout;
         let np = l.n_param();

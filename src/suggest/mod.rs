@@ -8,6 +8,10 @@
 //! CLI.
 
 pub mod repair;
+#[cfg(test)]
+mod repair_tests;
+#[cfg(test)]
+mod suggest_tests;
 
 use crate::driver::{Kernel, Run};
 use crate::presburger::budget;

@@ -131,6 +131,8 @@ impl Values {
         Values(out).union(&Values::none())
     }
 
+    /// Whether `v` is a member. (For the tests.)
+    #[cfg(test)]
     pub fn contains(&self, v: i128) -> bool {
         self.0.iter().any(|&(lo, hi)| lo <= v && v <= hi)
     }

@@ -161,9 +161,8 @@ pub(crate) fn joint_raw(rel: &Map, ts: &Map, tt: &Map) -> Vec<Basic> {
                 let (mut divs, mut eqs, mut ineqs) = (vec![], vec![], vec![]);
                 for (x, cols) in [(r, &cr), (p, &cp), (q, &cq)] {
                     divs.extend(x.divs().iter().map(|d| {
-                        d.as_ref().map(|d| crate::presburger::Div {
-                            num: place(&d.num, cols),
-                            den: d.den.clone(),
+                        d.as_ref().map(|d| {
+                            crate::presburger::Div::new(place(d.num(), cols), d.den().clone())
                         })
                     }));
                 }

@@ -3,12 +3,11 @@
 //! its shift), the nearest legal skew factor. Each suggestion is accepted by `loopy check`,
 //! and every change ordered before it is rejected by `loopy check`, one by one.
 
-mod common;
-use common::{loopy, scratch};
-use loopy::driver::{Kernel, Run};
-use loopy::search::Legal;
-use loopy::suggest::repair::{legal_values, levels};
-use loopy::suggest::{all_changes, Change};
+use crate::driver::{Kernel, Run};
+use crate::search::Legal;
+use crate::suggest::repair::{legal_values, levels};
+use crate::suggest::{all_changes, Change};
+use crate::testing::{loopy, scratch};
 use std::path::Path;
 
 fn candidates(kernel: &str, script: &Path) -> Vec<Change> {
@@ -17,7 +16,7 @@ fn candidates(kernel: &str, script: &Path) -> Vec<Change> {
     let text = std::fs::read_to_string(script).unwrap();
     let base = script.parent().unwrap();
     let name = script.display().to_string();
-    let limit = loopy::presburger::budget::DEFAULT;
+    let limit = crate::presburger::budget::DEFAULT;
     all_changes(&k, &mut run, &text, &name, base, limit)
 }
 
