@@ -602,8 +602,10 @@ S:      C[i][j] += A[i][k] * B[k][j];
         }
     }
     let text = "param MR = model\nparam D = model(double.MR)\nparam N = model(NR)\n";
-    let mut settings = Settings::default();
-    settings.model = Some(model.clone());
+    let settings = Settings {
+        model: Some(model),
+        ..Default::default()
+    };
     let k = Kernel::from_text("f.c", c, &Default::default()).unwrap();
     let run = Run::with_settings(&k, text, "m.loopy", &root().join(DATA), &settings)
         .unwrap_or_else(|f| panic!("{}", f.render(false)));
