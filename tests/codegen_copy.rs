@@ -252,7 +252,8 @@ fn copies_trace_every_instance_once_in_order() {
 #[test]
 fn buffers_follow_the_inner_loops() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let script = std::fs::read_to_string(root.join("examples/gemm/gemm-fast.loopy")).unwrap();
+    let script =
+        std::fs::read_to_string(root.join("tests/data/scripts/gemm-fast-literal.loopy")).unwrap();
     let (kernel, run) = load("examples/gemm/gemm.c", &[], &script);
     let g = generate(&kernel, &run.interp.state).unwrap();
     for decl in [
@@ -278,7 +279,7 @@ fn show_lists_the_copies_with_their_boxes() {
         "show",
         "examples/gemm/gemm.c",
         "--script",
-        "examples/gemm/gemm-fast.loopy",
+        "tests/data/scripts/gemm-fast-literal.loopy",
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(

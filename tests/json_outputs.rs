@@ -34,7 +34,7 @@ fn show_script_gemm_fast() {
         "show",
         "examples/gemm/gemm.c",
         "--script",
-        "examples/gemm/gemm-fast.loopy",
+        "tests/data/scripts/gemm-fast-literal.loopy",
         "--format",
         "json",
     ]));

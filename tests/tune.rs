@@ -6,7 +6,7 @@ use common::{loopy, scratch};
 use std::path::PathBuf;
 
 const KERNEL: &str = "examples/gemm/gemm.c";
-const SCRIPT: &str = "examples/gemm/gemm-fast.loopy";
+const SCRIPT: &str = "tests/data/scripts/gemm-fast-literal.loopy";
 
 fn root(p: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(p)

@@ -142,7 +142,8 @@ mod tests {
     }
 
     fn script() -> Vec<String> {
-        let text = std::fs::read_to_string(root("examples/gemm/gemm-fast.loopy")).unwrap();
+        let text =
+            std::fs::read_to_string(root("tests/data/scripts/gemm-fast-literal.loopy")).unwrap();
         text.lines().map(str::to_string).collect()
     }
 

@@ -8,7 +8,7 @@ use crate::tune::{self, Candidates, Order, Specs, Timer, TuneEvent, Tuning, Verd
 use std::path::PathBuf;
 
 const KERNEL: &str = "examples/gemm/gemm.c";
-const SCRIPT: &str = "examples/gemm/gemm-fast.loopy";
+const SCRIPT: &str = "tests/data/scripts/gemm-fast-literal.loopy";
 const SIZES: [&str; 3] = ["NI=40", "NJ=48", "NK=36"];
 
 fn root(p: &str) -> PathBuf {
