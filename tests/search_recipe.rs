@@ -290,3 +290,99 @@ fn the_row_block_recipe_is_skipped_where_its_precondition_fails() {
     assert!(!out.contains("row-block recipe on S0 ("), "{out}");
     assert!(!out.contains("expand("), "{out}");
 }
+
+/// For several threads the row-block recipe comes first with its blocks of rows on the
+/// threads (each block sets, computes and reads out its own rows of the storage): the
+/// checker accepts it, and the generated program, built with OpenMP and run on three
+/// threads, prints exactly what the original prints.
+#[test]
+fn the_row_block_recipe_on_the_threads_prints_what_the_original_prints() {
+    let kernel = "examples/doitgen/doitgen.c";
+    let dir = scratch("search_recipe", "doitgen-threads");
+    let best = dir.join("best.loopy");
+    let (code, out, err) = loopy(&[
+        "search",
+        kernel,
+        "--no-bench",
+        "--threads",
+        "2",
+        "-o",
+        best.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("recipe, row-block recipe on Mult (")
+            && out.contains("), on the threads: legal"),
+        "{out}"
+    );
+    let script = std::fs::read_to_string(&best).unwrap();
+    assert!(script.contains("parallel(Init, 2)"), "{script}");
+    assert_commented(&script);
+    let (code, out, err) = loopy(&["check", kernel, best.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, generated, err) = loopy(&["apply", kernel, best.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (orig, new) = (dir.join("orig.c"), dir.join("new.c"));
+    std::fs::copy(kernel, &orig).unwrap();
+    std::fs::write(&new, &generated).unwrap();
+    let flags = ["-O2", "-march=native", "-ffp-contract=off", "-fopenmp"];
+    compile(&orig, &dir.join("orig"), &flags, "");
+    compile(&new, &dir.join("new"), &flags, &generated);
+    let on_threads = |exe: &std::path::Path| {
+        let out = Command::new(exe)
+            .env("OMP_NUM_THREADS", "3")
+            .output()
+            .expect("run");
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(on_threads(&dir.join("new")), run(&dir.join("orig")));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Must-fail cases of the row-block recipe, each left out by the checker: where every
+/// row's read-out adds into one row per outer iteration, the blocks may run in order but
+/// not on threads; where each row reads what the previous row read out, not in blocks at
+/// all. The script written is then the legal one, or not the recipe.
+#[test]
+fn the_row_block_recipe_is_only_taken_where_it_is_legal() {
+    let dir = scratch("search_recipe", "rows-must-fail");
+    let out_script = dir.join("best.loopy");
+    let o = out_script.to_str().unwrap();
+    let search = |kernel: &str| {
+        let (code, out, err) = loopy(&["search", kernel, "--no-bench", "--threads", "2", "-o", o]);
+        assert_eq!(code, 0, "{out}{err}");
+        (out, std::fs::read_to_string(&out_script).unwrap())
+    };
+    // The row-block candidates' lines: (on the threads, verdict).
+    let verdicts = |out: &str| -> Vec<(bool, String)> {
+        (out.lines())
+            .filter(|l| l.starts_with("candidate") && l.contains("row-block recipe on S1 ("))
+            .map(|l| {
+                let (head, verdict) = l.rsplit_once(": ").unwrap();
+                (head.ends_with("on the threads"), verdict.to_string())
+            })
+            .collect()
+    };
+    let (out, script) = search("tests/data/search/rows_shared.c");
+    assert_eq!(
+        verdicts(&out),
+        [(true, "illegal".to_string()), (false, "legal".to_string())],
+        "{out}"
+    );
+    assert!(out.contains("illegal `parallel`"), "{out}");
+    assert!(script.contains("contract(sum, [1])"), "{script}");
+    assert!(!script.contains("parallel("), "{script}");
+    let (out, script) = search("tests/data/search/rows_carried.c");
+    assert_eq!(
+        verdicts(&out),
+        [
+            (true, "illegal".to_string()),
+            (false, "illegal".to_string())
+        ],
+        "{out}"
+    );
+    assert!(out.contains("flow dependence on `B`"), "{out}");
+    assert!(!script.contains("expand("), "{script}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -379,15 +379,27 @@ impl State<'_, '_, '_> {
         legal
     }
 
-    /// The row-block recipe's candidates, one per group of statements it recognised; the
+    /// The row-block recipe's candidates, one per group of statements it recognised (for
+    /// several threads, each first with its blocks of rows on the threads); the
     /// legal ones are added to `legal`.
     fn add_rows(&mut self, found: &[rows::Found], sizes: &BlisSizes, legal: &mut Vec<usize>) {
-        for r in found.iter().filter_map(|r| r.as_ref().ok()) {
+        // For several threads, on the threads first, then as it is.
+        let pars: &[bool] = if self.settings.parallel {
+            &[true, false]
+        } else {
+            &[false]
+        };
+        for (r, &par) in (found.iter().filter_map(|r| r.as_ref().ok()))
+            .flat_map(|r| pars.iter().map(move |p| (r, p)))
+        {
             let variant = format!(
-                "row-block recipe on {} ({} x {})",
-                self.names.handles[r.update], sizes.mr, sizes.nr
+                "row-block recipe on {} ({} x {}){}",
+                self.names.handles[r.update],
+                sizes.mr,
+                sizes.nr,
+                if par { ", on the threads" } else { "" }
             );
-            let lines = rows::script(r, &self.names, sizes);
+            let lines = rows::script(r, &self.names, sizes, par);
             let Some(c) = self.add_lines(None, Some(Kind::Recipe), variant, lines, true) else {
                 return;
             };

@@ -151,8 +151,10 @@ fn recognise(scop: &Scop, names: &Names, u: usize) -> Result<Rows, String> {
 }
 
 /// The recipe's script for one group of statements, a comment before each step saying what
-/// it is for; `MR` rows by `NR` columns (the machine model's register block).
-pub fn script(r: &Rows, names: &Names, sizes: &BlisSizes) -> Vec<String> {
+/// it is for; `MR` rows by `NR` columns (the machine model's register block). `par`: the
+/// blocks of rows on the threads (each block sets, computes and reads out its own rows of
+/// the storage, which the loops outside share).
+pub fn script(r: &Rows, names: &Names, sizes: &BlisSizes, par: bool) -> Vec<String> {
     let h = |s: usize| names.handles[s].clone();
     let (i, u, o) = (h(r.init), h(r.update), h(r.out));
     let its = &names.iterators[r.update];
@@ -211,5 +213,11 @@ pub fn script(r: &Rows, names: &Names, sizes: &BlisSizes) -> Vec<String> {
         "# its NR values as vectors".to_string(),
         format!("vectorize({u}, {})", k + 4),
     ]);
+    if par {
+        out.push(format!(
+            "# the blocks of MR rows on the threads (each with its own rows of `{x}`)"
+        ));
+        out.push(format!("parallel({i}, {k})"));
+    }
     out
 }
