@@ -507,6 +507,7 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
     };
     let codegen::Code {
         text: code,
+        names,
         program,
         notes,
     } = codegen::generate_state(&kernel.scop, state, body, &kernel.target).map_err(fail)?;
@@ -531,8 +532,8 @@ pub fn generate_with(kernel: &Kernel, state: &State, body: Body) -> Result<Gener
         ""
     };
     let (code, function) = if body == Body::Source {
-        let g =
-            codegen::overlap::guard(scop, code, text, kernel.assume_no_overlap).map_err(fail)?;
+        let g = codegen::overlap::guard(scop, code, &names, text, kernel.assume_no_overlap)
+            .map_err(fail)?;
         (g.region, g.function)
     } else {
         (code, None)

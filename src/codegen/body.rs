@@ -113,16 +113,23 @@ pub fn identifiers(text: &str) -> Vec<String> {
     out
 }
 
-fn names(segs: &[Seg], out: &mut Vec<String>) {
+/// The identifiers of segments that are not member names: names, arrays accessed, and the
+/// names in subscripts (also of buffer accesses, vector loads and gathers).
+pub fn names(segs: &[Seg], out: &mut Vec<String>) {
+    let subs = |subs: &[Sub], out: &mut Vec<String>| {
+        for sub in subs {
+            names(&sub.segs, out);
+        }
+    };
     for s in segs {
         match s {
             Seg::Name(n) => out.push(n.clone()),
-            Seg::Access(a) => {
+            Seg::Access(a) | Seg::Gather { access: a, .. } => {
                 out.push(a.name.clone());
-                for sub in &a.subs {
-                    names(&sub.segs, out);
-                }
+                subs(&a.subs, out);
             }
+            Seg::Buffer(b) => subs(&b.subs, out),
+            Seg::VectorLoad { access, .. } => names(std::slice::from_ref(access), out),
             _ => {}
         }
     }

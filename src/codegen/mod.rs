@@ -37,6 +37,9 @@ pub struct Code<'a> {
     /// The C text replacing the region: helper macros, then the loop nest, before any
     /// run-time test ([`overlap::guard`]).
     pub text: text::CText,
+    /// The names of the program the code uses (its counters, parameters, arrays and
+    /// scalars), read from the pieces printed.
+    pub names: std::collections::BTreeSet<String>,
     /// The program the code was generated from: the kernel's own, or the kernel with the
     /// state's expansions applied ([`expand::expanded`]).
     pub program: Cow<'a, Scop>,
@@ -83,9 +86,10 @@ pub fn generate_state<'a>(
         Cow::Owned(_) => expand::storage_plans(&state.copy_plans, &state.expansions),
         Cow::Borrowed(_) => state.copy_plans.clone(),
     };
-    let (text, notes) = pipeline::generate(&program, &placed, body, &plans, target)?;
+    let (text, names, notes) = pipeline::generate(&program, &placed, body, &plans, target)?;
     Ok(Code {
         text,
+        names,
         program,
         notes,
     })

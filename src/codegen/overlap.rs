@@ -51,12 +51,13 @@ pub struct Guarded {
 /// `"transformed"` or `"original"` each time the region runs.
 pub const PATH_MACRO: &str = "LOOPY_PATH";
 
-/// Wraps `fast` (the transformed region's code, as `generate_state` gives it) in the
-/// no-overlap test. `file` is the text of the region's file (`scop.file`), for the original
+/// Wraps `fast` (the transformed region's code, as `generate_state` gives it, with the
+/// names it uses) in the no-overlap test. `file` is the text of the region's file (`scop.file`), for the original
 /// code. Unchanged when no two of the region's arrays may overlap with one of them written.
 pub fn guard(
     scop: &Scop,
     fast: CText,
+    names: &BTreeSet<String>,
     file: &str,
     assume_no_overlap: bool,
 ) -> Result<Guarded, Diagnostic> {
@@ -86,7 +87,7 @@ pub fn guard(
     // The transformed code: a call, or the code itself.
     let (fast_code, function) = match &outline {
         Ok(o) => {
-            let function = outlined_function(scop, &fast, o, !assume_no_overlap);
+            let function = outlined_function(scop, &fast, names, o, !assume_no_overlap);
             let args: Vec<&str> = o
                 .args
                 .iter()
@@ -565,11 +566,16 @@ fn outline(scop: &Scop, file: &str) -> Result<Outline, String> {
 }
 
 /// The outlined function's definition. `checked`: it is called under the no-overlap test,
-/// beside the original code, and must not be inlined there (see [`NOINLINE`]).
-fn outlined_function(scop: &Scop, fast: &CText, o: &Outline, checked: bool) -> String {
-    let used: BTreeSet<String> = super::body::identifiers(&fast.to_string())
-        .into_iter()
-        .collect();
+/// beside the original code, and must not be inlined there (see [`NOINLINE`]). `used`: the
+/// names the code uses (`print::names_used`); the host's parameters and locals that are not
+/// among them are marked used once, so that the compiler does not warn.
+fn outlined_function(
+    scop: &Scop,
+    fast: &CText,
+    used: &BTreeSet<String>,
+    o: &Outline,
+    checked: bool,
+) -> String {
     let mut params = o.params.clone();
     params.extend(o.locals.iter().map(|(n, t)| format!("{t} {n}")));
     let list = if params.is_empty() {
@@ -678,6 +684,75 @@ fn original_text(scop: &Scop, file: &str) -> CText {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The names the printer says the code uses agree with the names the code's text
+    /// holds, for the host's parameters, on PolyBench's products with their fast scripts
+    /// (outlined functions with array, size and scalar parameters) and a paper-style script.
+    #[test]
+    fn the_names_used_are_those_the_code_holds() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let pb = root.join("benches/polybench");
+        let fixed = "param MR = 6\nparam NR = 8\nparam KC = 256\nparam MC = 72\nparam NC = 1104\n";
+        let cases = [
+            (
+                "linear-algebra/blas/gemm/gemm.c",
+                "tests/data/scripts/gemm-fast-literal.loopy",
+            ),
+            (
+                "linear-algebra/kernels/2mm/2mm.c",
+                "examples/2mm/2mm-fast.loopy",
+            ),
+            (
+                "linear-algebra/kernels/doitgen/doitgen.c",
+                "benches/polybench/scripts/doitgen-par.loopy",
+            ),
+            (
+                "linear-algebra/blas/syrk/syrk.c",
+                "benches/polybench/scripts/syrk.loopy",
+            ),
+        ];
+        for (kernel, script) in cases {
+            let opts = crate::frontend::Options {
+                includes: vec![pb.join("utilities")],
+                ..Default::default()
+            };
+            let k = crate::driver::Kernel::load(&pb.join(kernel), &opts).unwrap();
+            // The model's sizes fixed, so that the code is the same on every machine.
+            let text = std::fs::read_to_string(root.join(script)).unwrap();
+            let model = text.contains("= model\n");
+            let text: String = (text.lines())
+                .filter(|l| !l.ends_with("= model"))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let text = if model {
+                format!("{fixed}{text}")
+            } else {
+                text
+            };
+            let run = crate::driver::Run::new(&k, &text, script, root).unwrap();
+            let code = super::super::generate_state(
+                &k.scop,
+                &run.interp.state,
+                super::super::Body::Source,
+                &k.target,
+            )
+            .unwrap();
+            let tokens: BTreeSet<String> = super::super::body::identifiers(&code.text.to_string())
+                .into_iter()
+                .collect();
+            let host: Vec<&String> = (k.scop.host.params.iter().flatten().map(|p| &p.name))
+                .chain(k.scop.host.names.iter().map(|n| &n.name))
+                .collect();
+            assert!(!host.is_empty(), "{kernel}");
+            for n in host {
+                assert_eq!(
+                    code.names.contains(n),
+                    tokens.contains(n),
+                    "{kernel} with {script}: `{n}`"
+                );
+            }
+        }
+    }
 
     #[test]
     fn which_storages_may_overlap() {

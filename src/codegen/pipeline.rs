@@ -14,12 +14,14 @@ use crate::diag::Diagnostic;
 use crate::model::copy::CopyPlan;
 use crate::model::Scop;
 use crate::presburger::row::Row;
+use std::collections::BTreeSet;
 
 /// The C text replacing the modelled region: helper macros, then the loop nest, with copies
 /// into local buffers (planned by `model::copy`, whose members are the state's pieces:
 /// each is found by [`Placed::piece`], in whatever order `placed` holds them). Lines end in
 /// `\n` and are not indented.
-/// Also returns the warnings on the code (copies small enough for registers that stay in
+/// Also returns the names of the program the code uses ([`print::names_used`]) and the
+/// warnings on the code (copies small enough for registers that stay in
 /// memory, with why).
 pub(super) fn generate(
     scop: &Scop,
@@ -27,7 +29,7 @@ pub(super) fn generate(
     body: Body,
     plans: &[CopyPlan],
     target: &Target,
-) -> Result<(CText, Vec<Diagnostic>), Diagnostic> {
+) -> Result<(CText, BTreeSet<String>, Vec<Diagnostic>), Diagnostic> {
     let st = stage::stage(scop, placed, plans, body)?;
     let heap = privatise::heap(&st, body);
     let (nodes, fresh, regs) = blocks(scop, &st, &heap, body, target)?;
@@ -40,12 +42,13 @@ pub(super) fn generate(
         region_buffer: &region_buffer,
     };
     let text = print::print(scop, &st, body, &nodes, &decls)?;
+    let names = print::names_used(scop, &st, body, &nodes);
     let notes = regs
         .not_formed
         .iter()
         .map(|&(c, why)| registers::not_formed(&st.plans[c], why))
         .collect();
-    Ok((text, notes))
+    Ok((text, names, notes))
 }
 
 /// Scan, mark, unroll and register blocks. The whole windows of a copy that may become a

@@ -1,7 +1,7 @@
 //! Print: the tree as C, the helper macros it uses and the region's declarations before
 //! it, the copies' releases after it.
 
-use super::ast::{loop_names, Arg, CPrinter, Helpers, Node};
+use super::ast::{for_each, loop_names, Arg, CPrinter, Cond, Expr, Helpers, LoopPragma, Node};
 use super::body::{Printer, Seg};
 use super::copy::Extra;
 use super::place::Body;
@@ -184,4 +184,95 @@ pub(super) fn predeclared(scop: &Scop) -> Vec<String> {
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect()
+}
+
+/// The names of the program that the printed code uses, from the pieces the printer writes:
+/// loop counters (those no loop counts with any more are named once, see
+/// [`unused_counters`]), parameters in bounds, guards and arguments, the names statement
+/// bodies keep (their iterators are replaced by values), copied arrays and their factors,
+/// parameters in the copies' corners and extents, the region's own declarations and the
+/// variables of parallel clauses. The outlined function (`overlap`) marks the host's
+/// parameters that are not among them.
+pub(super) fn names_used(
+    scop: &Scop,
+    st: &Staging,
+    body: Body,
+    nodes: &[Node],
+) -> BTreeSet<String> {
+    let mut out = loop_names(nodes);
+    out.extend(predeclared(scop));
+    let np = scop.params.len();
+    let mut params = vec![false; np];
+    let mut uses = |e: &Expr| {
+        for (k, used) in params.iter_mut().enumerate() {
+            *used |= e.uses_col(1 + k);
+        }
+    };
+    let mut segs: Vec<String> = vec![];
+    for_each(nodes, &mut |n| match n {
+        Node::For { lower, upper, .. } | Node::Unrolled { lower, upper, .. } => {
+            uses(lower);
+            uses(upper);
+        }
+        Node::Assign { value, .. } => uses(value),
+        Node::If { conds, .. } => conds.iter().for_each(|c| match c {
+            Cond::Ge(e) | Cond::Eq(e) | Cond::Divisible(e, _) => uses(e),
+        }),
+        Node::Stmt { id, args } | Node::Text { id, args, .. } => {
+            args.iter().for_each(&mut uses);
+            let text = match n {
+                Node::Text { body, .. } => Some(&body[..]),
+                _ => (*id < st.n_stmt && body == Body::Source).then(|| &st.texts[*id][..]),
+            };
+            if let Some(t) = text {
+                let mut names = vec![];
+                super::body::names(t, &mut names);
+                let its = &scop.statements[st.placed[*id].stmt].loops;
+                segs.extend(
+                    names
+                        .into_iter()
+                        .filter(|x| its.iter().all(|l| &l.c_name != x)),
+                );
+            }
+        }
+        Node::Omp {
+            pragma: LoopPragma::ParallelFor(c) | LoopPragma::For(c),
+            ..
+        } => {
+            segs.extend(c.private.iter().chain(&c.firstprivate).cloned());
+            segs.extend(c.reduction.iter().flat_map(|(_, v)| v.iter().cloned()));
+        }
+        Node::Parallel { private, .. } => segs.extend(private.iter().cloned()),
+        _ => {}
+    });
+    out.extend(segs);
+    if body == Body::Source {
+        for plan in &st.plans {
+            out.insert(plan.c_name.clone());
+            out.extend(plan.factor.iter().flat_map(|f| super::body::identifiers(f)));
+            let rows = (plan.lower.iter().map(|c| (&c.basic, &c.row))).chain(
+                plan.runtime
+                    .iter()
+                    .flatten()
+                    .flat_map(|e| e.pieces.iter().map(|p| (&p.basic, &p.value))),
+            );
+            for (b, r) in rows {
+                let divs = b.divs().iter().flatten().map(|d| d.num());
+                for row in std::iter::once(r).chain(divs) {
+                    for (k, used) in params.iter_mut().enumerate() {
+                        *used |= row.get(1 + k).is_some_and(|v| !v.is_zero());
+                    }
+                }
+            }
+        }
+    }
+    for d in &scop.declarations {
+        out.extend(super::body::identifiers(d));
+    }
+    out.extend(
+        (scop.params.iter().zip(&params))
+            .filter(|(_, u)| **u)
+            .map(|(p, _)| p.clone()),
+    );
+    out
 }
