@@ -6,7 +6,7 @@
 //! and [`Printer`] writes the segments as C, the statement's iterators replaced by their
 //! values. No pass reads text back.
 
-use super::copy::{buffer, offset};
+use super::names::{buffer, offset};
 use crate::model::copy::{BufDim, CopyPlan};
 use crate::model::lex::{lex, Kind, Token};
 use crate::presburger::Int;

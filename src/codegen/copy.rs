@@ -11,6 +11,7 @@
 
 use super::ast::Arg;
 use super::body::{Access, BufferAccess, Index, Printer, Seg, Sub};
+use super::names::{buffer, extent, offset};
 use super::place::Placed;
 use crate::diag::codes;
 use crate::diag::Diagnostic;
@@ -160,25 +161,6 @@ pub fn stage(placed: &[Placed], plans: &[CopyPlan]) -> Staged {
         scaled.push(level);
     }
     Staged { schedules, extras }
-}
-
-/// The buffer's C name: `loopy_A` for the first copy of `A`, `loopy2_A`, `loopy3_A`… for
-/// the next ones.
-pub fn buffer(plan: &CopyPlan) -> String {
-    match plan.buffer_index {
-        0 => format!("loopy_{}", plan.c_name),
-        n => format!("loopy{}_{}", n + 1, plan.c_name),
-    }
-}
-
-/// The C name of the offset along dimension `d`.
-pub fn offset(plan: &CopyPlan, d: usize) -> String {
-    format!("{}_o{d}", buffer(plan))
-}
-
-/// The C name of the run-time extent along dimension `d`.
-fn extent(plan: &CopyPlan, d: usize) -> String {
-    format!("{}_n{d}", buffer(plan))
 }
 
 /// Buffers of more elements than this are `static` (one per program, off the stack).

@@ -5,6 +5,7 @@ pub mod body;
 pub mod copy;
 pub mod expand;
 mod marks;
+mod names;
 mod nest;
 pub mod overlap;
 mod pipeline;

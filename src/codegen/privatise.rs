@@ -4,7 +4,8 @@
 //! thread on the heap in a parallel region around the loop.
 
 use super::ast::{for_each_path, ids_in, node_at, LoopPragma, Node, ThreadBuffer};
-use super::copy::{allocated, buffer, element_type_of, offset, Extra};
+use super::copy::{allocated, element_type_of, Extra};
+use super::names::{buffer, offset};
 use super::place::{Body, Placed};
 use super::stage::Staging;
 use crate::diag::codes;

@@ -23,7 +23,8 @@
 
 use super::ast::{find_map, ids_in, Element, Expr, LoopPragma, Node};
 use super::body::{self, Access, BufferAccess, Index, Linear, Seg, Sub};
-use super::copy::{buffer, offset, Extra};
+use super::copy::Extra;
+use super::names::{buffer, offset};
 use super::place::Body;
 use super::stage::Staging;
 use crate::diag::{codes, Diagnostic};

@@ -445,7 +445,7 @@ fn analyze(
         b.region(reg.items)?;
         let first = reg.items.first().map_or(reg.range.start, |i| i.span.start);
         let last =
-            (reg.items.last()).map_or(reg.range.end, |i| region::statement_end(&sm.pre, &i.span));
+            (reg.items.last()).map_or(reg.range.end, |i| srcmap::statement_end(&sm.pre, &i.span));
         let span = sm.span_or_pre(first..last);
         let mut scop = b.finish(&sm.main_file().name, &reg.function, span)?;
         scop.fragment = fragment;

@@ -291,15 +291,6 @@ fn choose(
     }
 }
 
-/// Where statement `s` of the preprocessed text `pre` ends: after its last `;` or `}`. The
-/// parser's span of an `if` without `else` runs on over what follows it (the blank lines and
-/// a `#pragma endscop` line after the statement, read while looking for an `else`).
-pub(super) fn statement_end(pre: &str, s: &lang_c::span::Span) -> usize {
-    pre.get(s.start..s.end)
-        .and_then(|t| t.rfind([';', '}']))
-        .map_or(s.end, |k| s.start + k + 1)
-}
-
 /// The region `r` of function `fname`: the items of its innermost block between the pragma
 /// lines, none crossing them.
 fn region_items<'a>(
@@ -334,7 +325,7 @@ fn region_items<'a>(
         ));
     };
     // The items between the pragma lines; none may cross them.
-    let end = |s: &lang_c::span::Span| statement_end(&sm.pre, s);
+    let end = |s: &lang_c::span::Span| super::srcmap::statement_end(&sm.pre, s);
     let inside: Vec<usize> = (0..items.len())
         .filter(|&k| items[k].span.start >= r.start && end(&items[k].span) <= r.end)
         .collect();

@@ -508,6 +508,15 @@ pub fn normalize(text: &str) -> String {
     out
 }
 
+/// Where statement `s` of the preprocessed text `pre` ends: after its last `;` or `}`. The
+/// parser's span of an `if` without `else` runs on over what follows it (the blank lines and
+/// a `#pragma endscop` line after the statement, read while looking for an `else`).
+pub(super) fn statement_end(pre: &str, s: &lang_c::span::Span) -> usize {
+    pre.get(s.start..s.end)
+        .and_then(|t| t.rfind([';', '}']))
+        .map_or(s.end, |k| s.start + k + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

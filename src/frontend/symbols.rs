@@ -260,7 +260,7 @@ impl Symbols {
     }
 
     fn statement(&mut self, s: &Node<Statement>, region: &Range<usize>) {
-        let end = |pre: &str, s: &lang_c::span::Span| super::region::statement_end(pre, s);
+        let end = |pre: &str, s: &lang_c::span::Span| super::srcmap::statement_end(pre, s);
         if s.span.start >= region.start && end(&self.pre, &s.span) <= region.end {
             return;
         }
