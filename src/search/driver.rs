@@ -346,12 +346,7 @@ impl State<'_, '_, '_> {
             sets.extend(ok.iter().map(|c| vec![*c]));
         }
         let mut legal = vec![];
-        // For several threads, each recipe on the threads first, then as it is.
-        let pars: &[bool] = if self.settings.parallel {
-            &[true, false]
-        } else {
-            &[false]
-        };
+        let pars = self.recipe_forms();
         for (set, &par) in
             (sets.iter().filter(|x| !x.is_empty())).flat_map(|x| pars.iter().map(move |p| (x, p)))
         {
@@ -379,16 +374,21 @@ impl State<'_, '_, '_> {
         legal
     }
 
+    /// The forms in which each recipe is proposed, `true` for the one on the threads: for
+    /// several threads, on the threads first, then as it is.
+    fn recipe_forms(&self) -> &'static [bool] {
+        if self.settings.parallel {
+            &[true, false]
+        } else {
+            &[false]
+        }
+    }
+
     /// The row-block recipe's candidates, one per group of statements it recognised (for
     /// several threads, each first with its blocks of rows on the threads); the
     /// legal ones are added to `legal`.
     fn add_rows(&mut self, found: &[rows::Found], sizes: &BlisSizes, legal: &mut Vec<usize>) {
-        // For several threads, on the threads first, then as it is.
-        let pars: &[bool] = if self.settings.parallel {
-            &[true, false]
-        } else {
-            &[false]
-        };
+        let pars = self.recipe_forms();
         for (r, &par) in (found.iter().filter_map(|r| r.as_ref().ok()))
             .flat_map(|r| pars.iter().map(move |p| (r, p)))
         {
@@ -418,11 +418,7 @@ impl State<'_, '_, '_> {
         if ok.len() > 1 {
             sets.extend(ok.iter().map(|c| vec![*c]));
         }
-        let pars: &[bool] = if self.settings.parallel {
-            &[true, false]
-        } else {
-            &[false]
-        };
+        let pars = self.recipe_forms();
         for z in blocks::sizes(sizes) {
             for (set, &par) in (sets.iter().filter(|x| !x.is_empty()))
                 .flat_map(|x| pars.iter().map(move |p| (x, p)))
