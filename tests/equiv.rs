@@ -318,8 +318,6 @@ fn an_openmp_loop_is_refused_at_its_pragma() {
 }
 
 /// GEMM as loopy tiles it (4×4×4 tiles, the bounds of generated code), after the scaling.
-/// Its equivalence with `GEMM` is not decided yet (the obligations between the reduction's
-/// chains run past the work budget: docs/equiv.md); its mutations are found exactly.
 const TILED: &str = "#define loopy_floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))
 #define loopy_min(x, y) ((x) < (y) ? (x) : (y))
 for (i = 0; i < n; i++)
@@ -334,6 +332,22 @@ for (int c1 = 0; c1 <= loopy_floord(n - 1, 4); c1++)
             C[i][j] += alpha * A[i][k] * B[k][j];";
 
 #[test]
+fn tiled_gemm_is_equivalent() {
+    pair("tiled", GEMM, TILED, Expect::Equivalent);
+    // Tiles of another size for k only, and the k tiles in the outermost loop.
+    let other = TILED
+        .replace(
+            "c3 <= loopy_floord(n - 1, 4)",
+            "c3 <= loopy_floord(n - 1, 3)",
+        )
+        .replace(
+            "k = 4 * c3; k <= loopy_min(n - 1, 4 * c3 + 3)",
+            "k = 3 * c3; k <= loopy_min(n - 1, 3 * c3 + 2)",
+        );
+    pair("tiled-3", GEMM, &other, Expect::Equivalent);
+}
+
+#[test]
 fn mutations_of_tiled_gemm_are_found_with_a_witness() {
     let cases = [
         // The last point of each k tile is skipped.
@@ -346,6 +360,8 @@ fn mutations_of_tiled_gemm_are_found_with_a_witness() {
         ),
         // A wrong operand inside the tile.
         ("tile-operand", "B[k][j]", "B[k][i]"),
+        // Each k tile starts one point late: the first point of every tile is skipped.
+        ("tile-start", "k = 4 * c3;", "k = 4 * c3 + 1;"),
     ];
     for (name, from, to) in cases {
         assert!(TILED.contains(from), "{name}");

@@ -435,7 +435,7 @@ impl<'p> Checker<'p> {
 }
 
 /// The one point `coords` of a set space (or of a map's range) for the parameters.
-fn point(space: &Space, params: &[Int], coords: &[Int]) -> Set {
+pub(super) fn point(space: &Space, params: &[Int], coords: &[Int]) -> Set {
     let s = Space {
         params: space.params.clone(),
         domain: None,

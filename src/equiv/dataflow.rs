@@ -5,6 +5,7 @@
 //! (a statement that stores one read unchanged) are followed: a value read through a
 //! copy is the value the copy read.
 
+use super::plain::{on_points, plain_set};
 use super::program::{Program, Refusal};
 use crate::presburger::{Int, Map, Set, Space, Tuple};
 
@@ -180,21 +181,31 @@ fn final_writers(
     let mut remaining = elems.clone();
     for &t in &writers {
         let s = &p.stmts[t];
-        let mut last = s.domain.clone();
+        // The instances with a later write of their element, at any level and by any
+        // writer, on the points: in tiled code the pieces per tile make one relation
+        // there (`k < k'`), and its domain one set (`k < nk - 1`).
+        let mut later: Option<Set> = None;
         for &t2 in &writers {
             let same = s.write.apply_range(&p.stmts[t2].write.inverse());
+            let mut next: Option<Map> = None;
             for l in (0..s.time.n_out()).rev() {
-                if last.is_empty() {
-                    break;
-                }
                 if let Some(c) = at_level(p, params, &s.time, &same, t2, l, true) {
-                    let next = c.lexmin().map_err(|e| {
-                        Refusal::new(format!("the next writer is not bounded: {e}"), None)
-                    })?;
-                    last = last.subtract(&next.domain().coalesce()).coalesce();
+                    next = Some(next.map_or(c.clone(), |u| u.union(&c)));
                 }
             }
+            if let Some(u) = next {
+                let d = on_points(&u, Some(&s.points), Some(&p.stmts[t2].points)).domain();
+                later = Some(later.map_or(d.clone(), |v| v.union(&d)));
+            }
         }
+        let last = match later {
+            None => s.domain.clone(),
+            Some(u) => {
+                let pts = &s.points;
+                let u = plain_set(&u.coalesce(), Some(&pts.domain));
+                pts.domain.subtract(&u).coalesce().preimage(&pts.map)
+            }
+        };
         let last = last.simplify().coalesce();
         // The range simplified: a tiled write's has its tile coordinates as existentials.
         remaining = remaining.subtract(&s.write.range().simplify()).coalesce();

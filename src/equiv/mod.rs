@@ -7,7 +7,9 @@
 
 pub mod compare;
 pub mod dataflow;
+mod plain;
 pub mod program;
+mod reduce;
 pub mod report;
 pub mod types;
 
@@ -16,6 +18,7 @@ use crate::presburger::{budget, Set};
 use compare::{Checker, Mismatch};
 use dataflow::Flow;
 use program::{Program, Refusal};
+use reduce::Reduction;
 
 /// The answer.
 #[derive(Clone, Debug)]
@@ -90,7 +93,15 @@ fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
                 outputs.push(o);
             }
         }
-        let mut checker = Checker::new(&pa, &pb, &fa, &fb);
+        // The comparison runs on instances without the dimensions the others determine.
+        let (ra, rb) = (Reduction::new(&pa), Reduction::new(&pb));
+        let (qa, qb) = (ra.program(&pa), rb.program(&pb));
+        let (ga, gb) = (ra.flow(&fa), rb.flow(&fb));
+        let found = |m: Mismatch| {
+            let m = full_instances(m, (&pa, &ra), (&pb, &rb));
+            decide(m, &outputs, &params)
+        };
+        let mut checker = Checker::new(&qa, &qb, &ga, &gb);
         for (k, o) in outputs.iter().enumerate() {
             for q in [&pa, &pb] {
                 if q.scop.array(o).is_some_and(|x| x.private_depth.is_some()) {
@@ -103,14 +114,14 @@ fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
             let Some(elems) = elements(&[&pa, &pb], o) else {
                 continue;
             };
-            let sa = fa.outputs(&pa, &params, o, &elems)?;
-            let sb = fb.outputs(&pb, &params, o, &elems)?;
+            let sa = ra.sources(None, &fa.outputs(&pa, &params, o, &elems)?);
+            let sb = rb.sources(None, &fb.outputs(&pb, &params, o, &elems)?);
             if let Some(m) = checker.output(k, &elems, &sa, &sb) {
-                return Ok(decide(m, &outputs, &params));
+                return Ok(found(m));
             }
         }
         Ok(match checker.run()? {
-            Some(m) => decide(m, &outputs, &params),
+            Some(m) => found(m),
             None => Verdict::Equivalent {
                 outputs: outputs
                     .iter()
@@ -127,6 +138,24 @@ fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
         Ok(v) => v,
         Err(r) => Verdict::Undecided(r),
     }
+}
+
+/// A witness's instances with the dimensions the comparison left out.
+fn full_instances(
+    mut m: Mismatch,
+    a: (&Program, &Reduction),
+    b: (&Program, &Reduction),
+) -> Mismatch {
+    let params = m.params.clone();
+    for (side, (p, r)) in [(&mut m.left, a), (&mut m.right, b)] {
+        if let Some(i) = side {
+            let at = p.stmts.iter().position(|s| s.index == i.stmt);
+            if let Some(full) = at.and_then(|k| r.expand(k, &params, &i.coords)) {
+                i.coords = full;
+            }
+        }
+    }
+    m
 }
 
 /// A difference is an answer only when it was found without widening.

@@ -2,6 +2,7 @@
 //! instances, execution times, the location each writes, the locations each reads and the
 //! typed value each stores — or the construct that keeps the region out of reach.
 
+use super::plain::Points;
 use super::types::{self, CType, Term};
 use crate::model::{AccessKind, Scop, SourceSpan, Storage};
 use crate::presburger::{Map, Set};
@@ -51,6 +52,8 @@ pub struct Stmt {
     /// The value is this one read, stored without conversion: a copy.
     pub copy_of: Option<usize>,
     pub span: SourceSpan,
+    /// The instances without the dimensions the others determine.
+    pub points: Points,
 }
 
 /// A region as the equivalence check sees it.
@@ -178,6 +181,7 @@ fn statement(scop: &Scop, k: usize, params: &[String], depth: usize) -> Result<S
     };
     let mut nodes = vec![];
     let root = flatten(&term, &domain, params, &mut nodes);
+    let points = Points::new(&domain);
     Ok(Stmt {
         index: k,
         domain,
@@ -189,6 +193,7 @@ fn statement(scop: &Scop, k: usize, params: &[String], depth: usize) -> Result<S
         root,
         copy_of,
         span: s.span.clone(),
+        points,
     })
 }
 
