@@ -5,7 +5,7 @@
 //! (a statement that stores one read unchanged) are followed: a value read through a
 //! copy is the value the copy read.
 
-use super::plain::{on_points, plain_set};
+use super::plain::{on_points, plain_on_points, plain_set, Points};
 use super::program::{Program, Refusal};
 use crate::presburger::{Int, Map, Set, Space, Tuple};
 
@@ -119,6 +119,7 @@ fn implied_equal(at: &Map, cand: &Map, l: usize) -> Vec<usize> {
 fn last_writers(
     p: &Program,
     params: &[String],
+    reader: &Points,
     access: &Map,
     array: &str,
     at: &Map,
@@ -150,7 +151,7 @@ fn last_writers(
             .zip(&same)
             .filter_map(|(&t, c)| Some((t, at_level(p, params, at, c, t, l, false)?)))
             .collect();
-        if let Some(done) = latest(p, &cands, &remaining, &mut out)? {
+        if let Some(done) = latest(p, reader, &cands, &remaining, &mut out)? {
             remaining = remaining.subtract(&done).coalesce();
         }
     }
@@ -227,11 +228,16 @@ fn final_writers(
 /// to `out`; the `X` that have a candidate.
 fn latest(
     p: &Program,
+    reader: &Points,
     cands: &[(usize, Map)],
     within: &Set,
     out: &mut Vec<Source>,
 ) -> Result<Option<Set>, Refusal> {
     let mut times: Option<Map> = None;
+    // The instances with a candidate, found on the points where every candidate is one
+    // relation without divisions there: a projection of the full candidates leaves the
+    // writer's tile coordinates as existentials, hard to subtract.
+    let mut some: Option<Option<Set>> = None;
     for (t, c) in cands {
         if c.is_empty() {
             continue;
@@ -240,6 +246,12 @@ fn latest(
         times = Some(match times {
             None => tm,
             Some(u) => u.union(&tm),
+        });
+        let d = plain_on_points(c, Some(reader), Some(&p.stmts[*t].points)).map(|m| m.domain());
+        some = Some(match (some, d) {
+            (None, d) => d,
+            (Some(Some(u)), Some(d)) => Some(u.union(&d)),
+            _ => None,
         });
     }
     let Some(times) = times else {
@@ -258,9 +270,13 @@ fn latest(
             out.push(Source::Computed { stmt: *t, map: m });
         }
     }
-    // The instances with a candidate: the optimum's domain, whose divisions are known
-    // (a projection of the candidates would leave existentials, hard to subtract).
-    Ok(Some(last.domain().coalesce()))
+    Ok(Some(match some.flatten() {
+        Some(d) => plain_set(&d.coalesce(), Some(&reader.domain))
+            .preimage(&reader.map)
+            .coalesce(),
+        // The optimum's domain, whose divisions are known.
+        None => last.domain().coalesce(),
+    }))
 }
 
 /// Keeps the pairs whose first `d` input and output dimensions agree (a variable declared
@@ -296,7 +312,7 @@ impl Flow {
                     None => vec![],
                     Some((array, rel)) => {
                         let private = p.scop.array(array).and_then(|a| a.private_depth);
-                        last_writers(p, params, rel, array, &s.time, private)?
+                        last_writers(p, params, &s.points, rel, array, &s.time, private)?
                     }
                 });
             }

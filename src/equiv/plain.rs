@@ -96,6 +96,32 @@ pub fn on_points(map: &Map, from: Option<&Points>, to: Option<&Points>) -> Map {
     if from.is_none_or(Points::is_identity) && to.is_none_or(Points::is_identity) {
         return map.coalesce();
     }
+    let composed = composed(map, from, to);
+    plain_on(map, &composed, from, to).unwrap_or(composed)
+}
+
+/// `map` on the points as one relation without divisions, or `None` where it is not one.
+pub fn plain_on_points(map: &Map, from: Option<&Points>, to: Option<&Points>) -> Option<Map> {
+    if from.is_none_or(Points::is_identity) && to.is_none_or(Points::is_identity) {
+        let m = map.coalesce();
+        return m.parts().iter().all(|b| b.n_div() == 0).then_some(m);
+    }
+    plain_on(map, &composed(map, from, to), from, to)
+}
+
+/// `map` composed with the points' maps of its sides.
+fn composed(map: &Map, from: Option<&Points>, to: Option<&Points>) -> Map {
+    let mut m = map.clone();
+    if let Some(p) = from {
+        m = p.map.inverse().apply_range(&m);
+    }
+    if let Some(p) = to {
+        m = m.apply_range(&p.map);
+    }
+    m.coalesce()
+}
+
+fn plain_on(map: &Map, composed: &Map, from: Option<&Points>, to: Option<&Points>) -> Option<Map> {
     let side = |p: Option<&Points>, space: Set| -> (Vec<usize>, Set, Set) {
         match p {
             Some(p) => (p.keep.clone(), p.full.clone(), p.domain.clone()),
@@ -109,15 +135,7 @@ pub fn on_points(map: &Map, from: Option<&Points>, to: Option<&Points>) -> Map {
     let (ko, fo, ro) = side(to, map.range());
     let full_bound = Map::from_domain_and_range(&fi, &fo);
     let bound = Map::from_domain_and_range(&ri, &ro);
-    let mut composed = map.clone();
-    if let Some(p) = from {
-        composed = p.map.inverse().apply_range(&composed);
-    }
-    if let Some(p) = to {
-        composed = composed.apply_range(&p.map);
-    }
-    let composed = composed.coalesce();
-    plain_through(map, &composed, (&ki, &ko), &full_bound, &bound).unwrap_or(composed)
+    plain_through(map, composed, (&ki, &ko), &full_bound, &bound)
 }
 
 /// `S[x] -> S[x without the dimensions the others determine]` on `domain`, outer
