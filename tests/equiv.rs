@@ -307,14 +307,60 @@ fn json_gives_the_verdict_and_the_witness() {
 }
 
 #[test]
-fn an_openmp_loop_is_refused_at_its_pragma() {
+fn openmp_loops_without_races_are_read_as_sequential() {
+    let copy = "for (i = 0; i < n; i++) x[i] = y[i];";
+    pair(
+        "omp-for",
+        copy,
+        &format!("#pragma omp parallel for\n{copy}"),
+        Expect::Equivalent,
+    );
+    // A parallel region holding two work-sharing loops, the rows of C on the threads.
+    let par = format!(
+        "#pragma omp parallel\n{{\n#pragma omp for private(j)\n{}\n#pragma omp for schedule(static) private(j, k)\n{}\n}}",
+        "for (i = 0; i < n; i++) for (j = 0; j < m; j++) C[i][j] *= 0.5;",
+        "for (i = 0; i < n; i++) for (j = 0; j < m; j++) for (k = 0; k < n; k++) C[i][j] += alpha * A[i][k] * B[k][j];"
+    );
+    let seq = "for (i = 0; i < n; i++) for (j = 0; j < m; j++) C[i][j] *= 0.5;
+for (i = 0; i < n; i++) for (j = 0; j < m; j++) for (k = 0; k < n; k++) C[i][j] += alpha * A[i][k] * B[k][j];";
+    pair("omp-region", seq, &par, Expect::Equivalent);
+}
+
+#[test]
+fn a_racy_or_unread_openmp_loop_is_refused_at_its_span() {
     let dir = tempdir("openmp");
-    let body = "for (i = 0; i < n; i++) x[i] = y[i];";
-    let a = write(&dir, "a", body);
-    let b = write(&dir, "b", &format!("#pragma omp parallel for\n{body}"));
-    let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
-    assert_eq!(code, 2, "{out}{err}");
-    assert!(err.contains("OpenMP") && err.contains("b.c:9"), "{err}");
+    let sweep = "for (i = 1; i < n; i++) x[i] = x[i - 1] + y[i];";
+    let copy = "for (i = 0; i < n; i++) x[i] = alpha * y[i];";
+    let cases = [
+        // Iteration i reads what iteration i - 1 wrote.
+        ("race", sweep, format!("#pragma omp parallel for\n{sweep}"), "a race", 10),
+        // The k loop on the threads: every iteration updates the same C[i][j].
+        (
+            "race-k",
+            "for (i = 0; i < n; i++) for (k = 0; k < n; k++) C[i][0] += A[i][k];",
+            "for (i = 0; i < n; i++)\n#pragma omp parallel for\nfor (k = 0; k < n; k++) C[i][0] += A[i][k];".to_string(),
+            "a race",
+            11,
+        ),
+        ("reduction", copy, format!("#pragma omp parallel for reduction(+:alpha)\n{copy}"), "reduction(+:alpha)", 9),
+        ("private", copy, format!("#pragma omp parallel for private(alpha)\n{copy}"), "`alpha` is private", 9),
+        (
+            "replicated",
+            copy,
+            format!("#pragma omp parallel\n{{\ny[0] = 1.0;\n#pragma omp for\n{copy}\n}}"),
+            "every thread runs it",
+            11,
+        ),
+        ("simd", copy, format!("#pragma omp simd\n{copy}"), "omp simd", 9),
+    ];
+    for (name, original, other, says, line) in cases {
+        let a = write(&dir, &format!("{name}-a"), original);
+        let b = write(&dir, name, &other);
+        let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: {out}{err}");
+        assert!(err.contains(says), "{name}: {err}");
+        assert!(err.contains(&format!("{name}.c:{line}")), "{name}: {err}");
+    }
 }
 
 /// GEMM as loopy tiles it (4×4×4 tiles, the bounds of generated code), after the scaling.

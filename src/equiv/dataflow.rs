@@ -39,7 +39,13 @@ fn zero_row(np: usize, nd: usize) -> Vec<Int> {
 
 /// `{ x -> y : x_k = y_k for k < l and for k in equal, y_l < x_l }` on time vectors
 /// (`y_l > x_l` when `later`).
-fn order_at(params: &[String], time: &Tuple, l: usize, equal: &[usize], later: bool) -> Map {
+pub(super) fn order_at(
+    params: &[String],
+    time: &Tuple,
+    l: usize,
+    equal: &[usize],
+    later: bool,
+) -> Map {
     let n = time.len();
     let np = params.len();
     let space = Space {

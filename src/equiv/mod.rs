@@ -7,6 +7,7 @@
 
 pub mod compare;
 pub mod dataflow;
+mod omp;
 mod plain;
 pub mod program;
 mod reduce;
@@ -77,14 +78,13 @@ fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
         }
     }
     let run = || -> Result<Verdict, Refusal> {
-        for s in [a, b] {
-            if let Some(r) = omp_pragma(s) {
-                return Err(r);
-            }
-        }
+        let (la, lb) = (omp::loops(a)?, omp::loops(b)?);
         same_shapes(a, b)?;
         let pa = Program::new(a, &params)?;
         let pb = Program::new(b, &params)?;
+        // Work-sharing loops are read as sequential loops: right when they are race-free.
+        omp::race_free(&pa, &la, &params)?;
+        omp::race_free(&pb, &lb, &params)?;
         let fa = Flow::new(&pa, &params)?;
         let fb = Flow::new(&pb, &params)?;
         let mut outputs = pa.outputs();
@@ -194,34 +194,4 @@ fn elements(progs: &[&Program], array: &str) -> Option<Set> {
         }
     }
     all
-}
-
-/// An OpenMP pragma inside the region: the frontend reads its loop as a sequential one,
-/// which is what it computes only when the loop is free of races, and that is not checked
-/// here, so the region is refused.
-fn omp_pragma(s: &Scop) -> Option<Refusal> {
-    let text = std::fs::read_to_string(&s.region.file).ok()?;
-    // From the `#pragma scop` line (or the function's start) before the first statement:
-    // a pragma on the first loop comes before it.
-    let end = s.region.range.end.min(text.len());
-    let first = s.region.range.start.min(end);
-    let from = text[..first]
-        .rfind("#pragma scop")
-        .or(s.host.start)
-        .unwrap_or(first)
-        .min(first);
-    let at = text.get(from..end)?.find("#pragma omp")?;
-    let start = from + at;
-    let line = text[..start].matches('\n').count() + 1;
-    let end = text[start..].find('\n').map_or(text.len(), |e| start + e);
-    let span = crate::model::SourceSpan {
-        file: s.region.file.clone(),
-        range: start..end,
-        line,
-        end_line: line,
-    };
-    Some(Refusal::new(
-        "an OpenMP pragma: its loop would be read as sequential, which is right only for a loop without races",
-        Some(&span),
-    ))
 }

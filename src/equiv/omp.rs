@@ -1,0 +1,313 @@
+//! OpenMP work-sharing loops, read as the sequential loops they are when they are free of
+//! races. The frontend reads `#pragma omp for` loops as ordinary loops; that is what they
+//! compute exactly when no two of their iterations touch one element with a write among
+//! them (then every interleaving of the iterations gives the sequential result), which is
+//! checked here on the program's own accesses and times, not taken from the pragma.
+//!
+//! Accepted: `#pragma omp parallel` on a block whose statements all lie in work-sharing
+//! loops, `#pragma omp for` and `#pragma omp parallel for`, with the clauses `private`
+//! (of loop counters only), `schedule`, `num_threads` and `default(shared)`. Anything
+//! else (a reduction, `nowait`, `collapse`, `simd`, `single`, `critical`, a statement that
+//! every thread runs) is refused with its span.
+
+use super::dataflow::order_at;
+use super::program::{Program, Refusal};
+use crate::model::{Scop, SourceSpan};
+
+/// A work-sharing loop: its directive and where its `for` header starts.
+#[derive(Clone, Debug)]
+pub struct Loop {
+    pub pragma: SourceSpan,
+    header: usize,
+}
+
+/// One directive of the region.
+struct Directive {
+    span: SourceSpan,
+    /// Byte offset after its line.
+    end: usize,
+    parallel: bool,
+    work_sharing: bool,
+    private: Vec<String>,
+}
+
+/// The work-sharing loops of `s`'s region, or why its OpenMP directives are refused.
+pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
+    let Ok(text) = std::fs::read_to_string(&s.region.file) else {
+        return Ok(vec![]);
+    };
+    let end = s.region.range.end.min(text.len());
+    let first = s.region.range.start.min(end);
+    // From the `#pragma scop` line (or the function's start) before the first statement:
+    // a directive on the first loop comes before it.
+    let from = text[..first]
+        .rfind("#pragma scop")
+        .or(s.host.start)
+        .unwrap_or(first)
+        .min(first);
+    let mut out = vec![];
+    let mut regions = vec![];
+    let mut at = from;
+    while let Some(k) = text[at..end].find("#pragma omp") {
+        let start = at + k;
+        let d = directive(s, &text, start)?;
+        at = d.end;
+        if d.parallel && !d.work_sharing {
+            regions.push((d.span.clone(), block(&text, d.end, &d.span)?));
+        }
+        if d.work_sharing {
+            let header = next_loop(s, &text, &d)?;
+            private_counters_only(s, &d, header)?;
+            out.push(Loop {
+                pragma: d.span,
+                header,
+            });
+        }
+    }
+    for (span, range) in &regions {
+        for st in &s.statements {
+            let inside = st.span.file == s.region.file && range.contains(&st.span.range.start);
+            let shared = !st
+                .loops
+                .iter()
+                .any(|l| out.iter().any(|o| o.header == l.span.range.start));
+            if inside && shared {
+                return Err(Refusal::new(
+                    format!(
+                        "`{}` is in the parallel region of line {} but in none of its work-sharing loops: every thread runs it",
+                        st.text, span.line
+                    ),
+                    Some(&st.span),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The directive whose `#pragma` starts at `start`.
+fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
+    let end = text[start..].find('\n').map_or(text.len(), |e| start + e);
+    let line = text[..start].matches('\n').count() + 1;
+    let span = SourceSpan {
+        file: s.region.file.clone(),
+        range: start..end,
+        line,
+        end_line: line,
+    };
+    let refuse = |what: String| Err(Refusal::new(what, Some(&span)));
+    let body = text[start + "#pragma omp".len()..end].trim();
+    if body.ends_with('\\') {
+        return refuse("an OpenMP directive continued on the next line".into());
+    }
+    let mut words = body;
+    let mut take = |w: &str| {
+        let rest = words.trim_start();
+        match rest.strip_prefix(w) {
+            Some(r) if r.is_empty() || r.starts_with([' ', '\t', '(']) => {
+                words = r;
+                true
+            }
+            _ => false,
+        }
+    };
+    let parallel = take("parallel");
+    let work_sharing = take("for");
+    if !parallel && !work_sharing {
+        return refuse(format!(
+            "the OpenMP directive `#pragma omp {body}`: only `parallel`, `for` and `parallel for` are read"
+        ));
+    }
+    let mut private = vec![];
+    for (name, args) in clauses(words).ok_or_else(|| {
+        Refusal::new(
+            format!("the clauses of `#pragma omp {body}` cannot be read"),
+            Some(&span),
+        )
+    })? {
+        match name.as_str() {
+            "private" => private.extend(args.split(',').map(|a| a.trim().to_string())),
+            "schedule" | "num_threads" => {}
+            "default" if args.trim() == "shared" => {}
+            _ => {
+                let clause = if args.is_empty() {
+                    name
+                } else {
+                    format!("{name}({args})")
+                };
+                return refuse(format!(
+                    "the OpenMP clause `{clause}`: only `private` (of loop counters), `schedule`, `num_threads` and `default(shared)` are read"
+                ));
+            }
+        }
+    }
+    Ok(Directive {
+        span,
+        end,
+        parallel,
+        work_sharing,
+        private,
+    })
+}
+
+/// `name(args) name …` as pairs; `None` when the parentheses do not match.
+fn clauses(text: &str) -> Option<Vec<(String, String)>> {
+    let mut out = vec![];
+    let mut rest = text.trim();
+    while !rest.is_empty() {
+        let rest_trim = rest.trim_start_matches([',', ' ', '\t']);
+        let n = rest_trim
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest_trim.len());
+        if n == 0 {
+            return None;
+        }
+        let name = rest_trim[..n].to_string();
+        let after = rest_trim[n..].trim_start();
+        if let Some(inner) = after.strip_prefix('(') {
+            let close = inner.find(')')?;
+            out.push((name, inner[..close].to_string()));
+            rest = inner[close + 1..].trim_start();
+        } else {
+            out.push((name, String::new()));
+            rest = after;
+        }
+    }
+    Some(out)
+}
+
+/// The byte range of the `{ … }` block that starts after `from`.
+fn block(text: &str, from: usize, span: &SourceSpan) -> Result<std::ops::Range<usize>, Refusal> {
+    let open = from + text[from..].len() - text[from..].trim_start().len();
+    if !text[open..].starts_with('{') {
+        return Err(Refusal::new(
+            "`#pragma omp parallel` on a statement that is not a block: every thread runs it",
+            Some(span),
+        ));
+    }
+    let mut depth = 0usize;
+    for (k, c) in text[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(open..open + k + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    Err(Refusal::new(
+        "the parallel region's block does not end",
+        Some(span),
+    ))
+}
+
+/// Where the modelled loop right after the directive starts.
+fn next_loop(s: &Scop, text: &str, d: &Directive) -> Result<usize, Refusal> {
+    let header = s
+        .statements
+        .iter()
+        .flat_map(|st| &st.loops)
+        .map(|l| l.span.range.start)
+        .filter(|&h| h >= d.end)
+        .min();
+    match header {
+        Some(h) if text[d.end..h].trim().is_empty() => Ok(h),
+        _ => Err(Refusal::new(
+            "the loop after this OpenMP directive is not a modelled loop",
+            Some(&d.span),
+        )),
+    }
+}
+
+/// A private variable that a statement of the loop reads or writes starts undefined in
+/// each thread: refused. Loop counters are not accesses.
+fn private_counters_only(s: &Scop, d: &Directive, header: usize) -> Result<(), Refusal> {
+    for st in &s.statements {
+        if !st.loops.iter().any(|l| l.span.range.start == header) {
+            continue;
+        }
+        for a in &st.accesses {
+            let c = s
+                .array(&a.array)
+                .map_or(a.array.as_str(), |x| x.c_name.as_str());
+            if d.private.iter().any(|p| p == c) {
+                return Err(Refusal::new(
+                    format!("`{c}` is private in this loop and its statements use it: each thread's copy starts undefined"),
+                    Some(&d.span),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a work-sharing loop of `p` two of whose iterations touch one element with a
+/// write among them (variables declared in its body are each iteration's own).
+pub fn race_free(p: &Program, loops: &[Loop], params: &[String]) -> Result<(), Refusal> {
+    for l in loops {
+        // The statements in the loop, with the loop's depth in each.
+        let inside: Vec<(usize, usize)> = p
+            .stmts
+            .iter()
+            .enumerate()
+            .filter_map(|(k, st)| {
+                let d = p.scop.statements[st.index]
+                    .loops
+                    .iter()
+                    .position(|x| x.span.range.start == l.header)?;
+                Some((k, d))
+            })
+            .collect();
+        for &(a, d) in &inside {
+            for &(b, _) in &inside {
+                if let Some(array) = conflict(p, params, a, b, d) {
+                    let name = p.c_name(&array);
+                    return Err(Refusal::new(
+                        format!(
+                            "a race in the parallel loop of line {}: two of its iterations touch one element of `{name}`, one writing it",
+                            l.pragma.line
+                        ),
+                        Some(&p.stmts[a].span),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An array that statement `a` writes and statement `b` touches at one element in two
+/// different iterations of the loop at depth `d` (the same iterations of the loops around
+/// it).
+fn conflict(p: &Program, params: &[String], a: usize, b: usize, d: usize) -> Option<String> {
+    let (sa, sb) = (&p.stmts[a], &p.stmts[b]);
+    let private = |array: &str| {
+        p.scop
+            .array(array)
+            .and_then(|x| x.private_depth)
+            .is_some_and(|depth| depth > d)
+    };
+    if private(&sa.write_array) {
+        return None;
+    }
+    let others = std::iter::once((&sb.write_array, &sb.write))
+        .chain(sb.reads.iter().flatten().map(|(x, m)| (x, m)));
+    let time = sa.time.space().range.clone();
+    for (array, access) in others {
+        if *array != sa.write_array {
+            continue;
+        }
+        let same = sa.write.apply_range(&access.inverse());
+        for later in [false, true] {
+            let order = order_at(params, &time, 2 * d + 1, &[], later);
+            let apart = sa.time.apply_range(&order).apply_range(&sb.time.inverse());
+            if !same.intersect(&apart).is_empty() {
+                return Some(array.clone());
+            }
+        }
+    }
+    None
+}
