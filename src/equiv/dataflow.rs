@@ -192,17 +192,26 @@ fn final_writers(
         // writer, on the points: in tiled code the pieces per tile make one relation
         // there (`k < k'`), and its domain one set (`k < nk - 1`).
         let mut later: Option<Set> = None;
+        let mut add = |d: Set| later = Some(later.take().map_or(d.clone(), |v| v.union(&d)));
         for &t2 in &writers {
             let same = s.write.apply_range(&p.stmts[t2].write.inverse());
-            let mut next: Option<Map> = None;
+            let to = Some(&p.stmts[t2].points);
+            // Levels from the innermost, gathered until they make one relation without
+            // divisions on the points: a tile's level and its points' (`⌊k'/32⌋ > ⌊k/32⌋`
+            // and, in one tile, `k' > k`) make `k' > k`; an outer loop's level is one
+            // by itself.
+            let mut group: Option<Map> = None;
             for l in (0..s.time.n_out()).rev() {
                 if let Some(c) = at_level(p, params, &s.time, &same, t2, l, true) {
-                    next = Some(next.map_or(c.clone(), |u| u.union(&c)));
+                    let g = group.take().map_or(c.clone(), |u| u.union(&c));
+                    match plain_on_points(&g, Some(&s.points), to) {
+                        Some(m) => add(m.domain()),
+                        None => group = Some(g),
+                    }
                 }
             }
-            if let Some(u) = next {
-                let d = on_points(&u, Some(&s.points), Some(&p.stmts[t2].points)).domain();
-                later = Some(later.map_or(d.clone(), |v| v.union(&d)));
+            if let Some(g) = group {
+                add(on_points(&g, Some(&s.points), to).domain());
             }
         }
         let last = match later {
