@@ -339,7 +339,7 @@ fn manifest_entries_proved() {
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v["entries"][0].get("proof").is_none(), "{out}");
-    // What cannot be proved (the generated code has an OpenMP pragma `equiv` refuses):
+    // What cannot be proved (the generated code has an OpenMP directive `equiv` refuses):
     // bad input, with the construct named.
     let (code, out, err) = run(
         &pair(
@@ -350,7 +350,9 @@ fn manifest_entries_proved() {
     );
     assert_eq!(code, 2, "{out}{err}");
     assert!(
-        out.contains("ERROR") && err.contains("L0802") && err.contains("OpenMP pragma"),
+        out.contains("ERROR")
+            && err.contains("L0802")
+            && err.contains("OpenMP directive `#pragma omp simd`"),
         "{out}{err}"
     );
     let (code, _, err) = run(&mvt.replace("prove = true", "prove = \"yes\""), false);
