@@ -393,6 +393,78 @@ fn tiled_gemm_is_equivalent() {
     pair("tiled-3", GEMM, &other, Expect::Equivalent);
 }
 
+/// gemm as a user writes it BLIS-style in plain C: a packed panel of B (4 rows) and a
+/// packed block of A (3 × 4) in local arrays, each C element accumulated in a scalar.
+const PACKED: &str = "#define loopy_min(x, y) ((x) < (y) ? (x) : (y))
+for (int pc = 0; pc < n; pc += 4) {
+  double Bp[4][24];
+  for (k = pc; k <= loopy_min(n - 1, pc + 3); k++)
+    for (j = 0; j < m; j++)
+      Bp[k - pc][j] = B[k][j];
+  for (int ic = 0; ic < n; ic += 3) {
+    double Ap[3][4];
+    for (i = ic; i <= loopy_min(n - 1, ic + 2); i++)
+      for (k = pc; k <= loopy_min(n - 1, pc + 3); k++)
+        Ap[i - ic][k - pc] = A[i][k];
+    for (i = ic; i <= loopy_min(n - 1, ic + 2); i++)
+      for (j = 0; j < m; j++) {
+        double acc = C[i][j];
+        for (k = pc; k <= loopy_min(n - 1, pc + 3); k++)
+          acc += Ap[i - ic][k - pc] * Bp[k - pc][j];
+        C[i][j] = acc;
+      }
+  }
+}";
+
+/// gemm with a 3 × 4 block of C accumulated in a local array over all of k (a register
+/// block written in plain C), loaded before and stored after.
+const BLOCKED: &str = "#define loopy_min(x, y) ((x) < (y) ? (x) : (y))
+for (int ic = 0; ic < n; ic += 3)
+  for (int jc = 0; jc < m; jc += 4) {
+    double c[3][4];
+    for (i = ic; i <= loopy_min(n - 1, ic + 2); i++)
+      for (j = jc; j <= loopy_min(m - 1, jc + 3); j++)
+        c[i - ic][j - jc] = C[i][j];
+    for (k = 0; k < n; k++)
+      for (i = ic; i <= loopy_min(n - 1, ic + 2); i++)
+        for (j = jc; j <= loopy_min(m - 1, jc + 3); j++)
+          c[i - ic][j - jc] += A[i][k] * B[k][j];
+    for (i = ic; i <= loopy_min(n - 1, ic + 2); i++)
+      for (j = jc; j <= loopy_min(m - 1, jc + 3); j++)
+        C[i][j] = c[i - ic][j - jc];
+  }";
+
+#[test]
+fn hand_packed_and_blocked_gemms_are_equivalent_and_wrong_edges_are_not() {
+    let gemm = "for (i = 0; i < n; i++)
+  for (j = 0; j < m; j++)
+    for (k = 0; k < n; k++)
+      C[i][j] += A[i][k] * B[k][j];";
+    pair("packed", gemm, PACKED, Expect::Equivalent);
+    pair("blocked", gemm, BLOCKED, Expect::Equivalent);
+    // The last row of each block left out of the update: loaded and stored unchanged.
+    let from = "i <= loopy_min(n - 1, ic + 2); i++)\n        for (j = jc; j <= loopy_min(m - 1, jc + 3); j++)\n          c[i - ic][j - jc] +=";
+    assert!(BLOCKED.contains(from));
+    let early = BLOCKED.replace(from, &from.replace("ic + 2", "ic + 1"));
+    pair("blocked-row", gemm, &early, Expect::Different);
+    // The accumulation stops one row of B early in every whole panel.
+    let from = "for (k = pc; k <= loopy_min(n - 1, pc + 3); k++)\n          acc";
+    assert!(PACKED.contains(from));
+    let wrong = PACKED.replace(
+        from,
+        "for (k = pc; k <= loopy_min(n - 1, pc + 2); k++)\n          acc",
+    );
+    pair("packed-edge", gemm, &wrong, Expect::Different);
+    // The packed block of A copied one column short at the edge.
+    let from = "for (k = pc; k <= loopy_min(n - 1, pc + 3); k++)\n        Ap";
+    assert!(PACKED.contains(from));
+    let wrong = PACKED.replace(
+        from,
+        "for (k = pc; k <= loopy_min(n - 1, pc + 2); k++)\n        Ap",
+    );
+    pair("packed-copy", gemm, &wrong, Expect::Different);
+}
+
 #[test]
 fn mutations_of_tiled_gemm_are_found_with_a_witness() {
     let cases = [
