@@ -324,6 +324,15 @@ fn openmp_loops_without_races_are_read_as_sequential() {
     let seq = "for (i = 0; i < n; i++) for (j = 0; j < m; j++) C[i][j] *= 0.5;
 for (i = 0; i < n; i++) for (j = 0; j < m; j++) for (k = 0; k < n; k++) C[i][j] += alpha * A[i][k] * B[k][j];";
     pair("omp-region", seq, &par, Expect::Equivalent);
+    // The answer says the loops were found free of races.
+    let dir = tempdir("omp-said");
+    let (a, b) = (write(&dir, "a", seq), write(&dir, "b", &par));
+    let (code, out, _) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("(the 2 parallel loops are free of races)"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -25,7 +25,12 @@ use reduce::Reduction;
 #[derive(Clone, Debug)]
 pub enum Verdict {
     /// Every output array (named) holds the same values after both regions.
-    Equivalent { outputs: Vec<String> },
+    Equivalent {
+        outputs: Vec<String>,
+        /// The work-sharing loops of both regions, found race-free and read as
+        /// sequential loops.
+        parallel: usize,
+    },
     /// A real difference.
     Different(Box<Witness>),
     /// Outside what is decided: the construct, or a difference that may come from an
@@ -123,6 +128,7 @@ fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
         Ok(match checker.run()? {
             Some(m) => found(m),
             None => Verdict::Equivalent {
+                parallel: la.len() + lb.len(),
                 outputs: outputs
                     .iter()
                     .map(|o| {

@@ -45,8 +45,8 @@ fn element(w: &Witness) -> String {
 /// The one-line summary of an equivalence.
 pub fn summary(v: &Verdict, a: &Scop) -> String {
     match v {
-        Verdict::Equivalent { outputs } => format!(
-            "equivalent: {} hold the same values after both regions, for every value of {}",
+        Verdict::Equivalent { outputs, parallel } => format!(
+            "equivalent: {} hold the same values after both regions, for every value of {}{}",
             outputs
                 .iter()
                 .map(|o| format!("`{o}`"))
@@ -56,6 +56,11 @@ pub fn summary(v: &Verdict, a: &Scop) -> String {
                 "the parameters (there are none)".to_string()
             } else {
                 a.params.join(", ")
+            },
+            match parallel {
+                0 => String::new(),
+                1 => " (the parallel loop is free of races)".to_string(),
+                n => format!(" (the {n} parallel loops are free of races)"),
             }
         ),
         Verdict::Different(w) => format!("not equivalent: {} differs", element(w)),
