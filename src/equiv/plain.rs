@@ -97,7 +97,25 @@ pub fn on_points(map: &Map, from: Option<&Points>, to: Option<&Points>) -> Map {
         return map.coalesce();
     }
     let composed = composed(map, from, to);
-    plain_on(map, &composed, from, to).unwrap_or(composed)
+    plain_on(map, &composed, from, to)
+        .or_else(|| plain_by_parts(map, from, to))
+        .unwrap_or(composed)
+}
+
+/// `map` on the points part by part, each part one relation without divisions (the two
+/// halves of a symmetric copy), or `None` where a part is not one.
+fn plain_by_parts(map: &Map, from: Option<&Points>, to: Option<&Points>) -> Option<Map> {
+    let map = map.coalesce();
+    if map.parts().len() < 2 {
+        return None;
+    }
+    let mut out: Option<Map> = None;
+    for b in map.parts() {
+        let part = Map::from_basic(map.space().clone(), b.clone());
+        let m = plain_on(&part, &composed(&part, from, to), from, to)?;
+        out = Some(out.map_or(m.clone(), |u| u.union(&m)));
+    }
+    out
 }
 
 /// `map` on the points as one relation without divisions, or `None` where it is not one.
@@ -106,7 +124,7 @@ pub fn plain_on_points(map: &Map, from: Option<&Points>, to: Option<&Points>) ->
         let m = map.coalesce();
         return m.parts().iter().all(|b| b.n_div() == 0).then_some(m);
     }
-    plain_on(map, &composed(map, from, to), from, to)
+    plain_on(map, &composed(map, from, to), from, to).or_else(|| plain_by_parts(map, from, to))
 }
 
 /// `map` composed with the points' maps of its sides.
