@@ -52,8 +52,9 @@ pub struct Guarded {
 pub const PATH_MACRO: &str = "LOOPY_PATH";
 
 /// Wraps `fast` (the transformed region's code, as `generate_state` gives it, with the
-/// names it uses) in the no-overlap test. `file` is the text of the region's file (`scop.file`), for the original
-/// code. Unchanged when no two of the region's arrays may overlap with one of them written.
+/// names it uses) in the no-overlap test. `file` is the text of the region's file
+/// (`scop.file`), for the original code. Unchanged when no two of the region's arrays may
+/// overlap with one of them written.
 pub fn guard(
     scop: &Scop,
     fast: CText,

@@ -467,11 +467,7 @@ fn widen(old: &Map, all: &Map, bound: &Map) -> Map {
         return bound.clone();
     };
     let w = 1 + b.n_param() + b.n_dim();
-    let holds = |r: &[Int]| {
-        let mut neg: Vec<Int> = r.iter().map(|v| -v).collect();
-        neg[0] = &neg[0] - &Int::ONE;
-        all.add_constraints(&[], &[neg]).is_empty()
-    };
+    let holds = |r: &[Int]| super::plain::holds(all, r);
     let mut eqs = vec![];
     let mut ineqs = vec![];
     // The equalities, and their pairwise differences and sums (`i = n - 1` and

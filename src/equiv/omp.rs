@@ -33,9 +33,16 @@ struct Directive {
 
 /// The work-sharing loops of `s`'s region, or why its OpenMP directives are refused.
 pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
-    let Ok(text) = std::fs::read_to_string(&s.region.file) else {
-        return Ok(vec![]);
-    };
+    // Unread, a directive would go unchecked: the region is refused instead.
+    let text = std::fs::read_to_string(&s.region.file).map_err(|e| {
+        Refusal::new(
+            format!(
+                "`{}` cannot be read for its OpenMP directives: {e}",
+                s.region.file
+            ),
+            None,
+        )
+    })?;
     let end = s.region.range.end.min(text.len());
     let first = s.region.range.start.min(end);
     // From the `#pragma scop` line (or the function's start) before the first statement:

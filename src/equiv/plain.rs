@@ -7,6 +7,13 @@
 
 use crate::presburger::{Int, Map, Set};
 
+/// Does every point of `map` satisfy `row ≥ 0` (over `[1, params, dims]`)?
+pub fn holds(map: &Map, row: &[Int]) -> bool {
+    let mut neg: Vec<Int> = row.iter().map(|v| -v).collect();
+    neg[0] = &neg[0] - &Int::ONE;
+    map.add_constraints(&[], &[neg]).is_empty()
+}
+
 /// `set` as one set without divisions where there is one (see [`without_divisions`]).
 pub fn plain_set(set: &Set, bound: Option<&Set>) -> Set {
     let bound = bound.map(|b| Map::from_set(b, 0));
@@ -26,11 +33,7 @@ pub fn without_divisions(map: &Map, bound: Option<&Map>) -> Map {
         return map;
     }
     let w = 1 + map.space().n_param() + map.n_in() + map.n_out();
-    let holds = |r: &[Int]| {
-        let mut neg: Vec<Int> = r.iter().map(|v| -v).collect();
-        neg[0] = &neg[0] - &Int::ONE;
-        map.add_constraints(&[], &[neg]).is_empty()
-    };
+    let holds = |r: &[Int]| holds(&map, r);
     let plain = |r: &Vec<Int>| r[w..].iter().all(Int::is_zero);
     let (mut eqs, mut ineqs) = (vec![], vec![]);
     for b in parts {
@@ -273,11 +276,7 @@ fn plain_through(
         }
         f
     };
-    let holds = |r: &[Int]| {
-        let mut neg: Vec<Int> = lift(r).iter().map(|v| -v).collect();
-        neg[0] = &neg[0] - &Int::ONE;
-        full.add_constraints(&[], &[neg]).is_empty()
-    };
+    let holds = |r: &[Int]| holds(&full, &lift(r));
     let (mut eqs, mut ineqs) = (vec![], vec![]);
     for (eq, r) in cands {
         let minus: Vec<Int> = r.iter().map(|v| -v).collect();
