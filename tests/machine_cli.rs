@@ -76,7 +76,7 @@ fn zen3_text_and_json() {
     insta::assert_snapshot!("zen3_text", text.replace(&cc, "<fake-cc>"));
     // The worked example of docs/machine.md.
     assert!(
-        text.contains("model for double: MR=6 NR=8 KC=256 MC=192 NC=4096"),
+        text.contains("model for double: MR=6 NR=8 KC=512 MC=30 NC=2048"),
         "{text}"
     );
     let mut args = base.to_vec();
@@ -99,7 +99,7 @@ fn xeon_text() {
     let text = ok(&["machine", "--cc", &cc, "--sysfs", &sys]);
     insta::assert_snapshot!("xeon_text", text.replace(&cc, "<fake-cc>"));
     assert!(
-        text.contains("model for double: MR=14 NR=16 KC=182 MC=1260 NC=5760"),
+        text.contains("model for double: MR=14 NR=16 KC=384 MC=168 NC=2720"),
         "{text}"
     );
 }

@@ -366,16 +366,10 @@ pub fn model_text(b: &Blocking) -> String {
     match (&b.kc, &b.block) {
         (Ok(k), Ok(r)) => {
             s += &format!(
-                "  KC from L1      {}: C_Ar = ⌊({}−1)·{}/({}+{})⌋ = {}; KC = ⌊{}·{}/({}·{})⌋ = {}\n",
+                "  KC from L1      {}: B's micro-panel the size of L1: KC = ⌊{}/({}·{})⌋ = {}\n",
                 level_text(&k.level),
-                k.level.ways,
-                r.mr,
-                r.mr,
+                k.level.size,
                 r.nr,
-                k.c_ar,
-                k.c_ar,
-                k.level.way_bytes(),
-                r.mr,
                 e,
                 k.value
             );
@@ -384,8 +378,14 @@ pub fn model_text(b: &Blocking) -> String {
     }
     match (&b.mc, &b.kc, &b.block) {
         (Ok(m), Ok(k), Ok(r)) => {
+            // A quarter of the ways, and at least one.
+            let quarter = if m.level.ways < 4 {
+                format!("1 (of {} ways)", m.level.ways)
+            } else {
+                format!("⌊{}/4⌋ = {}", m.level.ways, m.c_ac)
+            };
             s += &format!(
-                "  MC from L2      {}: C_Br = ⌈{}·{}·{}/{}⌉ = {}; C_Ac = {}−1−{} = {}; \
+                "  MC from L2      {}: C_Br = ⌈{}·{}·{}/{}⌉ = {}; C_Ac = {quarter}; \
                  MC = ⌊{}·{}/({}·{})⌋ = {}{}\n",
                 level_text(&m.level),
                 k.value,
@@ -393,9 +393,6 @@ pub fn model_text(b: &Blocking) -> String {
                 e,
                 m.level.way_bytes(),
                 m.c_br,
-                m.level.ways,
-                m.c_br,
-                m.c_ac,
                 m.c_ac,
                 m.level.way_bytes(),
                 k.value,
@@ -516,7 +513,6 @@ struct BlockJson<'a> {
 #[derive(Serialize)]
 struct KcJson {
     l1: LevelJson,
-    c_ar: u64,
 }
 
 #[derive(Serialize)]
@@ -574,7 +570,6 @@ pub fn model_json(b: &Blocking) -> ModelJson<'_> {
         }),
         kc: b.kc.as_ref().ok().map(|k| KcJson {
             l1: LevelJson::of(&k.level),
-            c_ar: k.c_ar,
         }),
         mc: b.mc.as_ref().ok().map(|m| McJson {
             l2: LevelJson::of(&m.level),

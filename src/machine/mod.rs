@@ -319,7 +319,7 @@ mod tests {
         );
         let model = m.model();
         assert_eq!(model.value("MR"), Some(14));
-        assert_eq!(model.value("NC"), Some(5760));
+        assert_eq!(model.value("NC"), Some(2720));
         assert_eq!(model.value("float.NR"), Some(32));
 
         // On Zen 4 the table's row for 512-bit vectors on 256-bit units: half the

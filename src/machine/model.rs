@@ -99,8 +99,6 @@ pub struct RegisterBlock {
 pub struct Kc {
     pub value: u64,
     pub level: CacheLevel,
-    /// C_Ar: ways of L1 for a micro-panel of A, ⌊(W₁ − 1) · MR / (MR + NR)⌋.
-    pub c_ar: u64,
 }
 
 /// MC from L2.
@@ -110,7 +108,7 @@ pub struct Mc {
     pub level: CacheLevel,
     /// C_Br: ways of L2 a micro-panel of B takes, ⌈KC · NR · S / way⌉.
     pub c_br: u64,
-    /// C_Ac: ways of L2 left for the block of A, W₂ − 1 − C_Br.
+    /// C_Ac: ways of L2 for the block of A, a quarter of them, ⌊W₂ / 4⌋ (at least one).
     pub c_ac: u64,
     /// ⌊C_Ac · way / (KC · S)⌋ before rounding down to a multiple of MR.
     pub unrounded: u64,
@@ -338,42 +336,40 @@ fn register_block(inp: &Inputs) -> Result<RegisterBlock, String> {
     unreachable!("three or more registers always fit a 1×N_VEC block")
 }
 
-/// KC: the micro-panel of A (MR×KC) takes C_Ar = ⌊(W₁ − 1) · MR / (MR + NR)⌋ ways of L1,
-/// so that the micro-panel of B (KC×NR), reused for every micro-panel of A, keeps the
-/// NR/MR · C_Ar ways beside them and one way is left for C and the next panel of A;
-/// KC = ⌊C_Ar · way₁ / (MR · S)⌋.
+/// KC: the micro-panel of B (KC×NR) is the size of L1, KC = ⌊size₁ / (NR · S)⌋.
+///
+/// BLIS's analytical model keeps both micro-panels in L1 (A's in C_Ar ways beside B's).
+/// Measured side by side (docs/machine.md), a longer KC is faster: the micro-panels of A
+/// stream from L2, which supplies the (MR + NR) · S bytes of a k step with room to spare,
+/// and a long KC spreads the load and store of C's MR×NR block over more multiply-adds.
+/// What bounds KC is then that B's micro-panel, reused for every micro-panel of A, can
+/// stay in L1 between them.
 fn kc(b: &RegisterBlock, l1: CacheLevel, s: u64) -> Result<Kc, String> {
-    let c_ar = (l1.ways - 1) * b.mr / (b.mr + b.nr);
-    if c_ar == 0 {
+    let value = l1.size / (b.nr * s);
+    if value == 0 {
         return Err(format!(
-            "L1 has too few ways ({}) for a micro-panel of A beside one of B",
-            l1.ways
+            "L1 ({} bytes) holds less than one row of a micro-panel of B ({}·{} bytes)",
+            l1.size, b.nr, s
         ));
     }
-    let value = c_ar * l1.way_bytes() / (b.mr * s);
-    if value == 0 {
-        return Err("an L1 way holds less than one column of a micro-panel of A".to_string());
-    }
-    Ok(Kc {
-        value,
-        level: l1,
-        c_ar,
-    })
+    Ok(Kc { value, level: l1 })
 }
 
-/// MC: the block of A (MC×KC) stays in L2 while micro-panels of B stream through it:
-/// C_Br = ⌈KC · NR · S / way₂⌉, C_Ac = W₂ − 1 − C_Br, MC = ⌊C_Ac · way₂ / (KC · S)⌋
-/// rounded down to a multiple of MR.
+/// MC: the block of A (MC×KC) stays in L2 while micro-panels of B stream through it. It
+/// takes a quarter of L2's ways, C_Ac = ⌊W₂ / 4⌋ (at least one), the rest left to the
+/// micro-panels of B and the blocks of C passing through: MC = ⌊C_Ac · way₂ / (KC · S)⌋
+/// rounded down to a multiple of MR. A micro-panel of B and one more way must fit beside
+/// it: C_Br = ⌈KC · NR · S / way₂⌉ ≤ W₂ − 1 − C_Ac.
 fn mc(b: &RegisterBlock, kc: u64, l2: CacheLevel, s: u64) -> Result<Mc, String> {
     let way = l2.way_bytes();
     let c_br = (kc * b.nr * s).div_ceil(way);
-    if c_br + 1 >= l2.ways {
+    let c_ac = (l2.ways / 4).max(1);
+    if c_br + 1 + c_ac > l2.ways {
         return Err(format!(
             "a micro-panel of B takes {c_br} of L2's {} ways, leaving none for A",
             l2.ways
         ));
     }
-    let c_ac = l2.ways - 1 - c_br;
     let unrounded = c_ac * way / (kc * s);
     let value = unrounded - unrounded % b.mr;
     if value == 0 {
@@ -496,46 +492,45 @@ mod tests {
     fn zen3_double() {
         let b = zen3(Elem::Double);
         // 6×8: 12 accumulators + 2 vectors of B + 1 broadcast = 15 ≤ 16; score 48/14.
-        // KC: C_Ar = ⌊7·6/14⌋ = 3; 3·4096/(6·8) = 256.
-        // MC: C_Br = ⌈256·8·8/65536⌉ = 1; C_Ac = 6; 6·65536/(256·8) = 192.
-        // NC: C_Ac = ⌈192·256·8/2 MiB⌉ = 1; C_Bc = 14; 14·2097152/2048 = 14336, lowered
-        // to the copy buffer's ⌊1048576/(256·8)⌋·8 = 4096.
+        // KC: ⌊32768/(8·8)⌋ = 512.
+        // MC: C_Br = ⌈512·8·8/65536⌉ = 1; C_Ac = ⌊8/4⌋ = 2; 2·65536/(512·8) = 32 → 30.
+        // NC: C_Ac = ⌈30·512·8/2 MiB⌉ = 1; C_Bc = 14; 14·2097152/4096 = 7168, lowered
+        // to the copy buffer's ⌊1048576/(512·8)⌋·8 = 2048.
         assert_eq!(
             values(&b),
-            [Some(4), Some(6), Some(8), Some(256), Some(192), Some(4096)]
+            [Some(4), Some(6), Some(8), Some(512), Some(30), Some(2048)]
         );
-        assert_eq!(b.nc.as_ref().unwrap().from_l3, Some(14336));
+        assert_eq!(b.nc.as_ref().unwrap().from_l3, Some(7168));
         let r = b.block.as_ref().unwrap();
         assert_eq!(
             (r.accumulators, r.registers_used, r.needed_accumulators),
             (12, 15, 8)
         );
         assert!(r.relaxed.is_empty());
-        assert_eq!(b.kc.as_ref().unwrap().c_ar, 3);
         let m = b.mc.as_ref().unwrap();
-        assert_eq!((m.c_br, m.c_ac, m.unrounded), (1, 6, 192));
+        assert_eq!((m.c_br, m.c_ac, m.unrounded), (1, 2, 32));
         let n = b.nc.as_ref().unwrap();
         assert_eq!((n.c_ac, n.c_bc), (1, 14));
     }
 
     #[test]
     fn zen3_float() {
-        // 6×16 (14×8 would need 15 loads for 14 multiply-adds). C_Ar = ⌊7·6/22⌋ = 1,
-        // KC = ⌊4096/24⌋ = 170; C_Br = ⌈170·16·4/65536⌉ = 1, MC = ⌊6·65536/680⌋ = 578 → 576;
-        // C_Ac = ⌈576·170·4/2 MiB⌉ = 1, NC = ⌊14·2097152/680⌋ = 43176 → 43168, lowered to
-        // the copy buffer's ⌊1048576/(170·16)⌋·16 = 6160.
+        // 6×16 (14×8 would need 15 loads for 14 multiply-adds). KC = ⌊32768/(16·4)⌋ = 512;
+        // C_Br = ⌈512·16·4/65536⌉ = 1, MC = ⌊2·65536/2048⌋ = 64 → 60; C_Ac = ⌈60·512·4/2 MiB⌉
+        // = 1, NC = ⌊14·2097152/2048⌋ = 14336, lowered to the copy buffer's
+        // ⌊1048576/(512·16)⌋·16 = 2048.
         assert_eq!(
             values(&zen3(Elem::Float)),
-            [Some(8), Some(6), Some(16), Some(170), Some(576), Some(6160)]
+            [Some(8), Some(6), Some(16), Some(512), Some(60), Some(2048)]
         );
     }
 
     #[test]
     fn xeon_double() {
-        // 14×16: 28 + 2 + 1 = 31 ≤ 32. C_Ar = ⌊11·14/30⌋ = 5, KC = ⌊5·4096/112⌋ = 182;
-        // C_Br = ⌈182·16·8/131072⌉ = 1, C_Ac = 14, MC = ⌊14·131072/1456⌋ = 1260;
-        // way₃ = 13631488, C_Ac = 1, C_Bc = 18, NC = ⌊18·13631488/1456⌋ = 168521 → 168512,
-        // lowered to the copy buffer's ⌊1048576/(182·16)⌋·16 = 5760.
+        // 14×16: 28 + 2 + 1 = 31 ≤ 32. KC = ⌊49152/(16·8)⌋ = 384;
+        // C_Br = ⌈384·16·8/131072⌉ = 1, C_Ac = ⌊16/4⌋ = 4, MC = ⌊4·131072/3072⌋ = 170 → 168;
+        // way₃ = 13631488, C_Ac = 1, C_Bc = 18, NC = ⌊18·13631488/3072⌋ = 79872, lowered
+        // to the copy buffer's ⌊1048576/(384·16)⌋·16 = 2720.
         let b = xeon(Elem::Double);
         assert_eq!(
             values(&b),
@@ -543,31 +538,30 @@ mod tests {
                 Some(8),
                 Some(14),
                 Some(16),
-                Some(182),
-                Some(1260),
-                Some(5760)
+                Some(384),
+                Some(168),
+                Some(2720)
             ]
         );
         assert_eq!(b.block.as_ref().unwrap().registers_used, 31);
-        assert_eq!(b.nc.as_ref().unwrap().unrounded, 168521);
-        assert_eq!(b.nc.as_ref().unwrap().from_l3, Some(168512));
+        assert_eq!(b.nc.as_ref().unwrap().unrounded, 79872);
+        assert_eq!(b.nc.as_ref().unwrap().from_l3, Some(79872));
     }
 
     #[test]
     fn xeon_float() {
-        // 14×32 (30×16 would be load-bound). C_Ar = ⌊11·14/46⌋ = 3, KC = ⌊3·4096/56⌋ = 219;
-        // C_Br = 1, MC = ⌊14·131072/876⌋ = 2094 → 2086; C_Ac = 1, C_Bc = 18,
-        // NC = ⌊18·13631488/876⌋ = 280099 → 280096, lowered to the copy buffer's
-        // ⌊1048576/(219·32)⌋·32 = 4768.
+        // 14×32 (30×16 would be load-bound). KC = ⌊49152/(32·4)⌋ = 384; C_Br = 1,
+        // MC = ⌊4·131072/1536⌋ = 341 → 336; C_Ac = 1, C_Bc = 18, NC = ⌊18·13631488/1536⌋ =
+        // 159744, lowered to the copy buffer's ⌊1048576/(384·32)⌋·32 = 2720.
         assert_eq!(
             values(&xeon(Elem::Float)),
             [
                 Some(16),
                 Some(14),
                 Some(32),
-                Some(219),
-                Some(2086),
-                Some(4768)
+                Some(384),
+                Some(336),
+                Some(2720)
             ]
         );
     }
@@ -578,9 +572,9 @@ mod tests {
             double: xeon(Elem::Double),
             float: xeon(Elem::Float),
         };
-        assert_eq!(m.value("MC"), Some(1260));
-        assert_eq!(m.value("double.MC"), Some(1260));
-        assert_eq!(m.value("float.MC"), Some(2086));
+        assert_eq!(m.value("MC"), Some(168));
+        assert_eq!(m.value("double.MC"), Some(168));
+        assert_eq!(m.value("float.MC"), Some(336));
         assert_eq!(m.value("float.NVEC"), Some(16));
         assert_eq!(m.value("half.MC"), None);
         assert_eq!(m.value("mc"), None);
@@ -592,7 +586,7 @@ mod tests {
         let mut i = xeon(Elem::Double).inputs;
         i.l3 = Err("no L3 reported".into());
         let b = Blocking::new(i.clone());
-        assert_eq!(b.value("MC"), Some(1260));
+        assert_eq!(b.value("MC"), Some(168));
         assert_eq!(b.nc, Err("no L3 reported".into()));
         i.l1 = Err("L1: ways unknown".into());
         let b = Blocking::new(i.clone());
@@ -612,13 +606,13 @@ mod tests {
         let mut i = zen3(Elem::Double).inputs;
         i.registers = Ok(2);
         assert!(Blocking::new(i.clone()).block.is_err());
-        // A 2-way L1 leaves ⌊1·6/14⌋ = 0 ways for A.
+        // An L1 of 32 bytes holds less than a row of B's micro-panel (8 doubles).
         i.registers = Ok(16);
-        i.l1 = level(32 * KIB, 2);
+        i.l1 = level(32, 2);
         assert!(Blocking::new(i.clone())
             .kc
             .unwrap_err()
-            .contains("too few ways"));
+            .contains("less than one row"));
         // A 2-way L2 has no way left for A once B and C have theirs.
         i.l1 = level(32 * KIB, 8);
         i.l2 = level(512 * KIB, 2);
@@ -626,10 +620,9 @@ mod tests {
     }
 
     /// Over a grid of machines, every value the model gives keeps the promises of
-    /// docs/machine.md: the block fits the registers; B's micro-panel fits the L1 ways
-    /// beside A's (at most W₁ − 1 − C_Ar of them) and A's takes at most C_Ar; the block of A
-    /// fits L2 beside a micro-panel of B and one way; the panel of B fits L3 likewise; MC
-    /// and NC are whole blocks.
+    /// docs/machine.md: the block fits the registers; B's micro-panel is the largest that
+    /// fits L1; the block of A fits a quarter of L2's ways, beside a micro-panel of B and
+    /// one way; the panel of B fits L3 likewise; MC and NC are whole blocks.
     #[test]
     fn promises_hold_on_a_grid() {
         let mut checked = 0;
@@ -653,11 +646,8 @@ mod tests {
                             assert_eq!(r.nr, r.vectors * lanes);
                             let s = 8;
                             if let Ok(k) = &b.kc {
-                                let way = k.level.way_bytes();
-                                let a_ways = (r.mr * k.value * s).div_ceil(way);
-                                let b_ways = (k.value * r.nr * s).div_ceil(way);
-                                assert!(a_ways <= k.c_ar, "{b:?}");
-                                assert!(b_ways <= k.level.ways - 1 - k.c_ar, "{b:?}");
+                                assert!(k.value * r.nr * s <= k.level.size, "{b:?}");
+                                assert!((k.value + 1) * r.nr * s > k.level.size, "{b:?}");
                                 checked += 1;
                             }
                             if let (Ok(k), Ok(m)) = (&b.kc, &b.mc) {
@@ -665,6 +655,7 @@ mod tests {
                                 assert_eq!(m.value % r.mr, 0);
                                 assert!(m.value * k.value * s <= m.c_ac * way);
                                 assert!(m.c_ac + m.c_br < m.level.ways);
+                                assert!(4 * m.c_ac <= m.level.ways.max(4));
                             }
                             if let (Ok(k), Ok(n)) = (&b.kc, &b.nc) {
                                 let way = n.level.way_bytes();
