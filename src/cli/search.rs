@@ -71,7 +71,8 @@ pub struct SearchArgs {
     #[arg(long)]
     pub no_parallel: bool,
     /// Leave out the recipes (the BLIS blocking of contractions, the register blocks of
-    /// other products): schedules from the legal space only.
+    /// other products, the row blocks of products through a temporary row, the split of a
+    /// loop where it writes what it reads): schedules from the legal space only.
     #[arg(long)]
     pub no_recipes: bool,
     /// After the answer, every candidate in the cost model's order (cheapest estimate
@@ -238,6 +239,7 @@ fn settings(a: &SearchArgs, ctx: &Ctx, kernel: &Kernel) -> Result<(SearchSetting
         screen_above: a.screen_above,
         finalists: a.finalists,
         parallel: a.threads > 1 && !a.no_parallel,
+        recipes: !a.no_recipes,
         blis: if a.no_recipes {
             Err("--no-recipes".to_string())
         } else {

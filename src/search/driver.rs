@@ -18,6 +18,7 @@ use super::recipe::{self, BlisSizes, Contraction, Recognised};
 use super::rows;
 use super::schedule::Built;
 use super::script::{self, Names, Variant};
+use super::split;
 use super::Legal;
 use crate::bench::Job;
 use crate::driver::{Kernel, Run};
@@ -85,6 +86,8 @@ pub struct SearchSettings {
     /// Script lines run before every candidate's (`expand`s): the space is the program they
     /// leave, and every candidate's script starts with them.
     pub prefix: Vec<String>,
+    /// Propose the recipes (false with `--no-recipes`: schedules from the legal space only).
+    pub recipes: bool,
     /// The block sizes of the BLIS recipe (the machine model's), or why there are none
     /// (`--no-recipes`, a model without them): then the recipe is skipped with that reason.
     pub blis: Result<BlisSizes, String>,
@@ -319,6 +322,10 @@ impl State<'_, '_, '_> {
     /// a candidate that says why the recipe was skipped. Returns the legal ones, in order.
     fn add_recipes(&mut self, all: &Found) -> Vec<usize> {
         let (found, blocked) = (&all.blis[..], &all.blocks[..]);
+        let mut legal = vec![];
+        if self.settings.recipes {
+            self.add_splits(&all.splits, &mut legal);
+        }
         let sizes = match &self.settings.blis {
             Ok(sizes) => sizes.clone(),
             Err(why) => {
@@ -328,7 +335,7 @@ impl State<'_, '_, '_> {
                     let st = r.as_ref().map_or_else(|e| e.0, |c| c.stmt);
                     self.skip_recipe("BLIS", st, &why);
                 }
-                return vec![];
+                return legal;
             }
         };
         for (st, why) in found.iter().filter_map(|r| r.as_ref().err()) {
@@ -345,7 +352,6 @@ impl State<'_, '_, '_> {
         if ok.len() > 1 {
             sets.extend(ok.iter().map(|c| vec![*c]));
         }
-        let mut legal = vec![];
         let pars = self.recipe_forms();
         for (set, &par) in
             (sets.iter().filter(|x| !x.is_empty())).flat_map(|x| pars.iter().map(move |p| (x, p)))
@@ -400,6 +406,23 @@ impl State<'_, '_, '_> {
                 if par { ", on the threads" } else { "" }
             );
             let lines = rows::script(r, &self.names, sizes, par);
+            let Some(c) = self.add_lines(None, Some(Kind::Recipe), variant, lines, true) else {
+                return;
+            };
+            if self.candidates[c].verdict == Verdict::Legal && !legal.contains(&c) {
+                legal.push(c);
+            }
+        }
+    }
+
+    /// The alias-split recipe's candidates, one per split it proposes; the legal ones are
+    /// added to `legal`.
+    fn add_splits(&mut self, found: &[split::Split], legal: &mut Vec<usize>) {
+        for sp in found {
+            let h = &self.names.handles[sp.stmt];
+            let its = &self.names.iterators[sp.stmt];
+            let variant = format!("alias-split recipe on {h} ({} = {})", its[sp.level], sp.at);
+            let lines = split::script(sp, &self.names);
             let Some(c) = self.add_lines(None, Some(Kind::Recipe), variant, lines, true) else {
                 return;
             };
@@ -888,6 +911,7 @@ fn recognise_recipes(kernel: &Kernel, run: &Run, names: &Names, limited: Limited
             blis: c,
             blocks: b,
             rows: r,
+            splits: split::splits(scop),
         };
     };
     if limited(recognise).is_err() {
@@ -902,6 +926,7 @@ struct Found {
     blis: Vec<Recognised>,
     blocks: Vec<blocks::Found>,
     rows: Vec<rows::Found>,
+    splits: Vec<split::Split>,
 }
 
 /// The answer's `param` lines tuned in `seconds` ([`finish::finish`]), or why not: the

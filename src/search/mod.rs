@@ -21,6 +21,7 @@ pub mod script;
 pub mod space;
 #[cfg(test)]
 mod space_tests;
+pub mod split;
 pub mod traffic;
 #[cfg(test)]
 mod traffic_tests;
