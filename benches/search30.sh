@@ -9,6 +9,7 @@
 #   SIZE=medium benches/search30.sh         (the manifest's sizes.NAME; default large)
 #   RUNS=5 benches/search30.sh              (rounds of each bench; default 3)
 #   OUT=dir benches/search30.sh             (keep each search's JSON and best script there)
+#   LIMIT=120 benches/search30.sh           (each search's --time-limit; default the search's)
 #
 # For each kernel: `loopy search KERNEL.c -D <sizes> --format json -o best.loopy` (default
 # limits: 300 s, 48 interleavings scheduled, tile sizes around the machine model's), then
@@ -39,7 +40,7 @@ sizes() {
   ' "$manifest" | tr -d '[],"'
 }
 first() { sed -n 's/.*"'"$1"'": *"\{0,1\}\([^",]*\)"\{0,1\},\{0,1\}$/\1/p' "$2" | head -1; }
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; $(${CC:-cc} --version | head -1); size $size; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; $(${CC:-cc} --version | head -1); size $size; load $(cut -d' ' -f1-3 /proc/loadavg)${LIMIT:+; time limit $LIMIT s}"
 printf '%-16s %8s %6s %6s %8s %8s %8s  %s\n' kernel seconds timed legal search hand ratio "hand script"
 for k in "${kernels[@]}"; do
   src=examples/$k/$k.c
@@ -49,7 +50,9 @@ for k in "${kernels[@]}"; do
   for n in $(sed -n "s/^name = \"\\($k-[a-z]*\\)\"/\\1/p" "$manifest"); do only+=(--only "$n"); done
   start=$(date +%s.%N)
   rc=0
-  "$LOOPY" search "$src" "${defs[@]}" --format json -o "$out/$k-best.loopy" \
+  limit=()
+  [ -n "${LIMIT:-}" ] && limit=(--time-limit "$LIMIT")
+  "$LOOPY" search "$src" "${defs[@]}" ${limit[@]+"${limit[@]}"} --format json -o "$out/$k-best.loopy" \
     >"$out/$k-search.json" 2>"$out/$k-search.err" || rc=$?
   secs=$(echo "$(date +%s.%N) - $start" | bc -l)
   if [ $rc -ne 0 ] || [ ! -s "$out/$k-best.loopy" ]; then

@@ -209,3 +209,100 @@ L:
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A plain `copy` is scaled by itself where that changes nothing: the only copy of an array
+/// the region never writes, read by the staged statements only in products with a scalar
+/// the region never writes. gemm's tiling and `gemm_block` on 2mm then pack `alpha * A`
+/// and print what the originals print.
+#[test]
+fn plain_copies_of_scaled_reads_hold_the_products() {
+    let gemm = "realign(Scale, Mult, 0)
+affine(Mult, {[i,k,j] -> [i1,k1,j1,i2,k2,j2]: i1=[i/8] and i2=i%8 and k1=[k/16] and k2=k%16 and j1=[j/12] and j2=j%12})
+copy(Mult, 2, A)
+copy(Mult, 3, B)
+";
+    let sizes: Vec<String> = ["NI=37", "NJ=29", "NK=41"].map(String::from).to_vec();
+    let region = compare("examples/gemm/gemm.c", &sizes, gemm, "plain-tiled");
+    assert!(
+        region.contains("__typeof__(alpha * A[0][0]) loopy_A"),
+        "{region}"
+    );
+    assert!(region.contains("= alpha * A["), "{region}");
+    assert!(region.contains("__typeof__(B[0][0]) loopy_B"), "{region}");
+    let two_mm = "realign(Init, Mult, 0)
+interchange(Mult, 2, 3)
+(F1, R1) = isplit(Mult, [ni, nj] -> {[i,k,j] : i < 4*floor(ni/4) and j < 8*floor(nj/8)}, 0)
+gemm_block(F1, A, B, tmp, 4, 8, 16, 8, 16)
+";
+    let sizes: Vec<String> = ["NI=21", "NJ=34", "NK=17", "NL=13"]
+        .map(String::from)
+        .to_vec();
+    let region = compare("examples/2mm/2mm.c", &sizes, two_mm, "plain-2mm");
+    assert!(
+        region.contains("__typeof__(alpha * A[0][0]) loopy_A"),
+        "{region}"
+    );
+}
+
+/// Where one condition fails, a plain copy holds the array's elements: a read of the array
+/// not multiplied by the scalar, a statement that writes the array, a factor the region
+/// writes, a second copy of the array. Each is legal and `apply` writes the plain buffer.
+#[test]
+fn plain_copies_stay_plain_where_a_product_would_change_something() {
+    let dir = common::scratch("codegen-scaled", "plain");
+    let kernel = |body: &str| -> String {
+        format!(
+            "double A[20][20], B[20][20], C[20][20], alpha, x;
+void f(int n) {{
+#pragma scop
+L:
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < n; k++)
+      for (int j = 0; j < n; j++)
+        {body}
+#pragma endscop
+}}
+"
+        )
+    };
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "unscaled_read",
+            "C[i][j] += alpha * A[i][k] * A[j][k];",
+            "copy(L, 1, A)",
+        ),
+        (
+            "written",
+            "A[i][k] = alpha * A[i][k] + B[k][j];",
+            "copy(L, 1, A)",
+        ),
+        (
+            "factor_written",
+            "{ x = B[i][j]; C[i][j] += x * A[i][k]; }",
+            "copy(L, 1, A)",
+        ),
+        (
+            "two_copies",
+            "C[i][j] += alpha * A[i][k] * B[k][j];",
+            "copy(L, 1, A)\ncopy(L, 2, A)",
+        ),
+    ];
+    for (name, body, script) in cases {
+        let c = dir.join(format!("{name}.c"));
+        let s = dir.join(format!("{name}.loopy"));
+        std::fs::write(&c, kernel(body)).unwrap();
+        std::fs::write(&s, format!("{script}\n")).unwrap();
+        let (code, out, err) = common::loopy(&[
+            "apply",
+            "--color",
+            "never",
+            c.to_str().unwrap(),
+            s.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(out.contains("__typeof__(A[0][0])"), "{name}:\n{out}");
+        assert!(!out.contains("__typeof__(alpha"), "{name}:\n{out}");
+        assert!(!out.contains("__typeof__(x"), "{name}:\n{out}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

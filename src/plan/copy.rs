@@ -112,6 +112,7 @@ pub fn plan(st: &State) -> Result<Vec<CopyPlan>, Diagnostic> {
             .clone();
         out.push(plan_one(st, mark, members)?);
     }
+    implicit_factors(st, &mut out);
     nest(&mut out)?;
     for plan in &out {
         storage_copy(st, plan)?;
@@ -283,6 +284,31 @@ fn nest(plans: &mut [CopyPlan]) -> Result<(), Diagnostic> {
             .find(|&s| sources.iter().all(|&o| o == s || outside(plans, o, s)));
     }
     Ok(())
+}
+
+/// A plain copy of an array the region never writes, the only copy of it, whose staged
+/// statements read it only in products with one scalar the region never writes (`alpha *
+/// A[i][k]`), holds those products: what `copy_scaled` with that scalar does. The buffer's
+/// element is the product C computes first in the expression, bit for bit, and the
+/// multiply leaves the statements' inner loops for the fill.
+fn implicit_factors(st: &State, plans: &mut [CopyPlan]) {
+    let written = |name: &str| st.accesses.iter().any(|a| a.write && a.array == name);
+    for i in 0..plans.len() {
+        let p = &plans[i];
+        let alone = plans
+            .iter()
+            .filter(|q| q.mark.array == p.mark.array)
+            .count()
+            == 1;
+        if p.mark.scale.is_some() || !alone || written(&p.mark.array) {
+            continue;
+        }
+        let scalars = (st.arrays.iter()).filter(|a| a.2 == 0 && !a.3 && !written(&a.0));
+        let factor = scalars
+            .into_iter()
+            .find_map(|a| scaled_statements(st, &p.mark, &p.members, &p.c_name, p.rank, &a.0).ok());
+        plans[i].factor = factor;
+    }
 }
 
 /// Checks the staged statements of a scaled copy of `A` (C name `c_name`) by `factor` (a
