@@ -94,7 +94,8 @@ fn big_private_buffers_are_allocated_by_each_thread() {
     let region = threads_and_orders(sizes, GEMM_PARALLEL_HEAP, "gemm-parallel-heap");
     for needle in [
         "#pragma omp parallel\n",
-        "__typeof__(A[0][0]) (*loopy_A)[128] = aligned_alloc(64, (sizeof(__typeof__(A[0][0])[96][128]) + 63) / 64 * 64);",
+        // gemm reads A only as `alpha * A[i][k]`: the plain copy holds the products.
+        "__typeof__(alpha * A[0][0]) (*loopy_A)[128] = aligned_alloc(64, (sizeof(__typeof__(alpha * A[0][0])[96][128]) + 63) / 64 * 64);",
         "if (!loopy_A) { perror(\"loopy: cannot allocate a thread's buffer loopy_A\"); __builtin_abort(); }",
         "#pragma omp for private(i, j, k, loopy_C) firstprivate(loopy_A_o0, loopy_A_o1, loopy_C_o0, loopy_C_o1)",
         "__builtin_free(loopy_A);",
