@@ -117,14 +117,11 @@ gemm_block_scaled(F1, A, alpha, B, tmp, 4, 8, 16, 8, 16)
     compare("examples/2mm/2mm.c", &sizes, two_mm, "2mm");
 }
 
-/// What a scaled copy refuses, through `loopy check` and `loopy apply` alike (exit 2, the
-/// reason in the message).
-#[test]
-fn scaled_copies_refuse_what_they_cannot_do() {
-    let dir = common::scratch("codegen-scaled", "refused");
-    let kernel = |body: &str| -> String {
-        format!(
-            "double A[20][20], B[20][20], C[20][20], alpha, beta, x;
+/// A kernel of three loops `i`, `k`, `j` (tagged `L`) around `body`, over 20 x 20 arrays
+/// `A`, `B`, `C` and scalars `alpha`, `beta`, `x`.
+fn kernel(body: &str) -> String {
+    format!(
+        "double A[20][20], B[20][20], C[20][20], alpha, beta, x;
 void f(int n) {{
 #pragma scop
 L:
@@ -135,8 +132,14 @@ L:
 #pragma endscop
 }}
 "
-        )
-    };
+    )
+}
+
+/// What a scaled copy refuses, through `loopy check` and `loopy apply` alike (exit 2, the
+/// reason in the message).
+#[test]
+fn scaled_copies_refuse_what_they_cannot_do() {
+    let dir = common::scratch("codegen-scaled", "refused");
     let cases: &[(&str, &str, &str, &str)] = &[
         (
             "grouped",
@@ -212,29 +215,38 @@ L:
 
 /// A plain `copy` is scaled by itself where that changes nothing: the only copy of an array
 /// the region never writes, read by the staged statements only in products with a scalar
-/// the region never writes. gemm's tiling and `gemm_block` on 2mm then pack `alpha * A`
-/// and print what the originals print.
+/// the region never writes, in a box too large for registers. gemm's tiling and
+/// `gemm_block` on 2mm then pack `alpha * A` and print what the originals print; with
+/// tiles of A of 8 x 16 elements (a box a register block could take) the copy keeps A's
+/// elements.
 #[test]
 fn plain_copies_of_scaled_reads_hold_the_products() {
-    let gemm = "realign(Scale, Mult, 0)
-affine(Mult, {[i,k,j] -> [i1,k1,j1,i2,k2,j2]: i1=[i/8] and i2=i%8 and k1=[k/16] and k2=k%16 and j1=[j/12] and j2=j%12})
+    let gemm = |mi: u32, mk: u32| {
+        format!(
+            "realign(Scale, Mult, 0)
+affine(Mult, {{[i,k,j] -> [i1,k1,j1,i2,k2,j2]: i1=[i/{mi}] and i2=i%{mi} and k1=[k/{mk}] and k2=k%{mk} and j1=[j/12] and j2=j%12}})
 copy(Mult, 2, A)
 copy(Mult, 3, B)
-";
+"
+        )
+    };
     let sizes: Vec<String> = ["NI=37", "NJ=29", "NK=41"].map(String::from).to_vec();
-    let region = compare("examples/gemm/gemm.c", &sizes, gemm, "plain-tiled");
+    let region = compare("examples/gemm/gemm.c", &sizes, &gemm(16, 40), "plain-tiled");
     assert!(
         region.contains("__typeof__(alpha * A[0][0]) loopy_A"),
         "{region}"
     );
     assert!(region.contains("= alpha * A["), "{region}");
     assert!(region.contains("__typeof__(B[0][0]) loopy_B"), "{region}");
+    let region = compare("examples/gemm/gemm.c", &sizes, &gemm(8, 16), "plain-small");
+    assert!(region.contains("__typeof__(A[0][0]) loopy_A"), "{region}");
+    assert!(!region.contains("__typeof__(alpha"), "{region}");
     let two_mm = "realign(Init, Mult, 0)
 interchange(Mult, 2, 3)
 (F1, R1) = isplit(Mult, [ni, nj] -> {[i,k,j] : i < 4*floor(ni/4) and j < 8*floor(nj/8)}, 0)
-gemm_block(F1, A, B, tmp, 4, 8, 16, 8, 16)
+gemm_block(F1, A, B, tmp, 4, 8, 32, 20, 16)
 ";
-    let sizes: Vec<String> = ["NI=21", "NJ=34", "NK=17", "NL=13"]
+    let sizes: Vec<String> = ["NI=45", "NJ=34", "NK=50", "NL=13"]
         .map(String::from)
         .to_vec();
     let region = compare("examples/2mm/2mm.c", &sizes, two_mm, "plain-2mm");
@@ -250,21 +262,6 @@ gemm_block(F1, A, B, tmp, 4, 8, 16, 8, 16)
 #[test]
 fn plain_copies_stay_plain_where_a_product_would_change_something() {
     let dir = common::scratch("codegen-scaled", "plain");
-    let kernel = |body: &str| -> String {
-        format!(
-            "double A[20][20], B[20][20], C[20][20], alpha, x;
-void f(int n) {{
-#pragma scop
-L:
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < n; k++)
-      for (int j = 0; j < n; j++)
-        {body}
-#pragma endscop
-}}
-"
-        )
-    };
     let cases: &[(&str, &str, &str)] = &[
         (
             "unscaled_read",

@@ -36,8 +36,7 @@ use crate::presburger::Int;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-/// Register blocks of at most this many elements.
-pub const MAX_REGISTER_ELEMENTS: i64 = 512;
+pub use crate::plan::copy::MAX_REGISTER_ELEMENTS;
 
 /// What the generated code may assume of the machine it is compiled for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
