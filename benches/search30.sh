@@ -10,12 +10,15 @@
 #   RUNS=5 benches/search30.sh              (rounds of each bench; default 3)
 #   OUT=dir benches/search30.sh             (keep each search's JSON and best script there)
 #   LIMIT=120 benches/search30.sh           (each search's --time-limit; default the search's)
+#   REUSE=1 OUT=dir benches/search30.sh     (time again the scripts an earlier run left in
+#                                            dir, without searching; seconds from its JSON)
 #
 # For each kernel: `loopy search KERNEL.c -D <sizes> --format json -o best.loopy` (default
-# limits: 300 s, 48 interleavings scheduled, tile sizes around the machine model's), then
-# one `loopy bench` of the search's best script and one `loopy bench --manifest --best` of
-# the kernel's hand scripts, each against the original in its own interleaved rounds, so
-# the two speedups come from separate runs.
+# limits: 300 s, 48 interleavings scheduled, tile sizes around the machine model's); the
+# best hand script chosen by `loopy bench --manifest --best` (its own rounds); both scripts
+# built and their outputs checked against the original's by `loopy bench --keep`; then the
+# original and the two programs run side by side in the same RUNS interleaved rounds, each
+# reporting its kernel time, so both speedups and their ratio come from one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kernels=("$@")
@@ -48,28 +51,55 @@ for k in "${kernels[@]}"; do
   for d in $(sizes "$k"); do defs+=(-D "$d"); done
   only=(--only "$k")
   for n in $(sed -n "s/^name = \"\\($k-[a-z]*\\)\"/\\1/p" "$manifest"); do only+=(--only "$n"); done
-  start=$(date +%s.%N)
   rc=0
-  limit=()
-  [ -n "${LIMIT:-}" ] && limit=(--time-limit "$LIMIT")
-  "$LOOPY" search "$src" "${defs[@]}" ${limit[@]+"${limit[@]}"} --format json -o "$out/$k-best.loopy" \
-    >"$out/$k-search.json" 2>"$out/$k-search.err" || rc=$?
-  secs=$(echo "$(date +%s.%N) - $start" | bc -l)
+  if [ "${REUSE:-0}" = 1 ] && [ -s "$out/$k-best.loopy" ] && [ -s "$out/$k-search.json" ]; then
+    secs=$(sed -n 's/^  "seconds": \([0-9.]*\).*/\1/p' "$out/$k-search.json" | tail -1)
+  else
+    start=$(date +%s.%N)
+    limit=()
+    [ -n "${LIMIT:-}" ] && limit=(--time-limit "$LIMIT")
+    "$LOOPY" search "$src" "${defs[@]}" ${limit[@]+"${limit[@]}"} --format json -o "$out/$k-best.loopy" \
+      >"$out/$k-search.json" 2>"$out/$k-search.err" || rc=$?
+    secs=$(echo "$(date +%s.%N) - $start" | bc -l)
+  fi
   if [ $rc -ne 0 ] || [ ! -s "$out/$k-best.loopy" ]; then
     printf '%-16s %8.1f  search found no script (exit %s): see %s\n' "$k" "$secs" "$rc" "$out/$k-search.err"
     continue
   fi
   timed=$(grep -c '"transformed_seconds"' "$out/$k-search.json" || true)
   legal=$(grep -c '"verdict": "legal"' "$out/$k-search.json" || true)
-  "$LOOPY" bench "$src" "$out/$k-best.loopy" "${defs[@]}" --runs "$runs" --format json \
-    >"$out/$k-searched.json" 2>/dev/null || true
+  # The best hand script, chosen by the manifest's bench (its own rounds).
   "$LOOPY" bench --manifest "$manifest" --best --threads 1 --size "$size" --runs "$runs" \
     "${only[@]}" --format json >"$out/$k-hand.json" 2>/dev/null || true
-  s=$(first speedup "$out/$k-searched.json")
-  h=$(first speedup "$out/$k-hand.json")
   hs=$(first script "$out/$k-hand.json")
-  r=$([ -n "$h" ] && [ -n "$s" ] && echo "$s / $h" | bc -l | xargs printf '%.2f' || echo -)
-  printf '%-16s %8.1f %6s %6s %7.2fx %7.2fx %8s  %s\n' "$k" "$secs" "$timed" "$legal" \
-    "${s:-0}" "${h:-0}" "$r" "${hs#examples/}"
+  # Both scripts built and checked by `bench` (outputs identical to the original's), then
+  # the original and the two programs run side by side in interleaved rounds, each
+  # reporting its kernel time (LOOPY_KERNEL_TIME, docs/bench.md).
+  w="$out/$k-sbs"
+  rm -rf "$w"
+  progs=()
+  if "$LOOPY" bench "$src" "$out/$k-best.loopy" "${defs[@]}" --runs 1 --keep "$w/search" >/dev/null 2>&1; then
+    progs+=("orig:$w/search/$k.original" "search:$w/search/$k.transformed")
+  fi
+  if [ -n "$hs" ] && "$LOOPY" bench "$src" "$hs" "${defs[@]}" --runs 1 --keep "$w/hand" >/dev/null 2>&1; then
+    progs+=("hand:$w/hand/$k.transformed")
+  fi
+  : >"$w/times"
+  # One untimed round first (caches, page tables, clock speed), as `bench` warms up.
+  for r in $(seq 0 "$runs"); do
+    for p in "${progs[@]}"; do
+      rm -f "$w/t"
+      OMP_NUM_THREADS=1 LOOPY_KERNEL_TIME="$w/t" "${p#*:}" >/dev/null 2>&1 || true
+      [ "$r" -gt 0 ] && [ -s "$w/t" ] && echo "${p%%:*} $(awk '{printf "%.12f", $1}' "$w/t")" >>"$w/times"
+    done
+  done
+  med() { grep "^$1 " "$w/times" | cut -d' ' -f2 | sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
+  o=$(med orig)
+  t_s=$(med search)
+  t_h=$(med hand)
+  sp() { [ -n "$o" ] && [ -n "$1" ] && echo "$o / $1" | bc -l || echo 0; }
+  r=$([ -n "$t_h" ] && [ -n "$t_s" ] && echo "$t_h / $t_s" | bc -l | xargs printf '%.2f' || echo -)
+  printf '%-16s %8.1f %6s %6s %7.2fx %7.2fx %8s  %s\n' "$k" "${secs:-0}" "$timed" "$legal" \
+    "$(sp "$t_s")" "$(sp "$t_h")" "$r" "${hs#examples/}"
 done
-echo "speedups over the original (gcc -O3 -march=native), kernel time, medians of $runs rounds; results in $out"
+echo "speedups over the original (gcc -O3 -march=native), kernel time, the original and both scripts' programs in the same $runs interleaved rounds (medians); results in $out"

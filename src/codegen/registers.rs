@@ -36,8 +36,6 @@ use crate::presburger::Int;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-pub use crate::plan::copy::MAX_REGISTER_ELEMENTS;
-
 /// What the generated code may assume of the machine it is compiled for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Target {
@@ -516,21 +514,16 @@ pub(super) fn not_formed(plan: &CopyPlan, why: Why) -> Diagnostic {
 }
 
 /// The extents of copy `c`'s box when its buffer may live in registers: a box of constant
-/// extents, at most [`MAX_REGISTER_ELEMENTS`] in all, of an array (not a scalar). A buffer
+/// extents, at most [`crate::model::copy::MAX_REGISTER_ELEMENTS`] in all, of an array (not a
+/// scalar; [`crate::model::copy::CopyPlan::register_sized`]). A buffer
 /// of run-time size, a scaled one, one filled from another copy's buffer, or one another
 /// copy fills from stays in memory.
 pub(super) fn block_sizes(plans: &[CopyPlan], c: usize) -> Option<Vec<i64>> {
     let plan = &plans[c];
-    if plan.runtime.iter().any(Option::is_some)
-        || plan.factor.is_some()
-        || plan.source.is_some()
-        || plans.iter().any(|p| p.source == Some(c))
-    {
+    if plan.factor.is_some() || plan.source.is_some() || plans.iter().any(|p| p.source == Some(c)) {
         return None;
     }
-    let sizes: Vec<i64> = plan.size.iter().map(Int::to_i64).collect::<Option<_>>()?;
-    let total = sizes.iter().try_fold(1i64, |a, &s| a.checked_mul(s))?;
-    (plan.rank > 0 && total <= MAX_REGISTER_ELEMENTS).then_some(sizes)
+    plan.register_sized()
 }
 
 /// The lower corner of each box dimension as a row over `[1, params, c0, c1, ...]` (the

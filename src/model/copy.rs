@@ -65,6 +65,23 @@ pub struct CopyPlan {
     pub layout: Vec<BufDim>,
 }
 
+/// Register blocks (copies the code generator may keep in registers) of at most this many
+/// elements.
+pub const MAX_REGISTER_ELEMENTS: i64 = 512;
+
+impl CopyPlan {
+    /// The extents of the box when its size allows a register block: constant extents, at
+    /// most [`MAX_REGISTER_ELEMENTS`] in all, of an array (not a scalar).
+    pub fn register_sized(&self) -> Option<Vec<i64>> {
+        if self.runtime.iter().any(Option::is_some) {
+            return None;
+        }
+        let sizes: Vec<i64> = self.size.iter().map(Int::to_i64).collect::<Option<_>>()?;
+        let total = sizes.iter().try_fold(1i64, |a, &s| a.checked_mul(s))?;
+        (self.rank > 0 && total <= MAX_REGISTER_ELEMENTS).then_some(sizes)
+    }
+}
+
 /// One dimension of a copy's buffer, in terms of the box index `e - o` of an array
 /// dimension `d` (from 0 to the box's extent).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

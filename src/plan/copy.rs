@@ -286,10 +286,6 @@ fn nest(plans: &mut [CopyPlan]) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// Register blocks (copies the code generator may keep in registers) of at most this many
-/// elements.
-pub const MAX_REGISTER_ELEMENTS: i64 = 512;
-
 /// A plain copy of an array the region never writes, the only copy of it, whose staged
 /// statements read it only in products with one scalar the region never writes (`alpha *
 /// A[i][k]`), holds those products: what `copy_scaled` with that scalar does. The buffer's
@@ -298,11 +294,6 @@ pub const MAX_REGISTER_ELEMENTS: i64 = 512;
 /// a register block keeps the elements (a register block holds no products).
 fn implicit_factors(st: &State, plans: &mut [CopyPlan]) {
     let written = |name: &str| st.accesses.iter().any(|a| a.write && a.array == name);
-    let small = |p: &CopyPlan| {
-        let sizes: Option<Vec<i64>> = p.size.iter().map(Int::to_i64).collect();
-        let total = sizes.and_then(|v| v.iter().try_fold(1i64, |a, &s| a.checked_mul(s)));
-        p.runtime.iter().all(Option::is_none) && total.is_some_and(|t| t <= MAX_REGISTER_ELEMENTS)
-    };
     for i in 0..plans.len() {
         let p = &plans[i];
         let alone = plans
@@ -310,7 +301,11 @@ fn implicit_factors(st: &State, plans: &mut [CopyPlan]) {
             .filter(|q| q.mark.array == p.mark.array)
             .count()
             == 1;
-        if p.mark.scale.is_some() || !alone || written(&p.mark.array) || small(p) {
+        if p.mark.scale.is_some()
+            || !alone
+            || written(&p.mark.array)
+            || p.register_sized().is_some()
+        {
             continue;
         }
         let scalars = (st.arrays.iter()).filter(|a| a.2 == 0 && !a.3 && !written(&a.0));

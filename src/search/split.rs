@@ -19,7 +19,9 @@ use super::blocks::fresh;
 use super::script::Names;
 use super::space::affine_rows;
 use crate::model::{AccessKind, Scop};
-use crate::presburger::{parse_set, Int};
+use crate::presburger::affine::{fmt_affine, Times};
+use crate::presburger::row::Row;
+use crate::presburger::Int;
 
 /// A split the recipe proposes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,9 +94,10 @@ fn recognise(scop: &Scop, s: usize) -> Vec<Split> {
             .collect();
         let mut vars = st.iterators.clone();
         vars.extend(scop.params.iter().cloned());
-        let at = affine_text(&point, &vars);
-        let params = point[n..point.len() - 1].iter().any(|v| !v.is_zero());
-        if reached(scop, s, &at) {
+        let last = point.len() - 1;
+        let at = fmt_affine(point[..last].iter().zip(&vars), &point[last], Times::Star);
+        let params = point[n..last].iter().any(|v| !v.is_zero());
+        if reached(scop, s, &point) {
             out.push(Split {
                 stmt: s,
                 level: j,
@@ -107,51 +110,18 @@ fn recognise(scop: &Scop, s: usize) -> Vec<Split> {
     out
 }
 
-/// Whether some instance of statement `s` has its innermost iterator equal to `at`.
-fn reached(scop: &Scop, s: usize, at: &str) -> bool {
+/// Whether some instance of statement `s` has its innermost iterator equal to `point`
+/// (`[iterators | parameters | constant]`, no coefficient on the innermost iterator).
+fn reached(scop: &Scop, s: usize, point: &[Int]) -> bool {
     let st = &scop.statements[s];
-    let its = st.iterators.join(", ");
-    let j = st.iterators.last().expect("a loop");
-    let text = format!(
-        "[{}] -> {{ {}[{its}] : {j} = {at} }}",
-        scop.params.join(", "),
-        st.name
-    );
-    match parse_set(&text, &scop.params) {
-        Ok(point) => !st.domain.intersect(&point).is_empty(),
-        Err(_) => false,
-    }
-}
-
-/// `c1*x1 + … + c0` over `vars` (the last entry of `row` is the constant).
-fn affine_text(row: &[Int], vars: &[String]) -> String {
-    let mut s = String::new();
-    for (c, v) in row.iter().zip(vars) {
-        if c.is_zero() {
-            continue;
-        }
-        let mag = c.abs();
-        let term = if mag == Int::ONE {
-            v.clone()
-        } else {
-            format!("{mag}*{v}")
-        };
-        sign(&mut s, c.is_negative(), &term);
-    }
-    let c = &row[row.len() - 1];
-    if !c.is_zero() || s.is_empty() {
-        sign(&mut s, c.is_negative(), &c.abs().to_string());
-    }
-    s
-}
-
-fn sign(s: &mut String, negative: bool, term: &str) {
-    match (s.is_empty(), negative) {
-        (true, false) => s.push_str(term),
-        (true, true) => *s = format!("-{term}"),
-        (false, false) => *s = format!("{s} + {term}"),
-        (false, true) => *s = format!("{s} - {term}"),
-    }
+    let (n, np) = (st.iterators.len(), scop.params.len());
+    // j − point = 0 over `[1, parameters, iterators]`.
+    let mut row: Row = vec![-&point[n + np]];
+    row.extend((0..np).map(|q| -&point[n + q]));
+    row.extend((0..n).map(|i| -&point[i]));
+    row[np + n] = Int::ONE;
+    let domain = st.domain.align_params(&scop.params);
+    !domain.add_constraints(&[row], &[]).is_empty()
 }
 
 /// A handle not in `taken`: `x` itself when free.
@@ -206,22 +176,4 @@ pub fn script(sp: &Split, names: &Names) -> Vec<String> {
             sp.at
         ),
     ]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ints(v: &[i64]) -> Vec<Int> {
-        v.iter().map(|&x| Int::from(x)).collect()
-    }
-
-    #[test]
-    fn affine_text_reads_as_written() {
-        let vars: Vec<String> = ["k", "i", "n"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(affine_text(&ints(&[1, 0, 0, 0]), &vars), "k");
-        assert_eq!(affine_text(&ints(&[0, 0, 0, 0]), &vars), "0");
-        assert_eq!(affine_text(&ints(&[-1, 2, 0, 3]), &vars), "-k + 2*i + 3");
-        assert_eq!(affine_text(&ints(&[0, 0, 1, -1]), &vars), "n - 1");
-    }
 }
