@@ -466,3 +466,109 @@ fn the_alias_split_recipe_is_not_proposed_where_its_precondition_fails() {
     assert!(out.contains("candidate(s)"), "{out}");
     assert!(!out.contains("alias-split"), "{out}");
 }
+
+/// The row-jam candidates of `search --no-bench --format json` on `kernel`: each one's
+/// variant, verdict (the text of a plain verdict, `error` otherwise) and script.
+fn jam_candidates(kernel: &str, extra: &[&str]) -> Vec<(String, String, String)> {
+    let mut args = vec!["search", kernel, "--no-bench", "--format", "json"];
+    args.extend(extra);
+    let (code, out, err) = loopy(&args);
+    assert_eq!(code, 0, "{out}{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let cands = j["candidates"].as_array().expect("candidates");
+    cands
+        .iter()
+        .filter(|c| c["variant"].as_str().unwrap_or("").contains("row-jam"))
+        .map(|c| {
+            (
+                c["variant"].as_str().unwrap().to_string(),
+                c["verdict"].as_str().unwrap_or("error").to_string(),
+                c["script"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The row-jam recipe (unroll-and-jam of a row loop whose inner loop is a chain of additions
+/// into one element per row) on a kernel whose rows run from 1 to n - 2 (strips counted from
+/// the first row, the last partial strip split off) with a loop of rows before and after
+/// the inner loops, and on atax, bicg, gesummv and mvt: every candidate is legal, has a
+/// comment before each step, and the code `loopy apply` generates prints exactly what the
+/// original prints (each element is summed in its own order).
+#[test]
+fn the_row_jam_recipe_is_legal_and_prints_what_the_original_prints() {
+    for (kernel, name, needles) in [
+        (
+            "tests/data/search/row_jam.c",
+            "rows",
+            &[
+                "affine(Jam0, [n, m] -> {[i] -> [b, i] : b = floor((i - 1)/U)})",
+                "realign(S1, S2, 1)",
+                "interchange(S2, 2, 3)",
+                "(Full0, Part0) = isplit(Jam0, [n, m] -> {[b] : n - U*b - U - 2 >= 0}, 0)",
+            ][..],
+        ),
+        (
+            "examples/atax/atax.c",
+            "atax",
+            &["unroll(Ax, 3, U)", "unroll(ATy, 3, U)"][..],
+        ),
+        (
+            "examples/bicg/bicg.c",
+            "bicg",
+            &["interchange({S2, Q}, 2, 3)"][..],
+        ),
+        ("examples/gesummv/gesummv.c", "gesummv", &[][..]),
+        ("examples/mvt/mvt.c", "mvt", &["unroll(Second, 3, U)"][..]),
+    ] {
+        let cands = jam_candidates(kernel, &[]);
+        assert!(cands.len() >= 2, "{kernel}: {cands:?}");
+        let dir = scratch("search_recipe", &format!("jam-{name}"));
+        for (k, (variant, verdict, script)) in cands.iter().enumerate() {
+            assert_eq!(verdict, "legal", "{kernel}: {variant}\n{script}");
+            assert_commented(script);
+            if k == 0 {
+                for needle in needles {
+                    assert!(script.contains(needle), "{needle}:\n{script}");
+                }
+            }
+            let path = dir.join(format!("jam{k}.loopy"));
+            std::fs::write(&path, script).unwrap();
+            let (want, got) = original_and_generated(kernel, &path, &dir);
+            assert!(!want.trim().is_empty(), "{kernel}");
+            assert_eq!(got, want, "{kernel}: {variant}\n{script}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Where the row-jam recipe must not be taken: a triangular nest is skipped with that
+/// reason; a nest whose rows read the row before them is proposed and every candidate is
+/// rejected by the verifier (running rows together breaks the flow dependence on `v`);
+/// chains three loops deep and inner loops without a chain get nothing; `--no-recipes`
+/// leaves the recipe out.
+#[test]
+fn the_row_jam_recipe_is_skipped_or_rejected_where_its_precondition_fails() {
+    let kernel = "tests/data/search/not_row_jam.c";
+    let cands = jam_candidates(kernel, &[]);
+    let skipped: Vec<&(String, String, String)> = cands.iter().filter(|c| c.1 == "error").collect();
+    assert_eq!(skipped.len(), 1, "{cands:?}");
+    assert!(skipped[0].0.contains("on S0"), "{cands:?}");
+    assert!(
+        skipped[0]
+            .2
+            .contains("the bounds of S0's loop j depend on the row i"),
+        "{cands:?}"
+    );
+    let proposed: Vec<&(String, String, String)> =
+        cands.iter().filter(|c| c.1 != "error").collect();
+    assert!(!proposed.is_empty(), "{cands:?}");
+    for (variant, verdict, _) in &proposed {
+        assert!(variant.contains("on S2 ("), "{cands:?}");
+        assert_eq!(verdict, "illegal", "{cands:?}");
+    }
+    let (code, out, err) = loopy(&["search", kernel, "--no-bench", "--explain"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("flow dependence on `v`"), "{out}");
+    assert!(jam_candidates("examples/atax/atax.c", &["--no-recipes"]).is_empty());
+}

@@ -182,7 +182,7 @@ fn whole_tiles(scop: &Scop, s: usize, [i, _, j]: [usize; 3]) -> Result<Vec<Strin
 }
 
 /// `a*x + b*y - c` from its terms (an empty name is the constant), zero terms left out.
-fn linear(terms: &[(i64, String)]) -> String {
+pub(super) fn linear(terms: &[(i64, String)]) -> String {
     let mut out = String::new();
     for (a, x) in terms.iter().filter(|(a, _)| *a != 0) {
         let mag = a.unsigned_abs();

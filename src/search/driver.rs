@@ -14,6 +14,7 @@ use super::blocks;
 use super::cost::{self, CostModel};
 use super::finish;
 use super::fusion::Outer;
+use super::jam;
 use super::recipe::{self, BlisSizes, Contraction, Recognised};
 use super::rows;
 use super::schedule::Built;
@@ -377,6 +378,12 @@ impl State<'_, '_, '_> {
         }
         self.add_blocks(blocked, &sizes, &mut legal);
         self.add_rows(&all.rows, &sizes, &mut legal);
+        if self.settings.recipes {
+            for (st, why) in all.jams.iter().filter_map(|r| r.as_ref().err()) {
+                self.skip_recipe("row-jam", *st, why);
+            }
+            self.add_jams(&all.jams, &sizes, &mut legal);
+        }
         legal
     }
 
@@ -411,6 +418,38 @@ impl State<'_, '_, '_> {
             };
             if self.candidates[c].verdict == Verdict::Legal && !legal.contains(&c) {
                 legal.push(c);
+            }
+        }
+    }
+
+    /// The row-jam recipe's candidates: for each jam factor the model suggests, one for all
+    /// the nests it recognised together and, when there are several, one for each; the
+    /// legal ones are added to `legal`.
+    fn add_jams(&mut self, found: &[jam::Found], sizes: &BlisSizes, legal: &mut Vec<usize>) {
+        let ok: Vec<&jam::Jam> = found.iter().filter_map(|r| r.as_ref().ok()).collect();
+        let mut sets: Vec<Vec<&jam::Jam>> = vec![ok.clone()];
+        if ok.len() > 1 {
+            sets.extend(ok.iter().map(|j| vec![*j]));
+        }
+        let mut factors: Vec<u64> = vec![];
+        for u in ok.iter().flat_map(|j| j.factors(sizes.latency)) {
+            if !factors.contains(&u) {
+                factors.push(u);
+            }
+        }
+        for u in factors {
+            for set in sets.iter().filter(|x| !x.is_empty()) {
+                let on: Vec<&str> = (set.iter())
+                    .flat_map(|j| j.chains.iter().map(|c| self.names.handles[c.0].as_str()))
+                    .collect();
+                let variant = format!("row-jam recipe on {} (U = {u})", on.join(", "));
+                let lines = jam::script(set, &self.names, u);
+                let Some(c) = self.add_lines(None, Some(Kind::Recipe), variant, lines, true) else {
+                    return;
+                };
+                if self.candidates[c].verdict == Verdict::Legal && !legal.contains(&c) {
+                    legal.push(c);
+                }
             }
         }
     }
@@ -912,6 +951,7 @@ fn recognise_recipes(kernel: &Kernel, run: &Run, names: &Names, limited: Limited
             blocks: b,
             rows: r,
             splits: split::splits(scop),
+            jams: jam::jams(scop, names),
         };
     };
     if limited(recognise).is_err() {
@@ -927,6 +967,7 @@ struct Found {
     blocks: Vec<blocks::Found>,
     rows: Vec<rows::Found>,
     splits: Vec<split::Split>,
+    jams: Vec<jam::Found>,
 }
 
 /// The answer's `param` lines tuned in `seconds` ([`finish::finish`]), or why not: the

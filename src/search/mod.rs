@@ -14,6 +14,7 @@ pub mod fuse;
 pub mod fusion;
 #[cfg(test)]
 mod fusion_tests;
+pub mod jam;
 pub mod recipe;
 pub mod rows;
 pub mod schedule;

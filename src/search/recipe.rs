@@ -25,6 +25,8 @@ pub struct BlisSizes {
     pub nc: u64,
     /// Elements of a double per vector register (`NVEC`).
     pub lanes: u64,
+    /// L_FMA: the multiply-add's latency in cycles.
+    pub latency: u64,
     /// Where they come from, for the report.
     pub from: String,
 }
@@ -51,6 +53,7 @@ pub fn machine_sizes(machine: Result<&crate::machine::Machine, &str>) -> Result<
         mc: v("MC")?,
         nc,
         lanes: v("NVEC")?,
+        latency: u64::from(model.double.inputs.pipeline.fma_latency),
         from,
     })
 }
@@ -431,6 +434,7 @@ mod tests {
             mc,
             nc: 9616,
             lanes: 8,
+            latency: 4,
             from: String::new(),
         }
     }

@@ -1,0 +1,440 @@
+//! The row-jam recipe: unroll-and-jam of a row loop whose inner loop adds into one element
+//! per row (atax's `tmp[i] = tmp[i] + A[i][j] * x[j]`, gesummv, bicg, mvt). Such a loop is
+//! a chain of dependent additions that the compiler may not reorder, so it neither
+//! vectorizes it nor overlaps its multiply-adds; `U` rows at once run `U` independent
+//! chains, and an operand read along the inner loop alone (`x[j]`) is loaded once for the
+//! `U` rows. Every element is still summed in its own order: the output is bit for bit the
+//! same.
+//!
+//! Recognised from the accesses and the domains, not from names: a nest of one or two loops
+//! `(i, j)` whose statements lie in the row loop `i`, one or more of them in an inner loop
+//! `j`, at least one updating an element whose subscripts do not use `j` (the chain); the
+//! inner loops' bounds do not depend on the row (a triangular nest is skipped with that
+//! reason). The script cuts the row loop into strips of `U`, runs each part of the row's
+//! body over the strip's rows apart, puts `j` outside the `U` rows of each inner loop and
+//! unrolls them, and splits the whole strips from the last partial one. The verifier judges
+//! each script, as for every candidate.
+
+use super::blocks::{fresh, linear};
+use super::script::Names;
+use crate::model::{AccessKind, Scop};
+
+/// A nest the row-jam recipe applies to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Jam {
+    /// The nest's parts in order: runs of statements in the row loop alone, and the
+    /// statements of each inner loop.
+    pub parts: Vec<Part>,
+    /// The statements whose inner loop is a chain, and the C name of each one's element.
+    pub chains: Vec<(usize, String)>,
+    /// The row loop's first row, `[constant, parameters…]`: strips start there.
+    pub first: Vec<i64>,
+    /// The row loop's upper bounds, each a constraint `a*i + g >= 0` (`a < 0`) as
+    /// `[constant, parameters…, a]`.
+    pub upper: Vec<Vec<i64>>,
+}
+
+/// A part of the row loop's body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// Consecutive statements in the row loop alone.
+    Flat(Vec<usize>),
+    /// The statements of one inner loop.
+    Inner(Vec<usize>),
+}
+
+impl Part {
+    fn stmts(&self) -> &[usize] {
+        match self {
+            Part::Flat(s) | Part::Inner(s) => s,
+        }
+    }
+}
+
+impl Jam {
+    /// Every statement of the nest, in order.
+    pub fn stmts(&self) -> Vec<usize> {
+        self.parts.iter().flat_map(|p| p.stmts().to_vec()).collect()
+    }
+
+    /// The jam factors to try: enough chains to cover the multiply-add's `latency` with one
+    /// and with two multiply-adds issued per cycle, over the chains of one row, each a power
+    /// of two from 2 to 16.
+    pub fn factors(&self, latency: u64) -> Vec<u64> {
+        let per_row = (self.chains.len() as u64).max(1);
+        let mut out: Vec<u64> = vec![];
+        for issue in [1, 2] {
+            let u = (latency * issue)
+                .div_ceil(per_row)
+                .next_power_of_two()
+                .clamp(2, 16);
+            if !out.contains(&u) {
+                out.push(u);
+            }
+        }
+        out
+    }
+}
+
+/// One nest's verdict: recognised, or why not (with its first chain statement).
+pub type Found = Result<Jam, (usize, String)>;
+
+/// The row-jam recipe's verdict on each outermost loop of the kernel whose body has a
+/// chain: loops without one are not listed.
+pub fn jams(scop: &Scop, names: &Names) -> Vec<Found> {
+    let n = scop.statements.len();
+    let mut out = vec![];
+    let mut s = 0;
+    while s < n {
+        let mut end = s + 1;
+        if !names.iterators[s].is_empty() {
+            while end < n && super::recipe::shared(names, s, end) >= 1 {
+                end += 1;
+            }
+        }
+        let nest: Vec<usize> = (s..end).collect();
+        let chains = chains(scop, &nest);
+        if let Some((first, _)) = chains.first() {
+            let first = *first;
+            out.push(recognise(scop, names, &nest, chains).map_err(|why| (first, why)));
+        }
+        s = end;
+    }
+    out
+}
+
+/// The statements of `nest` two loops deep that update an element whose subscripts do not
+/// use the inner loop, with the element's C name.
+fn chains(scop: &Scop, nest: &[usize]) -> Vec<(usize, String)> {
+    let mut out = vec![];
+    for &s in nest {
+        let st = &scop.statements[s];
+        let Some(up) = &st.update else { continue };
+        if st.iterators.len() != 2 || st.opaque.is_some() {
+            continue;
+        }
+        let write =
+            (st.accesses.iter()).find(|a| a.kind == AccessKind::Write && a.array == up.array);
+        let Some(subs) = write.and_then(|w| super::recipe::subscripts(scop, s, w)) else {
+            continue;
+        };
+        if subs.iter().all(|(c, _)| c[1] == 0) {
+            let c = scop
+                .array(&up.array)
+                .map_or(up.array.clone(), |a| a.c_name.clone());
+            out.push((s, c));
+        }
+    }
+    out
+}
+
+/// The nest's parts and whole strips, or why the recipe does not apply.
+fn recognise(
+    scop: &Scop,
+    names: &Names,
+    nest: &[usize],
+    chains: Vec<(usize, String)>,
+) -> Result<Jam, String> {
+    let mut parts: Vec<Part> = vec![];
+    for &s in nest {
+        let st = &scop.statements[s];
+        if st.opaque.is_some() {
+            return Err(format!(
+                "{} is a construct the model over-approximates",
+                names.handles[s]
+            ));
+        }
+        let depth = st.iterators.len();
+        let prev = parts.last_mut();
+        match (depth, prev) {
+            (1, Some(Part::Flat(v))) => v.push(s),
+            (1, _) => parts.push(Part::Flat(vec![s])),
+            (2, Some(Part::Inner(v))) if super::recipe::shared(names, v[0], s) >= 2 => v.push(s),
+            (2, _) => parts.push(Part::Inner(vec![s])),
+            _ => {
+                return Err(format!(
+                    "{} lies {depth} loops deep: the recipe takes a row loop and one inner loop",
+                    names.handles[s]
+                ))
+            }
+        }
+    }
+    for &s in nest
+        .iter()
+        .filter(|&&s| scop.statements[s].iterators.len() == 2)
+    {
+        if let Some(why) = triangular(scop, s, &names.handles[s]) {
+            return Err(why);
+        }
+    }
+    let (first, upper) = row_bounds(scop, nest[0])?;
+    Ok(Jam {
+        parts,
+        chains,
+        first,
+        upper,
+    })
+}
+
+/// The domain's constraints of statement `s` as `[constant, parameters…, iterators…]` rows
+/// (each equality as two inequalities), or why they cannot be read.
+fn constraints(scop: &Scop, s: usize) -> Result<Vec<Vec<i64>>, String> {
+    let domain = scop.statements[s].domain.align_params(&scop.params);
+    let [b] = domain.parts() else {
+        return Err("its domain is a union of several conjunctions".to_string());
+    };
+    if b.n_div() > 0 {
+        return Err("its domain has integer divisions".to_string());
+    }
+    let mut rows: Vec<Vec<i64>> = vec![];
+    let small = |r: &[crate::presburger::Int]| -> Result<Vec<i64>, String> {
+        (r.iter().map(|x| x.to_i64()))
+            .collect::<Option<Vec<i64>>>()
+            .ok_or_else(|| "its domain's coefficients are too large".to_string())
+    };
+    for r in b.ineqs() {
+        rows.push(small(r)?);
+    }
+    for e in b.eqs() {
+        let e = small(e)?;
+        rows.push(e.iter().map(|x| -x).collect());
+        rows.push(e);
+    }
+    Ok(rows)
+}
+
+/// Why the inner loop of statement `s` (two loops deep) cannot be jammed: a bound that
+/// depends on the row.
+fn triangular(scop: &Scop, s: usize, h: &str) -> Option<String> {
+    let np = scop.params.len();
+    let its = &scop.statements[s].iterators;
+    let rows = match constraints(scop, s) {
+        Ok(r) => r,
+        Err(why) => return Some(format!("{h}: {why}")),
+    };
+    rows.iter()
+        .any(|r| r[1 + np] != 0 && r[2 + np] != 0)
+        .then(|| {
+            format!(
+                "the bounds of {h}'s loop {} depend on the row {} (a triangular nest)",
+                its[1], its[0]
+            )
+        })
+}
+
+/// The row loop's first row and upper bounds, from the constraints of statement `s`'s
+/// domain on the row `i` alone: one lower bound `i + g >= 0` (the first row is `-g`) and any
+/// number of upper bounds.
+fn row_bounds(scop: &Scop, s: usize) -> Result<(Vec<i64>, Vec<Vec<i64>>), String> {
+    let np = scop.params.len();
+    let depth = scop.statements[s].iterators.len();
+    let mut lower: Vec<Vec<i64>> = vec![];
+    let mut upper: Vec<Vec<i64>> = vec![];
+    for r in constraints(scop, s)? {
+        let a = r[1 + np];
+        if a == 0 || (depth > 1 && r[2 + np] != 0) {
+            continue;
+        }
+        let mut row = r[..1 + np].to_vec();
+        if a > 0 {
+            if a != 1 {
+                return Err("its row loop's lower bound has a coefficient other than 1".to_string());
+            }
+            let first: Vec<i64> = row.iter().map(|x| -x).collect();
+            if !lower.contains(&first) {
+                lower.push(first);
+            }
+        } else {
+            row.push(a);
+            if !upper.contains(&row) {
+                upper.push(row);
+            }
+        }
+    }
+    match &lower[..] {
+        [first] => Ok((first.clone(), upper)),
+        [] => Err("its row loop has no lower bound".to_string()),
+        _ => Err("its row loop has several lower bounds".to_string()),
+    }
+}
+
+/// `first` (`[constant, parameters…]`) plus `extra` as terms for [`linear`].
+fn terms(first: &[i64], params: &[String], scale: i64) -> Vec<(i64, String)> {
+    let mut out: Vec<(i64, String)> = (first[1..].iter().zip(params))
+        .map(|(&c, p)| (scale * c, p.clone()))
+        .collect();
+    out.push((scale * first[0], String::new()));
+    out
+}
+
+/// The strip of row `i`: `floor((i - first)/u)`.
+fn strip_of(first: &[i64], params: &[String], i: &str, u: &str) -> String {
+    let mut t = vec![(1, i.to_string())];
+    t.extend(terms(first, params, -1));
+    let shifted = linear(&merge(t));
+    if shifted == i {
+        format!("floor({i}/{u})")
+    } else {
+        format!("floor(({shifted})/{u})")
+    }
+}
+
+/// Terms with those of one name added up (in the order of their first appearance), the
+/// constant last.
+fn merge(t: Vec<(i64, String)>) -> Vec<(i64, String)> {
+    let mut out: Vec<(i64, String)> = vec![];
+    for (c, x) in t.into_iter().chain([(0, String::new())]) {
+        match out.iter_mut().find(|(_, y)| *y == x) {
+            Some((d, _)) => *d += c,
+            None => out.push((c, x)),
+        }
+    }
+    let constant = out
+        .iter()
+        .position(|(_, x)| x.is_empty())
+        .map(|k| out.remove(k));
+    out.extend(constant);
+    out
+}
+
+/// The conditions under which strip `b` of `u` rows lies whole inside the row's bounds: its
+/// last row, `first + u*b + u - 1`, satisfies every upper bound (its first row satisfies
+/// the lower bound for every `b >= 0`).
+fn whole_strips(j: &Jam, params: &[String], b: &str, u: &str) -> String {
+    let np = params.len();
+    let mut out = vec![];
+    for r in &j.upper {
+        let a = r[np + 1];
+        let mut t: Vec<(i64, String)> = (r[1..=np].iter().zip(params))
+            .map(|(&c, p)| (c, p.clone()))
+            .collect();
+        t.extend(terms(&j.first, params, a));
+        t.push((a, format!("{u}*{b}")));
+        t.push((a, u.to_string()));
+        t.push((r[0] - a, String::new()));
+        out.push(format!("{} >= 0", linear(&merge(t))));
+    }
+    if out.is_empty() {
+        "0 = 0".to_string()
+    } else {
+        out.join(" and ")
+    }
+}
+
+/// The recipe's script for some nests with jam factor `u`, a comment before each step
+/// saying what it is for.
+pub fn script(jams: &[&Jam], names: &Names, u: u64) -> Vec<String> {
+    let mut taken: Vec<String> = names.handles.clone();
+    taken.extend(names.params.iter().cloned());
+    taken.extend(names.iterators.iter().flatten().cloned());
+    let uname = if taken.iter().any(|x| x == "U") {
+        fresh("U", &taken)
+    } else {
+        "U".to_string()
+    };
+    let mut out = vec![
+        "# the row-jam recipe (recognised from the accesses): an inner loop that adds into one"
+            .to_string(),
+        "# element per row is a chain of dependent additions the compiler may not reorder;"
+            .to_string(),
+        format!("# {uname} rows at once run {uname} independent chains, each element summed in its own order"),
+        format!("# ({uname}: the multiply-add latency over the chains of a row, `loopy machine`)"),
+        format!("param {uname} = {u}"),
+    ];
+    for j in jams {
+        nest_script(j, names, &uname, &mut out);
+    }
+    out
+}
+
+/// The lines for one nest.
+fn nest_script(j: &Jam, names: &Names, u: &str, out: &mut Vec<String>) {
+    let h = |s: usize| names.handles[s].clone();
+    let group = |stmts: &[usize]| match stmts {
+        [s] => h(*s),
+        _ => format!(
+            "{{{}}}",
+            (stmts.iter().map(|&s| h(s))).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    let stmts = j.stmts();
+    let first = stmts[0];
+    let its = &names.iterators[(stmts.iter())
+        .copied()
+        .find(|&s| names.iterators[s].len() == 2)
+        .unwrap_or(first)];
+    let (row, col) = (&its[0], its.get(1).cloned().unwrap_or_default());
+    let on: Vec<String> = j
+        .chains
+        .iter()
+        .map(|(s, x)| format!("{} (`{x}`)", h(*s)))
+        .collect();
+    let mut handles = names.handles.clone();
+    let mut name = |x: String| {
+        let x = if handles.contains(&x) {
+            fresh(&x, &handles)
+        } else {
+            x
+        };
+        handles.push(x.clone());
+        x
+    };
+    let (rows, full, part) = (
+        name(format!("Jam{first}")),
+        name(format!("Full{first}")),
+        name(format!("Part{first}")),
+    );
+    out.push(format!(
+        "# the loop of {row}'s rows: chains along {col} in {}",
+        on.join(", ")
+    ));
+    out.push(format!("{rows} = lift({}, 1)", h(first)));
+    let mut taken = names.params.clone();
+    taken.extend(names.iterators.iter().flatten().cloned());
+    taken.push(u.to_string());
+    let b = if taken.iter().any(|x| x == "b") {
+        fresh("b", &taken)
+    } else {
+        "b".to_string()
+    };
+    let space = if names.params.is_empty() {
+        String::new()
+    } else {
+        format!("[{}] -> ", names.params.join(", "))
+    };
+    let strip = strip_of(&j.first, &names.params, row, u);
+    out.push(format!("# strips of {u} rows of {row} from its first row"));
+    out.push(format!(
+        "affine({rows}, {space}{{[{row}] -> [{b}, {row}] : {b} = {strip}}})"
+    ));
+    for w in j.parts.windows(2) {
+        let (before, after) = (w[0].stmts(), w[1].stmts());
+        let (x, y) = (group(before), group(after));
+        out.push(format!(
+            "# per strip, {x} over the strip's rows apart from {y} after it"
+        ));
+        out.push(format!(
+            "realign({}, {}, 1)",
+            h(before[before.len() - 1]),
+            h(after[0])
+        ));
+    }
+    for p in &j.parts {
+        let Part::Inner(s) = p else { continue };
+        let g = group(s);
+        out.push(format!("# {col} outside the strip's rows in {g}"));
+        out.push(format!("interchange({g}, 2, 3)"));
+        out.push(format!(
+            "# the {u} rows within unrolled: {u} chains side by side"
+        ));
+        out.push(format!("unroll({g}, 3, {u})"));
+    }
+    let whole = whole_strips(j, &names.params, &b, u);
+    out.push(
+        "# whole strips apart from the last partial one: the unrolled copies need no test"
+            .to_string(),
+    );
+    out.push(format!(
+        "({full}, {part}) = isplit({rows}, {space}{{[{b}] : {whole}}}, 0)"
+    ));
+}
