@@ -197,15 +197,27 @@ fn screening_then_finalists() {
         "{out}"
     );
     // The first schedule (timed at the sizes given to decide whether to screen) and at most
-    // two finalists.
-    let finalists = cands.iter().filter(|c| c["speedup"].is_number()).count();
+    // two finalists, besides the kernel as it is (timed for the playoff).
+    let identity = j["identity"].as_u64().unwrap() as usize;
+    let others = |c: &(usize, &serde_json::Value)| c.0 != identity;
+    let finalists = (cands.iter().enumerate().filter(others))
+        .filter(|c| c.1["speedup"].is_number())
+        .count();
     assert!((1..=3).contains(&finalists), "{out}");
     // Every candidate timed at the sizes given was screened too, and the best is one of them.
-    assert!(cands
-        .iter()
-        .all(|c| c["speedup"].is_null() || c["screen_speedup"].is_number()));
+    assert!((cands.iter().enumerate().filter(others))
+        .all(|(_, c)| c["speedup"].is_null() || c["screen_speedup"].is_number()));
     let best = j["best"].as_u64().unwrap() as usize;
     assert!(cands[best]["speedup"].is_number(), "{out}");
+    // The playoff: the finalists and the kernel as it is, the answer first.
+    let playoff: Vec<u64> = (j["playoff"].as_array().unwrap().iter())
+        .map(|c| c.as_u64().unwrap())
+        .collect();
+    if finalists >= 2 {
+        assert!(playoff.contains(&(identity as u64)), "{out}");
+        assert_eq!(playoff[0], best as u64, "{out}");
+        assert!(playoff.len() <= 3, "{out}");
+    }
     // The time kept for the answer's parameters (--finish) was used, or the search says
     // why not.
     let f = &j["finished"];

@@ -54,9 +54,17 @@ pub struct SearchArgs {
     /// the first schedule is timed there first.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.5)]
     pub screen_above: f64,
-    /// How many of the best screened candidates are timed at the sizes given.
+    /// How many of the best screened candidates are timed at the sizes given, and how many
+    /// of the best timed candidates play the playoff.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub finalists: usize,
+    /// The playoff: the best `--finalists` candidates at the sizes given and the kernel as it
+    /// is (the original against its own loops regenerated: what the spread alone gives) are
+    /// timed this many times more, in turn, and the answer is chosen among them on all their
+    /// rounds (0: none). One timing of a short kernel varies from run to run by more than
+    /// near candidates differ. The last 15% of the time left for timing is kept for it.
+    #[arg(long, value_name = "TIMES", default_value_t = 2)]
+    pub playoff: usize,
     /// The threads the scripts are searched for: with 1 (the default) the search adds no
     /// `parallel` mark and times every program on one thread; with more it tries a
     /// `parallel` mark on each band and times with `OMP_NUM_THREADS` set to this.
@@ -72,7 +80,8 @@ pub struct SearchArgs {
     pub no_parallel: bool,
     /// Leave out the recipes (the BLIS blocking of contractions, the register blocks of
     /// other products, the row blocks of products through a temporary row, the split of a
-    /// loop where it writes what it reads): schedules from the legal space only.
+    /// loop where it writes what it reads, unroll-and-jam of a row loop whose inner loop
+    /// adds into one element per row): schedules from the legal space only.
     #[arg(long)]
     pub no_recipes: bool,
     /// After the answer, every candidate in the cost model's order (cheapest estimate
@@ -238,6 +247,7 @@ fn settings(a: &SearchArgs, ctx: &Ctx, kernel: &Kernel) -> Result<(SearchSetting
         screen: a.screen,
         screen_above: a.screen_above,
         finalists: a.finalists,
+        playoff: a.playoff,
         parallel: a.threads > 1 && !a.no_parallel,
         recipes: !a.no_recipes,
         blis: if a.no_recipes {
@@ -474,6 +484,20 @@ impl<'a> Summary<'a> {
             ),
             None => {}
         }
+        if !r.playoff.is_empty() {
+            let who: Vec<String> = (r.playoff.iter())
+                .map(|&c| match c == r.identity {
+                    true => format!("{} (the kernel as it is)", c + 1),
+                    false => (c + 1).to_string(),
+                })
+                .collect();
+            println!(
+                "playoff: candidates {} timed {} more time(s) each, in turn; the answer chosen \
+                 on all their rounds",
+                who.join(", "),
+                a.playoff
+            );
+        }
         self.print_best();
         match &r.finished {
             Some(Ok(f)) => {
@@ -576,6 +600,13 @@ impl<'a> Summary<'a> {
             }
         };
         match self.best {
+            Some((c, (x, _))) if c == r.identity && self.original_wins => {
+                println!(
+                    "best: the kernel as it is (in the playoff no candidate ran faster than the \
+                     original against its own loops regenerated, {x:.2}x)"
+                );
+                written();
+            }
             Some((c, (x, screened))) if self.original_wins => {
                 println!(
                     "best: the kernel as it is (no candidate beat the original; the fastest, candidate {}, ran at {x:.2}x{})",
@@ -690,6 +721,7 @@ impl<'a> Summary<'a> {
             best: r.best,
             original_wins: self.original_wins,
             first_by_cost: r.first_by_cost,
+            playoff: &r.playoff,
             finished: r.finished.as_ref().map(|f| match f {
                 Ok(f) => FinishedJson {
                     changed: f
@@ -739,6 +771,8 @@ struct SearchJson<'a> {
     best: Option<usize>,
     original_wins: bool,
     first_by_cost: Option<usize>,
+    /// The candidates of the playoff, fastest first on all their rounds (empty: none).
+    playoff: &'a [usize],
     /// The answer's parameters tuned after the search (`--finish`).
     finished: Option<FinishedJson<'a>>,
     /// Spearman's correlation of the cost model's estimates with the measured times.

@@ -77,8 +77,14 @@ pub struct SearchSettings {
     /// Screening is skipped when the original runs faster than this (seconds, median) at
     /// the sizes given.
     pub screen_above: f64,
-    /// How many of the best screened candidates are timed again at the sizes asked for.
+    /// How many of the best screened candidates are timed again at the sizes asked for,
+    /// and how many of the best timed candidates (with the kernel as it is) play the
+    /// playoff.
     pub finalists: usize,
+    /// The playoff's rounds: the best `finalists` candidates and the kernel as it is are
+    /// timed this many times more, in turn, and the answer is chosen among them on all their
+    /// rounds (0: none).
+    pub playoff: usize,
     /// Try a `parallel` mark on each band's outermost loop in the greedy phase.
     pub parallel: bool,
     /// The bench job every candidate is timed with (its `script` is replaced): the kernel,
@@ -206,6 +212,9 @@ pub struct SearchReport {
     /// The answer's parameters tuned in the time kept for them, or why they were left as
     /// they are; `None` when not tried (no timing, no parameter, no share kept).
     pub finished: Option<finish::Outcome>,
+    /// The candidates of the playoff, fastest first on all their rounds (empty when there
+    /// was none); the answer is the first.
+    pub playoff: Vec<usize>,
 }
 
 /// How well the cost model's estimates rank the measured times.
@@ -249,7 +258,8 @@ impl SearchReport {
     /// fastest's speedup below 1). Its own schedule is always legal, so the search never
     /// answers with a script slower than the original.
     pub fn original_wins(&self) -> bool {
-        self.best_speedup().is_some_and(|(x, _)| x < 1.0)
+        let own = self.best == Some(self.identity) && !self.playoff.is_empty();
+        own || self.best_speedup().is_some_and(|(x, _)| x < 1.0)
     }
 }
 
@@ -628,8 +638,22 @@ impl State<'_, '_, '_> {
     /// sizes asked for, unless it would not end before `deadline` (`whole`: a deadline of
     /// the search as a whole, not the end of phase 1).
     fn time(&mut self, idx: usize, screen: bool, deadline: Instant, whole: bool) {
+        self.time_again(idx, screen, deadline, whole, "", false);
+    }
+
+    /// [`Self::time`], and with `again` also a candidate timed already (a playoff: its
+    /// rounds at the sizes asked for added to those it has); `phase` starts its label.
+    fn time_again(
+        &mut self,
+        idx: usize,
+        screen: bool,
+        deadline: Instant,
+        whole: bool,
+        phase: &str,
+        again: bool,
+    ) {
         let c = &self.candidates[idx];
-        let label = format!("candidate {} ({})", idx + 1, c.describe());
+        let label = format!("{phase}candidate {} ({})", idx + 1, c.describe());
         let file = self.dir.join(format!("candidate-{idx}.loopy"));
         let text = c.script.join("\n") + "\n";
         let make = |template: &Job| {
@@ -642,7 +666,7 @@ impl State<'_, '_, '_> {
             idx,
             screen,
             deadline,
-            false,
+            again,
             &make,
             &label,
             &mut *self.on,
@@ -895,9 +919,16 @@ pub fn search_with(
         })
     });
     s.model = model;
-    let (identity, screen_defines, first_by_cost) =
-        s.phases(&found, &schedules, il.list.len(), il.own);
-    let best = timing::best(&s.candidates);
+    let Phases {
+        identity,
+        screen_defines,
+        first_by_cost,
+        playoff,
+    } = s.phases(&found, &schedules, il.list.len(), il.own);
+    let best = playoff
+        .first()
+        .copied()
+        .or_else(|| timing::best(&s.candidates));
     if out_of_time.is_none() && s.unchecked > 0 {
         out_of_time = Some("checking");
     }
@@ -914,7 +945,14 @@ pub fn search_with(
         let seconds = full_end
             .saturating_duration_since(Instant::now())
             .as_secs_f64();
-        finish_answer(settings, &candidates, best, &dir, seconds, timer)
+        finish_answer(
+            settings,
+            &candidates,
+            (best, identity),
+            &dir,
+            seconds,
+            timer,
+        )
     });
     let _ = std::fs::remove_dir_all(&dir);
     Ok(SearchReport {
@@ -930,8 +968,21 @@ pub fn search_with(
         identity,
         out_of_time,
         unchecked,
+        playoff,
     })
 }
+
+/// What the search's phases leave: the kernel as it is (its candidate), the screening
+/// sizes, the candidate ranked first without timing (`--no-bench`), the playoff.
+struct Phases {
+    identity: usize,
+    screen_defines: Option<Vec<String>>,
+    first_by_cost: Option<usize>,
+    playoff: Vec<usize>,
+}
+
+/// The share of the time left when timing starts that is kept for the playoff.
+const PLAYOFF_SHARE: f64 = 0.15;
 
 /// The contractions, for the BLIS recipe, and the updates the register-block recipe takes
 /// among the others, recognised on the kernel as it is under the time limit (none when it
@@ -976,12 +1027,15 @@ struct Found {
 fn finish_answer(
     settings: &SearchSettings,
     candidates: &[Candidate],
-    best: Option<usize>,
+    (best, identity): (Option<usize>, usize),
     dir: &Path,
     seconds: f64,
     timer: &mut dyn Timer,
 ) -> finish::Outcome {
     let b = best.ok_or("nothing was timed")?;
+    if b == identity {
+        return Err("the kernel as it is is the answer".to_string());
+    }
     let timing = candidates[b]
         .timing
         .ok_or("the answer was timed only at the screening sizes")?;
@@ -1084,7 +1138,7 @@ impl State<'_, '_, '_> {
         schedules: &[InterleavingSchedule],
         interleavings: usize,
         own: Option<usize>,
-    ) -> (usize, Option<Vec<String>>, Option<usize>) {
+    ) -> Phases {
         let bench = self.settings.bench;
         let recipes = self.add_recipes(found);
         let base = self.add_schedules(schedules, interleavings);
@@ -1096,15 +1150,30 @@ impl State<'_, '_, '_> {
         };
         if !bench {
             let first = self.rank_without_timing(schedules, &reps, &recipes, &base, identity);
-            return (identity, None, Some(first));
+            return Phases {
+                identity,
+                screen_defines: None,
+                first_by_cost: Some(first),
+                playoff: vec![],
+            };
         }
         if self.session.screening() {
             self.settle_screening(schedules, &reps, identity);
         }
         let screen_defines = self.session.screen_defines().cloned();
         let screening = self.session.screening();
-        // With screening, the screening phase has 60% of the time and the finalists the rest.
-        let greedy_end = self.session.phase_end();
+        // The playoff's share of the time left is kept for it; of the rest, with screening,
+        // the screening phase has 60% and the finalists the remainder.
+        let now = Instant::now();
+        let kept = match self.settings.playoff {
+            0 => Duration::ZERO,
+            _ => self
+                .end
+                .saturating_duration_since(now)
+                .mul_f64(PLAYOFF_SHARE),
+        };
+        let main_end = self.end - kept;
+        let greedy_end = self.session.phase_end().min(main_end);
         // Phase 1 until a third of the greedy time left has gone (at least one is timed).
         let now = Instant::now();
         let phase1_end = now + greedy_end.saturating_duration_since(now) / 3;
@@ -1122,10 +1191,45 @@ impl State<'_, '_, '_> {
         // Phase 3 (screening only): the best few screened candidates at the sizes asked for.
         if screening {
             for c in self.session.finalists(&self.candidates) {
-                self.time(c, false, self.end, true);
+                self.time(c, false, main_end, true);
             }
         }
-        (identity, screen_defines, None)
+        let playoff = self.playoff(identity);
+        Phases {
+            identity,
+            screen_defines,
+            first_by_cost: None,
+            playoff,
+        }
+    }
+
+    /// Phase 4, the playoff ([`timing::entrants`]): the best `finalists` candidates timed
+    /// at the sizes asked for and the kernel as it is (the original against its own
+    /// regenerated loops: what the spread alone gives) timed `playoff` times more each, in
+    /// turn, until the time limit. Returns them, fastest first on all their rounds (none
+    /// when there was no playoff).
+    fn playoff(&mut self, identity: usize) -> Vec<usize> {
+        let rounds = self.settings.playoff;
+        let mut entrants = match rounds {
+            0 => vec![],
+            _ => timing::entrants(&self.candidates, self.settings.finalists),
+        };
+        if entrants.is_empty() {
+            return vec![];
+        }
+        if !entrants.contains(&identity) {
+            self.time(identity, false, self.end, true);
+            if self.candidates[identity].timing.is_some() {
+                entrants.push(identity);
+            }
+        }
+        for round in 0..rounds {
+            for &c in &entrants {
+                let phase = format!("playoff {}/{rounds}, ", round + 1);
+                self.time_again(c, false, self.end, true, &phase, true);
+            }
+        }
+        timing::standing(&self.candidates, entrants)
     }
 
     /// Phase 1: the recipes at the sizes asked for, then the representatives, best first,
@@ -1406,6 +1510,7 @@ mod tests {
             unchecked: 0,
             ranking: None,
             finished: None,
+            playoff: vec![],
         };
         // jacobi-1d at MEDIUM: every tiling slower than the original.
         let slow = report(

@@ -32,6 +32,22 @@ pub struct Jam {
     /// The row loop's upper bounds, each a constraint `a*i + g >= 0` (`a < 0`) as
     /// `[constant, parameters…, a]`.
     pub upper: Vec<Vec<i64>>,
+    /// The first inner loop whose columns depend on the row, when there is one.
+    pub tail: Option<Tail>,
+}
+
+/// An inner loop whose last columns depend on the row (trisolv's `j < i`): the columns
+/// every row of a strip has (left of the strip's first row) are jammed, the others run
+/// row by row after them with the rest of the row's body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tail {
+    /// Its index in [`Jam::parts`] (an inner part of one statement).
+    pub part: usize,
+    pub stmt: usize,
+    /// The domain's constraints coupling the row `i` and the column `j`, each
+    /// `a*i + c*j + g >= 0` (`c < 0`: an upper bound of the columns) as
+    /// `[constant, parameters…, a, c]`.
+    pub coupling: Vec<Vec<i64>>,
 }
 
 /// A part of the row loop's body.
@@ -159,21 +175,53 @@ fn recognise(
             }
         }
     }
-    for &s in nest
-        .iter()
-        .filter(|&&s| scop.statements[s].iterators.len() == 2)
-    {
-        if let Some(why) = triangular(scop, s, &names.handles[s]) {
-            return Err(why);
-        }
-    }
+    let tail = tail(scop, names, &parts)?;
     let (first, upper) = row_bounds(scop, nest[0])?;
     Ok(Jam {
         parts,
         chains,
         first,
         upper,
+        tail,
     })
+}
+
+/// The first inner part whose columns depend on the row, or why such a part cannot be
+/// split into the columns of the whole strip and the rest.
+fn tail(scop: &Scop, names: &Names, parts: &[Part]) -> Result<Option<Tail>, String> {
+    let np = scop.params.len();
+    for (k, p) in parts.iter().enumerate() {
+        let Part::Inner(stmts) = p else { continue };
+        for &s in stmts {
+            let h = &names.handles[s];
+            let its = &scop.statements[s].iterators;
+            let rows = constraints(scop, s).map_err(|why| format!("{h}: {why}"))?;
+            let coupling: Vec<Vec<i64>> = (rows.into_iter())
+                .filter(|r| r[1 + np] != 0 && r[2 + np] != 0)
+                .collect();
+            if coupling.is_empty() {
+                continue;
+            }
+            if stmts.len() > 1 {
+                return Err(format!(
+                    "the bounds of {h}'s loop {} depend on the row {} and other statements share that loop",
+                    its[1], its[0]
+                ));
+            }
+            if coupling.iter().any(|r| r[2 + np] > 0) {
+                return Err(format!(
+                    "the first column of {h}'s loop {} depends on the row {}",
+                    its[1], its[0]
+                ));
+            }
+            return Ok(Some(Tail {
+                part: k,
+                stmt: s,
+                coupling,
+            }));
+        }
+    }
+    Ok(None)
 }
 
 /// The domain's constraints of statement `s` as `[constant, parameters…, iterators…]` rows
@@ -201,25 +249,6 @@ fn constraints(scop: &Scop, s: usize) -> Result<Vec<Vec<i64>>, String> {
         rows.push(e);
     }
     Ok(rows)
-}
-
-/// Why the inner loop of statement `s` (two loops deep) cannot be jammed: a bound that
-/// depends on the row.
-fn triangular(scop: &Scop, s: usize, h: &str) -> Option<String> {
-    let np = scop.params.len();
-    let its = &scop.statements[s].iterators;
-    let rows = match constraints(scop, s) {
-        Ok(r) => r,
-        Err(why) => return Some(format!("{h}: {why}")),
-    };
-    rows.iter()
-        .any(|r| r[1 + np] != 0 && r[2 + np] != 0)
-        .then(|| {
-            format!(
-                "the bounds of {h}'s loop {} depend on the row {} (a triangular nest)",
-                its[1], its[0]
-            )
-        })
 }
 
 /// The row loop's first row and upper bounds, from the constraints of statement `s`'s
@@ -304,14 +333,7 @@ fn whole_strips(j: &Jam, params: &[String], b: &str, u: &str) -> String {
     let np = params.len();
     let mut out = vec![];
     for r in &j.upper {
-        let a = r[np + 1];
-        let mut t: Vec<(i64, String)> = (r[1..=np].iter().zip(params))
-            .map(|(&c, p)| (c, p.clone()))
-            .collect();
-        t.extend(terms(&j.first, params, a));
-        t.push((a, format!("{u}*{b}")));
-        t.push((a, u.to_string()));
-        t.push((r[0] - a, String::new()));
+        let t = at_strip_row((&r[..=np], r[np + 1]), j, params, (b, u), true);
         out.push(format!("{} >= 0", linear(&merge(t))));
     }
     if out.is_empty() {
@@ -319,6 +341,40 @@ fn whole_strips(j: &Jam, params: &[String], b: &str, u: &str) -> String {
     } else {
         out.join(" and ")
     }
+}
+
+/// The terms of `g + a*i` (`g`: `[constant, parameters…]`) at the first row of strip `b` of
+/// `u` rows, `i = first + u*b`, or at its last (`last`), `first + u*b + u - 1`.
+fn at_strip_row(
+    (g, a): (&[i64], i64),
+    j: &Jam,
+    params: &[String],
+    (b, u): (&str, &str),
+    last: bool,
+) -> Vec<(i64, String)> {
+    let mut t = terms(g, params, 1);
+    t.extend(terms(&j.first, params, a));
+    t.push((a, format!("{u}*{b}")));
+    if last {
+        t.push((a, u.to_string()));
+        t.push((-a, String::new()));
+    }
+    t
+}
+
+/// The columns of the tail's inner loop that every row of strip `b` has: each coupling
+/// constraint at the strip's worst row (its first where the row's coefficient is positive,
+/// its last where it is negative).
+fn strip_columns(j: &Jam, t: &Tail, params: &[String], (b, u): (&str, &str), col: &str) -> String {
+    let np = params.len();
+    let mut out = vec![];
+    for r in &t.coupling {
+        let (a, c) = (r[np + 1], r[np + 2]);
+        let mut t = at_strip_row((&r[..=np], a), j, params, (b, u), a < 0);
+        t.push((c, col.to_string()));
+        out.push(format!("{} >= 0", linear(&merge(t))));
+    }
+    out.join(" and ")
 }
 
 /// The recipe's script for some nests with jam factor `u`, a comment before each step
@@ -350,13 +406,6 @@ pub fn script(jams: &[&Jam], names: &Names, u: u64) -> Vec<String> {
 /// The lines for one nest.
 fn nest_script(j: &Jam, names: &Names, u: &str, out: &mut Vec<String>) {
     let h = |s: usize| names.handles[s].clone();
-    let group = |stmts: &[usize]| match stmts {
-        [s] => h(*s),
-        _ => format!(
-            "{{{}}}",
-            (stmts.iter().map(|&s| h(s))).collect::<Vec<_>>().join(", ")
-        ),
-    };
     let stmts = j.stmts();
     let first = stmts[0];
     let its = &names.iterators[(stmts.iter())
@@ -407,21 +456,54 @@ fn nest_script(j: &Jam, names: &Names, u: &str, out: &mut Vec<String>) {
     out.push(format!(
         "affine({rows}, {space}{{[{row}] -> [{b}, {row}] : {b} = {strip}}})"
     ));
-    for w in j.parts.windows(2) {
-        let (before, after) = (w[0].stmts(), w[1].stmts());
+    // The parts jammed (all of them, or those before the tail and the tail's columns that
+    // every row of the strip has), each as its statements' handles.
+    let mut jammed: Vec<(Vec<String>, bool)> = (j.parts.iter())
+        .map(|p| {
+            let hs: Vec<String> = p.stmts().iter().map(|&s| h(s)).collect();
+            (hs, matches!(p, Part::Inner(_)))
+        })
+        .collect();
+    let mut rest = None;
+    if let Some(t) = &j.tail {
+        let x = h(t.stmt);
+        let (main, other) = (name(format!("{x}Main")), name(format!("{x}Rest")));
+        let xits = &names.iterators[t.stmt];
+        let cond = strip_columns(j, t, &names.params, (&b, u), &xits[1]);
+        out.push(format!(
+            "# the columns of {x} that every row of the strip has apart from the others, which run"
+        ));
+        out.push(format!(
+            "({main}, {other}) = isplit({x}, {space}{{[{b}, {}, {}] : {cond}}}, 2)",
+            xits[0], xits[1]
+        ));
+        jammed.truncate(t.part);
+        jammed.push((vec![main], true));
+        rest = Some(other);
+    }
+    let group = |hs: &[String]| match hs {
+        [x] => x.clone(),
+        _ => format!("{{{}}}", hs.join(", ")),
+    };
+    for w in jammed.windows(2) {
+        let (before, after) = (&w[0].0, &w[1].0);
         let (x, y) = (group(before), group(after));
         out.push(format!(
             "# per strip, {x} over the strip's rows apart from {y} after it"
         ));
-        out.push(format!(
-            "realign({}, {}, 1)",
-            h(before[before.len() - 1]),
-            h(after[0])
-        ));
+        out.push(format!("realign({}, {}, 1)", before[before.len() - 1], after[0]));
     }
-    for p in &j.parts {
-        let Part::Inner(s) = p else { continue };
-        let g = group(s);
+    if let (Some(other), Some((main, _))) = (&rest, jammed.last()) {
+        out.push(format!(
+            "# then, row by row, the other columns ({other}) and the rest of the row's body"
+        ));
+        out.push(format!("realign({}, {other}, 1)", main[0]));
+    }
+    for (hs, inner) in &jammed {
+        if !inner {
+            continue;
+        }
+        let g = group(hs);
         out.push(format!("# {col} outside the strip's rows in {g}"));
         out.push(format!("interchange({g}, 2, 3)"));
         out.push(format!(

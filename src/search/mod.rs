@@ -15,6 +15,8 @@ pub mod fusion;
 #[cfg(test)]
 mod fusion_tests;
 pub mod jam;
+#[cfg(test)]
+mod playoff_tests;
 pub mod recipe;
 pub mod rows;
 pub mod schedule;

@@ -383,6 +383,40 @@ impl<'t> Session<'t> {
     }
 }
 
+/// Orders `among` by the speedup at the sizes given, fastest first (untimed last); the
+/// first of equals first.
+pub fn by_speedup<C: Trial>(cands: &[C], among: &mut [usize]) {
+    among.sort_by(|&x, &y| {
+        let t = |c: usize| cands[c].measured(false).map_or(0.0, |m| m.speedup);
+        t(y).total_cmp(&t(x)).then(x.cmp(&y))
+    });
+}
+
+/// The entrants of a playoff: the `n` fastest candidates timed at the sizes given, fastest
+/// first; none when fewer than two were timed there. One timing of a candidate is a draw
+/// from a wide spread (the same program varies from run to run by more than near
+/// candidates differ), so the best few are timed again in turn and chosen on all their
+/// rounds.
+pub fn entrants<C: Trial>(cands: &[C], n: usize) -> Vec<usize> {
+    let mut out: Vec<usize> = (0..cands.len())
+        .filter(|&c| cands[c].measured(false).is_some())
+        .collect();
+    by_speedup(cands, &mut out);
+    out.truncate(n);
+    if out.len() < 2 {
+        out.clear();
+    }
+    out
+}
+
+/// A playoff's standing after its rounds: the entrants still legal (a build or output
+/// that failed in the playoff puts a candidate out), fastest first on all their rounds.
+pub fn standing<C: Trial>(cands: &[C], mut entrants: Vec<usize>) -> Vec<usize> {
+    entrants.retain(|&c| *cands[c].verdict() == Verdict::Legal);
+    by_speedup(cands, &mut entrants);
+    entrants
+}
+
 /// The fastest candidate: by its speedup at the sizes given when any was timed there, else
 /// at the screening sizes; the first of equals.
 pub fn best<C: Trial>(cands: &[C]) -> Option<usize> {

@@ -967,41 +967,21 @@ impl State<'_, '_> {
     }
 
     /// Candidates timed at the sizes given, fastest first (ties by index).
-    fn by_speedup(&self, among: &mut [usize]) {
-        among.sort_by(|&x, &y| {
-            let t = |c: usize| self.candidates[c].timing.map_or(0.0, |t| t.speedup);
-            t(y).total_cmp(&t(x)).then(x.cmp(&y))
-        });
-    }
-
-    /// The playoff: one timing of a candidate is a draw from a wide spread (the same
-    /// program varies from run to run by more than near candidates differ), so the best
-    /// few are timed again in turn and chosen on all their rounds. The candidates of the
-    /// playoff still legal, fastest first (none when there was no playoff).
+    /// The playoff ([`timing::entrants`]): the candidates of the playoff still legal,
+    /// fastest first on all their rounds (none when there was no playoff).
     fn playoff(&mut self, end: Instant) -> Vec<usize> {
-        let mut playoff: Vec<usize> = (0..self.candidates.len())
-            .filter(|&c| self.candidates[c].timing.is_some())
-            .collect();
-        self.by_speedup(&mut playoff);
-        playoff.truncate(self.tuning.finalists);
-        if playoff.len() < 2 || self.tuning.playoff == 0 {
-            playoff.clear();
-        }
-        let rounds = if playoff.is_empty() {
-            0
-        } else {
-            self.tuning.playoff
+        let rounds = self.tuning.playoff;
+        let entrants = match rounds {
+            0 => vec![],
+            _ => timing::entrants(&self.candidates, self.tuning.finalists),
         };
-        for round in 0..rounds {
-            for &c in &playoff {
+        for round in (0..rounds).take_while(|_| !entrants.is_empty()) {
+            for &c in &entrants {
                 let phase = format!("playoff {}/{rounds}, ", round + 1);
                 self.time_again(c, false, end, &phase, true);
             }
         }
-        // A candidate whose build or output failed in the playoff is out of it.
-        playoff.retain(|&c| self.candidates[c].verdict == Verdict::Legal);
-        self.by_speedup(&mut playoff);
-        playoff
+        timing::standing(&self.candidates, entrants)
     }
 }
 
