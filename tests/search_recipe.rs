@@ -494,7 +494,8 @@ fn jam_candidates(kernel: &str, extra: &[&str]) -> Vec<(String, String, String)>
 /// the first row, the last partial strip split off) with a loop of rows before and after
 /// the inner loops, and on atax, bicg, gesummv and mvt: every candidate is legal, has a
 /// comment before each step, and the code `loopy apply` generates prints exactly what the
-/// original prints (each element is summed in its own order).
+/// original prints (each element is summed in its own order). On trisolv (columns `j < i`)
+/// the columns left of each strip's first row are jammed and the others run row by row.
 #[test]
 fn the_row_jam_recipe_is_legal_and_prints_what_the_original_prints() {
     for (kernel, name, needles) in [
@@ -520,6 +521,15 @@ fn the_row_jam_recipe_is_legal_and_prints_what_the_original_prints() {
         ),
         ("examples/gesummv/gesummv.c", "gesummv", &[][..]),
         ("examples/mvt/mvt.c", "mvt", &["unroll(Second, 3, U)"][..]),
+        (
+            "examples/trisolv/trisolv.c",
+            "trisolv",
+            &[
+                "(SubMain, SubRest) = isplit(Sub, [n] -> {[b, i, j] : U*b - j - 1 >= 0}, 2)",
+                "realign(SubMain, SubRest, 1)",
+                "unroll(SubMain, 3, U)",
+            ][..],
+        ),
     ] {
         let cands = jam_candidates(kernel, &[]);
         assert!(cands.len() >= 2, "{kernel}: {cands:?}");
@@ -542,8 +552,8 @@ fn the_row_jam_recipe_is_legal_and_prints_what_the_original_prints() {
     }
 }
 
-/// Where the row-jam recipe must not be taken: a triangular nest is skipped with that
-/// reason; a nest whose rows read the row before them is proposed and every candidate is
+/// Where the row-jam recipe must not be taken: an inner loop whose first column depends on
+/// the row is skipped with that reason; a nest whose rows read the row before them is proposed and every candidate is
 /// rejected by the verifier (running rows together breaks the flow dependence on `v`);
 /// chains three loops deep and inner loops without a chain get nothing; `--no-recipes`
 /// leaves the recipe out.
@@ -557,7 +567,7 @@ fn the_row_jam_recipe_is_skipped_or_rejected_where_its_precondition_fails() {
     assert!(
         skipped[0]
             .2
-            .contains("the bounds of S0's loop j depend on the row i"),
+            .contains("the first column of S0's loop j depends on the row i"),
         "{cands:?}"
     );
     let proposed: Vec<&(String, String, String)> =

@@ -471,7 +471,7 @@ fn nest_script(j: &Jam, names: &Names, u: &str, out: &mut Vec<String>) {
         let xits = &names.iterators[t.stmt];
         let cond = strip_columns(j, t, &names.params, (&b, u), &xits[1]);
         out.push(format!(
-            "# the columns of {x} that every row of the strip has apart from the others, which run"
+            "# the columns of {x} that every row of the strip has, apart from the others"
         ));
         out.push(format!(
             "({main}, {other}) = isplit({x}, {space}{{[{b}, {}, {}] : {cond}}}, 2)",
@@ -491,7 +491,11 @@ fn nest_script(j: &Jam, names: &Names, u: &str, out: &mut Vec<String>) {
         out.push(format!(
             "# per strip, {x} over the strip's rows apart from {y} after it"
         ));
-        out.push(format!("realign({}, {}, 1)", before[before.len() - 1], after[0]));
+        out.push(format!(
+            "realign({}, {}, 1)",
+            before[before.len() - 1],
+            after[0]
+        ));
     }
     if let (Some(other), Some((main, _))) = (&rest, jammed.last()) {
         out.push(format!(

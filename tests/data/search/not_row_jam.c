@@ -1,5 +1,5 @@
-/* Nests the row-jam recipe must not apply as it stands. S0: the inner loop runs up to the
-   row (a triangular nest), skipped with that reason. S1: the chain lies three loops deep:
+/* Nests the row-jam recipe must not apply as it stands. S0: the inner loop starts after the
+   row (its first column depends on the row), skipped with that reason. S1: the chain lies three loops deep:
    nothing proposed. S2: each row reads the row before it, so running rows together
    is illegal: the recipe proposes it and the verifier rejects it. S3: no chain (the inner
    loop writes a different element each iteration): nothing proposed. */
@@ -12,7 +12,7 @@ void kernel(int n)
   int i, j, k;
 #pragma scop
   for (i = 0; i < n; i++)
-    for (j = 0; j < i; j++)
+    for (j = i + 1; j < n; j++)
       x[i] = x[i] + A[i][j] * x[j];
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++)
