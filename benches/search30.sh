@@ -84,6 +84,7 @@ for k in "${kernels[@]}"; do
   if [ -n "$hs" ] && "$LOOPY" bench "$src" "$hs" "${defs[@]}" --runs 1 --keep "$w/hand" >/dev/null 2>&1; then
     progs+=("hand:$w/hand/$k.transformed")
   fi
+  mkdir -p "$w"
   : >"$w/times"
   # One untimed round first (caches, page tables, clock speed), as `bench` warms up.
   for r in $(seq 0 "$runs"); do
@@ -93,7 +94,7 @@ for k in "${kernels[@]}"; do
       [ "$r" -gt 0 ] && [ -s "$w/t" ] && echo "${p%%:*} $(awk '{printf "%.12f", $1}' "$w/t")" >>"$w/times"
     done
   done
-  med() { grep "^$1 " "$w/times" | cut -d' ' -f2 | sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
+  med() { { grep "^$1 " "$w/times" || true; } | cut -d' ' -f2 | sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
   o=$(med orig)
   t_s=$(med search)
   t_h=$(med hand)
