@@ -403,124 +403,170 @@ pub fn script(jams: &[&Jam], names: &Names, u: u64) -> Vec<String> {
     out
 }
 
+/// The words a nest's script uses: the handles it defines (none a handle already), the
+/// strip loop's name, the parameter space of its sets and maps, the row and column names.
+struct Words {
+    taken: Vec<String>,
+    rows: String,
+    b: String,
+    space: String,
+    row: String,
+    col: String,
+}
+
+impl Words {
+    fn new(j: &Jam, names: &Names, u: &str) -> Words {
+        let stmts = j.stmts();
+        let two = (stmts.iter().copied()).find(|&s| names.iterators[s].len() == 2);
+        let its = &names.iterators[two.unwrap_or(stmts[0])];
+        let mut vars = names.params.clone();
+        vars.extend(names.iterators.iter().flatten().cloned());
+        vars.push(u.to_string());
+        let b = if vars.iter().any(|x| x == "b") {
+            fresh("b", &vars)
+        } else {
+            "b".to_string()
+        };
+        let space = match names.params.is_empty() {
+            true => String::new(),
+            false => format!("[{}] -> ", names.params.join(", ")),
+        };
+        let mut w = Words {
+            taken: names.handles.clone(),
+            rows: String::new(),
+            b,
+            space,
+            row: its[0].clone(),
+            col: its.get(1).cloned().unwrap_or_default(),
+        };
+        w.rows = w.name(format!("Jam{}", stmts[0]));
+        w
+    }
+
+    /// `x`, or a fresh name when `x` is taken; taken from then on.
+    fn name(&mut self, x: String) -> String {
+        let x = match self.taken.contains(&x) {
+            true => fresh(&x, &self.taken),
+            false => x,
+        };
+        self.taken.push(x.clone());
+        x
+    }
+}
+
+/// One part of a nest as the script sees it: its statements' handles, and whether it is an
+/// inner loop (jammed) or statements in the row loop alone.
+type Piece = (Vec<String>, bool);
+
+/// `{A, B}` for several handles, `A` for one.
+fn group(hs: &[String]) -> String {
+    match hs {
+        [x] => x.clone(),
+        _ => format!("{{{}}}", hs.join(", ")),
+    }
+}
+
 /// The lines for one nest.
 fn nest_script(j: &Jam, names: &Names, u: &str, out: &mut Vec<String>) {
     let h = |s: usize| names.handles[s].clone();
-    let stmts = j.stmts();
-    let first = stmts[0];
-    let its = &names.iterators[(stmts.iter())
-        .copied()
-        .find(|&s| names.iterators[s].len() == 2)
-        .unwrap_or(first)];
-    let (row, col) = (&its[0], its.get(1).cloned().unwrap_or_default());
-    let on: Vec<String> = j
-        .chains
-        .iter()
+    let mut w = Words::new(j, names, u);
+    let on: Vec<String> = (j.chains.iter())
         .map(|(s, x)| format!("{} (`{x}`)", h(*s)))
         .collect();
-    let mut handles = names.handles.clone();
-    let mut name = |x: String| {
-        let x = if handles.contains(&x) {
-            fresh(&x, &handles)
-        } else {
-            x
-        };
-        handles.push(x.clone());
-        x
-    };
-    let (rows, full, part) = (
-        name(format!("Jam{first}")),
-        name(format!("Full{first}")),
-        name(format!("Part{first}")),
-    );
-    out.push(format!(
-        "# the loop of {row}'s rows: chains along {col} in {}",
-        on.join(", ")
-    ));
-    out.push(format!("{rows} = lift({}, 1)", h(first)));
-    let mut taken = names.params.clone();
-    taken.extend(names.iterators.iter().flatten().cloned());
-    taken.push(u.to_string());
-    let b = if taken.iter().any(|x| x == "b") {
-        fresh("b", &taken)
-    } else {
-        "b".to_string()
-    };
-    let space = if names.params.is_empty() {
-        String::new()
-    } else {
-        format!("[{}] -> ", names.params.join(", "))
-    };
+    let (row, col, rows, b, space) = (&w.row, &w.col, &w.rows, &w.b, &w.space);
     let strip = strip_of(&j.first, &names.params, row, u);
-    out.push(format!("# strips of {u} rows of {row} from its first row"));
-    out.push(format!(
-        "affine({rows}, {space}{{[{row}] -> [{b}, {row}] : {b} = {strip}}})"
-    ));
-    // The parts jammed (all of them, or those before the tail and the tail's columns that
-    // every row of the strip has), each as its statements' handles.
-    let mut jammed: Vec<(Vec<String>, bool)> = (j.parts.iter())
+    out.extend([
+        format!(
+            "# the loop of {row}'s rows: chains along {col} in {}",
+            on.join(", ")
+        ),
+        format!("{rows} = lift({}, 1)", h(j.stmts()[0])),
+        format!("# strips of {u} rows of {row} from its first row"),
+        format!("affine({rows}, {space}{{[{row}] -> [{b}, {row}] : {b} = {strip}}})"),
+    ]);
+    let pieces: Vec<Piece> = (j.parts.iter())
         .map(|p| {
-            let hs: Vec<String> = p.stmts().iter().map(|&s| h(s)).collect();
+            let hs = p.stmts().iter().map(|&s| h(s)).collect();
             (hs, matches!(p, Part::Inner(_)))
         })
         .collect();
-    let mut rest = None;
-    if let Some(t) = &j.tail {
-        let x = h(t.stmt);
-        let (main, other) = (name(format!("{x}Main")), name(format!("{x}Rest")));
-        let xits = &names.iterators[t.stmt];
-        let cond = strip_columns(j, t, &names.params, (&b, u), &xits[1]);
-        out.push(format!(
-            "# the columns of {x} that every row of the strip has, apart from the others"
-        ));
-        out.push(format!(
-            "({main}, {other}) = isplit({x}, {space}{{[{b}, {}, {}] : {cond}}}, 2)",
-            xits[0], xits[1]
-        ));
-        jammed.truncate(t.part);
-        jammed.push((vec![main], true));
-        rest = Some(other);
-    }
-    let group = |hs: &[String]| match hs {
-        [x] => x.clone(),
-        _ => format!("{{{}}}", hs.join(", ")),
+    let (jammed, rest) = match &j.tail {
+        Some(t) => split_tail(j, t, names, u, &mut w, pieces, out),
+        None => (pieces, None),
     };
-    for w in jammed.windows(2) {
-        let (before, after) = (&w[0].0, &w[1].0);
-        let (x, y) = (group(before), group(after));
-        out.push(format!(
-            "# per strip, {x} over the strip's rows apart from {y} after it"
-        ));
-        out.push(format!(
-            "realign({}, {}, 1)",
-            before[before.len() - 1],
-            after[0]
-        ));
-    }
-    if let (Some(other), Some((main, _))) = (&rest, jammed.last()) {
-        out.push(format!(
-            "# then, row by row, the other columns ({other}) and the rest of the row's body"
-        ));
-        out.push(format!("realign({}, {other}, 1)", main[0]));
-    }
-    for (hs, inner) in &jammed {
-        if !inner {
-            continue;
-        }
+    distribute(&jammed, rest.as_deref(), out);
+    for (hs, _) in jammed.iter().filter(|p| p.1) {
         let g = group(hs);
-        out.push(format!("# {col} outside the strip's rows in {g}"));
-        out.push(format!("interchange({g}, 2, 3)"));
-        out.push(format!(
-            "# the {u} rows within unrolled: {u} chains side by side"
-        ));
-        out.push(format!("unroll({g}, 3, {u})"));
+        out.extend([
+            format!("# {} outside the strip's rows in {g}", w.col),
+            format!("interchange({g}, 2, 3)"),
+            format!("# the {u} rows within unrolled: {u} chains side by side"),
+            format!("unroll({g}, 3, {u})"),
+        ]);
     }
-    let whole = whole_strips(j, &names.params, &b, u);
-    out.push(
+    let whole = whole_strips(j, &names.params, &w.b, u);
+    let (full, part) = (
+        w.name(format!("Full{}", j.stmts()[0])),
+        w.name(format!("Part{}", j.stmts()[0])),
+    );
+    out.extend([
         "# whole strips apart from the last partial one: the unrolled copies need no test"
             .to_string(),
-    );
-    out.push(format!(
-        "({full}, {part}) = isplit({rows}, {space}{{[{b}] : {whole}}}, 0)"
-    ));
+        format!(
+            "({full}, {part}) = isplit({}, {}{{[{}] : {whole}}}, 0)",
+            w.rows, w.space, w.b
+        ),
+    ]);
+}
+
+/// Splits the tail's columns that every row of the strip has (jammed, in place of the tail
+/// and the parts after it) from the others, which run row by row after them; returns the
+/// pieces jammed and the handle of the others.
+fn split_tail(
+    j: &Jam,
+    t: &Tail,
+    names: &Names,
+    u: &str,
+    w: &mut Words,
+    mut pieces: Vec<Piece>,
+    out: &mut Vec<String>,
+) -> (Vec<Piece>, Option<String>) {
+    let x = names.handles[t.stmt].clone();
+    let (main, other) = (w.name(format!("{x}Main")), w.name(format!("{x}Rest")));
+    let its = &names.iterators[t.stmt];
+    let cond = strip_columns(j, t, &names.params, (&w.b, u), &its[1]);
+    out.extend([
+        format!("# the columns of {x} that every row of the strip has, apart from the others"),
+        format!(
+            "({main}, {other}) = isplit({x}, {}{{[{}, {}, {}] : {cond}}}, 2)",
+            w.space, w.b, its[0], its[1]
+        ),
+    ]);
+    pieces.truncate(t.part);
+    pieces.push((vec![main], true));
+    (pieces, Some(other))
+}
+
+/// Each piece over the strip's rows apart from the next; then, when the tail was split, its
+/// other columns and the rest of the row's body row by row after the last.
+fn distribute(pieces: &[Piece], rest: Option<&str>, out: &mut Vec<String>) {
+    for w in pieces.windows(2) {
+        let (before, after) = (&w[0].0, &w[1].0);
+        out.extend([
+            format!(
+                "# per strip, {} over the strip's rows apart from {} after it",
+                group(before),
+                group(after)
+            ),
+            format!("realign({}, {}, 1)", before[before.len() - 1], after[0]),
+        ]);
+    }
+    if let (Some(other), Some((last, _))) = (rest, pieces.last()) {
+        out.extend([
+            format!(
+                "# then, row by row, the other columns ({other}) and the rest of the row's body"
+            ),
+            format!("realign({}, {other}, 1)", last[0]),
+        ]);
+    }
 }
