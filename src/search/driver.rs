@@ -1226,7 +1226,8 @@ impl State<'_, '_, '_> {
         for round in 0..rounds {
             for &c in &entrants {
                 let phase = format!("playoff {}/{rounds}, ", round + 1);
-                self.time_again(c, false, self.end, true, &phase, true);
+                // A round that does not fit leaves no candidate untimed: not `whole`.
+                self.time_again(c, false, self.end, false, &phase, true);
             }
         }
         timing::standing(&self.candidates, entrants)
