@@ -556,3 +556,68 @@ fn arrays_of_different_ranks_are_refused() {
     );
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// An unrolled loop's remainder continues from the value the unrolled loop left in the
+/// counter (`for (; i < n; i++)`): read exactly, counting up and down, after a loop that
+/// may run no iteration at all; a remainder that ends early, or an unrolled loop that runs
+/// past its end, is found.
+#[test]
+fn a_remainder_that_continues_from_the_counter_is_decided() {
+    let plain = "for (i = 0; i < n; i++) x[i] = x[i] + B[i][m] * y[i];";
+    let unrolled = "for (i = 0; i <= n - 4; i += 4) {
+  x[i] = x[i] + B[i][m] * y[i];
+  x[i + 1] = x[i + 1] + B[i + 1][m] * y[i + 1];
+  x[i + 2] = x[i + 2] + B[i + 2][m] * y[i + 2];
+  x[i + 3] = x[i + 3] + B[i + 3][m] * y[i + 3];
+}
+for (; i < n; i++) x[i] = x[i] + B[i][m] * y[i];";
+    pair("remainder", plain, unrolled, Expect::Equivalent);
+    pair(
+        "remainder-late",
+        plain,
+        &unrolled.replace("for (; i < n; i++)", "for (; i < n - 1; i++)"),
+        Expect::Different,
+    );
+    pair(
+        "remainder-short",
+        plain,
+        &unrolled.replace("i <= n - 4; i += 4", "i <= n - 5; i += 4"),
+        Expect::Equivalent,
+    );
+    pair(
+        "remainder-over",
+        plain,
+        &unrolled.replace("i <= n - 4; i += 4", "i <= n - 3; i += 4"),
+        Expect::Different,
+    );
+    // Counting down, over a row whose first element is a parameter's.
+    let down = "for (i = n - 1; i >= m; i--) y[i] = y[i] * 0.5 + x[i];";
+    let down_unrolled = "for (i = n - 1; i >= m + 1; i -= 2) {
+  y[i] = y[i] * 0.5 + x[i];
+  y[i - 1] = y[i - 1] * 0.5 + x[i - 1];
+}
+for (; i >= m; i--) y[i] = y[i] * 0.5 + x[i];";
+    pair("remainder-down", down, down_unrolled, Expect::Equivalent);
+    pair(
+        "remainder-down-early",
+        down,
+        &down_unrolled.replace("for (; i >= m; i--)", "for (; i >= m - 1 && i >= 0; i--)"),
+        Expect::Different,
+    );
+}
+
+/// A loop with no first value that does not follow a loop counting with the same variable
+/// is not modelled: the counter read outside its loops is refused at its span.
+#[test]
+fn a_remainder_after_something_else_is_refused() {
+    let dir = tempdir("remainder-refused");
+    let a = write(&dir, "a", "for (i = 0; i < n; i++) x[i] = y[i];");
+    let b = write(
+        &dir,
+        "b",
+        "for (i = 0; i <= n - 2; i += 2) {\n  x[i] = y[i];\n  x[i + 1] = y[i + 1];\n}\ny[0] = y[0];\nfor (; i < n; i++) x[i] = y[i];",
+    );
+    let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("L0107") && err.contains("b.c:"), "{err}");
+}

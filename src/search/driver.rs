@@ -1431,10 +1431,12 @@ fn build_space(
 }
 
 impl State<'_, '_, '_> {
-    /// Screening only pays when the original is slow at the sizes given: the first
-    /// schedule to time (the cheapest representative, else the kernel as it is) is timed
-    /// there first, and when the original takes less than `screen_above` seconds,
-    /// everything is timed at those sizes (small sizes would only measure noise).
+    /// Screening only pays when the program is slow. The first schedule to time (the
+    /// cheapest representative, else the kernel as it is) is timed at the screening sizes;
+    /// when the original took `screen_above` seconds or more there, screening stays.
+    /// Otherwise it is timed at the sizes given too, and when the original takes less than
+    /// `screen_above` seconds there, everything is timed at those sizes (small sizes would
+    /// only measure noise) and its screening time is dropped.
     fn settle_screening(
         &mut self,
         schedules: &[InterleavingSchedule],
@@ -1449,10 +1451,19 @@ impl State<'_, '_, '_> {
             }
             None => Some(identity),
         };
-        if let Some(c) = first {
-            self.time(c, false, self.end, true);
-            self.session
-                .settle_screening(self.candidates[c].timing.as_ref());
+        let Some(c) = first else { return };
+        self.time(c, true, self.end, true);
+        if self
+            .session
+            .screening_pays(self.candidates[c].screen.as_ref())
+        {
+            return;
+        }
+        self.time(c, false, self.end, true);
+        self.session
+            .settle_screening(self.candidates[c].timing.as_ref());
+        if !self.session.screening() {
+            self.candidates[c].screen = None;
         }
     }
 }

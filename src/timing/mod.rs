@@ -242,6 +242,14 @@ impl<'t> Session<'t> {
         self.screen_defines.as_ref()
     }
 
+    /// Whether the first timing at the screening sizes settles already that screening
+    /// pays: the original took at least `screen_above` there, so it takes longer at the
+    /// sizes given. No timing at those sizes is then needed to decide (one there can take
+    /// the whole time limit: seidel-2d at LARGE runs 28 s).
+    pub fn screening_pays(&self, screened: Option<&Measured>) -> bool {
+        self.screening() && screened.is_some_and(|m| m.original >= self.limits.screen_above)
+    }
+
     /// Screening pays only when the program is slow: given the first timing at the sizes
     /// given, it is dropped when the original took less than `screen_above` there.
     pub fn settle_screening(&mut self, first: Option<&Measured>) {

@@ -686,6 +686,28 @@ impl State<'_, '_> {
 
     /// Times a legal candidate not timed yet (at the screening sizes when `screen`), unless
     /// it would not end before `deadline`.
+    /// Screening only pays when the program is slow: the first candidate is timed at the
+    /// screening sizes; when the original took `screen_above` seconds or more there,
+    /// screening stays. Otherwise it is timed at the sizes given too, and screening is
+    /// dropped (with its screening time) when the original takes less than `screen_above`
+    /// seconds there.
+    fn settle_screening(&mut self, x0: &[i64], end: Instant) {
+        let c = self.add(x0);
+        self.time(c, true, end);
+        if self
+            .session
+            .screening_pays(self.candidates[c].screen.as_ref())
+        {
+            return;
+        }
+        self.time(c, false, end);
+        self.session
+            .settle_screening(self.candidates[c].timing.as_ref());
+        if !self.session.screening() {
+            self.candidates[c].screen = None;
+        }
+    }
+
     fn time(&mut self, idx: usize, screen: bool, deadline: Instant) {
         self.time_again(idx, screen, deadline, "", false);
     }
@@ -809,9 +831,7 @@ pub fn tune(
     // Screening pays only when the original is slow at the sizes given: the script's own
     // values are timed there first.
     if s.session.screening() {
-        let c = s.add(&x0);
-        s.time(c, false, end);
-        s.session.settle_screening(s.candidates[c].timing.as_ref());
+        s.settle_screening(&x0, end);
     }
     let screen_defines = s.session.screen_defines().cloned();
     let screening = s.session.screening();

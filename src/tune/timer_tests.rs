@@ -215,8 +215,8 @@ fn screening_then_finalists() {
     assert_eq!(
         calls,
         [
-            // The script's values at the sizes given first: is screening worth it?
-            ("MR=6 NR=8 KC=256", false),
+            // The script's values at the screening sizes first: the original takes
+            // `screen_above` there already, so screening pays; nothing at the sizes given.
             ("MR=6 NR=8 KC=256", true),
             ("MR=4 NR=8 KC=256", true),
             ("MR=4 NR=16 KC=256", true),
@@ -229,6 +229,39 @@ fn screening_then_finalists() {
     );
     // Screening preferred KC=16; at the sizes given KC=24 is faster and chosen.
     assert_eq!(values(&r, r.best.unwrap()), "MR=4 NR=16 KC=24");
+}
+
+/// Where the original is fast at the screening sizes, the first candidate is timed at the
+/// sizes given too, and that timing decides: screening stays when the original takes
+/// `screen_above` there, else everything is timed at the sizes given and the first
+/// candidate's screening time is dropped.
+#[test]
+fn screening_decided_at_the_sizes_given_when_the_screened_original_is_fast() {
+    let mut t = tuning(
+        &["KC=16..24:8"],
+        &["MR=4", "NR=16"],
+        Order::Descent { passes: 1 },
+        0.5,
+    );
+    // The fake's original takes 0.5 s at the screening sizes and 1 s at the sizes given.
+    t.screen_above = 0.8;
+    let (r, fake, _) = run(&t);
+    assert!(r.screen_defines.is_some());
+    let calls: Vec<(&str, bool)> = fake.calls.iter().map(|c| (c.0.as_str(), c.1)).collect();
+    assert_eq!(
+        calls[..3],
+        [
+            ("MR=6 NR=8 KC=256", true),
+            ("MR=6 NR=8 KC=256", false),
+            ("MR=4 NR=8 KC=256", true),
+        ]
+    );
+    t.screen_above = 2.0;
+    let (r, fake, _) = run(&t);
+    assert_eq!(r.screen_defines, None);
+    assert_eq!(fake.calls[0], ("MR=6 NR=8 KC=256".to_string(), true));
+    assert!(fake.calls[1..].iter().all(|c| !c.1), "{:?}", fake.calls);
+    assert!(r.candidates.iter().all(|c| c.screen.is_none()));
 }
 
 /// A timer whose first timing of MR=6 is a lucky draw (twice as fast as its true time,

@@ -2,12 +2,27 @@
 
 use super::*;
 
+/// Where a loop's counter starts.
+enum Start<'f> {
+    /// At the value of the initializer.
+    Value(&'f Node<Expression>),
+    /// At the value the loop just before left in it.
+    Continues(Left),
+}
+
 impl<'a> Builder<'a> {
     /// Models a `for` loop and walks its body, or says why it cannot be modelled (then
-    /// nothing has changed).
-    pub(super) fn for_loop(&mut self, f: &ForStatement, s: &Node<Statement>) -> Affine<()> {
+    /// nothing has changed). `left`: what the loop just before it left in its counter, for
+    /// a loop that continues from there. Returns what this loop leaves in its counter, when
+    /// the counter is declared outside it.
+    pub(super) fn for_loop(
+        &mut self,
+        f: &ForStatement,
+        s: &Node<Statement>,
+        left: Option<Left>,
+    ) -> Affine<Option<Left>> {
         // The counter and its first value.
-        let (c_name, init, declared) = match self.loop_counter(f) {
+        let (c_name, start, declared) = match self.loop_counter(f, left) {
             Ok(c) => c,
             Err(why) => return Ok(Err(why)),
         };
@@ -26,14 +41,25 @@ impl<'a> Builder<'a> {
         let Some(cond) = &f.condition else {
             return Ok(Err("the loop has no condition".into()));
         };
-        let (init_pw, divided) = match self.aff(init, true)? {
-            Ok(p) => (p, false),
-            Err(why) => match self.divided_start(init, &step)? {
-                Ok(p) => (p, true),
-                Err(_) => return Ok(Err(format!("the initial value is not affine: {why}"))),
+        let (init_pw, divided) = match &start {
+            Start::Value(init) => match self.aff(init, true)? {
+                Ok(p) => (p, false),
+                Err(why) => match self.divided_start(init, &step)? {
+                    Ok(p) => (p, true),
+                    Err(_) => return Ok(Err(format!("the initial value is not affine: {why}"))),
+                },
             },
+            Start::Continues(l) => {
+                if !step.abs().is_one() || step.is_positive() != l.up {
+                    return Ok(Err(format!(
+                        "the loop continues from the value `{c_name}` was left with, by a step other than the earlier loop's direction by one"
+                    )));
+                }
+                (vec![], false)
+            }
         };
-        // A start with divisions has no one affine first value.
+        // A start with divisions, or from the value an earlier loop left, has no one affine
+        // first value.
         let first: PwAff = if divided { vec![] } else { init_pw.clone() };
         let iterator = self.enter_loop(f, s, &c_name, &step, &first, outer_counter);
         let leave = |b: &mut Self| {
@@ -51,10 +77,10 @@ impl<'a> Builder<'a> {
                 return Err(d);
             }
         };
-        let lower = if divided {
-            self.iterations_from_divided(&init_pw, &iterator, &step)
-        } else {
-            self.iterations_from(&init_pw, &iterator, &step)
+        let lower = match &start {
+            Start::Continues(l) => self.iterations_after(l, &iterator),
+            Start::Value(_) if divided => self.iterations_from_divided(&init_pw, &iterator, &step),
+            Start::Value(_) => self.iterations_from(&init_pw, &iterator, &step),
         };
         if !self.stays_false(&lower, &cond_set, &iterator, step.is_positive()) {
             leave(self);
@@ -72,12 +98,60 @@ impl<'a> Builder<'a> {
         self.path.pop();
         self.ctx = saved;
         leave(self);
-        r.map(Ok)
+        r?;
+        // A counter declared outside keeps the first value the condition refuses.
+        Ok(Ok((!declared).then(|| Left {
+            c_name,
+            outer: self.dims(),
+            past: lower.subtract(&cond_set),
+            up: step.is_positive(),
+        })))
+    }
+
+    /// The iterations of a loop that continues from the value an earlier loop left in its
+    /// counter: from the first value the earlier loop's condition refused on (in its
+    /// direction), `left.past`'s first.
+    fn iterations_after(&self, left: &Left, iterator: &str) -> Set {
+        let dims = self.dims();
+        let n = dims.len() - 1;
+        let taken = |x: &str| dims.iter().any(|d| d == x);
+        let at = self.fresh(&format!("{iterator}_left"), taken);
+        let mut with_at = dims[..n].to_vec();
+        with_at.push(at.clone());
+        let name = left.past.tuple().name.clone();
+        let past = left.past.clone().with_tuple(Tuple {
+            name,
+            dims: with_at.clone(),
+        });
+        with_at.push(iterator.to_string());
+        let (i, v) = (LinExpr::var(iterator), LinExpr::var(&at));
+        let from = if left.up { i.sub(&v) } else { v.sub(&i) };
+        aff::add_dim(&past, iterator)
+            .intersect(&aff::set_from(&with_at, &[], &[from]))
+            .project_out(n, 1)
+            .intersect(&aff::add_dim(&self.ctx, iterator))
     }
 
     /// The loop's counter, its first value and whether the loop declares it; or why the
-    /// initializer is not `i = …` / `int i = …`.
+    /// initializer is not `i = …` / `int i = …`, nor empty right after a loop that left a
+    /// value in the counter (`left`).
     fn loop_counter<'f>(
+        &self,
+        f: &'f ForStatement,
+        left: Option<Left>,
+    ) -> Result<(String, Start<'f>, bool), String> {
+        if let ForInitializer::Empty = &f.initializer.node {
+            return match left {
+                Some(l) if l.outer == self.dims() => Ok((l.c_name.clone(), Start::Continues(l), false)),
+                _ => Err("the loop has no first value (and does not follow a loop that counts with the same variable)".into()),
+            };
+        }
+        let (c_name, init, declared) = self.counter_and_value(f)?;
+        Ok((c_name, Start::Value(init), declared))
+    }
+
+    /// The counter and first value of `i = …` / `int i = …`, and whether the loop declares it.
+    fn counter_and_value<'f>(
         &self,
         f: &'f ForStatement,
     ) -> Result<(String, &'f Node<Expression>, bool), String> {

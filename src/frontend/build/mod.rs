@@ -195,6 +195,19 @@ struct Frame {
     outer_counter: bool,
 }
 
+/// What a loop whose counter is declared outside it leaves there, for a loop right after it
+/// that continues from that value (`for (; i <= …; i++)`, the remainder of an unrolled
+/// loop).
+struct Left {
+    c_name: String,
+    /// The iterators of the loops around both.
+    outer: Vec<String>,
+    /// For each point of those loops, the counter's values along its stride that the
+    /// condition refuses: the first of them, in the loop's direction, is the value left.
+    past: Set,
+    up: bool,
+}
+
 /// While inside an opaque construct: which jumps stay inside it.
 #[derive(Clone, Copy)]
 struct Opaque {
@@ -236,6 +249,8 @@ pub struct Builder<'a> {
     opaque: Option<Opaque>,
     /// The accesses of the opaque construct being walked.
     opaque_acc: Vec<Access>,
+    /// What the statement just walked left in a loop counter, when it was such a loop.
+    left: Option<Left>,
 }
 
 impl<'a> Builder<'a> {
@@ -265,6 +280,7 @@ impl<'a> Builder<'a> {
             declarations: vec![],
             opaque: None,
             opaque_acc: vec![],
+            left: None,
         }
     }
 

@@ -45,7 +45,10 @@ impl<'a> Builder<'a> {
         let depth = self.loops.len();
         for (k, it) in items.iter().enumerate() {
             match &it.node {
-                BlockItem::Declaration(d) => self.declaration(d)?,
+                BlockItem::Declaration(d) => {
+                    self.left = None;
+                    self.declaration(d)?
+                }
                 BlockItem::StaticAssert(_) => {}
                 BlockItem::Statement(s) => match &block_label {
                     Some((name, _, inner)) if Some(k) == first => {
@@ -110,6 +113,20 @@ impl<'a> Builder<'a> {
     }
 
     pub(super) fn stmt(&mut self, s: &Node<Statement>) -> R<()> {
+        // What a loop left in its counter reaches the next statement only (through a
+        // label to the statement it labels).
+        if matches!(s.node, Statement::Labeled(_)) {
+            return self.stmt_kind(s, None);
+        }
+        let left = self.left.take();
+        let r = self.stmt_kind(s, left);
+        if !matches!(s.node, Statement::For(_)) {
+            self.left = None;
+        }
+        r
+    }
+
+    fn stmt_kind(&mut self, s: &Node<Statement>, left: Option<Left>) -> R<()> {
         match &s.node {
             Statement::Labeled(l) => match &l.node.label.node {
                 Label::Identifier(id) => {
@@ -167,9 +184,15 @@ impl<'a> Builder<'a> {
                 }
                 Err(why) => self.opaque_construct(s, format!("the condition is not affine: {why}")),
             },
-            Statement::For(f) => match self.for_loop(&f.node, s)? {
-                Ok(()) => Ok(()),
-                Err(why) => self.opaque_construct(s, why),
+            Statement::For(f) => match self.for_loop(&f.node, s, left)? {
+                Ok(left) => {
+                    self.left = left;
+                    Ok(())
+                }
+                Err(why) => {
+                    self.left = None;
+                    self.opaque_construct(s, why)
+                }
             },
             Statement::While(_) => {
                 self.opaque_construct(s, "a `while` loop: its iterations are not modelled".into())
