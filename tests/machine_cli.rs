@@ -104,6 +104,23 @@ fn xeon_text() {
     );
 }
 
+/// AMD Zen 5 (EPYC, family 26: full 512-bit units, so the table's default row), its caches
+/// copied from the machine: L1 48 KiB 12-way, L2 1 MiB 16-way, L3 32 MiB 16-way.
+#[cfg(unix)]
+#[test]
+fn zen5_text() {
+    let dir = scratch("zen5");
+    let cc = fake_cc(&dir, "sapphirerapids.macros");
+    let sys = data("zen5-sysfs");
+    let text = ok(&["machine", "--cc", &cc, "--sysfs", &sys]);
+    for line in [
+        "model for double: MR=14 NR=16 KC=384 MC=84 NC=2720",
+        "model for float: MR=14 NR=32 KC=384 MC=168 NC=2720",
+    ] {
+        assert!(text.contains(line), "{text}");
+    }
+}
+
 /// The table's numbers give way to the command line's, and the model follows them.
 #[cfg(unix)]
 #[test]

@@ -919,6 +919,8 @@ pub fn search_with(
         })
     });
     s.model = model;
+    let depth = kernel.scop.statements.iter().map(|st| st.iterators.len());
+    s.session.expect_growth(depth.max().unwrap_or(1));
     let Phases {
         identity,
         screen_defines,

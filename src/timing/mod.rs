@@ -6,7 +6,8 @@
 //! a build or a run failed), one timing ([`Measured`]), the screening at smaller sizes
 //! ([`scaled_defines`]; a [`Session`] decides from the first timing whether screening pays),
 //! the deadlines (no timing starts that would not end before its phase's deadline, judging by
-//! the longest timing at the same sizes so far; screening has 60% of the limit), the
+//! the longest timing at the same sizes so far, or before the first at the sizes given, by
+//! the longest screening one grown by the work's scale; screening has 60% of the limit), the
 //! finalists timed again at the sizes given, the choice of the best, and the progress
 //! events ([`Event`]). The commands decide *what* to time and in which order; a
 //! [`Session`] times it.
@@ -204,6 +205,12 @@ pub struct Session<'t> {
     longest: [Option<Duration>; 2],
     /// Every round timed at the sizes given, per candidate (timing one again adds to them).
     samples: HashMap<usize, Timing>,
+    /// How many times longer a program runs at the sizes given than at the screening
+    /// sizes (set by [`Session::expect_growth`]).
+    growth: f64,
+    /// The longest screening timing, its runs grown by `growth` (builds and checks do not
+    /// grow): what the first timing at the sizes given is expected to take.
+    grown: Option<Duration>,
 }
 
 impl<'t> Session<'t> {
@@ -229,6 +236,19 @@ impl<'t> Session<'t> {
             end,
             longest: [None, None],
             samples: HashMap::new(),
+            growth: 1.0,
+            grown: None,
+        }
+    }
+
+    /// Expects a program to run about `(1 / screen)^depth` times longer at the sizes given
+    /// than at the screening sizes (the work of a nest `depth` loops deep whose bounds all
+    /// scale with the sizes): until a timing at the sizes given has been made, the first
+    /// one starts only when the longest screening timing, its runs grown so, would end
+    /// before the deadline.
+    pub fn expect_growth(&mut self, depth: usize) {
+        if self.screening() {
+            self.growth = (1.0 / self.limits.screen).powi(depth.clamp(1, 8) as i32);
         }
     }
 
@@ -277,7 +297,12 @@ impl<'t> Session<'t> {
     /// Whether a timing (at the screening sizes or not) started now would end before
     /// `deadline`, judging by the longest one so far.
     pub fn fits(&self, screen: bool, deadline: Instant) -> bool {
-        Instant::now() + self.longest[screen as usize].unwrap_or_default() < deadline
+        let expected = match (screen, self.longest) {
+            (true, [_, s]) => s.unwrap_or_default(),
+            (false, [Some(l), _]) => l,
+            (false, [None, _]) => self.grown.unwrap_or_default(),
+        };
+        Instant::now() + expected < deadline
     }
 
     /// Times candidate `idx` of `cands` at the screening sizes (`screen`) or at the sizes
@@ -332,6 +357,15 @@ impl<'t> Session<'t> {
         *longest = Some(longest.map_or(took, |l| l.max(took)));
         match outcome {
             Outcome::Timed { timing, extra, .. } => {
+                if screen {
+                    // The rounds and the warm-up runs (as long as a round each).
+                    let rounds = timing.a.len().max(1) as f64;
+                    let warm = (rounds + job.plan.warmup as f64) / rounds;
+                    let runs: f64 = timing.a.iter().chain(&timing.b).sum::<f64>() * warm;
+                    let runs = Duration::from_secs_f64(runs.max(0.0)).min(took);
+                    let grown = took - runs + runs.mul_f64(self.growth);
+                    self.grown = Some(self.grown.map_or(grown, |g| g.max(grown)));
+                }
                 let timing = if screen {
                     timing
                 } else {
@@ -575,6 +609,97 @@ mod tests {
         assert_eq!(scaled_defines(&d(&["N=1000"]), 1.0), None);
         assert_eq!(scaled_defines(&d(&["FAST"]), 0.5), None);
         assert_eq!(scaled_defines(&[], 0.5), None);
+    }
+
+    /// A candidate of the tests: its verdict and timings.
+    struct Cand(Verdict, Option<Measured>, Option<Measured>);
+
+    impl Trial for Cand {
+        fn slots(&self) -> (&Verdict, &Option<Measured>, &Option<Measured>) {
+            (&self.0, &self.1, &self.2)
+        }
+        fn slots_mut(&mut self) -> (&mut Verdict, &mut Option<Measured>, &mut Option<Measured>) {
+            (&mut self.0, &mut self.1, &mut self.2)
+        }
+    }
+
+    /// A timer that takes 30 ms and answers one round of 10 ms for each program.
+    struct Slow;
+
+    impl Timer for Slow {
+        fn time(&mut self, _: &Job, _: Progress) -> Outcome {
+            std::thread::sleep(Duration::from_millis(30));
+            Outcome::Timed {
+                timing: Timing {
+                    a: vec![0.01],
+                    b: vec![0.01],
+                },
+                kept: None,
+                extra: Box::new(crate::bench::ExtraTimings::default()),
+            }
+        }
+    }
+
+    /// Before the first timing at the sizes given, one starts only when the longest
+    /// screening timing, its runs grown by the work's scale (builds not), would end before
+    /// the deadline: with sizes halved in a nest 3 deep, 20 ms of runs become 160 ms.
+    #[test]
+    fn the_first_timing_at_the_sizes_given_is_expected_from_screening() {
+        let defines = vec!["N=100".to_string()];
+        let mut job = Job::new(
+            "k.c".into(),
+            None,
+            crate::frontend::Options::default(),
+            crate::native::Toolchain {
+                defines,
+                ..Default::default()
+            },
+            crate::native::Plan {
+                runs: 1,
+                warmup: 0,
+                clock: crate::native::Clock::Kernel,
+            },
+        );
+        job.opts.defines = job.toolchain.defines.clone();
+        let limits = Limits {
+            time_limit: 60.0,
+            screen: 0.5,
+            screen_above: 0.5,
+            finalists: 1,
+        };
+        let mut timer = Slow;
+        let mut session = Session::new(&job, limits, Instant::now(), &mut timer);
+        session.expect_growth(3);
+        let mut cands = vec![Cand(Verdict::Legal, None, None)];
+        let make = |j: &Job| Some(job_like(j, None));
+        let at = session.time(
+            &mut cands,
+            0,
+            true,
+            session.end(),
+            false,
+            &make,
+            "",
+            &mut |_| {},
+        );
+        assert_eq!(at, Attempt::Timed);
+        let soon = |ms| Instant::now() + Duration::from_millis(ms);
+        assert!(session.fits(true, soon(200)));
+        assert!(!session.fits(false, soon(100)));
+        assert!(session.fits(false, soon(5_000)));
+        // A timing at the sizes given replaces the estimate.
+        let at = session.time(
+            &mut cands,
+            0,
+            false,
+            session.end(),
+            false,
+            &make,
+            "",
+            &mut |_| {},
+        );
+        assert_eq!(at, Attempt::Timed);
+        assert!(session.fits(false, soon(100)));
     }
 
     fn report(d: Diagnostic) -> Report {

@@ -830,6 +830,8 @@ pub fn tune(
     let x0: Vec<i64> = s.params.iter().map(|p| p.start).collect();
     // Screening pays only when the original is slow at the sizes given: the script's own
     // values are timed there first.
+    let depth = s.kernel.scop.statements.iter().map(|st| st.iterators.len());
+    s.session.expect_growth(depth.max().unwrap_or(1));
     if s.session.screening() {
         s.settle_screening(&x0, end);
     }
