@@ -621,3 +621,46 @@ fn a_remainder_after_something_else_is_refused() {
     assert_eq!(code, 2, "{out}{err}");
     assert!(err.contains("L0107") && err.contains("b.c:"), "{err}");
 }
+
+/// Two rows at once, each row's chain a statement of its own (an unroll-and-jam of the row
+/// loop, as the search's row-jam recipe writes it), with the remainder row by row: the
+/// widening relates each copy to the original's row through the strip's parity. A copy
+/// that reads the wrong row, or a chain cut short, is found.
+#[test]
+fn two_rows_jammed_are_equivalent_and_a_wrong_row_is_not() {
+    let plain = "for (i = 0; i < m; i++) {
+  x[i] = 0.0;
+  for (j = 0; j < n; j++)
+    x[i] = x[i] + B[i][j] * y[j];
+}";
+    let jammed = "for (i = 0; i <= m - 2; i += 2) {
+  x[i] = 0.0;
+  x[i + 1] = 0.0;
+  for (j = 0; j < n; j++) {
+    x[i] = x[i] + B[i][j] * y[j];
+    x[i + 1] = x[i + 1] + B[i + 1][j] * y[j];
+  }
+}
+for (; i < m; i++) {
+  x[i] = 0.0;
+  for (j = 0; j < n; j++)
+    x[i] = x[i] + B[i][j] * y[j];
+}";
+    pair("jam2", plain, jammed, Expect::Equivalent);
+    pair(
+        "jam2-row",
+        plain,
+        &jammed.replace("x[i + 1] + B[i + 1][j]", "x[i + 1] + B[i][j]"),
+        Expect::Different,
+    );
+    pair(
+        "jam2-short",
+        plain,
+        &jammed.replacen(
+            "for (j = 0; j < n; j++) {",
+            "for (j = 0; j < n - 1; j++) {",
+            1,
+        ),
+        Expect::Different,
+    );
+}

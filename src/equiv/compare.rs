@@ -14,11 +14,15 @@
 
 use super::dataflow::{Flow, Source};
 use super::program::{Node, Program, Refusal};
+use crate::presburger::row::Row;
 use crate::presburger::{Int, Map, Set, Space};
 use std::collections::HashMap;
 
 /// Widen a pair of nodes on the third time it receives new instances.
 const WIDEN_AFTER: usize = 2;
+/// How many conjunctions of a relation being widened its equalities are looked for in.
+const WIDEN_PIECES: usize = 4;
+
 /// A pair still growing after this many widenings is not decided.
 const MAX_WIDENINGS: usize = 4;
 /// Most obligations processed before giving up.
@@ -459,32 +463,109 @@ pub(super) fn point(space: &Space, params: &[Int], coords: &[Int]) -> Set {
     Set::universe(s).add_constraints(&eqs, &[])
 }
 
+/// Adds `r = v` where an inequality `r >= 0` whose opposite `c - r >= 0` bounds it to a few
+/// values (`c` at most 15: a local's definition, `m - 3 - 3⌊(m - 3)/3⌋` in `0..=2`) can
+/// take one value only (`1`, where the other rows fix `m`'s residue). A row whose test
+/// runs out of the work budget is left as it is.
+fn pin_residues(b: &mut crate::presburger::basic::Basic) {
+    let ineqs = b.ineqs().to_vec();
+    let mut seen: Vec<&Row> = vec![];
+    for r in &ineqs {
+        if seen.contains(&r) {
+            continue;
+        }
+        seen.push(r);
+        let opposite = ineqs.iter().find_map(|o| {
+            let sum: Vec<Int> = r.iter().zip(o).map(|(a, b)| a + b).collect();
+            sum[1..].iter().all(|v| v.is_zero()).then(|| sum[0].clone())
+        });
+        let Some(c) = opposite
+            .and_then(|c| c.to_i64())
+            .filter(|c| (1..=15).contains(c))
+        else {
+            continue;
+        };
+        let mut feasible = vec![];
+        for v in 0..=c {
+            let mut t = b.clone();
+            let mut eq = r.clone();
+            eq[0] -= &Int::from(v);
+            t.add_eq(eq);
+            match t.try_is_empty() {
+                Ok(false) => feasible.push(v),
+                Ok(true) => {}
+                Err(_) => return,
+            }
+        }
+        if let [v] = feasible[..] {
+            let mut eq = r.clone();
+            eq[0] -= &Int::from(v);
+            b.add_eq(eq);
+        }
+    }
+}
+
+/// The equalities over the first `w` columns (constant, parameters, dimensions) that the
+/// equalities `eqs` imply by rational combination: each local column is eliminated with
+/// the first row that has it.
+fn without_locals(eqs: &[Row], w: usize) -> Vec<Vec<Int>> {
+    let mut rows: Vec<Row> = eqs.to_vec();
+    let width = rows.first().map_or(w, |r| r.len());
+    for col in w..width {
+        let Some(p) = rows.iter().position(|r| !r[col].is_zero()) else {
+            continue;
+        };
+        let pivot = rows.swap_remove(p);
+        for r in &mut rows {
+            crate::presburger::row::cancel(r, &pivot, col);
+        }
+    }
+    rows.into_iter()
+        .filter(|r| r[w..].iter().all(|v| v.is_zero()) && r[..w].iter().any(|v| !v.is_zero()))
+        .map(|mut r| {
+            let g = r[..w].iter().fold(Int::ZERO, |g, v| g.gcd(v));
+            if !g.is_zero() && !g.is_one() {
+                crate::presburger::row::divide_exact(&mut r[..w], &g);
+            }
+            r[..w].to_vec()
+        })
+        .collect()
+}
+
 /// The constraints of `old`'s first conjunction (over parameters and dimensions) that
-/// every pair of `all` satisfies, within `bound`: a relation that contains `all`.
+/// every pair of `all` satisfies, within `bound`: a relation that contains `all`. The
+/// equalities are looked for in its first few conjunctions: one piece of a strip's
+/// pairs may hold one residue of a parameter, and the relation between a row and its
+/// strip (`i = 3c + 2`) comes out of a piece where the residue is known.
 fn widen(old: &Map, all: &Map, bound: &Map) -> Map {
     let old = old.coalesce();
-    let Some(b) = old.parts().first() else {
+    let Some(first) = old.parts().first() else {
         return bound.clone();
     };
-    let w = 1 + b.n_param() + b.n_dim();
+    let w = 1 + first.n_param() + first.n_dim();
     let holds = |r: &[Int]| super::plain::holds(all, r);
     let mut eqs = vec![];
     let mut ineqs = vec![];
-    // The equalities, and their pairwise differences and sums (`i = n - 1` and
-    // `i' = n - 1` give `i = i'`), without locals.
-    let rows: Vec<Vec<Int>> = b
-        .eqs()
-        .iter()
-        .filter(|r| r[w..].iter().all(|v| v.is_zero()))
-        .map(|r| r[..w].to_vec())
-        .collect();
-    let mut cands = rows.clone();
-    for (x, r1) in rows.iter().enumerate() {
-        for r2 in &rows[x + 1..] {
-            cands.push(r1.iter().zip(r2).map(|(a, b)| a - b).collect());
-            cands.push(r1.iter().zip(r2).map(|(a, b)| a + b).collect());
+    let mut cands: Vec<Vec<Int>> = vec![];
+    for part in old.parts().iter().take(WIDEN_PIECES) {
+        // Inequalities that hold with equality (a local's definition at a known parity:
+        // `m - 2 - 2⌊(m - 2)/2⌋ = 1` where `m` is odd) become equalities; the locals are
+        // eliminated (`2e = i` and `2e = i'` give `i = i'`); then the rows, their pairwise
+        // differences and sums (`i = n - 1` and `i' = n - 1` give `i = i'`).
+        let mut b = part.clone();
+        b.detect_equalities();
+        pin_residues(&mut b);
+        let rows = without_locals(b.eqs(), w);
+        for (x, r1) in rows.iter().enumerate() {
+            for r2 in &rows[x + 1..] {
+                cands.push(r1.iter().zip(r2).map(|(a, b)| a - b).collect());
+                cands.push(r1.iter().zip(r2).map(|(a, b)| a + b).collect());
+            }
         }
+        cands.extend(rows);
     }
+    cands.sort();
+    cands.dedup();
     for r in cands {
         if r.iter().all(|v| v.is_zero()) {
             continue;
@@ -497,7 +578,7 @@ fn widen(old: &Map, all: &Map, bound: &Map) -> Map {
             _ => {}
         }
     }
-    for r in b.ineqs() {
+    for r in first.ineqs() {
         if r[w..].iter().all(|v| v.is_zero()) && holds(&r[..w]) {
             ineqs.push(r[..w].to_vec());
         }
