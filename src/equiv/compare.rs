@@ -20,9 +20,6 @@ use std::collections::HashMap;
 
 /// Widen a pair of nodes on the third time it receives new instances.
 const WIDEN_AFTER: usize = 2;
-/// How many conjunctions of a relation being widened its equalities are looked for in.
-const WIDEN_PIECES: usize = 4;
-
 /// A pair still growing after this many widenings is not decided.
 const MAX_WIDENINGS: usize = 4;
 /// Most obligations processed before giving up.
@@ -533,10 +530,7 @@ fn without_locals(eqs: &[Row], w: usize) -> Vec<Vec<Int>> {
 }
 
 /// The constraints of `old`'s first conjunction (over parameters and dimensions) that
-/// every pair of `all` satisfies, within `bound`: a relation that contains `all`. The
-/// equalities are looked for in its first few conjunctions: one piece of a strip's
-/// pairs may hold one residue of a parameter, and the relation between a row and its
-/// strip (`i = 3c + 2`) comes out of a piece where the residue is known.
+/// every pair of `all` satisfies, within `bound`: a relation that contains `all`.
 fn widen(old: &Map, all: &Map, bound: &Map) -> Map {
     let old = old.coalesce();
     let Some(first) = old.parts().first() else {
@@ -546,26 +540,21 @@ fn widen(old: &Map, all: &Map, bound: &Map) -> Map {
     let holds = |r: &[Int]| super::plain::holds(all, r);
     let mut eqs = vec![];
     let mut ineqs = vec![];
-    let mut cands: Vec<Vec<Int>> = vec![];
-    for part in old.parts().iter().take(WIDEN_PIECES) {
-        // Inequalities that hold with equality (a local's definition at a known parity:
-        // `m - 2 - 2⌊(m - 2)/2⌋ = 1` where `m` is odd) become equalities; the locals are
-        // eliminated (`2e = i` and `2e = i'` give `i = i'`); then the rows, their pairwise
-        // differences and sums (`i = n - 1` and `i' = n - 1` give `i = i'`).
-        let mut b = part.clone();
-        b.detect_equalities();
-        pin_residues(&mut b);
-        let rows = without_locals(b.eqs(), w);
-        for (x, r1) in rows.iter().enumerate() {
-            for r2 in &rows[x + 1..] {
-                cands.push(r1.iter().zip(r2).map(|(a, b)| a - b).collect());
-                cands.push(r1.iter().zip(r2).map(|(a, b)| a + b).collect());
-            }
+    // Inequalities that hold with equality (a local's definition at a known parity:
+    // `m - 2 - 2⌊(m - 2)/2⌋ = 1` where `m` is odd) become equalities; the locals are
+    // eliminated (`2e = i` and `2e = i'` give `i = i'`); then the rows, their pairwise
+    // differences and sums (`i = n - 1` and `i' = n - 1` give `i = i'`).
+    let mut b = first.clone();
+    b.detect_equalities();
+    pin_residues(&mut b);
+    let rows = without_locals(b.eqs(), w);
+    let mut cands = rows.clone();
+    for (x, r1) in rows.iter().enumerate() {
+        for r2 in &rows[x + 1..] {
+            cands.push(r1.iter().zip(r2).map(|(a, b)| a - b).collect());
+            cands.push(r1.iter().zip(r2).map(|(a, b)| a + b).collect());
         }
-        cands.extend(rows);
     }
-    cands.sort();
-    cands.dedup();
     for r in cands {
         if r.iter().all(|v| v.is_zero()) {
             continue;
