@@ -611,18 +611,6 @@ mod tests {
         assert_eq!(scaled_defines(&[], 0.5), None);
     }
 
-    /// A candidate of the tests: its verdict and timings.
-    struct Cand(Verdict, Option<Measured>, Option<Measured>);
-
-    impl Trial for Cand {
-        fn slots(&self) -> (&Verdict, &Option<Measured>, &Option<Measured>) {
-            (&self.0, &self.1, &self.2)
-        }
-        fn slots_mut(&mut self) -> (&mut Verdict, &mut Option<Measured>, &mut Option<Measured>) {
-            (&mut self.0, &mut self.1, &mut self.2)
-        }
-    }
-
     /// A timer that takes 30 ms and answers one round of 10 ms for each program.
     struct Slow;
 
@@ -670,35 +658,19 @@ mod tests {
         let mut timer = Slow;
         let mut session = Session::new(&job, limits, Instant::now(), &mut timer);
         session.expect_growth(3);
-        let mut cands = vec![Cand(Verdict::Legal, None, None)];
+        let mut cands = vec![T(Verdict::Legal, None, None)];
         let make = |j: &Job| Some(job_like(j, None));
-        let at = session.time(
-            &mut cands,
-            0,
-            true,
-            session.end(),
-            false,
-            &make,
-            "",
-            &mut |_| {},
-        );
-        assert_eq!(at, Attempt::Timed);
+        let end = session.end();
+        let mut time = |session: &mut Session, screen: bool| {
+            session.time(&mut cands, 0, screen, end, false, &make, "", &mut |_| {})
+        };
+        assert_eq!(time(&mut session, true), Attempt::Timed);
         let soon = |ms| Instant::now() + Duration::from_millis(ms);
         assert!(session.fits(true, soon(200)));
         assert!(!session.fits(false, soon(100)));
         assert!(session.fits(false, soon(5_000)));
         // A timing at the sizes given replaces the estimate.
-        let at = session.time(
-            &mut cands,
-            0,
-            false,
-            session.end(),
-            false,
-            &make,
-            "",
-            &mut |_| {},
-        );
-        assert_eq!(at, Attempt::Timed);
+        assert_eq!(time(&mut session, false), Attempt::Timed);
         assert!(session.fits(false, soon(100)));
     }
 
@@ -802,6 +774,7 @@ mod tests {
         assert!(difference_reason(&ended).ends_with("transformed (end of output)"));
     }
 
+    /// A candidate of the tests: its verdict and timings.
     struct T(Verdict, Option<Measured>, Option<Measured>);
 
     impl Trial for T {
