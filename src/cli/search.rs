@@ -28,7 +28,7 @@ pub struct SearchArgs {
     /// Time limit of the whole search in seconds, computing the space, building and checking
     /// the schedules included: at the limit the search stops building and checking and
     /// answers with what it has found (saying so), and no timing starts that would not end
-    /// by then, judging by the longest so far. Not `--budget`: that is the integer core's
+    /// by then, judging by the timings so far. Not `--budget`: that is the integer core's
     /// work budget, as for every command.
     #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
     pub time_limit: f64,
@@ -352,6 +352,13 @@ impl<'a> Summary<'a> {
                 "the time limit ({} s) ran out while checking the candidates: {} schedule(s) \
                  built were not checked",
                 a.time_limit, r.unchecked
+            ),
+            // Every legal candidate timed somewhere: what was refused is a finalist's
+            // timing at the sizes asked for.
+            _ if timed == legal => format!(
+                "the time limit ({} s) ended the timing: not every finalist was timed at the \
+                 sizes asked for",
+                a.time_limit
             ),
             _ => format!(
                 "the time limit ({} s) ended the timing: candidates left untimed",

@@ -47,7 +47,7 @@ pub struct TuneArgs {
     #[arg(short = 'o', value_name = "TUNED.loopy")]
     pub output: Option<PathBuf>,
     /// Time limit of the whole run in seconds, checking and building included: no timing
-    /// starts that would not end by then, judging by the longest so far.
+    /// starts that would not end by then, judging by the timings so far.
     #[arg(long, value_name = "SECONDS", default_value_t = 600.0)]
     pub time_limit: f64,
     /// Screen candidates with the integer `-D` sizes multiplied by this fraction, and time

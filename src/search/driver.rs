@@ -59,7 +59,7 @@ impl Kind {
 pub struct SearchSettings {
     /// Time limit of the whole search in seconds, counted from its start: building and
     /// checking stop at it (the search answers with what it has), and no timing starts that
-    /// would not end before its phase's deadline, judging by the longest one so far.
+    /// would not end before its phase's deadline, judging by the timings so far.
     pub time_limit: f64,
     /// Time candidates (false: build and check them only).
     pub bench: bool,
@@ -687,7 +687,7 @@ impl State<'_, '_, '_> {
                 };
                 c.not_timed = Some(format!(
                     "not timed: it would not have ended before the time limit{kept}, judging \
-                     by the longest timing so far"
+                     by the timings so far"
                 ));
             }
         }
@@ -1462,11 +1462,7 @@ impl State<'_, '_, '_> {
             return;
         }
         self.time(c, false, self.end, true);
-        self.session
-            .settle_screening(self.candidates[c].timing.as_ref());
-        if !self.session.screening() {
-            self.candidates[c].screen = None;
-        }
+        self.session.settle_screening(&mut self.candidates[c]);
     }
 }
 

@@ -270,12 +270,18 @@ impl<'t> Session<'t> {
         self.screening() && screened.is_some_and(|m| m.original >= self.limits.screen_above)
     }
 
-    /// Screening pays only when the program is slow: given the first timing at the sizes
-    /// given, it is dropped when the original took less than `screen_above` there.
-    pub fn settle_screening(&mut self, first: Option<&Measured>) {
-        if first.is_some_and(|m| m.original < self.limits.screen_above) {
+    /// Screening pays only when the program is slow: given the first candidate, timed at
+    /// the sizes given after [`Session::screening_pays`] could not tell, screening is
+    /// dropped when the original took less than `screen_above` there, and with it the
+    /// candidate's timing at the screening sizes (nothing else is timed there).
+    pub fn settle_screening<C: Trial>(&mut self, first: &mut C) {
+        if first
+            .measured(false)
+            .is_some_and(|m| m.original < self.limits.screen_above)
+        {
             self.screen_job = None;
             self.screen_defines = None;
+            *first.slots_mut().1 = None;
         }
     }
 
@@ -295,7 +301,9 @@ impl<'t> Session<'t> {
     }
 
     /// Whether a timing (at the screening sizes or not) started now would end before
-    /// `deadline`, judging by the longest one so far.
+    /// `deadline`, judging by the longest one so far at the same sizes; before any at the
+    /// sizes given, by the longest screening one with its runs grown to them
+    /// ([`Session::expect_growth`]).
     pub fn fits(&self, screen: bool, deadline: Instant) -> bool {
         let expected = match (screen, self.longest) {
             (true, [_, s]) => s.unwrap_or_default(),

@@ -340,7 +340,7 @@ pub struct Tuning {
     pub specs: Specs,
     pub order: Order,
     /// Seconds for the whole run, counted from its start: no timing starts that would not
-    /// end before its phase's deadline, judging by the longest so far.
+    /// end before its phase's deadline, judging by the timings so far.
     pub time_limit: f64,
     /// Screening: the integer `-D NAME=VALUE` sizes multiplied by this (1: no screening).
     pub screen: f64,
@@ -684,8 +684,6 @@ impl State<'_, '_> {
         k
     }
 
-    /// Times a legal candidate not timed yet (at the screening sizes when `screen`), unless
-    /// it would not end before `deadline`.
     /// Screening only pays when the program is slow: the first candidate is timed at the
     /// screening sizes; when the original took `screen_above` seconds or more there,
     /// screening stays. Otherwise it is timed at the sizes given too, and screening is
@@ -701,13 +699,11 @@ impl State<'_, '_> {
             return;
         }
         self.time(c, false, end);
-        self.session
-            .settle_screening(self.candidates[c].timing.as_ref());
-        if !self.session.screening() {
-            self.candidates[c].screen = None;
-        }
+        self.session.settle_screening(&mut self.candidates[c]);
     }
 
+    /// Times a legal candidate not timed yet (at the screening sizes when `screen`), unless
+    /// it would not end before `deadline`.
     fn time(&mut self, idx: usize, screen: bool, deadline: Instant) {
         self.time_again(idx, screen, deadline, "", false);
     }
@@ -829,7 +825,7 @@ pub fn tune(
     let end = s.session.end();
     let x0: Vec<i64> = s.params.iter().map(|p| p.start).collect();
     // Screening pays only when the original is slow at the sizes given: the script's own
-    // values are timed there first.
+    // values decide it (`settle_screening`).
     let depth = s.kernel.scop.statements.iter().map(|st| st.iterators.len());
     s.session.expect_growth(depth.max().unwrap_or(1));
     if s.session.screening() {

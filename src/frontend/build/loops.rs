@@ -52,7 +52,7 @@ impl<'a> Builder<'a> {
             Start::Continues(l) => {
                 if !step.abs().is_one() || step.is_positive() != l.up {
                     return Ok(Err(format!(
-                        "the loop continues from the value `{c_name}` was left with, by a step other than the earlier loop's direction by one"
+                        "the loop continues from the value `{c_name}` was left with, but its step is not one in the earlier loop's direction"
                     )));
                 }
                 (vec![], false)
