@@ -27,6 +27,45 @@ fn default_handles_name_tagged_statements() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// In a slice too: cholesky-pb's hand script written with the default handles of its
+/// tagged statements (`S0` for `Lower`, …) generates the same code; a name that is no
+/// statement of the segment is refused.
+#[test]
+fn default_handles_name_tagged_statements_in_slices() {
+    let d = scratch("handles", "slices");
+    let k = "examples/cholesky-pb/cholesky-pb.c";
+    let s = d.join("by-name.loopy");
+    std::fs::write(
+        &s,
+        "block_slices({S0, S1, S2, S3}, {S0: i, S1: i, S2: i, S3: i}, \
+         {S0: j, S1: j, S2: i, S3: i}, 64)\n",
+    )
+    .unwrap();
+    let (code, tagged, err) = loopy(&["apply", k, "examples/cholesky-pb/cholesky-pb.loopy"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, named, err) = loopy(&["apply", k, s.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let body = |t: &str| {
+        t.lines()
+            .filter(|l| !l.contains(".loopy"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(body(&tagged), body(&named));
+    std::fs::write(
+        &s,
+        "hoist({S0, S1, S2, S3}, {S0: i, S1: i, S9: i, S3: i})\n",
+    )
+    .unwrap();
+    let (code, _, err) = loopy(&["check", k, s.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("`S9` is not a statement of the segment"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// A kernel without any tag: scripts name its statements `S0`, `S1`, … and are checked as
 /// usual (legal and illegal).
 #[test]

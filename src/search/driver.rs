@@ -14,6 +14,7 @@ use super::blocks;
 use super::cost::{self, CostModel};
 use super::finish;
 use super::fusion::Outer;
+use super::hoist;
 use super::jam;
 use super::recipe::{self, BlisSizes, Contraction, Recognised};
 use super::rows;
@@ -393,8 +394,30 @@ impl State<'_, '_, '_> {
                 self.skip_recipe("row-jam", *st, why);
             }
             self.add_jams(&all.jams, &sizes, &mut legal);
+            self.add_hoists(&all.hoists, &mut legal);
         }
         legal
+    }
+
+    /// The hoisting recipe's candidates, one per pair of slices it proposes, blocks of the
+    /// search's first tile size; the legal ones are added to `legal`.
+    fn add_hoists(&mut self, found: &[hoist::Hoist], legal: &mut Vec<usize>) {
+        let size = self.settings.tile_start;
+        for h in found {
+            let variant = format!(
+                "hoisting recipe on {} (slices {} then {}, blocks of {size})",
+                hoist::group(h, &self.names),
+                hoist::slice_text(&h.first, &self.names),
+                hoist::slice_text(&h.second, &self.names)
+            );
+            let lines = hoist::script(h, &self.names, size);
+            let Some(c) = self.add_lines(None, Some(Kind::Recipe), variant, lines, true) else {
+                return;
+            };
+            if self.candidates[c].verdict == Verdict::Legal && !legal.contains(&c) {
+                legal.push(c);
+            }
+        }
     }
 
     /// The forms in which each recipe is proposed, `true` for the one on the threads: for
@@ -776,12 +799,27 @@ pub fn changes(
     let mut marks = vec![];
     let mut worse: Vec<(f64, Variant)> = vec![];
     for &j in &bands {
+        // A band whose statements share its innermost loop is tried with that loop split
+        // as well (each statement its own innermost loop), with each tile size and alone:
+        // a stencil's fused sweeps are faster apart inside their tiles, but neither change
+        // alone needs to be faster than the schedule it is tried on.
+        let split = script::splittable(b, j) && !v0.split[j];
         if b.bands[j].len >= 2 {
             for &size in tile_sizes {
                 let mut w = v0.clone();
                 w.tile[j] = size;
+                if split {
+                    let mut both = w.clone();
+                    both.split[j] = true;
+                    tiles.push(both);
+                }
                 tiles.push(w);
             }
+        }
+        if split {
+            let mut w = v0.clone();
+            w.split[j] = true;
+            tiles.push(w);
         }
         let orders = model.band_orders(b, v0, j);
         let own = orders
@@ -1005,6 +1043,7 @@ fn recognise_recipes(kernel: &Kernel, run: &Run, names: &Names, limited: Limited
             rows: r,
             splits: split::splits(scop),
             jams: jam::jams(scop, names),
+            hoists: hoist::hoists(&run.interp.state, program, deps),
         };
     };
     if limited(recognise).is_err() {
@@ -1021,6 +1060,7 @@ struct Found {
     rows: Vec<rows::Found>,
     splits: Vec<split::Split>,
     jams: Vec<jam::Found>,
+    hoists: Vec<hoist::Hoist>,
 }
 
 /// The answer's `param` lines tuned in `seconds` ([`finish::finish`]), or why not: the
@@ -1250,9 +1290,13 @@ impl State<'_, '_, '_> {
     ) -> Vec<(usize, Variant, usize)> {
         let mut timed: Vec<(usize, Variant, usize)> = vec![];
         // At the sizes asked for, even when screening: the answer is chosen among the
-        // candidates timed there, and a screened recipe could lose to any of them.
+        // candidates timed there, and a screened recipe could lose to any of them. When
+        // screening and one would not end in time there (cholesky-pb at LARGE: its
+        // program's own set-up takes longer than the kernel), it is screened instead and
+        // competes for the finalists' places like the schedules.
         for &c in recipes {
-            self.time(c, false, greedy_end, true);
+            let full = !screening || self.fits(false, greedy_end);
+            self.time(c, !full, greedy_end, full);
         }
         for (k, v, _) in reps {
             let sc = &schedules[*k];
@@ -1307,6 +1351,14 @@ impl State<'_, '_, '_> {
                 let mut v = Variant::plain(b);
                 tiled(b, &mut v);
                 self.add(sc.interleaving, sc.kind, b, &v);
+                // And with the innermost loop of each band that has one to split split.
+                let split: Vec<bool> = (0..b.bands.len())
+                    .map(|j| script::splittable(b, j))
+                    .collect();
+                if split.contains(&true) {
+                    v.split = split;
+                    self.add(sc.interleaving, sc.kind, b, &v);
+                }
             }
         }
         match reps.first() {
@@ -1316,9 +1368,20 @@ impl State<'_, '_, '_> {
                 let b = sc.built.as_ref().expect("built");
                 let mut v = v.clone();
                 tiled(b, &mut v);
-                self.add(sc.interleaving, sc.kind, b, &v)
-                    .filter(|&c| self.candidates[c].verdict == Verdict::Legal)
-                    .or(base[*k])
+                // Its innermost loops split where they can be and that is legal (a
+                // stencil's fused sweeps: docs/search.md), else as it is.
+                let mut split = v.clone();
+                for (j, s) in split.split.iter_mut().enumerate() {
+                    *s = v.tile[j] > 0 && script::splittable(b, j);
+                }
+                let mut first = None;
+                for w in [&split, &v] {
+                    if first.is_none() {
+                        first = (self.add(sc.interleaving, sc.kind, b, w))
+                            .filter(|&c| self.candidates[c].verdict == Verdict::Legal);
+                    }
+                }
+                first.or(base[*k])
             }
             None => None,
         }
@@ -1372,6 +1435,9 @@ impl State<'_, '_, '_> {
                     }
                     if ch.parallel[j] != v0.parallel[j] {
                         w.parallel[j] = ch.parallel[j];
+                    }
+                    if ch.split[j] != v0.split[j] {
+                        w.split[j] = ch.split[j];
                     }
                 }
                 if w == v {

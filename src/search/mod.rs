@@ -14,6 +14,7 @@ pub mod fuse;
 pub mod fusion;
 #[cfg(test)]
 mod fusion_tests;
+pub mod hoist;
 pub mod jam;
 #[cfg(test)]
 mod playoff_tests;

@@ -32,6 +32,9 @@ pub struct Variant {
     pub tile: Vec<u32>,
     /// Per band: mark its outermost loop `parallel`.
     pub parallel: Vec<bool>,
+    /// Per band: its statements distributed at its innermost loop, inside the tiles, so that
+    /// each runs its own innermost loop (only where [`splittable`]).
+    pub split: Vec<bool>,
 }
 
 impl Variant {
@@ -41,6 +44,7 @@ impl Variant {
             order: b.bands.iter().map(|x| (0..x.len).collect()).collect(),
             tile: vec![0; b.bands.len()],
             parallel: vec![false; b.bands.len()],
+            split: vec![false; b.bands.len()],
         }
     }
 
@@ -55,6 +59,9 @@ impl Variant {
             }
             if self.tile[k] > 0 {
                 what.push(format!("tiled {}", self.tile[k]));
+            }
+            if self.split[k] {
+                what.push("innermost loop split".to_string());
             }
             if self.parallel[k] {
                 what.push("parallel".to_string());
@@ -82,6 +89,26 @@ fn handles(stmts: &[usize], names: &Names) -> String {
         let h: Vec<&str> = stmts.iter().map(|&s| names.handles[s].as_str()).collect();
         format!("{{{}}}", h.join(", "))
     }
+}
+
+/// Whether band `k` can be split at its innermost loop: it is the innermost loop of each of
+/// its statements, and two of them that run one after the other share it.
+pub fn splittable(b: &Built, k: usize) -> bool {
+    !split_pairs(b, k).is_empty()
+}
+
+/// The neighbours (in [`Built::order`]) of band `k` that share its innermost loop, when that
+/// loop is the innermost of every statement of the band.
+fn split_pairs(b: &Built, k: usize) -> Vec<(usize, usize)> {
+    let band = &b.bands[k];
+    let end = band.start + band.len;
+    if band.len == 0 || band.stmts.iter().any(|&s| b.rows[s].len() != end) {
+        return vec![];
+    }
+    (b.order.windows(2))
+        .map(|w| (w[0], w[1]))
+        .filter(|(s, t)| band.stmts.contains(s) && band.stmts.contains(t) && b.shared[*s] >= end)
+        .collect()
 }
 
 /// The rows of every statement after the variant's band orders.
@@ -183,6 +210,28 @@ pub fn write(b: &Built, v: &Variant, names: &Names) -> Result<Vec<String>, Strin
             {
                 shift_after[j] += band.len;
             }
+        }
+    }
+    // Splits, after the tiles: each pair of neighbours of the band that share its innermost
+    // loop keeps only the loops around it (its own tile loops and those of outer bands
+    // included).
+    for (k, band) in b.bands.iter().enumerate() {
+        if !v.split[k] {
+            continue;
+        }
+        let tiled = if v.tile[k] > 0 && band.len >= 2 {
+            band.len
+        } else {
+            0
+        };
+        let depth = band.start + band.len + tiled + shift_after[k];
+        for (s, t) in split_pairs(b, k) {
+            lines.push(format!(
+                "realign({}, {}, {})",
+                names.handles[s],
+                names.handles[t],
+                depth - 1
+            ));
         }
     }
     // Parameters are declared before the lines that use them.

@@ -208,14 +208,14 @@ impl Interpreter {
         entries: &'e [SliceEntry],
         source: &str,
         slice_span: &Span,
-    ) -> Result<BTreeMap<&'e str, &'e SliceEntry>, Diagnostic> {
+    ) -> Result<BTreeMap<String, &'e SliceEntry>, Diagnostic> {
         let names: BTreeSet<String> = members.iter().map(|&i| self.stmt_label(i)).collect();
-        let mut given: BTreeMap<&str, &SliceEntry> = BTreeMap::new();
+        let mut given: BTreeMap<String, &SliceEntry> = BTreeMap::new();
         for e in entries {
-            if !names.contains(&e.name) {
+            let Some(label) = self.entry_statement(&e.name, &names) else {
                 return Err(not_in_segment(ctx, e, &names, source));
-            }
-            if given.insert(&e.name, e).is_some() {
+            };
+            if given.insert(label, e).is_some() {
                 return Err(Diagnostic::new(
                     codes::INVALID_ARGUMENT,
                     format!("`{}` is given two slicing loops", e.name),
@@ -243,11 +243,27 @@ impl Interpreter {
         Ok(given)
     }
 
+    /// The statement (its label, one of `names`) that a slice entry's name stands for: a
+    /// statement's name, or a handle that names one statement alone (a default handle `S2`
+    /// of a tagged statement, a tag of one statement).
+    fn entry_statement(&self, name: &str, names: &BTreeSet<String>) -> Option<String> {
+        if names.contains(name) {
+            return Some(name.to_string());
+        }
+        let &h = self.state.handles.get(name)?;
+        let pieces = self.state.members(&self.state.components[h].positions);
+        let first = *pieces.first()?;
+        let stmt = self.state.pieces[first].stmt;
+        let one = pieces.iter().all(|&i| self.state.pieces[i].stmt == stmt);
+        let label = self.stmt_label(first);
+        (one && names.contains(&label)).then_some(label)
+    }
+
     /// The level of each member, as an index into its iterators, with its alignment.
     fn slicing_levels(
         &self,
         members: &[usize],
-        given: &BTreeMap<&str, &SliceEntry>,
+        given: &BTreeMap<String, &SliceEntry>,
         source: &str,
     ) -> Result<BTreeMap<usize, (usize, i64)>, Diagnostic> {
         let mut level_of: BTreeMap<usize, (usize, i64)> = BTreeMap::new();
