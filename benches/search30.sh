@@ -12,6 +12,11 @@
 #   LIMIT=120 benches/search30.sh           (each search's --time-limit; default the search's)
 #   REUSE=1 OUT=dir benches/search30.sh     (time again the scripts an earlier run left in
 #                                            dir, without searching; seconds from its JSON)
+#   NOBENCH=1 benches/search30.sh           (`search --no-bench`: the model's answer, nothing
+#                                            timed by the search)
+#   POLLY=0 benches/search30.sh             (no Polly column; by default the original built
+#                                            with clang-16 -O3 -march=native -mllvm -polly
+#                                            runs in the same rounds when clang-16 has Polly)
 #
 # For each kernel: `loopy search KERNEL.c -D <sizes> --format json -o best.loopy` (default
 # limits: 300 s, 48 interleavings scheduled, tile sizes around the machine model's); the
@@ -34,6 +39,21 @@ LOOPY=${LOOPY:-target/release/loopy}
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 manifest=examples/loopy.toml
+CLANG=${CLANG:-clang-16}
+CC_CHECK=${CC:-cc}
+polly=0
+if [ "${POLLY:-1}" = 1 ]; then
+  if command -v "$CLANG" >/dev/null 2>&1 && \
+     echo 'int main(void){return 0;}' | "$CLANG" -O3 -mllvm -polly -x c - -o /dev/null 2>/dev/null; then
+    polly=1
+  else
+    echo "note: $CLANG with Polly is not installed (apt-get install clang-16 libpolly-16-dev); no Polly column"
+  fi
+fi
+pnote=""
+[ "$polly" = 1 ] && pnote=" and the original under Polly ($CLANG -O3 -march=native -mllvm -polly)"
+nobench=()
+[ "${NOBENCH:-0}" = 1 ] && nobench=(--no-bench)
 # The manifest's sizes.SIZE of the first entry for examples/K/K.c, as -D flags.
 sizes() {
   awk -v want="\"$1/$1.c\"" -v field="sizes.$size" '
@@ -43,8 +63,8 @@ sizes() {
   ' "$manifest" | tr -d '[],"'
 }
 first() { sed -n 's/.*"'"$1"'": *"\{0,1\}\([^",]*\)"\{0,1\},\{0,1\}$/\1/p' "$2" | head -1; }
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; $(${CC:-cc} --version | head -1); size $size; load $(cut -d' ' -f1-3 /proc/loadavg)${LIMIT:+; time limit $LIMIT s}"
-printf '%-16s %8s %6s %6s %8s %8s %8s  %s\n' kernel seconds timed legal search hand ratio "hand script"
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; $(${CC:-cc} --version | head -1); size $size; load $(cut -d' ' -f1-3 /proc/loadavg)${LIMIT:+; time limit $LIMIT s}${nobench:+; search --no-bench}"
+printf '%-16s %8s %6s %6s %8s %8s %8s %8s %8s  %s\n' kernel seconds timed legal search hand ratio polly "s/polly" "hand script"
 for k in "${kernels[@]}"; do
   src=examples/$k/$k.c
   defs=()
@@ -58,7 +78,8 @@ for k in "${kernels[@]}"; do
     start=$(date +%s.%N)
     limit=()
     [ -n "${LIMIT:-}" ] && limit=(--time-limit "$LIMIT")
-    "$LOOPY" search "$src" "${defs[@]}" ${limit[@]+"${limit[@]}"} --format json -o "$out/$k-best.loopy" \
+    "$LOOPY" search "$src" "${defs[@]}" ${limit[@]+"${limit[@]}"} ${nobench[@]+"${nobench[@]}"} \
+      --format json -o "$out/$k-best.loopy" \
       >"$out/$k-search.json" 2>"$out/$k-search.err" || rc=$?
     secs=$(echo "$(date +%s.%N) - $start" | bc -l)
   fi
@@ -66,7 +87,7 @@ for k in "${kernels[@]}"; do
     printf '%-16s %8.1f  search found no script (exit %s): see %s\n' "$k" "$secs" "$rc" "$out/$k-search.err"
     continue
   fi
-  timed=$(grep -c '"transformed_seconds"' "$out/$k-search.json" || true)
+  timed=$(grep -c "\"transformed_seconds\": [0-9]" "$out/$k-search.json" || true)
   legal=$(grep -c '"verdict": "legal"' "$out/$k-search.json" || true)
   # The best hand script, chosen by the manifest's bench (its own rounds).
   "$LOOPY" bench --manifest "$manifest" --best --threads 1 --size "$size" --runs "$runs" \
@@ -84,6 +105,24 @@ for k in "${kernels[@]}"; do
   if [ -n "$hs" ] && "$LOOPY" bench "$src" "$hs" "${defs[@]}" --runs 1 --keep "$w/hand" >/dev/null 2>&1; then
     progs+=("hand:$w/hand/$k.transformed")
   fi
+  # The original (its kept source, the modelled region bracketed by the kernel clock)
+  # built by clang with Polly; its output checked against gcc's build of the original.
+  if [ "$polly" = 1 ] && [ -s "$w/search/$k.original.c" ]; then
+    cdefs=()
+    for d in $(sizes "$k"); do cdefs+=("-D$d"); done
+    srcs=("$w/search/$k.original.c" "$w/search/loopy_kernel_clock.c")
+    if "$CLANG" -O3 -march=native -mllvm -polly -ffp-contract=off "${cdefs[@]}" "${srcs[@]}" \
+         -o "$w/polly-check" -lm 2>/dev/null &&
+       "$CC_CHECK" -O3 -march=native -ffp-contract=off "${cdefs[@]}" "${srcs[@]}" \
+         -o "$w/gcc-check" -lm 2>/dev/null &&
+       cmp -s <("$w/polly-check") <("$w/gcc-check") &&
+       "$CLANG" -O3 -march=native -mllvm -polly "${cdefs[@]}" "${srcs[@]}" -o "$w/polly" -lm \
+         2>/dev/null; then
+      progs+=("polly:$w/polly")
+    else
+      echo "note: $k: Polly's build of the original did not build or printed something else" >&2
+    fi
+  fi
   mkdir -p "$w"
   : >"$w/times"
   # One untimed round first (caches, page tables, clock speed), as `bench` warms up.
@@ -98,9 +137,12 @@ for k in "${kernels[@]}"; do
   o=$(med orig)
   t_s=$(med search)
   t_h=$(med hand)
+  t_p=$(med polly)
   sp() { [ -n "$o" ] && [ -n "$1" ] && echo "$o / $1" | bc -l || echo 0; }
   r=$([ -n "$t_h" ] && [ -n "$t_s" ] && echo "$t_h / $t_s" | bc -l | xargs printf '%.2f' || echo -)
-  printf '%-16s %8.1f %6s %6s %7.2fx %7.2fx %8s  %s\n' "$k" "${secs:-0}" "$timed" "$legal" \
-    "$(sp "$t_s")" "$(sp "$t_h")" "$r" "${hs#examples/}"
+  rp=$([ -n "$t_p" ] && [ -n "$t_s" ] && echo "$t_p / $t_s" | bc -l | xargs printf '%.2f' || echo -)
+  pp=$([ -n "$t_p" ] && printf '%.2fx' "$(sp "$t_p")" || echo -)
+  printf '%-16s %8.1f %6s %6s %7.2fx %7.2fx %8s %8s %8s  %s\n' "$k" "${secs:-0}" "$timed" "$legal" \
+    "$(sp "$t_s")" "$(sp "$t_h")" "$r" "$pp" "$rp" "${hs#examples/}"
 done
-echo "speedups over the original (gcc -O3 -march=native), kernel time, the original and both scripts' programs in the same $runs interleaved rounds (medians); results in $out"
+echo "speedups over the original (gcc -O3 -march=native), kernel time, the original and both scripts' programs${pnote} in the same $runs interleaved rounds (medians); ratio: hand's time / search's; s/polly: Polly's time / search's; results in $out"

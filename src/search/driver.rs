@@ -1366,16 +1366,25 @@ impl State<'_, '_, '_> {
             Some((k, v, _)) => {
                 let sc = &schedules[*k];
                 let b = sc.built.as_ref().expect("built");
+                let plain = v.clone();
                 let mut v = v.clone();
                 tiled(b, &mut v);
                 // Its innermost loops split where they can be and that is legal (a
-                // stencil's fused sweeps: docs/search.md), else as it is.
+                // stencil's fused sweeps: docs/search.md), else as it is; tiled only where
+                // the model finds the tiles cheaper (a stencil whose data fits in the
+                // caches gains nothing from them).
                 let mut split = v.clone();
                 for (j, s) in split.split.iter_mut().enumerate() {
                     *s = v.tile[j] > 0 && script::splittable(b, j);
                 }
+                let cheaper =
+                    (self.model.as_ref()).is_none_or(|m| m.estimate(b, &v) < m.estimate(b, &plain));
+                let tries = match cheaper {
+                    true => [split, v],
+                    false => [plain.clone(), plain],
+                };
                 let mut first = None;
-                for w in [&split, &v] {
+                for w in &tries {
                     if first.is_none() {
                         first = (self.add(sc.interleaving, sc.kind, b, w))
                             .filter(|&c| self.candidates[c].verdict == Verdict::Legal);

@@ -71,7 +71,35 @@ fn step(sub: &[Vec<i64>], dir: &[i64]) -> Vec<i64> {
 /// product of the trips of the loops it moves along, the elements along the innermost loop
 /// that walks its last dimension by less than a line sharing lines (wherever that loop is
 /// among them: the lines touched do not depend on the order).
+///
+/// Where the loops that move it move it along dependent directions (a skewed band's tile:
+/// `t` moves `A[i][j]` by `(-2, -2)` while `i` and `j` move it too; `A[i + j]`), the product
+/// counts the same elements many times: the elements are then those of the image of the
+/// loops' box, a zonotope, counted by its volume ([`zonotope_lines`]).
 pub fn lines(sub: &[Vec<i64>], loops: &[Loop]) -> f64 {
+    // A tiled loop's tile and point loops move along the same direction: one loop of
+    // both trips.
+    let mut moving: Vec<(Vec<i64>, f64)> = vec![];
+    let mut dirs: Vec<&[i64]> = vec![];
+    for l in loops {
+        let s = step(sub, &l.dir);
+        if s.iter().all(|&x| x == 0) {
+            continue;
+        }
+        match dirs.iter().position(|d| *d == l.dir.as_slice()) {
+            Some(k) => moving[k].1 *= l.trip,
+            None => {
+                dirs.push(&l.dir);
+                moving.push((s, l.trip));
+            }
+        }
+    }
+    let steps: Vec<Vec<f64>> = (moving.iter())
+        .map(|(s, _)| s.iter().map(|&x| x as f64).collect())
+        .collect();
+    if rank(&steps) < moving.len() {
+        return zonotope_lines(&moving);
+    }
     let mut elements = 1.0;
     let mut contiguous: Option<(f64, f64)> = None;
     for l in loops {
@@ -89,6 +117,110 @@ pub fn lines(sub: &[Vec<i64>], loops: &[Loop]) -> f64 {
         Some((trip, stride)) => elements / trip * (trip * stride / LINE).ceil().max(1.0),
         None => elements,
     }
+}
+
+/// The lines of the image of a box of loops under an access, for steps that are not
+/// linearly independent: the zonotope `Σ [0, trip]·step` in the array's index space has the
+/// volume `Σ |det(trip·step)|` over every choice of `r` of the steps (`r` their rank), in `r`
+/// of the array's dimensions where they have that rank (its last dimension among them where
+/// it can be); elements along the last dimension share lines.
+fn zonotope_lines(moving: &[(Vec<i64>, f64)]) -> f64 {
+    let d = moving[0].0.len();
+    let scaled: Vec<Vec<f64>> = (moving.iter())
+        .map(|(s, t)| s.iter().map(|&x| x as f64 * t).collect())
+        .collect();
+    let r = rank(&scaled);
+    // The r dimensions: the last one first where it moves, then the others from the right.
+    let mut dims: Vec<usize> = vec![];
+    for c in (0..d).rev() {
+        let mut with = dims.clone();
+        with.push(c);
+        let cols: Vec<Vec<f64>> = (scaled.iter())
+            .map(|row| with.iter().map(|&k| row[k]).collect())
+            .collect();
+        if rank(&cols) == with.len() {
+            dims = with;
+        }
+        if dims.len() == r {
+            break;
+        }
+    }
+    let mut volume = 0.0;
+    for pick in subsets(scaled.len(), r) {
+        let m: Vec<Vec<f64>> = (pick.iter())
+            .map(|&l| dims.iter().map(|&k| scaled[l][k]).collect())
+            .collect();
+        volume += det(m).abs();
+    }
+    let along_last: f64 = scaled.iter().map(|row| row[d - 1].abs()).sum();
+    let lines = match dims.contains(&(d - 1)) && along_last > 0.0 {
+        true => volume / along_last * (along_last / LINE).ceil(),
+        false => volume,
+    };
+    lines.max(1.0)
+}
+
+/// Every choice of `r` of `0..n`, in increasing order.
+fn subsets(n: usize, r: usize) -> Vec<Vec<usize>> {
+    if r == 0 {
+        return vec![vec![]];
+    }
+    if n < r {
+        return vec![];
+    }
+    let mut out = subsets(n - 1, r);
+    for mut s in subsets(n - 1, r - 1) {
+        s.push(n - 1);
+        out.push(s);
+    }
+    out
+}
+
+/// The rank of a small matrix (rows of equal length), by elimination.
+fn rank(rows: &[Vec<f64>]) -> usize {
+    let mut m: Vec<Vec<f64>> = rows.to_vec();
+    let cols = m.first().map_or(0, |r| r.len());
+    let mut r = 0;
+    for c in 0..cols {
+        let Some(p) = (r..m.len()).find(|&i| m[i][c].abs() > 1e-9) else {
+            continue;
+        };
+        m.swap(r, p);
+        for i in r + 1..m.len() {
+            let f = m[i][c] / m[r][c];
+            for k in c..cols {
+                m[i][k] -= f * m[r][k];
+            }
+        }
+        r += 1;
+    }
+    r
+}
+
+/// The determinant of a small square matrix, by elimination.
+fn det(mut m: Vec<Vec<f64>>) -> f64 {
+    let n = m.len();
+    let mut d = 1.0;
+    for c in 0..n {
+        let Some(p) = (c..n).max_by(|&a, &b| m[a][c].abs().total_cmp(&m[b][c].abs())) else {
+            return 0.0;
+        };
+        if m[p][c].abs() < 1e-12 {
+            return 0.0;
+        }
+        if p != c {
+            m.swap(p, c);
+            d = -d;
+        }
+        d *= m[c][c];
+        for i in c + 1..n {
+            let f = m[i][c] / m[c][c];
+            for k in c..n {
+                m[i][k] -= f * m[c][k];
+            }
+        }
+    }
+    d
 }
 
 /// Lines missed by a cache of `capacity` lines over a statement's `loops` with its

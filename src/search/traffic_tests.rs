@@ -85,3 +85,35 @@ fn tiles_cut_the_traffic() {
     let ijk = loops(&[unit(3, 0), unit(3, 2), unit(3, 1)], &[1000.0; 3], &[]);
     assert!(statement(&gemm(), &ijk, &caches) > p);
 }
+
+/// Loops that move an access along dependent directions: the elements are those of the
+/// image of their box, not the product of their trips. `A[i + j]` over `i` and `j` of 100
+/// each touches 199 elements (the volume 200, in 25 lines); a skewed tile of jacobi-2d
+/// (`t` moving `A[i][j]` by `(-2, -2)`, 32 steps each way) touches about 64 rows of 96
+/// elements (the volume 5120), not 32³; a tile loop and its point loop stay one loop.
+#[test]
+fn lines_of_dependent_directions() {
+    let diag = vec![vec![1, 1]];
+    let l = |dir: Vec<i64>, trip: f64| Loop { dir, trip };
+    assert_eq!(
+        lines(&diag, &[l(vec![1, 0], 100.0), l(vec![0, 1], 100.0)]),
+        25.0
+    );
+    let a = vec![vec![-2, 1, 0], vec![-2, 0, 1]];
+    let tile = [
+        l(vec![1, 0, 0], 32.0),
+        l(vec![0, 1, 0], 32.0),
+        l(vec![0, 0, 1], 32.0),
+    ];
+    // Volume 2048 + 2048 + 1024 = 5120 elements; 96 along the last dimension in 12 lines.
+    assert_eq!(lines(&a, &tile), 5120.0 / 96.0 * 12.0);
+    // Tiled i of a row-major walk: tile loop and point loop together are the rows.
+    let b = vec![vec![1, 0], vec![0, 1]];
+    let tiled = [
+        l(vec![1, 0], 4.0),
+        l(vec![0, 1], 1.0),
+        l(vec![1, 0], 25.0),
+        l(vec![0, 1], 100.0),
+    ];
+    assert_eq!(lines(&b, &tiled), 100.0 * 13.0);
+}
