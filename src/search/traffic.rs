@@ -186,10 +186,11 @@ fn rank(rows: &[Vec<f64>]) -> usize {
             continue;
         };
         m.swap(r, p);
-        for i in r + 1..m.len() {
-            let f = m[i][c] / m[r][c];
-            for k in c..cols {
-                m[i][k] -= f * m[r][k];
+        let pivot = m[r].clone();
+        for row in &mut m[r + 1..] {
+            let f = row[c] / pivot[c];
+            for (x, y) in row[c..].iter_mut().zip(&pivot[c..]) {
+                *x -= f * y;
             }
         }
         r += 1;
@@ -213,10 +214,11 @@ fn det(mut m: Vec<Vec<f64>>) -> f64 {
             d = -d;
         }
         d *= m[c][c];
-        for i in c + 1..n {
-            let f = m[i][c] / m[c][c];
-            for k in c..n {
-                m[i][k] -= f * m[c][k];
+        let pivot = m[c].clone();
+        for row in &mut m[c + 1..] {
+            let f = row[c] / pivot[c];
+            for (x, y) in row[c..].iter_mut().zip(&pivot[c..]) {
+                *x -= f * y;
             }
         }
     }
