@@ -467,6 +467,24 @@ fn the_alias_split_recipe_is_not_proposed_where_its_precondition_fails() {
     assert!(!out.contains("alias-split"), "{out}");
 }
 
+/// Every candidate (variant, verdict, script) is legal, has a comment before each step,
+/// and the code `loopy apply` generates from it prints exactly what the original prints.
+fn legal_and_printing_the_same(
+    kernel: &str,
+    cands: &[(String, String, String)],
+    dir: &std::path::Path,
+) {
+    for (k, (variant, verdict, script)) in cands.iter().enumerate() {
+        assert_eq!(verdict, "legal", "{kernel}: {variant}\n{script}");
+        assert_commented(script);
+        let path = dir.join(format!("candidate{k}.loopy"));
+        std::fs::write(&path, script).unwrap();
+        let (want, got) = original_and_generated(kernel, &path, dir);
+        assert!(!want.trim().is_empty(), "{kernel}");
+        assert_eq!(got, want, "{kernel}: {variant}\n{script}");
+    }
+}
+
 /// The row-jam candidates of `search --no-bench --format json` on `kernel`.
 fn jam_candidates(kernel: &str, extra: &[&str]) -> Vec<(String, String, String)> {
     candidates_with(kernel, "row-jam", extra)
@@ -517,20 +535,10 @@ fn the_row_jam_recipe_is_legal_and_prints_what_the_original_prints() {
         let cands = jam_candidates(kernel, &[]);
         assert!(cands.len() >= 2, "{kernel}: {cands:?}");
         let dir = scratch("search_recipe", &format!("jam-{name}"));
-        for (k, (variant, verdict, script)) in cands.iter().enumerate() {
-            assert_eq!(verdict, "legal", "{kernel}: {variant}\n{script}");
-            assert_commented(script);
-            if k == 0 {
-                for needle in needles {
-                    assert!(script.contains(needle), "{needle}:\n{script}");
-                }
-            }
-            let path = dir.join(format!("jam{k}.loopy"));
-            std::fs::write(&path, script).unwrap();
-            let (want, got) = original_and_generated(kernel, &path, &dir);
-            assert!(!want.trim().is_empty(), "{kernel}");
-            assert_eq!(got, want, "{kernel}: {variant}\n{script}");
+        for needle in needles {
+            assert!(cands[0].2.contains(needle), "{needle}:\n{}", cands[0].2);
         }
+        legal_and_printing_the_same(kernel, &cands, &dir);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
@@ -652,15 +660,7 @@ fn the_hoisting_recipe_is_legal_and_prints_what_the_original_prints() {
         assert!(!cands.is_empty(), "{kernel}");
         assert!(cands[0].2.contains(first), "{first}\n{}", cands[0].2);
         let dir = scratch("search_recipe", &format!("hoist-{name}"));
-        for (k, (variant, verdict, script)) in cands.iter().enumerate() {
-            assert_eq!(verdict, "legal", "{kernel}: {variant}\n{script}");
-            assert_commented(script);
-            let path = dir.join(format!("hoist{k}.loopy"));
-            std::fs::write(&path, script).unwrap();
-            let (want, got) = original_and_generated(kernel, &path, &dir);
-            assert!(!want.trim().is_empty(), "{kernel}");
-            assert_eq!(got, want, "{kernel}: {variant}\n{script}");
-        }
+        legal_and_printing_the_same(kernel, &cands, &dir);
         let _ = std::fs::remove_dir_all(&dir);
     }
     for kernel in [

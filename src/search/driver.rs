@@ -307,6 +307,8 @@ struct State<'a, 'b, 't> {
     out_of_time: bool,
     /// The cost model, when the legal space was built.
     model: Option<CostModel>,
+    /// The hoisting recipe's candidates.
+    hoisted: Vec<usize>,
 }
 
 impl State<'_, '_, '_> {
@@ -414,6 +416,7 @@ impl State<'_, '_, '_> {
             let Some(c) = self.add_lines(None, Some(Kind::Recipe), variant, lines, true) else {
                 return;
             };
+            self.hoisted.push(c);
             if self.candidates[c].verdict == Verdict::Legal && !legal.contains(&c) {
                 legal.push(c);
             }
@@ -949,6 +952,7 @@ pub fn search_with(
         unchecked: 0,
         out_of_time: false,
         model: None,
+        hoisted: vec![],
     };
     let model = legal.as_ref().map(|legal| {
         budget::with_cancel(cancel.clone(), || {
@@ -1191,7 +1195,8 @@ impl State<'_, '_, '_> {
             None => vec![],
         };
         if !bench {
-            let first = self.rank_without_timing(schedules, &reps, &recipes, &base, identity);
+            let first =
+                self.rank_without_timing(schedules, &reps, &recipes, &base, (identity, own));
             return Phases {
                 identity,
                 screen_defines: None,
@@ -1335,7 +1340,7 @@ impl State<'_, '_, '_> {
         reps: &[Representative],
         recipes: &[usize],
         base: &[Option<usize>],
-        identity: usize,
+        (identity, own): (usize, Option<usize>),
     ) -> usize {
         let tile_start = self.settings.tile_start;
         let tiled = |b: &Built, v: &mut Variant| {
@@ -1361,8 +1366,60 @@ impl State<'_, '_, '_> {
                 }
             }
         }
+        // The hoisting recipe blocks what tiling cannot reach: it is the answer only where
+        // the model finds the schedule no cheaper than the kernel's own loops.
+        let (hoists, others): (Vec<usize>, Vec<usize>) =
+            recipes.iter().partition(|c| self.hoisted.contains(c));
+        if let Some(&c) = others.first() {
+            return c;
+        }
+        let chosen = self.schedule_without_timing(schedules, reps, base, tiled);
+        match (hoists.first(), chosen) {
+            (Some(&h), Some(c)) if !self.cheaper_than_own(c, schedules, base, (identity, own)) => h,
+            (Some(&h), None) => h,
+            (_, c) => c.unwrap_or(identity),
+        }
+    }
+
+    /// Whether candidate `c` is estimated at most 0.9 of the kernel's own loops (the
+    /// schedule as built whose script is the kernel as it is, else the fused kind on the
+    /// kernel's own interleaving `own`); `false` when either has no estimate.
+    fn cheaper_than_own(
+        &self,
+        c: usize,
+        schedules: &[InterleavingSchedule],
+        base: &[Option<usize>],
+        (identity, own): (usize, Option<usize>),
+    ) -> bool {
+        // The schedule that is the kernel as it is, else the kernel's own loop order
+        // (the fused kind) on its own interleaving.
+        let fused_own = |k: &usize| {
+            own.is_some_and(|o| {
+                schedules[*k].interleaving == o && schedules[*k].kind == Kind::Fused
+            })
+        };
+        let own = (base.iter().position(|&x| x == Some(identity)))
+            .or_else(|| (0..schedules.len()).find(fused_own))
+            .and_then(|k| schedules[k].built.as_ref().ok())
+            .zip(self.model.as_ref())
+            .map(|(b, m)| m.estimate(b, &Variant::plain(b)));
+        match (self.candidates[c].estimate, own) {
+            (Some(e), Some(o)) => e <= 0.9 * o,
+            _ => false,
+        }
+    }
+
+    /// The schedule `--no-bench` answers with: the model's first, tiled and split where
+    /// the model finds the tiles cheaper (`tiled` sets a variant's tiles); `None` without
+    /// one that is legal.
+    fn schedule_without_timing(
+        &mut self,
+        schedules: &[InterleavingSchedule],
+        reps: &[Representative],
+        base: &[Option<usize>],
+        tiled: impl Fn(&Built, &mut Variant),
+    ) -> Option<usize> {
         match reps.first() {
-            _ if !recipes.is_empty() => recipes.first().copied(),
             Some((k, v, _)) => {
                 let sc = &schedules[*k];
                 let b = sc.built.as_ref().expect("built");
@@ -1394,7 +1451,6 @@ impl State<'_, '_, '_> {
             }
             None => None,
         }
-        .unwrap_or(identity)
     }
 
     /// Phase 2: from the fastest schedule, one change at a time, kept when faster; when
