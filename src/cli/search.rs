@@ -21,8 +21,10 @@ pub struct SearchArgs {
     pub kernel: PathBuf,
     /// Write the best script found here: the fastest one timed (a script of one comment
     /// when no candidate beat the original); with `--no-bench`, the one the search ranks
-    /// first without timing (the cost model's cheapest legal schedule, tiled with the first
-    /// tile size).
+    /// first without timing (the first legal recipe, the hoisting recipe only where the
+    /// model finds the schedules no cheaper than the kernel's own loops; else the cost
+    /// model's cheapest legal schedule, tiled where the model finds the tiles cheaper, with
+    /// the size it finds cheapest, each tiled band's innermost loop split where legal).
     #[arg(short = 'o', value_name = "BEST.loopy")]
     pub output: Option<PathBuf>,
     /// Time limit of the whole search in seconds, computing the space, building and checking
@@ -33,7 +35,8 @@ pub struct SearchArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
     pub time_limit: f64,
     /// Build and verify the candidates of every interleaving scheduled (and their tiled
-    /// variants with the first tile size) without compiling or timing anything.
+    /// variants with the first tile size, with and without their innermost loops split)
+    /// without compiling or timing anything.
     #[arg(long)]
     pub no_bench: bool,
     /// Schedule at most this many of the legal outer interleavings (all are counted; when
@@ -41,7 +44,8 @@ pub struct SearchArgs {
     #[arg(long, value_name = "N", default_value_t = 48)]
     pub max_interleavings: usize,
     /// Tile sizes to try on each permutable band (comma-separated; the first is the one
-    /// tried first and the one `--no-bench` writes). Default: the values `loopy tune` tries
+    /// tried first and the one `--no-bench` checks every schedule with; its answer has the
+    /// one the cost model finds cheapest). Default: the values `loopy tune` tries
     /// around the machine model's size (three square tiles of doubles in half the L1 data
     /// cache; 32 when the L1 is unknown): x 1/2, 3/4, 1, 5/4, 3/2, 2.
     #[arg(long, value_name = "SIZES", value_delimiter = ',')]
@@ -81,7 +85,8 @@ pub struct SearchArgs {
     /// Leave out the recipes (the BLIS blocking of contractions, the register blocks of
     /// other products, the row blocks of products through a temporary row, the split of a
     /// loop where it writes what it reads, unroll-and-jam of a row loop whose inner loop
-    /// adds into one element per row): schedules from the legal space only.
+    /// adds into one element per row, the blocking of an imperfect nest by dependence
+    /// hoisting): schedules from the legal space only.
     #[arg(long)]
     pub no_recipes: bool,
     /// After the answer, every candidate in the cost model's order (cheapest estimate

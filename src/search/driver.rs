@@ -1426,6 +1426,20 @@ impl State<'_, '_, '_> {
                 let plain = v.clone();
                 let mut v = v.clone();
                 tiled(b, &mut v);
+                // The tile size the model finds cheapest (the first size on ties).
+                if let Some(m) = self.model.as_ref() {
+                    let mut best = m.estimate(b, &v);
+                    for &size in &self.settings.tile_sizes {
+                        let mut w = v.clone();
+                        for t in w.tile.iter_mut().filter(|t| **t > 0) {
+                            *t = size;
+                        }
+                        let e = m.estimate(b, &w);
+                        if e < best {
+                            (best, v) = (e, w);
+                        }
+                    }
+                }
                 // Its innermost loops split where they can be and that is legal (a
                 // stencil's fused sweeps: docs/search.md), else as it is; tiled only where
                 // the model finds the tiles cheaper (a stencil whose data fits in the
