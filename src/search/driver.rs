@@ -468,7 +468,10 @@ impl State<'_, '_, '_> {
             sets.extend(ok.iter().map(|j| vec![*j]));
         }
         let mut factors: Vec<u64> = vec![];
-        for u in ok.iter().flat_map(|j| j.factors(sizes.latency)) {
+        for u in ok
+            .iter()
+            .flat_map(|j| j.factors(sizes.latency, sizes.issue))
+        {
             if !factors.contains(&u) {
                 factors.push(u);
             }
@@ -1330,10 +1333,11 @@ impl State<'_, '_, '_> {
         timed
     }
 
-    /// Without timing: the tiled variant of each schedule as well, checked; and the
-    /// search's own ranking, the BLIS recipe where it applies and is legal, else the cost
-    /// model's first schedule in its cheapest band orders, tiled with the first tile size,
-    /// else the kernel as it is.
+    /// Without timing: the tiled variant of each schedule as well (and split), checked;
+    /// and the search's own ranking: the first legal recipe other than hoisting, else the
+    /// cost model's first schedule ([`Self::schedule_without_timing`]) unless the model
+    /// finds it no cheaper than the kernel's own loops and a hoisting recipe is legal, else
+    /// the kernel as it is.
     fn rank_without_timing(
         &mut self,
         schedules: &[InterleavingSchedule],
@@ -1356,7 +1360,7 @@ impl State<'_, '_, '_> {
                 let mut v = Variant::plain(b);
                 tiled(b, &mut v);
                 self.add(sc.interleaving, sc.kind, b, &v);
-                // And with the innermost loop of each band that has one to split split.
+                // And the same with the innermost loop of every band that can be split.
                 let split: Vec<bool> = (0..b.bands.len())
                     .map(|j| script::splittable(b, j))
                     .collect();

@@ -73,13 +73,13 @@ impl Jam {
         self.parts.iter().flat_map(|p| p.stmts().to_vec()).collect()
     }
 
-    /// The jam factors to try: enough chains to cover the multiply-add's `latency` with one
-    /// and with two multiply-adds issued per cycle, over the chains of one row, each a power
-    /// of two from 2 to 16.
-    pub fn factors(&self, latency: u64) -> Vec<u64> {
+    /// The jam factors to try: enough chains to cover the multiply-add's `latency` with the
+    /// machine's `issue` multiply-adds per cycle first, then with one and with two, over the
+    /// chains of one row, each a power of two from 2 to 16.
+    pub fn factors(&self, latency: u64, issue: u64) -> Vec<u64> {
         let per_row = (self.chains.len() as u64).max(1);
         let mut out: Vec<u64> = vec![];
-        for issue in [1, 2] {
+        for issue in [issue.max(1), 1, 2] {
             let u = (latency * issue)
                 .div_ceil(per_row)
                 .next_power_of_two()
@@ -568,5 +568,27 @@ fn distribute(pieces: &[Piece], rest: Option<&str>, out: &mut Vec<String>) {
             ),
             format!("realign({}, {other}, 1)", last[0]),
         ]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Jam;
+
+    /// The machine's issue rate first: with a latency of 4 and two multiply-adds a cycle,
+    /// one chain a row wants 8 rows at once, then 4; two chains a row want 4, then 2.
+    #[test]
+    fn jam_factors_cover_the_latency_at_the_machines_issue_rate_first() {
+        let jam = |chains: usize| Jam {
+            parts: vec![],
+            chains: (0..chains).map(|k| (k, format!("x{k}"))).collect(),
+            first: vec![0],
+            upper: vec![],
+            tail: None,
+        };
+        assert_eq!(jam(1).factors(4, 2), vec![8, 4]);
+        assert_eq!(jam(1).factors(4, 1), vec![4, 8]);
+        assert_eq!(jam(2).factors(4, 2), vec![4, 2]);
+        assert_eq!(jam(1).factors(8, 4), vec![16, 8]);
     }
 }

@@ -27,6 +27,8 @@ pub struct BlisSizes {
     pub lanes: u64,
     /// L_FMA: the multiply-add's latency in cycles.
     pub latency: u64,
+    /// N_FMA: the multiply-adds issued per cycle.
+    pub issue: u64,
     /// Where they come from, for the report.
     pub from: String,
 }
@@ -54,6 +56,7 @@ pub fn machine_sizes(machine: Result<&crate::machine::Machine, &str>) -> Result<
         nc,
         lanes: v("NVEC")?,
         latency: u64::from(model.double.inputs.pipeline.fma_latency),
+        issue: u64::from(model.double.inputs.pipeline.fma_per_cycle),
         from,
     })
 }
@@ -435,6 +438,7 @@ mod tests {
             nc: 9616,
             lanes: 8,
             latency: 4,
+            issue: 2,
             from: String::new(),
         }
     }
