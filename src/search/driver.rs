@@ -1304,7 +1304,7 @@ impl State<'_, '_, '_> {
         // competes for the finalists' places like the schedules.
         for &c in recipes {
             let full = !screening || self.fits(false, greedy_end);
-            self.time(c, !full, greedy_end, full);
+            self.time(c, !full, greedy_end, true);
         }
         for (k, v, _) in reps {
             let sc = &schedules[*k];
@@ -1455,8 +1455,8 @@ impl State<'_, '_, '_> {
                 let cheaper =
                     (self.model.as_ref()).is_none_or(|m| m.estimate(b, &v) < m.estimate(b, &plain));
                 let tries = match cheaper {
-                    true => [split, v],
-                    false => [plain.clone(), plain],
+                    true => vec![split, v],
+                    false => vec![plain],
                 };
                 let mut first = None;
                 for w in &tries {

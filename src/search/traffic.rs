@@ -15,6 +15,10 @@
 //! statements do not share their footprints), and every reference to the same array with the
 //! same subscripts up to constants is one.
 
+use crate::presburger::linalg;
+use crate::presburger::row::Row;
+use crate::presburger::Int;
+
 /// Doubles per 64-byte cache line.
 const LINE: f64 = 8.0;
 
@@ -94,10 +98,8 @@ pub fn lines(sub: &[Vec<i64>], loops: &[Loop]) -> f64 {
             }
         }
     }
-    let steps: Vec<Vec<f64>> = (moving.iter())
-        .map(|(s, _)| s.iter().map(|&x| x as f64).collect())
-        .collect();
-    if rank(&steps) < moving.len() {
+    let steps: Vec<Vec<i64>> = moving.iter().map(|(s, _)| s.clone()).collect();
+    if rank(&steps, &(0..sub.len()).collect::<Vec<_>>()) < moving.len() {
         return zonotope_lines(&moving);
     }
     let mut elements = 1.0;
@@ -121,24 +123,20 @@ pub fn lines(sub: &[Vec<i64>], loops: &[Loop]) -> f64 {
 
 /// The lines of the image of a box of loops under an access, for steps that are not
 /// linearly independent: the zonotope `Σ [0, trip]·step` in the array's index space has the
-/// volume `Σ |det(trip·step)|` over every choice of `r` of the steps (`r` their rank), in `r`
-/// of the array's dimensions where they have that rank (its last dimension among them where
-/// it can be); elements along the last dimension share lines.
+/// volume `Σ |det(steps)|·Π trips` over every choice of `r` of the steps (`r` their rank), in
+/// `r` of the array's dimensions where they have that rank (its last dimension among them
+/// where it can be); elements along the last dimension share lines. The determinants and
+/// ranks are the integer core's, exact.
 fn zonotope_lines(moving: &[(Vec<i64>, f64)]) -> f64 {
     let d = moving[0].0.len();
-    let scaled: Vec<Vec<f64>> = (moving.iter())
-        .map(|(s, t)| s.iter().map(|&x| x as f64 * t).collect())
-        .collect();
-    let r = rank(&scaled);
+    let steps: Vec<Vec<i64>> = moving.iter().map(|(s, _)| s.clone()).collect();
+    let r = rank(&steps, &(0..d).collect::<Vec<_>>());
     // The r dimensions: the last one first where it moves, then the others from the right.
     let mut dims: Vec<usize> = vec![];
     for c in (0..d).rev() {
         let mut with = dims.clone();
         with.push(c);
-        let cols: Vec<Vec<f64>> = (scaled.iter())
-            .map(|row| with.iter().map(|&k| row[k]).collect())
-            .collect();
-        if rank(&cols) == with.len() {
+        if rank(&steps, &with) == with.len() {
             dims = with;
         }
         if dims.len() == r {
@@ -146,13 +144,14 @@ fn zonotope_lines(moving: &[(Vec<i64>, f64)]) -> f64 {
         }
     }
     let mut volume = 0.0;
-    for pick in subsets(scaled.len(), r) {
-        let m: Vec<Vec<f64>> = (pick.iter())
-            .map(|&l| dims.iter().map(|&k| scaled[l][k]).collect())
+    for pick in subsets(steps.len(), r) {
+        let m: Vec<Row> = (pick.iter())
+            .map(|&l| dims.iter().map(|&k| Int::from(steps[l][k])).collect())
             .collect();
-        volume += det(m).abs();
+        let trips: f64 = pick.iter().map(|&l| moving[l].1).product();
+        volume += linalg::det(&m).abs().to_i64().unwrap_or(i64::MAX) as f64 * trips;
     }
-    let along_last: f64 = scaled.iter().map(|row| row[d - 1].abs()).sum();
+    let along_last: f64 = moving.iter().map(|(s, t)| s[d - 1].abs() as f64 * t).sum();
     let lines = match dims.contains(&(d - 1)) && along_last > 0.0 {
         true => volume / along_last * (along_last / LINE).ceil(),
         false => volume,
@@ -176,53 +175,13 @@ fn subsets(n: usize, r: usize) -> Vec<Vec<usize>> {
     out
 }
 
-/// The rank of a small matrix (rows of equal length), by elimination.
-fn rank(rows: &[Vec<f64>]) -> usize {
-    let mut m: Vec<Vec<f64>> = rows.to_vec();
-    let cols = m.first().map_or(0, |r| r.len());
-    let mut r = 0;
-    for c in 0..cols {
-        let Some(p) = (r..m.len()).find(|&i| m[i][c].abs() > 1e-9) else {
-            continue;
-        };
-        m.swap(r, p);
-        let pivot = m[r].clone();
-        for row in &mut m[r + 1..] {
-            let f = row[c] / pivot[c];
-            for (x, y) in row[c..].iter_mut().zip(&pivot[c..]) {
-                *x -= f * y;
-            }
-        }
-        r += 1;
-    }
-    r
-}
-
-/// The determinant of a small square matrix, by elimination.
-fn det(mut m: Vec<Vec<f64>>) -> f64 {
-    let n = m.len();
-    let mut d = 1.0;
-    for c in 0..n {
-        let Some(p) = (c..n).max_by(|&a, &b| m[a][c].abs().total_cmp(&m[b][c].abs())) else {
-            return 0.0;
-        };
-        if m[p][c].abs() < 1e-12 {
-            return 0.0;
-        }
-        if p != c {
-            m.swap(p, c);
-            d = -d;
-        }
-        d *= m[c][c];
-        let pivot = m[c].clone();
-        for row in &mut m[c + 1..] {
-            let f = row[c] / pivot[c];
-            for (x, y) in row[c..].iter_mut().zip(&pivot[c..]) {
-                *x -= f * y;
-            }
-        }
-    }
-    d
+/// The rank of integer rows restricted to the columns `cols` (by the integer core's null
+/// space).
+fn rank(rows: &[Vec<i64>], cols: &[usize]) -> usize {
+    let m: Vec<Row> = (rows.iter())
+        .map(|r| cols.iter().map(|&c| Int::from(r[c])).collect())
+        .collect();
+    cols.len() - linalg::null_space(&m, cols.len()).len()
 }
 
 /// Lines missed by a cache of `capacity` lines over a statement's `loops` with its
