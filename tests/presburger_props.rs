@@ -1995,3 +1995,84 @@ fn a_dimension_equal_to_a_floor_of_a_later_one_prints_parseably() {
     let truth = bf_points(&parts, 0, 2, 5);
     check_same("x0 = floor(-x1/2)", &mk_set(0, 2, &parts), 0, 2, 5, &truth).unwrap();
 }
+
+/// Brute-force points of `s` with every coordinate in `[lo, hi]` (parameters first).
+fn points_in_box(s: &Set, n: usize, lo: i64, hi: i64) -> BTreeSet<Vec<i64>> {
+    let mut out = BTreeSet::new();
+    let mut x = vec![lo; n];
+    loop {
+        let np = s.space().n_param();
+        if s.contains(&point(np, &x)) {
+            out.insert(x.clone());
+        }
+        let mut d = 0;
+        while d < n && x[d] == hi {
+            x[d] = lo;
+            d += 1;
+        }
+        if d == n {
+            return out;
+        }
+        x[d] += 1;
+    }
+}
+
+/// A tile coordinate (`k - 7 <= 8e <= k`) is its quotient: making it known takes no
+/// projection and gives one piece, not one splinter per residue.
+#[test]
+fn a_bracketed_local_is_known_without_splinters() {
+    let s = loopy::presburger::parse_set(
+        "[n] -> { [i, k] : exists (e : k - 7 <= 8e <= k and 0 <= i < e and k < n) }",
+        &[],
+    )
+    .unwrap();
+    let b = &s.parts()[0];
+    let known = b.make_divs_known();
+    assert_eq!(known.len(), 1, "{s}");
+    assert!(known[0].divs().iter().all(Option::is_some));
+    let back = Set::from_basic(s.space().clone(), known[0].clone());
+    assert_eq!(
+        points_in_box(&back, 3, -2, 20),
+        points_in_box(&s, 3, -2, 20)
+    );
+}
+
+/// A local that the other constraints fix to a dimension (a writer's tile coordinate that
+/// is the reader's own, `c - 7 <= 8e < j - c9` within the tile `8c..8c + 7`) is that
+/// dimension: one piece without locals; where it is not fixed, nothing is pinned.
+#[test]
+fn a_local_fixed_to_a_dimension_is_pinned() {
+    let fixed = loopy::presburger::parse_set(
+        "[n] -> { [c, i, c9, j] : exists (e : i < n and c >= 0 and i <= 8c + 7 and c9 >= 0 \
+         and 8c + c9 + 1 <= j < i and i - 7 <= 8e < j - c9 and e >= 0) }",
+        &[],
+    )
+    .unwrap();
+    let known = fixed.parts()[0].make_divs_known();
+    assert_eq!(known.len(), 1, "{fixed}");
+    assert_eq!(known[0].n_div(), 0, "{fixed}");
+    let back = Set::from_basic(fixed.space().clone(), known[0].clone());
+    assert_eq!(
+        points_in_box(&back, 5, -1, 12),
+        points_in_box(&fixed, 5, -1, 12)
+    );
+    // Without `i <= 8c + 7`, `e` may exceed `c`: it stays a local (made known by
+    // projection), and the points are the same.
+    let free = loopy::presburger::parse_set(
+        "[n] -> { [c, i, c9, j] : exists (e : i < n and c >= 0 and c9 >= 0 \
+         and 8c + c9 + 1 <= j < i and i - 7 <= 8e < j - c9 and e >= 0) }",
+        &[],
+    )
+    .unwrap();
+    let pieces = free.parts()[0].make_divs_known();
+    assert!(pieces.iter().any(|p| p.n_div() > 0), "{free}");
+    let union = pieces
+        .iter()
+        .fold(Set::empty(free.space().clone()), |u, p| {
+            u.union(&Set::from_basic(free.space().clone(), p.clone()))
+        });
+    assert_eq!(
+        points_in_box(&union, 5, -1, 12),
+        points_in_box(&free, 5, -1, 12)
+    );
+}

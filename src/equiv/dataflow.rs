@@ -185,7 +185,7 @@ fn final_writers(
         .filter(|&t| p.stmts[t].write_array == array)
         .collect();
     let mut out = vec![];
-    let mut remaining = elems.clone();
+    let mut written: Option<Set> = None;
     for &t in &writers {
         let s = &p.stmts[t];
         // The instances with a later write of their element, at any level and by any
@@ -224,12 +224,21 @@ fn final_writers(
         };
         let last = last.simplify().coalesce();
         // The range simplified: a tiled write's has its tile coordinates as existentials.
-        remaining = remaining.subtract(&s.write.range().simplify()).coalesce();
+        let range = s.write.range().simplify();
+        written = Some(written.take().map_or(range.clone(), |w| w.union(&range)));
         let m = s.write.intersect_domain(&last).inverse();
         if !m.is_empty() {
             out.push(Source::Computed { stmt: t, map: m });
         }
     }
+    // What no statement writes, taken once from all that is written: the pieces of tiled
+    // writes (each with its divisions) make a plain set together more often than alone.
+    let remaining = match written {
+        Some(w) => elems
+            .subtract(&plain_set(&w.coalesce(), Some(elems)))
+            .coalesce(),
+        None => elems.clone(),
+    };
     if !remaining.is_empty() {
         out.push(Source::Input {
             array: array.to_string(),

@@ -5,7 +5,7 @@
 //! constraints without divisions, within a bound, when that polyhedron is no larger than
 //! the relation (checked exactly: the answer is always the same relation).
 
-use crate::presburger::{Int, Map, Set};
+use crate::presburger::{budget, Int, Map, Set};
 
 /// Does every point of `map` satisfy `row ≥ 0` (over `[1, params, dims]`)?
 pub fn holds(map: &Map, row: &[Int]) -> bool {
@@ -53,11 +53,23 @@ pub fn without_divisions(map: &Map, bound: Option<&Map>) -> Map {
         Some(b) => b.add_constraints(&eqs, &ineqs),
         None => Map::universe(map.space().clone()).add_constraints(&eqs, &ineqs),
     };
-    if hull.subtract(&map).is_empty() {
+    if within_cap(|| hull.subtract(&map).is_empty()) == Some(true) {
         hull.coalesce()
     } else {
         map
     }
+}
+
+/// Steps an exactness check of a relation without divisions may take. The check only
+/// decides whether a simpler form of the same relation can be used; the relation as it is
+/// serves where the check is dearer than that (a division that no plain polyhedron
+/// describes makes the difference splinter by residue).
+const CHECK_STEPS: u64 = 1_000_000;
+
+/// `f`'s answer when it takes at most [`CHECK_STEPS`] of the integer core's steps (charged
+/// to the enclosing budget either way), `None` otherwise.
+fn within_cap<T>(f: impl FnOnce() -> T) -> Option<T> {
+    budget::with_budget(CHECK_STEPS, f).ok()
 }
 
 /// A statement's instances without the dimensions that the others determine (its
@@ -288,7 +300,8 @@ fn plain_through(
     }
     let lifted = |rows: &[Vec<Int>]| -> Vec<Vec<Int>> { rows.iter().map(|r| lift(r)).collect() };
     let hull = full_bound.add_constraints(&lifted(&eqs), &lifted(&ineqs));
-    if !hull.subtract(&full).is_empty() || !full.subtract(&hull).is_empty() {
+    let same = || hull.subtract(&full).is_empty() && full.subtract(&hull).is_empty();
+    if within_cap(same) != Some(true) {
         return None;
     }
     Some(bound.add_constraints(&eqs, &ineqs).coalesce())

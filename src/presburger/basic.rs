@@ -904,6 +904,9 @@ impl Basic {
         }
         b.eliminate_locals();
         b.forget_defs_on_unknown();
+        // A local bracketed by a pair of bounds (a tile coordinate, `k - 127 <= 128e <= k`)
+        // is its quotient: no projection, no splinters.
+        b.define_bracketed_locals();
         let unknown: Vec<usize> = (0..b.n_div())
             .filter(|&j| b.divs[j].is_none())
             .map(|j| b.col_div(j))
@@ -925,8 +928,62 @@ impl Basic {
         {
             return b.known_from_equality(e, &unknown);
         }
+        // A local that can only equal one dimension or parameter is that one.
+        if b.try_pin_unknown_locals()? {
+            return b.try_make_divs_known();
+        }
         // Only inequalities mention the unknown local: exact projection (Pugh).
         b.known_by_projection(&unknown)
+    }
+
+    /// Replaces an unknown local by the dimension or parameter it always equals, when there
+    /// is one among those scaled like it: the tile coordinate of a writer's instance that
+    /// is the read's own (`i - 127 <= 128e < j - c9` where the rest fixes `e = c1`). The
+    /// candidates are the columns with a coefficient the local has in some row; each is
+    /// checked exactly (no point with `e < c` nor with `e > c`). Whether one was replaced.
+    fn try_pin_unknown_locals(&mut self) -> Budgeted<bool> {
+        for i in 0..self.n_div() {
+            if self.divs[i].is_some() {
+                continue;
+            }
+            let col = self.col_div(i);
+            let mut scales: Vec<Int> = vec![];
+            for r in self.rows() {
+                let a = r[col].abs();
+                if !a.is_zero() && !scales.contains(&a) {
+                    scales.push(a);
+                }
+            }
+            let candidates: Vec<usize> = (1..self.div_start())
+                .filter(|&c| self.rows().any(|r| scales.contains(&r[c].abs())))
+                .collect();
+            for c in candidates {
+                let mut apart = [self.zero_row(), self.zero_row()];
+                for (r, sign) in apart.iter_mut().zip([1, -1]) {
+                    r[col] = Int::from(sign);
+                    r[c] = Int::from(-sign);
+                    r[0] = Int::from(-1);
+                }
+                let mut pinned = true;
+                for r in apart {
+                    let mut t = self.clone();
+                    t.ineqs.push(r);
+                    if !t.try_is_empty()? {
+                        pinned = false;
+                        break;
+                    }
+                }
+                if pinned {
+                    let mut eq = self.zero_row();
+                    eq[col] = Int::ONE;
+                    eq[c] = Int::from(-1);
+                    self.eqs.push(eq);
+                    self.eliminate_locals();
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
     }
 
     /// [`Basic::make_divs_known`] where equality `e` mentions the unknown locals (columns
