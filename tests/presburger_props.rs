@@ -2076,3 +2076,55 @@ fn a_local_fixed_to_a_dimension_is_pinned() {
         points_in_box(&free, 5, -1, 12)
     );
 }
+
+/// Two locals that say the same (one existential twice, one floor twice) are one: the
+/// same points, one local left.
+#[test]
+fn twin_locals_are_merged() {
+    let twice = loopy::presburger::parse_set(
+        "[n] -> { [i] : exists (e0, e1 : n - 3 <= 4e0 <= i and n - 3 <= 4e1 <= i and 0 <= i < n) }",
+        &[],
+    )
+    .unwrap();
+    let mut b = twice.parts()[0].clone();
+    assert_eq!(b.n_div(), 2);
+    b.eliminate_locals();
+    assert_eq!(b.n_div(), 1, "{twice}");
+    let back = Set::from_basic(twice.space().clone(), b);
+    assert_eq!(
+        points_in_box(&back, 2, -2, 14),
+        points_in_box(&twice, 2, -2, 14)
+    );
+    // Linked by a row, they are not twins: `e0 < e1` needs two multiples of 4.
+    let linked = loopy::presburger::parse_set(
+        "[n] -> { [i] : exists (e0, e1 : n - 7 <= 4e0 <= i and n - 7 <= 4e1 <= i and e0 < e1 \
+         and 0 <= i < n) }",
+        &[],
+    )
+    .unwrap();
+    let mut b = linked.parts()[0].clone();
+    b.eliminate_locals();
+    let back = Set::from_basic(linked.space().clone(), b);
+    assert_eq!(
+        points_in_box(&back, 2, -2, 14),
+        points_in_box(&linked, 2, -2, 14)
+    );
+    // The same floor from two sets intersected.
+    let one = |extra: &str| {
+        loopy::presburger::parse_set(
+            &format!("{{ [i, j] : 4*floor((i - 3)/4) = i - 3 and 0 <= i, j <= 20 {extra} }}"),
+            &[],
+        )
+        .unwrap()
+    };
+    let floors = one("").intersect(&one("and j <= floor(i/2)"));
+    let mut b = floors.parts()[0].clone();
+    assert_eq!(b.n_div(), 3, "{floors}");
+    b.eliminate_locals();
+    assert_eq!(b.n_div(), 2, "{floors}");
+    let back = Set::from_basic(floors.space().clone(), b);
+    assert_eq!(
+        points_in_box(&back, 2, -1, 21),
+        points_in_box(&floors, 2, -1, 21)
+    );
+}

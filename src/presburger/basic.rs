@@ -570,6 +570,7 @@ impl Basic {
     /// Locals still needed by a known definition are kept.
     pub fn eliminate_locals(&mut self) {
         self.fold_constant_divs();
+        self.merge_twin_locals();
         let mut i = self.n_div();
         while i > 0 {
             i -= 1;
@@ -631,6 +632,83 @@ impl Basic {
                 }
                 self.remove_div(i);
             }
+        }
+    }
+
+    /// Merges locals that say the same thing: two known locals with one definition, and two
+    /// unknown locals whose rows are the same up to exchanging them (no row mentions both,
+    /// no definition uses either): `∃a, b: P(a) ∧ P(b) ∧ Q` is `∃a: P(a) ∧ Q`. Sets
+    /// intersected with the same projection again and again carry such copies.
+    fn merge_twin_locals(&mut self) {
+        let mut j = self.n_div();
+        while j > 0 {
+            j -= 1;
+            let Some(i) = (0..j).find(|&i| self.twin_locals(i, j)) else {
+                continue;
+            };
+            let (ci, cj) = (self.col_div(i), self.col_div(j));
+            if self.divs[j].is_some() {
+                let onto = |r: &mut Row| {
+                    if cj < r.len() && !r[cj].is_zero() {
+                        let v = std::mem::take(&mut r[cj]);
+                        r[ci] += &v;
+                    }
+                };
+                self.eqs.iter_mut().for_each(onto);
+                self.ineqs.iter_mut().for_each(onto);
+                self.divs
+                    .iter_mut()
+                    .flatten()
+                    .for_each(|d| onto(&mut d.num));
+            } else {
+                self.eqs.retain(|r| r[cj].is_zero());
+                self.ineqs.retain(|r| r[cj].is_zero());
+            }
+            self.remove_div(j);
+            self.normalize();
+        }
+    }
+
+    /// Do locals `i < j` say the same (see [`Basic::merge_twin_locals`])?
+    fn twin_locals(&self, i: usize, j: usize) -> bool {
+        let (ci, cj) = (self.col_div(i), self.col_div(j));
+        match (&self.divs[i], &self.divs[j]) {
+            (Some(a), Some(b)) => {
+                let trim = |r: &Row| -> Row {
+                    let end = r.iter().rposition(|v| !v.is_zero()).map_or(0, |e| e + 1);
+                    r[..end].to_vec()
+                };
+                a.den == b.den && trim(&a.num) == trim(&b.num)
+            }
+            (None, None) => {
+                if self.used_by_div(ci) || self.used_by_div(cj) {
+                    return false;
+                }
+                let rows_of = |rows: &[Row], c: usize, swap: bool| -> Option<Vec<Row>> {
+                    let mut out = vec![];
+                    for r in rows {
+                        if !r[ci].is_zero() && !r[cj].is_zero() {
+                            return None;
+                        }
+                        if !r[c].is_zero() {
+                            let mut r = r.clone();
+                            if swap {
+                                r.swap(ci, cj);
+                            }
+                            out.push(r);
+                        }
+                    }
+                    out.sort();
+                    Some(out)
+                };
+                let same = |rows: &[Row]| match (rows_of(rows, ci, false), rows_of(rows, cj, true))
+                {
+                    (Some(a), Some(b)) => a == b,
+                    _ => false,
+                };
+                same(&self.eqs) && same(&self.ineqs)
+            }
+            _ => false,
         }
     }
 
