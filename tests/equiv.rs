@@ -330,13 +330,26 @@ fn openmp_loops_without_races_are_read_as_sequential() {
     let seq = "for (i = 0; i < n; i++) for (j = 0; j < m; j++) C[i][j] *= 0.5;
 for (i = 0; i < n; i++) for (j = 0; j < m; j++) for (k = 0; k < n; k++) C[i][j] += alpha * A[i][k] * B[k][j];";
     pair("omp-region", seq, &par, Expect::Equivalent);
+    // SIMD loops, as generated code marks vectorized loops.
+    pair(
+        "omp-simd",
+        copy,
+        &format!("#pragma omp simd\n{copy}"),
+        Expect::Equivalent,
+    );
+    pair(
+        "omp-for-simd",
+        copy,
+        &format!("#pragma omp parallel\n{{\n#pragma omp for simd simdlen(8)\n{copy}\n}}"),
+        Expect::Equivalent,
+    );
     // The answer says the loops were found free of races.
     let dir = tempdir("omp-said");
     let (a, b) = (write(&dir, "a", seq), write(&dir, "b", &par));
     let (code, out, _) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
     assert!(
-        out.contains("(the 2 parallel loops are free of races)"),
+        out.contains("(the 2 OpenMP loops are free of races)"),
         "{out}"
     );
 }
@@ -366,7 +379,10 @@ fn a_racy_or_unread_openmp_loop_is_refused_at_its_span() {
             "every thread runs it",
             11,
         ),
-        ("simd", copy, format!("#pragma omp simd\n{copy}"), "omp simd", 9),
+        // A SIMD loop runs its iterations in lanes: the sweep's chain is a race there too.
+        ("simd-race", sweep, format!("#pragma omp simd\n{sweep}"), "a race in the SIMD loop", 10),
+        ("aligned", copy, format!("#pragma omp simd aligned(x)\n{copy}"), "aligned(x)", 9),
+        ("parallel-simd", copy, format!("#pragma omp parallel simd\n{copy}"), "omp parallel simd", 9),
     ];
     for (name, original, other, says, line) in cases {
         let a = write(&dir, &format!("{name}-a"), original);

@@ -27,7 +27,7 @@ pub enum Verdict {
     /// Every output array (named) holds the same values after both regions.
     Equivalent {
         outputs: Vec<String>,
-        /// The work-sharing loops of both regions, found race-free and read as
+        /// The work-sharing and SIMD loops of both regions, found race-free and read as
         /// sequential loops.
         parallel: usize,
     },

@@ -4,21 +4,28 @@
 //! them (then every interleaving of the iterations gives the sequential result), which is
 //! checked here on the program's own accesses and times, not taken from the pragma.
 //!
+//! A SIMD loop (`#pragma omp simd`, which generated code puts on the loops a script
+//! vectorizes) may run its iterations in any interleaving of lanes: the same check makes
+//! it the sequential loop.
+//!
 //! Accepted: `#pragma omp parallel` on a block whose statements all lie in work-sharing
-//! loops, `#pragma omp for` and `#pragma omp parallel for`, with the clauses `private`
-//! (of loop counters only), `schedule`, `num_threads` and `default(shared)`. Anything
-//! else (a reduction, `nowait`, `collapse`, `simd`, `single`, `critical`, a statement that
-//! every thread runs) is refused with its span.
+//! loops, `#pragma omp for`, `#pragma omp parallel for` and `#pragma omp simd` (and `for
+//! simd`), with the clauses `private` (of loop counters only), `schedule`, `num_threads`,
+//! `default(shared)`, and on SIMD loops `safelen` and `simdlen` (they only bound how many
+//! iterations run together). Anything else (a reduction, `nowait`, `collapse`, `aligned`,
+//! `single`, `critical`, a statement that every thread runs) is refused with its span.
 
 use super::dataflow::order_at;
 use super::program::{Program, Refusal};
 use crate::model::{Scop, SourceSpan};
 
-/// A work-sharing loop: its directive and where its `for` header starts.
+/// A work-sharing or SIMD loop: its directive and where its `for` header starts.
 #[derive(Clone, Debug)]
 pub struct Loop {
     pub pragma: SourceSpan,
     header: usize,
+    /// Shared among the threads of a parallel region (`omp for`), not only run in lanes.
+    work_sharing: bool,
 }
 
 /// One directive of the region.
@@ -28,10 +35,11 @@ struct Directive {
     end: usize,
     parallel: bool,
     work_sharing: bool,
+    simd: bool,
     private: Vec<String>,
 }
 
-/// The work-sharing loops of `s`'s region, or why its OpenMP directives are refused.
+/// The work-sharing and SIMD loops of `s`'s region, or why its OpenMP directives are refused.
 pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
     // Unread, a directive would go unchecked: the region is refused instead.
     let text = std::fs::read_to_string(&s.region.file).map_err(|e| {
@@ -62,22 +70,23 @@ pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
         if d.parallel && !d.work_sharing {
             regions.push((d.span.clone(), block(&text, d.end, &d.span)?));
         }
-        if d.work_sharing {
+        if d.work_sharing || d.simd {
             let header = next_loop(s, &text, &d)?;
             private_counters_only(s, &d, header)?;
             out.push(Loop {
                 pragma: d.span,
                 header,
+                work_sharing: d.work_sharing,
             });
         }
     }
     for (span, range) in &regions {
         for st in &s.statements {
             let inside = st.span.file == s.region.file && range.contains(&st.span.range.start);
-            let shared = !st
-                .loops
-                .iter()
-                .any(|l| out.iter().any(|o| o.header == l.span.range.start));
+            let shared = !st.loops.iter().any(|l| {
+                out.iter()
+                    .any(|o| o.work_sharing && o.header == l.span.range.start)
+            });
             if inside && shared {
                 return Err(Refusal::new(
                     format!(
@@ -120,9 +129,10 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
     };
     let parallel = take("parallel");
     let work_sharing = take("for");
-    if !parallel && !work_sharing {
+    let simd = take("simd");
+    if !parallel && !work_sharing && !simd || parallel && simd && !work_sharing {
         return refuse(format!(
-            "the OpenMP directive `#pragma omp {body}`: only `parallel`, `for` and `parallel for` are read"
+            "the OpenMP directive `#pragma omp {body}`: only `parallel`, `for`, `parallel for`, `simd` and `for simd` are read"
         ));
     }
     let mut private = vec![];
@@ -135,6 +145,7 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
         match name.as_str() {
             "private" => private.extend(args.split(',').map(|a| a.trim().to_string())),
             "schedule" | "num_threads" => {}
+            "safelen" | "simdlen" if simd => {}
             "default" if args.trim() == "shared" => {}
             _ => {
                 let clause = if args.is_empty() {
@@ -143,7 +154,7 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
                     format!("{name}({args})")
                 };
                 return refuse(format!(
-                    "the OpenMP clause `{clause}`: only `private` (of loop counters), `schedule`, `num_threads` and `default(shared)` are read"
+                    "the OpenMP clause `{clause}`: only `private` (of loop counters), `schedule`, `num_threads`, `default(shared)`, and `safelen` and `simdlen` on a SIMD loop, are read"
                 ));
             }
         }
@@ -153,6 +164,7 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
         end,
         parallel,
         work_sharing,
+        simd,
         private,
     })
 }
@@ -251,7 +263,7 @@ fn private_counters_only(s: &Scop, d: &Directive, header: usize) -> Result<(), R
     Ok(())
 }
 
-/// Refuses a work-sharing loop of `p` two of whose iterations touch one element with a
+/// Refuses a work-sharing or SIMD loop of `p` two of whose iterations touch one element with a
 /// write among them (variables declared in its body are each iteration's own).
 pub fn race_free(p: &Program, loops: &[Loop], params: &[String]) -> Result<(), Refusal> {
     for l in loops {
@@ -272,9 +284,10 @@ pub fn race_free(p: &Program, loops: &[Loop], params: &[String]) -> Result<(), R
             for &(b, _) in &inside {
                 if let Some(array) = conflict(p, params, a, b, d) {
                     let name = p.c_name(&array);
+                    let kind = if l.work_sharing { "parallel" } else { "SIMD" };
                     return Err(Refusal::new(
                         format!(
-                            "a race in the parallel loop of line {}: two of its iterations touch one element of `{name}`, one writing it",
+                            "a race in the {kind} loop of line {}: two of its iterations touch one element of `{name}`, one writing it",
                             l.pragma.line
                         ),
                         Some(&p.stmts[a].span),

@@ -59,8 +59,8 @@ pub fn summary(v: &Verdict, a: &Scop) -> String {
             },
             match parallel {
                 0 => String::new(),
-                1 => " (the parallel loop is free of races)".to_string(),
-                n => format!(" (the {n} parallel loops are free of races)"),
+                1 => " (the OpenMP loop is free of races)".to_string(),
+                n => format!(" (the {n} OpenMP loops are free of races)"),
             }
         ),
         Verdict::Different(w) => format!("not equivalent: {} differs", element(w)),
