@@ -664,8 +664,9 @@ impl Basic {
                 self.eqs.retain(|r| r[cj].is_zero());
                 self.ineqs.retain(|r| r[cj].is_zero());
             }
+            // The twin's rows are now copies: left to the caller's next normalisation,
+            // which also finds a conjunction the merge made empty.
             self.remove_div(j);
-            self.normalize();
         }
     }
 
