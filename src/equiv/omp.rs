@@ -130,7 +130,9 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
     let parallel = take("parallel");
     let work_sharing = take("for");
     let simd = take("simd");
-    if !parallel && !work_sharing && !simd || parallel && simd && !work_sharing {
+    // `parallel`, `for`, `simd`, and `parallel` or SIMD with `for`; not `parallel simd`.
+    let read = work_sharing || parallel != simd;
+    if !read {
         return refuse(format!(
             "the OpenMP directive `#pragma omp {body}`: only `parallel`, `for`, `parallel for`, `simd` and `for simd` are read"
         ));
