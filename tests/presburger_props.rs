@@ -2138,3 +2138,38 @@ fn twin_locals_are_merged() {
         points_in_box(&floors, 2, -1, 21)
     );
 }
+
+/// A tile shared by two points (`j - 7 <= 8e <= i` where `i < j`) is a quotient: the other
+/// rows keep its bounds less than 8 apart. Without `i < j` it is not, and the pieces are
+/// still the same points.
+#[test]
+fn a_local_between_narrow_bounds_is_a_quotient() {
+    let narrow = loopy::presburger::parse_set(
+        "[n] -> { [i, j] : exists (e : j - 7 <= 8e <= i and i < j < n and i >= 0) }",
+        &[],
+    )
+    .unwrap();
+    let known = narrow.parts()[0].make_divs_known();
+    assert_eq!(known.len(), 1, "{narrow}");
+    assert!(known[0].divs().iter().all(Option::is_some));
+    let back = Set::from_basic(narrow.space().clone(), known[0].clone());
+    assert_eq!(
+        points_in_box(&back, 3, -2, 20),
+        points_in_box(&narrow, 3, -2, 20)
+    );
+    let wide = loopy::presburger::parse_set(
+        "[n] -> { [i, j] : exists (e : j - 7 <= 8e <= i and j < n and i >= 0) }",
+        &[],
+    )
+    .unwrap();
+    let pieces = wide.parts()[0].make_divs_known();
+    let union = pieces
+        .iter()
+        .fold(Set::empty(wide.space().clone()), |u, p| {
+            u.union(&Set::from_basic(wide.space().clone(), p.clone()))
+        });
+    assert_eq!(
+        points_in_box(&union, 3, -2, 20),
+        points_in_box(&wide, 3, -2, 20)
+    );
+}

@@ -1011,8 +1011,67 @@ impl Basic {
         if b.try_pin_unknown_locals()? {
             return b.try_make_divs_known();
         }
+        // A local held between bounds less than its coefficient apart is a quotient
+        // (after the pinning above, which leaves no division).
+        if b.try_define_narrow_locals()? {
+            return b.try_make_divs_known();
+        }
         // Only inequalities mention the unknown local: exact projection (Pugh).
         b.known_by_projection(&unknown)
+    }
+
+    /// Gives an unknown local `e` the definition `floor(U/a)` when it lies between a lower
+    /// bound `L <= a*e` and an upper bound `a*e <= U` that the other rows keep less than
+    /// `a` apart (`U - L <= a - 1` on every point, checked exactly): at most one multiple
+    /// of `a` fits, and it is `a*floor(U/a)`. A tile shared by two points, `j - 63 <= 64e
+    /// <= i` where `i < j`, is one. (The bracket of [`Basic::define_bracketed_locals`] is
+    /// the case where `U - L` is a constant.) Whether one was defined.
+    fn try_define_narrow_locals(&mut self) -> Budgeted<bool> {
+        for i in 0..self.n_div() {
+            if self.divs[i].is_some() {
+                continue;
+            }
+            let col = self.col_div(i);
+            // Bounds over parameters, dimensions and earlier known locals only.
+            let plain = |r: &Row| {
+                (0..self.n_div()).all(|j| {
+                    let cj = self.col_div(j);
+                    cj == col || r[cj].is_zero() || (j < i && self.divs[j].is_some())
+                })
+            };
+            let pairs: Vec<(Row, Row)> = self
+                .ineqs
+                .iter()
+                .filter(|u| u[col].is_negative() && plain(u))
+                .flat_map(|u| {
+                    self.ineqs
+                        .iter()
+                        .filter(|l| l[col] == -&u[col] && plain(l))
+                        .map(move |l| (u.clone(), l.clone()))
+                })
+                .collect();
+            for (u, l) in pairs {
+                let a = -&u[col];
+                // A point where U - L >= a, i.e. (l + u) - a >= 0.
+                let mut wide: Row = l.iter().zip(&u).map(|(x, y)| x + y).collect();
+                wide[0] -= &a;
+                let mut t = self.clone();
+                t.ineqs.push(wide);
+                if !t.try_is_empty()? {
+                    continue;
+                }
+                let mut num = u.clone();
+                num[col] = Int::ZERO;
+                self.divs[i] = Some(Div { num, den: a });
+                for r in self.div_constraints(col).expect("just defined") {
+                    if !self.ineqs.contains(&r) {
+                        self.ineqs.push(r);
+                    }
+                }
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Replaces an unknown local by the dimension or parameter it always equals, when there
