@@ -2017,6 +2017,18 @@ fn points_in_box(s: &Set, n: usize, lo: i64, hi: i64) -> BTreeSet<Vec<i64>> {
     }
 }
 
+/// The pieces (a conjunction made known, or one rewritten) have the points of `s` in the box.
+fn assert_same_points(pieces: &[Basic], s: &Set, n: usize, lo: i64, hi: i64) {
+    let union = pieces.iter().fold(Set::empty(s.space().clone()), |u, p| {
+        u.union(&Set::from_basic(s.space().clone(), p.clone()))
+    });
+    assert_eq!(
+        points_in_box(&union, n, lo, hi),
+        points_in_box(s, n, lo, hi),
+        "{s}"
+    );
+}
+
 /// A tile coordinate (`k - 7 <= 8e <= k`) is its quotient: making it known takes no
 /// projection and gives one piece, not one splinter per residue.
 #[test]
@@ -2030,11 +2042,7 @@ fn a_bracketed_local_is_known_without_splinters() {
     let known = b.make_divs_known();
     assert_eq!(known.len(), 1, "{s}");
     assert!(known[0].divs().iter().all(Option::is_some));
-    let back = Set::from_basic(s.space().clone(), known[0].clone());
-    assert_eq!(
-        points_in_box(&back, 3, -2, 20),
-        points_in_box(&s, 3, -2, 20)
-    );
+    assert_same_points(&[known[0].clone()], &s, 3, -2, 20);
 }
 
 /// A local that the other constraints fix to a dimension (a writer's tile coordinate that
@@ -2051,11 +2059,7 @@ fn a_local_fixed_to_a_dimension_is_pinned() {
     let known = fixed.parts()[0].make_divs_known();
     assert_eq!(known.len(), 1, "{fixed}");
     assert_eq!(known[0].n_div(), 0, "{fixed}");
-    let back = Set::from_basic(fixed.space().clone(), known[0].clone());
-    assert_eq!(
-        points_in_box(&back, 5, -1, 12),
-        points_in_box(&fixed, 5, -1, 12)
-    );
+    assert_same_points(&[known[0].clone()], &fixed, 5, -1, 12);
     // Without `i <= 8c + 7`, `e` may exceed `c`: it stays a local (made known by
     // projection), and the points are the same.
     let free = loopy::presburger::parse_set(
@@ -2066,15 +2070,7 @@ fn a_local_fixed_to_a_dimension_is_pinned() {
     .unwrap();
     let pieces = free.parts()[0].make_divs_known();
     assert!(pieces.iter().any(|p| p.n_div() > 0), "{free}");
-    let union = pieces
-        .iter()
-        .fold(Set::empty(free.space().clone()), |u, p| {
-            u.union(&Set::from_basic(free.space().clone(), p.clone()))
-        });
-    assert_eq!(
-        points_in_box(&union, 5, -1, 12),
-        points_in_box(&free, 5, -1, 12)
-    );
+    assert_same_points(&pieces, &free, 5, -1, 12);
 }
 
 /// Two locals that say the same (one existential twice, one floor twice) are one: the
@@ -2090,11 +2086,7 @@ fn twin_locals_are_merged() {
     assert_eq!(b.n_div(), 2);
     b.eliminate_locals();
     assert_eq!(b.n_div(), 1, "{twice}");
-    let back = Set::from_basic(twice.space().clone(), b);
-    assert_eq!(
-        points_in_box(&back, 2, -2, 14),
-        points_in_box(&twice, 2, -2, 14)
-    );
+    assert_same_points(&[b], &twice, 2, -2, 14);
     // Linked by a row, they are not twins: `e0 < e1` needs two multiples of 4.
     let linked = loopy::presburger::parse_set(
         "[n] -> { [i] : exists (e0, e1 : n - 7 <= 4e0 <= i and n - 7 <= 4e1 <= i and e0 < e1 \
@@ -2104,11 +2096,7 @@ fn twin_locals_are_merged() {
     .unwrap();
     let mut b = linked.parts()[0].clone();
     b.eliminate_locals();
-    let back = Set::from_basic(linked.space().clone(), b);
-    assert_eq!(
-        points_in_box(&back, 2, -2, 14),
-        points_in_box(&linked, 2, -2, 14)
-    );
+    assert_same_points(&[b], &linked, 2, -2, 14);
     // The same floor from two sets intersected.
     let one = |extra: &str| {
         loopy::presburger::parse_set(
@@ -2122,7 +2110,7 @@ fn twin_locals_are_merged() {
     assert_eq!(b.n_div(), 3, "{floors}");
     b.eliminate_locals();
     assert_eq!(b.n_div(), 2, "{floors}");
-    let back = Set::from_basic(floors.space().clone(), b);
+    assert_same_points(&[b], &floors, 2, -1, 21);
     // Twins that make a conjunction empty leave it empty: the composition of two pieces
     // on either side of one floor of a parameter has no pair (it once came out as every
     // pair).
@@ -2133,10 +2121,6 @@ fn twin_locals_are_merged() {
     assert!(above.apply_range(&below).is_empty());
     assert!(above.apply_range(&below).tidy().is_empty());
     assert!(above.apply_range(&below).sample().is_none());
-    assert_eq!(
-        points_in_box(&back, 2, -1, 21),
-        points_in_box(&floors, 2, -1, 21)
-    );
 }
 
 /// A tile shared by two points (`j - 7 <= 8e <= i` where `i < j`) is a quotient: the other
@@ -2152,24 +2136,12 @@ fn a_local_between_narrow_bounds_is_a_quotient() {
     let known = narrow.parts()[0].make_divs_known();
     assert_eq!(known.len(), 1, "{narrow}");
     assert!(known[0].divs().iter().all(Option::is_some));
-    let back = Set::from_basic(narrow.space().clone(), known[0].clone());
-    assert_eq!(
-        points_in_box(&back, 3, -2, 20),
-        points_in_box(&narrow, 3, -2, 20)
-    );
+    assert_same_points(&[known[0].clone()], &narrow, 3, -2, 20);
     let wide = loopy::presburger::parse_set(
         "[n] -> { [i, j] : exists (e : j - 7 <= 8e <= i and j < n and i >= 0) }",
         &[],
     )
     .unwrap();
     let pieces = wide.parts()[0].make_divs_known();
-    let union = pieces
-        .iter()
-        .fold(Set::empty(wide.space().clone()), |u, p| {
-            u.union(&Set::from_basic(wide.space().clone(), p.clone()))
-        });
-    assert_eq!(
-        points_in_box(&union, 3, -2, 20),
-        points_in_box(&wide, 3, -2, 20)
-    );
+    assert_same_points(&pieces, &wide, 3, -2, 20);
 }
