@@ -547,6 +547,14 @@ fn widen(old: &Map, all: &Map, bound: &Map) -> Map {
     let mut b = first.clone();
     b.detect_equalities();
     pin_residues(&mut b);
+    // Locals held between narrow bounds are quotients, and two quotients of one expression
+    // are one: `n - 3 <= 4e0 < n - 1` and the same of `e1` make `i = 4e0` and `i' = 4e1`
+    // give `i = i'` (the last strip's row on both sides).
+    if let [known] = &b.make_divs_known()[..] {
+        b = known.clone();
+        b.eliminate_locals();
+        b.normalize();
+    }
     let rows = without_locals(b.eqs(), w);
     let mut cands = rows.clone();
     for (x, r1) in rows.iter().enumerate() {
