@@ -792,43 +792,55 @@ impl Basic {
     /// `U` may mention parameters, dimensions and earlier known locals only.
     fn define_bracketed_locals(&mut self) {
         for i in 0..self.n_div() {
-            if self.divs[i].is_some() {
-                continue;
-            }
-            let col = self.col_div(i);
-            let found = self.ineqs.iter().find_map(|u| {
-                let a = -&u[col];
-                if !a.is_positive() {
-                    return None;
-                }
-                let locals_ok = (0..self.n_div()).all(|j| {
-                    let cj = self.col_div(j);
-                    cj == col || u[cj].is_zero() || (j < i && self.divs[j].is_some())
-                });
-                if !locals_ok {
-                    return None;
-                }
-                self.ineqs.iter().find_map(|l| {
-                    if l[col] != a {
-                        return None;
-                    }
-                    let sum: Row = l.iter().zip(u).map(|(x, y)| x + y).collect();
-                    let c = &sum[0];
-                    (sum[1..].iter().all(Int::is_zero) && !c.is_negative() && *c < a).then(|| {
-                        let mut num = u.clone();
-                        num[col] = Int::ZERO;
-                        (num, a.clone())
-                    })
-                })
+            let found = self.bound_pairs(i).into_iter().find(|(u, l)| {
+                let a = -&u[self.col_div(i)];
+                let sum: Row = l.iter().zip(u).map(|(x, y)| x + y).collect();
+                let c = &sum[0];
+                sum[1..].iter().all(Int::is_zero) && !c.is_negative() && *c < a
             });
-            if let Some((num, den)) = found {
-                self.divs[i] = Some(Div { num, den });
-                // Known locals carry their defining pair (here implied by the bracket).
-                for r in self.div_constraints(col).expect("just defined") {
-                    if !self.ineqs.contains(&r) {
-                        self.ineqs.push(r);
-                    }
-                }
+            if let Some((u, _)) = found {
+                self.define_local(i, &u);
+            }
+        }
+    }
+
+    /// The pairs `(U - a*e >= 0, a*e - L >= 0)` of upper and lower bounds of the unknown
+    /// local `i` with one coefficient `a`, over parameters, dimensions and earlier known
+    /// locals only (empty when `i` is known).
+    fn bound_pairs(&self, i: usize) -> Vec<(Row, Row)> {
+        if self.divs[i].is_some() {
+            return vec![];
+        }
+        let col = self.col_div(i);
+        let plain = |r: &Row| {
+            (0..self.n_div()).all(|j| {
+                let cj = self.col_div(j);
+                cj == col || r[cj].is_zero() || (j < i && self.divs[j].is_some())
+            })
+        };
+        let uppers = self
+            .ineqs
+            .iter()
+            .filter(|u| u[col].is_negative() && plain(u));
+        uppers
+            .flat_map(|u| {
+                (self.ineqs.iter())
+                    .filter(|l| l[col] == -&u[col] && plain(l))
+                    .map(move |l| (u.clone(), l.clone()))
+            })
+            .collect()
+    }
+
+    /// Defines local `i` as `floor(U/a)` from its upper bound `u` (`U - a*e >= 0`), with
+    /// its defining pair of rows (implied by the bounds that made it a quotient).
+    fn define_local(&mut self, i: usize, u: &Row) {
+        let col = self.col_div(i);
+        let mut num = u.clone();
+        num[col] = Int::ZERO;
+        self.divs[i] = Some(Div { num, den: -&u[col] });
+        for r in self.div_constraints(col).expect("just defined") {
+            if !self.ineqs.contains(&r) {
+                self.ineqs.push(r);
             }
         }
     }
@@ -1028,47 +1040,16 @@ impl Basic {
     /// the case where `U - L` is a constant.) Whether one was defined.
     fn try_define_narrow_locals(&mut self) -> Budgeted<bool> {
         for i in 0..self.n_div() {
-            if self.divs[i].is_some() {
-                continue;
-            }
-            let col = self.col_div(i);
-            // Bounds over parameters, dimensions and earlier known locals only.
-            let plain = |r: &Row| {
-                (0..self.n_div()).all(|j| {
-                    let cj = self.col_div(j);
-                    cj == col || r[cj].is_zero() || (j < i && self.divs[j].is_some())
-                })
-            };
-            let pairs: Vec<(Row, Row)> = self
-                .ineqs
-                .iter()
-                .filter(|u| u[col].is_negative() && plain(u))
-                .flat_map(|u| {
-                    self.ineqs
-                        .iter()
-                        .filter(|l| l[col] == -&u[col] && plain(l))
-                        .map(move |l| (u.clone(), l.clone()))
-                })
-                .collect();
-            for (u, l) in pairs {
-                let a = -&u[col];
+            for (u, l) in self.bound_pairs(i) {
                 // A point where U - L >= a, i.e. (l + u) - a >= 0.
                 let mut wide: Row = l.iter().zip(&u).map(|(x, y)| x + y).collect();
-                wide[0] -= &a;
+                wide[0] += &u[self.col_div(i)];
                 let mut t = self.clone();
                 t.ineqs.push(wide);
-                if !t.try_is_empty()? {
-                    continue;
+                if t.try_is_empty()? {
+                    self.define_local(i, &u);
+                    return Ok(true);
                 }
-                let mut num = u.clone();
-                num[col] = Int::ZERO;
-                self.divs[i] = Some(Div { num, den: a });
-                for r in self.div_constraints(col).expect("just defined") {
-                    if !self.ineqs.contains(&r) {
-                        self.ineqs.push(r);
-                    }
-                }
-                return Ok(true);
             }
         }
         Ok(false)

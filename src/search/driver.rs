@@ -1430,8 +1430,9 @@ impl State<'_, '_, '_> {
                 let plain = v.clone();
                 let mut v = v.clone();
                 tiled(b, &mut v);
-                // The tile size the model finds cheapest (the first size on ties).
-                if let Some(m) = self.model.as_ref() {
+                // The tile size the model finds cheapest (the first size on ties), and its
+                // estimate.
+                let tiled_cost = self.model.as_ref().map(|m| {
                     let mut best = m.estimate(b, &v);
                     for &size in &self.settings.tile_sizes {
                         let mut w = v.clone();
@@ -1443,7 +1444,8 @@ impl State<'_, '_, '_> {
                             (best, v) = (e, w);
                         }
                     }
-                }
+                    best
+                });
                 // Its innermost loops split where they can be and that is legal (a
                 // stencil's fused sweeps: docs/search.md), else as it is; tiled only where
                 // the model finds the tiles cheaper (a stencil whose data fits in the
@@ -1452,8 +1454,8 @@ impl State<'_, '_, '_> {
                 for (j, s) in split.split.iter_mut().enumerate() {
                     *s = v.tile[j] > 0 && script::splittable(b, j);
                 }
-                let cheaper =
-                    (self.model.as_ref()).is_none_or(|m| m.estimate(b, &v) < m.estimate(b, &plain));
+                let cheaper = (self.model.as_ref().zip(tiled_cost))
+                    .is_none_or(|(m, cost)| cost < m.estimate(b, &plain));
                 let tries = match cheaper {
                     true => vec![split, v],
                     false => vec![plain],
