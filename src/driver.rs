@@ -403,23 +403,7 @@ pub fn check_state(
     v
 }
 
-/// The report for an exhausted work budget (without source labels; `calc` adds its
-/// argument), or for work cancelled from outside.
-pub fn budget_diagnostic(e: &crate::presburger::budget::Exhausted) -> crate::diag::Diagnostic {
-    use crate::diag::{codes, Diagnostic};
-    if e.cancelled {
-        return Diagnostic::new(codes::BUDGET_EXHAUSTED, "the work was cancelled");
-    }
-    Diagnostic::new(
-        codes::BUDGET_EXHAUSTED,
-        format!("the integer core gave up: {e}"),
-    )
-    .with_help(format!(
-        "this problem needs more work than allowed; raise the budget with `--budget N` or \
-         `LOOPY_BUDGET=N` (now {}), or simplify the set",
-        e.limit
-    ))
-}
+pub use crate::frontend::budget_diagnostic;
 
 /// Generated code for a state of the interpreter.
 #[derive(Clone, Debug)]

@@ -2123,6 +2123,42 @@ fn twin_locals_are_merged() {
     assert!(above.apply_range(&below).sample().is_none());
 }
 
+/// A local with one bound on one side is that bound's quotient: with one upper bound
+/// `8e <= n - 3` and lower bounds only, some `e` fits exactly when `floor((n - 3)/8)`
+/// does (a tile that starts before `n - 2` and ends at `k` or after); with one lower
+/// bound, `ceil`. One piece each, no splinters; and the difference of such a set from a
+/// plain one (the points whose tile is the last) is the same points.
+#[test]
+fn a_local_bounded_on_one_side_is_its_bounds_quotient() {
+    for text in [
+        "[n] -> { [k] : exists (e : k - 6 <= 8e <= n - 3 and e >= 0) }",
+        "[n] -> { [k, j] : exists (e : k - 6 <= 8e and 8e <= n and 8e <= 2j and j >= 0) }",
+        "[n] -> { [k, j] : exists (e0, e1 : k - 6 <= 8e0 <= n - 3 and e1 <= e0 and 3e1 >= j - k) }",
+    ] {
+        let s = loopy::presburger::parse_set(text, &[]).unwrap();
+        let known = s.parts()[0].make_divs_known();
+        assert_eq!(known.len(), 1, "{s}");
+        assert!(known[0].divs().iter().all(Option::is_some), "{s}");
+        assert_same_points(&known, &s, s.n_dim() + 1, -3, 24);
+    }
+    let later = loopy::presburger::parse_set(
+        "[n] -> { [k] : exists (e : k - 6 <= 8e < n - 2 and e >= 0) }",
+        &[],
+    )
+    .unwrap();
+    let dom = loopy::presburger::parse_set("[n] -> { [k] : 0 <= k < n }", &[]).unwrap();
+    let last = dom.subtract(&later);
+    let want = loopy::presburger::parse_set(
+        "[n] -> { [k] : 0 <= k < n and (k - 6 > 8*floor((n - 3)/8) or n < 3) }",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(
+        points_in_box(&last, 2, -3, 30),
+        points_in_box(&want, 2, -3, 30)
+    );
+}
+
 /// A tile shared by two points (`j - 7 <= 8e <= i` where `i < j`) is a quotient: the other
 /// rows keep its bounds less than 8 apart. Without `i < j` it is not, and the pieces are
 /// still the same points.

@@ -3,6 +3,7 @@
 use super::{CcArgs, Ctx, Format};
 use crate::driver::Kernel;
 use crate::equiv::{self, report, Verdict};
+use crate::presburger::budget;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -22,16 +23,28 @@ pub struct EquivArgs {
 
 pub fn run(a: EquivArgs, ctx: &Ctx) -> u8 {
     let opts = a.cc.options();
-    let mut kernels = vec![];
-    for f in [&a.original, &a.other] {
-        match Kernel::load(f, &opts) {
-            Ok(k) => kernels.push(k),
-            Err(e) => {
-                eprint!("{}", e.render(ctx.color));
-                return 2;
-            }
+    // Modelling both files has a work budget of its own, as the check has: the loop
+    // bounds of generated code can take the integer core long.
+    let loaded = budget::with_budget(ctx.budget, || {
+        [&a.original, &a.other]
+            .into_iter()
+            .map(|f| Kernel::load(f, &opts))
+            .collect::<Result<Vec<_>, _>>()
+    });
+    let kernels = match loaded {
+        Ok(Ok(k)) => k,
+        Ok(Err(e)) => {
+            eprint!("{}", e.render(ctx.color));
+            return 2;
         }
-    }
+        Err(e) => {
+            eprint!(
+                "{}",
+                super::plain(super::budget_diagnostic(&e)).render(ctx.color)
+            );
+            return 2;
+        }
+    };
     let (ka, kb) = (&kernels[0], &kernels[1]);
     let v = equiv::check(&ka.scop, &kb.scop, ctx.budget);
     let code = match &v {

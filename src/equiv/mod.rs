@@ -6,6 +6,7 @@
 //! same order. See `docs/equiv.md`.
 
 pub mod compare;
+mod counting;
 pub mod dataflow;
 mod omp;
 mod plain;

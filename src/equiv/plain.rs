@@ -5,6 +5,7 @@
 //! constraints without divisions, within a bound, when that polyhedron is no larger than
 //! the relation (checked exactly: the answer is always the same relation).
 
+use super::counting;
 use crate::presburger::{budget, Int, Map, Set};
 
 /// Does every point of `map` satisfy `row ≥ 0` (over `[1, params, dims]`)?
@@ -74,33 +75,62 @@ fn within_cap<T>(f: impl FnOnce() -> T) -> Option<T> {
 
 /// A statement's instances without the dimensions that the others determine (its
 /// points): a tile coordinate `c3` with `4 c3 <= k <= 4 c3 + 3` is `⌊k/4⌋`, fixed by `k`.
-/// Dropping such dimensions is a bijection between the instances and the points.
+/// Where the statement's subscripts count an iterator from its tile's start, the
+/// instances are first counted as the subscripts do ([`super::counting`]), when that lets
+/// more dimensions be dropped. Both steps are bijections between the instances and the
+/// points.
 #[derive(Clone, Debug)]
 pub struct Points {
     /// The instances.
     pub full: Set,
-    /// `S[x] -> S[x without the determined dimensions]` on the instances.
+    /// `S[x] -> S[M x]`, the instances counted as the subscripts do, where that helps.
+    pub change: Option<Map>,
+    /// The instances in those coordinates (`full` where there is no change).
+    pub counted: Set,
+    /// `S[x] -> S[x without the determined dimensions]` on the instances (after the
+    /// change).
     pub map: Map,
-    /// The dimensions kept, in order.
+    /// The dimensions kept (of `counted`), in order.
     pub keep: Vec<usize>,
     /// The points, without existentials where that is exact.
     pub domain: Set,
 }
 
 impl Points {
-    pub fn new(full: &Set) -> Points {
+    /// The points of the instances `full` of a statement whose subscripts (rows of
+    /// coefficients on its dimensions, [`super::counting::subscripts`]) are `subs`.
+    pub fn new(full: &Set, subs: &[Vec<Int>]) -> Points {
         let (map, keep, domain) = reducing_map(full);
+        let plain = Points {
+            full: full.clone(),
+            change: None,
+            counted: full.clone(),
+            map,
+            keep,
+            domain,
+        };
+        let Some(m) = counting::change(full.n_dim(), subs) else {
+            return plain;
+        };
+        let change = counting::change_map(full, &m);
+        let counted = full.apply(&change);
+        let (map, keep, domain) = reducing_map(&counted);
+        if keep.len() > plain.keep.len() {
+            return plain;
+        }
         Points {
             full: full.clone(),
-            map,
+            map: change.apply_range(&map),
+            change: Some(change),
+            counted,
             keep,
             domain,
         }
     }
 
-    /// Are all dimensions kept?
+    /// Are the points the instances themselves?
     pub fn is_identity(&self) -> bool {
-        self.keep.len() == self.full.n_dim()
+        self.change.is_none() && self.keep.len() == self.full.n_dim()
     }
 }
 
@@ -157,7 +187,7 @@ fn composed(map: &Map, from: Option<&Points>, to: Option<&Points>) -> Map {
 fn plain_on(map: &Map, composed: &Map, from: Option<&Points>, to: Option<&Points>) -> Option<Map> {
     let side = |p: Option<&Points>, space: Set| -> (Vec<usize>, Set, Set) {
         match p {
-            Some(p) => (p.keep.clone(), p.full.clone(), p.domain.clone()),
+            Some(p) => (p.keep.clone(), p.counted.clone(), p.domain.clone()),
             None => {
                 let u = Set::universe(space.space().clone());
                 ((0..u.n_dim()).collect(), u.clone(), u)
@@ -168,7 +198,15 @@ fn plain_on(map: &Map, composed: &Map, from: Option<&Points>, to: Option<&Points
     let (ko, fo, ro) = side(to, map.range());
     let full_bound = Map::from_domain_and_range(&fi, &fo);
     let bound = Map::from_domain_and_range(&ri, &ro);
-    plain_through(map, composed, (&ki, &ko), &full_bound, &bound)
+    // `map` between the instances as the points count them.
+    let mut counted = map.clone();
+    if let Some(c) = from.and_then(|p| p.change.as_ref()) {
+        counted = c.inverse().apply_range(&counted);
+    }
+    if let Some(c) = to.and_then(|p| p.change.as_ref()) {
+        counted = counted.apply_range(c);
+    }
+    plain_through(&counted, composed, (&ki, &ko), &full_bound, &bound)
 }
 
 /// `S[x] -> S[x without the dimensions the others determine]` on `domain`, outer
@@ -316,20 +354,20 @@ mod tests {
 
     #[test]
     fn a_tile_coordinate_is_dropped_and_the_points_have_no_existential() {
-        let p = Points::new(&parse_set(TILED, &[]).unwrap());
+        let p = Points::new(&parse_set(TILED, &[]).unwrap(), &[]);
         assert_eq!(p.keep, vec![1, 2]);
         let plain = parse_set("[n] -> { S[i, k] : 0 <= i < n and 0 <= k < n }", &[]).unwrap();
         assert!(p.domain.is_equal(&plain));
         assert!(p.domain.parts().iter().all(|b| b.n_div() == 0));
         // Nothing is dropped where no dimension is fixed by the others.
         let rect = parse_set("[n] -> { S[i, k] : 0 <= i < n and 0 <= k < n }", &[]).unwrap();
-        assert!(Points::new(&rect).is_identity());
+        assert!(Points::new(&rect, &[]).is_identity());
     }
 
     #[test]
     fn the_pieces_of_a_tiled_reduction_make_one_plain_relation() {
         let d = parse_set(TILED, &[]).unwrap();
-        let p = Points::new(&d);
+        let p = Points::new(&d, &[]);
         // The previous update: in the same tile, or the last point of the previous one.
         let prev = parse_map(
             "[n] -> { S[c, i, k] -> S[c, i, k - 1] : 0 <= i < n and 4c < k <= 4c + 3 and k < n; \

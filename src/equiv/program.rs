@@ -181,7 +181,8 @@ fn statement(scop: &Scop, k: usize, params: &[String], depth: usize) -> Result<S
     };
     let mut nodes = vec![];
     let root = flatten(&term, &domain, params, &mut nodes);
-    let points = Points::new(&domain);
+    let rels = reads.iter().flatten().map(|(_, r)| r).chain([&write]);
+    let points = Points::new(&domain, &super::counting::subscripts(rels));
     Ok(Stmt {
         index: k,
         domain,

@@ -97,7 +97,7 @@ impl Reduction {
     /// are `coords`, for the parameter values `params`.
     pub fn expand(&self, stmt: usize, params: &[Int], coords: &[Int]) -> Option<Vec<Int>> {
         let m = &self.points[stmt].map;
-        if m.n_in() == m.n_out() {
+        if self.points[stmt].is_identity() {
             return Some(coords.to_vec());
         }
         let space = m.range().space().clone();

@@ -17,6 +17,7 @@ mod symbols;
 use crate::diag::codes;
 use crate::diag::{Diagnostic, Report};
 use crate::model::Scop;
+use crate::presburger::budget;
 use lang_c::driver::{Config, Flavor};
 use srcmap::SourceMap;
 use std::path::{Path, PathBuf};
@@ -261,6 +262,21 @@ pub fn extract_preprocessed(
 fn guarded<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, Report> + Send + 'static,
 ) -> Result<T, Report> {
+    // The frontend's thread works under what is left of the caller's work budget (a
+    // generated region's loop bounds can take the integer core long), and the steps it
+    // used are charged to the caller.
+    let (left, whole) = (budget::left(), budget::limit());
+    let f = move || match left {
+        None => f().map(|v| (v, 0)),
+        Some(steps) => match budget::with_budget_counted(steps, f) {
+            Ok((r, used)) => r.map(|v| (v, used)),
+            Err(mut e) => {
+                // Said of the caller's budget, which is the one to raise.
+                e.limit = whole.unwrap_or(e.limit);
+                Err(plain(budget_diagnostic(&e)))
+            }
+        },
+    };
     let h = std::thread::Builder::new()
         .stack_size(256 << 20)
         .spawn(f)
@@ -270,7 +286,7 @@ fn guarded<T: Send + 'static>(
                 format!("cannot start the frontend: {e}"),
             ))
         })?;
-    h.join().unwrap_or_else(|p| {
+    let (v, used) = h.join().unwrap_or_else(|p| {
         let what = p
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
@@ -283,7 +299,28 @@ fn guarded<T: Send + 'static>(
             )
             .with_note("this is a bug in loopy; please report it with the C file"),
         ))
-    })
+    })?;
+    // Charged whole: past the caller's budget, its scope is spent and says so.
+    let _ = budget::tick(used);
+    Ok(v)
+}
+
+/// The report for an exhausted work budget (without source labels; `calc` adds its
+/// argument), or for work cancelled from outside.
+pub fn budget_diagnostic(e: &crate::presburger::budget::Exhausted) -> crate::diag::Diagnostic {
+    use crate::diag::{codes, Diagnostic};
+    if e.cancelled {
+        return Diagnostic::new(codes::BUDGET_EXHAUSTED, "the work was cancelled");
+    }
+    Diagnostic::new(
+        codes::BUDGET_EXHAUSTED,
+        format!("the integer core gave up: {e}"),
+    )
+    .with_help(format!(
+        "this problem needs more work than allowed; raise the budget with `--budget N` or \
+         `LOOPY_BUDGET=N` (now {}), or simplify the set",
+        e.limit
+    ))
 }
 
 fn syntax_error(sm: &SourceMap, e: &lang_c::driver::SyntaxError) -> Report {

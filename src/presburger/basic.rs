@@ -853,21 +853,27 @@ impl Basic {
             .any(|d| d.num.get(col).is_some_and(|v| !v.is_zero()))
     }
 
-    /// Replaces known locals whose numerator is a constant (`floor(7/2)`) by their value.
+    /// Replaces known locals whose numerator is a multiple of the denominator up to a
+    /// constant by their value: `floor(7/2)` is 3, `floor((64⌊x/64⌋ + 5)/64)` is `⌊x/64⌋`
+    /// (which composing through a tile leaves behind).
     pub fn fold_constant_divs(&mut self) {
-        let mut i = self.n_div();
-        while i > 0 {
-            i -= 1;
-            let col = self.col_div(i);
-            let Some(d) = &self.divs[i] else { continue };
-            if d.num[1..].iter().any(|v| !v.is_zero()) {
-                continue;
+        let mut folded = true;
+        while folded {
+            folded = false;
+            let mut i = self.n_div();
+            while i > 0 {
+                i -= 1;
+                let col = self.col_div(i);
+                let Some(d) = &self.divs[i] else { continue };
+                if d.num[1..].iter().any(|v| !v.mod_floor(&d.den).is_zero()) {
+                    continue;
+                }
+                let mut expr: Row = d.num.iter().map(|v| v.div_floor(&d.den)).collect();
+                expr.resize(self.width(), Int::ZERO);
+                self.substitute(col, &expr);
+                self.remove_div(i);
+                folded = true;
             }
-            let value = d.num[0].div_floor(&d.den);
-            let mut expr = self.zero_row();
-            expr[0] = value;
-            self.substitute(col, &expr);
-            self.remove_div(i);
         }
     }
 
@@ -1028,6 +1034,10 @@ impl Basic {
         if b.try_define_narrow_locals()? {
             return b.try_make_divs_known();
         }
+        // A local bounded on one side by one row is that bound's quotient.
+        if b.define_one_sided_local() {
+            return b.try_make_divs_known();
+        }
         // Only inequalities mention the unknown local: exact projection (Pugh).
         b.known_by_projection(&unknown)
     }
@@ -1053,6 +1063,50 @@ impl Basic {
             }
         }
         Ok(false)
+    }
+
+    /// Gives an unknown local `e` that only inequalities mention the definition of its one
+    /// bound on one side: with one upper bound `a*e <= U` and only lower bounds besides,
+    /// some `e` fits exactly when the largest one, `floor(U/a)`, does (a lower bound only
+    /// gets easier as `e` grows); with one lower bound `L <= a*e`, likewise `ceil(L/a)`.
+    /// `U` (or `L`) may mention parameters, dimensions and earlier known locals only; other
+    /// unknown locals may share the other rows. Whether one was defined.
+    fn define_one_sided_local(&mut self) -> bool {
+        for i in 0..self.n_div() {
+            let col = self.col_div(i);
+            if self.divs[i].is_some()
+                || self.eqs.iter().any(|r| !r[col].is_zero())
+                || self.used_by_div(col)
+            {
+                continue;
+            }
+            let plain = |r: &Row| {
+                (0..self.n_div()).all(|j| {
+                    let cj = self.col_div(j);
+                    cj == col || r[cj].is_zero() || (j < i && self.divs[j].is_some())
+                })
+            };
+            let rows = |neg: bool| -> Vec<&Row> {
+                (self.ineqs.iter())
+                    .filter(|r| !r[col].is_zero() && r[col].is_negative() == neg)
+                    .collect()
+            };
+            let (uppers, lowers) = (rows(true), rows(false));
+            let u = if uppers.len() == 1 && plain(uppers[0]) {
+                uppers[0].clone()
+            } else if lowers.len() == 1 && plain(lowers[0]) {
+                let l = lowers[0];
+                // L <= a*e: e = ceil(L/a) = floor((L + a - 1)/a).
+                let mut u: Row = l.iter().map(|v| -v).collect();
+                u[0] += &(&l[col] - &Int::ONE);
+                u
+            } else {
+                continue;
+            };
+            self.define_local(i, &u);
+            return true;
+        }
+        false
     }
 
     /// Replaces an unknown local by the dimension or parameter it always equals, when there

@@ -170,6 +170,18 @@ pub fn spent() -> bool {
     STATE.with(|s| s.suspended.get() == 0 && s.spent.borrow().is_some())
 }
 
+/// The steps left in the current scope (`None` outside any): work handed to another
+/// thread runs there under a scope of that many ([`with_budget_counted`]), and what it used
+/// is charged here with [`tick`] when it is back.
+pub fn left() -> Option<u64> {
+    STATE.with(|s| s.left.get())
+}
+
+/// The limit of the current scope (`None` outside any), for a refusal made on its behalf.
+pub fn limit() -> Option<u64> {
+    STATE.with(|s| s.left.get().map(|_| s.limit.get()))
+}
+
 /// `Err` with the current scope's refusal once it ran out (see [`spent`]). Code above the
 /// core asks this before it acts on answers it got inside a scope, and in loops that run
 /// until an answer changes.

@@ -346,9 +346,8 @@ impl Sys {
         gone.resize(n, false);
         let row = |i: usize| &arena[i * w..(i + 1) * w];
         for a in 0..n {
-            // Quadratic in the rows and not counted: a point where a cancelled run stops
-            // (`budget::with_cancel`), the budget unchanged.
-            budget::tick(0)?;
+            // Quadratic in the rows: one step per 16 pairs compared.
+            budget::tick(((n - a) / 16) as u64)?;
             for b in a + 1..n {
                 if gone[a] {
                     break;
@@ -396,6 +395,25 @@ impl Sys {
     /// bring one of its coefficients to ±1 when none is.
     fn eliminate_equality(&mut self) -> Pass {
         let w = self.w;
+        // Equalities left without variables by the substitutions are checked and dropped
+        // at once: a problem may carry hundreds of equalities over a few variables (one
+        // tie repeated through a composition), and looking for a unit coefficient among
+        // them at every step would be quadratic in their number.
+        budget::tick((self.eqs.len() * w / 256) as u64)?;
+        let arena = &self.arena;
+        let mut empty = false;
+        self.eqs.retain(|&e| {
+            let r = &arena[e * w..(e + 1) * w];
+            let constant = r[1..].iter().all(|&v| v == 0);
+            empty |= constant && r[0] != 0;
+            !constant
+        });
+        if empty {
+            return Err(Stop::Empty);
+        }
+        if self.eqs.is_empty() {
+            return Ok(());
+        }
         let unit = |r: &[i64]| (1..w).rev().find(|&k| r[k] == 1 || r[k] == -1);
         let pick = (0..self.eqs.len())
             .find(|&j| unit(self.row(self.eqs[j])).is_some())
@@ -530,7 +548,8 @@ impl Sys {
         if n_rest + n_l * n_u > MAX_ROWS {
             return Err(Stop::GiveUp);
         }
-        budget::tick((n_l * n_u) as u64)?;
+        // One step per pair of bounds combined and per 8 words of their rows.
+        budget::tick((n_l * n_u * (1 + w / 8)) as u64)?;
         let arena = &self.arena;
         self.ineqs.retain(|&i| arena[i * w + k] == 0);
         self.arena.reserve(n_l * n_u * w);
