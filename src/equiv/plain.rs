@@ -76,8 +76,8 @@ fn within_cap<T>(f: impl FnOnce() -> T) -> Option<T> {
 /// A statement's instances without the dimensions that the others determine (its
 /// points): a tile coordinate `c3` with `4 c3 <= k <= 4 c3 + 3` is `⌊k/4⌋`, fixed by `k`.
 /// Where the statement's subscripts count an iterator from its tile's start, the
-/// instances are first counted as the subscripts do ([`super::counting`]), when that lets
-/// more dimensions be dropped. Both steps are bijections between the instances and the
+/// instances are first counted as the subscripts do ([`super::counting`]), unless that
+/// leaves more dimensions. Both steps are bijections between the instances and the
 /// points.
 #[derive(Clone, Debug)]
 pub struct Points {
@@ -362,6 +362,26 @@ mod tests {
         // Nothing is dropped where no dimension is fixed by the others.
         let rect = parse_set("[n] -> { S[i, k] : 0 <= i < n and 0 <= k < n }", &[]).unwrap();
         assert!(Points::new(&rect, &[]).is_identity());
+    }
+
+    #[test]
+    fn an_iterator_counted_from_its_tile_is_counted_as_its_subscript_and_the_tile_dropped() {
+        // `for (c3) for (i) for (c9 = 0; c9 <= 7; c9++) … A[i][8 * c3 + c9]`, triangular.
+        let d = parse_set(
+            "[n] -> { S[c3, i, c9] : c3 >= 0 and 0 <= c9 <= 7 and 8c3 + c9 < i < n }",
+            &[],
+        )
+        .unwrap();
+        let without = Points::new(&d, &[]);
+        assert_eq!(without.keep.len(), 3);
+        let subs = vec![vec![Int::from(8), Int::ZERO, Int::ONE]];
+        let p = Points::new(&d, &subs);
+        assert!(p.change.is_some() && !p.is_identity());
+        assert_eq!(p.keep, vec![1, 2]);
+        let want = parse_set("[n] -> { S[i, k] : 0 <= k < i < n }", &[]).unwrap();
+        assert!(p.domain.is_equal(&want), "{}", p.domain);
+        // A bijection: the instances are the points taken back.
+        assert!(p.map.is_injective() && d.apply(&p.map).is_equal(&p.domain));
     }
 
     #[test]
