@@ -403,7 +403,7 @@ pub fn check_state(
     v
 }
 
-pub use crate::frontend::budget_diagnostic;
+pub use crate::presburger::budget::diagnostic as budget_diagnostic;
 
 /// Generated code for a state of the interpreter.
 #[derive(Clone, Debug)]

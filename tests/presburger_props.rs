@@ -2159,6 +2159,31 @@ fn a_local_bounded_on_one_side_is_its_bounds_quotient() {
     );
 }
 
+/// A floor whose numerator is a multiple of its denominator up to a constant is folded
+/// away: `⌊(8⌊x/8⌋ + 5)/8⌋` is `⌊x/8⌋`, one local left, the same points.
+#[test]
+fn a_floor_of_a_multiple_of_its_denominator_folds_away() {
+    let s = loopy::presburger::parse_set(
+        "{ [x, y] : y = floor((8*floor(x/8) + 5)/8) and 0 <= x <= 40 }",
+        &[],
+    )
+    .unwrap();
+    let mut b = s.parts()[0].clone();
+    assert_eq!(b.n_div(), 2, "{s}");
+    b.fold_exact_divs();
+    assert_eq!(b.n_div(), 1, "{s}");
+    assert_same_points(&[b], &s, 2, -2, 44);
+    // Not a multiple: `⌊(4⌊x/8⌋ + 5)/8⌋` stays.
+    let t = loopy::presburger::parse_set(
+        "{ [x, y] : y = floor((4*floor(x/8) + 5)/8) and 0 <= x <= 40 }",
+        &[],
+    )
+    .unwrap();
+    let mut b = t.parts()[0].clone();
+    b.fold_exact_divs();
+    assert_eq!(b.n_div(), 2, "{t}");
+}
+
 /// A tile shared by two points (`j - 7 <= 8e <= i` where `i < j`) is a quotient: the other
 /// rows keep its bounds less than 8 apart. Without `i < j` it is not, and the pieces are
 /// still the same points.

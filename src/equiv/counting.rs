@@ -140,9 +140,16 @@ mod tests {
     fn nothing_changes_without_a_unit_coefficient_or_a_second_dimension() {
         let rel = parse_map("{ S[i, j] -> A[2i + 2j, j + 1, i] }", &[]).unwrap();
         assert_eq!(change(2, &subscripts([&rel])), None);
-        // Two subscripts that would make a singular matrix: only the first is taken.
-        let rel = parse_map("{ S[i, j] -> A[i + j, j + i] }", &[]).unwrap();
-        let m = change(2, &subscripts([&rel])).unwrap();
-        assert_eq!(linalg::det(&m).abs(), Int::ONE);
+        // Two subscripts that would make a singular matrix (`i + j` and `-i - j + 3`:
+        // the second would replace `i` by `i + j` again): only the first is taken.
+        let rel = parse_map("{ S[i, j] -> A[i + j, -i - j + 3] }", &[]).unwrap();
+        let subs = subscripts([&rel]);
+        assert_eq!(subs.len(), 2);
+        let m = change(2, &subs).unwrap();
+        let want: Vec<Vec<Int>> = [[1, 0], [1, 1]]
+            .iter()
+            .map(|r| r.iter().map(|&v| Int::from(v)).collect())
+            .collect();
+        assert_eq!(m, want);
     }
 }

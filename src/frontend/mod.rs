@@ -273,7 +273,7 @@ fn guarded<T: Send + 'static>(
             Err(mut e) => {
                 // Said of the caller's budget, which is the one to raise.
                 e.limit = whole.unwrap_or(e.limit);
-                Err(plain(budget_diagnostic(&e)))
+                Err(plain(budget::diagnostic(&e)))
             }
         },
     };
@@ -303,24 +303,6 @@ fn guarded<T: Send + 'static>(
     // Charged whole: past the caller's budget, its scope is spent and says so.
     let _ = budget::tick(used);
     Ok(v)
-}
-
-/// The report for an exhausted work budget (without source labels; `calc` adds its
-/// argument), or for work cancelled from outside.
-pub fn budget_diagnostic(e: &crate::presburger::budget::Exhausted) -> crate::diag::Diagnostic {
-    use crate::diag::{codes, Diagnostic};
-    if e.cancelled {
-        return Diagnostic::new(codes::BUDGET_EXHAUSTED, "the work was cancelled");
-    }
-    Diagnostic::new(
-        codes::BUDGET_EXHAUSTED,
-        format!("the integer core gave up: {e}"),
-    )
-    .with_help(format!(
-        "this problem needs more work than allowed; raise the budget with `--budget N` or \
-         `LOOPY_BUDGET=N` (now {}), or simplify the set",
-        e.limit
-    ))
 }
 
 fn syntax_error(sm: &SourceMap, e: &lang_c::driver::SyntaxError) -> Report {

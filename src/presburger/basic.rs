@@ -569,7 +569,7 @@ impl Basic {
     /// by Fourier–Motzkin when one side of the local's bounds has unit coefficients.
     /// Locals still needed by a known definition are kept.
     pub fn eliminate_locals(&mut self) {
-        self.fold_constant_divs();
+        self.fold_exact_divs();
         self.merge_twin_locals();
         let mut i = self.n_div();
         while i > 0 {
@@ -812,12 +812,7 @@ impl Basic {
             return vec![];
         }
         let col = self.col_div(i);
-        let plain = |r: &Row| {
-            (0..self.n_div()).all(|j| {
-                let cj = self.col_div(j);
-                cj == col || r[cj].is_zero() || (j < i && self.divs[j].is_some())
-            })
-        };
+        let plain = |r: &Row| self.over_earlier_known(i, r);
         let uppers = self
             .ineqs
             .iter()
@@ -829,6 +824,16 @@ impl Basic {
                     .map(move |l| (u.clone(), l.clone()))
             })
             .collect()
+    }
+
+    /// Whether row `r` mentions, besides local `i`, only parameters, dimensions and known
+    /// locals before `i` (what a definition of `i` may use).
+    fn over_earlier_known(&self, i: usize, r: &Row) -> bool {
+        let col = self.col_div(i);
+        (0..self.n_div()).all(|j| {
+            let cj = self.col_div(j);
+            cj == col || r[cj].is_zero() || (j < i && self.divs[j].is_some())
+        })
     }
 
     /// Defines local `i` as `floor(U/a)` from its upper bound `u` (`U - a*e >= 0`), with
@@ -856,7 +861,7 @@ impl Basic {
     /// Replaces known locals whose numerator is a multiple of the denominator up to a
     /// constant by their value: `floor(7/2)` is 3, `floor((64⌊x/64⌋ + 5)/64)` is `⌊x/64⌋`
     /// (which composing through a tile leaves behind).
-    pub fn fold_constant_divs(&mut self) {
+    pub fn fold_exact_divs(&mut self) {
         let mut folded = true;
         while folded {
             folded = false;
@@ -1080,12 +1085,7 @@ impl Basic {
             {
                 continue;
             }
-            let plain = |r: &Row| {
-                (0..self.n_div()).all(|j| {
-                    let cj = self.col_div(j);
-                    cj == col || r[cj].is_zero() || (j < i && self.divs[j].is_some())
-                })
-            };
+            let plain = |r: &Row| self.over_earlier_known(i, r);
             let rows = |neg: bool| -> Vec<&Row> {
                 (self.ineqs.iter())
                     .filter(|r| !r[col].is_zero() && r[col].is_negative() == neg)

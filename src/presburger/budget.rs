@@ -170,6 +170,24 @@ pub fn spent() -> bool {
     STATE.with(|s| s.suspended.get() == 0 && s.spent.borrow().is_some())
 }
 
+/// The report for an exhausted work budget (without source labels; `calc` adds its
+/// argument), or for work cancelled from outside.
+pub fn diagnostic(e: &Exhausted) -> crate::diag::Diagnostic {
+    use crate::diag::{codes, Diagnostic};
+    if e.cancelled {
+        return Diagnostic::new(codes::BUDGET_EXHAUSTED, "the work was cancelled");
+    }
+    Diagnostic::new(
+        codes::BUDGET_EXHAUSTED,
+        format!("the integer core gave up: {e}"),
+    )
+    .with_help(format!(
+        "this problem needs more work than allowed; raise the budget with `--budget N` or \
+         `LOOPY_BUDGET=N` (now {}), or simplify the set",
+        e.limit
+    ))
+}
+
 /// The steps left in the current scope (`None` outside any): work handed to another
 /// thread runs there under a scope of that many ([`with_budget_counted`]), and what it used
 /// is charged here with [`tick`] when it is back.

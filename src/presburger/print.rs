@@ -196,7 +196,7 @@ fn fold_constant_floors(b: &mut Basic, inline_expr: &mut [Option<Row>]) {
                 e[0] += &(&k * value);
             }
         }
-        b.fold_constant_divs();
+        b.fold_exact_divs();
     }
 }
 
