@@ -3,6 +3,7 @@
 //! probing and the model are `crate::machine`.
 
 use super::{Ctx, Format};
+use crate::machine::costs;
 use crate::machine::measure::{self, Measurement};
 use crate::machine::model::{Blocking, CacheLevel, Elem, Model, NAMES};
 use crate::machine::sysfs::Cache;
@@ -47,7 +48,9 @@ pub struct MachineArgs {
     pub vector_registers: Option<u32>,
     /// Measure the multiply-add's latency and throughput and the vector loads per cycle
     /// with a micro-benchmark built by the compiler with these flags (under a second), and
-    /// take them instead of the table's (values given with the options above stay).
+    /// take them instead of the table's (values given with the options above stay); also
+    /// what the search's cost model weighs: an element of a vectorized loop, the start of a
+    /// short loop, and a line read from each cache level and from memory.
     #[arg(long)]
     pub measure: bool,
     /// Output format.
@@ -93,7 +96,7 @@ pub fn run(a: MachineArgs, ctx: &Ctx) -> u8 {
             return 2;
         }
     };
-    let mut measured = None;
+    let (mut measured, mut loop_costs) = (None, None);
     if a.measure {
         let bytes = m.isa.vector_bits.map(|b| b / 8);
         match measure::measure(&toolchain, bytes, m.registers.map(|r| r.0)) {
@@ -106,6 +109,13 @@ pub fn run(a: MachineArgs, ctx: &Ctx) -> u8 {
                 return 2;
             }
         }
+        match costs::measure(&toolchain, m.cache_bytes()) {
+            Ok(c) => loop_costs = Some(c),
+            Err(r) => {
+                eprint!("{}", r.render(ctx.color));
+                return 2;
+            }
+        }
     }
     match a.format {
         Format::Text => {
@@ -113,11 +123,15 @@ pub fn run(a: MachineArgs, ctx: &Ctx) -> u8 {
             if let Some(x) = &measured {
                 print!("{}", measured_text(x));
             }
+            if let Some(c) = &loop_costs {
+                print!("{}", costs_text(c));
+            }
         }
         Format::Json => {
             let model = m.model();
             let mut j = machine_json(&m, &model);
             j.measured = measured.as_ref().map(MeasuredJson::of);
+            j.loop_costs = loop_costs;
             println!("{}", json::pretty(&j));
         }
     }
@@ -138,6 +152,24 @@ fn measured_text(x: &Measurement) -> String {
         x.fma_latency(),
         x.fma_per_cycle(),
         x.loads_per_cycle()
+    )
+}
+
+/// What the cost micro-benchmarks found, unrounded.
+fn costs_text(c: &costs::Costs) -> String {
+    let l = &c.line_ns;
+    format!(
+        "  loop                {:.3} ns an element (vectorized, data in L1); {:.3} ns more a start \
+         of a loop of {} iterations\n\
+         \x20 a line read from    L1 {:.3} ns, L2 {:.3} ns, L3 {:.3} ns, memory {:.3} ns (in \
+         address order)\n",
+        c.element_ns,
+        c.start_ns,
+        costs::SHORT,
+        l[0],
+        l[1],
+        l[2],
+        l[3]
     )
 }
 
@@ -632,6 +664,9 @@ pub struct MachineJson<'a> {
     /// With `--measure`.
     #[serde(skip_serializing_if = "Option::is_none")]
     measured: Option<MeasuredJson>,
+    /// With `--measure`: what an element, a loop's start and a line from each level cost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loop_costs: Option<costs::Costs>,
 }
 
 #[derive(Serialize)]
@@ -734,5 +769,6 @@ pub fn machine_json<'a>(m: &'a Machine, model: &'a Model) -> MachineJson<'a> {
             float: model_json(&model.float),
         },
         measured: None,
+        loop_costs: None,
     }
 }

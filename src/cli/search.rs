@@ -39,6 +39,14 @@ pub struct SearchArgs {
     /// without compiling or timing anything.
     #[arg(long)]
     pub no_bench: bool,
+    /// What the cost model's parts weigh: `measured` by micro-benchmarks built with the
+    /// compiler and flags given (under a second: an element of a vectorized loop, the start
+    /// of a short loop, a line from each cache level and from memory; `loopy machine
+    /// --measure` prints them), `fixed` (1, 8, 2, 4 and 10 cycles), or `auto`: measured when
+    /// the search times candidates, fixed with `--no-bench` (whose answer is then the same on
+    /// every run).
+    #[arg(long, value_name = "MODE", value_enum, default_value_t = WeightsArg::Auto)]
+    pub weights: WeightsArg,
     /// Schedule at most this many of the legal outer interleavings (all are counted; when
     /// there are more, the kernel's own and evenly spaced ones in enumeration order).
     #[arg(long, value_name = "N", default_value_t = 48)]
@@ -147,7 +155,8 @@ pub fn run(a: SearchArgs, ctx: &Ctx) -> u8 {
             return 2;
         }
     };
-    let s = Summary::new(&a, &r, driver::names(&kernel), tiles, start);
+    let weights = settings.weights.clone();
+    let s = Summary::new(&a, &r, driver::names(&kernel), (tiles, weights), start);
     // No candidate faster than the original: the kernel as it is is the answer (its own
     // schedule is always legal), the fastest candidate only reported.
     let describe_il = |k: Option<usize>| s.describe_il(k);
@@ -242,6 +251,7 @@ fn settings(a: &SearchArgs, ctx: &Ctx, kernel: &Kernel) -> Result<(SearchSetting
         .map_err(|r| r.diagnostic.message);
     let machine = machine.as_ref().map_err(String::as_str);
     let (tile_sizes, tile_start, tile_origin) = tile_sizes(&a.tile_sizes, machine);
+    let caches = caches(machine.ok());
     let settings = SearchSettings {
         time_limit: a.time_limit,
         bench: !a.no_bench,
@@ -260,7 +270,8 @@ fn settings(a: &SearchArgs, ctx: &Ctx, kernel: &Kernel) -> Result<(SearchSetting
         } else {
             crate::search::recipe::machine_sizes(machine)
         },
-        caches: caches(machine.ok()),
+        caches,
+        weights: weights(a, &job.toolchain, machine, caches.lanes),
         finish: a.finish,
         job,
         prefix,
@@ -270,6 +281,47 @@ fn settings(a: &SearchArgs, ctx: &Ctx, kernel: &Kernel) -> Result<(SearchSetting
         origin: tile_origin,
     };
     Ok((settings, tiles))
+}
+
+/// Where the cost model's weights come from (`--weights`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum WeightsArg {
+    Auto,
+    Measured,
+    Fixed,
+}
+
+/// The cost model's weights as `--weights` asks, and where they come from: measured on this
+/// machine, or fixed (and why, when a measurement was asked for and failed).
+fn weights(
+    a: &SearchArgs,
+    toolchain: &Toolchain,
+    machine: Result<&crate::machine::Machine, &str>,
+    lanes: f64,
+) -> (crate::search::cost::Weights, String) {
+    use crate::search::cost::Weights;
+    let measure = match a.weights {
+        WeightsArg::Auto => !a.no_bench,
+        WeightsArg::Measured => true,
+        WeightsArg::Fixed => false,
+    };
+    if !measure {
+        return (Weights::default(), "fixed".to_string());
+    }
+    let bytes = machine.map_or([32 << 10, 1 << 20, 8 << 20], |m| m.cache_bytes());
+    match crate::machine::costs::measure(toolchain, bytes) {
+        Ok(c) => (
+            Weights::measured(&c, lanes),
+            "measured on this machine".to_string(),
+        ),
+        Err(r) => (
+            Weights::default(),
+            format!(
+                "fixed (the micro-benchmark failed: {})",
+                r.diagnostic.message
+            ),
+        ),
+    }
 }
 
 /// What is printed while searching: the status on the terminal's last line, and in text
@@ -327,6 +379,8 @@ struct Summary<'a> {
     original_wins: bool,
     /// Interleavings with no script of a kind, and why.
     unbuilt: Vec<(usize, &'a str, &'a String)>,
+    /// The cost model's weights and where they come from.
+    weights: (crate::search::cost::Weights, String),
 }
 
 impl<'a> Summary<'a> {
@@ -334,7 +388,7 @@ impl<'a> Summary<'a> {
         a: &'a SearchArgs,
         r: &'a driver::SearchReport,
         names: crate::search::script::Names,
-        tiles: Tiles,
+        (tiles, weights): (Tiles, (crate::search::cost::Weights, String)),
         start: Instant,
     ) -> Summary<'a> {
         let timed = r
@@ -392,6 +446,7 @@ impl<'a> Summary<'a> {
             cut_short,
             original_wins: r.original_wins(),
             unbuilt,
+            weights,
         }
     }
 
@@ -484,6 +539,12 @@ impl<'a> Summary<'a> {
         if let Some(m) = &self.cut_short {
             println!("{m}");
         }
+        let (w, from) = &self.weights;
+        println!(
+            "cost model weights ({from}): an iteration 1, a loop's start {:.2}, a line from L2 \
+             {:.2}, from L3 {:.2}, from memory {:.2}",
+            w.start, w.from_l2, w.from_l3, w.from_memory
+        );
         match r.ranking {
             Some(k) => println!(
                 "cost model: rank correlation {:.2} with the measured times of the {} \
@@ -692,6 +753,7 @@ impl<'a> Summary<'a> {
             message,
             reason: c.reason(!self.a.no_bench),
             estimate: c.estimate,
+            estimate_parts: c.parts,
             timing: TimesJson::of(c.timing),
             screen: ScreenTimesJson::of(c.screen),
         }
@@ -754,6 +816,8 @@ impl<'a> Summary<'a> {
                     reason: Some(why.as_str()),
                 },
             }),
+            model_weights: self.weights.0,
+            model_weights_from: &self.weights.1,
             model_rank_correlation: r.ranking.map(|k| k.rho),
             model_ranked: r.ranking.map_or(0, |k| k.over),
             identity: r.identity,
@@ -787,6 +851,9 @@ struct SearchJson<'a> {
     playoff: &'a [usize],
     /// The answer's parameters tuned after the search (`--finish`).
     finished: Option<FinishedJson<'a>>,
+    /// What the parts of the cost model's estimates weigh, and where that comes from.
+    model_weights: crate::search::cost::Weights,
+    model_weights_from: &'a str,
     /// Spearman's correlation of the cost model's estimates with the measured times.
     model_rank_correlation: Option<f64>,
     /// How many candidates it is over.
@@ -834,8 +901,11 @@ struct CandidateJson<'a> {
     message: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
-    /// The cost model's estimate (schedules only).
+    /// The cost model's estimate (schedules and the kernel as it is).
     estimate: Option<f64>,
+    /// What the estimate counts before weighing: iterations, starts of the innermost loop,
+    /// lines from L2, L3 and memory.
+    estimate_parts: Option<crate::search::cost::Parts>,
     #[serde(flatten)]
     timing: TimesJson,
     #[serde(flatten)]

@@ -190,24 +190,27 @@ int main(void) {{
     )
 }
 
+/// The positive number a micro-benchmark printed after `name` on a line of its own.
+pub(super) fn number(stdout: &str, name: &str) -> Result<f64, String> {
+    let line = stdout
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(name))
+        .ok_or_else(|| format!("the micro-benchmark printed no `{name}` line"))?;
+    let v: f64 = (line.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| format!("the micro-benchmark's `{name}` line has no number"))?;
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!(
+            "the micro-benchmark's `{name}` time is not positive"
+        ))
+    }
+}
+
 /// Reads the program's output.
 pub fn parse(stdout: &str, chains: u32, vector_bytes: u32) -> Result<Measurement, String> {
-    let get = |name: &str| -> Result<f64, String> {
-        let line = stdout
-            .lines()
-            .find(|l| l.split_whitespace().next() == Some(name))
-            .ok_or_else(|| format!("the micro-benchmark printed no `{name}` line"))?;
-        let v: f64 = (line.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .ok_or_else(|| format!("the micro-benchmark's `{name}` line has no number"))?;
-        if v.is_finite() && v > 0.0 {
-            Ok(v)
-        } else {
-            Err(format!(
-                "the micro-benchmark's `{name}` time is not positive"
-            ))
-        }
-    };
+    let get = |name: &str| number(stdout, name);
     Ok(Measurement {
         cycle_ns: get("add")?,
         fma_chain_ns: get("fma-chain")?,
@@ -226,19 +229,41 @@ pub fn measure(
     vector_bytes: Option<u32>,
     registers: Option<u32>,
 ) -> Result<Measurement, Report> {
-    let report = |d: Diagnostic| Report {
+    let (vb, k) = (vector_bytes.unwrap_or(8), chains(registers));
+    let stdout = build_and_run(toolchain, "measure", &source(vb, k))?;
+    parse(&stdout, k, vb).map_err(unreadable)
+}
+
+/// The report of a micro-benchmark whose output cannot be read.
+pub(super) fn unreadable(e: String) -> Report {
+    report(Diagnostic::new(
+        codes::TIMING_FAILED,
+        format!("cannot read the micro-benchmark's output: {e}"),
+    ))
+}
+
+fn report(d: Diagnostic) -> Report {
+    Report {
         diagnostic: d,
         sources: vec![],
-    };
+    }
+}
+
+/// Builds the C program `text` (as `NAME.c`, in a directory of its own) with `toolchain`'s
+/// compiler and flags plus `-ffp-contract=fast`, runs it, and returns what it printed.
+pub(super) fn build_and_run(
+    toolchain: &Toolchain,
+    name: &str,
+    text: &str,
+) -> Result<String, Report> {
     let dir = WorkDir::new(None).map_err(|e| {
         report(Diagnostic::new(
             codes::CANNOT_WRITE,
             format!("cannot create a directory for the micro-benchmark: {e}"),
         ))
     })?;
-    let (vb, k) = (vector_bytes.unwrap_or(8), chains(registers));
-    let src = dir.join("measure.c");
-    std::fs::write(&src, source(vb, k)).map_err(|e| {
+    let src = dir.join(&format!("{name}.c"));
+    std::fs::write(&src, text).map_err(|e| {
         report(Diagnostic::new(
             codes::CANNOT_WRITE,
             format!("cannot write `{}`: {e}", src.display()),
@@ -246,7 +271,7 @@ pub fn measure(
     })?;
     let mut tc = toolchain.clone();
     tc.cflags.push("-ffp-contract=fast".into());
-    let exe = dir.join("measure");
+    let exe = dir.join(name);
     tc.compile(&src, &[], &[], &exe)?;
     let out = run_with_env(&exe, &[])?;
     if !out.success() {
@@ -255,12 +280,7 @@ pub fn measure(
             format!("the micro-benchmark failed ({})", out.status),
         )));
     }
-    parse(&String::from_utf8_lossy(&out.stdout), k, vb).map_err(|e| {
-        report(Diagnostic::new(
-            codes::TIMING_FAILED,
-            format!("cannot read the micro-benchmark's output: {e}"),
-        ))
-    })
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 #[cfg(test)]

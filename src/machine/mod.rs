@@ -7,6 +7,7 @@
 //! Knows nothing of scripts: a script parameter's default reads a value by name through
 //! [`model::Model::value`]. Uses `native` only to run the compiler.
 
+pub mod costs;
 pub mod isa;
 pub mod measure;
 pub mod model;
@@ -216,6 +217,15 @@ impl Machine {
             .ok()?
             .iter()
             .find(|c| c.level == Some(level) && c.kind.as_ref().is_some_and(|k| k.holds_data()))
+    }
+
+    /// The sizes in bytes of L1, L2 and L3 (data), each 32 KiB, 1 MiB or 8 MiB where it
+    /// cannot be read: the buffers of the cost micro-benchmarks ([`costs`]).
+    pub fn cache_bytes(&self) -> [u64; 3] {
+        let size = |level: u32, default: u64| {
+            (self.cache(level).and_then(|c| c.size)).map_or(default, |s| s.min(MAX_CACHE))
+        };
+        [size(1, 32 << 10), size(2, 1 << 20), size(3, 8 << 20)]
     }
 
     /// A cache level as the model needs it, or why it is unknown.

@@ -9,12 +9,14 @@
 //! one that walks the last dimension by one element costs 1, anything else (a step along an
 //! outer dimension, or a large step) costs [`STRIDED`], a cache line of doubles. Each
 //! statement's sum is weighted by its estimated number of instances ([`CostModel::work`]: the
-//! product of the extents of its loops, every parameter set to [`NOMINAL`]).
+//! product of the extents of its loops, each parameter at the size the program is built
+//! with, else [`NOMINAL`]).
 
 use super::schedule::Built;
 use super::script::{self, Variant};
+use super::space::Legal;
 use super::traffic;
-pub use super::traffic::Caches;
+pub use super::traffic::{Caches, Parts, Weights};
 use crate::model::Scop;
 use crate::presburger::budget;
 use crate::presburger::int::gcd_all;
@@ -65,6 +67,9 @@ fn ranks(v: &[f64]) -> Vec<f64> {
 /// cache line, so a contiguous walk misses once every 8 steps, a strided one every step.
 pub const STRIDED: f64 = 8.0;
 
+/// The work budget of one test of whether an innermost loop carries a dependence.
+const CARRIED_STEPS: u64 = 20_000;
+
 /// The value every parameter is given when loop extents are estimated.
 pub const NOMINAL: i64 = 1000;
 
@@ -84,19 +89,29 @@ pub struct CostModel {
     arrays: Vec<Vec<String>>,
     /// The capacities [`CostModel::estimate`] uses.
     caches: Caches,
+    /// What each part of an estimate weighs.
+    weights: Weights,
+    /// The dependences, for whether an innermost loop carries one
+    /// ([`CostModel::with_dependences`]); without them every loop whose accesses allow it
+    /// is taken to vectorize.
+    deps: Option<Legal>,
 }
 
 impl CostModel {
     /// The model of a kernel; `dirs` as in [`super::Layout::dirs`]. Loop extents are
     /// computed with the integer core under `budget` steps per statement; past it (or where
-    /// a loop is unbounded) an extent is taken to be [`NOMINAL`].
-    pub fn new(scop: &Scop, dirs: &[Vec<i64>], budget_steps: u64) -> CostModel {
+    /// a loop is unbounded) an extent is taken to be [`NOMINAL`]. They are the sizes the
+    /// program is built with: a parameter takes the integer value of the `-D NAME=VALUE`
+    /// macro in `defines` named like it up to case (`ni` from `NI=1000`, as PolyBench names
+    /// them), else [`NOMINAL`].
+    pub fn new(scop: &Scop, dirs: &[Vec<i64>], budget_steps: u64, defines: &[String]) -> CostModel {
         let params = &scop.params;
+        let values: Vec<i64> = params.iter().map(|p| size_of(p, defines)).collect();
         let ext: Vec<Vec<f64>> = scop
             .statements
             .iter()
             .map(|st| {
-                budget::with_budget(budget_steps, || extents(st, params))
+                budget::with_budget(budget_steps, || extents(st, params, &values))
                     .unwrap_or_else(|_| vec![NOMINAL as f64; st.iterators.len()])
             })
             .collect();
@@ -130,7 +145,27 @@ impl CostModel {
             extents: ext,
             arrays,
             caches: Caches::default(),
+            weights: Weights::default(),
+            deps: None,
         }
+    }
+
+    /// The same model weighing the parts of its estimates by `weights`.
+    pub fn with_weights(mut self, weights: Weights) -> CostModel {
+        self.weights = weights;
+        self
+    }
+
+    /// The estimate of counted parts, weighed.
+    pub fn weigh(&self, parts: &Parts) -> f64 {
+        parts.weighed(&self.weights)
+    }
+
+    /// The same model knowing the kernel's dependences: an innermost loop that carries one
+    /// at a distance shorter than a vector does not vectorize ([`CostModel::estimate`]).
+    pub fn with_dependences(mut self, legal: &Legal) -> CostModel {
+        self.deps = Some(legal.clone());
+        self
     }
 
     /// The same model with the machine's cache capacities.
@@ -142,7 +177,13 @@ impl CostModel {
     /// The estimate of a candidate ([`super::traffic`]): arithmetic and the lines each cache
     /// level misses, with the variant's band orders and tiles (marks do not count).
     pub fn estimate(&self, b: &Built, v: &Variant) -> f64 {
+        self.parts(b, v).weighed(&self.weights)
+    }
+
+    /// What [`CostModel::estimate`] counts, before weighing.
+    pub fn parts(&self, b: &Built, v: &Variant) -> Parts {
         let rows = script::ordered_rows(b, v);
+        let carried = self.carried_inside(b, v, &rows);
         (0..rows.len())
             .map(|s| {
                 let n = self.dirs[s].len();
@@ -159,9 +200,103 @@ impl CostModel {
                     .map(|(band, &t)| (band.start..band.start + band.len, t))
                     .collect();
                 let loops = traffic::loops(&dirs, &self.extents[s], &tiled);
-                traffic::statement(&self.distinct(s, n), &loops, &self.caches)
+                let accesses = self.distinct(s, n);
+                traffic::statement(&accesses, &loops, &self.caches, !carried[s])
             })
-            .sum()
+            .fold(Parts::default(), |a, b| a + b)
+    }
+
+    /// What the estimate of the kernel as it is counts: each statement's loops in their own order,
+    /// neighbours sharing the loops they share in the kernel (`names.positions`), nothing
+    /// tiled.
+    pub fn own_parts(&self, names: &script::Names) -> Parts {
+        let np = names.params.len();
+        let n = self.dirs.len();
+        let rows: Vec<Vec<Vec<Int>>> = (0..n)
+            .map(|s| {
+                let d = self.dirs[s].len();
+                (0..d)
+                    .map(|k| {
+                        (0..d + np + 1)
+                            .map(|c| Int::from(i64::from(c == k)))
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        let common = |s: usize, t: usize| -> usize {
+            let (p, q) = (&names.positions[s], &names.positions[t]);
+            let most = self.dirs[s].len().min(self.dirs[t].len());
+            (0..most).take_while(|&k| p[..=k] == q[..=k]).count()
+        };
+        let shared = (0..n)
+            .map(|s| if s + 1 < n { common(s, s + 1) } else { 0 })
+            .collect();
+        let own = Built {
+            rows,
+            shared,
+            bands: vec![],
+            order: (0..n).collect(),
+        };
+        self.parts(&own, &Variant::plain(&own))
+    }
+
+    /// Per statement, whether its innermost loop carries a dependence (to itself, or to a
+    /// statement that shares that loop) at a distance shorter than a vector's lanes, so that
+    /// it cannot run a vector's worth of iterations at once: a recurrence, a sweep fused
+    /// with the next one at a short skew, or a floating-point reduction (the compiler may not
+    /// reassociate its sum). Tiles do not change it: instances at equal times in every outer
+    /// loop are in the same tiles there; a band split at its innermost loop (`v.split`)
+    /// gives each statement a loop of its own there. A test that runs past its small
+    /// budget counts as not carried.
+    fn carried_inside(&self, b: &Built, v: &Variant, rows: &[Vec<Vec<Int>>]) -> Vec<bool> {
+        let mut out = vec![false; rows.len()];
+        let Some(legal) = &self.deps else {
+            return out;
+        };
+        let l = &legal.layout;
+        let within = (self.caches.lanes as i64 - 1).max(1);
+        let pos = |s: usize| b.order.iter().position(|&x| x == s);
+        // The loops statements `s` and `t` share: those of `s` itself, or the fewest shared
+        // by neighbours between them in execution order.
+        let shared = |s: usize, t: usize| -> usize {
+            if s == t {
+                return rows[s].len();
+            }
+            match (pos(s), pos(t)) {
+                (Some(a), Some(z)) => (a.min(z)..a.max(z))
+                    .map(|q| b.shared[b.order[q]])
+                    .min()
+                    .unwrap_or(0),
+                _ => 0,
+            }
+        };
+        for e in &legal.edges {
+            let (s, t) = (e.source, e.sink);
+            let d = rows[s].len();
+            let split = (b.bands.iter().zip(&v.split)).any(|(band, &split)| {
+                split && s != t && band.start + band.len == d && band.stmts.contains(&s)
+            });
+            if d == 0 || rows[t].len() != d || (out[s] && out[t]) || shared(s, t) < d || split {
+                continue;
+            }
+            let levels: Vec<Vec<Int>> = (0..d)
+                .map(|k| {
+                    let mut c = vec![Int::ZERO; l.len];
+                    for u in [s, t] {
+                        for (x, v) in rows[u][k].iter().enumerate() {
+                            c[l.offset[u] + x] = v.clone();
+                        }
+                    }
+                    c
+                })
+                .collect();
+            if budget::with_budget(CARRIED_STEPS, || e.carries(l, &levels, within)) == Ok(true) {
+                out[s] = true;
+                out[t] = true;
+            }
+        }
+        out
     }
 
     /// Statement `s`'s accesses, one per array and subscripts up to constants; an access
@@ -257,14 +392,24 @@ impl CostModel {
     }
 }
 
-/// The extent of each loop of a statement, every parameter at [`NOMINAL`]: the number of
+/// The value of parameter `p` by the `-D` macros (`NAME=VALUE`, the name equal up to case),
+/// else [`NOMINAL`]; a value below 1 counts as 1.
+fn size_of(p: &str, defines: &[String]) -> i64 {
+    (defines.iter().rev())
+        .filter_map(|d| d.split_once('='))
+        .find(|(name, _)| name.trim().eq_ignore_ascii_case(p))
+        .and_then(|(_, v)| v.trim().parse::<i64>().ok())
+        .map_or(NOMINAL, |v| v.max(1))
+}
+
+/// The extent of each loop of a statement, each parameter at its value: the number of
 /// values its iterator takes with the outer iterators fixed, at the first and at the last
 /// outer values, whichever is larger (a triangle counts as its longest row; a loop of one
 /// iteration inside another counts once); at least 1.
-fn extents(st: &crate::model::Statement, params: &[String]) -> Vec<f64> {
+fn extents(st: &crate::model::Statement, params: &[String], values: &[i64]) -> Vec<f64> {
     let mut dom = st.domain.clone();
-    for p in params {
-        if let Some(d) = dom.fix_param(p, &Int::from(NOMINAL)) {
+    for (p, &v) in params.iter().zip(values) {
+        if let Some(d) = dom.fix_param(p, &Int::from(v)) {
             dom = d;
         }
     }

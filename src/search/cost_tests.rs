@@ -14,7 +14,7 @@ fn model_of(dir: &Path, name: &str, text: &str) -> (crate::search::Legal, cost::
     let k = crate::driver::Kernel::load(&f, &crate::frontend::Options::default()).unwrap();
     let run = crate::driver::Run::start(&k);
     let legal = crate::search::Legal::new(&run.program, &run.deps);
-    let model = cost::CostModel::new(&k.scop, &legal.layout.dirs, 10_000_000);
+    let model = cost::CostModel::new(&k.scop, &legal.layout.dirs, 10_000_000, &[]);
     (legal, model)
 }
 
@@ -143,7 +143,7 @@ fn cost_model_work_of_covariance() {
     )
     .unwrap();
     let layout = crate::search::space::Layout::new(&crate::verify::Program::from_scop(&k.scop));
-    let model = cost::CostModel::new(&k.scop, &layout.dirs, 10_000_000);
+    let model = cost::CostModel::new(&k.scop, &layout.dirs, 10_000_000, &[]);
     let work = |tag: &str| model.work[k.scop.tag(tag).unwrap().statements[0]];
     assert_eq!(work("Mult"), 1e9);
     assert_eq!(work("Init"), 1e6);
@@ -166,4 +166,66 @@ fn spearman_rank_correlation() {
     assert_eq!(spearman(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]), None);
     assert_eq!(spearman(&[1.0], &[1.0]), None);
     assert_eq!(spearman(&[1.0, 2.0], &[1.0]), None);
+}
+
+/// A loop that carries a dependence at a short distance does not vectorize in the estimate:
+/// a row's sum `s[i] += A[i][j] * x[j]` with `j` innermost walks every array contiguously
+/// but adds into one element (a floating-point reduction the compiler may not reassociate),
+/// so knowing the dependences makes it dearer; a statement that carries none (`y = A + x`)
+/// is estimated the same either way.
+#[test]
+fn a_loop_carrying_a_dependence_does_not_vectorize() {
+    let d = scratch("search", "cost-carried");
+    let estimate = |name: &str, text: &str| {
+        let (legal, model) = model_of(&d, name, text);
+        let b = legal.build(&legal.interleavings(10).list[0]).unwrap();
+        let v = Variant::plain(&b);
+        let with = model.clone().with_dependences(&legal).estimate(&b, &v);
+        (model.estimate(&b, &v), with)
+    };
+    let head = "void k(int n, double A[n][n], double x[n], double s[n], double y[n][n]) {\n  \
+                int i, j;\n#pragma scop\n  for (i = 0; i < n; i++)\n    \
+                for (j = 0; j < n; j++)\n";
+    let (free, with) = estimate(
+        "rowsum",
+        &format!("{head}      s[i] += A[i][j] * x[j];\n#pragma endscop\n}}\n"),
+    );
+    assert!(with > free, "{with} against {free}");
+    let (free, with) = estimate(
+        "add",
+        &format!("{head}      y[i][j] = A[i][j] + x[j];\n#pragma endscop\n}}\n"),
+    );
+    assert_eq!(with, free);
+}
+
+/// The kernel as it is has an estimate of its own, and the model's values follow the sizes
+/// the program is built with (`-D`, parameters named like the macros up to case). Two
+/// sweeps of a 1-d stencil in loops of their own vectorize; fused (the time loop skewed, or
+/// the second sweep shifted into the first's loop) they carry a dependence from one to the
+/// other at distance 1, and are dearer.
+#[test]
+fn the_kernel_as_it_is_is_estimated_at_the_sizes_given() {
+    let d = scratch("search", "cost-own");
+    let text = "void k(int tsteps, int n, double A[n], double B[n]) {\n  int t, i;\n\
+                #pragma scop\n  for (t = 0; t < tsteps; t++) {\n    \
+                for (i = 1; i < n - 1; i++)\n      B[i] = A[i - 1] + A[i] + A[i + 1];\n    \
+                for (i = 1; i < n - 1; i++)\n      A[i] = B[i - 1] + B[i] + B[i + 1];\n  }\n\
+                #pragma endscop\n}\n";
+    let f = d.join("jacobi1.c");
+    std::fs::write(&f, text).unwrap();
+    let k = crate::driver::Kernel::load(&f, &crate::frontend::Options::default()).unwrap();
+    let run = crate::driver::Run::start(&k);
+    let legal = crate::search::Legal::new(&run.program, &run.deps);
+    let defines = ["TSTEPS=10".to_string(), "N=102".to_string()];
+    let model = cost::CostModel::new(&k.scop, &legal.layout.dirs, 10_000_000, &defines)
+        .with_dependences(&legal);
+    assert_eq!(model.work, vec![1000.0, 1000.0]);
+    let names = crate::search::driver::names(&k);
+    let own = model.weigh(&model.own_parts(&names));
+    let il = legal.interleavings(10);
+    let b = legal.build(&il.list[0]).unwrap();
+    let fused = model.estimate(&b, &Variant::plain(&b));
+    assert!(own < fused, "{own} against {fused}");
+    let nominal = cost::CostModel::new(&k.scop, &legal.layout.dirs, 10_000_000, &[]);
+    assert_eq!(nominal.work, vec![998_000.0, 998_000.0]);
 }

@@ -101,6 +101,9 @@ pub struct SearchSettings {
     pub blis: Result<BlisSizes, String>,
     /// The cache capacities of the cost model's estimates.
     pub caches: super::cost::Caches,
+    /// What the parts of an estimate weigh, and where the weights come from (`measured on
+    /// this machine`, or why they are the fixed ones).
+    pub weights: (super::cost::Weights, String),
     /// The share of the time limit kept at the end, with timing, to tune the answer's
     /// `param` lines ([`super::finish`]); 0: none.
     pub finish: f64,
@@ -132,9 +135,11 @@ pub struct Candidate {
     /// start (the time limit); failures are in the verdict.
     pub not_timed: Option<String>,
     /// The cost model's estimate ([`CostModel::estimate`]: arithmetic and the lines each
-    /// cache level misses, with its band orders and tiles), for a schedule the search built;
-    /// `None` for a recipe and the kernel as it is.
+    /// cache level misses, with its band orders and tiles), for a schedule the search built
+    /// and the kernel as it is; `None` for a recipe.
     pub estimate: Option<f64>,
+    /// What the estimate counts, before weighing.
+    pub parts: Option<cost::Parts>,
 }
 
 impl Candidate {
@@ -325,10 +330,19 @@ impl State<'_, '_, '_> {
             Err(e) => Some(self.push(Some(il), Some(kind), variant, vec![], Verdict::Error(e))),
             Ok(lines) => self.add_lines(Some(il), Some(kind), variant, lines, true),
         }?;
-        let estimate = self.model.as_ref().map(|m| m.estimate(b, v));
-        let e = &mut self.candidates[c].estimate;
-        *e = e.or(estimate);
+        if let Some(m) = &self.model {
+            if self.candidates[c].parts.is_none() {
+                self.estimated(c, m.parts(b, v));
+            }
+        }
         Some(c)
+    }
+
+    /// Gives candidate `c` the estimate of `parts`.
+    fn estimated(&mut self, c: usize, parts: cost::Parts) {
+        let m = self.model.as_ref().expect("a model");
+        self.candidates[c].estimate = Some(m.weigh(&parts));
+        self.candidates[c].parts = Some(parts);
     }
 
     /// The BLIS recipe's candidates: one for all the contractions together and, when there
@@ -607,6 +621,7 @@ impl State<'_, '_, '_> {
             timing: None,
             not_timed: None,
             estimate: None,
+            parts: None,
         });
         self.candidates.len() - 1
     }
@@ -959,8 +974,12 @@ pub fn search_with(
     };
     let model = legal.as_ref().map(|legal| {
         budget::with_cancel(cancel.clone(), || {
-            CostModel::new(&kernel.scop, &legal.layout.dirs, settings.budget)
+            let dirs = &legal.layout.dirs;
+            let defines = &settings.job.opts.defines;
+            CostModel::new(&kernel.scop, dirs, settings.budget, defines)
                 .with_caches(settings.caches)
+                .with_weights(settings.weights.0)
+                .with_dependences(legal)
         })
     });
     s.model = model;
@@ -1192,6 +1211,12 @@ impl State<'_, '_, '_> {
         let recipes = self.add_recipes(found);
         let base = self.add_schedules(schedules, interleavings);
         let identity = self.add_identity(own);
+        if let Some(m) = &self.model {
+            if self.candidates[identity].parts.is_none() {
+                let parts = m.own_parts(&self.names);
+                self.estimated(identity, parts);
+            }
+        }
         let model = self.model.clone();
         let reps = match &model {
             Some(model) => self.representatives(model, schedules, &base),
@@ -1381,7 +1406,16 @@ impl State<'_, '_, '_> {
         match (hoists.first(), chosen) {
             (Some(&h), Some(c)) if !self.cheaper_than_own(c, schedules, base, (identity, own)) => h,
             (Some(&h), None) => h,
+            (_, Some(c)) if self.estimated_below(identity, c) => identity,
             (_, c) => c.unwrap_or(identity),
+        }
+    }
+
+    /// Whether candidate `a` has a lower estimate than candidate `b` (both estimated).
+    fn estimated_below(&self, a: usize, b: usize) -> bool {
+        match (self.candidates[a].estimate, self.candidates[b].estimate) {
+            (Some(x), Some(y)) => x < y,
+            _ => false,
         }
     }
 
@@ -1644,6 +1678,7 @@ mod tests {
             timing: timing.map(measured),
             not_timed: None,
             estimate,
+            parts: None,
         }
     }
 

@@ -71,6 +71,7 @@ fn search(playoff: usize) -> (SearchReport, Vec<String>) {
         recipes: false,
         blis: Err("not in this test".to_string()),
         caches: Default::default(),
+        weights: (Default::default(), "fixed".into()),
         finish: 0.0,
     };
     let mut timer = Lucky::default();

@@ -169,6 +169,27 @@ impl Edge {
         b.is_empty()
     }
 
+    /// Whether the last of `levels` (each a whole coefficient vector, one hyperplane per
+    /// statement, outermost first) carries some instance of this edge at a distance from 1
+    /// to `within`, the outer levels keeping source and sink at equal times.
+    pub fn carries(&self, l: &Layout, levels: &[Vec<Int>], within: i64) -> bool {
+        let Some((last, outer)) = levels.split_last() else {
+            return false;
+        };
+        let mut b = self.poly.clone();
+        for c in outer {
+            b.add_eq(self.difference(l, c, 0));
+        }
+        b.add_ineq(self.difference(l, last, 1));
+        let below: Row = self
+            .difference(l, last, within)
+            .iter()
+            .map(|v| -v)
+            .collect();
+        b.add_ineq(below);
+        !b.is_empty()
+    }
+
     /// Farkas rows of this edge for `θT(j) − θS(i) ≥ delta`, over `[1 | coefficients]`.
     pub fn rows(&self, delta: i64) -> Vec<Row> {
         self.rows

@@ -1,12 +1,14 @@
 //! The estimate of a candidate: the lines each cache level misses, from the footprints of
 //! the loops as the schedule, its band orders and its tiles generate them, plus the
-//! arithmetic (a vector's worth per iteration where the innermost loop vectorizes).
+//! arithmetic (a vector's worth per iteration where the innermost loop vectorizes), each
+//! part counted ([`Parts`]) and then weighed ([`Weights`]). Whether a dependence stops the
+//! vectors is the caller's to say ([`statement`]'s `free`).
 //!
 //! For each statement the loops are listed outermost first, each with the direction it moves
 //! the iteration (a column of the inverse of the statement's hyperplanes) and its trip count
-//! (from the statement's loop extents, every parameter at [`super::cost::NOMINAL`]); a tiled
-//! band becomes its tile loops (trip `extent / T`) and then its point loops (trip `T`). An
-//! access touches, over the innermost loops from some loop on, the product of the trips of
+//! (from the statement's loop extents, each parameter at the size the program is built with,
+//! else [`super::cost::NOMINAL`]); a tiled band becomes its tile loops (trip `extent / T`)
+//! and then its point loops (trip `T`). An access touches, over the innermost loops from some loop on, the product of the trips of
 //! the loops it varies in, elements that are a cache line's worth apart except along its
 //! innermost contiguous loop. A cache of `C` lines keeps everything the statement touches
 //! inside the outermost loop whose footprint fits: each access misses its footprint there,
@@ -22,16 +24,83 @@ use crate::presburger::Int;
 /// Doubles per 64-byte cache line.
 const LINE: f64 = 8.0;
 
-/// What the model counts, in rough cycles: the arithmetic of one iteration (a vector's
-/// worth of iterations where the innermost loop vectorizes), the start and end of the
-/// innermost loop (so that small tiles cost what they cost), and a line brought into L1
-/// from L2, into L2 from L3 and into L3 from memory. Fixed, not measured: the ranking, not
-/// the times, is what the search uses.
-const COMPUTE: f64 = 1.0;
-const INNER_LOOP: f64 = 8.0;
-const FROM_L2: f64 = 2.0;
-const FROM_L3: f64 = 4.0;
-const FROM_MEMORY: f64 = 10.0;
+/// What an estimate counts, before weighing: iterations (a vector's worth of iterations
+/// as one where the innermost loop vectorizes), starts of the innermost loop, and the lines
+/// brought into L1 from L2, into L2 from L3 and into L3 from memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Parts {
+    pub iterations: f64,
+    pub starts: f64,
+    pub from_l2: f64,
+    pub from_l3: f64,
+    pub from_memory: f64,
+}
+
+impl std::ops::Add for Parts {
+    type Output = Parts;
+    fn add(self, o: Parts) -> Parts {
+        Parts {
+            iterations: self.iterations + o.iterations,
+            starts: self.starts + o.starts,
+            from_l2: self.from_l2 + o.from_l2,
+            from_l3: self.from_l3 + o.from_l3,
+            from_memory: self.from_memory + o.from_memory,
+        }
+    }
+}
+
+impl Parts {
+    /// The estimate: each part by its weight.
+    pub fn weighed(&self, w: &Weights) -> f64 {
+        w.iteration * self.iterations
+            + w.start * self.starts
+            + w.from_l2 * self.from_l2
+            + w.from_l3 * self.from_l3
+            + w.from_memory * self.from_memory
+    }
+}
+
+/// What each part of an estimate costs, in rough cycles: an iteration (a vector's worth
+/// where the innermost loop vectorizes), the start and end of the innermost loop (so that
+/// small tiles cost what they cost), a line from L2, from L3 and from memory. The ranking,
+/// not the times, is what the search uses.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Weights {
+    pub iteration: f64,
+    pub start: f64,
+    pub from_l2: f64,
+    pub from_l3: f64,
+    pub from_memory: f64,
+}
+
+impl Weights {
+    /// The weights measured on this machine ([`crate::machine::costs`]), in iterations of a
+    /// vectorized loop of `lanes` elements over data in L1: an iteration weighs 1.
+    pub fn measured(c: &crate::machine::costs::Costs, lanes: f64) -> Weights {
+        let iteration = c.element_ns * lanes.max(1.0);
+        let [l2, l3, memory] = c.line_steps();
+        Weights {
+            iteration: 1.0,
+            start: c.start_ns / iteration,
+            from_l2: l2 / iteration,
+            from_l3: l3 / iteration,
+            from_memory: memory / iteration,
+        }
+    }
+}
+
+impl Default for Weights {
+    /// Fixed rough values: 1, 8, 2, 4 and 10 cycles.
+    fn default() -> Weights {
+        Weights {
+            iteration: 1.0,
+            start: 8.0,
+            from_l2: 2.0,
+            from_l3: 4.0,
+            from_memory: 10.0,
+        }
+    }
+}
 
 /// The capacities the estimate uses, in cache lines.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -209,13 +278,15 @@ fn vectorizes(accesses: &[Vec<Vec<i64>>], inner: &Loop) -> bool {
         })
 }
 
-/// The estimate of one statement over its loops: arithmetic, the innermost loop's starts,
-/// and the misses of each cache level, weighted.
-pub fn statement(accesses: &[Vec<Vec<i64>>], loops: &[Loop], caches: &Caches) -> f64 {
+/// The parts of the estimate of one statement over its loops: iterations, the innermost
+/// loop's starts, and the misses of each cache level. The innermost loop vectorizes when
+/// its accesses allow it and `free` (it carries no dependence at a distance shorter than a
+/// vector).
+pub fn statement(accesses: &[Vec<Vec<i64>>], loops: &[Loop], caches: &Caches, free: bool) -> Parts {
     let work: f64 = loops.iter().map(|l| l.trip).product();
     let (lanes, starts) = match loops.split_last() {
         Some((inner, outer)) => (
-            if vectorizes(accesses, inner) {
+            if free && vectorizes(accesses, inner) {
                 caches.lanes
             } else {
                 1.0
@@ -224,11 +295,13 @@ pub fn statement(accesses: &[Vec<Vec<i64>>], loops: &[Loop], caches: &Caches) ->
         ),
         None => (1.0, 1.0),
     };
-    COMPUTE * work / lanes
-        + INNER_LOOP * starts
-        + FROM_L2 * misses(accesses, loops, caches.l1)
-        + FROM_L3 * misses(accesses, loops, caches.l2)
-        + FROM_MEMORY * misses(accesses, loops, caches.l3)
+    Parts {
+        iterations: work / lanes,
+        starts,
+        from_l2: misses(accesses, loops, caches.l1),
+        from_l3: misses(accesses, loops, caches.l2),
+        from_memory: misses(accesses, loops, caches.l3),
+    }
 }
 
 /// The loops of a statement: `dirs` (one per loop, outermost first, over its iterators) with

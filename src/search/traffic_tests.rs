@@ -1,6 +1,6 @@
 //! The traffic estimate against counts done by hand on small nests.
 
-use super::traffic::{lines, loops, misses, statement, Caches, Loop};
+use super::traffic::{lines, loops, misses, statement, Caches, Loop, Weights};
 
 fn unit(n: usize, k: usize) -> Vec<i64> {
     (0..n).map(|c| i64::from(c == k)).collect()
@@ -75,15 +75,25 @@ fn tiles_cut_the_traffic() {
         l3: 524288.0,
         lanes: 8.0,
     };
+    let w = Weights::default();
     let (t, p) = (
-        statement(&gemm(), &tiled, &caches),
-        statement(&gemm(), &plain, &caches),
+        statement(&gemm(), &tiled, &caches, true).weighed(&w),
+        statement(&gemm(), &plain, &caches, true).weighed(&w),
     );
     assert!(t * 1.5 < p, "tiled {t}, plain {p}");
     // The order with the reduction innermost (B walked down a column) costs more than
     // i, k, j untiled.
     let ijk = loops(&[unit(3, 0), unit(3, 2), unit(3, 1)], &[1000.0; 3], &[]);
-    assert!(statement(&gemm(), &ijk, &caches) > p);
+    assert!(statement(&gemm(), &ijk, &caches, true).weighed(&w) > p);
+    // Its parts: the same iterations, the innermost loop started as often, more lines.
+    let (a, b) = (
+        statement(&gemm(), &ijk, &caches, false),
+        statement(&gemm(), &plain, &caches, true),
+    );
+    assert_eq!(a.iterations, 1e9);
+    assert_eq!(b.iterations, 1e9 / 8.0);
+    assert_eq!(a.starts, b.starts);
+    assert!(a.from_l2 > b.from_l2, "{a:?} {b:?}");
 }
 
 /// Loops that move an access along dependent directions: the elements are those of the
