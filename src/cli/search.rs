@@ -557,6 +557,13 @@ impl<'a> Summary<'a> {
             ),
             None => {}
         }
+        if let Some(k) = r.screen_ranking {
+            println!(
+                "cost model: rank correlation {:.2} with the times of the {} candidate(s) \
+                 timed only at the screening sizes, estimated at those sizes",
+                k.rho, k.over
+            );
+        }
         if !r.playoff.is_empty() {
             let who: Vec<String> = (r.playoff.iter())
                 .map(|&c| match c == r.identity {
@@ -754,6 +761,7 @@ impl<'a> Summary<'a> {
             reason: c.reason(!self.a.no_bench),
             estimate: c.estimate,
             estimate_parts: c.parts,
+            screen_estimate: c.screen_estimate,
             timing: TimesJson::of(c.timing),
             screen: ScreenTimesJson::of(c.screen),
         }
@@ -820,6 +828,8 @@ impl<'a> Summary<'a> {
             model_weights_from: &self.weights.1,
             model_rank_correlation: r.ranking.map(|k| k.rho),
             model_ranked: r.ranking.map_or(0, |k| k.over),
+            model_rank_correlation_screened: r.screen_ranking.map(|k| k.rho),
+            model_ranked_screened: r.screen_ranking.map_or(0, |k| k.over),
             identity: r.identity,
             nothing_timed: (self.best.is_none() && !a.no_bench).then(|| self.why_not()),
             out_of_time: self.cut_short.as_deref(),
@@ -858,6 +868,9 @@ struct SearchJson<'a> {
     model_rank_correlation: Option<f64>,
     /// How many candidates it is over.
     model_ranked: usize,
+    /// The same over the candidates timed only at the screening sizes, estimated there.
+    model_rank_correlation_screened: Option<f64>,
+    model_ranked_screened: usize,
     identity: usize,
     nothing_timed: Option<String>,
     out_of_time: Option<&'a str>,
@@ -906,6 +919,8 @@ struct CandidateJson<'a> {
     /// What the estimate counts before weighing: iterations, starts of the innermost loop,
     /// lines from L2, L3 and memory.
     estimate_parts: Option<crate::search::cost::Parts>,
+    /// The estimate at the screening sizes (when the search may screen).
+    screen_estimate: Option<f64>,
     #[serde(flatten)]
     timing: TimesJson,
     #[serde(flatten)]

@@ -579,6 +579,82 @@ pub fn band_orders(len: usize) -> Vec<Vec<usize>> {
     out
 }
 
+/// The parameters that only say how often loops run, not what they touch: no subscript of
+/// any statement uses the parameter, nor any iterator whose bounds it reaches, directly or
+/// through other iterators' bounds (jacobi-2d's `tsteps`, not its `n`), and it bounds some
+/// loop. Scaling them scales the work and keeps every footprint, and with it the caches'
+/// part in the times. A statement with an access that is not affine, or a domain with
+/// locals, keeps every parameter out.
+pub fn time_params(scop: &Scop) -> Vec<String> {
+    let params = &scop.params;
+    (0..params.len())
+        .filter(|&q| {
+            let mut bounds = false;
+            for st in &scop.statements {
+                match reach(st, params, q) {
+                    None => return false,
+                    Some(b) => bounds |= b,
+                }
+            }
+            bounds
+        })
+        .map(|q| params[q].clone())
+        .collect()
+}
+
+/// For [`time_params`]: `None` when parameter `q` (of `params`) or an iterator whose bounds
+/// it reaches is used by a subscript of statement `st` (or `st` cannot be read that way);
+/// else whether it bounds some loop of `st`.
+fn reach(st: &crate::model::Statement, params: &[String], q: usize) -> Option<bool> {
+    let n = st.iterators.len();
+    let mut used = vec![false; n];
+    for a in &st.accesses {
+        let rows = a
+            .exact
+            .then(|| super::space::affine_rows(&a.relation, params))
+            .flatten()?;
+        for r in &rows {
+            if !r[n + q].is_zero() {
+                return None;
+            }
+            for (k, u) in used.iter_mut().enumerate() {
+                *u |= !r[k].is_zero();
+            }
+        }
+    }
+    let dom = &st.domain;
+    let Some(p) = dom.space().params.iter().position(|x| *x == params[q]) else {
+        return Some(false);
+    };
+    let np = dom.space().params.len();
+    // Columns `[1 | params | iterators]` reached from `p` through rows that share one.
+    let mut reached = vec![false; 1 + np + n];
+    reached[1 + p] = true;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for part in dom.parts() {
+            if part.n_div() > 0 || part.n_dim() != n {
+                return None;
+            }
+            for row in part.eqs().iter().chain(part.ineqs()) {
+                let touches = (1..row.len()).any(|c| reached[c] && !row[c].is_zero());
+                for (c, v) in row.iter().enumerate().skip(1) {
+                    if touches && !v.is_zero() && !reached[c] {
+                        reached[c] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    let loops = &reached[1 + np..];
+    if loops.iter().zip(&used).any(|(r, u)| *r && *u) {
+        return None;
+    }
+    Some(loops.contains(&true))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -229,3 +229,29 @@ fn the_kernel_as_it_is_is_estimated_at_the_sizes_given() {
     let nominal = cost::CostModel::new(&k.scop, &legal.layout.dirs, 10_000_000, &[]);
     assert_eq!(nominal.work, vec![998_000.0, 998_000.0]);
 }
+
+/// The parameters that only say how often loops run: jacobi-1d's `tsteps` (its `t` is in
+/// no subscript), not `n`; not a time loop whose iterator a subscript reads (`f[t]`), nor
+/// one that bounds a loop a subscript uses (`i <= t`).
+#[test]
+fn time_parameters_bound_only_loops_no_subscript_uses() {
+    let d = scratch("search", "cost-time");
+    let params = |name: &str, body: &str| {
+        let text = format!(
+            "void k(int tsteps, int n, double A[n], double B[n], double f[tsteps]) {{\n  \
+             int t, i;\n#pragma scop\n  for (t = 0; t < tsteps; t++) {{\n{body}  }}\n\
+             #pragma endscop\n}}\n"
+        );
+        let f = d.join(format!("{name}.c"));
+        std::fs::write(&f, text).unwrap();
+        let k = crate::driver::Kernel::load(&f, &crate::frontend::Options::default()).unwrap();
+        cost::time_params(&k.scop)
+    };
+    let sweeps = "    for (i = 1; i < n - 1; i++)\n      B[i] = A[i - 1] + A[i + 1];\n    \
+                  for (i = 1; i < n - 1; i++)\n      A[i] = B[i];\n";
+    assert_eq!(params("sweeps", sweeps), vec!["tsteps".to_string()]);
+    let read = "    for (i = 0; i < n; i++)\n      A[i] = f[t];\n";
+    assert!(params("read", read).is_empty());
+    let bounded = "    for (i = 0; i <= t; i++)\n      A[i] = A[i] + 1.0;\n";
+    assert!(params("bounded", bounded).is_empty());
+}

@@ -140,6 +140,8 @@ pub struct Candidate {
     pub estimate: Option<f64>,
     /// What the estimate counts, before weighing.
     pub parts: Option<cost::Parts>,
+    /// The estimate at the screening sizes, when the search may screen.
+    pub screen_estimate: Option<f64>,
 }
 
 impl Candidate {
@@ -215,6 +217,9 @@ pub struct SearchReport {
     pub unchecked: usize,
     /// How well the cost model ranked the candidates timed at the sizes asked for.
     pub ranking: Option<Ranking>,
+    /// How well it ranked the candidates timed only at the screening sizes, estimated at
+    /// those sizes.
+    pub screen_ranking: Option<Ranking>,
     /// The answer's parameters tuned in the time kept for them, or why they were left as
     /// they are; `None` when not tried (no timing, no parameter, no share kept).
     pub finished: Option<finish::Outcome>,
@@ -237,10 +242,24 @@ pub struct Ranking {
 /// The model's ranking over the candidates with an estimate and a timing at the sizes asked
 /// for; `None` for fewer than three, or when the estimates or the times are all equal.
 fn ranking(candidates: &[Candidate]) -> Option<Ranking> {
-    let (est, time): (Vec<f64>, Vec<f64>) = candidates
-        .iter()
-        .filter_map(|c| Some((c.estimate?, 1.0 / c.timing?.speedup)))
-        .unzip();
+    rank(
+        candidates
+            .iter()
+            .filter_map(|c| Some((c.estimate?, 1.0 / c.timing?.speedup))),
+    )
+}
+
+/// The same over the candidates timed only at the screening sizes, with their estimates
+/// at those sizes.
+fn screen_ranking(candidates: &[Candidate]) -> Option<Ranking> {
+    let screened = candidates.iter().filter(|c| c.timing.is_none());
+    rank(screened.filter_map(|c| Some((c.screen_estimate?, 1.0 / c.screen?.speedup))))
+}
+
+/// Spearman's rank correlation of estimates and times; `None` for fewer than three pairs,
+/// or when either side is constant.
+fn rank(pairs: impl Iterator<Item = (f64, f64)>) -> Option<Ranking> {
+    let (est, time): (Vec<f64>, Vec<f64>) = pairs.unzip();
     if est.len() < 3 {
         return None;
     }
@@ -312,6 +331,8 @@ struct State<'a, 'b, 't> {
     out_of_time: bool,
     /// The cost model, when the legal space was built.
     model: Option<CostModel>,
+    /// The same at the screening sizes, when the search may screen.
+    screen_model: Option<CostModel>,
     /// The hoisting recipe's candidates.
     hoisted: Vec<usize>,
 }
@@ -334,6 +355,10 @@ impl State<'_, '_, '_> {
             if self.candidates[c].parts.is_none() {
                 self.estimated(c, m.parts(b, v));
             }
+        }
+        if let Some(m) = &self.screen_model {
+            let e = &mut self.candidates[c].screen_estimate;
+            *e = e.or_else(|| Some(m.estimate(b, v)));
         }
         Some(c)
     }
@@ -622,6 +647,7 @@ impl State<'_, '_, '_> {
             not_timed: None,
             estimate: None,
             parts: None,
+            screen_estimate: None,
         });
         self.candidates.len() - 1
     }
@@ -947,9 +973,17 @@ pub fn search_with(
     let found = recognise_recipes(kernel, &run, &names, &limited);
     let build_seconds = start.elapsed().as_secs_f64();
     // The timing's phases share the search's time, not the part kept for finishing.
+    // Screening scales the parameters that only say how often loops run, where the `-D`
+    // macros set some (the caches see the same footprints at both sizes), else every size.
+    let defines = &settings.job.toolchain.defines;
+    let time = cost::time_params(&kernel.scop);
+    let screen_only = crate::timing::scaled_defines(defines, settings.screen, Some(&time))
+        .is_some()
+        .then_some(time);
     let limits = Limits {
         time_limit: search_limit,
         screen: settings.screen,
+        screen_only: screen_only.clone(),
         screen_above: settings.screen_above,
         finalists: settings.finalists,
     };
@@ -970,21 +1004,38 @@ pub fn search_with(
         unchecked: 0,
         out_of_time: false,
         model: None,
+        screen_model: None,
         hoisted: vec![],
     };
-    let model = legal.as_ref().map(|legal| {
-        budget::with_cancel(cancel.clone(), || {
-            let dirs = &legal.layout.dirs;
-            let defines = &settings.job.opts.defines;
-            CostModel::new(&kernel.scop, dirs, settings.budget, defines)
-                .with_caches(settings.caches)
-                .with_weights(settings.weights.0)
-                .with_dependences(legal)
+    // The model at the sizes asked for and, when the search may screen, at the screening
+    // sizes.
+    let screen_defines = (settings.bench)
+        .then(|| {
+            let only = screen_only.as_deref();
+            crate::timing::scaled_defines(&settings.job.opts.defines, settings.screen, only)
         })
-    });
-    s.model = model;
+        .flatten();
+    let model_at = |defines: &[String]| {
+        legal.as_ref().map(|legal| {
+            budget::with_cancel(cancel.clone(), || {
+                let dirs = &legal.layout.dirs;
+                CostModel::new(&kernel.scop, dirs, settings.budget, defines)
+                    .with_caches(settings.caches)
+                    .with_weights(settings.weights.0)
+                    .with_dependences(legal)
+            })
+        })
+    };
+    s.model = model_at(&settings.job.opts.defines);
+    s.screen_model = screen_defines.and_then(|d| model_at(&d));
+    // Scaling the time parameters alone scales the work of one loop.
     let depth = kernel.scop.statements.iter().map(|st| st.iterators.len());
-    s.session.expect_growth(depth.max().unwrap_or(1));
+    let depth = if screen_only.is_some() {
+        1
+    } else {
+        depth.max().unwrap_or(1)
+    };
+    s.session.expect_growth(depth);
     let Phases {
         identity,
         screen_defines,
@@ -1002,6 +1053,7 @@ pub fn search_with(
         out_of_time = Some("timing");
     }
     let ranking = ranking(&s.candidates);
+    let screen_ranking = screen_ranking(&s.candidates);
     let (candidates, unchecked) = (std::mem::take(&mut s.candidates), s.unchecked);
     drop(s);
     // The answer's sizes, tuned in the time kept for them (the session's timer is free
@@ -1026,6 +1078,7 @@ pub fn search_with(
         build_seconds,
         schedules,
         ranking,
+        screen_ranking,
         finished,
         candidates,
         best,
@@ -1216,6 +1269,10 @@ impl State<'_, '_, '_> {
                 let parts = m.own_parts(&self.names);
                 self.estimated(identity, parts);
             }
+        }
+        if let Some(m) = &self.screen_model {
+            let e = &mut self.candidates[identity].screen_estimate;
+            *e = e.or_else(|| Some(m.weigh(&m.own_parts(&self.names))));
         }
         let model = self.model.clone();
         let reps = match &model {
@@ -1679,6 +1736,7 @@ mod tests {
             not_timed: None,
             estimate,
             parts: None,
+            screen_estimate: None,
         }
     }
 
@@ -1705,6 +1763,7 @@ mod tests {
             out_of_time: None,
             unchecked: 0,
             ranking: None,
+            screen_ranking: None,
             finished: None,
             playoff: vec![],
         };
@@ -1746,6 +1805,25 @@ mod tests {
         ];
         assert_eq!(ranking(&cs), Some(Ranking { rho: -1.0, over: 3 }));
         assert_eq!(ranking(&cs[..2]), None);
+    }
+
+    /// The screened ranking is over the candidates timed only at the screening sizes, with
+    /// their estimates at those sizes: a finalist (timed at full size too) is left out.
+    #[test]
+    fn the_screened_ranking_is_over_candidates_timed_only_when_screening() {
+        let screened = |estimate: f64, speedup: f64, finalist: bool| Candidate {
+            screen_estimate: Some(estimate),
+            ..candidate(Some(1.0), finalist.then_some(2.0), Some(speedup))
+        };
+        let cs = vec![
+            screened(1.0, 3.0, false),
+            screened(2.0, 2.0, false),
+            screened(9.0, 9.0, true),
+            screened(3.0, 1.0, false),
+        ];
+        assert_eq!(screen_ranking(&cs), Some(Ranking { rho: 1.0, over: 3 }));
+        assert_eq!(ranking(&cs), None);
+        assert_eq!(screen_ranking(&cs[..2]), None);
     }
 
     #[test]

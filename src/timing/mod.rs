@@ -66,16 +66,22 @@ pub struct Measured {
 }
 
 /// The `-D NAME=VALUE` macros of screening: every integer value multiplied by `scale` (at
-/// least 2); `None` when none is an integer or `scale` is not below 1.
-pub fn scaled_defines(defines: &[String], scale: f64) -> Option<Vec<String>> {
+/// least 2), or only those of the macros named in `only` (up to case) when it is given;
+/// `None` when none of them is an integer or `scale` is not below 1.
+pub fn scaled_defines(
+    defines: &[String],
+    scale: f64,
+    only: Option<&[String]>,
+) -> Option<Vec<String>> {
     if !(scale > 0.0 && scale < 1.0) {
         return None;
     }
+    let named = |name: &str| only.is_none_or(|o| o.iter().any(|p| p.eq_ignore_ascii_case(name)));
     let mut any = false;
     let out = defines
         .iter()
         .map(|d| match d.split_once('=') {
-            Some((name, v)) => match v.trim().parse::<i64>() {
+            Some((name, v)) if named(name.trim()) => match v.trim().parse::<i64>() {
                 Ok(x) if x > 2 => {
                     any = true;
                     let y = ((x as f64 * scale).round() as i64).max(2);
@@ -83,7 +89,7 @@ pub fn scaled_defines(defines: &[String], scale: f64) -> Option<Vec<String>> {
                 }
                 _ => d.clone(),
             },
-            None => d.clone(),
+            _ => d.clone(),
         })
         .collect();
     any.then_some(out)
@@ -164,12 +170,14 @@ pub enum Event<'a, C> {
 }
 
 /// The limits of a run of timings.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Limits {
     /// Seconds for the whole run, counted from its start.
     pub time_limit: f64,
     /// Screening: the integer `-D NAME=VALUE` sizes multiplied by this (1: no screening).
     pub screen: f64,
+    /// Only these macros are scaled for screening (names up to case); `None`: every one.
+    pub screen_only: Option<Vec<String>>,
     /// Screening is skipped when the original runs faster than this (seconds, median) at
     /// the sizes given.
     pub screen_above: f64,
@@ -218,7 +226,8 @@ impl<'t> Session<'t> {
     /// counts from `start`. Screening is planned when `limits.screen` scales some integer
     /// `-D` size; [`Session::settle_screening`] confirms it.
     pub fn new(job: &Job, limits: Limits, start: Instant, timer: &'t mut dyn Timer) -> Self {
-        let screen_defines = scaled_defines(&job.toolchain.defines, limits.screen);
+        let only = limits.screen_only.as_deref();
+        let screen_defines = scaled_defines(&job.toolchain.defines, limits.screen, only);
         let screen_job = screen_defines.as_ref().map(|d| {
             let mut j = job_like(job, job.script.clone());
             j.toolchain.defines = d.clone();
@@ -610,13 +619,24 @@ mod tests {
     fn screening_sizes() {
         let d = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
-            scaled_defines(&d(&["NI=800", "FAST", "NK=1100", "X=abc", "T=2"]), 0.25),
+            scaled_defines(
+                &d(&["NI=800", "FAST", "NK=1100", "X=abc", "T=2"]),
+                0.25,
+                None
+            ),
             Some(d(&["NI=200", "FAST", "NK=275", "X=abc", "T=2"]))
         );
-        assert_eq!(scaled_defines(&d(&["N=10"]), 0.01), Some(d(&["N=2"])));
-        assert_eq!(scaled_defines(&d(&["N=1000"]), 1.0), None);
-        assert_eq!(scaled_defines(&d(&["FAST"]), 0.5), None);
-        assert_eq!(scaled_defines(&[], 0.5), None);
+        assert_eq!(scaled_defines(&d(&["N=10"]), 0.01, None), Some(d(&["N=2"])));
+        assert_eq!(scaled_defines(&d(&["N=1000"]), 1.0, None), None);
+        assert_eq!(scaled_defines(&d(&["FAST"]), 0.5, None), None);
+        assert_eq!(scaled_defines(&[], 0.5, None), None);
+        // Only the macros named (up to case) are scaled; none of them an integer: none.
+        let only = d(&["tsteps"]);
+        assert_eq!(
+            scaled_defines(&d(&["TSTEPS=500", "N=1300"]), 0.5, Some(&only)),
+            Some(d(&["TSTEPS=250", "N=1300"]))
+        );
+        assert_eq!(scaled_defines(&d(&["N=1300"]), 0.5, Some(&only)), None);
     }
 
     /// A timer that takes 30 ms and answers one round of 10 ms for each program.
@@ -660,6 +680,7 @@ mod tests {
         let limits = Limits {
             time_limit: 60.0,
             screen: 0.5,
+            screen_only: None,
             screen_above: 0.5,
             finalists: 1,
         };
@@ -833,6 +854,7 @@ mod tests {
         let limits = Limits {
             time_limit: 10.0,
             screen: 0.5,
+            screen_only: None,
             screen_above: 0.5,
             finalists: 2,
         };

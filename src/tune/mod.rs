@@ -805,6 +805,7 @@ pub fn tune(
     let limits = Limits {
         time_limit: tuning.time_limit,
         screen: tuning.screen,
+        screen_only: None,
         screen_above: tuning.screen_above,
         finalists: tuning.finalists,
     };
