@@ -163,6 +163,56 @@ fn stencils_keep_their_loop_order() {
     }
 }
 
+/// A stencil's time steps alone are scaled for screening: its arrays keep their sizes. They
+/// are scaled as much as every size would cut the work (0.5² for two loops deep: 40 → 10),
+/// but keep at least the largest tile size tried (16). Every candidate screened has its
+/// estimate at those sizes, and the ranking over them is Spearman's of those estimates.
+#[test]
+fn a_stencil_is_screened_in_its_time_steps() {
+    let (code, out, err) = loopy(&[
+        "search",
+        "examples/jacobi-1d/jacobi-1d.c",
+        "-D",
+        "TSTEPS=40",
+        "-D",
+        "N=200",
+        "--screen-above",
+        "0",
+        "--runs",
+        "1",
+        "--tile-sizes",
+        "16",
+        "--time-limit",
+        "30",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        j["screen_defines"],
+        serde_json::json!(["TSTEPS=16", "N=200"]),
+        "{out}"
+    );
+    let cands = j["candidates"].as_array().unwrap();
+    for c in cands {
+        assert_eq!(
+            c["screen_estimate"].is_number(),
+            c["estimate"].is_number(),
+            "{c}"
+        );
+    }
+    let screened = cands
+        .iter()
+        .filter(|c| c["screen_speedup"].is_number() && c["speedup"].is_null())
+        .filter(|c| c["screen_estimate"].is_number())
+        .count();
+    let ranked = j["model_ranked_screened"].as_u64().unwrap() as usize;
+    // Over every candidate timed only when screening, or none (fewer than three, or no
+    // order among them).
+    assert!(ranked == screened || ranked == 0, "{out}");
+}
+
 /// With timing: the candidates are screened at the scaled sizes, and the best few timed
 /// again at the sizes asked for; the best is one of those. (`--screen-above 0`: the
 /// original runs in milliseconds at this size, which would otherwise turn screening off.)
@@ -439,14 +489,38 @@ fn no_parallel_leaves_marks_out() {
     let all = scripts(&out);
     assert!(all.len() > 2, "{out}");
     assert!(all.iter().all(|s| !s.contains("parallel(")), "{out}");
-    // The cost model's estimate is on every schedule the search built and on nothing else;
-    // its rank correlation is over those timed at the sizes asked for, and is Spearman's
-    // of the estimates with the times relative to the original (computed again here).
+    // The cost model's estimate is on every schedule the search built and on the kernel as
+    // it is, and on nothing else (not on recipes); it is its counted parts weighed by the
+    // weights the search names. Its rank correlation is over those timed at the sizes
+    // asked for, and is Spearman's of the estimates with the times relative to the
+    // original (computed again here).
     let j: serde_json::Value = serde_json::from_str(&out).unwrap();
     let cands = j["candidates"].as_array().unwrap();
+    let w = &j["model_weights"];
+    assert_eq!(w["iteration"], 1.0, "{out}");
+    let from = j["model_weights_from"].as_str().unwrap();
+    assert!(
+        from == "measured on this machine" || from.starts_with("fixed (the micro-benchmark"),
+        "{from}"
+    );
     for c in cands {
-        let built = c["kind"] == "bands" || c["kind"] == "fused";
-        assert_eq!(c["estimate"].is_number(), built, "{c}");
+        let estimated = c["kind"] == "bands" || c["kind"] == "fused" || c["kind"] == "identity";
+        assert_eq!(c["estimate"].is_number(), estimated, "{c}");
+        assert_eq!(c["estimate_parts"].is_object(), estimated, "{c}");
+        if let Some(e) = c["estimate"].as_f64() {
+            let p = &c["estimate_parts"];
+            let weighed: f64 = [
+                ("iteration", "iterations"),
+                ("start", "starts"),
+                ("from_l2", "from_l2"),
+                ("from_l3", "from_l3"),
+                ("from_memory", "from_memory"),
+            ]
+            .iter()
+            .map(|(k, q)| w[k].as_f64().unwrap() * p[q].as_f64().unwrap())
+            .sum();
+            assert!((weighed - e).abs() <= 1e-9 * e.abs().max(1.0), "{c}");
+        }
     }
     let pairs: Vec<(f64, f64)> = cands
         .iter()

@@ -206,9 +206,9 @@ impl CostModel {
             .fold(Parts::default(), |a, b| a + b)
     }
 
-    /// What the estimate of the kernel as it is counts: each statement's loops in their own order,
-    /// neighbours sharing the loops they share in the kernel (`names.positions`), nothing
-    /// tiled.
+    /// What the estimate of the kernel as it is counts: each statement's loops in their own
+    /// order, neighbours sharing the loops they share in the kernel (`names.positions`),
+    /// nothing tiled.
     pub fn own_parts(&self, names: &script::Names) -> Parts {
         let np = names.params.len();
         let n = self.dirs.len();

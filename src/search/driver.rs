@@ -25,7 +25,7 @@ use super::Legal;
 use crate::bench::Job;
 use crate::driver::{Kernel, Run};
 use crate::presburger::budget::{self, Exhausted};
-use crate::timing::{self, Attempt, Bench, Limits, Session, Timer, Trial};
+use crate::timing::{self, Attempt, Bench, Limits, ScreenOnly, Session, Timer, Trial};
 pub use crate::timing::{Measured, Verdict};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -918,6 +918,56 @@ pub fn own_interleaving(names: &Names, iters: &[usize]) -> Vec<Vec<usize>> {
     out
 }
 
+/// The `-D` macros screening scales alone, and by how much: those of the parameters that
+/// only say how often loops run (`cost::time_params`), where they set some, so that the
+/// caches see the same footprints at both sizes. They are scaled as much as scaling every
+/// size would cut the work (`screen` to the power of the deepest nest's loops), but keep
+/// at least the largest tile size tried (a time tile's worth of steps). `None`: every
+/// integer size, by `screen`.
+fn screen_only(kernel: &Kernel, settings: &SearchSettings) -> Option<ScreenOnly> {
+    let names = cost::time_params(&kernel.scop);
+    let least = (settings.job.toolchain.defines.iter())
+        .filter_map(|d| d.split_once('='))
+        .filter(|(name, _)| names.iter().any(|p| p.eq_ignore_ascii_case(name.trim())))
+        .filter_map(|(_, v)| v.trim().parse::<i64>().ok())
+        .filter(|&v| v > 2)
+        .min()?;
+    let depth = kernel.scop.statements.iter().map(|st| st.iterators.len());
+    let depth = depth.max().unwrap_or(1).clamp(1, 8) as i32;
+    let tile = settings.tile_sizes.iter().copied().max().unwrap_or(32);
+    let scale = (settings.screen.powi(depth))
+        .max(f64::from(tile) / least as f64)
+        .min(settings.screen);
+    Some(ScreenOnly { names, scale })
+}
+
+/// The cost model at the sizes asked for and, when the search may screen, at the screening
+/// sizes (scaling `only`, as the timing does).
+fn models(
+    kernel: &Kernel,
+    legal: &Legal,
+    settings: &SearchSettings,
+    cancel: &Arc<AtomicBool>,
+    only: Option<&ScreenOnly>,
+) -> (Option<CostModel>, Option<CostModel>) {
+    let defines = &settings.job.opts.defines;
+    let at = |defines: &[String]| {
+        budget::with_cancel(cancel.clone(), || {
+            CostModel::new(&kernel.scop, &legal.layout.dirs, settings.budget, defines)
+                .with_caches(settings.caches)
+                .with_weights(settings.weights.0)
+                .with_dependences(legal)
+        })
+    };
+    let screened = (settings.bench)
+        .then(|| match only {
+            Some(o) => crate::timing::scaled_defines(defines, o.scale, Some(&o.names)),
+            None => crate::timing::scaled_defines(defines, settings.screen, None),
+        })
+        .flatten();
+    (Some(at(defines)), screened.map(|d| at(&d)))
+}
+
 /// The search: interleavings, schedules, candidates; timed when `settings.bench`.
 /// `Err` when the integer core runs out of budget computing the dependences or building the
 /// space (the time limit running out is not an error: the report says so).
@@ -972,14 +1022,8 @@ pub fn search_with(
     };
     let found = recognise_recipes(kernel, &run, &names, &limited);
     let build_seconds = start.elapsed().as_secs_f64();
+    let screen_only = screen_only(kernel, settings);
     // The timing's phases share the search's time, not the part kept for finishing.
-    // Screening scales the parameters that only say how often loops run, where the `-D`
-    // macros set some (the caches see the same footprints at both sizes), else every size.
-    let defines = &settings.job.toolchain.defines;
-    let time = cost::time_params(&kernel.scop);
-    let screen_only = crate::timing::scaled_defines(defines, settings.screen, Some(&time))
-        .is_some()
-        .then_some(time);
     let limits = Limits {
         time_limit: search_limit,
         screen: settings.screen,
@@ -1007,35 +1051,12 @@ pub fn search_with(
         screen_model: None,
         hoisted: vec![],
     };
-    // The model at the sizes asked for and, when the search may screen, at the screening
-    // sizes.
-    let screen_defines = (settings.bench)
-        .then(|| {
-            let only = screen_only.as_deref();
-            crate::timing::scaled_defines(&settings.job.opts.defines, settings.screen, only)
-        })
-        .flatten();
-    let model_at = |defines: &[String]| {
-        legal.as_ref().map(|legal| {
-            budget::with_cancel(cancel.clone(), || {
-                let dirs = &legal.layout.dirs;
-                CostModel::new(&kernel.scop, dirs, settings.budget, defines)
-                    .with_caches(settings.caches)
-                    .with_weights(settings.weights.0)
-                    .with_dependences(legal)
-            })
-        })
+    (s.model, s.screen_model) = match &legal {
+        Some(legal) => models(kernel, legal, settings, &cancel, screen_only.as_ref()),
+        None => (None, None),
     };
-    s.model = model_at(&settings.job.opts.defines);
-    s.screen_model = screen_defines.and_then(|d| model_at(&d));
-    // Scaling the time parameters alone scales the work of one loop.
     let depth = kernel.scop.statements.iter().map(|st| st.iterators.len());
-    let depth = if screen_only.is_some() {
-        1
-    } else {
-        depth.max().unwrap_or(1)
-    };
-    s.session.expect_growth(depth);
+    s.session.expect_growth(depth.max().unwrap_or(1));
     let Phases {
         identity,
         screen_defines,

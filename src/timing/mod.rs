@@ -176,13 +176,23 @@ pub struct Limits {
     pub time_limit: f64,
     /// Screening: the integer `-D NAME=VALUE` sizes multiplied by this (1: no screening).
     pub screen: f64,
-    /// Only these macros are scaled for screening (names up to case); `None`: every one.
-    pub screen_only: Option<Vec<String>>,
+    /// Screening scales only these macros, by their own factor; `None`: every integer
+    /// size, by `screen`.
+    pub screen_only: Option<ScreenOnly>,
     /// Screening is skipped when the original runs faster than this (seconds, median) at
     /// the sizes given.
     pub screen_above: f64,
     /// How many of the best screened candidates are timed again at the sizes given.
     pub finalists: usize,
+}
+
+/// Screening by some of the `-D` macros alone.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScreenOnly {
+    /// Their names (up to case).
+    pub names: Vec<String>,
+    /// The factor they are scaled by.
+    pub scale: f64,
 }
 
 /// What [`Session::time`] did.
@@ -226,8 +236,11 @@ impl<'t> Session<'t> {
     /// counts from `start`. Screening is planned when `limits.screen` scales some integer
     /// `-D` size; [`Session::settle_screening`] confirms it.
     pub fn new(job: &Job, limits: Limits, start: Instant, timer: &'t mut dyn Timer) -> Self {
-        let only = limits.screen_only.as_deref();
-        let screen_defines = scaled_defines(&job.toolchain.defines, limits.screen, only);
+        let defines = &job.toolchain.defines;
+        let screen_defines = match &limits.screen_only {
+            Some(o) => scaled_defines(defines, o.scale, Some(&o.names)),
+            None => scaled_defines(defines, limits.screen, None),
+        };
         let screen_job = screen_defines.as_ref().map(|d| {
             let mut j = job_like(job, job.script.clone());
             j.toolchain.defines = d.clone();
@@ -252,12 +265,16 @@ impl<'t> Session<'t> {
 
     /// Expects a program to run about `(1 / screen)^depth` times longer at the sizes given
     /// than at the screening sizes (the work of a nest `depth` loops deep whose bounds all
-    /// scale with the sizes): until a timing at the sizes given has been made, the first
+    /// scale with the sizes), or `1 / scale` when some macros alone are scaled (they bound
+    /// one loop, whose trips scale by it): until a timing at the sizes given has been made, the first
     /// one starts only when the longest screening timing, its runs grown so, would end
     /// before the deadline.
     pub fn expect_growth(&mut self, depth: usize) {
         if self.screening() {
-            self.growth = (1.0 / self.limits.screen).powi(depth.clamp(1, 8) as i32);
+            self.growth = match &self.limits.screen_only {
+                Some(o) => 1.0 / o.scale,
+                None => (1.0 / self.limits.screen).powi(depth.clamp(1, 8) as i32),
+            };
         }
     }
 
