@@ -7,10 +7,10 @@
 //! For each statement the loops are listed outermost first, each with the direction it moves
 //! the iteration (a column of the inverse of the statement's hyperplanes) and its trip count
 //! (from the statement's loop extents, each parameter at the size the program is built with,
-//! else [`super::cost::NOMINAL`]); a tiled band becomes its tile loops (trip `extent / T`)
-//! and then its point loops (trip `T`). An access touches, over the innermost loops from some loop on, the product of the trips of
-//! the loops it varies in, elements that are a cache line's worth apart except along its
-//! innermost contiguous loop. A cache of `C` lines keeps everything the statement touches
+//! else [`super::cost::NOMINAL`]); a tiled band becomes its tile loops (trip `⌈extent / T⌉`)
+//! and then its point loops (the rest of the extent). An access touches, over the innermost
+//! loops from some loop on, the product of the trips of the loops it varies in, elements
+//! that are a cache line's worth apart except along its innermost contiguous loop. A cache of `C` lines keeps everything the statement touches
 //! inside the outermost loop whose footprint fits: each access misses its footprint there,
 //! once per iteration of the loops outside (the classic estimate of Wolf and Lam's and
 //! Ferrante, Sarkar and Thrash's models). Statements are estimated one by one (fused
@@ -306,7 +306,8 @@ pub fn statement(accesses: &[Vec<Vec<i64>>], loops: &[Loop], caches: &Caches, fr
 
 /// The loops of a statement: `dirs` (one per loop, outermost first, over its iterators) with
 /// trips from the iterators' `extents`; the loops at `tiled` (a range of positions, and the
-/// tile size) split into tile loops and then point loops.
+/// tile size `T`) split into tile loops (`⌈trip / T⌉`) and then point loops (the rest of
+/// the trip: `T` where `T` divides it).
 pub fn loops(
     dirs: &[Vec<i64>],
     extents: &[f64],
@@ -324,18 +325,22 @@ pub fn loops(
     while p < dirs.len() {
         match tiled.iter().find(|(r, _)| r.start == p && r.end > p) {
             Some((r, size)) => {
+                // `⌈trip / T⌉` tiles of `trip / ⌈trip / T⌉` points on average: the
+                // partial tile at the end is not counted as a whole one, so the work is
+                // the same at every tile size.
                 let r = r.start..r.end.min(dirs.len());
                 let t = f64::from(*size);
+                let tiles = |d: &[i64]| (trip(d) / t).ceil().max(1.0);
                 for d in &dirs[r.clone()] {
                     out.push(Loop {
                         dir: d.clone(),
-                        trip: (trip(d) / t).ceil(),
+                        trip: tiles(d),
                     });
                 }
                 for d in &dirs[r.clone()] {
                     out.push(Loop {
                         dir: d.clone(),
-                        trip: t.min(trip(d)),
+                        trip: trip(d) / tiles(d),
                     });
                 }
                 p = r.end;
