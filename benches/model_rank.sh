@@ -29,14 +29,8 @@ LOOPY=${LOOPY:-target/release/loopy}
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 command -v python3 >/dev/null || { echo "python3 is needed for the table"; exit 1; }
-# The manifest's sizes.SIZE of the first entry for examples/K/K.c, as -D flags.
-sizes() {
-  awk -v want="\"$1/$1.c\"" -v field="sizes.$size" '
-    /^\[\[check\]\]/ { inblock = 1; kern = ""; next }
-    inblock && $1 == "kernel" { kern = $3 }
-    inblock && kern == want && $1 == field { sub(/^[^=]*= */, ""); print; exit }
-  ' examples/loopy.toml | tr -d '[],"'
-}
+# sizes K: the manifest's sizes.SIZE of the first entry for examples/K/K.c.
+. benches/manifest_sizes.sh
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; $(${CC:-cc} --version | head -1); size $size; load $(cut -d' ' -f1-3 /proc/loadavg); time limit ${LIMIT:-60} s"
 for k in "${kernels[@]}"; do
   if [ "${REUSE:-0}" = 1 ] && [ -s "$out/$k.json" ]; then continue; fi

@@ -54,14 +54,8 @@ pnote=""
 [ "$polly" = 1 ] && pnote=" and the original under Polly ($CLANG -O3 -march=native -mllvm -polly)"
 nobench=()
 [ "${NOBENCH:-0}" = 1 ] && nobench=(--no-bench)
-# The manifest's sizes.SIZE of the first entry for examples/K/K.c, as -D flags.
-sizes() {
-  awk -v want="\"$1/$1.c\"" -v field="sizes.$size" '
-    /^\[\[check\]\]/ { inblock = 1; kern = ""; next }
-    inblock && $1 == "kernel" { kern = $3 }
-    inblock && kern == want && $1 == field { sub(/^[^=]*= */, ""); print; exit }
-  ' "$manifest" | tr -d '[],"'
-}
+# sizes K: the manifest's sizes.SIZE of the first entry for examples/K/K.c.
+. benches/manifest_sizes.sh
 first() { sed -n 's/.*"'"$1"'": *"\{0,1\}\([^",]*\)"\{0,1\},\{0,1\}$/\1/p' "$2" | head -1; }
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; $(${CC:-cc} --version | head -1); size $size; load $(cut -d' ' -f1-3 /proc/loadavg)${LIMIT:+; time limit $LIMIT s}${nobench:+; search --no-bench}"
 printf '%-16s %8s %6s %6s %8s %8s %8s %8s %8s  %s\n' kernel seconds timed legal search hand ratio polly "s/polly" "hand script"

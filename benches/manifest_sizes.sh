@@ -1,0 +1,11 @@
+# Sourced by the benches that run the examples at a manifest size.
+#
+#   sizes KERNEL    the manifest's sizes.$size of the first entry for examples/K/K.c, as
+#                   NAME=VALUE words (examples/loopy.toml unless $manifest names another)
+sizes() {
+  awk -v want="\"$1/$1.c\"" -v field="sizes.$size" '
+    /^\[\[check\]\]/ { inblock = 1; kern = ""; next }
+    inblock && $1 == "kernel" { kern = $3 }
+    inblock && kern == want && $1 == field { sub(/^[^=]*= */, ""); print; exit }
+  ' "${manifest:-examples/loopy.toml}" | tr -d '[],"'
+}
