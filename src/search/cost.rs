@@ -277,7 +277,13 @@ impl CostModel {
             let split = (b.bands.iter().zip(&v.split)).any(|(band, &split)| {
                 split && s != t && band.start + band.len == d && band.stmts.contains(&s)
             });
-            if d == 0 || rows[t].len() != d || (out[s] && out[t]) || shared(s, t) < d || split {
+            // Rows over `[iterators | parameters | constant]`, as the layout has them.
+            let width = |u: usize| l.iters[u] + l.n_param() + 1;
+            let fits = [s, t]
+                .iter()
+                .all(|&u| rows[u].iter().all(|r| r.len() == width(u)));
+            let done = out[s] && out[t];
+            if d == 0 || rows[t].len() != d || done || shared(s, t) < d || split || !fits {
                 continue;
             }
             let levels: Vec<Vec<Int>> = (0..d)
