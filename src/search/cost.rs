@@ -224,13 +224,14 @@ impl CostModel {
                     .collect()
             })
             .collect();
-        let common = |s: usize, t: usize| -> usize {
-            let (p, q) = (&names.positions[s], &names.positions[t]);
-            let most = self.dirs[s].len().min(self.dirs[t].len());
-            (0..most).take_while(|&k| p[..=k] == q[..=k]).count()
-        };
         let shared = (0..n)
-            .map(|s| if s + 1 < n { common(s, s + 1) } else { 0 })
+            .map(|s| {
+                if s + 1 < n {
+                    script::shared(names, s, s + 1)
+                } else {
+                    0
+                }
+            })
             .collect();
         let own = Built {
             rows,
@@ -398,14 +399,18 @@ impl CostModel {
     }
 }
 
-/// The value of parameter `p` by the `-D` macros (`NAME=VALUE`, the name equal up to case),
-/// else [`NOMINAL`]; a value below 1 counts as 1.
-fn size_of(p: &str, defines: &[String]) -> i64 {
+/// The integer value the `-D` macros give parameter `p` (the last `NAME=VALUE` whose name
+/// is `p` up to case), if any.
+pub fn macro_value(p: &str, defines: &[String]) -> Option<i64> {
     (defines.iter().rev())
         .filter_map(|d| d.split_once('='))
         .find(|(name, _)| name.trim().eq_ignore_ascii_case(p))
         .and_then(|(_, v)| v.trim().parse::<i64>().ok())
-        .map_or(NOMINAL, |v| v.max(1))
+}
+
+/// The value of parameter `p` by the `-D` macros, else [`NOMINAL`]; below 1 counts as 1.
+fn size_of(p: &str, defines: &[String]) -> i64 {
+    macro_value(p, defines).map_or(NOMINAL, |v| v.max(1))
 }
 
 /// The extent of each loop of a statement, each parameter at its value: the number of

@@ -926,10 +926,9 @@ pub fn own_interleaving(names: &Names, iters: &[usize]) -> Vec<Vec<usize>> {
 /// integer size, by `screen`.
 fn screen_only(kernel: &Kernel, settings: &SearchSettings) -> Option<ScreenOnly> {
     let names = cost::time_params(&kernel.scop);
-    let least = (settings.job.toolchain.defines.iter())
-        .filter_map(|d| d.split_once('='))
-        .filter(|(name, _)| names.iter().any(|p| p.eq_ignore_ascii_case(name.trim())))
-        .filter_map(|(_, v)| v.trim().parse::<i64>().ok())
+    let defines = &settings.job.toolchain.defines;
+    let least = (names.iter())
+        .filter_map(|p| cost::macro_value(p, defines))
         .filter(|&v| v > 2)
         .min()?;
     let depth = kernel.scop.statements.iter().map(|st| st.iterators.len());

@@ -277,14 +277,7 @@ fn box_extents(scop: &Scop, s: usize, loops: [usize; 3]) -> Option<[String; 2]> 
         .then(|| [ext[0].clone(), ext[2].clone()])
 }
 
-/// How many loops two statements share in the kernel (their leading equal positions).
-pub(super) fn shared(names: &Names, a: usize, b: usize) -> usize {
-    let (p, q) = (&names.positions[a], &names.positions[b]);
-    let depth = names.iterators[a].len().min(names.iterators[b].len());
-    (0..depth.min(p.len()).min(q.len()))
-        .take_while(|&d| p[d] == q[d])
-        .count()
-}
+pub(super) use super::script::shared;
 
 /// Gives statement `s` a nest of its own: the statements it shares loops with in the kernel
 /// leave them (a blocking reorders all its loops). Adds nothing a line of `out` already says.

@@ -248,6 +248,15 @@ pub fn write(b: &Built, v: &Variant, names: &Names) -> Result<Vec<String>, Strin
     Ok(lines)
 }
 
+/// How many loops two statements share in the kernel (their leading equal positions).
+pub(super) fn shared(names: &Names, a: usize, b: usize) -> usize {
+    let (p, q) = (&names.positions[a], &names.positions[b]);
+    let depth = names.iterators[a].len().min(names.iterators[b].len());
+    (0..depth.min(p.len()).min(q.len()))
+        .take_while(|&d| p[d] == q[d])
+        .count()
+}
+
 /// Number of loops statements `a` and `c` share in the kernel (common leading positions,
 /// at most the depth of the shallower).
 fn shared_now(names: &Names, b: &Built, a: usize, c: usize) -> usize {
