@@ -720,3 +720,36 @@ fn modelling_the_files_is_bounded_by_the_work_budget() {
     let (code, err) = equiv("50000000");
     assert_eq!(code, 0, "{err}");
 }
+
+#[test]
+fn a_chain_of_assignments_stores_in_each_location_its_converted_value() {
+    let two = "for (i = 0; i < n; i++) { x[i] = y[i] * 2.0; C[0][i] = y[i] * 2.0; }";
+    let chain = "for (i = 0; i < n; i++) x[i] = C[0][i] = y[i] * 2.0;";
+    pair("chain", two, chain, Expect::Equivalent);
+    pair(
+        "chain-operand",
+        two,
+        &chain.replace("2.0", "3.0"),
+        Expect::Different,
+    );
+    // The value of `f = y[i]` is the float that `f` holds, not `y[i]`.
+    let narrowed = "for (i = 0; i < n; i++) { float f; x[i] = f = y[i] / 3.0; }";
+    pair(
+        "chain-float",
+        "for (i = 0; i < n; i++) x[i] = (float) (y[i] / 3.0);",
+        narrowed,
+        Expect::Equivalent,
+    );
+    pair(
+        "chain-narrowed",
+        "for (i = 0; i < n; i++) x[i] = y[i] / 3.0;",
+        narrowed,
+        Expect::Different,
+    );
+    let (out, err) = refused(
+        "chain-twice",
+        "for (i = 0; i < n; i++) x[i] = x[i + 1] = y[i];",
+    );
+    assert!(out.starts_with("not decided"), "{out}");
+    assert!(err.contains("stores twice in one array"), "{err}");
+}

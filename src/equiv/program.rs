@@ -78,7 +78,7 @@ impl<'a> Program<'a> {
             if is_void_cast(st) {
                 continue;
             }
-            stmts.push(statement(scop, k, params, depth)?);
+            stmts.extend(statement(scop, k, params, depth)?);
         }
         Ok(Program { scop, stmts })
     }
@@ -122,7 +122,8 @@ fn is_void_cast(st: &crate::model::Statement) -> bool {
         && st.accesses.iter().all(|a| a.kind == AccessKind::Read)
 }
 
-fn statement(scop: &Scop, k: usize, params: &[String], depth: usize) -> Result<Stmt, Refusal> {
+/// The statements of the scop's statement `k`: one per location it stores in.
+fn statement(scop: &Scop, k: usize, params: &[String], depth: usize) -> Result<Vec<Stmt>, Refusal> {
     let s = &scop.statements[k];
     let span = Some(&s.span);
     if let Some(why) = &s.opaque {
@@ -159,43 +160,63 @@ fn statement(scop: &Scop, k: usize, params: &[String], depth: usize) -> Result<S
             reads[j] = Some((a.array.clone(), rel));
         }
     }
-    let w = &s.accesses[store.write];
-    let write = w.relation.align_params(params).intersect_domain(&domain);
     let ty_of = |array: &str| {
         scop.array(array)
             .and_then(|a| a.elem_type.as_deref())
             .and_then(CType::parse)
     };
-    let write_ty = ty_of(&w.array).ok_or_else(|| {
-        Refusal::new(
-            format!("`{}` has no builtin arithmetic element type", w.array),
-            Some(&w.span),
-        )
-    })?;
-    let read_type = |j: usize| reads.get(j)?.as_ref().and_then(|(a, _)| ty_of(a));
-    let term = types::stored(&store.value, write_ty, &read_type)
-        .map_err(|why| Refusal::new(format!("{why} cannot be compared"), span))?;
-    let copy_of = match term {
-        Term::Read(j) => Some(j),
-        _ => None,
-    };
-    let mut nodes = vec![];
-    let root = flatten(&term, &domain, params, &mut nodes);
-    let rels = reads.iter().flatten().map(|(_, r)| r).chain([&write]);
-    let points = Points::new(&domain, &super::counting::subscripts(rels));
-    Ok(Stmt {
-        index: k,
-        domain,
-        time,
-        write_array: w.array.clone(),
-        write,
-        reads,
-        nodes,
-        root,
-        copy_of,
-        span: s.span.clone(),
-        points,
-    })
+    let access_type = |j: usize| ty_of(&s.accesses.get(j)?.array);
+    // A chain `a1 = a5 = k` stores in each of its locations: one statement per store, the
+    // inner ones first, all at the statement's time. Two stores of one array at one time
+    // could write one element twice, whose last value the times would not say.
+    let mut stores = vec![];
+    store.value.assigns(&mut stores);
+    stores.push((store.write, &store.value));
+    let arrays: Vec<&str> = stores
+        .iter()
+        .map(|x| s.accesses[x.0].array.as_str())
+        .collect();
+    if (1..arrays.len()).any(|i| arrays[..i].contains(&arrays[i])) {
+        return Err(Refusal::new(
+            format!("`{}` stores twice in one array", s.text),
+            span,
+        ));
+    }
+    let mut out = vec![];
+    for (w, value) in stores {
+        let w = &s.accesses[w];
+        let write = w.relation.align_params(params).intersect_domain(&domain);
+        let write_ty = ty_of(&w.array).ok_or_else(|| {
+            Refusal::new(
+                format!("`{}` has no builtin arithmetic element type", w.array),
+                Some(&w.span),
+            )
+        })?;
+        let term = types::stored(value, write_ty, &access_type)
+            .map_err(|why| Refusal::new(format!("{why} cannot be compared"), span))?;
+        let copy_of = match term {
+            Term::Read(j) => Some(j),
+            _ => None,
+        };
+        let mut nodes = vec![];
+        let root = flatten(&term, &domain, params, &mut nodes);
+        let rels = reads.iter().flatten().map(|(_, r)| r).chain([&write]);
+        let points = Points::new(&domain, &super::counting::subscripts(rels));
+        out.push(Stmt {
+            index: k,
+            domain: domain.clone(),
+            time: time.clone(),
+            write_array: w.array.clone(),
+            write,
+            reads: reads.clone(),
+            nodes,
+            root,
+            copy_of,
+            span: s.span.clone(),
+            points,
+        });
+    }
+    Ok(out)
 }
 
 fn flatten(t: &Term, domain: &Set, params: &[String], nodes: &mut Vec<Node>) -> usize {

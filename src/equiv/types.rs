@@ -242,8 +242,8 @@ fn convert(t: Term, from: CType, to: CType) -> Term {
     Term::Op(format!("conv {}", to.name()), vec![t])
 }
 
-/// The typed term of a value, given the type of each read slot; `Err` names what has no
-/// known type.
+/// The typed term of a value, given the type of each access slot (the reads, and the
+/// writes of assignments inside the value); `Err` names what has no known type.
 pub fn typed(
     v: &Value,
     read_type: &dyn Fn(usize) -> Option<CType>,
@@ -260,6 +260,14 @@ pub fn typed(
             Ok((Term::Const(format!("{} {value}", t.name())), t))
         }
         Value::Name(n) => Ok((Term::Name(n.clone()), CType::INT)),
+        Value::Assign(w, x) => {
+            let to = read_type(*w).ok_or_else(|| {
+                "an assignment to a variable whose type is not a builtin arithmetic type"
+                    .to_string()
+            })?;
+            let (t, from) = typed(x, read_type)?;
+            Ok((convert(t, from, to), to))
+        }
         Value::Op(op, xs) => {
             let mut args = vec![];
             for x in xs {
@@ -369,5 +377,23 @@ mod tests {
         assert_eq!(typed(&v, &rt).unwrap().0, Term::Read(0));
         let s = stored(&Value::Read(0), CType::Float, &rt).unwrap();
         assert_eq!(s, Term::Op("conv float".into(), vec![Term::Read(0)]));
+    }
+
+    #[test]
+    fn an_assignment_inside_a_value_is_its_value_converted_to_the_written_type() {
+        // `d = f = x` with `x` a double, `f` a float and `d` a double: `d` gets the double
+        // of the float that `f` got, not `x`.
+        let ty = |k| Some([CType::Double, CType::Float][k]);
+        let v = Value::Assign(1, Box::new(Value::Read(0)));
+        let conv = Term::Op("conv float".into(), vec![Term::Read(0)]);
+        assert_eq!(
+            stored(&v, CType::Double, &ty).unwrap(),
+            Term::Op("conv double".into(), vec![conv])
+        );
+        // `c1 = c2 = 1` with floats: both are the float 1.
+        let ty = |_| Some(CType::Float);
+        let one = Value::Assign(0, Box::new(Value::Const("1".into())));
+        let direct = stored(&Value::Const("1".into()), CType::Float, &ty).unwrap();
+        assert_eq!(stored(&one, CType::Float, &ty).unwrap(), direct);
     }
 }

@@ -14,6 +14,10 @@ pub enum Value {
     /// An operator applied to its operands in order: `+`, `-`, `*`, `/`, `%`, `neg`, `<`,
     /// `?:`, `call NAME`, `cast TYPE`, …
     Op(String, Vec<Value>),
+    /// The value of an assignment inside an expression (`a5 = k` in `a1 = a5 = k;`): the
+    /// value is stored through the statement's access number `w` (a write), and, as an
+    /// expression, is that value converted to the written location's type.
+    Assign(usize, Box<Value>),
 }
 
 /// What an assignment statement does: it stores `value` through its write access.
@@ -31,6 +35,20 @@ impl Value {
             Value::Read(k) => out.push(*k),
             Value::Const(_) | Value::Name(_) => {}
             Value::Op(_, xs) => xs.iter().for_each(|x| x.reads(out)),
+            Value::Assign(_, x) => x.reads(out),
+        }
+    }
+
+    /// The assignments inside the value (write access, value stored), innermost first:
+    /// the order in which their values are computed.
+    pub fn assigns<'v>(&'v self, out: &mut Vec<(usize, &'v Value)>) {
+        match self {
+            Value::Read(_) | Value::Const(_) | Value::Name(_) => {}
+            Value::Op(_, xs) => xs.iter().for_each(|x| x.assigns(out)),
+            Value::Assign(w, x) => {
+                x.assigns(out);
+                out.push((*w, x));
+            }
         }
     }
 }

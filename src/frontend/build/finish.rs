@@ -39,11 +39,8 @@ impl<'a> Builder<'a> {
             let names: Vec<String> = st.accesses.iter().map(|a| a.array.clone()).collect();
             if let Ok(store) = &mut st.store {
                 match slot.get(store.write).copied().flatten() {
-                    Some(w) => {
-                        store.write = w;
-                        renumber(&mut store.value, &slot, &names);
-                    }
-                    None => st.store = Err("the statement writes a parameter".into()),
+                    Some(w) if renumber(&mut store.value, &slot, &names) => store.write = w,
+                    _ => st.store = Err("the statement writes a parameter".into()),
                 }
             }
             st.accesses.retain(|a| !params.contains(&a.array));
@@ -244,8 +241,9 @@ fn element_type(mapped: &str, param: &str, pre: Option<&str>) -> String {
 }
 
 /// Moves a value's read slots to the accesses' new positions; a read of a removed access
-/// (a parameter) becomes the parameter's name.
-fn renumber(v: &mut crate::model::value::Value, slot: &[Option<usize>], names: &[String]) {
+/// (a parameter) becomes the parameter's name. False when an assignment inside the value
+/// writes a parameter.
+fn renumber(v: &mut crate::model::value::Value, slot: &[Option<usize>], names: &[String]) -> bool {
     use crate::model::value::Value;
     match v {
         Value::Read(k) => match slot.get(*k).copied().flatten() {
@@ -253,8 +251,16 @@ fn renumber(v: &mut crate::model::value::Value, slot: &[Option<usize>], names: &
             None => *v = Value::Name(names.get(*k).cloned().unwrap_or_default()),
         },
         Value::Const(_) | Value::Name(_) => {}
-        Value::Op(_, xs) => xs.iter_mut().for_each(|x| renumber(x, slot, names)),
+        Value::Op(_, xs) => return xs.iter_mut().all(|x| renumber(x, slot, names)),
+        Value::Assign(w, x) => match slot.get(*w).copied().flatten() {
+            Some(n) => {
+                *w = n;
+                return renumber(x, slot, names);
+            }
+            None => return false,
+        },
     }
+    true
 }
 
 #[cfg(test)]

@@ -38,6 +38,13 @@ impl Reads<'_> {
     }
 }
 
+/// The write access at `at`: the location an assignment's left-hand side names.
+fn write_at(acc: &[Access], at: &SourceSpan) -> Result<usize, String> {
+    (0..acc.len())
+        .find(|&k| acc[k].kind == AccessKind::Write && acc[k].span == *at)
+        .ok_or_else(|| "the statement writes more than one location".into())
+}
+
 fn binary_op(op: &BinaryOperator) -> Option<&'static str> {
     use BinaryOperator::*;
     Some(match op {
@@ -81,7 +88,8 @@ fn compound_op(op: &BinaryOperator) -> Option<&'static str> {
 }
 
 impl<'a> Builder<'a> {
-    /// What an expression statement stores: `L = e` or `L op= e`, with exactly one write.
+    /// What an expression statement stores: `L = e` or `L op= e`, with exactly one write,
+    /// or a chain of plain assignments (`a1 = a5 = k`) each writing its own location.
     pub(super) fn store_of(&self, e: &Node<Expression>, acc: &[Access]) -> Result<Store, String> {
         let text = self.pre_text(&e.span);
         let Expression::BinaryOperator(b) = &e.node else {
@@ -92,7 +100,7 @@ impl<'a> Builder<'a> {
         if *op != BinaryOperator::Assign && compound.is_none() {
             return Err(format!("`{text}` is not an assignment"));
         }
-        let write = self.single_write(acc, &b.node.lhs)?;
+        let write = write_at(acc, &self.span(&b.node.lhs.span))?;
         let mut reads = Reads { acc, next: 0 };
         let rhs = self.value(&b.node.rhs, &mut reads)?;
         let value = match compound {
@@ -102,6 +110,17 @@ impl<'a> Builder<'a> {
                 Value::Op(o.to_string(), vec![Value::Read(old), rhs])
             }
         };
+        let mut inner = vec![];
+        value.assigns(&mut inner);
+        let mut stored: Vec<usize> = inner.iter().map(|x| x.0).chain([write]).collect();
+        stored.sort_unstable();
+        stored.dedup();
+        let writes: Vec<usize> = (0..acc.len())
+            .filter(|&k| acc[k].kind == AccessKind::Write)
+            .collect();
+        if stored.len() != inner.len() + 1 || stored != writes {
+            return Err("the statement writes more than one location".into());
+        }
         Ok(Store { write, value })
     }
 
@@ -125,17 +144,6 @@ impl<'a> Builder<'a> {
         Ok(Store { write, value })
     }
 
-    fn single_write(&self, acc: &[Access], lhs: &Node<Expression>) -> Result<usize, String> {
-        let at = self.span(&lhs.span);
-        let writes: Vec<usize> = (0..acc.len())
-            .filter(|&k| acc[k].kind == AccessKind::Write)
-            .collect();
-        match writes[..] {
-            [w] if acc[w].span == at => Ok(w),
-            _ => Err("the statement writes more than one location".into()),
-        }
-    }
-
     fn value(&self, e: &Node<Expression>, reads: &mut Reads) -> Result<Value, String> {
         let text = || self.pre_text(&e.span);
         match &e.node {
@@ -154,6 +162,11 @@ impl<'a> Builder<'a> {
                 let op = &b.node.operator.node;
                 if *op == BinaryOperator::Index {
                     return reads.take(&self.span(&e.span)).map(Value::Read);
+                }
+                if *op == BinaryOperator::Assign {
+                    let w = write_at(reads.acc, &self.span(&b.node.lhs.span))?;
+                    let x = self.value(&b.node.rhs, reads)?;
+                    return Ok(Value::Assign(w, Box::new(x)));
                 }
                 let Some(name) = binary_op(op) else {
                     return Err(format!("`{}` assigns inside an expression", text()));
