@@ -753,3 +753,103 @@ fn a_chain_of_assignments_stores_in_each_location_its_converted_value() {
     assert!(out.starts_with("not decided"), "{out}");
     assert!(err.contains("stores twice in one array"), "{err}");
 }
+
+/// GEMM with a block of four columns of `C` kept in a GCC vector, and the last columns
+/// one by one.
+const VECTOR_GEMM: &str = "typedef double v4 __attribute__((vector_size(4 * sizeof(double))));
+typedef double v4u __attribute__((vector_size(4 * sizeof(double)), aligned(sizeof(double)), __may_alias__));
+for (i = 0; i < n; i++) {
+  for (j = 0; j < m; j++)
+    C[i][j] *= 0.5;
+  for (j = 0; j <= m - 4; j += 4) {
+    v4 r;
+    r = *(v4u *)&C[i][j];
+    for (k = 0; k < n; k++)
+      r += alpha * A[i][k] * *(v4u *)&B[k][j];
+    *(v4u *)&C[i][j] = r;
+  }
+  for (; j < m; j++)
+    for (k = 0; k < n; k++)
+      C[i][j] += alpha * A[i][k] * B[k][j];
+}";
+
+#[test]
+fn vector_accumulators_are_read_as_lanes() {
+    pair("vector", GEMM, VECTOR_GEMM, Expect::Equivalent);
+    // One block fewer: the columns one by one take it over.
+    let fewer = VECTOR_GEMM.replace("j <= m - 4", "j <= m - 5");
+    pair("vector-fewer", GEMM, &fewer, Expect::Equivalent);
+    let cases = [
+        (
+            "vector-store",
+            "*(v4u *)&C[i][j] = r;",
+            "*(v4u *)&C[i][j + 1] = r;",
+        ),
+        (
+            "vector-operand",
+            "*(v4u *)&B[k][j];",
+            "*(v4u *)&B[k][j + 1];",
+        ),
+        (
+            "vector-order",
+            "alpha * A[i][k] * *(v4u *)&B[k][j]",
+            "alpha * (A[i][k] * *(v4u *)&B[k][j])",
+        ),
+        (
+            "vector-first",
+            "r = *(v4u *)&C[i][j];",
+            "r = *(v4u *)&C[i][j + 1];",
+        ),
+    ];
+    for (name, from, to) in cases {
+        assert!(VECTOR_GEMM.contains(from), "{name}");
+        pair(
+            name,
+            GEMM,
+            &VECTOR_GEMM.replace(from, to),
+            Expect::Different,
+        );
+    }
+}
+
+#[test]
+fn vector_operations_outside_what_lanes_compute_are_refused() {
+    // The lanes of one operation read before any writes: a shift by one lane is not the
+    // loop it would be lane by lane.
+    let (out, err) = refused(
+        "vector-race",
+        "typedef double v4 __attribute__((vector_size(32)));
+for (i = 1; i <= n - 4; i += 4)
+  *(v4 *)&x[i] = *(v4 *)&x[i - 1];",
+    );
+    assert!(out.starts_with("not decided"), "{out}");
+    assert!(err.contains("a race in the lanes"), "{err}");
+    // GCC converts a scalar to the element type; C's rules are not those of lanes.
+    let (_, err) = refused(
+        "vector-literal",
+        "typedef double v4 __attribute__((vector_size(32)));
+for (i = 0; i <= n - 4; i += 4)
+  *(v4 *)&x[i] = 2.0 * *(v4 *)&y[i];",
+    );
+    assert!(err.contains("the literal `2.0`"), "{err}");
+    let (_, err) = refused(
+        "vector-outside",
+        "typedef double v4 __attribute__((vector_size(32)));
+for (i = 0; i <= n - 4; i += 4) {
+  v4 r;
+  r = *(v4 *)&y[i];
+  x[i] = r;
+}",
+    );
+    assert!(err.contains("used outside a vector operation"), "{err}");
+    let (_, err) = refused(
+        "vector-float",
+        "typedef float v8 __attribute__((vector_size(32)));
+for (i = 0; i <= n - 8; i += 8)
+  *(v8 *)&x[i] = *(v8 *)&y[i];",
+    );
+    assert!(
+        err.contains("a vector of `float` over elements of `double`"),
+        "{err}"
+    );
+}

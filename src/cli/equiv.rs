@@ -22,7 +22,10 @@ pub struct EquivArgs {
 }
 
 pub fn run(a: EquivArgs, ctx: &Ctx) -> u8 {
-    let opts = a.cc.options();
+    let opts = crate::frontend::Options {
+        vector_lanes: true,
+        ..a.cc.options()
+    };
     // Modelling both files has a work budget of its own, as the check has: the loop
     // bounds of generated code can take the integer core long.
     let loaded = budget::with_budget(ctx.budget, || {

@@ -231,6 +231,7 @@ fn own_statement(
                 first: None,
                 span: span.clone(),
                 outer_counter: false,
+                lanes: false,
             })
             .collect(),
         opaque: None,

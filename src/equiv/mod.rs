@@ -31,6 +31,9 @@ pub enum Verdict {
         /// The work-sharing and SIMD loops of both regions, found race-free and read as
         /// sequential loops.
         parallel: usize,
+        /// The vector operations of both regions, their lanes found free of races and read
+        /// as loops.
+        vector: usize,
     },
     /// A real difference.
     Different(Box<Witness>),
@@ -129,7 +132,8 @@ fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
         Ok(match checker.run()? {
             Some(m) => found(m),
             None => Verdict::Equivalent {
-                parallel: la.len() + lb.len(),
+                parallel: la.iter().chain(&lb).filter(|l| !l.is_vector()).count(),
+                vector: la.iter().chain(&lb).filter(|l| l.is_vector()).count(),
                 outputs: outputs
                     .iter()
                     .map(|o| {

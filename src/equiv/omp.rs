@@ -26,6 +26,8 @@ pub struct Loop {
     header: usize,
     /// Shared among the threads of a parallel region (`omp for`), not only run in lanes.
     work_sharing: bool,
+    /// The lanes of a vector statement (no directive: `pragma` is the statement).
+    vector: bool,
 }
 
 /// One directive of the region.
@@ -77,6 +79,7 @@ pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
                 pragma: d.span,
                 header,
                 work_sharing: d.work_sharing,
+                vector: false,
             });
         }
     }
@@ -98,7 +101,26 @@ pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
             }
         }
     }
+    // The lanes of vector statements: one loop each, checked as a SIMD loop.
+    let mut seen = std::collections::HashSet::new();
+    for l in s.statements.iter().flat_map(|st| &st.loops) {
+        if l.lanes && seen.insert(l.span.range.start) {
+            out.push(Loop {
+                pragma: l.span.clone(),
+                header: l.span.range.start,
+                work_sharing: false,
+                vector: true,
+            });
+        }
+    }
     Ok(out)
+}
+
+/// Whether the loop is the lanes of a vector statement rather than an OpenMP loop.
+impl Loop {
+    pub fn is_vector(&self) -> bool {
+        self.vector
+    }
 }
 
 /// The directive whose `#pragma` starts at `start`.
@@ -286,14 +308,19 @@ pub fn race_free(p: &Program, loops: &[Loop], params: &[String]) -> Result<(), R
             for &(b, _) in &inside {
                 if let Some(array) = conflict(p, params, a, b, d) {
                     let name = p.c_name(&array);
-                    let kind = if l.work_sharing { "parallel" } else { "SIMD" };
-                    return Err(Refusal::new(
+                    let what = if l.vector {
+                        format!(
+                            "a race in the lanes of the vector operation of line {}: two of its lanes touch one element of `{name}`, one writing it (the lanes read before any writes)",
+                            l.pragma.line
+                        )
+                    } else {
+                        let kind = if l.work_sharing { "parallel" } else { "SIMD" };
                         format!(
                             "a race in the {kind} loop of line {}: two of its iterations touch one element of `{name}`, one writing it",
                             l.pragma.line
-                        ),
-                        Some(&p.stmts[a].span),
-                    ));
+                        )
+                    };
+                    return Err(Refusal::new(what, Some(&p.stmts[a].span)));
                 }
             }
         }

@@ -135,7 +135,7 @@ fn statement(scop: &Scop, k: usize, params: &[String], depth: usize) -> Result<V
     let store = s
         .store
         .as_ref()
-        .map_err(|why| Refusal::new(format!("`{}` is not one assignment: {why}", s.text), span))?;
+        .map_err(|why| Refusal::new(format!("`{}` is not compared: {why}", s.text), span))?;
     // Simplified once here: the bounds of generated code (`c <= floord(n - 1, 32)`)
     // come from the frontend as unions with existentials that every later operation
     // would carry.

@@ -45,8 +45,12 @@ fn element(w: &Witness) -> String {
 /// The one-line summary of an equivalence.
 pub fn summary(v: &Verdict, a: &Scop) -> String {
     match v {
-        Verdict::Equivalent { outputs, parallel } => format!(
-            "equivalent: {} hold the same values after both regions, for every value of {}{}",
+        Verdict::Equivalent {
+            outputs,
+            parallel,
+            vector,
+        } => format!(
+            "equivalent: {} hold the same values after both regions, for every value of {}{}{}",
             outputs
                 .iter()
                 .map(|o| format!("`{o}`"))
@@ -61,6 +65,11 @@ pub fn summary(v: &Verdict, a: &Scop) -> String {
                 0 => String::new(),
                 1 => " (the OpenMP loop is free of races)".to_string(),
                 n => format!(" (the {n} OpenMP loops are free of races)"),
+            },
+            match vector {
+                0 => String::new(),
+                1 => " (the vector operation's lanes are free of races)".to_string(),
+                n => format!(" (the lanes of the {n} vector operations are free of races)"),
             }
         ),
         Verdict::Different(w) => format!("not equivalent: {} differs", element(w)),

@@ -36,6 +36,10 @@ pub struct Options {
     /// Generated code assumes that the region's arrays do not overlap in memory, without
     /// the run-time test (`--assume-no-overlap`; read by code generation only).
     pub assume_no_overlap: bool,
+    /// Read GCC vector types in the region (`typedef double v __attribute__((vector_size(64)))`)
+    /// and their operations as loops over lanes. Only `loopy equiv` reads them: a
+    /// transformation would regenerate a vector statement once per lane.
+    pub vector_lanes: bool,
 }
 
 fn plain(d: Diagnostic) -> Report {
@@ -461,6 +465,9 @@ fn analyze(
             fragment::declare_by_use(&mut syms, reg.items);
         }
         let mut b = build::Builder::new(sm, &syms, reg.items);
+        if opts.vector_lanes {
+            b.read_vector_lanes();
+        }
         b.region(reg.items)?;
         let first = reg.items.first().map_or(reg.range.start, |i| i.span.start);
         let last =

@@ -199,6 +199,10 @@ pub struct LoopInfo {
     /// `int i, j;` at the top of the function): generated loops may count with it again,
     /// and must, or the compiler calls it unused.
     pub outer_counter: bool,
+    /// Not a loop of the program: the lanes of a vector statement (`loopy equiv` reads a
+    /// GCC vector operation as a loop over its lanes; docs/equiv.md). Its span is the
+    /// statement's.
+    pub lanes: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

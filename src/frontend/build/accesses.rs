@@ -48,6 +48,9 @@ impl<'a> Builder<'a> {
                         "a pointer into the data escapes here",
                     )
                     .with_note("loopy tracks array elements by their subscripts; a pointer could reach any of them")),
+                UnaryOperator::Indirection if self.current_lanes().is_some() => {
+                    self.lane_access(e, mode, acc)
+                }
                 UnaryOperator::Indirection => Err(self
                     .err(
                         "pointer dereference cannot be modelled",
@@ -159,6 +162,22 @@ impl<'a> Builder<'a> {
                 rank,
                 private_depth,
             }) => {
+                if let Some(lanes) = self.vector_lanes(&array) {
+                    let lane = self.lane_subscript(name, lanes, span)?;
+                    if rank != 1 {
+                        return Err(self.pointer_use(name, span));
+                    }
+                    return self.add_access(
+                        &array,
+                        name,
+                        1,
+                        private_depth,
+                        vec![lane],
+                        mode,
+                        span,
+                        acc,
+                    );
+                }
                 if rank > 0 {
                     return Err(self.pointer_use(name, span));
                 }
@@ -202,6 +221,64 @@ impl<'a> Builder<'a> {
         mode: Mode,
         acc: &mut Vec<Access>,
     ) -> R<()> {
+        self.index_access_at(e, mode, acc, None, e.span)
+    }
+
+    /// `*(V *)&X[…][e]` in a vector statement: the element `X[…][e + lane]`.
+    fn lane_access(&mut self, e: &Node<Expression>, mode: Mode, acc: &mut Vec<Access>) -> R<()> {
+        let (x, t, span) = self.lane_pointer(e).map_err(|why| {
+            self.err(
+                format!("this dereference cannot be modelled: {why}"),
+                &e.span,
+                "dereferences a pointer",
+            )
+        })?;
+        let (lane, lanes) = self.current_lanes().expect("in a vector statement");
+        if t.lanes != lanes {
+            return Err(self.err(
+                format!("a vector of {} lanes in a statement of {lanes}", t.lanes),
+                &e.span,
+                "another width",
+            ));
+        }
+        if !matches!(&x.node, Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index)
+        {
+            return Err(self.err(
+                "only the address of an array element is read as lanes",
+                &x.span,
+                "not an element",
+            ));
+        }
+        self.index_access_at(x, mode, acc, Some(&lane), span)
+    }
+
+    /// The lane subscript of a vector variable, inside a vector statement of its width.
+    fn lane_subscript(&self, name: &str, lanes: usize, span: &Span) -> R<Result<PwAff, String>> {
+        match self.current_lanes() {
+            Some((lane, l)) if l == lanes => Ok(Ok(vec![Piece {
+                cond: None,
+                expr: LinExpr::var(&lane),
+            }])),
+            _ => Err(self.err(
+                format!(
+                    "the vector `{name}` is used outside a vector operation of its {lanes} lanes"
+                ),
+                span,
+                "a vector",
+            )),
+        }
+    }
+
+    /// The access of `X[…]` (`e`) recorded at `at`; `shift`: a lane added to the last
+    /// subscript.
+    fn index_access_at(
+        &mut self,
+        e: &Node<Expression>,
+        mode: Mode,
+        acc: &mut Vec<Access>,
+        shift: Option<&str>,
+        at: Span,
+    ) -> R<()> {
         let mut subs: Vec<&Node<Expression>> = vec![];
         let mut cur = e;
         while let Expression::BinaryOperator(b) = &cur.node {
@@ -240,7 +317,14 @@ impl<'a> Builder<'a> {
                 array,
                 rank,
                 private_depth,
-            }) => (array, Some(rank), private_depth),
+            }) => {
+                // An array of vectors: its last dimension is the lane.
+                let r = match self.vector_lanes(&array) {
+                    Some(_) => rank - 1,
+                    None => rank,
+                };
+                (array, Some(r), private_depth)
+            }
             None => {
                 let info = self.syms.get(&name);
                 if info.is_some_and(|i| i.function) {
@@ -294,14 +378,26 @@ impl<'a> Builder<'a> {
                 }
             });
         }
+        if let Some(lane) = shift {
+            let l = LinExpr::var(lane);
+            if let Some(Ok(last)) = affs.last_mut() {
+                last.iter_mut().for_each(|p| p.expr = p.expr.add(&l));
+            }
+        }
+        if let Some(lanes) = self.vector_lanes(&array) {
+            if shift.is_some() {
+                return Err(self.err("a pointer into a vector", &e.span, "not read as lanes"));
+            }
+            affs.push(self.lane_subscript(&name, lanes, &e.span)?);
+        }
         self.add_access(
             &array,
             &name,
-            subs.len(),
+            affs.len(),
             private_depth,
             affs,
             mode,
-            &e.span,
+            &at,
             acc,
         )
     }

@@ -9,6 +9,9 @@ impl<'a> Builder<'a> {
             _ => None,
         });
         if matches!(storage, Some(StorageClassSpecifier::Typedef)) {
+            if self.lanes.is_some() && self.opaque.is_none() {
+                return self.region_typedef(d);
+            }
             return Err(self.err(
                 "type definitions cannot be inside the region",
                 &d.span,
@@ -29,8 +32,30 @@ impl<'a> Builder<'a> {
         if matches!(storage, Some(StorageClassSpecifier::Extern)) {
             return Ok(());
         }
-        let (_, base) = self.syms.class_of_decl(&d.node.specifiers);
-        let (type_text, _) = self.syms.type_text(&d.node.specifiers);
+        let (_, mut base) = self.syms.class_of_decl(&d.node.specifiers);
+        let (mut type_text, _) = self.syms.type_text(&d.node.specifiers);
+        // A region typedef or `__typeof__` (read with vector types): its element type, and
+        // a vector's lanes as one more dimension.
+        let mut vector = None;
+        if self.lanes.is_some() {
+            match self.region_type(&d.node.specifiers) {
+                Ok(Some(t)) => {
+                    type_text = t.elem;
+                    if t.lanes > 1 {
+                        vector = Some(t.lanes);
+                        base += 1;
+                    }
+                }
+                Ok(None) => {}
+                Err(why) => {
+                    return Err(self.err(
+                        format!("the type of this declaration cannot be read: {why}"),
+                        &d.span,
+                        "declared here",
+                    ))
+                }
+            }
+        }
         let mut store = Err("a declaration without an initializer".to_string());
         let mut inits = 0;
         let mut acc = vec![];
@@ -57,6 +82,9 @@ impl<'a> Builder<'a> {
             };
             self.local_names.insert(array.clone());
             self.local_types.insert(array.clone(), type_text.clone());
+            if let Some(l) = vector {
+                self.set_vector(&array, l);
+            }
             if !persistent {
                 declared.push(array.clone());
             }
@@ -81,6 +109,13 @@ impl<'a> Builder<'a> {
             };
             if persistent {
                 continue;
+            }
+            if vector.is_some() {
+                return Err(self.err(
+                    "a vector variable declared with a value cannot be read",
+                    &x.span,
+                    "declare it, then assign it",
+                ));
             }
             init = true;
             self.initializer(&i.node, &mut acc)?;

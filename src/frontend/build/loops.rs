@@ -267,6 +267,7 @@ impl<'a> Builder<'a> {
             },
             span: self.span(&header),
             outer_counter,
+            lanes: false,
         });
         iterator
     }

@@ -15,6 +15,7 @@ mod accesses;
 mod affine;
 mod declarations;
 mod finish;
+mod lanes;
 mod loops;
 mod opaque;
 mod prepass;
@@ -193,6 +194,8 @@ struct Frame {
     first: Option<LinExpr>,
     span: SourceSpan,
     outer_counter: bool,
+    /// The lanes of a vector statement (`lanes.rs`).
+    lanes: bool,
 }
 
 /// What a loop whose counter is declared outside it leaves there, for a loop right after it
@@ -251,6 +254,9 @@ pub struct Builder<'a> {
     opaque_acc: Vec<Access>,
     /// What the statement just walked left in a loop counter, when it was such a loop.
     left: Option<Left>,
+    /// GCC vector types are read as lanes (`lanes.rs`); otherwise a typedef in the region
+    /// is refused.
+    lanes: Option<lanes::Lanes>,
 }
 
 impl<'a> Builder<'a> {
@@ -281,7 +287,13 @@ impl<'a> Builder<'a> {
             opaque: None,
             opaque_acc: vec![],
             left: None,
+            lanes: None,
         }
+    }
+
+    /// Reads GCC vector types in the region as lanes (for `loopy equiv`).
+    pub fn read_vector_lanes(&mut self) {
+        self.lanes = Some(lanes::Lanes::default());
     }
 
     // ----------------------------------------------------------------- helpers

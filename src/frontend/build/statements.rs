@@ -154,18 +154,12 @@ impl<'a> Builder<'a> {
             },
             Statement::Compound(items) => self.block(items, Some(&s.span)),
             Statement::Expression(None) => Ok(()),
-            Statement::Expression(Some(e)) => {
-                let mut acc = vec![];
-                self.expr(e, Mode::Read, &mut acc)?;
-                let update = self.update_of(e, &acc);
-                let store = self.store_of(e, &acc);
-                self.push_statement(&s.span, acc, None);
-                if let Some(st) = self.stmts.last_mut() {
-                    st.update = update;
-                    st.store = store;
+            Statement::Expression(Some(e)) => match self.statement_lanes(e) {
+                Some(lanes) => {
+                    self.in_lanes(lanes, &s.span, |b| b.expression_statement(e, &s.span))
                 }
-                Ok(())
-            }
+                None => self.expression_statement(e, &s.span),
+            },
             Statement::If(i) => match self.condition(&i.node.condition, false)? {
                 Ok(cond) => {
                     let saved = self.ctx.clone();
@@ -232,6 +226,23 @@ impl<'a> Builder<'a> {
     }
 
     /// Creates the statement for the construct at `span` with the current loop state.
+    /// An expression statement: its accesses, and what it stores.
+    fn expression_statement(&mut self, e: &Node<Expression>, span: &Span) -> R<()> {
+        let mut acc = vec![];
+        self.expr(e, Mode::Read, &mut acc)?;
+        let update = self.update_of(e, &acc);
+        let mut store = self.store_of(e, &acc);
+        if self.current_lanes().is_some() {
+            store = store.and_then(|st| self.lane_store(st, &acc));
+        }
+        self.push_statement(span, acc, None);
+        if let Some(st) = self.stmts.last_mut() {
+            st.update = update;
+            st.store = store;
+        }
+        Ok(())
+    }
+
     pub(super) fn push_statement(
         &mut self,
         span: &Span,
@@ -273,6 +284,7 @@ impl<'a> Builder<'a> {
                 first: f.first.clone(),
                 span: f.span.clone(),
                 outer_counter: f.outer_counter,
+                lanes: f.lanes,
             })
             .collect();
         self.stmts.push(MStatement {

@@ -176,6 +176,12 @@ impl<'a> Builder<'a> {
                 Ok(Value::Op(name.into(), vec![l, r]))
             }
             Expression::UnaryOperator(u) => {
+                if u.node.operator.node == UnaryOperator::Indirection
+                    && self.current_lanes().is_some()
+                {
+                    // `*(V *)&X[…]`: the lane's element, recorded at the whole expression.
+                    return reads.take(&self.span(&e.span)).map(Value::Read);
+                }
                 let name = match u.node.operator.node {
                     UnaryOperator::Minus => "neg",
                     UnaryOperator::Plus => "pos",
