@@ -162,7 +162,7 @@ pub fn parse(path: &Path) -> Result<Vec<Entry>, Report> {
                 function: string("function")?,
                 scop,
                 assume_no_overlap,
-                vector_lanes: false,
+                read_generated: false,
             },
             settings,
             expect_legal,

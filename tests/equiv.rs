@@ -853,3 +853,71 @@ for (i = 0; i <= n - 8; i += 8)
         "{err}"
     );
 }
+
+const SCALED: &str = "for (j = 0; j < n; j++) y[j] = x[j] * alpha;";
+
+#[test]
+fn a_panel_packed_with_divisions_is_equivalent_and_a_wrong_residue_is_not() {
+    let packed = "double P[2][16];
+for (i = 0; i < 2; i++)
+  for (j = 0; j < 16; j++)
+    P[i][j] = 0.0;
+for (j = 0; j < n; j++)
+  P[j / 16][j % 16] = x[j];
+for (i = 0; i <= (n - 1) / 16; i++)
+  for (j = 16 * i; j < n && j < 16 * i + 16; j++)
+    y[j] = P[i][j - 16 * i] * alpha;";
+    pair("packed-div", SCALED, packed, Expect::Equivalent);
+    pair(
+        "packed-residue",
+        SCALED,
+        &packed.replace("P[j / 16][j % 16]", "P[(j + 1) / 16][(j + 1) % 16]"),
+        Expect::Different,
+    );
+}
+
+/// A panel addressed through an offset set before the nest that fills it, as generated
+/// code does (`loopy_B_o0 = 384 * c3;`).
+const OFFSETS: &str = "double P[16];
+int o = 0;
+for (i = 0; 16 * i < n; i++) {
+  o = 16 * i;
+  for (j = 16 * i; j < n && j < 16 * i + 16; j++)
+    P[j - o] = x[j];
+  for (j = 16 * i; j < n && j < 16 * i + 16; j++)
+    y[j] = P[j - o] * alpha;
+}";
+
+#[test]
+fn an_offset_set_before_its_nests_is_its_value() {
+    pair("offsets", SCALED, OFFSETS, Expect::Equivalent);
+    pair(
+        "offsets-shifted",
+        SCALED,
+        &OFFSETS.replace("y[j] = P[j - o]", "y[j] = P[j - o - 1]"),
+        Expect::Different,
+    );
+    // Set after the nest that reads it: the value reaching the read is the previous
+    // iteration's, which is not known.
+    let late = OFFSETS.replace("  o = 16 * i;\n", "").replace(
+        "    y[j] = P[j - o] * alpha;\n}",
+        "    y[j] = P[j - o] * alpha;\n  o = 16 * i + 16;\n}",
+    );
+    assert_ne!(late, OFFSETS);
+    let (_, err) = refused("offsets-late", &late);
+    assert!(err.contains("`o` is computed inside the region"), "{err}");
+    // Set under a condition the reads do not imply.
+    let (_, err) = refused(
+        "offsets-if",
+        &OFFSETS.replace("  o = 16 * i;", "  if (i > 0)\n    o = 16 * i;"),
+    );
+    assert!(err.contains("`o` is computed inside the region"), "{err}");
+}
+
+#[test]
+fn a_statement_that_never_runs_computes_nothing() {
+    // Generated code keeps edge nests that no size reaches; what they are written with
+    // does not matter.
+    let dead = format!("{SCALED}\nfor (i = 0; i < n && i > n; i++) y[i] = x[i * i];");
+    pair("dead", SCALED, &dead, Expect::Equivalent);
+}

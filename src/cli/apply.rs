@@ -234,7 +234,7 @@ fn apply(a: &ApplyArgs, em: &mut Emitter, written: &mut Option<PathBuf>, budget:
 /// `--prove`: the file just written against the original's model.
 fn prove(kernel: &driver::Kernel, out: &Path, a: &ApplyArgs, em: &mut Emitter, budget: u64) -> u8 {
     let opts = crate::frontend::Options {
-        vector_lanes: true,
+        read_generated: true,
         ..a.cc.options()
     };
     let loaded = driver::Kernel::load(out, &opts);

@@ -264,7 +264,7 @@ pub fn prove_one(
     );
     std::fs::write(&file, &g.file).map_err(io)?;
     let mut o = opts.clone();
-    o.vector_lanes = true;
+    o.read_generated = true;
     if let Some(parent) = kernel.parent() {
         o.includes.push(parent.to_path_buf());
     }

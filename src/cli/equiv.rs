@@ -23,7 +23,7 @@ pub struct EquivArgs {
 
 pub fn run(a: EquivArgs, ctx: &Ctx) -> u8 {
     let opts = crate::frontend::Options {
-        vector_lanes: true,
+        read_generated: true,
         ..a.cc.options()
     };
     // Modelling both files has a work budget of its own, as the check has: the loop

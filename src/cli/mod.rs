@@ -156,7 +156,7 @@ impl CcArgs {
             function: self.function.clone(),
             scop: self.scop,
             assume_no_overlap: self.assume_no_overlap,
-            vector_lanes: false,
+            read_generated: false,
         }
     }
 }

@@ -36,10 +36,11 @@ pub struct Options {
     /// Generated code assumes that the region's arrays do not overlap in memory, without
     /// the run-time test (`--assume-no-overlap`; read by code generation only).
     pub assume_no_overlap: bool,
-    /// Read GCC vector types in the region (`typedef double v __attribute__((vector_size(64)))`)
-    /// and their operations as loops over lanes. Only `loopy equiv` reads them: a
-    /// transformation would regenerate a vector statement once per lane.
-    pub vector_lanes: bool,
+    /// Read the forms of loopy's generated code that only `loopy equiv` reads: GCC vector
+    /// types and their operations as loops over lanes, integer offsets set in one nest
+    /// and read in another, divisions in subscripts (docs/equiv.md). A transformation
+    /// would regenerate a vector statement once per lane: `check` and `apply` refuse them.
+    pub read_generated: bool,
 }
 
 fn plain(d: Diagnostic) -> Report {
@@ -465,8 +466,8 @@ fn analyze(
             fragment::declare_by_use(&mut syms, reg.items);
         }
         let mut b = build::Builder::new(sm, &syms, reg.items);
-        if opts.vector_lanes {
-            b.read_vector_lanes();
+        if opts.read_generated {
+            b.read_generated();
         }
         b.region(reg.items)?;
         let first = reg.items.first().map_or(reg.range.start, |i| i.span.start);

@@ -81,6 +81,22 @@ impl LinExpr {
         }
     }
 
+    /// `self / d`, when every coefficient and the constant are multiples of `d` (not 0).
+    pub fn exact_div(&self, d: &Int) -> Option<LinExpr> {
+        if d.is_zero() {
+            return None;
+        }
+        let div = |c: &Int| c.mod_floor(d).is_zero().then(|| c.div_floor(d));
+        let mut terms = vec![];
+        for (n, c) in &self.terms {
+            terms.push((n.clone(), div(c)?));
+        }
+        Some(LinExpr {
+            constant: div(&self.constant)?,
+            terms,
+        })
+    }
+
     pub fn add_constant(&self, c: &Int) -> LinExpr {
         let mut r = self.clone();
         r.constant += c;

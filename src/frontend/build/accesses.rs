@@ -366,7 +366,10 @@ impl<'a> Builder<'a> {
         }
         let mut affs = vec![];
         for s in &subs {
-            affs.push(match self.aff(s, false)? {
+            self.subscripts(1);
+            let a = self.aff(s, false);
+            self.subscripts(-1);
+            affs.push(match a? {
                 Ok(p) => Ok(p),
                 Err(why) => {
                     let text = self.pre_text(&s.span);
@@ -502,6 +505,83 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// `input -> output[exprs]`; the quotients the subscripts use (a division in a
+    /// subscript of generated code, `(c7 - 2720 * c1) / 16`) are defined and projected out.
+    fn relation_of(&self, input: &Tuple, output: &Tuple, exprs: &[Option<LinExpr>]) -> Map {
+        let used: Vec<&(String, LinExpr, Int)> = self
+            .quotients
+            .iter()
+            .filter(|(q, _, _)| exprs.iter().flatten().any(|e| !e.coeff(q).is_zero()))
+            .collect();
+        if used.is_empty() {
+            return aff::relation(input, output, exprs);
+        }
+        // A quotient that is a subscript up to a constant (`P[(j - 16c) / 16][…]`) is that
+        // output: the relation needs no existential.
+        let outs: Vec<String> = (0..exprs.len()).map(|k| format!("o#{k}")).collect();
+        let mut subst: Vec<(String, LinExpr)> = vec![];
+        for (q, _, _) in &used {
+            let at = exprs.iter().enumerate().find_map(|(k, e)| {
+                let e = e.as_ref()?;
+                let alone = e.terms.len() == 1 && e.coeff(q).is_one();
+                alone.then(|| LinExpr::var(&outs[k]).add_constant(&-e.constant.clone()))
+            });
+            match at {
+                Some(v) => subst.push((q.clone(), v)),
+                None => return self.relation_projected(input, output, exprs, &used),
+            }
+        }
+        let put = |e: &LinExpr| {
+            subst.iter().fold(e.clone(), |acc, (q, v)| {
+                let c = acc.coeff(q);
+                let rest = LinExpr {
+                    constant: acc.constant.clone(),
+                    terms: acc.terms.iter().filter(|(n, _)| n != q).cloned().collect(),
+                };
+                rest.add(&v.scale(&c))
+            })
+        };
+        let mut eqs = vec![];
+        for (k, e) in exprs.iter().enumerate() {
+            if let Some(e) = e {
+                eqs.push(LinExpr::var(&outs[k]).sub(&put(e)));
+            }
+        }
+        let mut ineqs = vec![];
+        for (q, num, d) in &used {
+            let dq = put(&LinExpr::var(q)).scale(d);
+            ineqs.push(put(num).sub(&dq));
+            ineqs.push(dq.sub(&put(num)).add_constant(&(d - &Int::ONE)));
+        }
+        let mut dims = input.dims.clone();
+        dims.extend(outs.iter().cloned());
+        let pairs = aff::set_from(&dims, &eqs, &ineqs);
+        Map::from_set(&pairs, input.dims.len()).with_space_names(input.clone(), output.clone())
+    }
+
+    /// `input -> output[exprs]` with the quotients `used` as existentials.
+    fn relation_projected(
+        &self,
+        input: &Tuple,
+        output: &Tuple,
+        exprs: &[Option<LinExpr>],
+        used: &[&(String, LinExpr, Int)],
+    ) -> Map {
+        let mut wide = input.clone();
+        wide.dims.extend(used.iter().map(|(q, _, _)| q.clone()));
+        let mut defs = vec![];
+        for (q, num, d) in used {
+            let dq = LinExpr::var(q).scale(d);
+            defs.push(num.sub(&dq));
+            defs.push(dq.sub(num).add_constant(&(d - &Int::ONE)));
+        }
+        let m = aff::relation(&wide, output, exprs)
+            .intersect_domain(&aff::set_from(&wide.dims, &[], &defs).with_tuple(wide.clone()));
+        let n_in = input.dims.len();
+        let pairs = m.wrap().project_out(n_in, used.len());
+        Map::from_set(&pairs, n_in).with_space_names(input.clone(), output.clone())
+    }
+
     /// `S[iterators] -> A[subscripts]`, a union over the pieces of piecewise subscripts.
     pub(super) fn relation(&self, array: &str, subs: &[Result<PwAff, String>]) -> Map {
         let input = Tuple {
@@ -531,7 +611,7 @@ impl<'a> Builder<'a> {
         }
         let mut out: Option<Map> = None;
         for (cond, exprs) in combos {
-            let mut m = aff::relation(&input, &output, &exprs);
+            let mut m = self.relation_of(&input, &output, &exprs);
             if let Some(c) = cond {
                 m = m.intersect_domain(&c);
             }

@@ -96,8 +96,11 @@ impl<'a> Builder<'a> {
         let name = &id.node.name;
         match self.lookup(name) {
             Some(Binding::Iter(m)) => return one(LinExpr::var(m)),
-            Some(Binding::Local { .. }) => {
-                return not(format!("`{name}` is computed inside the region"))
+            Some(Binding::Local { array, .. }) => {
+                return match self.known_value(array) {
+                    Some(v) => one(v),
+                    None => not(format!("`{name}` is computed inside the region")),
+                }
             }
             Some(Binding::OpaqueLocal) => {
                 return not(format!("`{name}` changes inside the construct"))
@@ -217,7 +220,7 @@ impl<'a> Builder<'a> {
             // C division truncates towards zero; only constants are folded, except in the
             // operands of a comparison (quotients, below).
             _ if lc.is_none()
-                && self.in_comparison > 0
+                && (self.in_comparison > 0 || self.in_subscript())
                 && rc.as_ref().is_some_and(|d| d.is_positive()) =>
             {
                 let d = rc.unwrap_or(Int::ONE);
@@ -431,7 +434,19 @@ impl<'a> Builder<'a> {
     fn truncating(&mut self, l: &PwAff, d: &Int, divide: bool) -> Result<PwAff, String> {
         let dims = self.dims();
         let mut out = vec![];
+        let generated = self.lanes.is_some();
         for p in l {
+            // Generated code divides multiples (`(16 * c7) / 16`, `2720 * c1 / 16`): the
+            // quotient is exact, whatever the sign.
+            if generated {
+                if let Some(q) = p.expr.exact_div(d) {
+                    out.push(Piece {
+                        cond: p.cond.clone(),
+                        expr: if divide { q } else { LinExpr::zero() },
+                    });
+                    continue;
+                }
+            }
             if self
                 .quotients
                 .iter()
@@ -441,8 +456,21 @@ impl<'a> Builder<'a> {
             }
             for sign in [1i64, -1] {
                 let num = p.expr.scale(&Int::from(sign));
-                let name = format!("q{}'", self.quotients.len());
-                self.quotients.push((name.clone(), num.clone(), d.clone()));
+                // One quotient per numerator and divisor in generated code: `j / 16` and
+                // `j % 16` share theirs, so that the access needs no existential.
+                let same = self
+                    .quotients
+                    .iter()
+                    .find(|(_, n, e)| generated && *n == num && e == d)
+                    .map(|x| x.0.clone());
+                let name = match same {
+                    Some(n) => n,
+                    None => {
+                        let name = format!("q{}'", self.quotients.len());
+                        self.quotients.push((name.clone(), num.clone(), d.clone()));
+                        name
+                    }
+                };
                 let q = LinExpr::var(&name);
                 // e >= 0 for the first piece, e <= -1 for the second.
                 let side = if sign > 0 {
@@ -454,6 +482,7 @@ impl<'a> Builder<'a> {
                 if and_cond(&p.cond, &cond).is_some_and(|c| c.is_empty()) {
                     continue;
                 }
+
                 let expr = match (divide, sign > 0) {
                     (true, true) => q,
                     (true, false) => q.neg(),
@@ -464,6 +493,19 @@ impl<'a> Builder<'a> {
                     cond: and_cond(&p.cond, &cond),
                     expr,
                 });
+            }
+        }
+        // A sign the context rules out (generated code's numerators are counted from a
+        // tile's start, never negative); in an empty context, every piece stays.
+        let over_ctx = self.ctx.tuple().dims.len() == dims.len();
+        if generated && over_ctx {
+            let possible = |p: &Piece| {
+                p.cond
+                    .as_ref()
+                    .is_none_or(|c| !c.intersect(&self.ctx).is_empty())
+            };
+            if out.iter().any(possible) {
+                out.retain(possible);
             }
         }
         Ok(out)

@@ -133,9 +133,26 @@ impl<'a> Builder<'a> {
                     &x.span,
                     &mut acc,
                 )?;
+                let one = self.store_of_init(&i.node, &acc);
+                if self.lanes.is_some() {
+                    // Read for `loopy equiv`: each declarator is a statement of its own,
+                    // and an integer set to an affine value is known (`offsets.rs`).
+                    self.push_statement(&x.span, std::mem::take(&mut acc), None);
+                    if let Some(st) = self.stmts.last_mut() {
+                        st.declares = vec![array.clone()];
+                        st.store = one;
+                    }
+                    if let Initializer::Expression(v) = &i.node {
+                        self.note_value(&name, v)?;
+                    }
+                    continue;
+                }
                 inits += 1;
-                store = self.store_of_init(&i.node, &acc);
+                store = one;
             }
+        }
+        if self.lanes.is_some() && self.opaque.is_none() && inits == 0 {
+            init = false;
         }
         if inits > 1 {
             store = Err("the declaration initialises more than one variable".into());

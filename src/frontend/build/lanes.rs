@@ -20,7 +20,7 @@
 //! another: a vector statement whose reads are not all of the vector's element type, or
 //! that has a literal, is not compared (its store is refused).
 //!
-//! Only `loopy equiv` reads vector types (`Options::vector_lanes`): a transformation of
+//! Only `loopy equiv` reads vector types (`Options::read_generated`): a transformation of
 //! such a statement would regenerate it once per lane. Elsewhere a typedef in the region
 //! is refused, as before.
 
@@ -47,6 +47,11 @@ pub struct Lanes {
     vectors: HashMap<String, usize>,
     /// The lane iterator of the vector statement being walked, and its lanes.
     current: Option<(String, usize)>,
+    /// The integer variables whose values are known (`offsets.rs`), by model name.
+    pub(super) known: HashMap<String, super::offsets::Known>,
+    /// While above zero, a subscript is being read: a division by a positive constant
+    /// gives a quotient (`affine.rs`), defined in the access relation.
+    pub(super) in_subscript: usize,
 }
 
 /// The bytes of a builtin arithmetic type on x86-64 and AArch64 (LP64).
@@ -74,6 +79,18 @@ impl<'a> Builder<'a> {
     /// The lanes of the vector statement being walked.
     pub(super) fn current_lanes(&self) -> Option<(String, usize)> {
         self.lanes.as_ref()?.current.clone()
+    }
+
+    /// Enters (`1`) or leaves (`-1`) a subscript.
+    pub(super) fn subscripts(&mut self, by: isize) {
+        if let Some(l) = &mut self.lanes {
+            l.in_subscript = l.in_subscript.saturating_add_signed(by);
+        }
+    }
+
+    /// Whether a subscript is being read of generated code.
+    pub(super) fn in_subscript(&self) -> bool {
+        self.lanes.as_ref().is_some_and(|l| l.in_subscript > 0)
     }
 
     /// The lanes of the model array `array`, when it is a vector variable.

@@ -93,6 +93,7 @@ impl<'a> Builder<'a> {
         let pos = self.next_position();
         self.path.push(pos);
         self.next.push(0);
+        self.forget_assigned(&f.statement);
         let r = self.stmt(&f.statement);
         self.next.pop();
         self.path.pop();

@@ -17,6 +17,7 @@ mod declarations;
 mod finish;
 mod lanes;
 mod loops;
+mod offsets;
 mod opaque;
 mod prepass;
 mod statements;
@@ -292,7 +293,7 @@ impl<'a> Builder<'a> {
     }
 
     /// Reads GCC vector types in the region as lanes (for `loopy equiv`).
-    pub fn read_vector_lanes(&mut self) {
+    pub fn read_generated(&mut self) {
         self.lanes = Some(lanes::Lanes::default());
     }
 

@@ -240,7 +240,7 @@ impl<'a> Builder<'a> {
             st.update = update;
             st.store = store;
         }
-        Ok(())
+        self.note_assignment(e)
     }
 
     pub(super) fn push_statement(
@@ -249,6 +249,7 @@ impl<'a> Builder<'a> {
         accesses: Vec<Access>,
         opaque: Option<String>,
     ) {
+        self.forget_written(&accesses);
         let name = self.stmt_name();
         let dims = self.dims();
         let tuple = Tuple {
