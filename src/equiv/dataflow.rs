@@ -218,7 +218,7 @@ fn final_writers(
             None => s.domain.clone(),
             Some(u) => {
                 let pts = &s.points;
-                let u = plain_set(&u.coalesce(), Some(&pts.domain));
+                let u = plain_set(&u.merge_shifted().coalesce(), Some(&pts.domain));
                 pts.domain.subtract(&u).coalesce().preimage(&pts.map)
             }
         };

@@ -196,8 +196,103 @@ fn valid(b: &Basic, r: &Row) -> Budgeted<bool> {
     p.try_is_empty()
 }
 
+/// The parts of a union with those that differ only in the constant of one equality, by
+/// consecutive values, made one: `∪_{c = a..b} { L + c = 0 ∧ C }` is `{ -b <= L <= -a ∧ C }`,
+/// exactly, whatever `L` and `C` are (each part's locals are its own, and the union of the
+/// parts' existentials is the existential of the union). Register rows of generated code
+/// are such parts (`i = 14e + r` for each row `r` of a strip); their union is the strip
+/// (`0 <= i - 14e <= 13`), which the pairwise merge of [`coalesce`] does not find (each
+/// pair alone is not convex) nor tries past [`MAX_PARTS`]. No emptiness test is made.
+pub fn merge_shifted(mut parts: Vec<Basic>) -> Vec<Basic> {
+    while let Some((members, k, lo, hi)) = shifted_run(&parts) {
+        let first = members[0];
+        let mut b = parts[first].clone();
+        let (mut eqs, mut ineqs) = (b.eqs().to_vec(), b.ineqs().to_vec());
+        let row = normalized(&eqs.swap_remove(k));
+        // `L + c = 0` for `c` in `lo..=hi`: `L + hi >= 0` and `-L - lo >= 0`.
+        let mut up = row.clone();
+        up[0] = hi;
+        let mut down: Row = row.iter().map(|v| -v).collect();
+        down[0] = -lo;
+        ineqs.push(up);
+        ineqs.push(down);
+        b.set_rows(eqs, ineqs);
+        let mut keep: Vec<Basic> = parts
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| !members.contains(i))
+            .map(|(_, p)| p)
+            .collect();
+        keep.push(b);
+        parts = keep;
+    }
+    parts
+}
+
+/// An equality row with its first non-zero coefficient after the constant positive.
+fn normalized(r: &Row) -> Row {
+    match r[1..].iter().find(|v| !v.is_zero()) {
+        Some(v) if v.is_negative() => r.iter().map(|x| -x).collect(),
+        _ => r.clone(),
+    }
+}
+
+/// Two or more parts equal but for the constant of one equality, by consecutive constants:
+/// the parts, the equality's index in the first, and the constants' range.
+fn shifted_run(parts: &[Basic]) -> Option<(Vec<usize>, usize, Int, Int)> {
+    // A part's rows but equality `k`, in a canonical order, with that equality's row
+    // without its constant: what two parts to merge must share.
+    let shape = |b: &Basic, k: usize| {
+        let mut eqs: Vec<Row> = b.eqs().iter().map(normalized).collect();
+        let mut row = eqs.swap_remove(k);
+        let c = std::mem::replace(&mut row[0], Int::ZERO);
+        eqs.sort();
+        let mut ineqs = b.ineqs().to_vec();
+        ineqs.sort();
+        ((row, eqs, ineqs), c)
+    };
+    for (i, b) in parts.iter().enumerate() {
+        for k in 0..b.eqs().len() {
+            let (key, c) = shape(b, k);
+            let mut members = vec![(c, i)];
+            for (j, o) in parts.iter().enumerate() {
+                if j == i || o.divs() != b.divs() || o.eqs().len() != b.eqs().len() {
+                    continue;
+                }
+                if let Some(kj) = (0..o.eqs().len()).find(|&kj| shape(o, kj).0 == key) {
+                    members.push((shape(o, kj).1, j));
+                }
+            }
+            if members.len() < 2 {
+                continue;
+            }
+            members.sort();
+            // The run of consecutive constants that holds part `i`.
+            let at = members.iter().position(|m| m.1 == i).unwrap_or(0);
+            let (mut lo, mut hi) = (at, at);
+            while lo > 0 && &members[lo - 1].0 + &Int::ONE == members[lo].0 {
+                lo -= 1;
+            }
+            while hi + 1 < members.len() && &members[hi].0 + &Int::ONE == members[hi + 1].0 {
+                hi += 1;
+            }
+            if hi > lo {
+                let run: Vec<usize> = members[lo..=hi].iter().map(|m| m.1).collect();
+                let first = run[0];
+                // The equality's index in the run's first part.
+                let kf = (0..parts[first].eqs().len())
+                    .find(|&kf| shape(&parts[first], kf).0 == key)
+                    .unwrap_or(k);
+                return Some((run, kf, members[lo].0.clone(), members[hi].0.clone()));
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
     use crate::presburger::parse_set;
 
     fn count(s: &str) -> (usize, usize) {
@@ -225,6 +320,48 @@ mod tests {
         );
         // A gap of one integer stays.
         assert_eq!(count("{ [i] : 0 <= i <= 5 or 7 <= i <= 10 }").1, 2);
+    }
+
+    /// The rows of a register block, one residue each (`i = 4e + r`, `0 <= e <= 5`, with
+    /// `e` a local without a closed form, as projections leave it), make their strip; rows
+    /// with a gap between them stay apart; the points are the same.
+    #[test]
+    fn shifted_equalities() {
+        use crate::presburger::{Int, Set, Space, Tuple};
+        let row = |r: i64, extent: i64| {
+            let mut b = Basic::universe(0, 1);
+            let e = b.add_local();
+            let mut eq = b.zero_row();
+            eq[0] = Int::from(-r);
+            eq[b.col_dim(0)] = Int::ONE;
+            eq[e] = Int::from(-4);
+            b.add_eq(eq);
+            let mut lo = b.zero_row();
+            lo[e] = Int::ONE;
+            b.add_ineq(lo);
+            let mut hi = b.zero_row();
+            hi[0] = Int::from(extent);
+            hi[e] = Int::from(-1);
+            b.add_ineq(hi);
+            b
+        };
+        let space = Space {
+            params: vec![],
+            domain: None,
+            range: Tuple::new(None, &["i"]),
+        };
+        let merged = |parts: Vec<Basic>| {
+            let set = Set::from_parts(space.clone(), parts);
+            let m = set.merge_shifted();
+            let pts = |x: &Set| x.points(10_000).unwrap();
+            assert_eq!(pts(&m), pts(&set), "{set}: {m}");
+            m.n_basic()
+        };
+        assert_eq!(merged((0..4).map(|r| row(r, 5)).collect()), 1);
+        // Rows 0, 1 and 3: the first two are one strip, the third stays.
+        assert_eq!(merged([0, 1, 3].map(|r| row(r, 5)).to_vec()), 2);
+        // Parts that differ elsewhere are left alone.
+        assert_eq!(merged(vec![row(0, 5), row(1, 4)]), 2);
     }
 
     #[test]

@@ -254,6 +254,17 @@ macro_rules! common_ops {
                 budget::settle(|| self.try_coalesce(), || self.clone())
             }
 
+            /// The same points, with the parts that differ only in the constant of one
+            /// equality, by consecutive values, made one (`coalesce::merge_shifted`: the
+            /// rows of a register block, one residue each, make their strip). Exact, and
+            /// without emptiness tests.
+            pub fn merge_shifted(&self) -> $t {
+                $t {
+                    space: self.space.clone(),
+                    parts: super::coalesce::merge_shifted(self.parts.clone()),
+                }
+            }
+
             /// [`Self::coalesce`], or the refusal of the work budget.
             pub fn try_coalesce(&self) -> Budgeted<$t> {
                 budget::operation(
