@@ -988,3 +988,54 @@ fn loopys_blis_shaped_gemm_is_proved_and_a_wrong_register_row_is_not() {
     assert_eq!(run_at(&out, &sizes), original);
     assert_ne!(run_at(&wrong, &sizes), original);
 }
+
+/// A buffer on the heap, sized and checked as generated code does it.
+const HEAP: &str = "unsigned long bytes = sizeof(x[0]);
+long m0 = n;
+if (m0 < 1)
+  m0 = 1;
+if (__builtin_mul_overflow(bytes, (unsigned long)m0, &bytes))
+  __builtin_abort();
+double *buf = __builtin_malloc(bytes);
+if (!buf)
+  __builtin_abort();
+for (j = 0; j < n; j++)
+  buf[j] = x[j] * alpha;
+for (j = 0; j < n; j++)
+  y[j] = buf[j];
+__builtin_free(buf);";
+
+#[test]
+fn a_buffer_on_the_heap_is_a_local_array_where_its_checks_pass() {
+    let dir = tempdir("heap-verdict");
+    let a = write(&dir, "a", SCALED);
+    let b = write(&dir, "b", HEAP);
+    let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(
+            "where the 2 checks that stop the program (overflow and allocation checks) pass"
+        ),
+        "{out}"
+    );
+    pair("heap", SCALED, HEAP, Expect::Equivalent);
+    pair(
+        "heap-reversed",
+        SCALED,
+        &HEAP.replace("y[j] = buf[j];", "y[j] = buf[n - 1 - j];"),
+        Expect::Different,
+    );
+    // The size computed by the overflow check is a value nothing compares; read as one,
+    // it is refused.
+    let (_, err) = refused(
+        "heap-bytes",
+        &HEAP.replace(
+            "__builtin_free(buf);",
+            "__builtin_free(buf);\nx[0] = bytes;",
+        ),
+    );
+    assert!(
+        err.contains("`bytes") && err.contains("is not compared"),
+        "{err}"
+    );
+}

@@ -34,6 +34,9 @@ pub enum Verdict {
         /// The vector operations of both regions, their lanes found free of races and read
         /// as loops.
         vector: usize,
+        /// The checks that stop a program (overflow and allocation checks of generated
+        /// code, `Scop::stops`): the values are the same where they pass.
+        stops: usize,
     },
     /// A real difference.
     Different(Box<Witness>),
@@ -134,6 +137,7 @@ fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
             None => Verdict::Equivalent {
                 parallel: la.iter().chain(&lb).filter(|l| !l.is_vector()).count(),
                 vector: la.iter().chain(&lb).filter(|l| l.is_vector()).count(),
+                stops: a.stops.len() + b.stops.len(),
                 outputs: outputs
                     .iter()
                     .map(|o| {

@@ -73,12 +73,14 @@ impl<'a> Program<'a> {
             .map(|s| s.schedule.depth())
             .max()
             .unwrap_or(0);
+        let valued = valued_arrays(scop);
         let mut stmts = vec![];
         for (k, st) in scop.statements.iter().enumerate() {
             if is_void_cast(st) {
                 continue;
             }
-            stmts.extend(statement(scop, k, params, depth)?);
+            let counts = bookkeeping(scop, st, &valued);
+            stmts.extend(statement(scop, k, params, depth, counts)?);
         }
         Ok(Program { scop, stmts })
     }
@@ -122,8 +124,60 @@ fn is_void_cast(st: &crate::model::Statement) -> bool {
         && st.accesses.iter().all(|a| a.kind == AccessKind::Read)
 }
 
+/// The arrays some statement's value reads.
+fn valued_arrays(scop: &Scop) -> std::collections::HashSet<&str> {
+    let mut out = std::collections::HashSet::new();
+    for s in &scop.statements {
+        if let Ok(st) = &s.store {
+            let mut ks = vec![];
+            st.value.reads(&mut ks);
+            out.extend(
+                ks.iter()
+                    .filter_map(|&k| s.accesses.get(k))
+                    .map(|a| a.array.as_str()),
+            );
+        }
+    }
+    out
+}
+
+/// For a statement whose value is not compared (an overflow check, `bytes =
+/// sizeof(…)`): its one write, when that is of an integer scalar of the region that no
+/// value reads. Such a variable only sizes buffers or counts (generated code's
+/// bookkeeping): where a subscript or bound reads it, the frontend has its value exactly or
+/// refused the access.
+fn bookkeeping(
+    scop: &Scop,
+    s: &crate::model::Statement,
+    valued: &std::collections::HashSet<&str>,
+) -> Option<usize> {
+    if s.store.is_ok() || s.opaque.is_some() {
+        return None;
+    }
+    let writes: Vec<usize> = (0..s.accesses.len())
+        .filter(|&k| s.accesses[k].kind == AccessKind::Write)
+        .collect();
+    let [w] = writes[..] else {
+        return None;
+    };
+    let a = scop.array(&s.accesses[w].array)?;
+    let local = a.storage == Storage::Region || a.private_depth.is_some();
+    let integer = matches!(
+        a.elem_type.as_deref().and_then(CType::parse),
+        Some(CType::Int { .. })
+    );
+    (local && a.rank == 0 && integer && !valued.contains(a.name.as_str())).then_some(w)
+}
+
 /// The statements of the scop's statement `k`: one per location it stores in.
-fn statement(scop: &Scop, k: usize, params: &[String], depth: usize) -> Result<Vec<Stmt>, Refusal> {
+/// `counts`: the write of a statement whose value is not compared (`bookkeeping`).
+fn statement(
+    scop: &Scop,
+    k: usize,
+    params: &[String],
+    depth: usize,
+    counts: Option<usize>,
+) -> Result<Vec<Stmt>, Refusal> {
     let s = &scop.statements[k];
     let span = Some(&s.span);
     // A statement that runs for no parameter value computes nothing (the edge nests of
@@ -137,10 +191,22 @@ fn statement(scop: &Scop, k: usize, params: &[String], depth: usize) -> Result<V
             span,
         ));
     }
-    let store = s
-        .store
-        .as_ref()
-        .map_err(|why| Refusal::new(format!("`{}` is not compared: {why}", s.text), span))?;
+    // A value nothing compares: a literal stands for it, so that the statement keeps its
+    // accesses (a race on it in a parallel loop is still found).
+    let counted = counts.map(|write| crate::model::value::Store {
+        write,
+        value: crate::model::value::Value::Const("0".into()),
+    });
+    let store = match (&s.store, &counted) {
+        (Ok(st), _) => st,
+        (Err(_), Some(c)) => c,
+        (Err(why), None) => {
+            return Err(Refusal::new(
+                format!("`{}` is not compared: {why}", s.text),
+                span,
+            ))
+        }
+    };
     // Simplified once here: the bounds of generated code (`c <= floord(n - 1, 32)`)
     // come from the frontend as unions with existentials that every later operation
     // would carry.

@@ -49,8 +49,9 @@ pub fn summary(v: &Verdict, a: &Scop) -> String {
             outputs,
             parallel,
             vector,
+            stops,
         } => format!(
-            "equivalent: {} hold the same values after both regions, for every value of {}{}{}",
+            "equivalent: {} hold the same values after both regions, for every value of {}{}{}{}",
             outputs
                 .iter()
                 .map(|o| format!("`{o}`"))
@@ -70,6 +71,11 @@ pub fn summary(v: &Verdict, a: &Scop) -> String {
                 0 => String::new(),
                 1 => " (the vector operation's lanes are free of races)".to_string(),
                 n => format!(" (the lanes of the {n} vector operations are free of races)"),
+            },
+            match stops {
+                0 => String::new(),
+                1 => " where the check that stops the program (an overflow or allocation check) passes".to_string(),
+                n => format!(" where the {n} checks that stop the program (overflow and allocation checks) pass"),
             }
         ),
         Verdict::Different(w) => format!("not equivalent: {} differs", element(w)),

@@ -68,6 +68,10 @@ pub struct Scop {
     /// The function holding the region, as far as generated code needs it to move the
     /// transformed region into a function of its own (`codegen::overlap`).
     pub host: Host,
+    /// Checks that stop the program (`if (__builtin_mul_overflow(…)) __builtin_abort();`,
+    /// `if (!buffer) __builtin_abort();`), read only in generated code for `loopy equiv`:
+    /// what the region computes is compared where they pass.
+    pub stops: Vec<SourceSpan>,
 }
 
 /// The function that holds the region.

@@ -110,6 +110,14 @@ impl<'a> Builder<'a> {
             if persistent {
                 continue;
             }
+            if self.lanes.is_some()
+                && rank > 0
+                && matches!(&i.node, Initializer::Expression(e) if super::heap::is_malloc(e))
+            {
+                // A buffer on the heap: a local array with no known element yet.
+                self.heap_buffer(&array);
+                continue;
+            }
             if vector.is_some() {
                 return Err(self.err(
                     "a vector variable declared with a value cannot be read",

@@ -52,6 +52,10 @@ pub struct Lanes {
     /// While above zero, a subscript is being read: a division by a positive constant
     /// gives a quotient (`affine.rs`), defined in the access relation.
     pub(super) in_subscript: usize,
+    /// Buffers allocated on the heap (`heap.rs`), by model name.
+    pub(super) heap: HashSet<String>,
+    /// The checks that stop the program (`heap.rs`).
+    pub(super) stops: Vec<SourceSpan>,
 }
 
 /// The bytes of a builtin arithmetic type on x86-64 and AArch64 (LP64).

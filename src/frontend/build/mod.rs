@@ -15,6 +15,7 @@ mod accesses;
 mod affine;
 mod declarations;
 mod finish;
+mod heap;
 mod lanes;
 mod loops;
 mod offsets;

@@ -154,12 +154,14 @@ impl<'a> Builder<'a> {
             },
             Statement::Compound(items) => self.block(items, Some(&s.span)),
             Statement::Expression(None) => Ok(()),
+            Statement::Expression(Some(e)) if self.is_free(e) => Ok(()),
             Statement::Expression(Some(e)) => match self.statement_lanes(e) {
                 Some(lanes) => {
                     self.in_lanes(lanes, &s.span, |b| b.expression_statement(e, &s.span))
                 }
                 None => self.expression_statement(e, &s.span),
             },
+            Statement::If(i) if self.stopping_check(i, s)? => Ok(()),
             Statement::If(i) => match self.condition(&i.node.condition, false)? {
                 Ok(cond) => {
                     let saved = self.ctx.clone();

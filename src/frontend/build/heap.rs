@@ -1,0 +1,151 @@
+//! Heap buffers of generated code and the checks that stop the program, for `loopy equiv`.
+//!
+//! Generated code keeps an expanded or packed array on the heap when its size depends on
+//! the parameters:
+//!
+//! ```c
+//! unsigned long bytes = sizeof(sum[0]);
+//! if (__builtin_mul_overflow(bytes, (unsigned long)n0, &bytes)) __builtin_abort();
+//! __typeof__(sum[0]) (*buf)[n1] = __builtin_malloc(bytes);
+//! if (!buf) __builtin_abort();
+//! … buf[q][p] …
+//! __builtin_free(buf);
+//! ```
+//!
+//! - A pointer declared with `malloc(…)` (or `__builtin_malloc`) is a buffer of the region,
+//!   an array with one dimension per level of its declarator, whose elements hold nothing
+//!   known until written: as a local array declared without a value. Its size is not
+//!   read (as with any array, its elements are taken to be within it).
+//! - `free(buf)` ends it and computes nothing.
+//! - `if (__builtin_mul_overflow(a, b, &v)) __builtin_abort();` writes `v` (with a value
+//!   that is not compared: a statement of its own, whose store is refused if a compared
+//!   value reads `v`) and may stop the program; so may `if (!buf) __builtin_abort();`.
+//!   Such checks are recorded (`Scop::stops`): what the region computes is compared where
+//!   they pass, and `loopy equiv` says so.
+
+use super::*;
+use lang_c::ast::IfStatement;
+
+/// `abort()` or `__builtin_abort()` as a statement, possibly alone in a block.
+fn is_abort(s: &Node<Statement>) -> bool {
+    match &s.node {
+        Statement::Compound(items) => match items.as_slice() {
+            [it] => matches!(&it.node, BlockItem::Statement(x) if is_abort(x)),
+            _ => false,
+        },
+        Statement::Expression(Some(e)) => call_name(e).is_some_and(|n| {
+            matches!(n, "abort" | "__builtin_abort") && call_args(e).is_some_and(|a| a.is_empty())
+        }),
+        _ => false,
+    }
+}
+
+fn call_name(e: &Node<Expression>) -> Option<&str> {
+    match &e.node {
+        Expression::Call(c) => match &c.node.callee.node {
+            Expression::Identifier(id) => Some(id.node.name.as_str()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn call_args(e: &Node<Expression>) -> Option<&[Node<Expression>]> {
+    match &e.node {
+        Expression::Call(c) => Some(&c.node.arguments),
+        _ => None,
+    }
+}
+
+/// Whether `e` is `malloc(…)` or `__builtin_malloc(…)`.
+pub(super) fn is_malloc(e: &Node<Expression>) -> bool {
+    call_name(e).is_some_and(|n| matches!(n, "malloc" | "__builtin_malloc"))
+}
+
+impl<'a> Builder<'a> {
+    /// Records the buffer `array` (a model name) as allocated on the heap.
+    pub(super) fn heap_buffer(&mut self, array: &str) {
+        if let Some(l) = &mut self.lanes {
+            l.heap.insert(array.to_string());
+        }
+    }
+
+    /// The heap buffer the identifier `e` names.
+    fn heap_named(&self, e: &Node<Expression>) -> Option<String> {
+        let Expression::Identifier(id) = &e.node else {
+            return None;
+        };
+        match self.lookup(&id.node.name) {
+            Some(Binding::Local { array, .. })
+                if self.lanes.as_ref().is_some_and(|l| l.heap.contains(array)) =>
+            {
+                Some(array.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// `free(buf)` of a heap buffer: nothing to model.
+    pub(super) fn is_free(&self, e: &Node<Expression>) -> bool {
+        self.lanes.is_some()
+            && call_name(e).is_some_and(|n| matches!(n, "free" | "__builtin_free"))
+            && call_args(e).is_some_and(|a| matches!(a, [x] if self.heap_named(x).is_some()))
+    }
+
+    /// A check that stops the program (`if (…) __builtin_abort();`), modelled; false when
+    /// `i` is not one.
+    pub(super) fn stopping_check(&mut self, i: &Node<IfStatement>, s: &Node<Statement>) -> R<bool> {
+        if self.lanes.is_none()
+            || self.opaque.is_some()
+            || i.node.else_statement.is_some()
+            || !is_abort(&i.node.then_statement)
+        {
+            return Ok(false);
+        }
+        let cond = &i.node.condition;
+        // `!buf`: the allocation failed.
+        if let Expression::UnaryOperator(u) = &cond.node {
+            if u.node.operator.node == UnaryOperator::Negate
+                && self.heap_named(&u.node.operand).is_some()
+            {
+                self.stop_at(&s.span);
+                return Ok(true);
+            }
+        }
+        // `__builtin_mul_overflow(a, b, &v)`: `v = a * b`, or the program stops.
+        let overflow = call_name(cond)
+            .is_some_and(|n| matches!(n, "__builtin_mul_overflow" | "__builtin_add_overflow"));
+        let Some([a, b, out]) = call_args(cond)
+            .filter(|_| overflow)
+            .and_then(|x| <&[_; 3]>::try_from(x).ok())
+        else {
+            return Ok(false);
+        };
+        let Expression::UnaryOperator(addr) = &out.node else {
+            return Ok(false);
+        };
+        if addr.node.operator.node != UnaryOperator::Address {
+            return Ok(false);
+        }
+        let Expression::Identifier(_) = &addr.node.operand.node else {
+            return Ok(false);
+        };
+        let mut acc = vec![];
+        self.expr(a, Mode::Read, &mut acc)?;
+        self.expr(b, Mode::Read, &mut acc)?;
+        self.expr(&addr.node.operand, Mode::Write, &mut acc)?;
+        self.push_statement(&s.span, acc, None);
+        if let Some(st) = self.stmts.last_mut() {
+            st.store = Err("an overflow check, whose value is not compared".into());
+        }
+        self.stop_at(&s.span);
+        Ok(true)
+    }
+
+    fn stop_at(&mut self, span: &Span) {
+        let sp = self.span(span);
+        if let Some(l) = &mut self.lanes {
+            l.stops.push(sp);
+        }
+    }
+}
