@@ -1039,3 +1039,19 @@ fn a_buffer_on_the_heap_is_a_local_array_where_its_checks_pass() {
         "{err}"
     );
 }
+
+#[test]
+fn a_variable_of_the_region_read_before_it_is_written_is_no_input() {
+    // Both programs read a local buffer nothing wrote: its elements are not inputs that
+    // the two share, whatever their names.
+    let body = "double t[24];\nfor (i = 0; i < n; i++) y[i] = t[i] * alpha;";
+    let dir = tempdir("uninitialised");
+    let a = write(&dir, "a", body);
+    let b = write(&dir, "b", body);
+    let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("`t`, a variable of the region, read before the region writes it"),
+        "{err}"
+    );
+}

@@ -14,6 +14,7 @@
 
 use super::dataflow::{Flow, Source};
 use super::program::{Node, Program, Refusal};
+use crate::model::Storage;
 use crate::presburger::row::Row;
 use crate::presburger::{Int, Map, Set, Space};
 use std::collections::HashMap;
@@ -313,6 +314,24 @@ impl<'p> Checker<'p> {
                 let c2 = self.b.c_name(a2);
                 let same = self.a.scop.array(a1).map(|x| x.storage)
                     == self.b.scop.array(a2).map(|x| x.storage);
+                // A variable of the region (on the stack, `static`, on the heap) holds
+                // nothing known before the region writes it: read first, it is never the
+                // other program's value, whatever its name.
+                let local = |p: &Program, a: &str| {
+                    p.scop
+                        .array(a)
+                        .is_some_and(|x| x.storage == Storage::Region || x.private_depth.is_some())
+                };
+                if local(self.a, a1) || local(self.b, a2) {
+                    let name = if local(self.a, a1) { &c1 } else { &c2 };
+                    return self.fail(
+                        r,
+                        &rel,
+                        format!(
+                            "`{name}`, a variable of the region, read before the region writes it"
+                        ),
+                    );
+                }
                 let bad = if c1 == c2 && same {
                     rel.subtract(&m1.apply_range(&m2.inverse()))
                 } else {
