@@ -58,6 +58,17 @@ pub struct Lanes {
     pub(super) stops: Vec<SourceSpan>,
 }
 
+/// The type specifiers of a type name's specifiers and qualifiers.
+fn type_specifiers(specs: &[Node<SpecifierQualifier>]) -> Vec<&TypeSpecifier> {
+    specs
+        .iter()
+        .filter_map(|s| match &s.node {
+            SpecifierQualifier::TypeSpecifier(t) => Some(&t.node),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The bytes of a builtin arithmetic type on x86-64 and AArch64 (LP64).
 fn size_of(elem: &str) -> Option<usize> {
     let words: Vec<&str> = elem
@@ -239,14 +250,7 @@ impl<'a> Builder<'a> {
         if t.declarator.is_some() {
             return Err("a derived type in `sizeof`".into());
         }
-        let ts: Vec<&TypeSpecifier> = t
-            .specifiers
-            .iter()
-            .filter_map(|s| match &s.node {
-                SpecifierQualifier::TypeSpecifier(t) => Some(&t.node),
-                _ => None,
-            })
-            .collect();
+        let ts = type_specifiers(&t.specifiers);
         match self.specifiers_type(&ts)? {
             Some(rt) => Ok(rt),
             None => {
@@ -425,14 +429,7 @@ impl<'a> Builder<'a> {
         if !one_pointer {
             return None;
         }
-        let ts: Vec<&TypeSpecifier> = tn
-            .specifiers
-            .iter()
-            .filter_map(|s| match &s.node {
-                SpecifierQualifier::TypeSpecifier(t) => Some(&t.node),
-                _ => None,
-            })
-            .collect();
+        let ts = type_specifiers(&tn.specifiers);
         match self.specifiers_type(&ts) {
             Ok(Some(t)) if t.lanes > 1 => Some((&c.node.expression, t)),
             _ => None,

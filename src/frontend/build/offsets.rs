@@ -39,7 +39,7 @@ impl<'ast> Visit<'ast> for Assigned {
         b: &'ast lang_c::ast::BinaryOperatorExpression,
         span: &'ast Span,
     ) {
-        if is_assignment(&b.operator.node) {
+        if super::prepass::is_assignment(&b.operator.node) {
             if let Expression::Identifier(id) = &b.lhs.node {
                 self.0.insert(id.node.name.clone());
             }
@@ -63,24 +63,6 @@ impl<'ast> Visit<'ast> for Assigned {
         }
         visit::visit_unary_operator_expression(self, u, span);
     }
-}
-
-fn is_assignment(op: &BinaryOperator) -> bool {
-    use BinaryOperator::*;
-    matches!(
-        op,
-        Assign
-            | AssignMultiply
-            | AssignDivide
-            | AssignModulo
-            | AssignPlus
-            | AssignMinus
-            | AssignShiftLeft
-            | AssignShiftRight
-            | AssignBitwiseAnd
-            | AssignBitwiseXor
-            | AssignBitwiseOr
-    )
 }
 
 impl<'a> Builder<'a> {

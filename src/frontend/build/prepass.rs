@@ -34,21 +34,7 @@ impl<'ast> Visit<'ast> for PrePass {
         b: &'ast lang_c::ast::BinaryOperatorExpression,
         span: &'ast Span,
     ) {
-        use BinaryOperator::*;
-        if matches!(
-            b.operator.node,
-            Assign
-                | AssignMultiply
-                | AssignDivide
-                | AssignModulo
-                | AssignPlus
-                | AssignMinus
-                | AssignShiftLeft
-                | AssignShiftRight
-                | AssignBitwiseAnd
-                | AssignBitwiseXor
-                | AssignBitwiseOr
-        ) {
+        if is_assignment(&b.operator.node) {
             if let Expression::Identifier(id) = &b.lhs.node {
                 self.write(&id.node.name, span);
             }
@@ -106,4 +92,23 @@ impl<'ast> Visit<'ast> for PrePass {
         }
         self.visit_statement(&f.statement.node, &f.statement.span);
     }
+}
+
+/// `=` or a compound assignment (`+=`, `<<=`, …).
+pub(super) fn is_assignment(op: &BinaryOperator) -> bool {
+    use BinaryOperator::*;
+    matches!(
+        op,
+        Assign
+            | AssignMultiply
+            | AssignDivide
+            | AssignModulo
+            | AssignPlus
+            | AssignMinus
+            | AssignShiftLeft
+            | AssignShiftRight
+            | AssignBitwiseAnd
+            | AssignBitwiseXor
+            | AssignBitwiseOr
+    )
 }
