@@ -428,7 +428,7 @@ fn tiled_gemm_is_equivalent() {
 /// packed block of A (3 × 4) in local arrays, each C element accumulated in a scalar.
 const PACKED: &str = "#define loopy_min(x, y) ((x) < (y) ? (x) : (y))
 for (int pc = 0; pc < n; pc += 4) {
-  double Bp[4][24];
+  double Bp[4][m];
   for (k = pc; k <= loopy_min(n - 1, pc + 3); k++)
     for (j = 0; j < m; j++)
       Bp[k - pc][j] = B[k][j];
@@ -858,8 +858,8 @@ const SCALED: &str = "for (j = 0; j < n; j++) y[j] = x[j] * alpha;";
 
 #[test]
 fn a_panel_packed_with_divisions_is_equivalent_and_a_wrong_residue_is_not() {
-    let packed = "double P[2][16];
-for (i = 0; i < 2; i++)
+    let packed = "double P[(n + 15) / 16][16];
+for (i = 0; i < (n + 15) / 16; i++)
   for (j = 0; j < 16; j++)
     P[i][j] = 0.0;
 for (j = 0; j < n; j++)
@@ -891,11 +891,14 @@ for (i = 0; 16 * i < n; i++) {
 #[test]
 fn an_offset_set_before_its_nests_is_its_value() {
     pair("offsets", SCALED, OFFSETS, Expect::Equivalent);
-    pair(
+    // An offset one short puts the last element of a tile past the buffer's end.
+    let (_, err) = refused(
         "offsets-shifted",
-        SCALED,
-        &OFFSETS.replace("y[j] = P[j - o]", "y[j] = P[j - o - 1]"),
-        Expect::Different,
+        &OFFSETS.replace("  o = 16 * i;", "  o = 16 * i - 1;"),
+    );
+    assert!(
+        err.contains("`P` is accessed outside its declared extent 16 in subscript 1 of 1"),
+        "{err}"
     );
     // Set after the nest that reads it: the value reaching the read is the previous
     // iteration's, which is not known.
@@ -979,6 +982,26 @@ fn loopys_blis_shaped_gemm_is_proved_and_a_wrong_register_row_is_not() {
     let (code, o, e) = loopy(&["equiv", "examples/gemm/gemm.c", wrong.to_str().unwrap()]);
     assert_eq!(code, 1, "{o}{e}");
     assert!(e.contains("L0801") && e.contains("what differs"), "{e}");
+    // A pack's offset one too far is the same shift on both sides of the buffer, but its
+    // first element lands before the panel, in the previous panel's last row: refused.
+    let offset = "loopy_B_o0 = 64 * c3;";
+    assert!(text.contains(offset), "the generated pack has moved on");
+    let shifted_pack = dir.join("gemm-fast-offset.c");
+    std::fs::write(
+        &shifted_pack,
+        text.replacen(offset, "loopy_B_o0 = 64 * c3 + 1;", 1),
+    )
+    .unwrap();
+    let (code, o, e) = loopy(&[
+        "equiv",
+        "examples/gemm/gemm.c",
+        shifted_pack.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{o}{e}");
+    assert!(
+        e.contains("`loopy_B` is accessed outside its declared extent 64"),
+        "{e}"
+    );
     // And running them says the same.
     let sizes = ["-DNI=9", "-DNJ=19", "-DNK=70"];
     let original = run_at(
@@ -1044,7 +1067,7 @@ fn a_buffer_on_the_heap_is_a_local_array_where_its_checks_pass() {
 fn a_variable_of_the_region_read_before_it_is_written_is_no_input() {
     // Both programs read a local buffer nothing wrote: its elements are not inputs that
     // the two share, whatever their names.
-    let body = "double t[24];\nfor (i = 0; i < n; i++) y[i] = t[i] * alpha;";
+    let body = "double t[n];\nfor (i = 0; i < n; i++) y[i] = t[i] * alpha;";
     let dir = tempdir("uninitialised");
     let a = write(&dir, "a", body);
     let b = write(&dir, "b", body);

@@ -284,6 +284,7 @@ pub fn expanded(
             private_depth: None,
             storage: Storage::Region,
             elem_type: None,
+            extents: vec![],
         });
         decls.extend(declarations(plan, &scop.params)?);
     }

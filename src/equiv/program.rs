@@ -124,6 +124,56 @@ fn is_void_cast(st: &crate::model::Statement) -> bool {
         && st.accesses.iter().all(|a| a.kind == AccessKind::Read)
 }
 
+/// Refuses an access to a variable of the region past its declared extents at some
+/// instance: past a row's end it is the next row's element (or another variable), which
+/// its subscripts would call a different one.
+fn within_bounds(
+    scop: &Scop,
+    a: &crate::model::Access,
+    domain: &Set,
+    params: &[String],
+) -> Result<(), Refusal> {
+    use crate::model::aff::{self, LinExpr};
+    let Some(x) = scop.array(&a.array) else {
+        return Ok(());
+    };
+    if x.extents.len() != x.rank || !a.exact {
+        return Ok(());
+    }
+    let range = a
+        .relation
+        .align_params(params)
+        .intersect_domain(domain)
+        .range();
+    let dims = range.tuple().dims.clone();
+    for (d, e) in x.extents.iter().enumerate() {
+        let Some(e) = e else {
+            continue;
+        };
+        let o = LinExpr::var(&dims[d]);
+        let below = aff::set_from(
+            &dims,
+            &[],
+            &[o.neg().add_constant(&crate::presburger::Int::from(-1))],
+        );
+        let past = aff::set_from(&dims, &[], &[o.sub(e)]);
+        let out = below.union(&past).with_tuple(range.tuple().clone());
+        if !range.intersect(&out).is_empty() {
+            return Err(Refusal::new(
+                format!(
+                    "`{}` is accessed outside its declared extent {} in subscript {} of {}, for some values of the parameters",
+                    x.c_name,
+                    e,
+                    d + 1,
+                    x.rank
+                ),
+                Some(&a.span),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The arrays some statement's value reads.
 fn valued_arrays(scop: &Scop) -> std::collections::HashSet<&str> {
     let mut out = std::collections::HashSet::new();
@@ -217,6 +267,9 @@ fn statement(
         .to_map()
         .align_params(params)
         .intersect_domain(&domain);
+    for a in &s.accesses {
+        within_bounds(scop, a, &domain, params)?;
+    }
     let mut reads = vec![None; s.accesses.len()];
     for (j, a) in s.accesses.iter().enumerate() {
         if !a.exact {

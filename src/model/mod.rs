@@ -254,6 +254,12 @@ pub struct Array {
     /// The element type's specifiers as written after preprocessing (`double`,
     /// `const float`), when the declaration is known.
     pub elem_type: Option<String>,
+    /// For a variable declared in the region, read for `loopy equiv`: the number of
+    /// elements of each dimension, as an affine expression of the parameters where the
+    /// declaration gives one (`[384]`, `[m]`; a pointer's level has none). `equiv` checks
+    /// that every access stays within them: past a row's end an access is the next row's
+    /// element, which the subscripts would call another. Empty otherwise.
+    pub extents: Vec<Option<aff::LinExpr>>,
 }
 
 impl Array {

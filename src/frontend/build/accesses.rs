@@ -451,6 +451,7 @@ impl<'a> Builder<'a> {
                     private_depth,
                     storage,
                     elem_type,
+                    extents: self.extents_of(array),
                 });
                 self.array_first.insert(array.to_string(), range(span));
             }

@@ -85,6 +85,7 @@ impl<'a> Builder<'a> {
             if let Some(l) = vector {
                 self.set_vector(&array, l);
             }
+            self.declare_extents(&array, decl, vector)?;
             if !persistent {
                 declared.push(array.clone());
             }

@@ -24,7 +24,7 @@
 //!   they pass, and `loopy equiv` says so.
 
 use super::*;
-use lang_c::ast::IfStatement;
+use lang_c::ast::{ArraySize, Declarator, DeclaratorKind, DerivedDeclarator, IfStatement};
 
 /// `abort()` or `__builtin_abort()` as a statement, possibly alone in a block.
 fn is_abort(s: &Node<Statement>) -> bool {
@@ -147,5 +147,74 @@ impl<'a> Builder<'a> {
         if let Some(l) = &mut self.lanes {
             l.stops.push(sp);
         }
+    }
+
+    /// Records the extents of a variable declared in the region (`array`, its model
+    /// name) from its declarator, with one more for a vector's lanes.
+    pub(super) fn declare_extents(
+        &mut self,
+        array: &str,
+        d: &Declarator,
+        lanes: Option<usize>,
+    ) -> R<()> {
+        if self.lanes.is_none() {
+            return Ok(());
+        }
+        let mut ext = self.declarator_extents(d)?;
+        if let Some(l) = lanes {
+            ext.push(Some(LinExpr::constant(l as i64)));
+        }
+        if let Some(x) = &mut self.lanes {
+            x.extents.insert(array.to_string(), ext);
+        }
+        Ok(())
+    }
+
+    /// The extents recorded for `array`.
+    pub(super) fn extents_of(&self, array: &str) -> Vec<Option<LinExpr>> {
+        self.lanes
+            .as_ref()
+            .and_then(|l| l.extents.get(array).cloned())
+            .unwrap_or_default()
+    }
+
+    /// One extent per level of a declarator, from the name outward as `declarator_levels`
+    /// counts them: an array's size where it is affine in the parameters, none for a
+    /// pointer.
+    fn declarator_extents(&mut self, d: &Declarator) -> R<Vec<Option<LinExpr>>> {
+        let mut out = match &d.kind.node {
+            DeclaratorKind::Declarator(i) => self.declarator_extents(&i.node)?,
+            _ => vec![],
+        };
+        let mut pointers = 0;
+        for x in &d.derived {
+            match &x.node {
+                DerivedDeclarator::Pointer(_) => pointers += 1,
+                DerivedDeclarator::Array(a) => {
+                    let size = match &a.node.size {
+                        ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e) => {
+                            match self.aff(e, false)? {
+                                Ok(p) => match p.as_slice() {
+                                    [Piece { cond: None, expr }]
+                                        if expr
+                                            .names()
+                                            .all(|n| !self.dims().iter().any(|d| d == n)) =>
+                                    {
+                                        Some(expr.clone())
+                                    }
+                                    _ => None,
+                                },
+                                Err(_) => None,
+                            }
+                        }
+                        _ => None,
+                    };
+                    out.push(size);
+                }
+                _ => out.push(None),
+            }
+        }
+        out.extend(std::iter::repeat_n(None, pointers));
+        Ok(out)
     }
 }

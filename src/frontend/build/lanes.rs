@@ -56,6 +56,8 @@ pub struct Lanes {
     pub(super) heap: HashSet<String>,
     /// The checks that stop the program (`heap.rs`).
     pub(super) stops: Vec<SourceSpan>,
+    /// The extents of the variables declared in the region (`heap.rs`), by model name.
+    pub(super) extents: HashMap<String, Vec<Option<LinExpr>>>,
 }
 
 /// The type specifiers of a type name's specifiers and qualifiers.
