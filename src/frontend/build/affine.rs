@@ -434,7 +434,7 @@ impl<'a> Builder<'a> {
     fn truncating(&mut self, l: &PwAff, d: &Int, divide: bool) -> Result<PwAff, String> {
         let dims = self.dims();
         let mut out = vec![];
-        let generated = self.lanes.is_some();
+        let generated = self.generated.is_some();
         for p in l {
             // Generated code divides multiples (`(16 * c7) / 16`, `2720 * c1 / 16`): the
             // quotient is exact, whatever the sign.

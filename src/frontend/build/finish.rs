@@ -123,7 +123,7 @@ impl<'a> Builder<'a> {
             tags,
             declarations: self.declarations,
             host,
-            stops: self.lanes.map(|l| l.stops).unwrap_or_default(),
+            stops: self.generated.map(|l| l.stops).unwrap_or_default(),
         })
     }
 

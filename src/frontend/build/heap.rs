@@ -65,7 +65,7 @@ pub(super) fn is_malloc(e: &Node<Expression>) -> bool {
 impl<'a> Builder<'a> {
     /// Records the buffer `array` (a model name) as allocated on the heap.
     pub(super) fn heap_buffer(&mut self, array: &str) {
-        if let Some(l) = &mut self.lanes {
+        if let Some(l) = &mut self.generated {
             l.heap.insert(array.to_string());
         }
     }
@@ -77,7 +77,10 @@ impl<'a> Builder<'a> {
         };
         match self.lookup(&id.node.name) {
             Some(Binding::Local { array, .. })
-                if self.lanes.as_ref().is_some_and(|l| l.heap.contains(array)) =>
+                if self
+                    .generated
+                    .as_ref()
+                    .is_some_and(|l| l.heap.contains(array)) =>
             {
                 Some(array.clone())
             }
@@ -87,7 +90,7 @@ impl<'a> Builder<'a> {
 
     /// `free(buf)` of a heap buffer: nothing to model.
     pub(super) fn is_free(&self, e: &Node<Expression>) -> bool {
-        self.lanes.is_some()
+        self.generated.is_some()
             && call_name(e).is_some_and(|n| matches!(n, "free" | "__builtin_free"))
             && call_args(e).is_some_and(|a| matches!(a, [x] if self.heap_named(x).is_some()))
     }
@@ -95,7 +98,7 @@ impl<'a> Builder<'a> {
     /// A check that stops the program (`if (…) __builtin_abort();`), modelled; false when
     /// `i` is not one.
     pub(super) fn stopping_check(&mut self, i: &Node<IfStatement>, s: &Node<Statement>) -> R<bool> {
-        if self.lanes.is_none()
+        if self.generated.is_none()
             || self.opaque.is_some()
             || i.node.else_statement.is_some()
             || !is_abort(&i.node.then_statement)
@@ -144,7 +147,7 @@ impl<'a> Builder<'a> {
 
     fn stop_at(&mut self, span: &Span) {
         let sp = self.span(span);
-        if let Some(l) = &mut self.lanes {
+        if let Some(l) = &mut self.generated {
             l.stops.push(sp);
         }
     }
@@ -157,14 +160,14 @@ impl<'a> Builder<'a> {
         d: &Declarator,
         lanes: Option<usize>,
     ) -> R<()> {
-        if self.lanes.is_none() {
+        if self.generated.is_none() {
             return Ok(());
         }
         let mut ext = self.declarator_extents(d)?;
         if let Some(l) = lanes {
             ext.push(Some(LinExpr::constant(l as i64)));
         }
-        if let Some(x) = &mut self.lanes {
+        if let Some(x) = &mut self.generated {
             x.extents.insert(array.to_string(), ext);
         }
         Ok(())
@@ -172,7 +175,7 @@ impl<'a> Builder<'a> {
 
     /// The extents recorded for `array`.
     pub(super) fn extents_of(&self, array: &str) -> Vec<Option<LinExpr>> {
-        self.lanes
+        self.generated
             .as_ref()
             .and_then(|l| l.extents.get(array).cloned())
             .unwrap_or_default()

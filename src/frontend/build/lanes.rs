@@ -38,28 +38,6 @@ pub(super) struct RegionType {
     pub lanes: usize,
 }
 
-/// What the walk knows of vector types.
-#[derive(Clone, Debug, Default)]
-pub struct Lanes {
-    /// The region's typedef names.
-    types: HashMap<String, RegionType>,
-    /// The model arrays of vector variables, with their lanes (the last dimension).
-    vectors: HashMap<String, usize>,
-    /// The lane iterator of the vector statement being walked, and its lanes.
-    current: Option<(String, usize)>,
-    /// The integer variables whose values are known (`offsets.rs`), by model name.
-    pub(super) known: HashMap<String, super::offsets::Known>,
-    /// While above zero, a subscript is being read: a division by a positive constant
-    /// gives a quotient (`affine.rs`), defined in the access relation.
-    pub(super) in_subscript: usize,
-    /// Buffers allocated on the heap (`heap.rs`), by model name.
-    pub(super) heap: HashSet<String>,
-    /// The checks that stop the program (`heap.rs`).
-    pub(super) stops: Vec<SourceSpan>,
-    /// The extents of the variables declared in the region (`heap.rs`), by model name.
-    pub(super) extents: HashMap<String, Vec<Option<LinExpr>>>,
-}
-
 /// The type specifiers of a type name's specifiers and qualifiers.
 fn type_specifiers(specs: &[Node<SpecifierQualifier>]) -> Vec<&TypeSpecifier> {
     specs
@@ -95,28 +73,28 @@ fn size_of(elem: &str) -> Option<usize> {
 impl<'a> Builder<'a> {
     /// The lanes of the vector statement being walked.
     pub(super) fn current_lanes(&self) -> Option<(String, usize)> {
-        self.lanes.as_ref()?.current.clone()
+        self.generated.as_ref()?.current.clone()
     }
 
     /// Enters (`1`) or leaves (`-1`) a subscript.
     pub(super) fn subscripts(&mut self, by: isize) {
-        if let Some(l) = &mut self.lanes {
+        if let Some(l) = &mut self.generated {
             l.in_subscript = l.in_subscript.saturating_add_signed(by);
         }
     }
 
     /// Whether a subscript is being read of generated code.
     pub(super) fn in_subscript(&self) -> bool {
-        self.lanes.as_ref().is_some_and(|l| l.in_subscript > 0)
+        self.generated.as_ref().is_some_and(|l| l.in_subscript > 0)
     }
 
     /// The lanes of the model array `array`, when it is a vector variable.
     pub(super) fn vector_lanes(&self, array: &str) -> Option<usize> {
-        self.lanes.as_ref()?.vectors.get(array).copied()
+        self.generated.as_ref()?.vectors.get(array).copied()
     }
 
     pub(super) fn set_vector(&mut self, array: &str, lanes: usize) {
-        if let Some(l) = &mut self.lanes {
+        if let Some(l) = &mut self.generated {
             l.vectors.insert(array.to_string(), lanes);
         }
     }
@@ -165,7 +143,7 @@ impl<'a> Builder<'a> {
                     Err(why) => return refuse(self, why),
                 }
             }
-            if let Some(l) = &mut self.lanes {
+            if let Some(l) = &mut self.generated {
                 l.types.insert(name, t);
             }
         }
@@ -272,7 +250,7 @@ impl<'a> Builder<'a> {
     /// The region type type specifiers name (`None`: not a region typedef nor
     /// `__typeof__`).
     fn specifiers_type(&self, ts: &[&TypeSpecifier]) -> Result<Option<RegionType>, String> {
-        let types = self.lanes.as_ref().map(|l| &l.types);
+        let types = self.generated.as_ref().map(|l| &l.types);
         for t in ts {
             match t {
                 TypeSpecifier::TypedefName(n) => {
@@ -367,7 +345,7 @@ impl<'a> Builder<'a> {
     /// The lanes of a vector statement: its left-hand side is a vector variable (or an
     /// element of an array of them), or `*(V *)&X[…]` with `V` a vector type.
     pub(super) fn statement_lanes(&self, e: &Node<Expression>) -> Option<usize> {
-        self.lanes.as_ref()?;
+        self.generated.as_ref()?;
         let Expression::BinaryOperator(b) = &e.node else {
             return None;
         };
@@ -494,11 +472,11 @@ impl<'a> Builder<'a> {
         let pos = self.next_position();
         self.path.push(pos);
         self.next.push(0);
-        if let Some(x) = &mut self.lanes {
+        if let Some(x) = &mut self.generated {
             x.current = Some((it, lanes));
         }
         let r = f(self);
-        if let Some(x) = &mut self.lanes {
+        if let Some(x) = &mut self.generated {
             x.current = None;
         }
         self.next.pop();

@@ -222,6 +222,30 @@ struct Opaque {
 
 use prepass::PrePass;
 
+/// What the walk knows of the forms of generated code it reads for `loopy equiv`
+/// (`Options::read_generated`): vector types (`lanes.rs`), integer offsets (`offsets.rs`),
+/// heap buffers, stopping checks and extents (`heap.rs`).
+#[derive(Clone, Debug, Default)]
+pub struct Generated {
+    /// The region's typedef names.
+    types: HashMap<String, lanes::RegionType>,
+    /// The model arrays of vector variables, with their lanes (the last dimension).
+    vectors: HashMap<String, usize>,
+    /// The lane iterator of the vector statement being walked, and its lanes.
+    current: Option<(String, usize)>,
+    /// The integer variables whose values are known (`offsets.rs`), by model name.
+    known: HashMap<String, offsets::Known>,
+    /// While above zero, a subscript is being read: a division by a positive constant
+    /// gives a quotient (`affine.rs`), defined in the access relation.
+    in_subscript: usize,
+    /// Buffers allocated on the heap (`heap.rs`), by model name.
+    heap: HashSet<String>,
+    /// The checks that stop the program (`heap.rs`).
+    stops: Vec<SourceSpan>,
+    /// The extents of the variables declared in the region (`heap.rs`), by model name.
+    extents: HashMap<String, Vec<Option<LinExpr>>>,
+}
+
 pub struct Builder<'a> {
     sm: &'a SourceMap,
     syms: &'a Symbols,
@@ -256,9 +280,9 @@ pub struct Builder<'a> {
     opaque_acc: Vec<Access>,
     /// What the statement just walked left in a loop counter, when it was such a loop.
     left: Option<Left>,
-    /// GCC vector types are read as lanes (`lanes.rs`); otherwise a typedef in the region
-    /// is refused.
-    lanes: Option<lanes::Lanes>,
+    /// The forms of generated code, when they are read (`Generated`); otherwise a typedef
+    /// in the region is refused, as are heap buffers and integer offsets.
+    generated: Option<Generated>,
 }
 
 impl<'a> Builder<'a> {
@@ -289,13 +313,13 @@ impl<'a> Builder<'a> {
             opaque: None,
             opaque_acc: vec![],
             left: None,
-            lanes: None,
+            generated: None,
         }
     }
 
     /// Reads GCC vector types in the region as lanes (for `loopy equiv`).
     pub fn read_generated(&mut self) {
-        self.lanes = Some(lanes::Lanes::default());
+        self.generated = Some(Generated::default());
     }
 
     // ----------------------------------------------------------------- helpers

@@ -73,7 +73,7 @@ impl<'a> Builder<'a> {
     /// The value of the integer variable `array` (a model name) at the current point,
     /// when it is known (above).
     pub(super) fn known_value(&self, array: &str) -> Option<LinExpr> {
-        let k = self.lanes.as_ref()?.known.get(array)?;
+        let k = self.generated.as_ref()?.known.get(array)?;
         let here = self.loop_ids();
         if !here.starts_with(&k.loops) {
             return None;
@@ -85,7 +85,7 @@ impl<'a> Builder<'a> {
 
     /// A statement writes the variables of `acc`'s writes: their values are forgotten.
     pub(super) fn forget_written(&mut self, acc: &[Access]) {
-        if let Some(l) = &mut self.lanes {
+        if let Some(l) = &mut self.generated {
             for a in acc.iter().filter(|a| a.kind == AccessKind::Write) {
                 l.known.remove(&a.array);
             }
@@ -95,7 +95,7 @@ impl<'a> Builder<'a> {
     /// After the statement `e`: when it is `x = v`, with `x` an integer variable of the
     /// region and `v` affine, `x` holds `v`.
     pub(super) fn note_assignment(&mut self, e: &Node<Expression>) -> R<()> {
-        if self.lanes.is_none() {
+        if self.generated.is_none() {
             return Ok(());
         }
         let Expression::BinaryOperator(b) = &e.node else {
@@ -113,7 +113,7 @@ impl<'a> Builder<'a> {
     /// `name = value` was just walked: `name` holds `value` where it is an integer
     /// variable of the region and `value` one affine piece.
     pub(super) fn note_value(&mut self, name: &str, value: &Node<Expression>) -> R<()> {
-        if self.lanes.is_none() {
+        if self.generated.is_none() {
             return Ok(());
         }
         let Some(Binding::Local { array, rank: 0, .. }) = self.lookup(name).cloned() else {
@@ -122,7 +122,7 @@ impl<'a> Builder<'a> {
         let integer = self
             .local_types
             .get(&array)
-            .is_some_and(|t| CTypeWords::integer(t));
+            .is_some_and(|t| integer_type(t));
         if !integer {
             return Ok(());
         }
@@ -136,7 +136,7 @@ impl<'a> Builder<'a> {
                 loops: self.loop_ids(),
                 domain: self.ctx.clone(),
             };
-            if let Some(l) = &mut self.lanes {
+            if let Some(l) = &mut self.generated {
                 l.known.insert(array, known);
             }
         }
@@ -145,7 +145,7 @@ impl<'a> Builder<'a> {
 
     /// Before a loop's body: the variables it assigns are not known in it.
     pub(super) fn forget_assigned(&mut self, body: &Node<Statement>) {
-        if self.lanes.is_none() {
+        if self.generated.is_none() {
             return;
         }
         let mut a = Assigned::default();
@@ -157,7 +157,7 @@ impl<'a> Builder<'a> {
                     _ => None,
                 })
                 .collect();
-        if let Some(l) = &mut self.lanes {
+        if let Some(l) = &mut self.generated {
             for x in arrays {
                 l.known.remove(&x);
             }
@@ -165,18 +165,14 @@ impl<'a> Builder<'a> {
     }
 }
 
-/// The words of a builtin integer type.
-struct CTypeWords;
-
-impl CTypeWords {
-    fn integer(t: &str) -> bool {
-        let words: Vec<&str> = t.split_whitespace().collect();
-        !words.is_empty()
-            && words.iter().all(|w| {
-                matches!(
-                    *w,
-                    "int" | "long" | "short" | "signed" | "unsigned" | "char" | "const"
-                )
-            })
-    }
+/// Whether the words of a type are a builtin integer type's.
+fn integer_type(t: &str) -> bool {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    !words.is_empty()
+        && words.iter().all(|w| {
+            matches!(
+                *w,
+                "int" | "long" | "short" | "signed" | "unsigned" | "char" | "const"
+            )
+        })
 }
