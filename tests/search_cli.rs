@@ -794,3 +794,67 @@ fn no_bench_writes_the_first_by_cost() {
     assert_eq!(code, 0, "{out}{err}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The beam search (`--beam`): its compositions are listed cheapest first. Where the
+/// cheapest split the innermost loop that carries a dependence between the two statements
+/// (`tests/data/search/not_split.c`), they are checked and refused, and `--no-bench` answers
+/// with a legal candidate that `loopy check` accepts. On the product the beam's first legal
+/// composition is the answer: `j` innermost, tiled. `--beam 0` runs no beam.
+#[test]
+fn the_beam_answers_with_a_legal_composition() {
+    let d = scratch("search", "beam");
+    let best = d.join("best.loopy");
+    let run = |kernel: &str, extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["search", kernel, "--no-bench", "--format", "json", "-o"];
+        args.push(best.to_str().unwrap());
+        args.extend(extra);
+        let (code, out, err) = loopy(&args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let j = run("tests/data/search/not_split.c", &[]);
+    let kept = j["beam"]["kept"].as_array().expect("a beam");
+    assert!(!kept.is_empty());
+    let estimates: Vec<f64> = kept
+        .iter()
+        .map(|e| e["estimate"].as_f64().unwrap())
+        .collect();
+    assert!(estimates.windows(2).all(|w| w[0] <= w[1]), "{estimates:?}");
+    let first = kept[0]["candidate"].as_u64().expect("checked") as usize;
+    assert!(
+        kept[0]["variant"].as_str().unwrap().contains("split"),
+        "{}",
+        kept[0]
+    );
+    assert_eq!(
+        j["candidates"][first]["verdict"], "illegal",
+        "{}",
+        j["candidates"][first]
+    );
+    let answer = j["first_by_cost"].as_u64().unwrap() as usize;
+    assert_ne!(answer, first);
+    assert_eq!(j["candidates"][answer]["verdict"], "legal");
+    let (code, out, err) = loopy(&[
+        "check",
+        "tests/data/search/not_split.c",
+        best.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+
+    let j = run("examples/matmul/matmul.c", &["--no-recipes"]);
+    let kept = j["beam"]["kept"].as_array().expect("a beam");
+    let legal = kept
+        .iter()
+        .filter_map(|e| e["candidate"].as_u64())
+        .find(|&c| j["candidates"][c as usize]["verdict"] == "legal")
+        .expect("a legal composition");
+    assert_eq!(j["first_by_cost"].as_u64(), Some(legal), "{}", j["beam"]);
+    let script = j["candidates"][legal as usize]["script"].as_str().unwrap();
+    assert!(script.contains("tile("), "{script}");
+    assert_eq!(j["beam"]["width"], 8);
+    assert!(j["beam"]["estimated"].as_u64().unwrap() > kept.len() as u64);
+
+    let j = run("examples/matmul/matmul.c", &["--beam", "0"]);
+    assert!(j["beam"].is_null(), "{}", j["beam"]);
+    let _ = std::fs::remove_dir_all(&d);
+}

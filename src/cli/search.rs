@@ -87,6 +87,13 @@ pub struct SearchArgs {
     /// the tuned values are written only when they ran at least 2% faster. 0: none.
     #[arg(long, value_name = "FRACTION", default_value_t = 0.2)]
     pub finish: f64,
+    /// The beam search's width: the cost model composes, band by band on every schedule
+    /// built, a loop order, a tile size and a split, keeps the this many compositions it
+    /// estimates cheapest after each decision (at most two of one schedule), and the search
+    /// checks and times them first; `--no-bench` answers with the cheapest legal one. 0: no
+    /// beam (the schedules as built, in their statically cheapest loop orders, first).
+    #[arg(long, value_name = "WIDTH", default_value_t = 8)]
+    pub beam: usize,
     /// Never add `parallel` marks, whatever `--threads` says.
     #[arg(long)]
     pub no_parallel: bool,
@@ -273,6 +280,7 @@ fn settings(a: &SearchArgs, ctx: &Ctx, kernel: &Kernel) -> Result<(SearchSetting
         caches,
         weights: weights(a, &job.toolchain, machine, caches.lanes),
         finish: a.finish,
+        beam: a.beam,
         job,
         prefix,
     };
@@ -465,6 +473,36 @@ impl<'a> Summary<'a> {
             .join(" ")
     }
 
+    /// The beam search: how far it went, and its compositions with the candidates they
+    /// became.
+    fn print_beam(&self, b: &crate::search::driver::BeamReport) {
+        println!(
+            "beam search (width {}): {} composition(s) of loop orders, tiles and splits \
+             estimated{}; kept, cheapest first:",
+            b.width,
+            b.estimated,
+            if b.cut {
+                ", stopped before every band was decided"
+            } else {
+                ""
+            }
+        );
+        for e in &b.kept {
+            let sc = &self.r.schedules[e.schedule];
+            let what = match e.candidate {
+                Some(c) => format!("candidate {}", c + 1),
+                None => "not checked".to_string(),
+            };
+            println!(
+                "  {:.3e}  interleaving {}, {}, {}: {what}",
+                e.estimate,
+                sc.interleaving + 1,
+                sc.kind.name(),
+                e.variant
+            );
+        }
+    }
+
     /// Why nothing was timed.
     fn why_not(&self) -> String {
         let verdicts: Vec<&Verdict> = self.r.candidates.iter().map(|c| &c.verdict).collect();
@@ -563,6 +601,9 @@ impl<'a> Summary<'a> {
                  timed only at the screening sizes, estimated at those sizes",
                 k.rho, k.over
             );
+        }
+        if let Some(b) = &r.beam {
+            self.print_beam(b);
         }
         if !r.playoff.is_empty() {
             let who: Vec<String> = (r.playoff.iter())
@@ -804,6 +845,20 @@ impl<'a> Summary<'a> {
             original_wins: self.original_wins,
             first_by_cost: r.first_by_cost,
             playoff: &r.playoff,
+            beam: r.beam.as_ref().map(|b| BeamJson {
+                width: b.width,
+                estimated: b.estimated,
+                cut: b.cut,
+                kept: (b.kept.iter())
+                    .map(|e| BeamEntryJson {
+                        interleaving_index: r.schedules[e.schedule].interleaving,
+                        kind: r.schedules[e.schedule].kind.name(),
+                        variant: &e.variant,
+                        estimate: e.estimate,
+                        candidate: e.candidate,
+                    })
+                    .collect(),
+            }),
             finished: r.finished.as_ref().map(|f| match f {
                 Ok(f) => FinishedJson {
                     changed: f
@@ -859,6 +914,8 @@ struct SearchJson<'a> {
     first_by_cost: Option<usize>,
     /// The candidates of the playoff, fastest first on all their rounds (empty: none).
     playoff: &'a [usize],
+    /// The beam search's compositions (`--beam`), cheapest first; `null` without one.
+    beam: Option<BeamJson<'a>>,
     /// The answer's parameters tuned after the search (`--finish`).
     finished: Option<FinishedJson<'a>>,
     /// What the parts of the cost model's estimates weigh, and where that comes from.
@@ -876,6 +933,28 @@ struct SearchJson<'a> {
     out_of_time: Option<&'a str>,
     written: Option<String>,
     seconds: f64,
+}
+
+/// What the beam search did.
+#[derive(Serialize)]
+struct BeamJson<'a> {
+    width: usize,
+    /// Compositions estimated.
+    estimated: usize,
+    /// Stopped before every band was decided (the time limit, or the estimate count).
+    cut: bool,
+    kept: Vec<BeamEntryJson<'a>>,
+}
+
+/// One composition of the beam: its schedule, its changes, its estimate, and the candidate
+/// it became when it was checked (`null`: not checked).
+#[derive(Serialize)]
+struct BeamEntryJson<'a> {
+    interleaving_index: usize,
+    kind: &'static str,
+    variant: &'a str,
+    estimate: f64,
+    candidate: Option<usize>,
 }
 
 /// What tuning the answer's parameters did.

@@ -182,8 +182,19 @@ impl CostModel {
 
     /// What [`CostModel::estimate`] counts, before weighing.
     pub fn parts(&self, b: &Built, v: &Variant) -> Parts {
+        self.parts_given(b, v, &self.carried(b, v))
+    }
+
+    /// Per statement, whether its innermost loop carries a dependence at a distance shorter
+    /// than a vector's lanes (it does not vectorize): what [`CostModel::parts`] asks, which
+    /// depends on the variant's band orders and splits only, not on its tiles.
+    pub fn carried(&self, b: &Built, v: &Variant) -> Vec<bool> {
+        self.carried_inside(b, v, &script::ordered_rows(b, v))
+    }
+
+    /// [`CostModel::parts`] with [`CostModel::carried`]'s answer given.
+    pub fn parts_given(&self, b: &Built, v: &Variant, carried: &[bool]) -> Parts {
         let rows = script::ordered_rows(b, v);
-        let carried = self.carried_inside(b, v, &rows);
         (0..rows.len())
             .map(|s| {
                 let n = self.dirs[s].len();

@@ -10,6 +10,7 @@
 //! What is timed first is ordered by a static cost model ([`super::cost`]): one schedule per
 //! loop structure, the cheapest first, and the changes most likely to pay first.
 
+use super::beam;
 use super::blocks;
 use super::cost::{self, CostModel};
 use super::finish;
@@ -107,6 +108,10 @@ pub struct SearchSettings {
     /// The share of the time limit kept at the end, with timing, to tune the answer's
     /// `param` lines ([`super::finish`]); 0: none.
     pub finish: f64,
+    /// The beam's width ([`super::beam`]): the compositions of band orders, tiles and splits
+    /// the cost model estimates cheapest, checked and timed first; 0: none (phase 1 times
+    /// the schedules in their statically cheapest orders, as built).
+    pub beam: usize,
 }
 
 /// A schedule built for one interleaving.
@@ -226,6 +231,31 @@ pub struct SearchReport {
     /// The candidates of the playoff, fastest first on all their rounds (empty when there
     /// was none); the answer is the first.
     pub playoff: Vec<usize>,
+    /// The beam search's compositions, cheapest estimate first; `None` without a beam.
+    pub beam: Option<BeamReport>,
+}
+
+/// What the beam search found ([`super::beam`]).
+#[derive(Clone, Debug)]
+pub struct BeamReport {
+    pub width: usize,
+    /// Compositions estimated.
+    pub estimated: usize,
+    /// Whether the time limit or the estimate count stopped it before every band was
+    /// decided.
+    pub cut: bool,
+    /// Its compositions, cheapest first: the schedule (index into the report's schedules),
+    /// the estimate, and the candidate it became when it was checked.
+    pub kept: Vec<BeamEntry>,
+}
+
+/// One composition of the beam.
+#[derive(Clone, Debug)]
+pub struct BeamEntry {
+    pub schedule: usize,
+    pub variant: String,
+    pub estimate: f64,
+    pub candidate: Option<usize>,
 }
 
 /// How well the cost model's estimates rank the measured times.
@@ -335,6 +365,8 @@ struct State<'a, 'b, 't> {
     screen_model: Option<CostModel>,
     /// The hoisting recipe's candidates.
     hoisted: Vec<usize>,
+    /// The beam's compositions and what it cost, once it ran.
+    beam: Option<(beam::Outcome, Vec<String>)>,
 }
 
 impl State<'_, '_, '_> {
@@ -621,6 +653,13 @@ impl State<'_, '_, '_> {
         base
     }
 
+    /// A candidate's whole script (the prefix, then `lines`): what tells candidates apart.
+    fn script_text(&self, lines: &[String]) -> String {
+        let mut all = self.settings.prefix.clone();
+        all.extend(lines.iter().cloned());
+        all.join("\n") + "\n"
+    }
+
     /// The kernel as it is (only the prefix): always checked, past the time limit too.
     fn add_identity(&mut self, il: Option<usize>) -> usize {
         let variant = "the kernel as it is".to_string();
@@ -660,10 +699,10 @@ impl State<'_, '_, '_> {
         lines: Vec<String>,
         limited: bool,
     ) -> Option<usize> {
+        let text = self.script_text(&lines);
         let mut all = self.settings.prefix.clone();
         all.extend(lines);
         let lines = all;
-        let text = lines.join("\n") + "\n";
         if let Some(&k) = self.seen.get(&text) {
             return Some(k);
         }
@@ -1049,6 +1088,7 @@ pub fn search_with(
         model: None,
         screen_model: None,
         hoisted: vec![],
+        beam: None,
     };
     (s.model, s.screen_model) = match &legal {
         Some(legal) => models(kernel, legal, settings, &cancel, screen_only.as_ref()),
@@ -1074,6 +1114,7 @@ pub fn search_with(
     }
     let ranking = ranking(&s.candidates);
     let screen_ranking = screen_ranking(&s.candidates);
+    let beam = s.beam_report(&schedules);
     let (candidates, unchecked) = (std::mem::take(&mut s.candidates), s.unchecked);
     drop(s);
     // The answer's sizes, tuned in the time kept for them (the session's timer is free
@@ -1108,6 +1149,7 @@ pub fn search_with(
         out_of_time,
         unchecked,
         playoff,
+        beam,
     })
 }
 
@@ -1236,8 +1278,106 @@ fn build_schedules(
     schedules
 }
 
-/// A schedule (index into the schedules), a variant of it, and the cost model's estimate.
+/// A schedule (index into the schedules), a variant of it, and the cost that ordered it
+/// (the innermost strides of [`CostModel::cost`], or the beam's estimate).
 type Representative = (usize, Variant, f64);
+
+impl State<'_, '_, '_> {
+    /// The beam's compositions ([`beam::search`] from the representatives), then the
+    /// representatives that are none of them; and how many come from the beam.
+    fn beam_first(
+        &mut self,
+        model: &CostModel,
+        schedules: &[InterleavingSchedule],
+        reps: Vec<Representative>,
+    ) -> (Vec<Representative>, usize) {
+        (self.on)(Event::Status(
+            "composing band orders, tiles and splits (beam search)",
+        ));
+        let starts: Vec<beam::Start> = (reps.iter())
+            .filter_map(|(k, v, _)| {
+                let b = schedules[*k].built.as_ref().ok()?;
+                Some(beam::Start {
+                    schedule: *k,
+                    built: b,
+                    variant: v.clone(),
+                })
+            })
+            .collect();
+        let settings = beam::Settings {
+            width: self.settings.beam,
+            per_schedule: 2,
+            tile_sizes: &self.settings.tile_sizes,
+            max_estimates: BEAM_ESTIMATES,
+        };
+        let (end, cancel) = (self.end, self.cancel.clone());
+        let late = move || Instant::now() >= end || cancel.load(Ordering::Relaxed);
+        let found = beam::search(model, &starts, &settings, &late);
+        let mut out: Vec<Representative> = (found.beam.iter())
+            .map(|c| (c.schedule, c.variant.clone(), c.estimate))
+            .collect();
+        let beamed = out.len();
+        let descriptions = (found.beam.iter())
+            .map(|c| {
+                let b = schedules[c.schedule].built.as_ref().expect("built");
+                c.variant.describe(b, &self.names)
+            })
+            .collect();
+        for r in reps {
+            if !out[..beamed].iter().any(|x| x.0 == r.0 && x.1 == r.1) {
+                out.push(r);
+            }
+        }
+        self.beam = Some((found, descriptions));
+        (out, beamed)
+    }
+
+    /// The first of `reps` whose candidate is legal (each checked in turn); `None` when
+    /// none is, or the time limit stopped a check.
+    fn first_legal(
+        &mut self,
+        schedules: &[InterleavingSchedule],
+        reps: &[Representative],
+    ) -> Option<usize> {
+        for (k, v, _) in reps {
+            let sc = &schedules[*k];
+            let b = sc.built.as_ref().ok()?;
+            let c = self.add(sc.interleaving, sc.kind, b, v)?;
+            if self.candidates[c].verdict == Verdict::Legal {
+                return Some(c);
+            }
+        }
+        None
+    }
+
+    /// The beam's compositions with the candidates they became (by their scripts).
+    fn beam_report(&self, schedules: &[InterleavingSchedule]) -> Option<BeamReport> {
+        let (found, descriptions) = self.beam.as_ref()?;
+        let kept = (found.beam.iter().zip(descriptions))
+            .map(|(c, d)| {
+                let b = schedules[c.schedule].built.as_ref().expect("built");
+                let candidate = (script::write(b, &c.variant, &self.names).ok())
+                    .map(|lines| self.script_text(&lines))
+                    .and_then(|t| self.seen.get(&t).copied());
+                BeamEntry {
+                    schedule: c.schedule,
+                    variant: d.clone(),
+                    estimate: c.estimate,
+                    candidate,
+                }
+            })
+            .collect();
+        Some(BeamReport {
+            width: self.settings.beam,
+            estimated: found.estimated,
+            cut: found.cut,
+            kept,
+        })
+    }
+}
+
+/// The beam estimates at most this many compositions (each well under a millisecond).
+const BEAM_ESTIMATES: usize = 200_000;
 
 impl State<'_, '_, '_> {
     /// One legal schedule per loop structure (each band in its statically cheapest order),
@@ -1299,9 +1439,18 @@ impl State<'_, '_, '_> {
             Some(model) => self.representatives(model, schedules, &base),
             None => vec![],
         };
+        let (reps, beamed) = match &model {
+            Some(model) if self.settings.beam > 0 => self.beam_first(model, schedules, reps),
+            _ => (reps, 0),
+        };
         if !bench {
-            let first =
-                self.rank_without_timing(schedules, &reps, &recipes, &base, (identity, own));
+            let first = self.rank_without_timing(
+                schedules,
+                (&reps, beamed),
+                &recipes,
+                &base,
+                (identity, own),
+            );
             return Phases {
                 identity,
                 screen_defines: None,
@@ -1437,13 +1586,14 @@ impl State<'_, '_, '_> {
 
     /// Without timing: the tiled variant of each schedule as well (and split), checked;
     /// and the search's own ranking: the first legal recipe other than hoisting, else the
-    /// cost model's first schedule ([`Self::schedule_without_timing`]) unless the model
-    /// finds it no cheaper than the kernel's own loops and a hoisting recipe is legal, else
-    /// the kernel as it is.
+    /// beam's first legal composition (without a beam, or none legal:
+    /// [`Self::schedule_without_timing`]) unless the model finds it no cheaper than the
+    /// kernel's own loops and a hoisting recipe is legal, or the kernel as it is no dearer
+    /// (which wins ties); else the kernel as it is.
     fn rank_without_timing(
         &mut self,
         schedules: &[InterleavingSchedule],
-        reps: &[Representative],
+        (reps, beamed): (&[Representative], usize),
         recipes: &[usize],
         base: &[Option<usize>],
         (identity, own): (usize, Option<usize>),
@@ -1479,19 +1629,23 @@ impl State<'_, '_, '_> {
         if let Some(&c) = others.first() {
             return c;
         }
-        let chosen = self.schedule_without_timing(schedules, reps, base, tiled);
+        let chosen = match self.first_legal(schedules, &reps[..beamed]) {
+            Some(c) => Some(c),
+            None => self.schedule_without_timing(schedules, &reps[beamed..], base, tiled),
+        };
         match (hoists.first(), chosen) {
             (Some(&h), Some(c)) if !self.cheaper_than_own(c, schedules, base, (identity, own)) => h,
             (Some(&h), None) => h,
-            (_, Some(c)) if self.estimated_below(identity, c) => identity,
+            (_, Some(c)) if self.estimated_at_most(identity, c) => identity,
             (_, c) => c.unwrap_or(identity),
         }
     }
 
-    /// Whether candidate `a` has a lower estimate than candidate `b` (both estimated).
-    fn estimated_below(&self, a: usize, b: usize) -> bool {
+    /// Whether candidate `a` has an estimate no higher than candidate `b`'s (both
+    /// estimated): the kernel as it is wins ties.
+    fn estimated_at_most(&self, a: usize, b: usize) -> bool {
         match (self.candidates[a].estimate, self.candidates[b].estimate) {
-            (Some(x), Some(y)) => x < y,
+            (Some(x), Some(y)) => x <= y,
             _ => false,
         }
     }
@@ -1786,6 +1940,7 @@ mod tests {
             screen_ranking: None,
             finished: None,
             playoff: vec![],
+            beam: None,
         };
         // jacobi-1d at MEDIUM: every tiling slower than the original.
         let slow = report(

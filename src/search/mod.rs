@@ -4,6 +4,9 @@
 //!
 //! Uses `presburger` and `verify`; no earlier stage imports it.
 
+pub mod beam;
+#[cfg(test)]
+mod beam_tests;
 pub mod blocks;
 pub mod cost;
 #[cfg(test)]

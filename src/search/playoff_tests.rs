@@ -73,6 +73,7 @@ fn search(playoff: usize) -> (SearchReport, Vec<String>) {
         caches: Default::default(),
         weights: (Default::default(), "fixed".into()),
         finish: 0.0,
+        beam: 0,
     };
     let mut timer = Lucky::default();
     let r = search_with(&kernel, &settings, &mut timer, &mut |_| {}).expect("within budget");

@@ -1,0 +1,227 @@
+//! Beam search over compositions of a schedule's changes, ranked by the cost model's
+//! estimate alone (nothing is compiled): which loop order, tile size and split each band
+//! takes, decided band by band (the bands with the most work first) on every schedule the
+//! search built, keeping the `width` compositions estimated cheapest after each decision
+//! (docs/search.md, "The beam").
+//!
+//! Every composition is a whole variant at every step (the bands not decided yet keep the
+//! order they start with, untiled), so compositions that have decided different numbers of
+//! bands compete on their whole estimates. At most `per_schedule` compositions of one
+//! schedule stay in the beam, so that it holds several loop structures and not only the
+//! tile sizes of one. The estimate's dependence test depends on the band orders and splits
+//! only, not on the tiles; it is asked once per order and split.
+
+use super::cost::CostModel;
+use super::schedule::Built;
+use super::script::{self, Variant};
+use std::collections::HashMap;
+
+/// A schedule to start from: its index among the search's schedules, the schedule, and the
+/// variant it starts with (its bands in their statically cheapest orders).
+pub struct Start<'a> {
+    pub schedule: usize,
+    pub built: &'a Built,
+    pub variant: Variant,
+}
+
+/// A composition: a schedule, the changes on it, and its estimate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Composed {
+    pub schedule: usize,
+    pub variant: Variant,
+    pub estimate: f64,
+}
+
+/// How wide and how far the beam goes.
+#[derive(Clone, Debug)]
+pub struct Settings<'a> {
+    /// Compositions kept after each step.
+    pub width: usize,
+    /// Of them, at most this many of one schedule.
+    pub per_schedule: usize,
+    /// The tile sizes a band of two loops or more may take (besides none).
+    pub tile_sizes: &'a [u32],
+    /// Estimates at most; past it the beam answers with what it holds.
+    pub max_estimates: usize,
+}
+
+/// What the beam found.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// The compositions of the last step, cheapest first (ties: the schedules' order, then
+    /// the order the options were listed in).
+    pub beam: Vec<Composed>,
+    /// How many compositions were estimated.
+    pub estimated: usize,
+    /// Whether it stopped early (the estimate count, or `late`).
+    pub cut: bool,
+}
+
+/// One composition in the beam: which start, the variant, how many of its bands (in the
+/// start's order of work) are decided, and its estimate.
+#[derive(Clone)]
+struct Node {
+    start: usize,
+    variant: Variant,
+    decided: usize,
+    estimate: f64,
+}
+
+/// The beam search from `starts`; `late` stops it (the time limit).
+pub fn search(
+    model: &CostModel,
+    starts: &[Start],
+    settings: &Settings,
+    late: &dyn Fn() -> bool,
+) -> Outcome {
+    let mut b = Beam {
+        model,
+        starts,
+        settings,
+        carried: HashMap::new(),
+        estimated: 0,
+        cut: false,
+    };
+    let bands: Vec<Vec<usize>> = starts.iter().map(|s| by_work(model, s.built)).collect();
+    let mut nodes: Vec<Node> = (0..starts.len())
+        .map(|i| {
+            let v = starts[i].variant.clone();
+            let estimate = b.estimate(i, &v);
+            Node {
+                start: i,
+                variant: v,
+                decided: 0,
+                estimate,
+            }
+        })
+        .collect();
+    nodes = b.keep(nodes);
+    while nodes.iter().any(|n| n.decided < bands[n.start].len()) {
+        if late() || b.estimated >= settings.max_estimates {
+            b.cut = true;
+            break;
+        }
+        let mut next = vec![];
+        for n in &nodes {
+            match bands[n.start].get(n.decided) {
+                None => next.push(n.clone()),
+                Some(&j) => {
+                    for v in options(model, starts[n.start].built, &n.variant, j, settings) {
+                        let estimate = b.estimate(n.start, &v);
+                        next.push(Node {
+                            start: n.start,
+                            variant: v,
+                            decided: n.decided + 1,
+                            estimate,
+                        });
+                    }
+                }
+            }
+        }
+        nodes = b.keep(next);
+    }
+    Outcome {
+        beam: (nodes.into_iter())
+            .map(|n| Composed {
+                schedule: starts[n.start].schedule,
+                variant: n.variant,
+                estimate: n.estimate,
+            })
+            .collect(),
+        estimated: b.estimated,
+        cut: b.cut,
+    }
+}
+
+/// A start, its bands' orders and their splits: what the dependence test depends on.
+type OrdersAndSplits = (usize, Vec<Vec<usize>>, Vec<bool>);
+
+/// The beam's state: the dependence tests asked so far, per start, band orders and splits.
+struct Beam<'a> {
+    model: &'a CostModel,
+    starts: &'a [Start<'a>],
+    settings: &'a Settings<'a>,
+    carried: HashMap<OrdersAndSplits, Vec<bool>>,
+    estimated: usize,
+    cut: bool,
+}
+
+impl Beam<'_> {
+    fn estimate(&mut self, start: usize, v: &Variant) -> f64 {
+        let b = self.starts[start].built;
+        let key = (start, v.order.clone(), v.split.clone());
+        let model = self.model;
+        let carried = (self.carried.entry(key)).or_insert_with(|| model.carried(b, v));
+        self.estimated += 1;
+        model.weigh(&model.parts_given(b, v, carried))
+    }
+
+    /// The cheapest `width` distinct compositions, at most `per_schedule` of one start; a
+    /// stable sort keeps the listed order on ties.
+    fn keep(&self, mut nodes: Vec<Node>) -> Vec<Node> {
+        nodes.sort_by(|x, y| x.estimate.total_cmp(&y.estimate));
+        let mut kept: Vec<Node> = vec![];
+        let mut per: HashMap<usize, usize> = HashMap::new();
+        for n in nodes {
+            if kept.len() >= self.settings.width {
+                break;
+            }
+            let same = |k: &Node| k.start == n.start && k.variant == n.variant;
+            let count = per.entry(n.start).or_default();
+            if *count >= self.settings.per_schedule || kept.iter().any(same) {
+                continue;
+            }
+            *count += 1;
+            kept.push(n);
+        }
+        kept
+    }
+}
+
+/// The bands of a schedule, the most work first (longer bands first on ties, then in
+/// order), as the greedy phase takes them.
+fn by_work(model: &CostModel, b: &Built) -> Vec<usize> {
+    let mut bands: Vec<usize> = (0..b.bands.len()).collect();
+    bands.sort_by(|&x, &y| {
+        (model.band_work(b, y).total_cmp(&model.band_work(b, x)))
+            .then(b.bands[y].len.cmp(&b.bands[x].len))
+            .then(x.cmp(&y))
+    });
+    bands
+}
+
+/// The decisions for band `j` of `v`: each loop order (statically cheapest first), each
+/// untiled and, for a band of two loops or more, tiled with each size; each of those split
+/// at the band's innermost loop (listed first) as well where it can be.
+fn options(
+    model: &CostModel,
+    b: &Built,
+    v: &Variant,
+    j: usize,
+    settings: &Settings,
+) -> Vec<Variant> {
+    let mut sizes = vec![0];
+    if b.bands[j].len >= 2 {
+        sizes.extend(settings.tile_sizes.iter().copied().filter(|&t| t >= 2));
+    }
+    // Split first: on equal estimates the split is kept, as the greedy phase tries it
+    // first (a stencil's fused sweeps run faster apart inside their tiles).
+    let splits: &[bool] = if script::splittable(b, j) {
+        &[true, false]
+    } else {
+        &[false]
+    };
+    let mut out = vec![];
+    for (order, _) in model.band_orders(b, v, j) {
+        for &tile in &sizes {
+            for &split in splits {
+                let mut w = v.clone();
+                w.order[j] = order.clone();
+                w.tile[j] = tile;
+                w.split[j] = split;
+                out.push(w);
+            }
+        }
+    }
+    out
+}
