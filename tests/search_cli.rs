@@ -858,3 +858,46 @@ fn the_beam_answers_with_a_legal_composition() {
     assert!(j["beam"].is_null(), "{}", j["beam"]);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// With timing, the first candidate timed decides whether screening pays; where the beam's
+/// cheapest compositions are refused by the checker (`not_split.c`'s splits), it is the
+/// first legal one. The kernel runs in well under `--screen-above` at the size given, so
+/// screening is dropped (a refused first candidate, never timed, would have left it on
+/// without a timing) and the answer was timed at that size.
+#[test]
+fn screening_is_settled_by_the_first_legal_candidate() {
+    let d = scratch("search", "beam-screen");
+    let text = std::fs::read_to_string("tests/data/search/not_split.c")
+        .unwrap()
+        .replace("#define N 20", "#ifndef N\n#define N 20\n#endif");
+    let kernel = d.join("not_split.c");
+    std::fs::write(&kernel, text).unwrap();
+    let (code, out, err) = loopy(&[
+        "search",
+        kernel.to_str().unwrap(),
+        "-D",
+        "N=24",
+        "--runs",
+        "1",
+        "--time-limit",
+        "60",
+        "--finish",
+        "0",
+        "--playoff",
+        "0",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let first = j["beam"]["kept"][0]["candidate"].as_u64().expect("checked") as usize;
+    assert_eq!(j["candidates"][first]["verdict"], "illegal");
+    assert!(j["screen_defines"].is_null(), "{}", j["screen_defines"]);
+    let best = j["best"].as_u64().expect("a best") as usize;
+    assert!(
+        j["candidates"][best]["speedup"].is_number(),
+        "{}",
+        j["candidates"][best]
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -172,9 +172,9 @@ impl Candidate {
         Some(match (&self.not_timed, bench) {
             (Some(r), _) => r.clone(),
             (None, false) => "not timed: --no-bench".to_string(),
-            (None, true) => "not timed: the search timed other candidates first (one schedule \
-                             per loop structure, the cheapest first, then changes to the \
-                             fastest) and did not reach it"
+            (None, true) => "not timed: the search timed other candidates first (the beam's \
+                             compositions and one schedule per loop structure, the cheapest \
+                             first, then changes to the fastest) and did not reach it"
                 .to_string(),
         })
     }
@@ -1534,7 +1534,8 @@ impl State<'_, '_, '_> {
         timing::standing(&self.candidates, entrants)
     }
 
-    /// Phase 1: the recipes at the sizes asked for, then the representatives, best first,
+    /// Phase 1: the recipes at the sizes asked for, then the representatives (the beam's
+    /// compositions first, [`Self::beam_first`]), best first,
     /// until a third of the greedy time left has gone (`phase1_end`; at least one is
     /// timed, by `greedy_end`); the kernel as it is when nothing else was. The schedules
     /// timed, with their variants and candidates.
@@ -1849,8 +1850,9 @@ fn build_space(
 }
 
 impl State<'_, '_, '_> {
-    /// Screening only pays when the program is slow. The first schedule to time (the
-    /// cheapest representative, else the kernel as it is) is timed at the screening sizes;
+    /// Screening only pays when the program is slow. The first schedule to time (the first
+    /// legal of the beam's compositions and the representatives, else the kernel as it is)
+    /// is timed at the screening sizes;
     /// when the original took `screen_above` seconds or more there, screening stays.
     /// Otherwise it is timed at the sizes given too, and when the original takes less than
     /// `screen_above` seconds there, everything is timed at those sizes (small sizes would
@@ -1861,13 +1863,10 @@ impl State<'_, '_, '_> {
         reps: &[Representative],
         identity: usize,
     ) {
-        let first = match reps.first() {
-            Some((k, v, _)) => {
-                let sc = &schedules[*k];
-                let b = sc.built.as_ref().expect("built");
-                self.add(sc.interleaving, sc.kind, b, v)
-            }
-            None => Some(identity),
+        // The first legal one: a composition of the beam may be refused by the checker.
+        let first = match reps.is_empty() {
+            false => self.first_legal(schedules, reps),
+            true => Some(identity),
         };
         let Some(c) = first else { return };
         self.time(c, true, self.end, true);
