@@ -56,6 +56,7 @@ nobench=()
 [ "${NOBENCH:-0}" = 1 ] && nobench=(--no-bench)
 # sizes K: the manifest's sizes.SIZE of the first entry for examples/K/K.c.
 . benches/manifest_sizes.sh
+. benches/rounds.sh
 first() { sed -n 's/.*"'"$1"'": *"\{0,1\}\([^",]*\)"\{0,1\},\{0,1\}$/\1/p' "$2" | head -1; }
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; $(${CC:-cc} --version | head -1); size $size; load $(cut -d' ' -f1-3 /proc/loadavg)${LIMIT:+; time limit $LIMIT s}${nobench:+; search --no-bench}"
 printf '%-16s %8s %6s %6s %8s %8s %8s %8s %8s  %s\n' kernel seconds timed legal search hand ratio polly "s/polly" "hand script"
@@ -117,21 +118,11 @@ for k in "${kernels[@]}"; do
       echo "note: $k: Polly's build of the original did not build or printed something else" >&2
     fi
   fi
-  mkdir -p "$w"
-  : >"$w/times"
-  # One untimed round first (caches, page tables, clock speed), as `bench` warms up.
-  for r in $(seq 0 "$runs"); do
-    for p in "${progs[@]}"; do
-      rm -f "$w/t"
-      OMP_NUM_THREADS=1 LOOPY_KERNEL_TIME="$w/t" "${p#*:}" >/dev/null 2>&1 || true
-      [ "$r" -gt 0 ] && [ -s "$w/t" ] && echo "${p%%:*} $(awk '{printf "%.12f", $1}' "$w/t")" >>"$w/times"
-    done
-  done
-  med() { { grep "^$1 " "$w/times" || true; } | cut -d' ' -f2 | sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
-  o=$(med orig)
-  t_s=$(med search)
-  t_h=$(med hand)
-  t_p=$(med polly)
+  rounds "$w" "$runs" "${progs[@]}"
+  o=$(median "$w" orig)
+  t_s=$(median "$w" search)
+  t_h=$(median "$w" hand)
+  t_p=$(median "$w" polly)
   sp() { [ -n "$o" ] && [ -n "$1" ] && echo "$o / $1" | bc -l || echo 0; }
   r=$([ -n "$t_h" ] && [ -n "$t_s" ] && echo "$t_h / $t_s" | bc -l | xargs printf '%.2f' || echo -)
   rp=$([ -n "$t_p" ] && [ -n "$t_s" ] && echo "$t_p / $t_s" | bc -l | xargs printf '%.2f' || echo -)

@@ -35,6 +35,7 @@ mkdir -p "$out"
 nobench=()
 [ "${NOBENCH:-0}" = 1 ] && nobench=(--no-bench)
 . benches/manifest_sizes.sh
+. benches/rounds.sh
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; $(${CC:-cc} --version | head -1); size $size; load $(cut -d' ' -f1-3 /proc/loadavg); time limit $limit s${nobench:+; --no-bench}"
 echo "A: ${A:-(defaults)}    B: ${B:-(defaults)}"
 printf '%-16s %7s %7s %8s %8s %8s  %s | %s\n' kernel "A (s)" "B (s)" A B "B/A" "A's answer" "B's answer"
@@ -79,19 +80,10 @@ for k in "${kernels[@]}"; do
       echo "note: $k: $side's answer did not build or check (see $out/$k-$side.err)" >&2
     fi
   done
-  mkdir -p "$w"
-  : >"$w/times"
-  for r in $(seq 0 "$runs"); do
-    for p in "${progs[@]}"; do
-      rm -f "$w/t"
-      OMP_NUM_THREADS=1 LOOPY_KERNEL_TIME="$w/t" "${p#*:}" >/dev/null 2>&1 || true
-      [ "$r" -gt 0 ] && [ -s "$w/t" ] && echo "${p%%:*} $(awk '{printf "%.12f", $1}' "$w/t")" >>"$w/times"
-    done
-  done
-  med() { { grep "^$1 " "$w/times" || true; } | cut -d' ' -f2 | sort -g | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
-  o=$(med orig)
-  ta=$(med A)
-  tb=$(med B)
+  rounds "$w" "$runs" "${progs[@]}"
+  o=$(median "$w" orig)
+  ta=$(median "$w" A)
+  tb=$(median "$w" B)
   sp() { if [ -n "$o" ] && [ -n "$1" ]; then printf '%.2fx' "$(echo "$o / $1" | bc -l)"; else echo -; fi; }
   ratio=-
   [ -n "$ta" ] && [ -n "$tb" ] && ratio=$(printf '%.2f' "$(echo "$ta / $tb" | bc -l)")
