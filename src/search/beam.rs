@@ -4,7 +4,8 @@
 //! search built, keeping the `width` compositions estimated cheapest after each decision
 //! (docs/search.md, "The beam").
 //!
-//! Every composition is a whole variant at every step (the bands not decided yet keep the
+//! The starts themselves are the first step: the `width` estimated cheapest as they are go
+//! on. Every composition is a whole variant at every step (the bands not decided yet keep the
 //! order they start with, untiled), so compositions that have decided different numbers of
 //! bands compete on their whole estimates. At most `per_schedule` compositions of one
 //! schedule stay in the beam, so that it holds several loop structures and not only the
