@@ -18,11 +18,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-1}
 shift || true
+. benches/manifest_sizes.sh
 kernels=("$@")
 if [ ${#kernels[@]} -eq 0 ]; then
-  kernels=(2mm 3mm adi atax bicg cholesky-pb correlation covariance deriche doitgen durbin
-    fdtd-2d floyd-warshall gemm gemver gesummv gramschmidt heat-3d jacobi-1d jacobi-2d lu
-    ludcmp mvt nussinov seidel-2d symm syr2k syrk trisolv trmm)
+  kernels=("${polybench30[@]}")
 fi
 LOOPY=${LOOPY:-target/release/loopy}
 [ -x "$LOOPY" ] || cargo build --release --quiet

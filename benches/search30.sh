@@ -26,11 +26,11 @@
 # reporting its kernel time, so both speedups and their ratio come from one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# sizes K (the manifest's sizes.SIZE of the first entry for examples/K/K.c), polybench30.
+. benches/manifest_sizes.sh
 kernels=("$@")
 if [ ${#kernels[@]} -eq 0 ]; then
-  kernels=(2mm 3mm adi atax bicg cholesky-pb correlation covariance deriche doitgen durbin
-    fdtd-2d floyd-warshall gemm gemver gesummv gramschmidt heat-3d jacobi-1d jacobi-2d lu
-    ludcmp mvt nussinov seidel-2d symm syr2k syrk trisolv trmm)
+  kernels=("${polybench30[@]}")
 fi
 size=${SIZE:-large}
 runs=${RUNS:-3}
@@ -54,8 +54,6 @@ pnote=""
 [ "$polly" = 1 ] && pnote=" and the original under Polly ($CLANG -O3 -march=native -mllvm -polly)"
 nobench=()
 [ "${NOBENCH:-0}" = 1 ] && nobench=(--no-bench)
-# sizes K: the manifest's sizes.SIZE of the first entry for examples/K/K.c.
-. benches/manifest_sizes.sh
 . benches/rounds.sh
 first() { sed -n 's/.*"'"$1"'": *"\{0,1\}\([^",]*\)"\{0,1\},\{0,1\}$/\1/p' "$2" | head -1; }
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; $(${CC:-cc} --version | head -1); size $size; load $(cut -d' ' -f1-3 /proc/loadavg)${LIMIT:+; time limit $LIMIT s}${nobench:+; search --no-bench}"

@@ -17,11 +17,10 @@
 # rounds, and B's speedup over A's (A's time / B's time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. benches/manifest_sizes.sh
 kernels=("$@")
 if [ ${#kernels[@]} -eq 0 ]; then
-  kernels=(2mm 3mm adi atax bicg cholesky-pb correlation covariance deriche doitgen durbin
-    fdtd-2d floyd-warshall gemm gemver gesummv gramschmidt heat-3d jacobi-1d jacobi-2d lu
-    ludcmp mvt nussinov seidel-2d symm syr2k syrk trisolv trmm)
+  kernels=("${polybench30[@]}")
 fi
 size=${SIZE:-large}
 runs=${RUNS:-3}
@@ -34,7 +33,6 @@ out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 nobench=()
 [ "${NOBENCH:-0}" = 1 ] && nobench=(--no-bench)
-. benches/manifest_sizes.sh
 . benches/rounds.sh
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores; $(${CC:-cc} --version | head -1); size $size; load $(cut -d' ' -f1-3 /proc/loadavg); time limit $limit s${nobench:+; --no-bench}"
 echo "A: ${A:-(defaults)}    B: ${B:-(defaults)}"
