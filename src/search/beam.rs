@@ -4,8 +4,9 @@
 //! search built, keeping the `width` compositions estimated cheapest after each decision
 //! (docs/search.md, "The beam").
 //!
-//! The starts themselves are the first step: the `width` estimated cheapest as they are go
-//! on. Every composition is a whole variant at every step (the bands not decided yet keep the
+//! Every start's first band is decided before the first cut, so that a structure dear as
+//! it is but cheap once its largest band is tiled is not dropped unseen. Every composition
+//! is a whole variant at every step (the bands not decided yet keep the
 //! order they start with, untiled), so compositions that have decided different numbers of
 //! bands compete on their whole estimates. At most `per_schedule` compositions of one
 //! schedule stay in the beam, so that it holds several loop structures and not only the
@@ -96,7 +97,9 @@ pub fn search(
             }
         })
         .collect();
-    nodes = b.keep(nodes);
+    // Every start's first band is decided before the first cut: a structure dear as it is
+    // may be cheap once its largest band is tiled.
+    nodes.sort_by(|x, y| x.estimate.total_cmp(&y.estimate));
     while nodes.iter().any(|n| n.decided < bands[n.start].len()) {
         if late() || b.estimated >= settings.max_estimates {
             b.cut = true;
@@ -121,6 +124,8 @@ pub fn search(
         }
         nodes = b.keep(next);
     }
+    // Within the width when no band was decided (none to decide, or late at once).
+    let nodes = b.keep(nodes);
     Outcome {
         beam: (nodes.into_iter())
             .map(|n| Composed {

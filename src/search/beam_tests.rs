@@ -176,3 +176,53 @@ fn parts_given_the_carried_answer_are_the_parts() {
         assert_eq!(model.parts_given(b, &v, &carried), model.parts(b, &v));
     }
 }
+
+/// Even one wide, the beam's answer is never dearer than the cheapest single decision on
+/// any start's largest band: every start's first band is decided before the first cut, and
+/// a decision may keep a band as it is, so no later step raises the best estimate.
+#[test]
+fn a_narrow_beam_is_never_dearer_than_one_decision_on_any_start() {
+    let (_, model, built) = kernel("two", TWO);
+    let sizes = [16, 64];
+    let mut starts: Vec<Start> = vec![];
+    for (k, b) in built.iter().enumerate() {
+        // Each schedule from its best orders and from its own (dearer) orders.
+        starts.push(Start {
+            schedule: k,
+            built: b,
+            variant: model.best_orders(b),
+        });
+        starts.push(Start {
+            schedule: k,
+            built: b,
+            variant: Variant::plain(b),
+        });
+    }
+    let found = beam::search(&model, &starts, &settings(1, 1, &sizes), &|| false);
+    assert_eq!(found.beam.len(), 1);
+    let mut least = f64::INFINITY;
+    for s in &starts {
+        let b = s.built;
+        let Some(j) = (0..b.bands.len()).max_by(|&x, &y| {
+            (model.band_work(b, x).total_cmp(&model.band_work(b, y)))
+                .then(b.bands[x].len.cmp(&b.bands[y].len))
+                .then(y.cmp(&x))
+        }) else {
+            continue;
+        };
+        for (o, _) in model.band_orders(b, &s.variant, j) {
+            for t in [0, 16, 64] {
+                let mut v = s.variant.clone();
+                (v.order[j], v.tile[j]) = (o.clone(), t);
+                if t == 0 || b.bands[j].len >= 2 {
+                    least = least.min(model.estimate(b, &v));
+                }
+            }
+        }
+    }
+    assert!(
+        found.beam[0].estimate <= least,
+        "{} > {least}",
+        found.beam[0].estimate
+    );
+}
