@@ -88,7 +88,7 @@ pub struct SearchArgs {
     #[arg(long, value_name = "FRACTION", default_value_t = 0.2)]
     pub finish: f64,
     /// The beam search's width: the cost model composes, band by band on every schedule
-    /// built, a loop order, a tile size and a split, keeps the this many compositions it
+    /// built, a loop order, a tile size and a split, keeps the WIDTH compositions it
     /// estimates cheapest after each decision (at most two of one schedule), and the search
     /// checks and times them first; `--no-bench` answers with the cheapest legal one. 0: no
     /// beam (the schedules as built, in their statically cheapest loop orders, first).
