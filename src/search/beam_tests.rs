@@ -9,9 +9,11 @@ use crate::search::script::{self, Variant};
 use crate::search::Legal;
 use crate::testing::scratch;
 
-/// A kernel's space and cost model at `n = 500` (its first interleaving's schedule built).
-fn kernel(name: &str, text: &str) -> (Legal, CostModel, Vec<Built>) {
-    let d = scratch("search", &format!("beam-{name}"));
+/// A kernel's space and cost model at `n = 500`, and the schedules of its interleavings.
+/// Each test loads into a directory of its own (`test`): the tests of one binary run at
+/// once, in one process.
+fn kernel(test: &str, name: &str, text: &str) -> (Legal, CostModel, Vec<Built>) {
+    let d = scratch("search", &format!("beam-{test}"));
     let f = d.join(format!("{name}.c"));
     std::fs::write(&f, text).unwrap();
     let k = crate::driver::Kernel::load(&f, &crate::frontend::Options::default()).unwrap();
@@ -81,7 +83,7 @@ fn every(model: &CostModel, b: &Built, sizes: &[u32]) -> Vec<Variant> {
 /// answers come cheapest first.
 #[test]
 fn a_wide_beam_finds_the_exhaustive_minimum() {
-    let (_, model, built) = kernel("matmul", MATMUL);
+    let (_, model, built) = kernel("wide", "matmul", MATMUL);
     let b = &built[0];
     let sizes = [16, 32, 64];
     let start = Start {
@@ -111,7 +113,7 @@ fn a_wide_beam_finds_the_exhaustive_minimum() {
 /// than where it started.
 #[test]
 fn the_beam_keeps_its_width_and_its_share_per_schedule() {
-    let (_, model, built) = kernel("two", TWO);
+    let (_, model, built) = kernel("width", "two", TWO);
     let sizes = [32, 64];
     let starts: Vec<Start> = (built.iter().enumerate())
         .map(|(k, b)| Start {
@@ -146,7 +148,7 @@ fn the_beam_keeps_its_width_and_its_share_per_schedule() {
 /// The beam stops when late, and at its estimate count, answering with what it holds.
 #[test]
 fn the_beam_stops_when_late_or_at_its_count() {
-    let (_, model, built) = kernel("two", TWO);
+    let (_, model, built) = kernel("stops", "two", TWO);
     let b = &built[0];
     let start = || Start {
         schedule: 0,
@@ -169,7 +171,7 @@ fn the_beam_stops_when_late_or_at_its_count() {
 /// The estimate with the dependence test's answer given is the estimate.
 #[test]
 fn parts_given_the_carried_answer_are_the_parts() {
-    let (_, model, built) = kernel("matmul", MATMUL);
+    let (_, model, built) = kernel("parts", "matmul", MATMUL);
     let b = &built[0];
     for v in every(&model, b, &[32]) {
         let carried = model.carried(b, &v);
@@ -182,7 +184,7 @@ fn parts_given_the_carried_answer_are_the_parts() {
 /// a decision may keep a band as it is, so no later step raises the best estimate.
 #[test]
 fn a_narrow_beam_is_never_dearer_than_one_decision_on_any_start() {
-    let (_, model, built) = kernel("two", TWO);
+    let (_, model, built) = kernel("narrow", "two", TWO);
     let sizes = [16, 64];
     let mut starts: Vec<Start> = vec![];
     for (k, b) in built.iter().enumerate() {

@@ -182,7 +182,9 @@ impl CostModel {
 
     /// What [`CostModel::estimate`] counts, before weighing.
     pub fn parts(&self, b: &Built, v: &Variant) -> Parts {
-        self.parts_given(b, v, &self.carried(b, v))
+        let rows = script::ordered_rows(b, v);
+        let carried = self.carried_inside(b, v, &rows);
+        self.parts_of(&rows, b, v, &carried)
     }
 
     /// Per statement, whether its innermost loop carries a dependence at a distance shorter
@@ -194,7 +196,11 @@ impl CostModel {
 
     /// [`CostModel::parts`] with [`CostModel::carried`]'s answer given.
     pub fn parts_given(&self, b: &Built, v: &Variant, carried: &[bool]) -> Parts {
-        let rows = script::ordered_rows(b, v);
+        self.parts_of(&script::ordered_rows(b, v), b, v, carried)
+    }
+
+    /// [`CostModel::parts_given`] with the variant's rows ([`script::ordered_rows`]) given.
+    fn parts_of(&self, rows: &[Vec<Vec<Int>>], b: &Built, v: &Variant, carried: &[bool]) -> Parts {
         (0..rows.len())
             .map(|s| {
                 let n = self.dirs[s].len();

@@ -172,9 +172,9 @@ impl Candidate {
         Some(match (&self.not_timed, bench) {
             (Some(r), _) => r.clone(),
             (None, false) => "not timed: --no-bench".to_string(),
-            (None, true) => "not timed: the search timed other candidates first (the beam's \
-                             compositions and one schedule per loop structure, the cheapest \
-                             first, then changes to the fastest) and did not reach it"
+            (None, true) => "not timed: the search timed other candidates first (those the \
+                             cost model ranks first, then changes to the fastest) and did \
+                             not reach it"
                 .to_string(),
         })
     }
@@ -653,11 +653,12 @@ impl State<'_, '_, '_> {
         base
     }
 
-    /// A candidate's whole script (the prefix, then `lines`): what tells candidates apart.
-    fn script_text(&self, lines: &[String]) -> String {
+    /// A candidate's whole script: the prefix, then `lines`. Its text tells candidates
+    /// apart.
+    fn whole_script(&self, lines: Vec<String>) -> Vec<String> {
         let mut all = self.settings.prefix.clone();
-        all.extend(lines.iter().cloned());
-        all.join("\n") + "\n"
+        all.extend(lines);
+        all
     }
 
     /// The kernel as it is (only the prefix): always checked, past the time limit too.
@@ -699,10 +700,8 @@ impl State<'_, '_, '_> {
         lines: Vec<String>,
         limited: bool,
     ) -> Option<usize> {
-        let text = self.script_text(&lines);
-        let mut all = self.settings.prefix.clone();
-        all.extend(lines);
-        let lines = all;
+        let lines = self.whole_script(lines);
+        let text = lines.join("\n") + "\n";
         if let Some(&k) = self.seen.get(&text) {
             return Some(k);
         }
@@ -1341,7 +1340,7 @@ impl State<'_, '_, '_> {
     ) -> Option<usize> {
         for (k, v, _) in reps {
             let sc = &schedules[*k];
-            let b = sc.built.as_ref().ok()?;
+            let Ok(b) = sc.built.as_ref() else { continue };
             let c = self.add(sc.interleaving, sc.kind, b, v)?;
             if self.candidates[c].verdict == Verdict::Legal {
                 return Some(c);
@@ -1357,7 +1356,7 @@ impl State<'_, '_, '_> {
             .map(|(c, d)| {
                 let b = schedules[c.schedule].built.as_ref().expect("built");
                 let candidate = (script::write(b, &c.variant, &self.names).ok())
-                    .map(|lines| self.script_text(&lines))
+                    .map(|lines| self.whole_script(lines).join("\n") + "\n")
                     .and_then(|t| self.seen.get(&t).copied());
                 BeamEntry {
                     schedule: c.schedule,
