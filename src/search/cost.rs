@@ -85,8 +85,9 @@ pub struct CostModel {
     dirs: Vec<Vec<i64>>,
     /// Per statement: the extent of each of its loops (as in [`CostModel::work`]).
     extents: Vec<Vec<f64>>,
-    /// Per statement, per access: the array it touches.
-    arrays: Vec<Vec<String>>,
+    /// Per statement, per access: the array it touches, numbered in the order the
+    /// statements first touch them.
+    arrays: Vec<Vec<usize>>,
     /// The capacities [`CostModel::estimate`] uses.
     caches: Caches,
     /// What each part of an estimate weighs.
@@ -116,8 +117,19 @@ impl CostModel {
             })
             .collect();
         let work = ext.iter().map(|e| e.iter().product::<f64>()).collect();
+        let mut names: Vec<&str> = vec![];
         let arrays = (scop.statements.iter())
-            .map(|st| st.accesses.iter().map(|a| a.array.clone()).collect())
+            .map(|st| {
+                (st.accesses.iter())
+                    .map(|a| match names.iter().position(|x| *x == a.array) {
+                        Some(k) => k,
+                        None => {
+                            names.push(&a.array);
+                            names.len() - 1
+                        }
+                    })
+                    .collect()
+            })
             .collect();
         let accesses = scop
             .statements
@@ -201,8 +213,9 @@ impl CostModel {
 
     /// [`CostModel::parts_given`] with the variant's rows ([`script::ordered_rows`]) given.
     fn parts_of(&self, rows: &[Vec<Vec<Int>>], b: &Built, v: &Variant, carried: &[bool]) -> Parts {
-        (0..rows.len())
-            .map(|s| {
+        let order = execution_order(b, rows.len());
+        let placed: Vec<traffic::Placed> = (order.iter())
+            .map(|&s| {
                 let n = self.dirs[s].len();
                 // The loops' directions, or the iterators in order where the rows do not
                 // determine them.
@@ -211,16 +224,20 @@ impl CostModel {
                         .map(|k| (0..n).map(|c| i64::from(c == k)).collect())
                         .collect()
                 });
-                let tiled: Vec<(std::ops::Range<usize>, u32)> = (b.bands.iter())
-                    .zip(&v.tile)
-                    .filter(|(band, &t)| t >= 2 && band.stmts.contains(&s))
-                    .map(|(band, &t)| (band.start..band.start + band.len, t))
-                    .collect();
-                let loops = traffic::loops(&dirs, &self.extents[s], &tiled);
-                let accesses = self.distinct(s, n);
-                traffic::statement(&accesses, &loops, &self.caches, !carried[s])
+                traffic::Placed {
+                    accesses: self.distinct(s, n),
+                    loops: traffic::loops(&dirs, &self.extents[s], &tiled(b, v, s)),
+                }
             })
-            .fold(Parts::default(), |a, b| a + b)
+            .collect();
+        let shared: Vec<usize> = (0..order.len())
+            .map(|q| match order.get(q + 1) {
+                Some(&t) => shared_loops(b, v, order[q], t),
+                None => 0,
+            })
+            .collect();
+        let free: Vec<bool> = order.iter().map(|&s| !carried[s]).collect();
+        traffic::program(&placed, &shared, &self.caches, &free)
     }
 
     /// What the estimate of the kernel as it is counts: each statement's loops in their own
@@ -325,15 +342,15 @@ impl CostModel {
 
     /// Statement `s`'s accesses, one per array and subscripts up to constants; an access
     /// that is not affine as one that moves in every loop and never contiguously.
-    fn distinct(&self, s: usize, n: usize) -> Vec<Vec<Vec<i64>>> {
-        let mut seen: Vec<(&str, Vec<Vec<i64>>)> = vec![];
-        for (a, sub) in self.arrays[s].iter().zip(&self.accesses[s]) {
+    fn distinct(&self, s: usize, n: usize) -> Vec<(usize, Vec<Vec<i64>>)> {
+        let mut seen: Vec<(usize, Vec<Vec<i64>>)> = vec![];
+        for (&a, sub) in self.arrays[s].iter().zip(&self.accesses[s]) {
             let sub = sub.clone().unwrap_or_else(|| vec![vec![1; n]; 2]);
-            if !seen.iter().any(|(x, y)| x == a && *y == sub) {
+            if !seen.iter().any(|(x, y)| *x == a && *y == sub) {
                 seen.push((a, sub));
             }
         }
-        seen.into_iter().map(|(_, sub)| sub).collect()
+        seen
     }
 
     /// The cost of one statement whose hyperplanes (outermost first, over its iteration
@@ -473,6 +490,42 @@ fn extents(st: &crate::model::Statement, params: &[String], values: &[i64]) -> V
             }
         })
         .collect()
+}
+
+/// The statements in execution order: `b.order`, then any it does not name.
+fn execution_order(b: &Built, n: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = b.order.iter().copied().filter(|&s| s < n).collect();
+    order.extend((0..n).filter(|s| !b.order.contains(s)));
+    order
+}
+
+/// The tiled bands of statement `s` in a variant: the rows each covers, and its size.
+fn tiled(b: &Built, v: &Variant, s: usize) -> Vec<(std::ops::Range<usize>, u32)> {
+    (b.bands.iter().zip(&v.tile))
+        .filter(|(band, &t)| t >= 2 && band.stmts.contains(&s))
+        .map(|(band, &t)| (band.start..band.start + band.len, t))
+        .collect()
+}
+
+/// The loops statement `s` shares with `t`, the next in execution order, counted as the
+/// estimate walks them ([`traffic::loops`]): a tiled band's tile loops come before its point
+/// loops, and a band split at its innermost loop gives each statement its own there.
+fn shared_loops(b: &Built, v: &Variant, s: usize, t: usize) -> usize {
+    let mut rows = b.shared[s];
+    for (band, _) in (b.bands.iter().zip(&v.split)).filter(|(_, &split)| split) {
+        let end = band.start + band.len;
+        if band.stmts.contains(&s) && band.stmts.contains(&t) && rows >= end {
+            rows = end - 1;
+        }
+    }
+    // A tiled band the shared rows enter adds its tile loops.
+    let walked = |u: usize| -> usize {
+        rows + (tiled(b, v, u).iter())
+            .filter(|(r, _)| r.start < rows)
+            .map(|(r, _)| r.len())
+            .sum::<usize>()
+    };
+    walked(s).min(walked(t))
 }
 
 /// The direction (over the iteration dimensions) in which the innermost of `rows` moves

@@ -13,9 +13,11 @@
 //! that are a cache line's worth apart except along its innermost contiguous loop. A cache of `C` lines keeps everything the statement touches
 //! inside the outermost loop whose footprint fits: each access misses its footprint there,
 //! once per iteration of the loops outside (the classic estimate of Wolf and Lam's and
-//! Ferrante, Sarkar and Thrash's models). Statements are estimated one by one (fused
-//! statements do not share their footprints), and every reference to the same array with the
-//! same subscripts up to constants is one.
+//! Ferrante, Sarkar and Thrash's models). Statements that share a loop share the cache inside
+//! it ([`shared_misses`]): the accesses of fused statements to one array that move alike along
+//! the loops outside are one footprint. Every reference to the same array with the same
+//! subscripts up to constants is one, and recurrences sharing their innermost loop overlap
+//! ([`program`]).
 
 use crate::presburger::linalg;
 use crate::presburger::row::Row;
@@ -254,17 +256,117 @@ fn rank(rows: &[Vec<i64>], cols: &[usize]) -> usize {
 }
 
 /// Lines missed by a cache of `capacity` lines over a statement's `loops` with its
-/// (distinct) `accesses`. What one iteration of a loop touches survives to its next
-/// iteration when it fits (least recently used lines go first), so a loop reuses its lines
-/// when its body's footprint fits; the outermost such loop's footprint is missed once per
-/// iteration of the loops outside it.
+/// (distinct) `accesses`: [`shared_misses`] of the statement alone, each access an array of
+/// its own. What one iteration of a loop touches survives to its next iteration when it
+/// fits (least recently used lines go first), so a loop reuses its lines when its body's
+/// footprint fits; the outermost such loop's footprint is missed once per iteration of the
+/// loops outside it.
+#[cfg(test)]
 pub fn misses(accesses: &[Vec<Vec<i64>>], loops: &[Loop], capacity: f64) -> f64 {
-    let footprint = |m: usize| -> f64 { accesses.iter().map(|a| lines(a, &loops[m..])).sum() };
-    let m = (0..loops.len())
-        .find(|&m| footprint(m + 1) <= capacity)
-        .unwrap_or(loops.len());
-    let outside: f64 = loops[..m].iter().map(|l| l.trip).product();
-    outside * footprint(m)
+    let alone = Placed {
+        accesses: accesses.iter().cloned().enumerate().collect(),
+        loops: loops.to_vec(),
+    };
+    shared_misses(&[alone], &[0], capacity)
+}
+
+/// One statement as [`shared_misses`] sees it: its distinct accesses, each with the array it
+/// touches (by number), and its loops, outermost first.
+#[derive(Clone, Debug)]
+pub struct Placed {
+    pub accesses: Vec<(usize, Vec<Vec<i64>>)>,
+    pub loops: Vec<Loop>,
+}
+
+/// Lines missed by a cache of `capacity` lines over statements run one after the other,
+/// the `k`-th sharing its outermost `shared[k]` loops with the next (counted in `loops`:
+/// a tiled band's tile loops and point loops).
+///
+/// The statements a loop holds share its iterations: a loop whose body's footprint fits
+/// reuses it from one iteration to the next, and its whole footprint is missed once;
+/// otherwise each of its iterations misses what the parts of its body miss, each part (a
+/// statement, or a run of neighbours sharing the next loop) on its own. Statements that
+/// share no loop still share the cache when all of them fit. In a footprint, the accesses
+/// of the statements to one array that move alike along the loops outside are one, as large
+/// as the largest (fused statements reading what their neighbour wrote); the statements are
+/// otherwise estimated as one alone ([`misses`]).
+pub fn shared_misses(stmts: &[Placed], shared: &[usize], capacity: f64) -> f64 {
+    let tree = Tree {
+        stmts,
+        shared,
+        capacity,
+    };
+    tree.body(0..stmts.len(), 0)
+}
+
+/// The loops of statements run in order, as [`shared_misses`] walks them.
+struct Tree<'a> {
+    stmts: &'a [Placed],
+    shared: &'a [usize],
+    capacity: f64,
+}
+
+impl Tree<'_> {
+    /// The lines the statements `r` (sharing their loops outside `m`) touch over their
+    /// loops from `m` on.
+    fn footprint(&self, r: std::ops::Range<usize>, m: usize) -> f64 {
+        let mut seen: Vec<(usize, Vec<Vec<i64>>, f64)> = vec![];
+        for p in &self.stmts[r] {
+            let m = m.min(p.loops.len());
+            for (array, sub) in &p.accesses {
+                let key: Vec<Vec<i64>> = p.loops[..m].iter().map(|l| step(sub, &l.dir)).collect();
+                let n = lines(sub, &p.loops[m..]);
+                match seen.iter_mut().find(|(a, k, _)| a == array && *k == key) {
+                    Some(e) => e.2 = e.2.max(n),
+                    None => seen.push((*array, key, n)),
+                }
+            }
+        }
+        seen.iter().map(|e| e.2).sum()
+    }
+
+    /// Misses of the statements `r` inside one iteration of the loops outside `m` they
+    /// share, over everything from `m` on.
+    fn body(&self, r: std::ops::Range<usize>, m: usize) -> f64 {
+        let all = self.footprint(r.clone(), m);
+        if all <= self.capacity {
+            return all;
+        }
+        (self.parts(r, m).into_iter())
+            .map(|p| match self.stmts[p.start].loops.len() > m {
+                true => self.in_loop(p, m),
+                false => self.footprint(p, m),
+            })
+            .sum()
+    }
+
+    /// Misses of the statements `r` that share their loop `m`, over it.
+    fn in_loop(&self, r: std::ops::Range<usize>, m: usize) -> f64 {
+        if self.footprint(r.clone(), m + 1) <= self.capacity {
+            return self.footprint(r, m);
+        }
+        let trip = (self.stmts[r.clone()].iter())
+            .map(|p| p.loops[m].trip)
+            .fold(1.0, f64::max);
+        trip * self.body(r, m + 1)
+    }
+
+    /// The parts of a body at loop `m`: runs of neighbours sharing loop `m`, and
+    /// statements with no loop there, each alone.
+    fn parts(&self, r: std::ops::Range<usize>, m: usize) -> Vec<std::ops::Range<usize>> {
+        let has = |k: usize| self.stmts[k].loops.len() > m;
+        let mut out = vec![];
+        let mut a = r.start;
+        while a < r.end {
+            let mut z = a + 1;
+            while has(a) && z < r.end && has(z) && self.shared[z - 1] > m {
+                z += 1;
+            }
+            out.push(a..z);
+            a = z;
+        }
+        out
+    }
 }
 
 /// Whether the innermost loop vectorizes: every access stays put along it or walks its
@@ -282,7 +384,68 @@ fn vectorizes(accesses: &[Vec<Vec<i64>>], inner: &Loop) -> bool {
 /// loop's starts, and the misses of each cache level. The innermost loop vectorizes when
 /// its accesses allow it and `free` (it carries no dependence at a distance shorter than a
 /// vector).
+#[cfg(test)]
 pub fn statement(accesses: &[Vec<Vec<i64>>], loops: &[Loop], caches: &Caches, free: bool) -> Parts {
+    Parts {
+        from_l2: misses(accesses, loops, caches.l1),
+        from_l3: misses(accesses, loops, caches.l2),
+        from_memory: misses(accesses, loops, caches.l3),
+        ..arithmetic(accesses, loops, caches, free)
+    }
+}
+
+/// The parts of the estimate of statements run in order, the `k`-th sharing its outermost
+/// `shared[k]` loops with the next: each one's iterations and starts ([`statement`]), and
+/// the misses of each cache level over all of them ([`shared_misses`]). `free[k]` as
+/// [`statement`]'s `free` for the `k`-th.
+///
+/// Statements whose innermost loop carries a dependence (not `free`: a recurrence, a
+/// reduction) wait on it from one iteration to the next; where several share that loop,
+/// the processor overlaps their chains, and their iterations count as the largest's.
+pub fn program(stmts: &[Placed], shared: &[usize], caches: &Caches, free: &[bool]) -> Parts {
+    let each: Vec<Parts> = (stmts.iter().zip(free))
+        .map(|(p, &f)| {
+            let accesses: Vec<Vec<Vec<i64>>> = p.accesses.iter().map(|(_, a)| a.clone()).collect();
+            arithmetic(&accesses, &p.loops, caches, f)
+        })
+        .collect();
+    let mut work = each.iter().fold(Parts::default(), |a, &b| a + b);
+    // Runs of neighbours sharing their innermost loop, each statement's chain iterations.
+    let mut k = 0;
+    while k < stmts.len() {
+        let depth = stmts[k].loops.len();
+        let mut z = k + 1;
+        while z < stmts.len()
+            && depth > 0
+            && stmts[z].loops.len() == depth
+            && shared[z - 1] >= depth
+        {
+            z += 1;
+        }
+        let chains: Vec<f64> = (k..z)
+            .filter(|&q| !free[q])
+            .map(|q| each[q].iterations)
+            .collect();
+        if chains.len() >= 2 {
+            let (sum, max) = (
+                chains.iter().sum::<f64>(),
+                chains.iter().fold(0.0, |a: f64, &b| a.max(b)),
+            );
+            work.iterations -= sum - max;
+        }
+        k = z;
+    }
+    Parts {
+        from_l2: shared_misses(stmts, shared, caches.l1),
+        from_l3: shared_misses(stmts, shared, caches.l2),
+        from_memory: shared_misses(stmts, shared, caches.l3),
+        ..work
+    }
+}
+
+/// Iterations (a vector's worth as one where the innermost loop vectorizes) and starts of
+/// the innermost loop of one statement; no misses.
+fn arithmetic(accesses: &[Vec<Vec<i64>>], loops: &[Loop], caches: &Caches, free: bool) -> Parts {
     let work: f64 = loops.iter().map(|l| l.trip).product();
     let (lanes, starts) = match loops.split_last() {
         Some((inner, outer)) => (
@@ -298,9 +461,7 @@ pub fn statement(accesses: &[Vec<Vec<i64>>], loops: &[Loop], caches: &Caches, fr
     Parts {
         iterations: work / lanes,
         starts,
-        from_l2: misses(accesses, loops, caches.l1),
-        from_l3: misses(accesses, loops, caches.l2),
-        from_memory: misses(accesses, loops, caches.l3),
+        ..Parts::default()
     }
 }
 

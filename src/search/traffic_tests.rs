@@ -1,6 +1,8 @@
 //! The traffic estimate against counts done by hand on small nests.
 
-use super::traffic::{lines, loops, misses, statement, Caches, Loop, Weights};
+use super::traffic::{
+    lines, loops, misses, program, shared_misses, statement, Caches, Loop, Placed, Weights,
+};
 
 fn unit(n: usize, k: usize) -> Vec<i64> {
     (0..n).map(|c| i64::from(c == k)).collect()
@@ -134,4 +136,58 @@ fn lines_of_dependent_directions() {
         l(vec![0, 1], 100.0),
     ];
     assert_eq!(lines(&b, &tiled), 100.0 * 13.0);
+}
+
+/// Statements that share a loop share the cache inside it: the second reads the row of `p`
+/// the first wrote while it is still there. `p[i][j]` written over `i, j` of 64 each and read
+/// by a second statement: fused at `i`, a cache of 20 lines holds each row (8 lines) from
+/// one statement to the next, and `p` is missed once (512 lines); distributed, each nest
+/// misses all of it. Where everything fits, both miss it once. Another array, or the same
+/// array walked another way along the loop they share (`p[j][i]`), is not the same data.
+#[test]
+fn fused_statements_share_their_footprints() {
+    let nest = loops(&[unit(2, 0), unit(2, 1)], &[64.0, 64.0], &[]);
+    let at = |array: usize, sub: Vec<Vec<i64>>| Placed {
+        accesses: vec![(array, sub)],
+        loops: nest.clone(),
+    };
+    let row = vec![unit(2, 0), unit(2, 1)];
+    let column = vec![unit(2, 1), unit(2, 0)];
+    let pair = [at(0, row.clone()), at(0, row.clone())];
+    assert_eq!(shared_misses(&pair, &[1, 0], 20.0), 512.0);
+    assert_eq!(shared_misses(&pair, &[0, 0], 20.0), 1024.0);
+    assert_eq!(shared_misses(&pair, &[2, 0], 20.0), 512.0);
+    assert_eq!(shared_misses(&pair, &[0, 0], 600.0), 512.0);
+    // One statement alone is what the single-statement estimate counts.
+    assert_eq!(
+        shared_misses(&pair[..1], &[0], 20.0),
+        misses(std::slice::from_ref(&row), &nest, 20.0)
+    );
+    let other = [at(0, row.clone()), at(1, row.clone())];
+    assert_eq!(shared_misses(&other, &[1, 0], 20.0), 1024.0);
+    let across = [at(0, row.clone()), at(0, column)];
+    assert!(shared_misses(&across, &[1, 0], 20.0) > 1024.0);
+}
+
+/// Two recurrences sharing their innermost loop (adi's `p` and `q`) overlap their chains:
+/// their iterations count as one's. Split, each waits on its own chain. Statements that
+/// vectorize count their vectors' worth each, shared loop or not.
+#[test]
+fn chains_in_one_loop_overlap() {
+    let nest = loops(&[unit(2, 0), unit(2, 1)], &[64.0, 64.0], &[]);
+    let at = |array: usize| Placed {
+        accesses: vec![(array, vec![unit(2, 0), unit(2, 1)])],
+        loops: nest.clone(),
+    };
+    let caches = Caches::default();
+    let pair = [at(0), at(1)];
+    let fused = program(&pair, &[2, 0], &caches, &[false, false]);
+    let split = program(&pair, &[1, 0], &caches, &[false, false]);
+    assert_eq!(fused.iterations, 4096.0);
+    assert_eq!(split.iterations, 8192.0);
+    assert_eq!(fused.starts, split.starts);
+    let vectors = program(&pair, &[2, 0], &caches, &[true, true]);
+    assert_eq!(vectors.iterations, 2.0 * 4096.0 / caches.lanes);
+    let one_chain = program(&pair, &[2, 0], &caches, &[false, true]);
+    assert_eq!(one_chain.iterations, 4096.0 + 4096.0 / caches.lanes);
 }
