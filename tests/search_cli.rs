@@ -515,6 +515,7 @@ fn no_parallel_leaves_marks_out() {
                 ("from_l2", "from_l2"),
                 ("from_l3", "from_l3"),
                 ("from_memory", "from_memory"),
+                ("sync", "syncs"),
             ]
             .iter()
             .map(|(k, q)| w[k].as_f64().unwrap() * p[q].as_f64().unwrap())

@@ -680,3 +680,56 @@ fn the_hoisting_recipe_is_legal_and_prints_what_the_original_prints() {
     );
     assert!(off.is_empty(), "{off:?}");
 }
+
+/// For several threads the beam composes `parallel` marks on schedules that no recipe
+/// covers: `search --no-bench --threads 2` answers symm and gramschmidt with a schedule
+/// whose loops run on the threads; the checker accepts it, and the generated program, built
+/// with OpenMP and run on three threads, prints exactly what the original prints.
+#[test]
+fn the_beam_on_the_threads_prints_what_the_original_prints() {
+    for name in ["symm", "gramschmidt"] {
+        let kernel = format!("examples/{name}/{name}.c");
+        let dir = scratch("search_recipe", &format!("{name}-beam-threads"));
+        let best = dir.join("best.loopy");
+        let (code, out, err) = loopy(&[
+            "search",
+            &kernel,
+            "--no-bench",
+            "--threads",
+            "2",
+            "-o",
+            best.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{out}{err}");
+        let script = std::fs::read_to_string(&best).unwrap();
+        assert!(script.contains("\nparallel("), "{script}");
+        assert!(!script.contains("recipe"), "{script}");
+        let (code, out, err) = loopy(&["check", &kernel, best.to_str().unwrap()]);
+        assert_eq!(code, 0, "{out}{err}");
+        let (code, generated, err) = loopy(&["apply", &kernel, best.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        let (orig, new) = (dir.join("orig.c"), dir.join("new.c"));
+        std::fs::copy(&kernel, &orig).unwrap();
+        std::fs::write(&new, &generated).unwrap();
+        let flags = [
+            "-O2",
+            "-march=native",
+            "-ffp-contract=off",
+            "-fopenmp",
+            "-lm",
+        ];
+        compile(&orig, &dir.join("orig"), &flags, "");
+        compile(&new, &dir.join("new"), &flags, &generated);
+        let out = Command::new(dir.join("new"))
+            .env("OMP_NUM_THREADS", "3")
+            .output()
+            .expect("run");
+        assert!(out.status.success());
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            run(&dir.join("orig")),
+            "{name}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -580,8 +580,9 @@ impl<'a> Summary<'a> {
         let (w, from) = &self.weights;
         println!(
             "cost model weights ({from}): an iteration 1, a loop's start {:.2}, a line from L2 \
-             {:.2}, from L3 {:.2}, from memory {:.2}",
-            w.start, w.from_l2, w.from_l3, w.from_memory
+             {:.2}, from L3 {:.2}, from memory {:.2}, the threads meeting at a parallel loop \
+             {:.0}",
+            w.start, w.from_l2, w.from_l3, w.from_memory, w.sync
         );
         match r.ranking {
             Some(k) => println!(

@@ -81,13 +81,14 @@ pub fn search(
         starts,
         settings,
         carried: HashMap::new(),
+        parallel: HashMap::new(),
         estimated: 0,
         cut: false,
     };
     let bands: Vec<Vec<usize>> = starts.iter().map(|s| by_work(model, s.built)).collect();
     let mut nodes: Vec<Node> = (0..starts.len())
         .map(|i| {
-            let v = starts[i].variant.clone();
+            let v = b.on_threads(i, starts[i].variant.clone());
             let estimate = b.estimate(i, &v);
             Node {
                 start: i,
@@ -110,7 +111,7 @@ pub fn search(
             match bands[n.start].get(n.decided) {
                 None => next.push(n.clone()),
                 Some(&j) => {
-                    for v in options(model, starts[n.start].built, &n.variant, j, settings) {
+                    for v in b.options(n.start, &n.variant, j) {
                         let estimate = b.estimate(n.start, &v);
                         next.push(Node {
                             start: n.start,
@@ -148,6 +149,8 @@ struct Beam<'a> {
     starts: &'a [Start<'a>],
     settings: &'a Settings<'a>,
     carried: HashMap<OrdersAndSplits, Vec<bool>>,
+    /// Per start, band and order of that band: whether its outermost loop may be parallel.
+    parallel: HashMap<(usize, usize, Vec<usize>), bool>,
     estimated: usize,
     cut: bool,
 }
@@ -160,6 +163,34 @@ impl Beam<'_> {
         let carried = (self.carried.entry(key)).or_insert_with(|| model.carried(b, v));
         self.estimated += 1;
         model.weigh(&model.parts_given(b, v, carried))
+    }
+
+    /// [`options`] for band `j` of a composition of start `start`, each band order's
+    /// parallel test asked once.
+    fn options(&mut self, start: usize, v: &Variant, j: usize) -> Vec<Variant> {
+        let (model, b, settings) = (self.model, self.starts[start].built, self.settings);
+        let mut parallel = |w: &Variant| self.parallel_ok(start, w, j);
+        options(model, b, v, j, settings, &mut parallel)
+    }
+
+    /// Whether band `j` of `w` (a composition of start `start`) may run its outermost loop
+    /// on the threads ([`CostModel::parallel_band`]), asked once per band order.
+    fn parallel_ok(&mut self, start: usize, w: &Variant, j: usize) -> bool {
+        let (model, b) = (self.model, self.starts[start].built);
+        let key = (start, j, w.order[j].clone());
+        *(self.parallel.entry(key)).or_insert_with(|| model.parallel_band(b, w, j))
+    }
+
+    /// A start's variant for several threads: every band whose outermost loop may run on
+    /// them marked `parallel`, so that the decisions on the other bands are estimated with
+    /// the threads in use; on one thread, the variant as it is.
+    fn on_threads(&mut self, start: usize, mut v: Variant) -> Variant {
+        if self.model.threads() > 1 {
+            for j in 0..v.parallel.len() {
+                v.parallel[j] = self.parallel_ok(start, &v, j);
+            }
+        }
+        v
     }
 
     /// The cheapest `width` distinct compositions, at most `per_schedule` of one start; a
@@ -198,13 +229,16 @@ fn by_work(model: &CostModel, b: &Built) -> Vec<usize> {
 
 /// The decisions for band `j` of `v`: each loop order (statically cheapest first), each
 /// untiled and, for a band of two loops or more, tiled with each size; each of those split
-/// at the band's innermost loop (listed first) as well where it can be.
+/// at the band's innermost loop (listed first) as well where it can be; and, for several
+/// threads, each of those with the band's outermost loop `parallel` (listed first) as well
+/// where the cost model finds it carries no dependence.
 fn options(
     model: &CostModel,
     b: &Built,
     v: &Variant,
     j: usize,
     settings: &Settings,
+    parallel: &mut dyn FnMut(&Variant) -> bool,
 ) -> Vec<Variant> {
     let mut sizes = vec![0];
     if b.bands[j].len >= 2 {
@@ -219,13 +253,21 @@ fn options(
     };
     let mut out = vec![];
     for (order, _) in model.band_orders(b, v, j) {
+        let mut w = v.clone();
+        w.order[j] = order;
+        let marks: &[bool] = match model.threads() > 1 && parallel(&w) {
+            true => &[true, false],
+            false => &[false],
+        };
         for &tile in &sizes {
             for &split in splits {
-                let mut w = v.clone();
-                w.order[j] = order.clone();
-                w.tile[j] = tile;
-                w.split[j] = split;
-                out.push(w);
+                for &mark in marks {
+                    let mut w = w.clone();
+                    w.tile[j] = tile;
+                    w.split[j] = split;
+                    w.parallel[j] = mark;
+                    out.push(w);
+                }
             }
         }
     }

@@ -228,3 +228,72 @@ fn a_narrow_beam_is_never_dearer_than_one_decision_on_any_start() {
         found.beam[0].estimate
     );
 }
+
+/// A sweep down the rows: `A[i][j]` reads the row above, so `i` carries a dependence and
+/// `j` does not.
+const ROWS: &str = "void k(int n, double A[n][n]) {\n  int i, j;\n#pragma scop\n  \
+    for (i = 1; i < n; i++)\n    for (j = 0; j < n; j++)\n      \
+    A[i][j] = A[i - 1][j] * 0.5;\n#pragma endscop\n}\n";
+
+/// The model proposes a band's outermost loop for the threads only where it carries no
+/// dependence: the rows' sweep in its own order (`i` outermost) is not parallel, with `j`
+/// outermost it is; the product's `i` is.
+#[test]
+fn the_outermost_loop_is_parallel_only_where_it_carries_nothing() {
+    let (_, model, built) = kernel("rows", "rows", ROWS);
+    let b = &built[0];
+    let j = (0..b.bands.len())
+        .find(|&j| b.bands[j].len == 2)
+        .expect("a band of two loops");
+    let mut v = Variant::plain(b);
+    let mut parallel = 0;
+    for order in [vec![0, 1], vec![1, 0]] {
+        // The outermost loop's hyperplane, and whether it moves `i`.
+        let outer = &b.rows[0][b.bands[j].start + order[0]];
+        let moves_i = !outer[0].is_zero();
+        v.order[j] = order;
+        assert_eq!(model.parallel_band(b, &v, j), !moves_i, "{outer:?}");
+        parallel += usize::from(!moves_i);
+    }
+    assert_eq!(parallel, 1);
+    let (_, model, built) = kernel("rows-product", "matmul", MATMUL);
+    assert!(model.parallel_band(&built[0], &Variant::plain(&built[0]), 0));
+}
+
+/// For several threads the beam composes `parallel` marks: the product's cheapest
+/// composition runs its outermost loop on the threads, estimated below the same without
+/// the mark, and every marked band's loop is one the model finds parallel. On one thread
+/// no composition has a mark.
+#[test]
+fn on_threads_the_beam_marks_parallel_loops() {
+    let (_, model, built) = kernel("threads", "rows", ROWS);
+    let b = &built[0];
+    let sizes = [32];
+    let start = |m: &CostModel| Start {
+        schedule: 0,
+        built: b,
+        variant: m.best_orders(b),
+    };
+    let one = beam::search(&model, &[start(&model)], &settings(8, 8, &sizes), &|| false);
+    assert!(one.beam.iter().all(|c| !c.variant.parallel.contains(&true)));
+    let four = model.clone().with_threads(4);
+    let found = beam::search(&four, &[start(&four)], &settings(8, 8, &sizes), &|| false);
+    let first = &found.beam[0];
+    assert!(
+        first.variant.parallel.contains(&true),
+        "{:?}",
+        first.variant
+    );
+    for c in &found.beam {
+        for (j, &p) in c.variant.parallel.iter().enumerate() {
+            assert!(
+                !p || four.parallel_band(b, &c.variant, j),
+                "{:?}",
+                c.variant
+            );
+        }
+    }
+    let mut plain = first.variant.clone();
+    plain.parallel = vec![false; plain.parallel.len()];
+    assert!(first.estimate < four.estimate(b, &plain));
+}

@@ -96,6 +96,9 @@ pub struct CostModel {
     /// ([`CostModel::with_dependences`]); without them every loop whose accesses allow it
     /// is taken to vectorize.
     deps: Option<Legal>,
+    /// The threads a band marked `parallel` shares its work among
+    /// ([`CostModel::with_threads`]).
+    threads: u32,
 }
 
 impl CostModel {
@@ -159,6 +162,7 @@ impl CostModel {
             caches: Caches::default(),
             weights: Weights::default(),
             deps: None,
+            threads: 1,
         }
     }
 
@@ -178,6 +182,20 @@ impl CostModel {
     pub fn with_dependences(mut self, legal: &Legal) -> CostModel {
         self.deps = Some(legal.clone());
         self
+    }
+
+    /// The same model for `threads` threads: a band marked `parallel` shares its outermost
+    /// loop's iterations among them (at most one each), with the iterations, the starts and
+    /// the lines each thread's own caches miss; the lines from memory are not shared (one
+    /// memory serves every thread).
+    pub fn with_threads(mut self, threads: u32) -> CostModel {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// The threads the estimate is for.
+    pub fn threads(&self) -> u32 {
+        self.threads
     }
 
     /// The same model with the machine's cache capacities.
@@ -224,9 +242,12 @@ impl CostModel {
                         .map(|k| (0..n).map(|c| i64::from(c == k)).collect())
                         .collect()
                 });
+                let loops = traffic::loops(&dirs, &self.extents[s], &tiled(b, v, s));
+                let parallel = self.parallel_loop(b, v, s, &loops);
                 traffic::Placed {
                     accesses: self.distinct(s, n),
-                    loops: traffic::loops(&dirs, &self.extents[s], &tiled(b, v, s)),
+                    loops,
+                    parallel,
                 }
             })
             .collect();
@@ -238,6 +259,69 @@ impl CostModel {
             .collect();
         let free: Vec<bool> = order.iter().map(|&s| !carried[s]).collect();
         traffic::program(&placed, &shared, &self.caches, &free)
+    }
+
+    /// Statement `s`'s loop marked `parallel` in the variant (a band's outermost loop, its
+    /// tile loop where the band is tiled), as its position among `loops`, and the threads
+    /// that share it: `None` on one thread.
+    fn parallel_loop(
+        &self,
+        b: &Built,
+        v: &Variant,
+        s: usize,
+        loops: &[traffic::Loop],
+    ) -> Option<(usize, f64)> {
+        if self.threads < 2 {
+            return None;
+        }
+        let (band, _) =
+            (b.bands.iter().zip(&v.parallel)).find(|(band, &p)| p && band.stmts.contains(&s))?;
+        let at = band.start
+            + (tiled(b, v, s).iter())
+                .filter(|(r, _)| r.start < band.start)
+                .map(|(r, _)| r.len())
+                .sum::<usize>();
+        let trip = loops.get(at)?.trip;
+        Some((at, trip.floor().clamp(1.0, f64::from(self.threads))))
+    }
+
+    /// Whether band `j`'s outermost loop, in the variant's order, carries no dependence
+    /// between the band's statements, the loops outside it at equal times: its iterations
+    /// may run on different threads. A test that runs past its small budget counts as
+    /// carrying one. The checker decides; this only proposes.
+    pub fn parallel_band(&self, b: &Built, v: &Variant, j: usize) -> bool {
+        let Some(legal) = &self.deps else {
+            return false;
+        };
+        let l = &legal.layout;
+        let band = &b.bands[j];
+        let rows = script::ordered_rows(b, v);
+        let d = band.start + 1;
+        let width = |u: usize| l.iters[u] + l.n_param() + 1;
+        (legal.edges.iter())
+            .filter(|e| band.stmts.contains(&e.source) && band.stmts.contains(&e.sink))
+            .all(|e| {
+                let (s, t) = (e.source, e.sink);
+                let fits = [s, t]
+                    .iter()
+                    .all(|&u| rows[u].len() >= d && rows[u].iter().all(|r| r.len() == width(u)));
+                if !fits {
+                    return false;
+                }
+                let levels: Vec<Vec<Int>> = (0..d)
+                    .map(|k| {
+                        let mut c = vec![Int::ZERO; l.len];
+                        for u in [s, t] {
+                            for (x, v) in rows[u][k].iter().enumerate() {
+                                c[l.offset[u] + x] = v.clone();
+                            }
+                        }
+                        c
+                    })
+                    .collect();
+                budget::with_budget(CARRIED_STEPS, || e.carries(l, &levels, i64::MAX / 4))
+                    == Ok(false)
+            })
     }
 
     /// What the estimate of the kernel as it is counts: each statement's loops in their own

@@ -994,6 +994,10 @@ fn models(
                 .with_caches(settings.caches)
                 .with_weights(settings.weights.0)
                 .with_dependences(legal)
+                .with_threads(match settings.parallel {
+                    true => settings.job.threads.first().copied().unwrap_or(1),
+                    false => 1,
+                })
         })
     };
     let screened = (settings.bench)

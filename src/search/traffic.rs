@@ -27,8 +27,9 @@ use crate::presburger::Int;
 const LINE: f64 = 8.0;
 
 /// What an estimate counts, before weighing: iterations (a vector's worth of iterations
-/// as one where the innermost loop vectorizes), starts of the innermost loop, and the lines
-/// brought into L1 from L2, into L2 from L3 and into L3 from memory.
+/// as one where the innermost loop vectorizes), starts of the innermost loop, the lines
+/// brought into L1 from L2, into L2 from L3 and into L3 from memory, and the times the
+/// threads meet at a loop run on them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Parts {
     pub iterations: f64,
@@ -36,6 +37,9 @@ pub struct Parts {
     pub from_l2: f64,
     pub from_l3: f64,
     pub from_memory: f64,
+    /// Entries into a loop run on the threads: each divides its iterations among them and
+    /// waits for all at its end.
+    pub syncs: f64,
 }
 
 impl std::ops::Add for Parts {
@@ -47,6 +51,7 @@ impl std::ops::Add for Parts {
             from_l2: self.from_l2 + o.from_l2,
             from_l3: self.from_l3 + o.from_l3,
             from_memory: self.from_memory + o.from_memory,
+            syncs: self.syncs + o.syncs,
         }
     }
 }
@@ -59,6 +64,7 @@ impl Parts {
             + w.from_l2 * self.from_l2
             + w.from_l3 * self.from_l3
             + w.from_memory * self.from_memory
+            + w.sync * self.syncs
     }
 }
 
@@ -73,7 +79,14 @@ pub struct Weights {
     pub from_l2: f64,
     pub from_l3: f64,
     pub from_memory: f64,
+    /// Threads meeting at a loop run on them: taken to be [`SYNC_NS`], not measured.
+    pub sync: f64,
 }
+
+/// What one entry into a loop run on the threads is taken to cost, in nanoseconds: the
+/// fork or barrier of a worksharing loop on a few to a few tens of cores is of the order of
+/// a microsecond.
+pub const SYNC_NS: f64 = 1000.0;
 
 impl Weights {
     /// The weights measured on this machine ([`crate::machine::costs`]), in iterations of a
@@ -87,12 +100,14 @@ impl Weights {
             from_l2: l2 / iteration,
             from_l3: l3 / iteration,
             from_memory: memory / iteration,
+            sync: SYNC_NS / iteration,
         }
     }
 }
 
 impl Default for Weights {
-    /// Fixed rough values: 1, 8, 2, 4 and 10 cycles.
+    /// Fixed rough values: 1, 8, 2, 4 and 10 cycles, and 4,000 cycles (a microsecond) for
+    /// the threads to meet.
     fn default() -> Weights {
         Weights {
             iteration: 1.0,
@@ -100,6 +115,7 @@ impl Default for Weights {
             from_l2: 2.0,
             from_l3: 4.0,
             from_memory: 10.0,
+            sync: 4000.0,
         }
     }
 }
@@ -266,6 +282,7 @@ pub fn misses(accesses: &[Vec<Vec<i64>>], loops: &[Loop], capacity: f64) -> f64 
     let alone = Placed {
         accesses: accesses.iter().cloned().enumerate().collect(),
         loops: loops.to_vec(),
+        parallel: None,
     };
     shared_misses(&[alone], &[0], capacity)
 }
@@ -276,6 +293,9 @@ pub fn misses(accesses: &[Vec<Vec<i64>>], loops: &[Loop], capacity: f64) -> f64 
 pub struct Placed {
     pub accesses: Vec<(usize, Vec<Vec<i64>>)>,
     pub loops: Vec<Loop>,
+    /// The loop run on several threads (its position among `loops`) and how many share
+    /// it; `None` on one thread.
+    pub parallel: Option<(usize, f64)>,
 }
 
 /// Lines missed by a cache of `capacity` lines over statements run one after the other,
@@ -290,13 +310,11 @@ pub struct Placed {
 /// of the statements to one array that move alike along the loops outside are one, as large
 /// as the largest (fused statements reading what their neighbour wrote); the statements are
 /// otherwise estimated as one alone ([`misses`]).
+///
+/// A loop run on several threads (`Placed::parallel`) shares what it misses among them:
+/// each thread's cache misses its share. [`program`] does not share the lines from memory.
 pub fn shared_misses(stmts: &[Placed], shared: &[usize], capacity: f64) -> f64 {
-    let tree = Tree {
-        stmts,
-        shared,
-        capacity,
-    };
-    tree.body(0..stmts.len(), 0)
+    Tree::new(stmts, shared, capacity, true).body(0..stmts.len(), 0)
 }
 
 /// The loops of statements run in order, as [`shared_misses`] walks them.
@@ -304,9 +322,20 @@ struct Tree<'a> {
     stmts: &'a [Placed],
     shared: &'a [usize],
     capacity: f64,
+    /// Whether each thread has a cache of `capacity` of its own.
+    per_thread: bool,
 }
 
-impl Tree<'_> {
+impl<'a> Tree<'a> {
+    fn new(stmts: &'a [Placed], shared: &'a [usize], capacity: f64, per_thread: bool) -> Self {
+        Tree {
+            stmts,
+            shared,
+            capacity,
+            per_thread,
+        }
+    }
+
     /// The lines the statements `r` (sharing their loops outside `m`) touch over their
     /// loops from `m` on.
     fn footprint(&self, r: std::ops::Range<usize>, m: usize) -> f64 {
@@ -342,13 +371,17 @@ impl Tree<'_> {
 
     /// Misses of the statements `r` that share their loop `m`, over it.
     fn in_loop(&self, r: std::ops::Range<usize>, m: usize) -> f64 {
+        let threads = match self.stmts[r.start].parallel {
+            Some((at, threads)) if at == m && self.per_thread => threads,
+            _ => 1.0,
+        };
         if self.footprint(r.clone(), m + 1) <= self.capacity {
-            return self.footprint(r, m);
+            return self.footprint(r, m) / threads;
         }
         let trip = (self.stmts[r.clone()].iter())
             .map(|p| p.loops[m].trip)
             .fold(1.0, f64::max);
-        trip * self.body(r, m + 1)
+        trip * self.body(r, m + 1) / threads
     }
 
     /// The parts of a body at loop `m`: runs of neighbours sharing loop `m`, and
@@ -406,10 +439,17 @@ pub fn program(stmts: &[Placed], shared: &[usize], caches: &Caches, free: &[bool
     let each: Vec<Parts> = (stmts.iter().zip(free))
         .map(|(p, &f)| {
             let accesses: Vec<Vec<Vec<i64>>> = p.accesses.iter().map(|(_, a)| a.clone()).collect();
-            arithmetic(&accesses, &p.loops, caches, f)
+            let threads = p.parallel.map_or(1.0, |(_, t)| t);
+            let one = arithmetic(&accesses, &p.loops, caches, f);
+            Parts {
+                iterations: one.iterations / threads,
+                starts: one.starts / threads,
+                ..one
+            }
         })
         .collect();
     let mut work = each.iter().fold(Parts::default(), |a, &b| a + b);
+    work.syncs = syncs(stmts, shared);
     // Runs of neighbours sharing their innermost loop, each statement's chain iterations.
     let mut k = 0;
     while k < stmts.len() {
@@ -438,9 +478,24 @@ pub fn program(stmts: &[Placed], shared: &[usize], caches: &Caches, free: &[bool
     Parts {
         from_l2: shared_misses(stmts, shared, caches.l1),
         from_l3: shared_misses(stmts, shared, caches.l2),
-        from_memory: shared_misses(stmts, shared, caches.l3),
+        from_memory: Tree::new(stmts, shared, caches.l3, false).body(0..stmts.len(), 0),
         ..work
     }
+}
+
+/// How often the statements' loops run on the threads are entered: once per iteration of
+/// the loops outside each, a loop that neighbours share counted once.
+fn syncs(stmts: &[Placed], shared: &[usize]) -> f64 {
+    let mut total = 0.0;
+    for (k, p) in stmts.iter().enumerate() {
+        let Some((at, _)) = p.parallel else { continue };
+        let same =
+            k > 0 && stmts[k - 1].parallel.is_some_and(|(a, _)| a == at) && shared[k - 1] > at;
+        if !same {
+            total += p.loops[..at].iter().map(|l| l.trip).product::<f64>();
+        }
+    }
+    total
 }
 
 /// Iterations (a vector's worth as one where the innermost loop vectorizes) and starts of

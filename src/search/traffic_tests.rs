@@ -150,6 +150,7 @@ fn fused_statements_share_their_footprints() {
     let at = |array: usize, sub: Vec<Vec<i64>>| Placed {
         accesses: vec![(array, sub)],
         loops: nest.clone(),
+        parallel: None,
     };
     let row = vec![unit(2, 0), unit(2, 1)];
     let column = vec![unit(2, 1), unit(2, 0)];
@@ -178,6 +179,7 @@ fn chains_in_one_loop_overlap() {
     let at = |array: usize| Placed {
         accesses: vec![(array, vec![unit(2, 0), unit(2, 1)])],
         loops: nest.clone(),
+        parallel: None,
     };
     let caches = Caches::default();
     let pair = [at(0), at(1)];
@@ -190,4 +192,40 @@ fn chains_in_one_loop_overlap() {
     assert_eq!(vectors.iterations, 2.0 * 4096.0 / caches.lanes);
     let one_chain = program(&pair, &[2, 0], &caches, &[false, true]);
     assert_eq!(one_chain.iterations, 4096.0 + 4096.0 / caches.lanes);
+}
+
+/// A loop on the threads: each of 4 threads runs a quarter of its iterations and misses a
+/// quarter of its lines in its own caches, but memory serves all of them; entering it
+/// inside a sequential loop of 64 makes 64 meetings of the threads, outermost one.
+#[test]
+fn a_loop_on_the_threads_shares_its_work() {
+    let nest = loops(&[unit(2, 0), unit(2, 1)], &[64.0, 64.0], &[]);
+    let at = |parallel: Option<(usize, f64)>| Placed {
+        accesses: vec![(0, vec![unit(2, 0), unit(2, 1)])],
+        loops: nest.clone(),
+        parallel,
+    };
+    let caches = Caches {
+        l1: 4.0,
+        l2: 16.0,
+        l3: 1e6,
+        lanes: 1.0,
+    };
+    let one = program(&[at(None)], &[0], &caches, &[true]);
+    let outer = program(&[at(Some((0, 4.0)))], &[0], &caches, &[true]);
+    assert_eq!(outer.iterations, one.iterations / 4.0);
+    assert_eq!(outer.from_l2, one.from_l2 / 4.0);
+    assert_eq!(outer.from_l3, one.from_l3 / 4.0);
+    assert_eq!(outer.from_memory, one.from_memory);
+    assert_eq!((one.syncs, outer.syncs), (0.0, 1.0));
+    let inner = program(&[at(Some((1, 4.0)))], &[0], &caches, &[true]);
+    assert_eq!(inner.syncs, 64.0);
+    // Two statements sharing the loop meet once per entry.
+    let both = program(
+        &[at(Some((1, 4.0))), at(Some((1, 4.0)))],
+        &[2, 0],
+        &caches,
+        &[true, true],
+    );
+    assert_eq!(both.syncs, 64.0);
 }
