@@ -24,6 +24,13 @@
 #   (which checks their outputs and adds its kernel clock, read through $LOOPY_KERNEL_TIME).
 # - With SEARCH=SDIR, also SDIR/KERNEL.loopy for each of the four products that has one (the
 #   script `loopy search --threads N` wrote), as the program loopy-search.
+# - With EXAMPLES="K ..." and SEARCH=SDIR: for each kernel K of examples/ at the manifest's
+#   LARGE sizes, SDIR/K.loopy built by `loopy bench --keep --threads 2` (its output checked
+#   on 2 threads against the original's) as the program search, the original (gcc, one
+#   thread) as orig, and the original under clang-16 -mllvm -polly -mllvm -polly-parallel
+#   as polly; each reports its kernel time through $LOOPY_KERNEL_TIME.
+# - PRODUCTS=0 leaves out the products and the stencils above; ISAS="avx512" builds for
+#   one instruction set only (default both).
 # Each build's flags are in DIR/flags. Polly and OpenBLAS need clang-16, libpolly-16-dev
 # and libopenblas-dev here; a missing one is left out of the kit with a message.
 set -euo pipefail
@@ -85,7 +92,9 @@ sed 's/^gemm_block_scaled_par(\(.*\))$/gemm_block_scaled(\1)\nparallel(Full, 4)/
   "$pb/scripts/gemm-par.loopy" >"$tmp/gemm-jr.loopy"
 grep -q '^parallel(Full, 4)$' "$tmp/gemm-jr.loopy" || { echo "gemm-par.loopy changed shape" >&2; exit 1; }
 : >"$out/flags"
-for isa in avx512 avx2; do
+. benches/manifest_sizes.sh
+[ -z "${SEARCH:-}" ] || SEARCH=$(cd "$SEARCH" && pwd)
+for isa in ${ISAS:-avx512 avx2}; do
   case $isa in
     avx512) cflags="-O3 -march=x86-64-v4" vb=64 mr=12 nr=16 mcl=84 ;;
     avx2) cflags="-O3 -march=x86-64-v3" vb=32 mr=6 nr=8 mcl=72 ;;
@@ -93,7 +102,10 @@ for isa in avx512 avx2; do
   d=$out/$isa
   mkdir -p "$d"
   echo "$isa: $cflags; $($CC --version | head -1); $([ $have_polly = 1 ] && $CLANG --version | head -1)" >>"$out/flags"
-  for k in gemm 2mm 3mm doitgen; do
+  products=(gemm 2mm 3mm doitgen)
+  stencils=(jacobi-2d seidel-2d)
+  if [ "${PRODUCTS:-1}" = 0 ]; then products=() stencils=(); fi
+  for k in ${products[@]+"${products[@]}"}; do
     echo "$isa: $k" >&2
     src=$(path_of "$k")/$k.c
     inc=(-I "$pb/utilities" -I "$(path_of "$k")")
@@ -132,7 +144,7 @@ for isa in avx512 avx2; do
       fi
     fi
   done
-  for k in jacobi-2d seidel-2d; do
+  for k in ${stencils[@]+"${stencils[@]}"}; do
     echo "$isa: $k" >&2
     case $k in
       jacobi-2d) size=(-D TSTEPS=500 -D N=1300) ;;
@@ -143,6 +155,23 @@ for isa in avx512 avx2; do
       --threads 2 --cflags "$cflags -static" --keep "$tmp/keep" >/dev/null)
     cp "$tmp/keep/$k.original" "$d/$k.orig.kc"
     cp "$tmp/keep/$k.transformed" "$d/$k.loopy.kc"
+  done
+  for k in ${EXAMPLES:-}; do
+    [ -n "${SEARCH:-}" ] && [ -f "$SEARCH/$k.loopy" ] || { echo "$k: no SEARCH/$k.loopy" >&2; exit 1; }
+    echo "$isa: $k (examples, search's script)" >&2
+    defs=() cdefs=()
+    for w in $(size=large sizes "$k"); do defs+=(-D "$w") cdefs+=("-D$w"); done
+    rm -rf "$tmp/keep"
+    (cd examples && "$LOOPY" bench "$k/$k.c" "$SEARCH/$k.loopy" "${defs[@]}" --runs 1 --warmup 0 \
+      --threads 2 --cflags "$cflags -static" --keep "$tmp/keep" >/dev/null)
+    cp "$tmp/keep/$k.original" "$d/$k.orig.kc"
+    cp "$tmp/keep/$k.transformed" "$d/$k.search.kc"
+    if [ $have_polly = 1 ]; then
+      # shellcheck disable=SC2086
+      "$CLANG" $cflags -mllvm -polly -mllvm -polly-parallel -static "${cdefs[@]}" \
+        "$tmp/keep/$k.original.c" "$tmp/keep/loopy_kernel_clock.c" -o "$d/$k.polly.kc" \
+        -L"$gomp" -lgomp -lpthread -lm
+    fi
   done
 done
 cat >"$out/run.sh" <<'EOF'
@@ -211,5 +240,5 @@ echo "medians of $runs runs, kernel time; scaling: over the same program on one 
 EOF
 chmod +x "$out/run.sh"
 # Symbols are of no use there; without them the kit is a third smaller.
-command -v strip >/dev/null && strip "$out"/avx512/* "$out"/avx2/*
+command -v strip >/dev/null && strip "$out"/avx*/*
 du -sh "$out"
