@@ -308,17 +308,7 @@ impl CostModel {
                 if !fits {
                     return false;
                 }
-                let levels: Vec<Vec<Int>> = (0..d)
-                    .map(|k| {
-                        let mut c = vec![Int::ZERO; l.len];
-                        for u in [s, t] {
-                            for (x, v) in rows[u][k].iter().enumerate() {
-                                c[l.offset[u] + x] = v.clone();
-                            }
-                        }
-                        c
-                    })
-                    .collect();
+                let levels = edge_levels(l, rows.as_slice(), (s, t), d);
                 budget::with_budget(CARRIED_STEPS, || e.carries(l, &levels, i64::MAX / 4))
                     == Ok(false)
             })
@@ -405,17 +395,7 @@ impl CostModel {
             if d == 0 || rows[t].len() != d || done || shared(s, t) < d || split || !fits {
                 continue;
             }
-            let levels: Vec<Vec<Int>> = (0..d)
-                .map(|k| {
-                    let mut c = vec![Int::ZERO; l.len];
-                    for u in [s, t] {
-                        for (x, v) in rows[u][k].iter().enumerate() {
-                            c[l.offset[u] + x] = v.clone();
-                        }
-                    }
-                    c
-                })
-                .collect();
+            let levels = edge_levels(l, rows, (s, t), d);
             if budget::with_budget(CARRIED_STEPS, || e.carries(l, &levels, within)) == Ok(true) {
                 out[s] = true;
                 out[t] = true;
@@ -572,6 +552,28 @@ fn extents(st: &crate::model::Statement, params: &[String], values: &[i64]) -> V
                 (Some(a), Some(b)) => a.max(b).max(1) as f64,
                 _ => NOMINAL as f64,
             }
+        })
+        .collect()
+}
+
+/// The outermost `depth` hyperplanes of statements `s` and `t` (the source and sink of a
+/// dependence), each level one coefficient vector of the layout `l`, as
+/// [`crate::search::space::Edge::carries`] takes them.
+fn edge_levels(
+    l: &super::space::Layout,
+    rows: &[Vec<Vec<Int>>],
+    (s, t): (usize, usize),
+    depth: usize,
+) -> Vec<Vec<Int>> {
+    (0..depth)
+        .map(|k| {
+            let mut c = vec![Int::ZERO; l.len];
+            for u in [s, t] {
+                for (x, v) in rows[u][k].iter().enumerate() {
+                    c[l.offset[u] + x] = v.clone();
+                }
+            }
+            c
         })
         .collect()
 }
