@@ -65,12 +65,14 @@ def spearman(x, y):
     syy = sum((b - my) ** 2 for b in ry)
     return sxy / (sxx * syy) ** 0.5 if sxx > 0 and syy > 0 else None
 
-FIXED = {"iteration": 1, "start": 8, "from_l2": 2, "from_l3": 4, "from_memory": 10}
+FIXED = {"iteration": 1, "start": 8, "from_l2": 2, "from_l3": 4, "from_memory": 10,
+         "sync": 4000}
 PART = {"iteration": "iterations", "start": "starts", "from_l2": "from_l2",
-        "from_l3": "from_l3", "from_memory": "from_memory"}
+        "from_l3": "from_l3", "from_memory": "from_memory", "sync": "syncs"}
 
 def rho(cands, weights, field):
-    pairs = [(sum(w * c["estimate_parts"][PART[k]] for k, w in weights.items()), 1 / c[field])
+    # A part an older JSON does not have counts nothing.
+    pairs = [(sum(w * c["estimate_parts"].get(PART[k], 0) for k, w in weights.items()), 1 / c[field])
              for c in cands if c.get("estimate_parts") and c.get(field)]
     r = spearman([p[0] for p in pairs], [p[1] for p in pairs])
     return len(pairs), "–" if r is None else f"{r:.2f}"

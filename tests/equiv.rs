@@ -370,7 +370,10 @@ fn a_racy_or_unread_openmp_loop_is_refused_at_its_span() {
             "a race",
             11,
         ),
-        ("reduction", copy, format!("#pragma omp parallel for reduction(+:alpha)\n{copy}"), "reduction(+:alpha)", 9),
+        // A reduction's variable read as anything but its own update (each thread's copy
+        // starts at 0).
+        ("reduction", copy, format!("#pragma omp parallel for reduction(+:alpha)\n{copy}"), "`alpha` is reduced by the OpenMP loop of line 9", 10),
+        ("reduction-min", copy, format!("#pragma omp parallel for reduction(min:alpha)\n{copy}"), "reduction(min:alpha)", 9),
         ("private", copy, format!("#pragma omp parallel for private(alpha)\n{copy}"), "`alpha` is private", 9),
         (
             "replicated",
@@ -1076,5 +1079,75 @@ fn a_variable_of_the_region_read_before_it_is_written_is_no_input() {
     assert!(
         err.contains("`t`, a variable of the region, read before the region writes it"),
         "{err}"
+    );
+}
+
+/// A sum on the threads with OpenMP's `reduction` clause: the threads' partial sums are
+/// combined in an unspecified order, so the answer is "equivalent up to reassociation of
+/// the reduction of `alpha` at line 10", never plain "equivalent" (JSON
+/// `equivalent-up-to-reassociation`, exit 0). `alpha -= e` is a `+` reduction. An update
+/// that is not `alpha = alpha + e` is refused at its statement; a sum of other elements
+/// is not equivalent, with a witness.
+#[test]
+fn a_reduction_on_the_threads_is_equivalent_up_to_reassociation() {
+    let sum = "alpha = 0.0;\nfor (i = 0; i < n; i++) alpha += x[i];\ny[0] = alpha;";
+    let par = |update: &str| {
+        format!(
+            "alpha = 0.0;\n#pragma omp parallel for reduction(+:alpha)\nfor (i = 0; i < n; i++) {update}\ny[0] = alpha;"
+        )
+    };
+    pair(
+        "reduce-sum",
+        sum,
+        &par("alpha += x[i];"),
+        Expect::Equivalent,
+    );
+    let dir = tempdir("reduce-said");
+    let a = write(&dir, "a", sum);
+    let b = write(&dir, "b", &par("alpha += x[i];"));
+    let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("equivalent up to reassociation of the reduction of `alpha` at line 10:"),
+        "{out}"
+    );
+    let (code, out, _) = loopy(&[
+        "equiv",
+        "--format",
+        "json",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["verdict"], "equivalent-up-to-reassociation", "{out}");
+    // A subtraction is an addition of the negated value.
+    let minus = "alpha = 0.0;\nfor (i = 0; i < n; i++) alpha -= x[i];\ny[0] = alpha;";
+    let c = write(&dir, "c", minus);
+    let d = write(&dir, "d", &par("alpha -= x[i];"));
+    let (code, out, err) = loopy(&["equiv", c.to_str().unwrap(), d.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("up to reassociation"), "{out}");
+    // Not an update by the clause's operator: refused at the statement.
+    for (name, update) in [
+        ("reduce-scaled", "alpha = alpha * 0.5 + x[i];"),
+        ("reduce-reversed", "alpha = x[i] - alpha;"),
+        ("reduce-read", "{ alpha += x[i]; y[i] = alpha; }"),
+    ] {
+        let e = write(&dir, name, &par(update));
+        let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), e.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: {out}{err}");
+        assert!(
+            err.contains("otherwise than as an update `alpha = alpha + e`"),
+            "{name}: {err}"
+        );
+        assert!(err.contains(&format!("{name}.c:11")), "{name}: {err}");
+    }
+    // Another sum: not equivalent, whatever the association.
+    pair(
+        "reduce-other",
+        sum,
+        &par("alpha += y[i];"),
+        Expect::Different,
     );
 }

@@ -37,6 +37,9 @@ pub enum Verdict {
         /// The checks that stop a program (overflow and allocation checks of generated
         /// code, `Scop::stops`): the values are the same where they pass.
         stops: usize,
+        /// The reductions of OpenMP loops (`` `x` at line N ``, the second program's first):
+        /// the values are the same up to the reassociation of their updates.
+        reassociated: Vec<String>,
     },
     /// A real difference.
     Different(Box<Witness>),
@@ -138,6 +141,11 @@ fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
                 parallel: la.iter().chain(&lb).filter(|l| !l.is_vector()).count(),
                 vector: la.iter().chain(&lb).filter(|l| l.is_vector()).count(),
                 stops: a.stops.len() + b.stops.len(),
+                reassociated: (lb.iter().chain(&la))
+                    .flat_map(|l| {
+                        (l.reduced.iter()).map(|(x, _)| format!("`{x}` at line {}", l.pragma.line))
+                    })
+                    .collect(),
                 outputs: outputs
                     .iter()
                     .map(|o| {

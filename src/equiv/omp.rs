@@ -11,12 +11,20 @@
 //! Accepted: `#pragma omp parallel` on a block whose statements all lie in work-sharing
 //! loops, `#pragma omp for`, `#pragma omp parallel for` and `#pragma omp simd` (and `for
 //! simd`), with the clauses `private` (of loop counters only), `schedule`, `num_threads`,
-//! `default(shared)`, and on SIMD loops `safelen` and `simdlen` (they only bound how many
-//! iterations run together). Anything else (a reduction, `nowait`, `collapse`, `aligned`,
-//! `single`, `critical`, a statement that every thread runs) is refused with its span.
+//! `default(shared)`, on SIMD loops `safelen` and `simdlen` (they only bound how many
+//! iterations run together), and `reduction(+: x)` (or `-`, `*`) of a scalar. Anything else
+//! (`nowait`, `collapse`, `aligned`, `single`, `critical`, a statement that every thread
+//! runs) is refused with its span.
+//!
+//! A reduction's variable is each thread's own and their partial results are combined in
+//! an unspecified order: the loop is the sequential loop *up to the reassociation* of that
+//! variable's updates, which is what the answer then says. Every statement of the loop
+//! that touches the variable must update it as `x = x op e` (`x op= e`) with `e` not reading
+//! it, `op` the clause's (`-` for `+`), else the loop is refused; its updates are then no
+//! race.
 
 use super::dataflow::order_at;
-use super::program::{Program, Refusal};
+use super::program::{Node, Program, Refusal};
 use crate::model::{Scop, SourceSpan};
 
 /// A work-sharing or SIMD loop: its directive and where its `for` header starts.
@@ -26,6 +34,8 @@ pub struct Loop {
     header: usize,
     /// Shared among the threads of a parallel region (`omp for`), not only run in lanes.
     work_sharing: bool,
+    /// The variables of its `reduction` clauses (C names), each with its operator.
+    pub reduced: Vec<(String, String)>,
     /// The lanes of a vector statement (no directive: `pragma` is the statement).
     vector: bool,
 }
@@ -39,6 +49,8 @@ struct Directive {
     work_sharing: bool,
     simd: bool,
     private: Vec<String>,
+    /// `reduction(op: x, …)`: each variable with its operator.
+    reduced: Vec<(String, String)>,
 }
 
 /// The work-sharing and SIMD loops of `s`'s region, or why its OpenMP directives are refused.
@@ -79,6 +91,7 @@ pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
                 pragma: d.span,
                 header,
                 work_sharing: d.work_sharing,
+                reduced: d.reduced,
                 vector: false,
             });
         }
@@ -109,6 +122,7 @@ pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
                 pragma: l.span.clone(),
                 header: l.span.range.start,
                 work_sharing: false,
+                reduced: vec![],
                 vector: true,
             });
         }
@@ -160,6 +174,7 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
         ));
     }
     let mut private = vec![];
+    let mut reduced = vec![];
     for (name, args) in clauses(words).ok_or_else(|| {
         Refusal::new(
             format!("the clauses of `#pragma omp {body}` cannot be read"),
@@ -168,6 +183,17 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
     })? {
         match name.as_str() {
             "private" => private.extend(args.split(',').map(|a| a.trim().to_string())),
+            "reduction" => match args.split_once(':') {
+                Some((op, vars)) if ["+", "-", "*"].contains(&op.trim()) => {
+                    let op = if op.trim() == "*" { "*" } else { "+" };
+                    reduced.extend(vars.split(',').map(|v| (v.trim().to_string(), op.to_string())));
+                }
+                _ => {
+                    return refuse(format!(
+                        "the OpenMP clause `reduction({args})`: only `+`, `-` and `*` reductions of scalars are read"
+                    ))
+                }
+            },
             "schedule" | "num_threads" => {}
             "safelen" | "simdlen" if simd => {}
             "default" if args.trim() == "shared" => {}
@@ -178,7 +204,7 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
                     format!("{name}({args})")
                 };
                 return refuse(format!(
-                    "the OpenMP clause `{clause}`: only `private` (of loop counters), `schedule`, `num_threads`, `default(shared)`, and `safelen` and `simdlen` on a SIMD loop, are read"
+                    "the OpenMP clause `{clause}`: only `private` (of loop counters), `schedule`, `num_threads`, `default(shared)`, `reduction`, and `safelen` and `simdlen` on a SIMD loop, are read"
                 ));
             }
         }
@@ -190,6 +216,7 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
         work_sharing,
         simd,
         private,
+        reduced,
     })
 }
 
@@ -304,9 +331,11 @@ pub fn race_free(p: &Program, loops: &[Loop], params: &[String]) -> Result<(), R
                 Some((k, d))
             })
             .collect();
+        updates_only(p, l, &inside)?;
+        let reduced = |array: &str| l.reduced.iter().any(|(x, _)| *x == p.c_name(array));
         for &(a, d) in &inside {
             for &(b, _) in &inside {
-                if let Some(array) = conflict(p, params, a, b, d) {
+                if let Some(array) = conflict(p, params, a, b, d).filter(|x| !reduced(x)) {
                     let name = p.c_name(&array);
                     let what = if l.vector {
                         format!(
@@ -322,6 +351,56 @@ pub fn race_free(p: &Program, loops: &[Loop], params: &[String]) -> Result<(), R
                     };
                     return Err(Refusal::new(what, Some(&p.stmts[a].span)));
                 }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a reduction of loop `l` (its statements `inside`) whose variable a statement of
+/// the loop touches otherwise than by updating it with the clause's operator: `x = x op e`
+/// (`x - e` for `+`), `e` not reading `x`.
+fn updates_only(p: &Program, l: &Loop, inside: &[(usize, usize)]) -> Result<(), Refusal> {
+    for (x, op) in &l.reduced {
+        let reads_x = |st: &super::program::Stmt, node: usize| -> bool {
+            let mut stack = vec![node];
+            while let Some(n) = stack.pop() {
+                match &st.nodes[n] {
+                    Node::Read(j)
+                        if (st.reads[*j].as_ref()).is_some_and(|(a, _)| p.c_name(a) == *x) =>
+                    {
+                        return true
+                    }
+                    Node::Op(_, args) => stack.extend(args),
+                    _ => {}
+                }
+            }
+            false
+        };
+        for &(k, _) in inside {
+            let st = &p.stmts[k];
+            let update = match &st.nodes[st.root] {
+                Node::Op(o, args) if args.len() == 2 => {
+                    let is_x = |n: usize| matches!(st.nodes[n], Node::Read(_)) && reads_x(st, n);
+                    // Typed operators: `+ double`.
+                    let o = o.split(' ').next().unwrap_or("");
+                    let same_op = o == op || (op == "+" && o == "-");
+                    let (l0, r0) = (args[0], args[1]);
+                    same_op
+                        && ((is_x(l0) && !reads_x(st, r0))
+                            || (o != "-" && is_x(r0) && !reads_x(st, l0)))
+                }
+                _ => false,
+            };
+            let writes_x = p.c_name(&st.write_array) == *x;
+            if (writes_x && !update) || (!writes_x && reads_x(st, st.root)) {
+                return Err(Refusal::new(
+                    format!(
+                        "`{x}` is reduced by the OpenMP loop of line {}, and this statement uses it otherwise than as an update `{x} = {x} {op} e`",
+                        l.pragma.line
+                    ),
+                    Some(&st.span),
+                ));
             }
         }
     }

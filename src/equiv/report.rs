@@ -50,8 +50,16 @@ pub fn summary(v: &Verdict, a: &Scop) -> String {
             parallel,
             vector,
             stops,
+            reassociated,
         } => format!(
-            "equivalent: {} hold the same values after both regions, for every value of {}{}{}{}",
+            "{}: {} hold the same values after both regions, for every value of {}{}{}{}",
+            match reassociated.is_empty() {
+                true => "equivalent".to_string(),
+                false => format!(
+                    "equivalent up to reassociation of the reduction of {}",
+                    reassociated.join(" and of ")
+                ),
+            },
             outputs
                 .iter()
                 .map(|o| format!("`{o}`"))
@@ -179,6 +187,9 @@ struct UndecidedJson<'a> {
 /// The verdict as JSON.
 pub fn json<'a>(v: &'a Verdict, a: &Scop, b: &Scop) -> VerdictJson<'a> {
     let (verdict, exit_code) = match v {
+        Verdict::Equivalent { reassociated, .. } if !reassociated.is_empty() => {
+            ("equivalent-up-to-reassociation", 0)
+        }
         Verdict::Equivalent { .. } => ("equivalent", 0),
         Verdict::Different(_) => ("not-equivalent", 1),
         Verdict::Undecided(_) => ("undecided", 2),
