@@ -373,7 +373,9 @@ fn a_racy_or_unread_openmp_loop_is_refused_at_its_span() {
         // A reduction's variable read as anything but its own update (each thread's copy
         // starts at 0).
         ("reduction", copy, format!("#pragma omp parallel for reduction(+:alpha)\n{copy}"), "`alpha` is reduced by the OpenMP loop of line 9", 10),
-        ("reduction-min", copy, format!("#pragma omp parallel for reduction(min:alpha)\n{copy}"), "reduction(min:alpha)", 9),
+        ("reduction-and", copy, format!("#pragma omp parallel for reduction(&&:alpha)\n{copy}"), "reduction(&&:alpha)", 9),
+        // A reduced array: each thread's copy of every element starts at 0.
+        ("reduction-array", copy, format!("#pragma omp parallel for reduction(+:x)\n{copy}"), "`x` is an array reduced", 9),
         ("private", copy, format!("#pragma omp parallel for private(alpha)\n{copy}"), "`alpha` is private", 9),
         (
             "replicated",
@@ -1149,5 +1151,35 @@ fn a_reduction_on_the_threads_is_equivalent_up_to_reassociation() {
         sum,
         &par("alpha += y[i];"),
         Expect::Different,
+    );
+    // A maximum, `fmax` either way round; an `fmax` update under a `+` clause is refused.
+    let max = "alpha = 0.0;\nfor (i = 0; i < n; i++) alpha = fmax(alpha, x[i]);\ny[0] = alpha;";
+    let f = write(&dir, "f", max);
+    let on_max = |update: &str| par(update).replace("reduction(+:alpha)", "reduction(max:alpha)");
+    for (name, update) in [
+        ("max-a", "alpha = fmax(alpha, x[i]);"),
+        ("max-b", "alpha = fmax(x[i], alpha);"),
+    ] {
+        // Each against the sequential loop with the same update (the order of `fmax`'s
+        // arguments is part of the operation).
+        let f = write(
+            &dir,
+            &format!("{name}-seq"),
+            &max.replace("alpha = fmax(alpha, x[i]);", update),
+        );
+        let g = write(&dir, name, &on_max(update));
+        let (code, out, err) = loopy(&["equiv", f.to_str().unwrap(), g.to_str().unwrap()]);
+        assert_eq!(code, 0, "{name}: {out}{err}");
+        assert!(
+            out.contains("up to reassociation of the reduction of `alpha`"),
+            "{out}"
+        );
+    }
+    let g = write(&dir, "max-sum", &par("alpha = fmax(alpha, x[i]);"));
+    let (code, _, err) = loopy(&["equiv", f.to_str().unwrap(), g.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("otherwise than as an update `alpha = alpha + e`"),
+        "{err}"
     );
 }

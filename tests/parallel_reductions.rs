@@ -129,18 +129,17 @@ fn reduction_operator_mistakes_are_reported() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `apply --prove` proves a program with `+` and `*` reductions on the threads equivalent up
-/// to the reassociation of each reduction, and says so: never plain "equivalent".
+/// `apply --prove` proves a program with `+`, `*` and `max` reductions on the threads
+/// equivalent up to the reassociation of each reduction, and says so: never plain
+/// "equivalent".
 #[test]
 fn proved_up_to_the_reassociation_of_each_reduction() {
     let dir = scratch("reductions", "prove");
-    let script = dir.join("sum-prod.loopy");
-    std::fs::write(&script, "parallel(Sum, 1, +)\nparallel(Prod, 1, *)\n").unwrap();
     let out_c = dir.join("out.c");
     let (code, out, err) = loopy(&[
         "apply",
         KERNEL,
-        script.to_str().unwrap(),
+        "tests/data/codegen/reductions.loopy",
         "-o",
         out_c.to_str().unwrap(),
         "--prove",
@@ -149,7 +148,8 @@ fn proved_up_to_the_reassociation_of_each_reduction() {
     let said = format!("{out}{err}");
     assert!(
         said.contains("equivalent up to reassociation of the reduction of `s` at line ")
-            && said.contains(" and of `p` at line "),
+            && said.contains(" and of `p` at line ")
+            && said.contains(" and of `m` at line "),
         "{said}"
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -12,7 +12,7 @@
 //! loops, `#pragma omp for`, `#pragma omp parallel for` and `#pragma omp simd` (and `for
 //! simd`), with the clauses `private` (of loop counters only), `schedule`, `num_threads`,
 //! `default(shared)`, on SIMD loops `safelen` and `simdlen` (they only bound how many
-//! iterations run together), and `reduction(+: x)` (or `-`, `*`) of a scalar. Anything else
+//! iterations run together), and `reduction(+: x)` (or `-`, `*`, `min`, `max`) of a scalar. Anything else
 //! (`nowait`, `collapse`, `aligned`, `single`, `critical`, a statement that every thread
 //! runs) is refused with its span.
 //!
@@ -20,8 +20,8 @@
 //! an unspecified order: the loop is the sequential loop *up to the reassociation* of that
 //! variable's updates, which is what the answer then says. Every statement of the loop
 //! that touches the variable must update it as `x = x op e` (`x op= e`) with `e` not reading
-//! it, `op` the clause's (`-` for `+`), else the loop is refused; its updates are then no
-//! race.
+//! it, `op` the clause's (`-` for `+`; `fmax(x, e)` for `max`, `fmin` for `min`), else the
+//! loop is refused; its updates are then no race.
 
 use super::dataflow::order_at;
 use super::program::{Node, Program, Refusal};
@@ -184,13 +184,13 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
         match name.as_str() {
             "private" => private.extend(args.split(',').map(|a| a.trim().to_string())),
             "reduction" => match args.split_once(':') {
-                Some((op, vars)) if ["+", "-", "*"].contains(&op.trim()) => {
-                    let op = if op.trim() == "*" { "*" } else { "+" };
+                Some((op, vars)) if ["+", "-", "*", "min", "max"].contains(&op.trim()) => {
+                    let op = if op.trim() == "-" { "+" } else { op.trim() };
                     reduced.extend(vars.split(',').map(|v| (v.trim().to_string(), op.to_string())));
                 }
                 _ => {
                     return refuse(format!(
-                        "the OpenMP clause `reduction({args})`: only `+`, `-` and `*` reductions of scalars are read"
+                        "the OpenMP clause `reduction({args})`: only `+`, `-`, `*`, `min` and `max` reductions of scalars are read"
                     ))
                 }
             },
@@ -362,6 +362,18 @@ pub fn race_free(p: &Program, loops: &[Loop], params: &[String]) -> Result<(), R
 /// (`x - e` for `+`), `e` not reading `x`.
 fn updates_only(p: &Program, l: &Loop, inside: &[(usize, usize)]) -> Result<(), Refusal> {
     for (x, op) in &l.reduced {
+        // Each thread's copy of a reduced array starts at the identity in every element,
+        // elements the loop reads without updating them included: scalars only.
+        if (p.scop.arrays.iter()).any(|a| a.c_name == *x && a.rank > 0) {
+            return Err(Refusal::new(
+                format!("`{x}` is an array reduced by the OpenMP loop of line {}: only reductions of scalars are read", l.pragma.line),
+                Some(&l.pragma),
+            ));
+        }
+        let form = match op.as_str() {
+            "max" | "min" => format!("{x} = f{op}({x}, e)"),
+            _ => format!("{x} = {x} {op} e"),
+        };
         let reads_x = |st: &super::program::Stmt, node: usize| -> bool {
             let mut stack = vec![node];
             while let Some(n) = stack.pop() {
@@ -382,8 +394,7 @@ fn updates_only(p: &Program, l: &Loop, inside: &[(usize, usize)]) -> Result<(), 
             let update = match &st.nodes[st.root] {
                 Node::Op(o, args) if args.len() == 2 => {
                     let is_x = |n: usize| matches!(st.nodes[n], Node::Read(_)) && reads_x(st, n);
-                    // Typed operators: `+ double`.
-                    let o = o.split(' ').next().unwrap_or("");
+                    let o = operator(o);
                     let same_op = o == op || (op == "+" && o == "-");
                     let (l0, r0) = (args[0], args[1]);
                     same_op
@@ -396,7 +407,7 @@ fn updates_only(p: &Program, l: &Loop, inside: &[(usize, usize)]) -> Result<(), 
             if (writes_x && !update) || (!writes_x && reads_x(st, st.root)) {
                 return Err(Refusal::new(
                     format!(
-                        "`{x}` is reduced by the OpenMP loop of line {}, and this statement uses it otherwise than as an update `{x} = {x} {op} e`",
+                        "`{x}` is reduced by the OpenMP loop of line {}, and this statement uses it otherwise than as an update `{form}`",
                         l.pragma.line
                     ),
                     Some(&st.span),
@@ -405,6 +416,19 @@ fn updates_only(p: &Program, l: &Loop, inside: &[(usize, usize)]) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// The operator of a typed operation node as a reduction clause names it: `+ double` is
+/// `+`, a call of `fmax` (`fmaxf`, `fmaxl`) is `max` and of `fmin` `min`.
+fn operator(node: &str) -> &str {
+    let mut words = node.split(' ');
+    match (words.next(), words.next()) {
+        (Some("call"), Some("fmax" | "fmaxf" | "fmaxl")) => "max",
+        (Some("call"), Some("fmin" | "fminf" | "fminl")) => "min",
+        (Some("call"), _) => "call",
+        (Some(o), _) => o,
+        (None, _) => "",
+    }
 }
 
 /// An array that statement `a` writes and statement `b` touches at one element in two
