@@ -297,10 +297,23 @@ fn the_row_block_recipe_is_skipped_where_its_precondition_fails() {
 /// threads, prints exactly what the original prints.
 #[test]
 fn the_row_block_recipe_on_the_threads_prints_what_the_original_prints() {
-    let kernel = "examples/doitgen/doitgen.c";
-    let dir = scratch("search_recipe", "doitgen-threads");
+    let (out, script) = answer_on_threads_agrees("examples/doitgen/doitgen.c", "doitgen");
+    assert!(
+        out.contains("recipe, row-block recipe on Mult (")
+            && out.contains("), on the threads: legal"),
+        "{out}"
+    );
+    assert!(script.contains("parallel(Init, 2)"), "{script}");
+    assert_commented(&script);
+}
+
+/// `search --no-bench --threads 2` on `kernel`: the answer is accepted by `loopy check`,
+/// and the generated program, built with OpenMP and run on three threads, prints exactly
+/// what the original prints. The search's output and the script.
+fn answer_on_threads_agrees(kernel: &str, case: &str) -> (String, String) {
+    let dir = scratch("search_recipe", &format!("{case}-threads"));
     let best = dir.join("best.loopy");
-    let (code, out, err) = loopy(&[
+    let (code, searched, err) = loopy(&[
         "search",
         kernel,
         "--no-bench",
@@ -309,15 +322,8 @@ fn the_row_block_recipe_on_the_threads_prints_what_the_original_prints() {
         "-o",
         best.to_str().unwrap(),
     ]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert!(
-        out.contains("recipe, row-block recipe on Mult (")
-            && out.contains("), on the threads: legal"),
-        "{out}"
-    );
+    assert_eq!(code, 0, "{searched}{err}");
     let script = std::fs::read_to_string(&best).unwrap();
-    assert!(script.contains("parallel(Init, 2)"), "{script}");
-    assert_commented(&script);
     let (code, out, err) = loopy(&["check", kernel, best.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let (code, generated, err) = loopy(&["apply", kernel, best.to_str().unwrap()]);
@@ -325,19 +331,27 @@ fn the_row_block_recipe_on_the_threads_prints_what_the_original_prints() {
     let (orig, new) = (dir.join("orig.c"), dir.join("new.c"));
     std::fs::copy(kernel, &orig).unwrap();
     std::fs::write(&new, &generated).unwrap();
-    let flags = ["-O2", "-march=native", "-ffp-contract=off", "-fopenmp"];
+    let flags = [
+        "-O2",
+        "-march=native",
+        "-ffp-contract=off",
+        "-fopenmp",
+        "-lm",
+    ];
     compile(&orig, &dir.join("orig"), &flags, "");
     compile(&new, &dir.join("new"), &flags, &generated);
-    let on_threads = |exe: &std::path::Path| {
-        let out = Command::new(exe)
-            .env("OMP_NUM_THREADS", "3")
-            .output()
-            .expect("run");
-        assert!(out.status.success());
-        String::from_utf8(out.stdout).unwrap()
-    };
-    assert_eq!(on_threads(&dir.join("new")), run(&dir.join("orig")));
+    let out = Command::new(dir.join("new"))
+        .env("OMP_NUM_THREADS", "3")
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        run(&dir.join("orig")),
+        "{case}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
+    (searched, script)
 }
 
 /// Must-fail cases of the row-block recipe, each left out by the checker: where every
@@ -688,48 +702,8 @@ fn the_hoisting_recipe_is_legal_and_prints_what_the_original_prints() {
 #[test]
 fn the_beam_on_the_threads_prints_what_the_original_prints() {
     for name in ["symm", "gramschmidt"] {
-        let kernel = format!("examples/{name}/{name}.c");
-        let dir = scratch("search_recipe", &format!("{name}-beam-threads"));
-        let best = dir.join("best.loopy");
-        let (code, out, err) = loopy(&[
-            "search",
-            &kernel,
-            "--no-bench",
-            "--threads",
-            "2",
-            "-o",
-            best.to_str().unwrap(),
-        ]);
-        assert_eq!(code, 0, "{out}{err}");
-        let script = std::fs::read_to_string(&best).unwrap();
+        let (_, script) = answer_on_threads_agrees(&format!("examples/{name}/{name}.c"), name);
         assert!(script.contains("\nparallel("), "{script}");
         assert!(!script.contains("recipe"), "{script}");
-        let (code, out, err) = loopy(&["check", &kernel, best.to_str().unwrap()]);
-        assert_eq!(code, 0, "{out}{err}");
-        let (code, generated, err) = loopy(&["apply", &kernel, best.to_str().unwrap()]);
-        assert_eq!(code, 0, "{err}");
-        let (orig, new) = (dir.join("orig.c"), dir.join("new.c"));
-        std::fs::copy(&kernel, &orig).unwrap();
-        std::fs::write(&new, &generated).unwrap();
-        let flags = [
-            "-O2",
-            "-march=native",
-            "-ffp-contract=off",
-            "-fopenmp",
-            "-lm",
-        ];
-        compile(&orig, &dir.join("orig"), &flags, "");
-        compile(&new, &dir.join("new"), &flags, &generated);
-        let out = Command::new(dir.join("new"))
-            .env("OMP_NUM_THREADS", "3")
-            .output()
-            .expect("run");
-        assert!(out.status.success());
-        assert_eq!(
-            String::from_utf8(out.stdout).unwrap(),
-            run(&dir.join("orig")),
-            "{name}"
-        );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
