@@ -1183,3 +1183,59 @@ fn a_reduction_on_the_threads_is_equivalent_up_to_reassociation() {
         "{err}"
     );
 }
+
+/// Atomic updates of an array in a parallel loop (what loopy generates for a reduction of
+/// array elements): the rows of `A` summed into `x[i]` with the columns on the threads are
+/// "equivalent up to reassociation of the atomic updates at line 12". An atomic update whose
+/// operand reads the array is refused at it; a plain read of an element that other
+/// iterations update atomically is a race; a sum of other elements is not equivalent.
+#[test]
+fn atomic_updates_on_the_threads_are_equivalent_up_to_reassociation() {
+    let seq = "for (i = 0; i < n; i++)\nfor (j = 0; j < m; j++)\nx[i] += A[i][j];";
+    let par = |update: &str| {
+        format!(
+            "for (i = 0; i < n; i++)\n#pragma omp parallel for\nfor (j = 0; j < m; j++) {{\n#pragma omp atomic\n{update}\n}}"
+        )
+    };
+    pair(
+        "atomic-sum",
+        seq,
+        &par("x[i] += A[i][j];"),
+        Expect::Equivalent,
+    );
+    let dir = tempdir("atomic-said");
+    let a = write(&dir, "a", seq);
+    let b = write(&dir, "b", &par("x[i] += A[i][j];"));
+    let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("equivalent up to reassociation of the atomic updates at line 12:"),
+        "{out}"
+    );
+    for (name, update, says, line) in [
+        (
+            "atomic-reads",
+            "x[i] += x[j];",
+            "the atomic update of line 12 is not",
+            13,
+        ),
+        (
+            "atomic-race",
+            "x[i] += A[i][j];\ny[j] = x[i];",
+            "a race in the parallel loop",
+            13,
+        ),
+    ] {
+        let c = write(&dir, name, &par(update));
+        let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), c.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: {out}{err}");
+        assert!(err.contains(says), "{name}: {err}");
+        assert!(err.contains(&format!("{name}.c:{line}")), "{name}: {err}");
+    }
+    pair(
+        "atomic-other",
+        seq,
+        &par("x[i] += A[j][i];"),
+        Expect::Different,
+    );
+}

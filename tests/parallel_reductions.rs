@@ -148,8 +148,8 @@ fn proved_up_to_the_reassociation_of_each_reduction() {
     let said = format!("{out}{err}");
     assert!(
         said.contains("equivalent up to reassociation of the reduction of `s` at line ")
-            && said.contains(" and of `p` at line ")
-            && said.contains(" and of `m` at line "),
+            && said.contains(" and of the reduction of `p` at line ")
+            && said.contains(" and of the reduction of `m` at line "),
         "{said}"
     );
     let _ = std::fs::remove_dir_all(&dir);

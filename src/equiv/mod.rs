@@ -37,8 +37,9 @@ pub enum Verdict {
         /// The checks that stop a program (overflow and allocation checks of generated
         /// code, `Scop::stops`): the values are the same where they pass.
         stops: usize,
-        /// The reductions of OpenMP loops (`` `x` at line N ``, the second program's first):
-        /// the values are the same up to the reassociation of their updates.
+        /// The reductions and atomic updates of OpenMP loops (`the reduction of `x` at line
+        /// N`, the second program's first): the values are the same up to the reassociation
+        /// of their updates.
         reassociated: Vec<String>,
     },
     /// A real difference.
@@ -143,7 +144,12 @@ fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
                 stops: a.stops.len() + b.stops.len(),
                 reassociated: (lb.iter().chain(&la))
                     .flat_map(|l| {
-                        (l.reduced.iter()).map(|(x, _)| format!("`{x}` at line {}", l.pragma.line))
+                        let reduced = (l.reduced.iter()).map(|(x, _)| {
+                            format!("the reduction of `{x}` at line {}", l.pragma.line)
+                        });
+                        let atomic = (l.atomic.iter())
+                            .map(|(_, span)| format!("the atomic updates at line {}", span.line));
+                        reduced.chain(atomic).collect::<Vec<_>>()
                     })
                     .collect(),
                 outputs: outputs

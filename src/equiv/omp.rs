@@ -36,6 +36,9 @@ pub struct Loop {
     work_sharing: bool,
     /// The variables of its `reduction` clauses (C names), each with its operator.
     pub reduced: Vec<(String, String)>,
+    /// Its statements under `#pragma omp atomic` (indices in the scop), each with the
+    /// directive's span.
+    pub atomic: Vec<(usize, SourceSpan)>,
     /// The lanes of a vector statement (no directive: `pragma` is the statement).
     vector: bool,
 }
@@ -51,6 +54,8 @@ struct Directive {
     private: Vec<String>,
     /// `reduction(op: x, …)`: each variable with its operator.
     reduced: Vec<(String, String)>,
+    /// `#pragma omp atomic` (`update`): on the statement after it.
+    atomic: bool,
 }
 
 /// The work-sharing and SIMD loops of `s`'s region, or why its OpenMP directives are refused.
@@ -76,11 +81,15 @@ pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
         .min(first);
     let mut out = vec![];
     let mut regions = vec![];
+    let mut atomics = vec![];
     let mut at = from;
     while let Some(k) = text[at..end].find("#pragma omp") {
         let start = at + k;
         let d = directive(s, &text, start)?;
         at = d.end;
+        if d.atomic {
+            atomics.push((next_statement(s, &text, &d)?, d.span.clone()));
+        }
         if d.parallel && !d.work_sharing {
             regions.push((d.span.clone(), block(&text, d.end, &d.span)?));
         }
@@ -92,8 +101,23 @@ pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
                 header,
                 work_sharing: d.work_sharing,
                 reduced: d.reduced,
+                atomic: vec![],
                 vector: false,
             });
+        }
+    }
+    // Each atomic update belongs to the innermost work-sharing loop around it; outside
+    // one it is the plain update.
+    for (k, span) in atomics {
+        let around = |l: &&mut Loop| {
+            l.work_sharing
+                && s.statements[k]
+                    .loops
+                    .iter()
+                    .any(|x| x.span.range.start == l.header)
+        };
+        if let Some(l) = out.iter_mut().filter(around).last() {
+            l.atomic.push((k, span));
         }
     }
     for (span, range) in &regions {
@@ -123,6 +147,7 @@ pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
                 header: l.span.range.start,
                 work_sharing: false,
                 reduced: vec![],
+                atomic: vec![],
                 vector: true,
             });
         }
@@ -163,6 +188,24 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
             _ => false,
         }
     };
+    if take("atomic") {
+        take("update");
+        if !words.trim().is_empty() {
+            return refuse(format!(
+                "the OpenMP directive `#pragma omp {body}`: only `atomic` and `atomic update` are read of atomic directives"
+            ));
+        }
+        return Ok(Directive {
+            span,
+            end,
+            parallel: false,
+            work_sharing: false,
+            simd: false,
+            private: vec![],
+            reduced: vec![],
+            atomic: true,
+        });
+    }
     let parallel = take("parallel");
     let work_sharing = take("for");
     let simd = take("simd");
@@ -217,6 +260,7 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
         simd,
         private,
         reduced,
+        atomic: false,
     })
 }
 
@@ -292,6 +336,20 @@ fn next_loop(s: &Scop, text: &str, d: &Directive) -> Result<usize, Refusal> {
     }
 }
 
+/// The modelled statement right after an atomic directive (its index in the scop).
+fn next_statement(s: &Scop, text: &str, d: &Directive) -> Result<usize, Refusal> {
+    let next = (s.statements.iter().enumerate())
+        .filter(|(_, st)| st.span.file == s.region.file && st.span.range.start >= d.end)
+        .min_by_key(|(_, st)| st.span.range.start);
+    match next {
+        Some((k, st)) if text[d.end..st.span.range.start].trim().is_empty() => Ok(k),
+        _ => Err(Refusal::new(
+            "the statement after this atomic directive is not a modelled assignment",
+            Some(&d.span),
+        )),
+    }
+}
+
 /// A private variable that a statement of the loop reads or writes starts undefined in
 /// each thread: refused. Loop counters are not accesses.
 fn private_counters_only(s: &Scop, d: &Directive, header: usize) -> Result<(), Refusal> {
@@ -332,10 +390,21 @@ pub fn race_free(p: &Program, loops: &[Loop], params: &[String]) -> Result<(), R
             })
             .collect();
         updates_only(p, l, &inside)?;
+        let atomic = atomic_updates(p, l, &inside)?;
         let reduced = |array: &str| l.reduced.iter().any(|(x, _)| *x == p.c_name(array));
+        // Atomic updates of one array by one operator do not race with one another (their
+        // operands read nothing of the array: `atomic_updates`).
+        let both_atomic = |a: usize, b: usize, array: &str| {
+            let op = |k: usize| atomic.iter().find(|(x, _)| *x == k).map(|(_, o)| o);
+            (op(a).is_some() && op(a) == op(b))
+                && p.stmts[a].write_array == array
+                && p.stmts[b].write_array == array
+        };
         for &(a, d) in &inside {
             for &(b, _) in &inside {
-                if let Some(array) = conflict(p, params, a, b, d).filter(|x| !reduced(x)) {
+                let race =
+                    conflict(p, params, a, b, d).filter(|x| !reduced(x) && !both_atomic(a, b, x));
+                if let Some(array) = race {
                     let name = p.c_name(&array);
                     let what = if l.vector {
                         format!(
@@ -416,6 +485,67 @@ fn updates_only(p: &Program, l: &Loop, inside: &[(usize, usize)]) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// The atomic updates of loop `l` (its statements `inside`), as indices among the program's
+/// statements with their operators (`-` as `+`). Each must be `A[s] = A[s] op e` (`+`, `-`,
+/// `*`; `A[s]` on the right of `-`) with `e` reading nothing of `A`, else refused at it.
+fn atomic_updates(
+    p: &Program,
+    l: &Loop,
+    inside: &[(usize, usize)],
+) -> Result<Vec<(usize, String)>, Refusal> {
+    let mut out = vec![];
+    for (k, span) in &l.atomic {
+        let Some(&(i, _)) = inside.iter().find(|(i, _)| p.stmts[*i].index == *k) else {
+            continue;
+        };
+        let st = &p.stmts[i];
+        let reads_array = |node: usize| -> bool {
+            let mut stack = vec![node];
+            while let Some(n) = stack.pop() {
+                match &st.nodes[n] {
+                    Node::Read(j)
+                        if (st.reads[*j].as_ref()).is_some_and(|(a, _)| *a == st.write_array) =>
+                    {
+                        return true
+                    }
+                    Node::Op(_, args) => stack.extend(args),
+                    _ => {}
+                }
+            }
+            false
+        };
+        let own = |n: usize| match st.nodes[n] {
+            Node::Read(j) => (st.reads[j].as_ref())
+                .is_some_and(|(a, m)| *a == st.write_array && m.is_equal(&st.write)),
+            _ => false,
+        };
+        let op = match &st.nodes[st.root] {
+            Node::Op(o, args) if args.len() == 2 && ["+", "-", "*"].contains(&operator(o)) => {
+                let o = operator(o);
+                let (l0, r0) = (args[0], args[1]);
+                let fits =
+                    (own(l0) && !reads_array(r0)) || (o != "-" && own(r0) && !reads_array(l0));
+                fits.then(|| if o == "-" { "+" } else { o })
+            }
+            _ => None,
+        };
+        match op {
+            Some(o) => out.push((i, o.to_string())),
+            None => {
+                let a = p.c_name(&st.write_array);
+                return Err(Refusal::new(
+                    format!(
+                        "the atomic update of line {} is not `{a}[…] = {a}[…] op e` (`+`, `-` or `*`) with `e` reading nothing of `{a}`",
+                        span.line
+                    ),
+                    Some(&st.span),
+                ));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The operator of a typed operation node as a reduction clause names it: `+ double` is

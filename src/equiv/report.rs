@@ -56,7 +56,7 @@ pub fn summary(v: &Verdict, a: &Scop) -> String {
             match reassociated.is_empty() {
                 true => "equivalent".to_string(),
                 false => format!(
-                    "equivalent up to reassociation of the reduction of {}",
+                    "equivalent up to reassociation of {}",
                     reassociated.join(" and of ")
                 ),
             },
