@@ -62,6 +62,11 @@ fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
     p
 }
 
+/// `loopy equiv a b`: the exit code, stdout and stderr.
+fn equiv(a: &Path, b: &Path) -> (i32, String, String) {
+    loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()])
+}
+
 fn build(src: &Path) -> PathBuf {
     let exe = src.with_extension("exe");
     let st = Command::new(cc())
@@ -111,7 +116,7 @@ fn pair(name: &str, original: &str, other: &str, expect: Expect) {
     let dir = tempdir(name);
     let a = write(&dir, "original", original);
     let b = write(&dir, name, other);
-    let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let (code, out, err) = equiv(&a, &b);
     let (ea, eb) = (build(&a), build(&b));
     let differs: Vec<(i64, i64)> = SIZES
         .iter()
@@ -284,7 +289,7 @@ fn refused(name: &str, other: &str) -> (String, String) {
     let dir = tempdir(name);
     let a = write(&dir, "a", "for (i = 0; i < n; i++) x[i] = y[i];");
     let b = write(&dir, "b", other);
-    let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let (code, out, err) = equiv(&a, &b);
     assert_eq!(code, 2, "{out}{err}");
     assert!(
         err.contains("b.c:"),
@@ -346,7 +351,7 @@ for (i = 0; i < n; i++) for (j = 0; j < m; j++) for (k = 0; k < n; k++) C[i][j] 
     // The answer says the loops were found free of races.
     let dir = tempdir("omp-said");
     let (a, b) = (write(&dir, "a", seq), write(&dir, "b", &par));
-    let (code, out, _) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let (code, out, _) = equiv(&a, &b);
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains("(the 2 OpenMP loops are free of races)"),
@@ -392,7 +397,7 @@ fn a_racy_or_unread_openmp_loop_is_refused_at_its_span() {
     for (name, original, other, says, line) in cases {
         let a = write(&dir, &format!("{name}-a"), original);
         let b = write(&dir, name, &other);
-        let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+        let (code, out, err) = equiv(&a, &b);
         assert_eq!(code, 2, "{name}: {out}{err}");
         assert!(err.contains(says), "{name}: {err}");
         assert!(err.contains(&format!("{name}.c:{line}")), "{name}: {err}");
@@ -1038,7 +1043,7 @@ fn a_buffer_on_the_heap_is_a_local_array_where_its_checks_pass() {
     let dir = tempdir("heap-verdict");
     let a = write(&dir, "a", SCALED);
     let b = write(&dir, "b", HEAP);
-    let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let (code, out, err) = equiv(&a, &b);
     assert_eq!(code, 0, "{out}{err}");
     assert!(
         out.contains(
@@ -1076,7 +1081,7 @@ fn a_variable_of_the_region_read_before_it_is_written_is_no_input() {
     let dir = tempdir("uninitialised");
     let a = write(&dir, "a", body);
     let b = write(&dir, "b", body);
-    let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let (code, out, err) = equiv(&a, &b);
     assert_eq!(code, 1, "{out}{err}");
     assert!(
         err.contains("`t`, a variable of the region, read before the region writes it"),
@@ -1107,7 +1112,7 @@ fn a_reduction_on_the_threads_is_equivalent_up_to_reassociation() {
     let dir = tempdir("reduce-said");
     let a = write(&dir, "a", sum);
     let b = write(&dir, "b", &par("alpha += x[i];"));
-    let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let (code, out, err) = equiv(&a, &b);
     assert_eq!(code, 0, "{out}{err}");
     assert!(
         out.contains("equivalent up to reassociation of the reduction of `alpha` at line 10:"),
@@ -1127,7 +1132,7 @@ fn a_reduction_on_the_threads_is_equivalent_up_to_reassociation() {
     let minus = "alpha = 0.0;\nfor (i = 0; i < n; i++) alpha -= x[i];\ny[0] = alpha;";
     let c = write(&dir, "c", minus);
     let d = write(&dir, "d", &par("alpha -= x[i];"));
-    let (code, out, err) = loopy(&["equiv", c.to_str().unwrap(), d.to_str().unwrap()]);
+    let (code, out, err) = equiv(&c, &d);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("up to reassociation"), "{out}");
     // Not an update by the clause's operator: refused at the statement.
@@ -1137,7 +1142,7 @@ fn a_reduction_on_the_threads_is_equivalent_up_to_reassociation() {
         ("reduce-read", "{ alpha += x[i]; y[i] = alpha; }"),
     ] {
         let e = write(&dir, name, &par(update));
-        let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), e.to_str().unwrap()]);
+        let (code, out, err) = equiv(&a, &e);
         assert_eq!(code, 2, "{name}: {out}{err}");
         assert!(
             err.contains("otherwise than as an update `alpha = alpha + e`"),
@@ -1168,7 +1173,7 @@ fn a_reduction_on_the_threads_is_equivalent_up_to_reassociation() {
             &max.replace("alpha = fmax(alpha, x[i]);", update),
         );
         let g = write(&dir, name, &on_max(update));
-        let (code, out, err) = loopy(&["equiv", f.to_str().unwrap(), g.to_str().unwrap()]);
+        let (code, out, err) = equiv(&f, &g);
         assert_eq!(code, 0, "{name}: {out}{err}");
         assert!(
             out.contains("up to reassociation of the reduction of `alpha`"),
@@ -1176,7 +1181,7 @@ fn a_reduction_on_the_threads_is_equivalent_up_to_reassociation() {
         );
     }
     let g = write(&dir, "max-sum", &par("alpha = fmax(alpha, x[i]);"));
-    let (code, _, err) = loopy(&["equiv", f.to_str().unwrap(), g.to_str().unwrap()]);
+    let (code, _, err) = equiv(&f, &g);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("otherwise than as an update `alpha = alpha + e`"),
@@ -1206,7 +1211,7 @@ fn atomic_updates_on_the_threads_are_equivalent_up_to_reassociation() {
     let dir = tempdir("atomic-said");
     let a = write(&dir, "a", seq);
     let b = write(&dir, "b", &par("x[i] += A[i][j];"));
-    let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let (code, out, err) = equiv(&a, &b);
     assert_eq!(code, 0, "{out}{err}");
     assert!(
         out.contains("equivalent up to reassociation of the atomic updates at line 12:"),
@@ -1227,7 +1232,7 @@ fn atomic_updates_on_the_threads_are_equivalent_up_to_reassociation() {
         ),
     ] {
         let c = write(&dir, name, &par(update));
-        let (code, out, err) = loopy(&["equiv", a.to_str().unwrap(), c.to_str().unwrap()]);
+        let (code, out, err) = equiv(&a, &c);
         assert_eq!(code, 2, "{name}: {out}{err}");
         assert!(err.contains(says), "{name}: {err}");
         assert!(err.contains(&format!("{name}.c:{line}")), "{name}: {err}");

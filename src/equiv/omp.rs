@@ -24,7 +24,7 @@
 //! loop is refused; its updates are then no race.
 
 use super::dataflow::order_at;
-use super::program::{Node, Program, Refusal};
+use super::program::{Node, Program, Refusal, Stmt};
 use crate::model::{Scop, SourceSpan};
 
 /// A work-sharing or SIMD loop: its directive and where its `for` header starts.
@@ -443,37 +443,12 @@ fn updates_only(p: &Program, l: &Loop, inside: &[(usize, usize)]) -> Result<(), 
             "max" | "min" => format!("{x} = f{op}({x}, e)"),
             _ => format!("{x} = {x} {op} e"),
         };
-        let reads_x = |st: &super::program::Stmt, node: usize| -> bool {
-            let mut stack = vec![node];
-            while let Some(n) = stack.pop() {
-                match &st.nodes[n] {
-                    Node::Read(j)
-                        if (st.reads[*j].as_ref()).is_some_and(|(a, _)| p.c_name(a) == *x) =>
-                    {
-                        return true
-                    }
-                    Node::Op(_, args) => stack.extend(args),
-                    _ => {}
-                }
-            }
-            false
-        };
+        let is_x = |array: &str| p.c_name(array) == *x;
         for &(k, _) in inside {
             let st = &p.stmts[k];
-            let update = match &st.nodes[st.root] {
-                Node::Op(o, args) if args.len() == 2 => {
-                    let is_x = |n: usize| matches!(st.nodes[n], Node::Read(_)) && reads_x(st, n);
-                    let o = operator(o);
-                    let same_op = o == op || (op == "+" && o == "-");
-                    let (l0, r0) = (args[0], args[1]);
-                    same_op
-                        && ((is_x(l0) && !reads_x(st, r0))
-                            || (o != "-" && is_x(r0) && !reads_x(st, l0)))
-                }
-                _ => false,
-            };
-            let writes_x = p.c_name(&st.write_array) == *x;
-            if (writes_x && !update) || (!writes_x && reads_x(st, st.root)) {
+            let writes_x = is_x(&st.write_array);
+            let update = writes_x && update_operator(st, is_x) == Some(op.as_str());
+            if (writes_x && !update) || (!writes_x && reads(st, st.root, is_x)) {
                 return Err(Refusal::new(
                     format!(
                         "`{x}` is reduced by the OpenMP loop of line {}, and this statement uses it otherwise than as an update `{form}`",
@@ -501,39 +476,9 @@ fn atomic_updates(
             continue;
         };
         let st = &p.stmts[i];
-        let reads_array = |node: usize| -> bool {
-            let mut stack = vec![node];
-            while let Some(n) = stack.pop() {
-                match &st.nodes[n] {
-                    Node::Read(j)
-                        if (st.reads[*j].as_ref()).is_some_and(|(a, _)| *a == st.write_array) =>
-                    {
-                        return true
-                    }
-                    Node::Op(_, args) => stack.extend(args),
-                    _ => {}
-                }
-            }
-            false
-        };
-        let own = |n: usize| match st.nodes[n] {
-            Node::Read(j) => (st.reads[j].as_ref())
-                .is_some_and(|(a, m)| *a == st.write_array && m.is_equal(&st.write)),
-            _ => false,
-        };
-        let op = match &st.nodes[st.root] {
-            Node::Op(o, args) if args.len() == 2 && ["+", "-", "*"].contains(&operator(o)) => {
-                let o = operator(o);
-                let (l0, r0) = (args[0], args[1]);
-                let fits =
-                    (own(l0) && !reads_array(r0)) || (o != "-" && own(r0) && !reads_array(l0));
-                fits.then(|| if o == "-" { "+" } else { o })
-            }
-            _ => None,
-        };
-        match op {
-            Some(o) => out.push((i, o.to_string())),
-            None => {
+        match update_operator(st, |a| a == st.write_array) {
+            Some(o @ ("+" | "*")) => out.push((i, o.to_string())),
+            _ => {
                 let a = p.c_name(&st.write_array);
                 return Err(Refusal::new(
                     format!(
@@ -546,6 +491,40 @@ fn atomic_updates(
         }
     }
     Ok(out)
+}
+
+/// Whether the value below `node` of `st` reads an array that `array` accepts.
+fn reads(st: &Stmt, node: usize, array: impl Fn(&str) -> bool) -> bool {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        match &st.nodes[n] {
+            Node::Read(j) if (st.reads[*j].as_ref()).is_some_and(|(a, _)| array(a)) => return true,
+            Node::Op(_, args) => stack.extend(args),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The operator by which `st` updates the element it writes, of an array that `array`
+/// accepts: its value is `op(w, e)` or `op(e, w)` (not for `-`), `w` the read of that very
+/// element and `e` reading nothing of the array; `-` is given as `+`, `fmax` as `max`,
+/// `fmin` as `min` ([`operator`]). `None` when it is no such update.
+fn update_operator(st: &Stmt, array: impl Fn(&str) -> bool + Copy) -> Option<&str> {
+    let Node::Op(o, args) = &st.nodes[st.root] else {
+        return None;
+    };
+    let o = operator(o);
+    let own = |n: usize| match st.nodes[n] {
+        Node::Read(j) => (st.reads[j].as_ref())
+            .is_some_and(|(a, m)| array(a) && array(&st.write_array) && m.is_equal(&st.write)),
+        _ => false,
+    };
+    let fits = match args[..] {
+        [w, e] => (own(w) && !reads(st, e, array)) || (o != "-" && own(e) && !reads(st, w, array)),
+        _ => false,
+    };
+    fits.then_some(if o == "-" { "+" } else { o })
 }
 
 /// The operator of a typed operation node as a reduction clause names it: `+ double` is

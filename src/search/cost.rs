@@ -276,11 +276,7 @@ impl CostModel {
         }
         let (band, _) =
             (b.bands.iter().zip(&v.parallel)).find(|(band, &p)| p && band.stmts.contains(&s))?;
-        let at = band.start
-            + (tiled(b, v, s).iter())
-                .filter(|(r, _)| r.start < band.start)
-                .map(|(r, _)| r.len())
-                .sum::<usize>();
+        let at = walked(b, v, s, band.start);
         let trip = loops.get(at)?.trip;
         Some((at, trip.floor().clamp(1.0, f64::from(self.threads))))
     }
@@ -604,14 +600,16 @@ fn shared_loops(b: &Built, v: &Variant, s: usize, t: usize) -> usize {
             rows = end - 1;
         }
     }
-    // A tiled band the shared rows enter adds its tile loops.
-    let walked = |u: usize| -> usize {
-        rows + (tiled(b, v, u).iter())
-            .filter(|(r, _)| r.start < rows)
-            .map(|(r, _)| r.len())
-            .sum::<usize>()
-    };
-    walked(s).min(walked(t))
+    walked(b, v, s, rows).min(walked(b, v, t, rows))
+}
+
+/// The number of loops statement `s` walks ([`traffic::loops`]) for its outermost `rows`
+/// hyperplanes: a tiled band they enter adds its tile loops.
+fn walked(b: &Built, v: &Variant, s: usize, rows: usize) -> usize {
+    rows + (tiled(b, v, s).iter())
+        .filter(|(r, _)| r.start < rows)
+        .map(|(r, _)| r.len())
+        .sum::<usize>()
 }
 
 /// The direction (over the iteration dimensions) in which the innermost of `rows` moves

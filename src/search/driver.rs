@@ -1866,12 +1866,9 @@ impl State<'_, '_, '_> {
         reps: &[Representative],
         identity: usize,
     ) {
-        // The first legal one: a composition of the beam may be refused by the checker.
-        let first = match reps.is_empty() {
-            false => self.first_legal(schedules, reps),
-            true => Some(identity),
-        };
-        let Some(c) = first else { return };
+        // The first legal one (a composition of the beam may be refused by the checker),
+        // else the kernel as it is.
+        let c = self.first_legal(schedules, reps).unwrap_or(identity);
         self.time(c, true, self.end, true);
         if self
             .session

@@ -404,9 +404,9 @@ impl<'a> Tree<'a> {
 
 /// Whether the innermost loop vectorizes: every access stays put along it or walks its
 /// last dimension by one element.
-fn vectorizes(accesses: &[Vec<Vec<i64>>], inner: &Loop) -> bool {
+fn vectorizes<'a>(accesses: impl IntoIterator<Item = &'a Vec<Vec<i64>>>, inner: &Loop) -> bool {
     accesses
-        .iter()
+        .into_iter()
         .all(|sub| match step(sub, &inner.dir).split_last() {
             None => true,
             Some((&last, outer)) => outer.iter().all(|&x| x == 0) && last.abs() <= 1,
@@ -438,9 +438,8 @@ pub fn statement(accesses: &[Vec<Vec<i64>>], loops: &[Loop], caches: &Caches, fr
 pub fn program(stmts: &[Placed], shared: &[usize], caches: &Caches, free: &[bool]) -> Parts {
     let each: Vec<Parts> = (stmts.iter().zip(free))
         .map(|(p, &f)| {
-            let accesses: Vec<Vec<Vec<i64>>> = p.accesses.iter().map(|(_, a)| a.clone()).collect();
             let threads = p.parallel.map_or(1.0, |(_, t)| t);
-            let one = arithmetic(&accesses, &p.loops, caches, f);
+            let one = arithmetic(p.accesses.iter().map(|(_, a)| a), &p.loops, caches, f);
             Parts {
                 iterations: one.iterations / threads,
                 starts: one.starts / threads,
@@ -500,7 +499,12 @@ fn syncs(stmts: &[Placed], shared: &[usize]) -> f64 {
 
 /// Iterations (a vector's worth as one where the innermost loop vectorizes) and starts of
 /// the innermost loop of one statement; no misses.
-fn arithmetic(accesses: &[Vec<Vec<i64>>], loops: &[Loop], caches: &Caches, free: bool) -> Parts {
+fn arithmetic<'a>(
+    accesses: impl IntoIterator<Item = &'a Vec<Vec<i64>>>,
+    loops: &[Loop],
+    caches: &Caches,
+    free: bool,
+) -> Parts {
     let work: f64 = loops.iter().map(|l| l.trip).product();
     let (lanes, starts) = match loops.split_last() {
         Some((inner, outer)) => (
