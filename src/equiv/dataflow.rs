@@ -125,12 +125,13 @@ fn implied_equal(at: &Map, cand: &Map, l: usize) -> Vec<usize> {
 fn last_writers(
     p: &Program,
     params: &[String],
-    reader: &Points,
+    pos: &Positions,
+    s: usize,
     access: &Map,
     array: &str,
-    at: &Map,
     private: Option<usize>,
 ) -> Result<Vec<Source>, Refusal> {
+    let (reader, at) = (&p.stmts[s].points, &p.stmts[s].time);
     let writers: Vec<usize> = (0..p.stmts.len())
         .filter(|&t| p.stmts[t].write_array == array)
         .collect();
@@ -155,6 +156,7 @@ fn last_writers(
         let cands: Vec<(usize, Map)> = writers
             .iter()
             .zip(&same)
+            .filter(|(&t, _)| pos.may_meet(s, t, l, false))
             .filter_map(|(&t, c)| Some((t, at_level(p, params, at, c, t, l, false)?)))
             .collect();
         if let Some(done) = latest(p, reader, &cands, &remaining, &mut out)? {
@@ -170,6 +172,47 @@ fn last_writers(
     Ok(out)
 }
 
+/// The time dimensions of each statement that are one constant (its position among the
+/// statements of a loop body, for every parameter value), `None` where they vary.
+pub(super) struct Positions(Vec<Vec<Option<Int>>>);
+
+impl Positions {
+    pub fn new(p: &Program) -> Positions {
+        Positions(
+            (p.stmts.iter())
+                .map(|s| (0..s.time.n_out()).map(|d| fixed_dim(&s.time, d)).collect())
+                .collect(),
+        )
+    }
+
+    /// Whether an instance of `writer` can share the first `l` time dimensions of an
+    /// instance of `reader` and come before it at `l` (after it, when `later`): not where
+    /// constant positions tell them apart.
+    fn may_meet(&self, reader: usize, writer: usize, l: usize, later: bool) -> bool {
+        let (a, b) = (&self.0[reader], &self.0[writer]);
+        let apart = (0..l).any(|k| matches!((&a[k], &b[k]), (Some(x), Some(y)) if x != y));
+        !apart
+            && match (&a[l], &b[l]) {
+                (Some(x), Some(y)) => (y > x) == later && x != y,
+                _ => true,
+            }
+    }
+}
+
+/// The value of a map's output dimension `d` when it is one constant over the whole map
+/// (for every parameter value), else `None`.
+fn fixed_dim(m: &Map, d: usize) -> Option<Int> {
+    let n = m.n_out();
+    let range = m.range().project_out(d + 1, n - d - 1).project_out(0, d);
+    let v = range.sample()?.coords.first()?.clone();
+    let np = range.space().n_param();
+    let mut r = zero_row(np, 1);
+    r[0] = -v.clone();
+    r[1 + np] = Int::ONE;
+    let point = Set::universe(range.space().clone()).add_constraints(&[r], &[]);
+    range.is_subset(&point).then_some(v)
+}
+
 /// The last writer of every element of `elems` (an array's), and the elements no
 /// statement writes as inputs. A write is the last of its element when no write of the
 /// same element comes after it: found from the write's own instance (its next writer, a
@@ -178,6 +221,7 @@ fn last_writers(
 fn final_writers(
     p: &Program,
     params: &[String],
+    pos: &Positions,
     array: &str,
     elems: &Set,
 ) -> Result<Vec<Source>, Refusal> {
@@ -202,6 +246,9 @@ fn final_writers(
             // by itself.
             let mut group: Option<Map> = None;
             for l in (0..s.time.n_out()).rev() {
+                if !pos.may_meet(t, t2, l, true) {
+                    continue;
+                }
                 if let Some(c) = at_level(p, params, &s.time, &same, t2, l, true) {
                     let g = group.take().map_or(c.clone(), |u| u.union(&c));
                     match plain_on_points(&g, Some(&s.points), to) {
@@ -329,14 +376,15 @@ const MAX_COPIES: usize = 16;
 impl Flow {
     pub fn new(p: &Program, params: &[String]) -> Result<Flow, Refusal> {
         let mut raw = vec![];
-        for s in &p.stmts {
+        let pos = Positions::new(p);
+        for (k, s) in p.stmts.iter().enumerate() {
             let mut per = vec![];
             for r in &s.reads {
                 per.push(match r {
                     None => vec![],
                     Some((array, rel)) => {
                         let private = p.scop.array(array).and_then(|a| a.private_depth);
-                        last_writers(p, params, &s.points, rel, array, &s.time, private)?
+                        last_writers(p, params, &pos, k, rel, array, private)?
                     }
                 });
             }
@@ -362,7 +410,7 @@ impl Flow {
         array: &str,
         elems: &Set,
     ) -> Result<Vec<Source>, Refusal> {
-        let srcs = final_writers(p, params, array, elems)?;
+        let srcs = final_writers(p, params, &Positions::new(p), array, elems)?;
         self.follow(p, &srcs, 0)
     }
 
