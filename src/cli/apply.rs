@@ -248,7 +248,9 @@ fn prove(kernel: &driver::Kernel, out: &Path, a: &ApplyArgs, em: &mut Emitter, b
             return 2;
         }
     };
-    let v = crate::equiv::check(&kernel.scop, &other.scop, budget);
+    let ticker = super::Ticker::new(format!("proving {}", out.display()));
+    let v = crate::equiv::check_with(&kernel.scop, &other.scop, budget, &|m| ticker.show(m));
+    ticker.clear();
     if super::spent() {
         return 2;
     }

@@ -1,7 +1,7 @@
 //! `loopy bench`: build the original and the transformed program with the same compiler and
 //! flags, require identical outputs, then time them against each other (docs/bench.md).
 
-use super::{CcArgs, Ctx, DiagFormat, Emitter, ProgramArgs, SetArgs, TimeArg};
+use super::{CcArgs, Ctx, DiagFormat, Emitter, ProgramArgs, SetArgs, Ticker, TimeArg};
 use crate::bench::{
     bench_one, clock_name, describe_toolchain, manifest_jobs, outcome_json, second_label, secs,
     stem, table, threads_text, Baseline, BenchSettings, ExtraTimings, Job, ManifestRun, OtherKind,
@@ -14,31 +14,10 @@ use crate::model::json;
 use crate::native::{compile::split_words, plot, Check, Clock, Plan, Timing, Toolchain};
 use clap::Args;
 use serde::Serialize;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// A one-line progress indicator on the terminal (stderr); silent otherwise.
-struct Ticker {
-    on: bool,
-    label: String,
-}
-
-impl Ticker {
-    fn show(&self, msg: &str) {
-        if self.on {
-            eprint!("\r\x1b[2K{}: {msg}", self.label);
-            let _ = std::io::stderr().flush();
-        }
-    }
-
-    fn clear(&self) {
-        if self.on {
-            eprint!("\r\x1b[2K");
-            let _ = std::io::stderr().flush();
-        }
-    }
-}
-
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// The C file with the tagged kernel (a complete program).

@@ -49,7 +49,9 @@ pub fn run(a: EquivArgs, ctx: &Ctx) -> u8 {
         }
     };
     let (ka, kb) = (&kernels[0], &kernels[1]);
-    let v = equiv::check(&ka.scop, &kb.scop, ctx.budget);
+    let ticker = super::Ticker::new(format!("equiv {}", a.other.display()));
+    let v = equiv::check_with(&ka.scop, &kb.scop, ctx.budget, &|m| ticker.show(m));
+    ticker.clear();
     let code = match &v {
         Verdict::Equivalent { .. } => 0,
         Verdict::Different(_) => 1,

@@ -369,6 +369,37 @@ impl Emitter {
 }
 
 /// A diagnostic without source text, as a report.
+/// A progress line on standard error, rewritten in place, where standard error is a
+/// terminal (nothing otherwise): `label: what is being done`.
+pub(crate) struct Ticker {
+    pub on: bool,
+    pub label: String,
+}
+
+impl Ticker {
+    /// A ticker for `label`, on where standard error is a terminal.
+    pub fn new(label: String) -> Ticker {
+        Ticker {
+            on: std::io::stderr().is_terminal(),
+            label,
+        }
+    }
+
+    pub fn show(&self, msg: &str) {
+        if self.on {
+            eprint!("\r\x1b[2K{}: {msg}", self.label);
+            let _ = std::io::Write::flush(&mut std::io::stderr());
+        }
+    }
+
+    pub fn clear(&self) {
+        if self.on {
+            eprint!("\r\x1b[2K");
+            let _ = std::io::Write::flush(&mut std::io::stderr());
+        }
+    }
+}
+
 pub(crate) fn plain(d: Diagnostic) -> crate::diag::Report {
     crate::diag::Report {
         diagnostic: d,

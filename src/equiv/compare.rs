@@ -21,6 +21,9 @@ use std::collections::HashMap;
 
 /// Widen a pair of nodes on the third time it receives new instances.
 const WIDEN_AFTER: usize = 2;
+
+/// How many obligations between two progress reports.
+const PROGRESS_EVERY: usize = 64;
 /// A pair still growing after this many widenings is not decided.
 const MAX_WIDENINGS: usize = 4;
 /// Most obligations processed before giving up.
@@ -122,11 +125,15 @@ impl<'p> Checker<'p> {
         None
     }
 
-    /// Discharges every obligation; the first difference found, if any.
-    pub fn run(&mut self) -> Result<Option<Mismatch>, Refusal> {
+    /// Discharges every obligation; the first difference found, if any. `on` is told how
+    /// many are discharged, every [`PROGRESS_EVERY`].
+    pub fn run(&mut self, on: &dyn Fn(usize)) -> Result<Option<Mismatch>, Refusal> {
         let mut done = 0;
         while let Some(r) = self.queue.pop() {
             done += 1;
+            if done % PROGRESS_EVERY == 0 {
+                on(done);
+            }
             if done > MAX_OBLIGATIONS {
                 return Err(Refusal::new(
                     format!("more than {MAX_OBLIGATIONS} obligations between the two programs"),

@@ -61,7 +61,13 @@ pub struct Witness {
 
 /// Checks that `b` computes what `a` computes, under a work budget of `limit` steps.
 pub fn check(a: &Scop, b: &Scop, limit: u64) -> Verdict {
-    match budget::with_budget(limit, || check_unbounded(a, b)) {
+    check_with(a, b, limit, &|_| {})
+}
+
+/// [`check`], telling `on` what it is doing (a phase, or how many obligations of the
+/// comparison are discharged): for a progress line on long checks.
+pub fn check_with(a: &Scop, b: &Scop, limit: u64, on: &dyn Fn(&str)) -> Verdict {
+    match budget::with_budget(limit, || check_unbounded(a, b, on)) {
         Ok(v) => v,
         Err(e) => Verdict::Undecided(Refusal::new(format!("the integer core gave up: {e}"), None)),
     }
@@ -86,7 +92,7 @@ fn same_shapes(a: &Scop, b: &Scop) -> Result<(), Refusal> {
     Ok(())
 }
 
-fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
+fn check_unbounded(a: &Scop, b: &Scop, on: &dyn Fn(&str)) -> Verdict {
     let mut params = a.params.clone();
     for p in &b.params {
         if !params.contains(p) {
@@ -96,12 +102,22 @@ fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
     let run = || -> Result<Verdict, Refusal> {
         let (la, lb) = (omp::loops(a)?, omp::loops(b)?);
         same_shapes(a, b)?;
+        on("reading the statements' instances");
         let pa = Program::new(a, &params)?;
         let pb = Program::new(b, &params)?;
         // Work-sharing loops are read as sequential loops: right when they are race-free.
+        on("checking the parallel and vector loops for races");
         omp::race_free(&pa, &la, &params)?;
         omp::race_free(&pb, &lb, &params)?;
+        on(&format!(
+            "dataflow of the first program ({} statements)",
+            pa.stmts.len()
+        ));
         let fa = Flow::new(&pa, &params)?;
+        on(&format!(
+            "dataflow of the second program ({} statements)",
+            pb.stmts.len()
+        ));
         let fb = Flow::new(&pb, &params)?;
         let mut outputs = pa.outputs();
         for o in pb.outputs() {
@@ -130,38 +146,46 @@ fn check_unbounded(a: &Scop, b: &Scop) -> Verdict {
             let Some(elems) = elements(&[&pa, &pb], o) else {
                 continue;
             };
+            on(&format!("the last writers of `{o}`"));
             let sa = ra.sources(None, &fa.outputs(&pa, &params, o, &elems)?);
             let sb = rb.sources(None, &fb.outputs(&pb, &params, o, &elems)?);
             if let Some(m) = checker.output(k, &elems, &sa, &sb) {
                 return Ok(found(m));
             }
         }
-        Ok(match checker.run()? {
-            Some(m) => found(m),
-            None => Verdict::Equivalent {
-                parallel: la.iter().chain(&lb).filter(|l| !l.is_vector()).count(),
-                vector: la.iter().chain(&lb).filter(|l| l.is_vector()).count(),
-                stops: a.stops.len() + b.stops.len(),
-                reassociated: (lb.iter().chain(&la))
-                    .flat_map(|l| {
-                        let reduced = (l.reduced.iter()).map(|(x, _)| {
-                            format!("the reduction of `{x}` at line {}", l.pragma.line)
-                        });
-                        let atomic = (l.atomic.iter())
-                            .map(|(_, span)| format!("the atomic updates at line {}", span.line));
-                        reduced.chain(atomic).collect::<Vec<_>>()
-                    })
-                    .collect(),
-                outputs: outputs
-                    .iter()
-                    .map(|o| {
-                        a.array(o)
-                            .or(b.array(o))
-                            .map_or(o.clone(), |x| x.c_name.clone())
-                    })
-                    .collect(),
+        Ok(
+            match checker.run(&|n| {
+                on(&format!(
+                    "comparing the computations ({n} obligations discharged)"
+                ))
+            })? {
+                Some(m) => found(m),
+                None => Verdict::Equivalent {
+                    parallel: la.iter().chain(&lb).filter(|l| !l.is_vector()).count(),
+                    vector: la.iter().chain(&lb).filter(|l| l.is_vector()).count(),
+                    stops: a.stops.len() + b.stops.len(),
+                    reassociated: (lb.iter().chain(&la))
+                        .flat_map(|l| {
+                            let reduced = (l.reduced.iter()).map(|(x, _)| {
+                                format!("the reduction of `{x}` at line {}", l.pragma.line)
+                            });
+                            let atomic = (l.atomic.iter()).map(|(_, span)| {
+                                format!("the atomic updates at line {}", span.line)
+                            });
+                            reduced.chain(atomic).collect::<Vec<_>>()
+                        })
+                        .collect(),
+                    outputs: outputs
+                        .iter()
+                        .map(|o| {
+                            a.array(o)
+                                .or(b.array(o))
+                                .map_or(o.clone(), |x| x.c_name.clone())
+                        })
+                        .collect(),
+                },
             },
-        })
+        )
     };
     match run() {
         Ok(v) => v,
@@ -223,4 +247,61 @@ fn elements(progs: &[&Program], array: &str) -> Option<Set> {
         }
     }
     all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check_with, Verdict};
+    use crate::testing::scratch;
+    use std::cell::RefCell;
+
+    fn scop(test: &str, name: &str, text: &str) -> crate::model::Scop {
+        let f = scratch("equiv", &format!("{test}-{name}")).join(format!("{name}.c"));
+        std::fs::write(&f, text).unwrap();
+        let opts = crate::frontend::Options {
+            read_generated: true,
+            ..Default::default()
+        };
+        crate::driver::Kernel::load(&f, &opts).unwrap().scop
+    }
+
+    const ORIGINAL: &str = "void f(int n, double A[100], double B[100]) {
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    A[i] = 1.0;
+  for (i = 0; i < n; i++)
+    A[i] = A[i] + B[i];
+#pragma endscop
+}
+";
+
+    /// The phases are told in order, the comparison's count last; sibling nests whose
+    /// order matters are still told apart (a writer skipped by its position only where it
+    /// cannot be the last).
+    #[test]
+    fn the_check_tells_its_phases_and_sibling_nests_keep_their_order() {
+        let a = scop("phases", "a", ORIGINAL);
+        let swapped = ORIGINAL.replace("A[i] = 1.0;", "A[i] = A[i] + B[i];");
+        let swapped = swapped.replacen("A[i] = A[i] + B[i];\n#pragma", "A[i] = 1.0;\n#pragma", 1);
+        let b = scop("phases", "b", &swapped);
+        let told = RefCell::new(vec![]);
+        let v = check_with(&a, &a, 50_000_000, &|m| {
+            told.borrow_mut().push(m.to_string())
+        });
+        assert!(matches!(v, Verdict::Equivalent { .. }), "{v:?}");
+        let told = told.into_inner();
+        let at = |p: &str| told.iter().position(|m| m.starts_with(p));
+        let phases = [
+            at("reading"),
+            at("checking"),
+            at("dataflow of the first"),
+            at("dataflow of the second"),
+            at("the last writers of `A`"),
+        ];
+        assert!(phases.iter().all(Option::is_some), "{told:?}");
+        assert!(phases.windows(2).all(|w| w[0] < w[1]), "{told:?}");
+        let v = check_with(&a, &b, 50_000_000, &|_| {});
+        assert!(matches!(v, Verdict::Different(_)), "{v:?}");
+    }
 }
