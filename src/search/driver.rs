@@ -783,12 +783,12 @@ impl State<'_, '_, '_> {
         if done == Attempt::OutOfTime && whole {
             self.out_of_time = true;
             let c = &mut self.candidates[idx];
-            // A finalist screened but not timed at the sizes asked for says so, with its
+            // A candidate screened but not timed at the sizes asked for says so, with its
             // screening speedup: the answer is chosen among those timed there.
-            let finalist = (!screen)
+            let screened = (!screen)
                 .then(|| c.screen.as_ref().map(|m| m.speedup))
                 .flatten();
-            if c.timing.is_none() && (c.screen.is_none() || finalist.is_some()) {
+            if c.timing.is_none() && (c.screen.is_none() || screened.is_some()) {
                 let kept = if self.settings.finish > 0.0 {
                     format!(
                         " (the search's part of it: the last {:.0}% is kept to tune the \
@@ -798,7 +798,7 @@ impl State<'_, '_, '_> {
                 } else {
                     String::new()
                 };
-                c.not_timed = Some(match finalist {
+                c.not_timed = Some(match screened {
                     Some(x) => format!(
                         "not timed at the sizes asked for (screened at {x:.2}x): it would not \
                          have ended before the time limit{kept}, judging by the timings so far"
