@@ -624,9 +624,17 @@ impl<'a> Summary<'a> {
         match &r.finished {
             Some(Ok(f)) => {
                 let changed = changed_values(f);
+                let whose = match f.rescued {
+                    true => format!(
+                        " of candidate {} (no candidate beat the original at the search's \
+                         values)",
+                        f.candidate + 1
+                    ),
+                    false => String::new(),
+                };
                 println!(
-                    "parameters tuned ({} timing(s), one pass of tune's descent): {}; {:.2}x \
-                     against {:.2}x with the search's values",
+                    "parameters{whose} tuned ({} timing(s), one pass of tune's descent): {}; \
+                     {:.2}x against {:.2}x with the search's values",
                     f.timed, changed, f.tuned.speedup, f.before.speedup
                 );
             }
@@ -862,6 +870,8 @@ impl<'a> Summary<'a> {
             }),
             finished: r.finished.as_ref().map(|f| match f {
                 Ok(f) => FinishedJson {
+                    candidate: Some(f.candidate),
+                    rescued: f.rescued,
                     changed: f
                         .changed
                         .iter()
@@ -873,6 +883,8 @@ impl<'a> Summary<'a> {
                     reason: None,
                 },
                 Err(why) => FinishedJson {
+                    candidate: None,
+                    rescued: false,
                     changed: vec![],
                     speedup: None,
                     before_speedup: None,
@@ -961,6 +973,11 @@ struct BeamEntryJson<'a> {
 /// What tuning the answer's parameters did.
 #[derive(Serialize)]
 struct FinishedJson<'a> {
+    /// The candidate tuned (numbered as `best`), and whether it was tuned because no
+    /// candidate beat the original at the search's values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    candidate: Option<usize>,
+    rescued: bool,
     /// Each parameter changed: name, the search's value, the tuned one.
     changed: Vec<(&'a str, i64, i64)>,
     /// The tuned script's speedup and the search's values' in the same tuning.

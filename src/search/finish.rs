@@ -10,6 +10,11 @@ use std::path::Path;
 /// What finishing changed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finished {
+    /// The candidate whose script was tuned.
+    pub candidate: usize,
+    /// It was tuned because no candidate beat the original at the search's values (the
+    /// search's `finish_answer`); it is the answer only with its tuned values.
+    pub rescued: bool,
     /// Each parameter whose value changed: its name, the search's value and the tuned one.
     pub changed: Vec<(String, i64, i64)>,
     /// The script with the tuned values.
@@ -24,12 +29,12 @@ pub struct Finished {
 /// Why the sizes were left as they are, or what tuning them changed.
 pub type Outcome = Result<Finished, String>;
 
-/// Tunes the `param` lines of `script` (written to `dir`) with one pass of `tune`'s descent
-/// in `seconds`, each value around the script's; the tuned values are kept only when they
-/// ran at least 2% faster than the script's own in the same rounds.
+/// Tunes the `param` lines of `script` (candidate `candidate`'s, written to `dir`) with one
+/// pass of `tune`'s descent in `seconds`, each value around the script's; the tuned values
+/// are kept only when they ran at least 2% faster than the script's own in the same rounds.
 pub fn finish(
     job: &Job,
-    script: &[String],
+    (candidate, script): (usize, &[String]),
     dir: &Path,
     seconds: f64,
     budget: u64,
@@ -80,6 +85,8 @@ pub fn finish(
         .collect();
     let text = tune::rewrite(&text, "answer.loopy", &values).map_err(|d| d.message)?;
     Ok(Finished {
+        candidate,
+        rescued: false,
         changed,
         script: text.lines().map(str::to_string).collect(),
         tuned,
@@ -155,7 +162,7 @@ mod tests {
     fn the_answers_parameters_are_tuned() {
         let dir = crate::testing::scratch("search-finish", "tuned");
         let mut fake = Fake { best: 3, calls: 0 };
-        let f = finish(&job(), &script(), &dir, 600.0, 50_000_000, &mut fake).unwrap();
+        let f = finish(&job(), (0, &script()), &dir, 600.0, 50_000_000, &mut fake).unwrap();
         assert_eq!(f.changed, [("MR".to_string(), 6, 3)]);
         assert!(
             f.script.contains(&"param MR = 3".to_string()),
@@ -173,11 +180,11 @@ mod tests {
         assert!(f.tuned.speedup > f.before.speedup * 1.02);
         assert!(fake.calls >= f.timed && f.timed > 1);
         let mut same = Fake { best: 6, calls: 0 };
-        let why = finish(&job(), &script(), &dir, 600.0, 50_000_000, &mut same).unwrap_err();
+        let why = finish(&job(), (0, &script()), &dir, 600.0, 50_000_000, &mut same).unwrap_err();
         assert!(why.starts_with("no other value ran faster"), "{why}");
         // A script without parameters: tune's own reason.
         let plain = vec!["realign(S0, S1, 0)".to_string()];
-        let why = finish(&job(), &plain, &dir, 600.0, 50_000_000, &mut same).unwrap_err();
+        let why = finish(&job(), (0, &plain), &dir, 600.0, 50_000_000, &mut same).unwrap_err();
         assert!(why.contains("nothing to tune"), "{why}");
         let _ = std::fs::remove_dir_all(&dir);
     }
