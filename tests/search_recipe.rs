@@ -707,3 +707,50 @@ fn the_beam_on_the_threads_prints_what_the_original_prints() {
         assert!(!script.contains("recipe"), "{script}");
     }
 }
+
+/// For several threads, a stencil's time-tiled band, whose outermost loop carries a
+/// dependence, runs its tiles as wavefronts: jacobi-2d's and seidel-2d's candidates with
+/// wavefronts are legal, skew the first tile loop by the second before marking the second
+/// `parallel`, and the code `loopy apply` generates prints what the original prints (built
+/// without OpenMP: the order of the wavefronts, one after the other). The same script
+/// without the skew marks a loop that carries a dependence and `loopy check` refuses it.
+#[test]
+fn wavefronts_of_tiles_are_legal_and_print_what_the_original_prints() {
+    let dir = scratch("search_recipe", "wavefronts");
+    for (name, group) in [("jacobi-2d", "{LoopB, LoopA}"), ("seidel-2d", "Loop")] {
+        let kernel = format!("examples/{name}/{name}.c");
+        let cands = candidates_with(&kernel, "wavefronts of tiles", &["--threads", "2"]);
+        assert!(!cands.is_empty(), "{name}: no wavefront");
+        let one = candidates_with(&kernel, "wavefronts of tiles", &[]);
+        assert!(one.is_empty(), "{name}: a wavefront on one thread: {one:?}");
+        for (k, (variant, verdict, script)) in cands.iter().take(2).enumerate() {
+            assert_eq!(verdict, "legal", "{variant}\n{script}");
+            // The wavefront's skew (loop p by loop p + 1) is the last skew, right before
+            // the mark of loop p + 1.
+            let lines: Vec<&str> = script.lines().filter(|l| !l.starts_with('#')).collect();
+            let n = lines.len();
+            assert!(n >= 2, "{script}");
+            let p = (lines[n - 2].strip_prefix(&format!("skew({group}, ")))
+                .and_then(|r| r.split(',').next())
+                .and_then(|x| x.trim().parse::<usize>().ok())
+                .expect(script);
+            assert_eq!(lines[n - 2], format!("skew({group}, {p}, {}, 1)", p + 1));
+            assert_eq!(lines[n - 1], format!("parallel({group}, {})", p + 1));
+            let path = dir.join(format!("{name}-{k}.loopy"));
+            std::fs::write(&path, script).unwrap();
+            let (want, got) = original_and_generated(&kernel, &path, &dir);
+            assert!(!want.trim().is_empty());
+            assert_eq!(got, want, "{variant}\n{script}");
+            // Without the skew the second tile loop carries the time tiles' dependence.
+            let unskewed: Vec<&str> = (lines.iter().enumerate())
+                .filter(|(i, _)| *i != n - 2)
+                .map(|(_, l)| *l)
+                .collect();
+            let path = dir.join(format!("{name}-{k}-unskewed.loopy"));
+            std::fs::write(&path, unskewed.join("\n") + "\n").unwrap();
+            let (code, out, err) = loopy(&["check", &kernel, path.to_str().unwrap()]);
+            assert_ne!(code, 0, "{name}: accepted without the skew\n{out}{err}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

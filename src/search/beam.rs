@@ -231,7 +231,8 @@ fn by_work(model: &CostModel, b: &Built) -> Vec<usize> {
 /// untiled and, for a band of two loops or more, tiled with each size; each of those split
 /// at the band's innermost loop (listed first) as well where it can be; and, for several
 /// threads, each of those with the band's outermost loop `parallel` (listed first) as well
-/// where the cost model finds it carries no dependence.
+/// where the cost model finds it carries no dependence, else each tiled one with its tiles
+/// run as wavefronts (listed first) as well.
 fn options(
     model: &CostModel,
     b: &Built,
@@ -255,17 +256,26 @@ fn options(
     for (order, _) in model.band_orders(b, v, j) {
         let mut w = v.clone();
         w.order[j] = order;
-        let marks: &[bool] = match model.threads() > 1 && parallel(&w) {
-            true => &[true, false],
-            false => &[false],
+        // (parallel, wavefront): the outermost loop on the threads where it carries no
+        // dependence, else a tiled band's tiles as wavefronts.
+        let threads = model.threads() > 1;
+        let marks: &[(bool, bool)] = match (threads && parallel(&w), threads && b.bands[j].len >= 2)
+        {
+            (true, _) => &[(true, false), (false, false)],
+            (false, true) => &[(false, true), (false, false)],
+            (false, false) => &[(false, false)],
         };
         for &tile in &sizes {
             for &split in splits {
-                for &mark in marks {
+                for &(mark, wave) in marks {
+                    if wave && tile == 0 {
+                        continue;
+                    }
                     let mut w = w.clone();
                     w.tile[j] = tile;
                     w.split[j] = split;
                     w.parallel[j] = mark;
+                    w.wavefront[j] = wave;
                     out.push(w);
                 }
             }

@@ -274,9 +274,12 @@ impl CostModel {
         if self.threads < 2 {
             return None;
         }
-        let (band, _) =
-            (b.bands.iter().zip(&v.parallel)).find(|(band, &p)| p && band.stmts.contains(&s))?;
-        let at = walked(b, v, s, band.start);
+        // A band's outermost loop, or the second of its tile loops where its tiles run as
+        // wavefronts (the wavefronts' order of the tiles is not modelled: the tiles are
+        // estimated in the band's order).
+        let (j, band) = (b.bands.iter().enumerate())
+            .find(|(j, band)| (v.parallel[*j] || v.wavefront[*j]) && band.stmts.contains(&s))?;
+        let at = walked(b, v, s, band.start) + usize::from(!v.parallel[j]);
         let trip = loops.get(at)?.trip;
         Some((at, trip.floor().clamp(1.0, f64::from(self.threads))))
     }

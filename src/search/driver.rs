@@ -881,7 +881,8 @@ pub fn build(
 /// The changes the greedy phase tries on a schedule whose phase-1 variant is `v0`, each as a
 /// variant differing from `v0` in one band: the tile sizes of each band (the bands with the
 /// most work first), then the other loop orders that the cost model finds no worse than
-/// `v0`'s, then `parallel` marks, then the orders it finds worse (cheapest first).
+/// `v0`'s, then `parallel` marks and tiles run as wavefronts, then the orders it finds worse
+/// (cheapest first).
 pub fn changes(
     model: &CostModel,
     b: &Built,
@@ -944,7 +945,19 @@ pub fn changes(
         if parallel {
             let mut w = v0.clone();
             w.parallel[j] = true;
+            w.wavefront[j] = false;
             marks.push(w);
+            // Where the outermost loop carries a dependence (a stencil's time tiles), the
+            // tiles as wavefronts: the verifier decides which of the two is legal.
+            if b.bands[j].len >= 2 && !v0.wavefront[j] {
+                let mut w = v0.clone();
+                w.parallel[j] = false;
+                w.wavefront[j] = true;
+                if w.tile[j] == 0 {
+                    w.tile[j] = tile_sizes.first().copied().unwrap_or(32);
+                }
+                marks.push(w);
+            }
         }
     }
     worse.sort_by(|x, y| x.0.total_cmp(&y.0));
@@ -1875,8 +1888,9 @@ impl State<'_, '_, '_> {
                     if ch.tile[j] != v0.tile[j] {
                         w.tile[j] = ch.tile[j];
                     }
-                    if ch.parallel[j] != v0.parallel[j] {
+                    if (ch.parallel[j], ch.wavefront[j]) != (v0.parallel[j], v0.wavefront[j]) {
                         w.parallel[j] = ch.parallel[j];
+                        w.wavefront[j] = ch.wavefront[j];
                     }
                     if ch.split[j] != v0.split[j] {
                         w.split[j] = ch.split[j];

@@ -32,6 +32,11 @@ pub struct Variant {
     pub tile: Vec<u32>,
     /// Per band: mark its outermost loop `parallel`.
     pub parallel: Vec<bool>,
+    /// Per tiled band of at least two loops: run its tiles as wavefronts (its first tile
+    /// loop skewed by its second, `skew(S, p, p + 1, 1)`, the second then `parallel`), as
+    /// the standard library's `wavefront` does: a stencil's time tiles carry a dependence,
+    /// so its outermost loop cannot run on the threads.
+    pub wavefront: Vec<bool>,
     /// Per band: its statements distributed at its innermost loop, inside the tiles, so that
     /// each runs its own innermost loop (only where [`splittable`]).
     pub split: Vec<bool>,
@@ -44,6 +49,7 @@ impl Variant {
             order: b.bands.iter().map(|x| (0..x.len).collect()).collect(),
             tile: vec![0; b.bands.len()],
             parallel: vec![false; b.bands.len()],
+            wavefront: vec![false; b.bands.len()],
             split: vec![false; b.bands.len()],
         }
     }
@@ -62,6 +68,9 @@ impl Variant {
             }
             if self.split[k] {
                 what.push("innermost loop split".to_string());
+            }
+            if self.wavefront[k] {
+                what.push("wavefronts of tiles on the threads".to_string());
             }
             if self.parallel[k] {
                 what.push("parallel".to_string());
@@ -237,12 +246,14 @@ pub fn write(b: &Built, v: &Variant, names: &Names) -> Result<Vec<String>, Strin
     // Parameters are declared before the lines that use them.
     let mut lines: Vec<String> = params.into_iter().chain(lines).collect();
     for (k, band) in b.bands.iter().enumerate() {
+        let p = band.start + 1 + shift_after[k];
         if v.parallel[k] {
-            lines.push(format!(
-                "parallel({}, {})",
-                group(band, names),
-                band.start + 1 + shift_after[k]
-            ));
+            lines.push(format!("parallel({}, {p})", group(band, names)));
+        }
+        if v.wavefront[k] && v.tile[k] > 0 && band.len >= 2 {
+            let g = group(band, names);
+            lines.push(format!("skew({g}, {p}, {}, 1)", p + 1));
+            lines.push(format!("parallel({g}, {})", p + 1));
         }
     }
     Ok(lines)
