@@ -736,6 +736,8 @@ fn wavefronts_of_tiles_are_legal_and_print_what_the_original_prints() {
                 .expect(script);
             assert_eq!(lines[n - 2], format!("skew({group}, {p}, {}, 1)", p + 1));
             assert_eq!(lines[n - 1], format!("parallel({group}, {})", p + 1));
+            // The script says what the step is for.
+            assert!(script.contains("\n# wavefronts of tiles: "), "{script}");
             let path = dir.join(format!("{name}-{k}.loopy"));
             std::fs::write(&path, script).unwrap();
             let (want, got) = original_and_generated(&kernel, &path, &dir);

@@ -278,7 +278,7 @@ impl CostModel {
         // wavefronts (the wavefronts' order of the tiles is not modelled: the tiles are
         // estimated in the band's order).
         let (j, band) = (b.bands.iter().enumerate())
-            .find(|(j, band)| (v.parallel[*j] || v.wavefront[*j]) && band.stmts.contains(&s))?;
+            .find(|(j, band)| (v.parallel[*j] || v.wavefronts(b, *j)) && band.stmts.contains(&s))?;
         let at = walked(b, v, s, band.start) + usize::from(!v.parallel[j]);
         let trip = loops.get(at)?.trip;
         Some((at, trip.floor().clamp(1.0, f64::from(self.threads))))

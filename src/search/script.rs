@@ -54,6 +54,12 @@ impl Variant {
         }
     }
 
+    /// Whether band `k` runs its tiles as wavefronts: marked so, tiled, and of two loops
+    /// or more (the mark means nothing otherwise).
+    pub fn wavefronts(&self, b: &Built, k: usize) -> bool {
+        self.wavefront[k] && self.tile[k] > 0 && b.bands[k].len >= 2
+    }
+
     /// A short description: `band 2 (S1): loops 3,1,2, tiled 32, parallel`.
     pub fn describe(&self, b: &Built, names: &Names) -> String {
         let mut parts = vec![];
@@ -69,7 +75,7 @@ impl Variant {
             if self.split[k] {
                 what.push("innermost loop split".to_string());
             }
-            if self.wavefront[k] {
+            if self.wavefronts(b, k) {
                 what.push("wavefronts of tiles on the threads".to_string());
             }
             if self.parallel[k] {
@@ -134,16 +140,31 @@ pub(super) fn ordered_rows(b: &Built, v: &Variant) -> Vec<Vec<Vec<Int>>> {
     rows
 }
 
-/// The script lines of a schedule and a variant. `Err` when a statement's hyperplanes are
-/// not unimodular (the language's operations would leave holes in its iteration space).
+/// The script lines of a schedule and a variant, each step after a comment saying what it is
+/// for. `Err` when a statement's hyperplanes are not unimodular (the language's operations
+/// would leave holes in its iteration space).
 pub fn write(b: &Built, v: &Variant, names: &Names) -> Result<Vec<String>, String> {
+    let mut lines = schedule_lines(b, v, names)?;
+    lines.extend(fusion_lines(b, names));
+    let (params, tiles, shift_after) = tile_lines(b, v, names);
+    lines.extend(tiles);
+    lines.extend(split_lines(b, v, names, &shift_after));
+    // Parameters are declared before the lines that use them.
+    let mut out = params;
+    out.extend(lines);
+    out.extend(mark_lines(b, v, names, &shift_after));
+    Ok(out)
+}
+
+/// Each statement's hyperplanes in the variant's band orders, as interchanges, skews and
+/// shifts; neighbours with the same operations share one line.
+fn schedule_lines(b: &Built, v: &Variant, names: &Names) -> Result<Vec<String>, String> {
     let n = b.rows.len();
     let rows = ordered_rows(b, v);
     let mut per_stmt: Vec<Vec<String>> = vec![];
     for (s, r) in rows.iter().enumerate() {
         per_stmt.push(statement_lines(s, r, names)?);
     }
-    // Statements next to each other with the same operations share one line.
     let mut lines = vec![];
     let mut s = 0;
     while s < n {
@@ -156,59 +177,82 @@ pub fn write(b: &Built, v: &Variant, names: &Names) -> Result<Vec<String>, Strin
             e += 1;
         }
         let h = handles(&(s..e).collect::<Vec<_>>(), names);
+        if !per_stmt[s].is_empty() {
+            lines.push(format!(
+                "# {h}: its loops in the schedule found (legal hyperplanes)"
+            ));
+        }
         for l in &per_stmt[s] {
             lines.push(l.replace("\u{0}", &h));
         }
         s = e;
     }
-    // Fusion structure (and order, when it is not the textual one).
+    Ok(lines)
+}
+
+/// The fusion structure: the statements' order when it is not the textual one, and the
+/// loops neighbours share.
+fn fusion_lines(b: &Built, names: &Names) -> Vec<String> {
+    let n = b.rows.len();
     let reordered = b.order.len() == n && b.order.iter().enumerate().any(|(k, &s)| k != s);
     if reordered {
+        let mut lines =
+            vec!["# the statements' order and the loops they share (the interleaving)".into()];
         lines.extend(reorder_lines(b, names));
+        return lines;
     }
-    let textual_pairs = if reordered { 0 } else { n.saturating_sub(1) };
-    for k in 0..textual_pairs {
+    let mut lines = vec![];
+    for k in 0..n.saturating_sub(1) {
         let (a, c) = (&names.positions[k], &names.positions[k + 1]);
         let depth = b.rows[k].len().min(b.rows[k + 1].len());
-        let now = a
-            .iter()
-            .zip(c)
-            .take(depth)
+        let now = (a.iter().zip(c).take(depth))
             .take_while(|(x, y)| x == y)
             .count();
         if now != b.shared[k] {
+            let (s, t) = (&names.handles[k], &names.handles[k + 1]);
+            let shared = b.shared[k];
             lines.push(format!(
-                "realign({}, {}, {})",
-                names.handles[k],
-                names.handles[k + 1],
-                b.shared[k]
+                "# {s} and {t} share their outermost {shared} loop(s) (fused there, apart inside)"
             ));
+            lines.push(format!("realign({s}, {t}, {shared})"));
         }
     }
-    // Tiles, innermost bands first so that the loop numbers of outer bands stay valid;
-    // then marks on the outermost loop of each band (a tile loop when tiled).
+    lines
+}
+
+/// The tiles, innermost bands first so that the loop numbers of outer bands stay valid: the
+/// parameters declaring their sizes, the lines, and for each band the loops the tiles of
+/// bands around it added above it.
+fn tile_lines(b: &Built, v: &Variant, names: &Names) -> (Vec<String>, Vec<String>, Vec<usize>) {
     let mut order: Vec<usize> = (0..b.bands.len()).collect();
     order.sort_by_key(|&k| std::cmp::Reverse(b.bands[k].start));
     let mut shift_after: Vec<usize> = vec![0; b.bands.len()];
     let mut params: Vec<String> = vec![];
+    let mut lines = vec![];
     for &k in &order {
         let band = &b.bands[k];
         if v.tile[k] == 0 || band.len < 2 {
             continue;
         }
-        let loops: Vec<String> = (band.start + 1..=band.start + band.len)
-            .map(|x| x.to_string())
-            .collect();
+        let (first, last) = (band.start + 1, band.start + band.len);
+        let loops: Vec<String> = (first..=last).map(|x| x.to_string()).collect();
         // The size as a script parameter, so that `loopy tune` can tune the script found.
         let mut param = format!("TILE{}", params.len() + 1);
         while names.handles.contains(&param) || names.params.contains(&param) {
             param.push('_');
         }
+        if params.is_empty() {
+            params.push("# tile sizes, as parameters that `loopy tune` can tune".into());
+        }
         params.push(format!("param {param} = {}", v.tile[k]));
-        let sizes: Vec<String> = vec![param; band.len];
+        let sizes: Vec<String> = vec![param.clone(); band.len];
+        let g = group(band, names);
         lines.push(format!(
-            "tile({}, [{}], [{}])",
-            group(band, names),
+            "# tiles of {param} over loops {first} to {last} of {g} (a permutable band: no \
+             dependence distance in it is negative)"
+        ));
+        lines.push(format!(
+            "tile({g}, [{}], [{}])",
             loops.join(", "),
             sizes.join(", ")
         ));
@@ -221,9 +265,14 @@ pub fn write(b: &Built, v: &Variant, names: &Names) -> Result<Vec<String>, Strin
             }
         }
     }
-    // Splits, after the tiles: each pair of neighbours of the band that share its innermost
-    // loop keeps only the loops around it (its own tile loops and those of outer bands
-    // included).
+    (params, lines, shift_after)
+}
+
+/// The splits, after the tiles: each pair of neighbours of a band that share its innermost
+/// loop keeps only the loops around it (its own tile loops and those of outer bands
+/// included).
+fn split_lines(b: &Built, v: &Variant, names: &Names, shift_after: &[usize]) -> Vec<String> {
+    let mut lines = vec![];
     for (k, band) in b.bands.iter().enumerate() {
         if !v.split[k] {
             continue;
@@ -235,28 +284,40 @@ pub fn write(b: &Built, v: &Variant, names: &Names) -> Result<Vec<String>, Strin
         };
         let depth = band.start + band.len + tiled + shift_after[k];
         for (s, t) in split_pairs(b, k) {
+            let (s, t) = (&names.handles[s], &names.handles[t]);
             lines.push(format!(
-                "realign({}, {}, {})",
-                names.handles[s],
-                names.handles[t],
-                depth - 1
+                "# {s} and {t} each their own innermost loop (one stream of accesses each)"
             ));
+            lines.push(format!("realign({s}, {t}, {})", depth - 1));
         }
     }
-    // Parameters are declared before the lines that use them.
-    let mut lines: Vec<String> = params.into_iter().chain(lines).collect();
+    lines
+}
+
+/// The marks, last: a band's outermost loop (a tile loop when tiled) on the threads, or its
+/// tiles as wavefronts.
+fn mark_lines(b: &Built, v: &Variant, names: &Names, shift_after: &[usize]) -> Vec<String> {
+    let mut lines = vec![];
     for (k, band) in b.bands.iter().enumerate() {
         let p = band.start + 1 + shift_after[k];
+        let g = group(band, names);
         if v.parallel[k] {
-            lines.push(format!("parallel({}, {p})", group(band, names)));
+            lines.push(format!(
+                "# loop {p} of {g} on the threads: it carries no dependence"
+            ));
+            lines.push(format!("parallel({g}, {p})"));
         }
-        if v.wavefront[k] && v.tile[k] > 0 && band.len >= 2 {
-            let g = group(band, names);
-            lines.push(format!("skew({g}, {p}, {}, 1)", p + 1));
-            lines.push(format!("parallel({g}, {})", p + 1));
+        if v.wavefronts(b, k) {
+            let q = p + 1;
+            lines.push(format!(
+                "# wavefronts of tiles: tile loop {p} (it carries a dependence) becomes tile \
+                 {p} + tile {q}; the tiles of one wavefront (loop {q}) run on the threads"
+            ));
+            lines.push(format!("skew({g}, {p}, {q}, 1)"));
+            lines.push(format!("parallel({g}, {q})"));
         }
     }
-    Ok(lines)
+    lines
 }
 
 /// How many loops two statements share in the kernel (their leading equal positions).
