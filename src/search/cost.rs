@@ -70,6 +70,10 @@ pub const STRIDED: f64 = 8.0;
 /// The work budget of one test of whether an innermost loop carries a dependence.
 const CARRIED_STEPS: u64 = 20_000;
 
+/// The tiles of each wavefront a thread is taken to need to be kept busy
+/// ([`CostModel::parallel_loop`]): assumed, not measured.
+pub const WAVE_TILES: f64 = 4.0;
+
 /// The value every parameter is given when loop extents are estimated.
 pub const NOMINAL: i64 = 1000;
 
@@ -278,10 +282,22 @@ impl CostModel {
         // wavefronts (the wavefronts' order of the tiles is not modelled: the tiles are
         // estimated in the band's order).
         let (j, band) = (b.bands.iter().enumerate())
-            .find(|(j, band)| (v.parallel[*j] || v.wavefronts(b, *j)) && band.stmts.contains(&s))?;
-        let at = walked(b, v, s, band.start) + usize::from(!v.parallel[j]);
-        let trip = loops.get(at)?.trip;
-        Some((at, trip.floor().clamp(1.0, f64::from(self.threads))))
+            .find(|(j, band)| (v.marked(b, *j) || v.waves(b, *j)) && band.stmts.contains(&s))?;
+        let threads = f64::from(self.threads);
+        if v.marked(b, j) {
+            let at = walked(b, v, s, band.start);
+            return Some((at, loops.get(at)?.trip.floor().clamp(1.0, threads)));
+        }
+        // Wavefronts: `t1` tiles along the first tile loop and `t2` along the second make
+        // `t1 + t2 - 1` wavefronts of `t1 * t2 / (t1 + t2 - 1)` tiles on average, each
+        // ending where the threads meet. Tiles of a skewed band are of unequal sizes, so a
+        // thread is taken to be kept busy only with `WAVE_TILES` tiles of each wavefront:
+        // fewer share the work among fewer threads (at MEDIUM, wavefronts of one to three
+        // tiles ran slower on two threads than the sequential schedule, docs/results.md).
+        let at = walked(b, v, s, band.start) + 1;
+        let (t1, t2) = (loops.get(at - 1)?.trip, loops.get(at)?.trip);
+        let per_wave = t1 * t2 / (t1 + t2 - 1.0).max(1.0);
+        Some((at, (per_wave / WAVE_TILES).floor().clamp(1.0, threads)))
     }
 
     /// Whether band `j`'s outermost loop, in the variant's order, carries no dependence

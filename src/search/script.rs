@@ -60,6 +60,29 @@ impl Variant {
         self.wavefront[k] && self.tile[k] > 0 && b.bands[k].len >= 2
     }
 
+    /// Whether band `k`'s mark (`parallel` or wavefronts) is left out: a band around it is
+    /// marked, and nested parallel loops are not generated, so the outermost mark is the
+    /// one written (and estimated).
+    pub fn shadowed(&self, b: &Built, k: usize) -> bool {
+        let band = &b.bands[k];
+        (b.bands.iter().enumerate()).any(|(j, o)| {
+            j != k
+                && (self.parallel[j] || self.wavefronts(b, j))
+                && band.start >= o.start + o.len
+                && band.stmts.iter().all(|s| o.stmts.contains(s))
+        })
+    }
+
+    /// Whether band `k`'s outermost loop is marked `parallel` in the script.
+    pub fn marked(&self, b: &Built, k: usize) -> bool {
+        self.parallel[k] && !self.shadowed(b, k)
+    }
+
+    /// Whether band `k`'s tiles run as wavefronts in the script.
+    pub fn waves(&self, b: &Built, k: usize) -> bool {
+        self.wavefronts(b, k) && !self.parallel[k] && !self.shadowed(b, k)
+    }
+
     /// A short description: `band 2 (S1): loops 3,1,2, tiled 32, parallel`.
     pub fn describe(&self, b: &Built, names: &Names) -> String {
         let mut parts = vec![];
@@ -75,10 +98,10 @@ impl Variant {
             if self.split[k] {
                 what.push("innermost loop split".to_string());
             }
-            if self.wavefronts(b, k) {
+            if self.waves(b, k) {
                 what.push("wavefronts of tiles on the threads".to_string());
             }
-            if self.parallel[k] {
+            if self.marked(b, k) {
                 what.push("parallel".to_string());
             }
             if !what.is_empty() {
@@ -301,13 +324,13 @@ fn mark_lines(b: &Built, v: &Variant, names: &Names, shift_after: &[usize]) -> V
     for (k, band) in b.bands.iter().enumerate() {
         let p = band.start + 1 + shift_after[k];
         let g = group(band, names);
-        if v.parallel[k] {
+        if v.marked(b, k) {
             lines.push(format!(
                 "# loop {p} of {g} on the threads: it carries no dependence"
             ));
             lines.push(format!("parallel({g}, {p})"));
         }
-        if v.wavefronts(b, k) {
+        if v.waves(b, k) {
             let q = p + 1;
             lines.push(format!(
                 "# wavefronts of tiles: tile loop {p} (it carries a dependence) becomes tile \
@@ -640,5 +663,81 @@ mod tests {
         };
         let lines = write(&b, &Variant::plain(&b), &names).unwrap();
         assert!(lines.is_empty(), "{lines:?}");
+    }
+
+    /// Two statements in a band of two loops `(t, i)`, each with a band of its own inside
+    /// (`j`): a band's tiles as wavefronts are written as the skew of its first tile loop
+    /// by its second and the mark of the second, after a comment; the inner bands' marks
+    /// are left out under a marked band (nested parallel loops are not generated), and
+    /// written where it is not marked.
+    #[test]
+    fn wavefronts_and_marks_under_them() {
+        let row = |k: usize| {
+            (0..6)
+                .map(|c| Int::from(i64::from(c == k)))
+                .collect::<Row>()
+        };
+        let b = Built {
+            rows: vec![vec![row(0), row(1), row(2)]; 2],
+            shared: vec![2, 0],
+            bands: vec![
+                Band {
+                    stmts: vec![0, 1],
+                    start: 0,
+                    len: 2,
+                },
+                Band {
+                    stmts: vec![0],
+                    start: 2,
+                    len: 1,
+                },
+                Band {
+                    stmts: vec![1],
+                    start: 2,
+                    len: 1,
+                },
+            ],
+            order: vec![0, 1],
+        };
+        let p = |a: i64, c: i64| vec![Int::from(a), Int::from(c), Int::ZERO];
+        let names = Names {
+            handles: vec!["A".into(), "B".into()],
+            iterators: vec![vec!["t".into(), "i".into(), "j".into()]; 2],
+            params: vec!["n".into()],
+            positions: vec![p(0, 0), p(0, 1)],
+        };
+        let mut v = Variant::plain(&b);
+        v.tile[0] = 16;
+        v.parallel = vec![false, true, true];
+        v.wavefront[0] = true;
+        assert!(v.waves(&b, 0) && v.shadowed(&b, 1) && v.shadowed(&b, 2));
+        let lines = write(&b, &v, &names).unwrap();
+        let n = lines.len();
+        assert_eq!(
+            lines[n - 2..],
+            ["skew({A, B}, 1, 2, 1)", "parallel({A, B}, 2)"]
+        );
+        assert!(
+            lines[n - 3].starts_with("# wavefronts of tiles: "),
+            "{lines:?}"
+        );
+        assert_eq!(
+            lines.iter().filter(|l| l.starts_with("parallel(")).count(),
+            1
+        );
+        assert!(
+            !v.describe(&b, &names).contains("parallel"),
+            "{}",
+            v.describe(&b, &names)
+        );
+        // Untiled, the mark means nothing and the inner bands' marks are written.
+        v.tile[0] = 0;
+        assert!(!v.waves(&b, 0) && !v.shadowed(&b, 1));
+        let lines = write(&b, &v, &names).unwrap();
+        assert_eq!(
+            lines.iter().filter(|l| l.starts_with("parallel(")).count(),
+            2
+        );
+        assert!(!lines.iter().any(|l| l.starts_with("skew(")), "{lines:?}");
     }
 }
