@@ -79,12 +79,15 @@ pub struct SearchArgs {
     pub playoff: usize,
     /// The threads the scripts are searched for: with 1 (the default) the search adds no
     /// `parallel` mark and times every program on one thread; with more it tries a
-    /// `parallel` mark on each band and times with `OMP_NUM_THREADS` set to this.
+    /// `parallel` mark on each band, or a tiled band's tiles as wavefronts where its
+    /// outermost loop carries a dependence, and times with `OMP_NUM_THREADS` set to this.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub threads: u32,
     /// With timing, the share of `--time-limit` kept at the end to tune the answer's `param`
     /// lines (tile sizes, a recipe's MR, NR, KC) with one pass of `loopy tune`'s descent;
-    /// the tuned values are written only when they ran at least 2% faster. 0: none.
+    /// the tuned values are written only when they ran at least 2% faster. When the kernel
+    /// as it is won, the fastest other candidate with parameters is tuned instead, and is
+    /// the answer only when its tuned values beat the original. 0: none.
     #[arg(long, value_name = "FRACTION", default_value_t = 0.2)]
     pub finish: f64,
     /// The beam search's width: the cost model composes, band by band on every schedule
