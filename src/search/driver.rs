@@ -310,8 +310,9 @@ impl SearchReport {
     }
 
     /// Whether the kernel as it is wins: no candidate ran faster than the original (the
-    /// fastest's speedup below 1). Its own schedule is always legal, so the search never
-    /// answers with a script slower than the original.
+    /// fastest's speedup below 1) and none was made faster by tuning its parameters (a
+    /// tuned answer that beat the original wins over it). Its own schedule is always legal,
+    /// so the search never answers with a script slower than the original.
     pub fn original_wins(&self) -> bool {
         // The answer's parameters tuned, faster than the original (a candidate tuned when
         // the kernel as it is had won is kept only so).
