@@ -50,6 +50,22 @@ impl Kernel {
         })
     }
 
+    /// [`Kernel::load`], and where the region is a test between two versions of its code
+    /// (`Scop::version`, read with `read_generated`), the other version too: the
+    /// transformed version first.
+    pub fn load_versions(path: &Path, opts: &Options) -> Result<Vec<Kernel>, Report> {
+        let first = Kernel::load(path, opts)?;
+        if first.scop.version.is_none() {
+            return Ok(vec![first]);
+        }
+        let o = Options {
+            version: frontend::versions::Which::Original,
+            ..opts.clone()
+        };
+        let second = Kernel::load(path, &o)?;
+        Ok(vec![first, second])
+    }
+
     /// Models C text that needs no preprocessing (no `#include`, no macros to expand: the
     /// preprocessor is not run) as the file `name`, for tests and library use.
     pub fn from_text(name: &str, text: &str, opts: &Options) -> Result<Kernel, Report> {

@@ -163,6 +163,7 @@ pub fn parse(path: &Path) -> Result<Vec<Entry>, Report> {
                 scop,
                 assume_no_overlap,
                 read_generated: false,
+                version: Default::default(),
             },
             settings,
             expect_legal,

@@ -237,11 +237,11 @@ fn prove(kernel: &driver::Kernel, out: &Path, a: &ApplyArgs, em: &mut Emitter, b
         read_generated: true,
         ..a.cc.options()
     };
-    let loaded = driver::Kernel::load(out, &opts);
+    let loaded = driver::Kernel::load_versions(out, &opts);
     if super::spent() {
         return 2;
     }
-    let other = match loaded {
+    let others = match loaded {
         Ok(k) => k,
         Err(f) => {
             em.report(&f);
@@ -249,13 +249,15 @@ fn prove(kernel: &driver::Kernel, out: &Path, a: &ApplyArgs, em: &mut Emitter, b
         }
     };
     let ticker = super::Ticker::new(format!("proving {}", out.display()));
-    let v = crate::equiv::check_with(&kernel.scop, &other.scop, budget, &|m| ticker.show(m));
+    let bs: Vec<_> = others.iter().map(|k| &k.scop).collect();
+    let (v, first, second) =
+        crate::equiv::check_versions(&[&kernel.scop], &bs, budget, &|m| ticker.show(m));
     ticker.clear();
     if super::spent() {
         return 2;
     }
-    eprintln!("{}", crate::equiv::report::summary(&v, &kernel.scop));
-    if let Some(r) = crate::equiv::report::report(&v, &kernel.scop, &other.scop) {
+    eprintln!("{}", crate::equiv::report::summary(&v, first));
+    if let Some(r) = crate::equiv::report::report(&v, first, second) {
         em.report(&r);
     }
     match v {

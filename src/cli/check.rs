@@ -268,10 +268,13 @@ pub fn prove_one(
     if let Some(parent) = kernel.parent() {
         o.includes.push(parent.to_path_buf());
     }
-    let other = crate::driver::Kernel::load(&file, &o)?;
+    let others = crate::driver::Kernel::load_versions(&file, &o)?;
+    let bs: Vec<_> = others.iter().map(|k| &k.scop).collect();
     // A budget of its own (the command's `--budget`), not charged to the manifest's.
-    let v = crate::presburger::budget::suspend(|| crate::equiv::check(&k.scop, &other.scop, limit));
-    let r = crate::equiv::report::report(&v, &k.scop, &other.scop);
+    let (v, first, second) = crate::presburger::budget::suspend(|| {
+        crate::equiv::check_versions(&[&k.scop], &bs, limit, &|_| {})
+    });
+    let r = crate::equiv::report::report(&v, first, second);
     Ok((v, r))
 }
 

@@ -31,7 +31,7 @@ pub fn run(a: EquivArgs, ctx: &Ctx) -> u8 {
     let loaded = budget::with_budget(ctx.budget, || {
         [&a.original, &a.other]
             .into_iter()
-            .map(|f| Kernel::load(f, &opts))
+            .map(|f| Kernel::load_versions(f, &opts))
             .collect::<Result<Vec<_>, _>>()
     });
     let kernels = match loaded {
@@ -48,9 +48,10 @@ pub fn run(a: EquivArgs, ctx: &Ctx) -> u8 {
             return 2;
         }
     };
-    let (ka, kb) = (&kernels[0], &kernels[1]);
+    let sa: Vec<_> = kernels[0].iter().map(|k| &k.scop).collect();
+    let sb: Vec<_> = kernels[1].iter().map(|k| &k.scop).collect();
     let ticker = super::Ticker::new(format!("equiv {}", a.other.display()));
-    let v = equiv::check_with(&ka.scop, &kb.scop, ctx.budget, &|m| ticker.show(m));
+    let (v, first, second) = equiv::check_versions(&sa, &sb, ctx.budget, &|m| ticker.show(m));
     ticker.clear();
     let code = match &v {
         Verdict::Equivalent { .. } => 0,
@@ -59,12 +60,12 @@ pub fn run(a: EquivArgs, ctx: &Ctx) -> u8 {
     };
     match a.format {
         Format::Json => {
-            let j = report::json(&v, &ka.scop, &kb.scop);
+            let j = report::json(&v, first, second);
             println!("{}", crate::model::json::pretty(&j))
         }
         Format::Text => {
-            println!("{}", report::summary(&v, &ka.scop));
-            if let Some(r) = report::report(&v, &ka.scop, &kb.scop) {
+            println!("{}", report::summary(&v, first));
+            if let Some(r) = report::report(&v, first, second) {
                 eprint!("{}", r.render(ctx.color));
             }
         }

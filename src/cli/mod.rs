@@ -157,6 +157,7 @@ impl CcArgs {
             scop: self.scop,
             assume_no_overlap: self.assume_no_overlap,
             read_generated: false,
+            version: Default::default(),
         }
     }
 }

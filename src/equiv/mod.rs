@@ -41,6 +41,9 @@ pub enum Verdict {
         /// N`, the second program's first): the values are the same up to the reassociation
         /// of their updates.
         reassociated: Vec<String>,
+        /// The regions that are a test between two versions of their code (generated
+        /// code's no-overlap test), each version proved: what the test is, for the answer.
+        versions: Vec<String>,
     },
     /// A real difference.
     Different(Box<Witness>),
@@ -57,19 +60,131 @@ pub struct Witness {
     pub params: Vec<String>,
     /// The output array (its C name) whose value differs.
     pub output: String,
+    /// Where the second program is a test between two versions: the version that differs.
+    pub version: Option<String>,
 }
 
-/// Checks that `b` computes what `a` computes, under a work budget of `limit` steps.
-pub fn check(a: &Scop, b: &Scop, limit: u64) -> Verdict {
-    check_with(a, b, limit, &|_| {})
-}
-
-/// [`check`], telling `on` what it is doing (a phase, or how many obligations of the
+/// Checks that `b` computes what `a` computes, under a work budget of `limit` steps,
+/// telling `on` what it is doing (a phase, or how many obligations of the
 /// comparison are discharged): for a progress line on long checks.
 pub fn check_with(a: &Scop, b: &Scop, limit: u64, on: &dyn Fn(&str)) -> Verdict {
     match budget::with_budget(limit, || check_unbounded(a, b, on)) {
         Ok(v) => v,
         Err(e) => Verdict::Undecided(Refusal::new(format!("the integer core gave up: {e}"), None)),
+    }
+}
+
+/// [`check_with`] where either program may be a test between two versions of its code
+/// (`Scop::version`: `a` and `b` hold one model per version, the first program's first
+/// version first). Each version is compared with the first program's first: all compute
+/// the same values exactly when every comparison finds it. The answer, with the pair of
+/// models its report is about (the first difference or refusal, in that order).
+pub fn check_versions<'s>(
+    a: &[&'s Scop],
+    b: &[&'s Scop],
+    limit: u64,
+    on: &dyn Fn(&str),
+) -> (Verdict, &'s Scop, &'s Scop) {
+    let first = a[0];
+    let mut versions = vec![];
+    let mut merged: Option<Verdict> = None;
+    let mut last = first;
+    for &other in a[1..].iter().chain(b) {
+        last = other;
+        let v = check_with(first, other, limit, on);
+        let Verdict::Equivalent {
+            outputs,
+            reassociated,
+            ..
+        } = v
+        else {
+            return (in_version(v, other), first, other);
+        };
+        if let Some(d) = version_text(other) {
+            if !versions.contains(&d) {
+                versions.push(d);
+            }
+        }
+        let Some(Verdict::Equivalent {
+            outputs: o,
+            reassociated: r,
+            ..
+        }) = merged.as_mut()
+        else {
+            merged = Some(Verdict::Equivalent {
+                outputs,
+                parallel: 0,
+                vector: 0,
+                stops: 0,
+                reassociated,
+                versions: vec![],
+            });
+            continue;
+        };
+        for x in outputs {
+            if !o.contains(&x) {
+                o.push(x);
+            }
+        }
+        for x in reassociated {
+            if !r.contains(&x) {
+                r.push(x);
+            }
+        }
+    }
+    let Some(Verdict::Equivalent {
+        outputs,
+        reassociated,
+        ..
+    }) = merged
+    else {
+        unreachable!("at least one comparison is made");
+    };
+    // Each model's own loops and checks, counted once.
+    let (mut parallel, mut vector, mut stops) = (0, 0, 0);
+    for s in a.iter().chain(b) {
+        let loops = omp::loops(s).unwrap_or_default();
+        parallel += loops.iter().filter(|l| !l.is_vector()).count();
+        vector += loops.iter().filter(|l| l.is_vector()).count();
+        stops += s.stops.len();
+    }
+    let v = Verdict::Equivalent {
+        outputs,
+        parallel,
+        vector,
+        stops,
+        reassociated,
+        versions,
+    };
+    (v, first, last)
+}
+
+/// What a version is, for an answer: `the transformed version (…)`.
+fn version_text(s: &Scop) -> Option<String> {
+    let v = s.version.as_ref()?;
+    let test = format!("the test at line {} of {}", v.test.line, v.test.file);
+    Some(match (v.original, &v.function) {
+        (true, _) => format!("the original version ({test} fails)"),
+        (false, Some(f)) => format!("the transformed version (`{f}`, called where {test} passes)"),
+        (false, None) => format!("the transformed version (where {test} passes)"),
+    })
+}
+
+/// A difference or refusal said of the version `s` is.
+fn in_version(v: Verdict, s: &Scop) -> Verdict {
+    let Some(d) = version_text(s) else {
+        return v;
+    };
+    match v {
+        Verdict::Different(mut w) => {
+            w.version = Some(d);
+            Verdict::Different(w)
+        }
+        Verdict::Undecided(mut r) => {
+            r.what = format!("in {d}: {}", r.what);
+            Verdict::Undecided(r)
+        }
+        e => e,
     }
 }
 
@@ -183,6 +298,7 @@ fn check_unbounded(a: &Scop, b: &Scop, on: &dyn Fn(&str)) -> Verdict {
                                 .map_or(o.clone(), |x| x.c_name.clone())
                         })
                         .collect(),
+                    versions: vec![],
                 },
             },
         )
@@ -219,6 +335,7 @@ fn decide(m: Mismatch, outputs: &[String], params: &[String]) -> Verdict {
             mismatch: m,
             params: params.to_vec(),
             output,
+            version: None,
         }))
     } else {
         Verdict::Undecided(Refusal::new(

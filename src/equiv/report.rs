@@ -51,8 +51,9 @@ pub fn summary(v: &Verdict, a: &Scop) -> String {
             vector,
             stops,
             reassociated,
+            versions,
         } => format!(
-            "{}: {} hold the same values after both regions, for every value of {}{}{}{}",
+            "{}: {} hold the same values after both regions, for every value of {}{}{}{}{}",
             match reassociated.is_empty() {
                 true => "equivalent".to_string(),
                 false => format!(
@@ -84,9 +85,13 @@ pub fn summary(v: &Verdict, a: &Scop) -> String {
                 0 => String::new(),
                 1 => " where the check that stops the program (an overflow or allocation check) passes".to_string(),
                 n => format!(" where the {n} checks that stop the program (overflow and allocation checks) pass"),
+            },
+            match versions.is_empty() {
+                true => String::new(),
+                false => format!(", in each version of the region: {}", versions.join("; ")),
             }
         ),
-        Verdict::Different(w) => format!("not equivalent: {} differs", element(w)),
+        Verdict::Different(w) => format!("not equivalent: {} differs{}", element(w), in_version(w)),
         Verdict::Undecided(r) => format!("not decided: {}", r.what),
     }
 }
@@ -115,11 +120,23 @@ pub fn report(v: &Verdict, a: &Scop, b: &Scop) -> Option<Report> {
     })
 }
 
+/// ` in the transformed version (…)` where the witness is of one version of the second
+/// program.
+fn in_version(w: &Witness) -> String {
+    w.version
+        .as_ref()
+        .map_or(String::new(), |v| format!(" in {v}"))
+}
+
 fn different(w: &Witness, a: &Scop, b: &Scop) -> Diagnostic {
     let m = &w.mismatch;
     let mut d = Diagnostic::new(
         codes::NOT_EQUIVALENT,
-        format!("the programs are not equivalent: {} differs", element(w)),
+        format!(
+            "the programs are not equivalent: {} differs{}",
+            element(w),
+            in_version(w)
+        ),
     );
     if let Some(i) = &m.left {
         let s = &a.statements[i.stmt].span;

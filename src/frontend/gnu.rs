@@ -172,6 +172,55 @@ pub fn regions(pre: &str) -> Vec<Range<usize>> {
     out
 }
 
+/// The bodies of the functions that the `regions` call and `text` defines, from `{` to
+/// `}`: modelled too where a region is a test between two versions whose transformed
+/// version is a call (`versions`), and so never rewritten either.
+pub fn called_bodies(text: &str, regions: &[Range<usize>]) -> Vec<Range<usize>> {
+    let toks = tokens(text);
+    let t = |k: usize| toks.get(k).map_or("", |r| &text[r.clone()]);
+    let word = |s: &str| s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+    let inside = |r: &Range<usize>| regions.iter().any(|g| g.start <= r.start && r.end <= g.end);
+    let called: Vec<&str> = (0..toks.len())
+        .filter(|&k| inside(&toks[k]) && word(t(k)) && t(k + 1) == "(")
+        .map(t)
+        .collect();
+    // The token after the bracket that opens at `k` closes.
+    let after = |k: usize, open: &str, close: &str| {
+        let mut depth = 0usize;
+        for j in k..toks.len() {
+            if t(j) == open {
+                depth += 1;
+            } else if t(j) == close {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+        }
+        None
+    };
+    let mut out = vec![];
+    let (mut k, mut depth) = (0, 0usize);
+    while k < toks.len() {
+        match t(k) {
+            "{" => depth += 1,
+            "}" => depth = depth.saturating_sub(1),
+            w if depth == 0 && t(k + 1) == "(" && called.contains(&w) => {
+                if let Some(j) = after(k + 1, "(", ")").filter(|&j| t(j) == "{") {
+                    if let Some(e) = after(j, "{", "}") {
+                        out.push(toks[j].start..toks[e - 1].end);
+                        k = e;
+                        continue;
+                    }
+                }
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    out
+}
+
 /// What lang-c cannot read at `offset` of `text`, when it is one of the constructs known to
 /// stop it (for reports of a syntax error): a description and a way around it.
 pub fn unreadable_at(text: &str, offset: usize) -> Option<(&'static str, &'static str)> {

@@ -13,6 +13,7 @@ pub mod gnu;
 pub mod region;
 pub mod srcmap;
 mod symbols;
+pub mod versions;
 
 use crate::diag::codes;
 use crate::diag::{Diagnostic, Report};
@@ -41,6 +42,9 @@ pub struct Options {
     /// and read in another, divisions in subscripts (docs/equiv.md). A transformation
     /// would regenerate a vector statement once per lane: `check` and `apply` refuse them.
     pub read_generated: bool,
+    /// Which version of a region that is a test between two (the no-overlap test of
+    /// generated code) to model, where `read_generated` is set (`versions`).
+    pub version: versions::Which,
 }
 
 fn plain(d: Diagnostic) -> Report {
@@ -150,6 +154,10 @@ fn parse_and_analyze(
     let keep = if regions.is_empty() {
         // No region (`--function`): the user's file is modelled as written.
         file_lines(&pre, name)
+    } else if opts.read_generated {
+        let mut keep = regions.clone();
+        keep.extend(gnu::called_bodies(&pre, &regions));
+        keep
     } else {
         regions.clone()
     };
@@ -460,6 +468,10 @@ fn analyze(
 ) -> Result<Scop, Report> {
     let run = || -> Result<Scop, Diagnostic> {
         let reg = region::select(unit, sm, opts.function.as_deref(), opts.scop)?;
+        let (reg, version) = match opts.read_generated {
+            true => versions::choose(unit, sm, reg, opts.version)?,
+            false => (reg, None),
+        };
         let mut syms = symbols::Symbols::collect(unit, &sm.pre, &reg.function, reg.range.clone());
         let fragment = fragments.contains(&reg.function);
         if fragment {
@@ -476,6 +488,7 @@ fn analyze(
         let span = sm.span_or_pre(first..last);
         let mut scop = b.finish(&sm.main_file().name, &reg.function, span)?;
         scop.fragment = fragment;
+        scop.version = version;
         Ok(scop)
     };
     run().map_err(|d| finish_error(sm, d))

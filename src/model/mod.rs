@@ -72,6 +72,22 @@ pub struct Scop {
     /// `if (!buffer) __builtin_abort();`), read only in generated code for `loopy equiv`:
     /// what the region computes is compared where they pass.
     pub stops: Vec<SourceSpan>,
+    /// Set where the region is one test choosing between two versions of its code (the
+    /// no-overlap test of generated code, read for `loopy equiv` only): which version this
+    /// model is of. The region computes what a program computes when both versions do.
+    pub version: Option<Version>,
+}
+
+/// One version of a region that is a test between two (`Scop::version`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Version {
+    /// The version the test runs when it fails (the original code); else the one it runs
+    /// when it passes (the transformed code).
+    pub original: bool,
+    /// The test's condition.
+    pub test: SourceSpan,
+    /// The function the transformed version is a call of, whose body was modelled.
+    pub function: Option<String>,
 }
 
 /// The function that holds the region.

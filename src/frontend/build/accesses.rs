@@ -64,6 +64,10 @@ impl<'a> Builder<'a> {
                 }
             },
             Expression::Cast(c) => self.expr(&c.node.expression, mode, acc),
+            Expression::CompoundLiteral(c) if self.current_lanes().is_some() => {
+                self.not_lvalue(e, mode)?;
+                self.gather_access(e, &c.node, acc)
+            }
             Expression::Conditional(c) => {
                 self.not_lvalue(e, mode)?;
                 self.expr(&c.node.condition, Mode::Read, acc)?;
@@ -249,7 +253,95 @@ impl<'a> Builder<'a> {
                 "not an element",
             ));
         }
-        self.index_access_at(x, mode, acc, Some(&lane), span)
+        let mut by = vec![Int::ZERO; subscripts_of(x).len()];
+        if let Some(last) = by.last_mut() {
+            *last = Int::ONE;
+        }
+        self.index_access_at(x, mode, acc, Some((&lane, &by)), span)
+    }
+
+    /// `(V){X[s(0)], X[s(1)], …}` in a vector statement of `V`'s lanes, each lane an
+    /// element of one array whose subscripts step by the same amount from lane to lane
+    /// (a column of a block gathered into a vector): the element `X[s(0) + lane·d]`.
+    fn gather_access(
+        &mut self,
+        e: &Node<Expression>,
+        c: &lang_c::ast::CompoundLiteral,
+        acc: &mut Vec<Access>,
+    ) -> R<()> {
+        let refuse = |b: &Self, why: String| {
+            Err(b.err(
+                format!("this vector of elements cannot be read as lanes: {why}"),
+                &e.span,
+                "a vector built of elements",
+            ))
+        };
+        let (lane, lanes) = self.current_lanes().expect("in a vector statement");
+        let t = match self.type_name(&c.type_name.node) {
+            Ok(t) if t.lanes == lanes => t,
+            Ok(t) => return refuse(self, format!("{} lanes in a statement of {lanes}", t.lanes)),
+            Err(why) => return refuse(self, why),
+        };
+        let mut elems = vec![];
+        for it in &c.initializer_list {
+            match &it.node.initializer.node {
+                Initializer::Expression(x) if it.node.designation.is_empty() => elems.push(&**x),
+                _ => return refuse(self, "a lane that is not one element".into()),
+            }
+        }
+        if elems.len() != lanes {
+            return refuse(self, format!("{} values for {lanes} lanes", elems.len()));
+        }
+        let mut subs: Vec<Vec<LinExpr>> = vec![];
+        for x in &elems {
+            match self.type_of(x) {
+                Ok(xt) if xt.elem == t.elem => {}
+                Ok(xt) => {
+                    return refuse(self, format!("a vector of `{}` over `{}`", t.elem, xt.elem))
+                }
+                Err(why) => return refuse(self, why),
+            }
+            let mut row = vec![];
+            for s in subscripts_of(x) {
+                self.subscripts(1);
+                let a = self.aff(s, false);
+                self.subscripts(-1);
+                match a? {
+                    Ok(p) if p.len() == 1 && p[0].cond.is_none() => row.push(p[0].expr.clone()),
+                    _ => {
+                        return refuse(
+                            self,
+                            format!("`{}` is not one affine subscript", self.pre_text(&s.span)),
+                        )
+                    }
+                }
+            }
+            subs.push(row);
+        }
+        let same_array = elems.iter().all(|x| array_name(x) == array_name(elems[0]));
+        if !same_array || array_name(elems[0]).is_none() {
+            return refuse(self, "its lanes are not elements of one array".into());
+        }
+        let mut by = vec![];
+        for k in 0..subs[0].len() {
+            let step = subs
+                .get(1)
+                .map_or(LinExpr::zero(), |r| r[k].sub(&subs[0][k]));
+            let Some(d) = step.as_constant().cloned() else {
+                return refuse(
+                    self,
+                    "its lanes' subscripts do not differ by a constant".into(),
+                );
+            };
+            for (l, row) in subs.iter().enumerate() {
+                let want = subs[0][k].add_constant(&(d.clone() * Int::from(l as i64)));
+                if row.len() != subs[0].len() || row[k] != want {
+                    return refuse(self, format!("lane {l} is not the first lane's element moved {l} times by the same step"));
+                }
+            }
+            by.push(d);
+        }
+        self.index_access_at(elems[0], Mode::Read, acc, Some((&lane, &by)), e.span)
     }
 
     /// The lane subscript of a vector variable, inside a vector statement of its width.
@@ -269,14 +361,14 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The access of `X[…]` (`e`) recorded at `at`; `shift`: a lane added to the last
-    /// subscript.
+    /// The access of `X[…]` (`e`) recorded at `at`; `shift`: a lane, added to each
+    /// subscript times its coefficient.
     fn index_access_at(
         &mut self,
         e: &Node<Expression>,
         mode: Mode,
         acc: &mut Vec<Access>,
-        shift: Option<&str>,
+        shift: Option<(&str, &[Int])>,
         at: Span,
     ) -> R<()> {
         let mut subs: Vec<&Node<Expression>> = vec![];
@@ -381,10 +473,12 @@ impl<'a> Builder<'a> {
                 }
             });
         }
-        if let Some(lane) = shift {
-            let l = LinExpr::var(lane);
-            if let Some(Ok(last)) = affs.last_mut() {
-                last.iter_mut().for_each(|p| p.expr = p.expr.add(&l));
+        if let Some((lane, by)) = shift {
+            for (a, k) in affs.iter_mut().zip(by) {
+                if let Ok(a) = a {
+                    let l = LinExpr::var(lane).scale(k);
+                    a.iter_mut().for_each(|p| p.expr = p.expr.add(&l));
+                }
             }
         }
         if let Some(lanes) = self.vector_lanes(&array) {
@@ -622,5 +716,35 @@ impl<'a> Builder<'a> {
             });
         }
         out.expect("at least one piece")
+    }
+}
+
+/// The subscripts of `X[a][b]…`, outermost first (none for anything else).
+fn subscripts_of(e: &Node<Expression>) -> Vec<&Node<Expression>> {
+    let mut subs = vec![];
+    let mut cur = e;
+    while let Expression::BinaryOperator(b) = &cur.node {
+        if b.node.operator.node != BinaryOperator::Index {
+            break;
+        }
+        subs.push(&*b.node.rhs);
+        cur = &b.node.lhs;
+    }
+    subs.reverse();
+    subs
+}
+
+/// The array `X[…]` subscripts, when it is named.
+fn array_name(e: &Node<Expression>) -> Option<&str> {
+    let mut cur = e;
+    while let Expression::BinaryOperator(b) = &cur.node {
+        if b.node.operator.node != BinaryOperator::Index {
+            return None;
+        }
+        cur = &b.node.lhs;
+    }
+    match &cur.node {
+        Expression::Identifier(id) if !std::ptr::eq(cur, e) => Some(&id.node.name),
+        _ => None,
     }
 }

@@ -124,6 +124,7 @@ impl<'a> Builder<'a> {
             declarations: self.declarations,
             host,
             stops: self.generated.map(|l| l.stops).unwrap_or_default(),
+            version: None,
         })
     }
 

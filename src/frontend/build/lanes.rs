@@ -226,7 +226,7 @@ impl<'a> Builder<'a> {
         self.specifiers_type(&ts)
     }
 
-    fn type_name(&self, t: &TypeName) -> Result<RegionType, String> {
+    pub(super) fn type_name(&self, t: &TypeName) -> Result<RegionType, String> {
         if t.declarator.is_some() {
             return Err("a derived type in `sizeof`".into());
         }
@@ -278,7 +278,7 @@ impl<'a> Builder<'a> {
 
     /// The type of `__typeof__(e)`: of a variable, an element (`C[0][0]`), or an
     /// arithmetic operation on operands of one type (`alpha * A[0][0]`).
-    fn type_of(&self, e: &Node<Expression>) -> Result<RegionType, String> {
+    pub(super) fn type_of(&self, e: &Node<Expression>) -> Result<RegionType, String> {
         let not = || format!("the type of `{}` is not read", self.pre_text(&e.span));
         match &e.node {
             Expression::Identifier(id) => self.variable_type(&id.node.name, 0),

@@ -192,6 +192,10 @@ impl<'a> Builder<'a> {
                 let x = self.value(&u.node.operand, reads)?;
                 Ok(Value::Op(name.into(), vec![x]))
             }
+            // `(V){X[…], …}`: the lane's element, recorded at the whole expression.
+            Expression::CompoundLiteral(_) if self.current_lanes().is_some() => {
+                reads.take(&self.span(&e.span)).map(Value::Read)
+            }
             Expression::Cast(c) => {
                 let ty = normalize(&self.pre_text(&c.node.type_name.span));
                 let x = self.value(&c.node.expression, reads)?;
