@@ -824,6 +824,100 @@ fn vector_accumulators_are_read_as_lanes() {
     }
 }
 
+/// A region that is a test between two versions, the transformed code written in place
+/// (as generated code has it where the region cannot become a function of its own): the
+/// rows in reverse order, the original code beside it.
+fn two_versions(transformed: &str) -> String {
+    format!(
+        "{{
+  const unsigned long loopy_lo = (unsigned long)&x[0];
+  if (loopy_lo != 0) {{
+    {transformed}
+  }} else {{
+    {GEMM}
+  }}
+}}"
+    )
+}
+
+#[test]
+fn a_test_between_two_versions_is_equivalent_when_both_are() {
+    let reversed = GEMM.replace("for (i = 0; i < n; i++)", "for (i = n - 1; i >= 0; i--)");
+    let (_, _, out) = pair(
+        "versions",
+        GEMM,
+        &two_versions(&reversed),
+        Expect::Equivalent,
+    );
+    assert!(
+        out.contains(
+            "in each version of the region: the transformed version (where the test at line"
+        ),
+        "{out}"
+    );
+    // The transformed version runs (the test passes): its difference shows.
+    let wrong = reversed.replace("C[i][j] *= 0.5;", "C[i][j] *= 0.25;");
+    pair(
+        "versions-wrong",
+        GEMM,
+        &two_versions(&wrong),
+        Expect::Different,
+    );
+}
+
+const TRANSPOSE: &str = "for (j = 0; j < m; j++)
+  for (i = 0; i < n; i++)
+    C[j][i] = alpha * A[i][j];";
+
+/// A column of `A` gathered into a vector, as generated register blocks gather a column
+/// of a block that is not contiguous: `(v4){A[i][j], A[i + 1][j], …}`.
+const GATHERED: &str = "typedef double v4 __attribute__((vector_size(4 * sizeof(double))));
+typedef double v4u __attribute__((vector_size(4 * sizeof(double)), aligned(sizeof(double)), __may_alias__));
+for (j = 0; j < m; j++) {
+  for (i = 0; i <= n - 4; i += 4)
+    *(v4u *)&C[j][i] = alpha * (v4){A[i][j], A[i + 1][j], A[i + 2][j], A[i + 3][j]};
+  for (; i < n; i++)
+    C[j][i] = alpha * A[i][j];
+}";
+
+#[test]
+fn a_vector_of_gathered_elements_is_read_as_lanes() {
+    pair("gather", TRANSPOSE, GATHERED, Expect::Equivalent);
+    let lanes = "A[i][j], A[i + 1][j], A[i + 2][j], A[i + 3][j]";
+    assert!(GATHERED.contains(lanes));
+    // Lanes that step by 2, and a gather from the next column: other elements.
+    for (name, to) in [
+        (
+            "gather-step",
+            "A[i][j], A[i + 2][j], A[i + 4][j], A[i + 6][j]",
+        ),
+        (
+            "gather-column",
+            "A[i][j + 1], A[i + 1][j + 1], A[i + 2][j + 1], A[i + 3][j + 1]",
+        ),
+    ] {
+        pair(
+            name,
+            TRANSPOSE,
+            &GATHERED.replace(lanes, to),
+            Expect::Different,
+        );
+    }
+    // Lanes out of step are no element moved by one step per lane: refused, never
+    // read as something else.
+    let dir = tempdir("gather-swapped");
+    let a = write(&dir, "a", TRANSPOSE);
+    let swapped = "A[i][j], A[i + 2][j], A[i + 1][j], A[i + 3][j]";
+    let b = write(&dir, "b", &GATHERED.replace(lanes, swapped));
+    let (code, out, err) = equiv(&a, &b);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("this vector of elements cannot be read as lanes")
+            && err.contains("lane 2 is not the first lane's element"),
+        "{err}"
+    );
+}
+
 #[test]
 fn vector_operations_outside_what_lanes_compute_are_refused() {
     // The lanes of one operation read before any writes: a shift by one lane is not the
