@@ -362,6 +362,21 @@ for (i = 0; i < n; i++) for (j = 0; j < m; j++) for (k = 0; k < n; k++) C[i][j] 
 }
 
 #[test]
+fn a_private_variable_set_in_each_iteration_before_its_reads_is_each_iterations_own() {
+    let copy = "for (i = 0; i < n; i++) x[i] = alpha * y[i] + 1.0;";
+    for clause in ["private", "firstprivate"] {
+        let other = format!(
+            "double v = 0.0;\n#pragma omp parallel for {clause}(v)\nfor (i = 0; i < n; i++) {{ v = alpha * y[i]; x[i] = v + 1.0; }}"
+        );
+        let (_, _, out) = pair(&format!("{clause}-v"), copy, &other, Expect::Equivalent);
+        assert!(out.contains("the OpenMP loop is free of races"), "{out}");
+        // The value stored one iteration late: a difference, never a race read as one.
+        let late = other.replace("x[i] = v + 1.0;", "x[i] = v + 2.0;");
+        pair(&format!("{clause}-v-wrong"), copy, &late, Expect::Different);
+    }
+}
+
+#[test]
 fn a_racy_or_unread_openmp_loop_is_refused_at_its_span() {
     let dir = tempdir("openmp");
     let sweep = "for (i = 1; i < n; i++) x[i] = x[i - 1] + y[i];";
@@ -384,6 +399,22 @@ fn a_racy_or_unread_openmp_loop_is_refused_at_its_span() {
         // A reduced array: each thread's copy of every element starts at 0.
         ("reduction-array", copy, format!("#pragma omp parallel for reduction(+:x)\n{copy}"), "`x` is an array reduced", 9),
         ("private", copy, format!("#pragma omp parallel for private(alpha)\n{copy}"), "`alpha` is private", 9),
+        // A private copy read before its iteration writes it holds nothing the
+        // sequential loop holds there; one read after the loop, the value before it.
+        (
+            "private-early",
+            copy,
+            "double v = 0.0;\n#pragma omp parallel for private(v)\nfor (i = 0; i < n; i++) { x[i] = v; v = alpha * y[i]; }".to_string(),
+            "reads it where no write of the same iteration comes before",
+            11,
+        ),
+        (
+            "private-after",
+            copy,
+            "double v;\n#pragma omp parallel for firstprivate(v)\nfor (i = 0; i < n; i++) { v = alpha * y[i]; x[i] = v; }\ny[0] = v;".to_string(),
+            "this statement after it reads it",
+            12,
+        ),
         (
             "replicated",
             copy,

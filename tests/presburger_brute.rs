@@ -291,6 +291,29 @@ proptest! {
         })?;
     }
 
+    /// The parametric optimum of a map over a union of several conjunctions with floors,
+    /// congruences and existentials: its pieces are merged, the input dimension a
+    /// parameter of their contexts.
+    #[test]
+    fn map_lexmax_of_unions(a in prop::collection::vec(prop::collection::vec(atom(3), 1..4), 2..5)
+        .prop_map(|parts| RSet { dims: 3, parts })) {
+        within_budget(|| {
+            let text = a.text().replacen("[x, y, z] :", "[x] -> [y, z] :", a.parts.len());
+            let m = parse_map(&text, &[]).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let hi = m.lexmax().unwrap().wrap();
+            for n in 0..=3 {
+                let mut truth: BTreeSet<Vec<i64>> = BTreeSet::new();
+                for x in -B..=B {
+                    let best = a.points(n).into_iter().filter(|p| p[0] == x).max();
+                    truth.extend(best);
+                }
+                let got: BTreeSet<Vec<i64>> = lib_points(&hi, n).into_iter().collect();
+                prop_assert_eq!(got, truth, "lexmax {}", text);
+            }
+            Ok(())
+        })?;
+    }
+
     #[test]
     fn maps(r in rset(2), q in rset(2), t in rset(1)) {
         within_budget(|| {

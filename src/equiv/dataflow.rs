@@ -7,7 +7,7 @@
 
 use super::plain::{on_points, plain_on_points, plain_set, Points};
 use super::program::{Program, Refusal};
-use crate::presburger::{Int, Map, Set, Space, Tuple};
+use crate::presburger::{budget, Int, Map, Set, Space, Tuple};
 
 /// Where a value comes from, on a part of the instances (or elements) that use it.
 #[derive(Clone, Debug)]
@@ -159,8 +159,28 @@ fn last_writers(
             .filter(|(&t, _)| pos.may_meet(s, t, l, false))
             .filter_map(|(&t, c)| Some((t, at_level(p, params, at, c, t, l, false)?)))
             .collect();
-        if let Some(done) = latest(p, reader, &cands, &remaining, &mut out)? {
-            remaining = remaining.subtract(&done).coalesce();
+        let groups = by_position(pos, &cands, l);
+        if groups.len() > 1 {
+            // All in one optimum first, within a cap ([`TOGETHER_STEPS`]).
+            let mut found = vec![];
+            let together = budget::with_budget(TOGETHER_STEPS, || {
+                latest(p, reader, &cands, &remaining, &mut found)
+            });
+            if let Ok(done) = together {
+                out.extend(found);
+                if let Some(done) = done? {
+                    remaining = remaining.subtract(&done).coalesce();
+                }
+                continue;
+            }
+        }
+        for group in groups {
+            if remaining.is_empty() {
+                break;
+            }
+            if let Some(done) = latest(p, reader, &group, &remaining, &mut out)? {
+                remaining = remaining.subtract(&done).coalesce();
+            }
         }
     }
     if !remaining.is_empty() {
@@ -170,6 +190,35 @@ fn last_writers(
         });
     }
     Ok(out)
+}
+
+/// Steps the optimum over all the candidates of a level may take before they are taken
+/// group by group ([`by_position`]). Taken group by group, what is left after each is
+/// taken away can splinter; all in one, the optimum over many pieces of many nests (a
+/// register block's rows against the edge nests) can cost far more.
+const TOGETHER_STEPS: u64 = 2_000_000;
+
+/// The candidates in groups from the latest to the earliest: where every candidate's time
+/// dimension `l` is one constant, those with the same constant together, the largest
+/// first; otherwise all in one group.
+fn by_position(pos: &Positions, cands: &[(usize, Map)], l: usize) -> Vec<Vec<(usize, Map)>> {
+    let at = |t: usize| pos.0[t].get(l).cloned().flatten();
+    if cands.iter().any(|(t, _)| at(*t).is_none()) {
+        return vec![cands.to_vec()];
+    }
+    let mut values: Vec<Int> = cands.iter().filter_map(|(t, _)| at(*t)).collect();
+    values.sort();
+    values.dedup();
+    values
+        .iter()
+        .rev()
+        .map(|v| {
+            (cands.iter())
+                .filter(|(t, _)| at(*t).as_ref() == Some(v))
+                .cloned()
+                .collect()
+        })
+        .collect()
 }
 
 /// The time dimensions of each statement that are one constant (its position among the

@@ -10,7 +10,7 @@
 //!
 //! Accepted: `#pragma omp parallel` on a block whose statements all lie in work-sharing
 //! loops, `#pragma omp for`, `#pragma omp parallel for` and `#pragma omp simd` (and `for
-//! simd`), with the clauses `private` (of loop counters only), `schedule`, `num_threads`,
+//! simd`), with the clauses `private` and `firstprivate` (below), `schedule`, `num_threads`,
 //! `default(shared)`, on SIMD loops `safelen` and `simdlen` (they only bound how many
 //! iterations run together), and `reduction(+: x)` (or `-`, `*`, `min`, `max`) of a scalar. Anything else
 //! (`nowait`, `collapse`, `aligned`, `single`, `critical`, a statement that every thread
@@ -22,6 +22,15 @@
 //! that touches the variable must update it as `x = x op e` (`x op= e`) with `e` not reading
 //! it, `op` the clause's (`-` for `+`; `fmax(x, e)` for `max`, `fmin` for `min`), else the
 //! loop is refused; its updates are then no race.
+//!
+//! A variable that is `private` (or `firstprivate`) in a loop is each thread's own: its
+//! copy starts undefined (or at the value before the loop), and the variable is left as
+//! it was before the loop. The loop computes what the sequential loop computes when every
+//! read of the variable in the loop sees a write made earlier in the same iteration (so
+//! no value crosses iterations or comes from before the loop), and nothing reads the
+//! variable after the loop and it is not live after the region (declared in it): generated
+//! code's offsets of register blocks, set in each iteration before their reads. Its
+//! accesses are then no race. A private variable the loop uses otherwise is refused.
 
 use super::dataflow::order_at;
 use super::program::{Node, Program, Refusal, Stmt};
@@ -41,6 +50,9 @@ pub struct Loop {
     pub atomic: Vec<(usize, SourceSpan)>,
     /// The lanes of a vector statement (no directive: `pragma` is the statement).
     vector: bool,
+    /// The variables of its `private` and `firstprivate` clauses (C names) that its
+    /// statements use: each iteration's own where `race_free` finds them so.
+    private: Vec<String>,
 }
 
 /// One directive of the region.
@@ -74,11 +86,16 @@ pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
     let first = s.region.range.start.min(end);
     // From the `#pragma scop` line (or the function's start) before the first statement:
     // a directive on the first loop comes before it.
-    let from = text[..first]
+    let mut from = text[..first]
         .rfind("#pragma scop")
         .or(s.host.start)
         .unwrap_or(first)
         .min(first);
+    // One version of a test between two (`Scop::version`): its directives start inside
+    // its own block, not at the test or in the other version.
+    if s.version.is_some() {
+        from = from.max(text[..first].rfind('{').map_or(from, |b| b + 1));
+    }
     let mut out = vec![];
     let mut regions = vec![];
     let mut atomics = vec![];
@@ -95,7 +112,7 @@ pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
         }
         if d.work_sharing || d.simd {
             let header = next_loop(s, &text, &d)?;
-            private_counters_only(s, &d, header)?;
+            let private = private_used(s, &d, header);
             out.push(Loop {
                 pragma: d.span,
                 header,
@@ -103,6 +120,7 @@ pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
                 reduced: d.reduced,
                 atomic: vec![],
                 vector: false,
+                private,
             });
         }
     }
@@ -149,6 +167,7 @@ pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
                 reduced: vec![],
                 atomic: vec![],
                 vector: true,
+                private: vec![],
             });
         }
     }
@@ -225,7 +244,9 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
         )
     })? {
         match name.as_str() {
-            "private" => private.extend(args.split(',').map(|a| a.trim().to_string())),
+            "private" | "firstprivate" => {
+                private.extend(args.split(',').map(|a| a.trim().to_string()))
+            }
             "reduction" => match args.split_once(':') {
                 Some((op, vars)) if ["+", "-", "*", "min", "max"].contains(&op.trim()) => {
                     let op = if op.trim() == "-" { "+" } else { op.trim() };
@@ -247,7 +268,7 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
                     format!("{name}({args})")
                 };
                 return refuse(format!(
-                    "the OpenMP clause `{clause}`: only `private` (of loop counters), `schedule`, `num_threads`, `default(shared)`, `reduction`, and `safelen` and `simdlen` on a SIMD loop, are read"
+                    "the OpenMP clause `{clause}`: only `private`, `firstprivate`, `schedule`, `num_threads`, `default(shared)`, `reduction`, and `safelen` and `simdlen` on a SIMD loop, are read"
                 ));
             }
         }
@@ -350,9 +371,10 @@ fn next_statement(s: &Scop, text: &str, d: &Directive) -> Result<usize, Refusal>
     }
 }
 
-/// A private variable that a statement of the loop reads or writes starts undefined in
-/// each thread: refused. Loop counters are not accesses.
-fn private_counters_only(s: &Scop, d: &Directive, header: usize) -> Result<(), Refusal> {
+/// The variables private in the loop (`private`, `firstprivate`) that its statements
+/// access (C names); loop counters are not accesses.
+fn private_used(s: &Scop, d: &Directive, header: usize) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
     for st in &s.statements {
         if !st.loops.iter().any(|l| l.span.range.start == header) {
             continue;
@@ -361,11 +383,75 @@ fn private_counters_only(s: &Scop, d: &Directive, header: usize) -> Result<(), R
             let c = s
                 .array(&a.array)
                 .map_or(a.array.as_str(), |x| x.c_name.as_str());
-            if d.private.iter().any(|p| p == c) {
-                return Err(Refusal::new(
-                    format!("`{c}` is private in this loop and its statements use it: each thread's copy starts undefined"),
-                    Some(&d.span),
-                ));
+            if d.private.iter().any(|p| p == c) && !out.iter().any(|o| o == c) {
+                out.push(c.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Refuses a private variable `x` of loop `l` (its statements `inside`, each with the
+/// loop's depth) unless each thread's copy holds what the sequential loop holds where it
+/// is read: declared in the region, read by no statement outside the loop, and every read
+/// in the loop sees a write of the same element earlier in the same iteration.
+fn private_copies(
+    p: &Program,
+    l: &Loop,
+    inside: &[(usize, usize)],
+    params: &[String],
+) -> Result<(), Refusal> {
+    for x in &l.private {
+        let refuse = |why: String, span: &SourceSpan| {
+            Err(Refusal::new(
+                format!(
+                    "`{x}` is private in the OpenMP loop of line {} and {why}",
+                    l.pragma.line
+                ),
+                Some(span),
+            ))
+        };
+        let is_x = |a: &str| p.c_name(a) == *x;
+        let declared_here = (p.scop.arrays.iter())
+            .any(|a| a.c_name == *x && a.storage == crate::model::Storage::Region);
+        if !declared_here {
+            return refuse(
+                "is not declared in the region: its value after the loop (the one before it, not the last iteration's) is live".into(),
+                &l.pragma,
+            );
+        }
+        for (k, st) in p.stmts.iter().enumerate() {
+            let reads_x = st.reads.iter().flatten().any(|(a, _)| is_x(a));
+            if reads_x && !inside.iter().any(|(i, _)| *i == k) {
+                return refuse(
+                    "this statement after it reads it: the loop leaves it as it was before".into(),
+                    &st.span,
+                );
+            }
+        }
+        for &(b, d) in inside {
+            let sb = &p.stmts[b];
+            let time = sb.time.space().range.clone();
+            for (_, read) in sb.reads.iter().flatten().filter(|(a, _)| is_x(a)) {
+                let mut seen = read.domain();
+                for &(a, _) in inside
+                    .iter()
+                    .filter(|(a, _)| is_x(&p.stmts[*a].write_array))
+                {
+                    let sa = &p.stmts[a];
+                    let same = read.apply_range(&sa.write.inverse());
+                    for level in 2 * d + 2..time.len() {
+                        let order = order_at(params, &time, level, &[], false);
+                        let before = sb.time.apply_range(&order).apply_range(&sa.time.inverse());
+                        seen = seen.subtract(&same.intersect(&before).domain());
+                    }
+                }
+                if !seen.is_empty() {
+                    return refuse(
+                        "this statement reads it where no write of the same iteration comes before: a thread's copy does not hold that value".into(),
+                        &sb.span,
+                    );
+                }
             }
         }
     }
@@ -390,6 +476,7 @@ pub fn race_free(p: &Program, loops: &[Loop], params: &[String]) -> Result<(), R
             })
             .collect();
         updates_only(p, l, &inside)?;
+        private_copies(p, l, &inside, params)?;
         let atomic = atomic_updates(p, l, &inside)?;
         let reduced = |array: &str| l.reduced.iter().any(|(x, _)| *x == p.c_name(array));
         // Atomic updates of one array by one operator do not race with one another (their
@@ -402,8 +489,9 @@ pub fn race_free(p: &Program, loops: &[Loop], params: &[String]) -> Result<(), R
         };
         for &(a, d) in &inside {
             for &(b, _) in &inside {
-                let race =
-                    conflict(p, params, a, b, d).filter(|x| !reduced(x) && !both_atomic(a, b, x));
+                let private = |x: &str| l.private.iter().any(|v| *v == p.c_name(x));
+                let race = conflict(p, params, a, b, d)
+                    .filter(|x| !reduced(x) && !both_atomic(a, b, x) && !private(x));
                 if let Some(array) = race {
                     let name = p.c_name(&array);
                     let what = if l.vector {

@@ -670,6 +670,80 @@ impl Basic {
         }
     }
 
+    /// Merges known locals with one definition and drops known locals that nothing uses
+    /// but their own definition, carrying `extra` (rows over the same columns that refer to
+    /// the locals, a quast leaf's values) along: the same points, the same values. Merging
+    /// conjunctions again and again (a parametric optimum over many parts) repeats one
+    /// floor in every part it meets, and each copy makes every later test harder.
+    pub fn tidy_known_locals(&mut self, extra: &mut [Row]) {
+        let mut j = self.n_div();
+        while j > 0 {
+            j -= 1;
+            let known = |b: &Self, k: usize| b.divs[k].is_some();
+            let Some(i) =
+                (0..j).find(|&i| known(self, i) && known(self, j) && self.twin_locals(i, j))
+            else {
+                continue;
+            };
+            let (ci, cj) = (self.col_div(i), self.col_div(j));
+            let onto = |r: &mut Row| {
+                if cj < r.len() && !r[cj].is_zero() {
+                    let v = std::mem::take(&mut r[cj]);
+                    r[ci] += &v;
+                }
+            };
+            self.eqs.iter_mut().for_each(onto);
+            self.ineqs.iter_mut().for_each(onto);
+            extra.iter_mut().for_each(onto);
+            self.divs
+                .iter_mut()
+                .flatten()
+                .for_each(|d| onto(&mut d.num));
+            // The twin's definition rows are now copies of the first's: one of each stays.
+            let defs = self.div_constraints(ci).expect("known");
+            let mut kept: Vec<Row> = vec![];
+            self.ineqs.retain(|r| {
+                if !defs.contains(r) || !kept.contains(r) {
+                    kept.push(r.clone());
+                    return true;
+                }
+                false
+            });
+            self.remove_div(j);
+            for r in extra.iter_mut() {
+                if cj < r.len() {
+                    r.remove(cj);
+                }
+            }
+        }
+        let mut i = self.n_div();
+        while i > 0 {
+            i -= 1;
+            let col = self.col_div(i);
+            if self.divs[i].is_none() || self.used_by_div(col) {
+                continue;
+            }
+            if extra
+                .iter()
+                .any(|r| r.get(col).is_some_and(|v| !v.is_zero()))
+            {
+                continue;
+            }
+            let defs = self.div_constraints(col).expect("known");
+            let only_def = !self.eqs.iter().any(|r| !r[col].is_zero())
+                && (self.ineqs.iter().filter(|r| !r[col].is_zero())).all(|r| defs.contains(r));
+            if only_def {
+                self.ineqs.retain(|r| !defs.contains(r));
+                self.remove_div(i);
+                for r in extra.iter_mut() {
+                    if col < r.len() {
+                        r.remove(col);
+                    }
+                }
+            }
+        }
+    }
+
     /// Do locals `i < j` say the same (see [`Basic::merge_twin_locals`])?
     fn twin_locals(&self, i: usize, j: usize) -> bool {
         let (ci, cj) = (self.col_div(i), self.col_div(j));

@@ -32,6 +32,7 @@
 
 use super::basic::Basic;
 use super::budget::{self, Budgeted, Exhausted};
+use super::coalesce;
 use super::int::Int;
 use super::omega;
 use super::row::Row;
@@ -562,7 +563,13 @@ fn lexopt_in(parts: &[Basic], max: bool) -> Result<Vec<Basic>, Stop> {
         };
         acc = Some(match acc {
             None => found,
-            Some(a) => merge(a, found, nd)?,
+            Some(a) => {
+                let mut m = merge(a, found, nd)?;
+                for l in &mut m {
+                    l.ctx.tidy_known_locals(&mut l.vals);
+                }
+                m
+            }
         });
     }
     let parts = leaves_to_parts(&acc.unwrap_or_default(), nd);
@@ -603,13 +610,21 @@ fn merge(a: Vec<Leaf>, b: Vec<Leaf>, nd: usize) -> Budgeted<Vec<Leaf>> {
      -> Budgeted<()> {
         for (ix, lx) in x.iter().enumerate() {
             let mut rest = vec![lx.ctx.clone()];
-            for (iy, ly) in y.iter().enumerate() {
-                if !meets(ix, iy) {
-                    continue;
-                }
+            // The contexts to take away, as few parts as their union allows: taking away
+            // many parts one at a time, each with its divisions (the rows of a register
+            // block, one residue each), splinters what is left by residue.
+            let meeting: Vec<Basic> = (y.iter().enumerate())
+                .filter(|&(iy, _)| meets(ix, iy))
+                .map(|(_, ly)| ly.ctx.clone())
+                .collect();
+            let away = match meeting.len() {
+                0 | 1 => meeting,
+                _ => coalesce::coalesce(coalesce::merge_shifted(meeting))?,
+            };
+            for a in &away {
                 let mut next = vec![];
                 for c in &rest {
-                    next.extend(c.try_subtract(&ly.ctx)?);
+                    next.extend(c.try_subtract(a)?);
                 }
                 rest = next;
                 if rest.is_empty() {
