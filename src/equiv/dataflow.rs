@@ -160,12 +160,12 @@ fn last_writers(
             .filter_map(|(&t, c)| Some((t, at_level(p, params, at, c, t, l, false)?)))
             .collect();
         let groups = by_position(pos, &cands, l);
-        if groups.len() > 1 {
+        let cap = TOGETHER.with(|c| c.get());
+        if groups.len() > 1 && cap > 0 {
             // All in one optimum first, within a cap ([`TOGETHER_STEPS`]).
             let mut found = vec![];
-            let together = budget::with_budget(TOGETHER_STEPS, || {
-                latest(p, reader, &cands, &remaining, &mut found)
-            });
+            let together =
+                budget::with_budget(cap, || latest(p, reader, &cands, &remaining, &mut found));
             if let Ok(done) = together {
                 out.extend(found);
                 if let Some(done) = done? {
@@ -197,6 +197,24 @@ fn last_writers(
 /// taken away can splinter; all in one, the optimum over many pieces of many nests (a
 /// register block's rows against the edge nests) can cost far more.
 const TOGETHER_STEPS: u64 = 2_000_000;
+
+thread_local! {
+    /// [`TOGETHER_STEPS`], lowered by the tests to take every level group by group.
+    static TOGETHER: std::cell::Cell<u64> = const { std::cell::Cell::new(TOGETHER_STEPS) };
+}
+
+/// Runs `f` with the optimum over all the candidates of a level capped at `steps` (0:
+/// always group by group), for tests of both ways.
+#[cfg(test)]
+pub(super) const TOGETHER_DEFAULT: u64 = TOGETHER_STEPS;
+
+#[cfg(test)]
+pub(super) fn with_together_steps<T>(steps: u64, f: impl FnOnce() -> T) -> T {
+    let old = TOGETHER.with(|c| c.replace(steps));
+    let r = f();
+    TOGETHER.with(|c| c.set(old));
+    r
+}
 
 /// The candidates in groups from the latest to the earliest: where every candidate's time
 /// dimension `l` is one constant, those with the same constant together, the largest

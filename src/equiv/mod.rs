@@ -421,4 +421,76 @@ mod tests {
         let v = check_with(&a, &b, 50_000_000, &|_| {});
         assert!(matches!(v, Verdict::Different(_)), "{v:?}");
     }
+
+    /// The last writers of a level taken group by group of constant positions (as past
+    /// the cap on one optimum over all of them) give the answers one optimum gives: nests
+    /// one after the other, a reduction split over two nests, and the mutations of both.
+    #[test]
+    fn last_writers_group_by_group_give_the_same_answers() {
+        let original = "void f(int n, double A[100], double B[100], double C[100][100]) {
+  int i, k;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    A[i] = 1.0;
+    for (k = 0; k < n; k++)
+      A[i] = A[i] + C[i][k];
+  }
+  for (i = 0; i < n; i++)
+    B[i] = A[i] * 2.0;
+#pragma endscop
+}
+";
+        // The reduction in two nests, its first half first, then the rest.
+        let split = original.replace(
+            "  for (i = 0; i < n; i++) {
+    A[i] = 1.0;
+    for (k = 0; k < n; k++)
+      A[i] = A[i] + C[i][k];
+  }",
+            "  for (i = 0; i < n; i++)
+    A[i] = 1.0;
+  for (i = 0; i < n; i++)
+    for (k = 0; k < n / 2; k++)
+      A[i] = A[i] + C[i][k];
+  for (i = 0; i < n; i++)
+    for (k = n / 2; k < n; k++)
+      A[i] = A[i] + C[i][k];",
+        );
+        let halves_swapped = split
+            .replace("k < n / 2; k++", "k < n; k++ /* first */")
+            .replace("k = n / 2; k < n; k++", "k = 0; k < n / 2; k++")
+            .replace("k < n; k++ /* first */", "k < n / 2; k++")
+            .replacen("k = 0; k < n / 2; k++", "k = n / 2; k < n; k++", 1);
+        let late_init = split.replacen(
+            "    A[i] = 1.0;
+",
+            "    A[i] = 0.0;
+",
+            1,
+        );
+        let a = scop("groups", "a", original);
+        let cases = [
+            ("split", &split, true),
+            ("swapped", &halves_swapped, false),
+            ("init", &late_init, false),
+        ];
+        for (name, text, same) in cases {
+            let b = scop("groups", name, text);
+            for cap in [0, super::dataflow::TOGETHER_DEFAULT] {
+                let v = super::dataflow::with_together_steps(cap, || {
+                    check_with(&a, &b, 50_000_000, &|_| {})
+                });
+                match same {
+                    true => assert!(
+                        matches!(v, Verdict::Equivalent { .. }),
+                        "{name} {cap}: {v:?}"
+                    ),
+                    false => assert!(
+                        !matches!(v, Verdict::Equivalent { .. }),
+                        "{name} {cap}: {v:?}"
+                    ),
+                }
+            }
+        }
+    }
 }
