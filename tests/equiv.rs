@@ -376,6 +376,71 @@ fn a_private_variable_set_in_each_iteration_before_its_reads_is_each_iterations_
     }
 }
 
+/// A parallel region as generated code's parallel register blocks have it: the tile loop
+/// runs in every thread, one thread sets what all read (`single`), the threads share the
+/// loop under it, and each thread fills a buffer of its own.
+const SPMD: &str = "#pragma omp parallel
+{
+  double buf[n];
+  for (t = 0; t < 2; t++) {
+    #pragma omp single
+    {
+      y[t] = alpha + t;
+    }
+    #pragma omp for
+    for (i = 0; i < n; i++) {
+      buf[i] = x[i] * y[t];
+      C[t][i] = buf[i] + 1.0;
+    }
+  }
+}";
+
+const SPMD_ORIGINAL: &str = "for (t = 0; t < 2; t++) {
+  y[t] = alpha + t;
+  for (i = 0; i < n; i++)
+    C[t][i] = x[i] * y[t] + 1.0;
+}";
+
+#[test]
+fn a_parallel_region_with_single_and_each_threads_buffer_is_read_as_sequential() {
+    let (_, _, out) = pair("spmd", SPMD_ORIGINAL, SPMD, Expect::Equivalent);
+    assert!(out.contains("the OpenMP loop is free of races"), "{out}");
+    let wrong = SPMD.replace("C[t][i] = buf[i] + 1.0;", "C[t][i] = buf[i] + 2.0;");
+    pair("spmd-wrong", SPMD_ORIGINAL, &wrong, Expect::Different);
+    // Each thread's buffer filled in one loop and read in the next: a thread reads
+    // elements another thread's iterations wrote in its own buffer.
+    let dir = tempdir("spmd-refused");
+    let a = write(&dir, "a", "for (i = 0; i < n; i++) y[i] = x[i] * alpha;");
+    let across = "#pragma omp parallel
+{
+  double buf[n];
+  #pragma omp for
+  for (i = 0; i < n; i++)
+    buf[i] = x[i] * alpha;
+  #pragma omp for
+  for (i = 0; i < n; i++)
+    y[i] = buf[i];
+}";
+    let b = write(&dir, "across", across);
+    let (code, out, err) = equiv(&a, &b);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("`buf` is private in the OpenMP loop of line 15")
+            && err.contains("reads it where no write of the same iteration comes before")
+            && err.contains("across.c:17"),
+        "{err}"
+    );
+    // Without the barrier at its end, `single` is not read.
+    let b = write(
+        &dir,
+        "nowait",
+        &SPMD.replace("omp single", "omp single nowait"),
+    );
+    let (code, out, err) = equiv(&a, &b);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("`single` is read without clauses"), "{err}");
+}
+
 #[test]
 fn a_racy_or_unread_openmp_loop_is_refused_at_its_span() {
     let dir = tempdir("openmp");

@@ -109,6 +109,9 @@ fn both_versions_of_polybench_products_are_proved() {
         ("blas", "syr2k", "syr2k"),
         ("blas", "symm", "symm"),
         ("kernels", "doitgen", "doitgen-par"),
+        // Each thread's packed panel of A (`aligned_alloc` in the parallel region), the
+        // tile loops in every thread, the B panel's offsets set in `single`.
+        ("blas", "gemm", "gemm-par"),
     ] {
         let (dir, src) = kernel(group, k);
         let out = scratch.join(format!("{script}.c"));

@@ -285,6 +285,7 @@ pub fn expanded(
             storage: Storage::Region,
             elem_type: None,
             extents: vec![],
+            declared: None,
         });
         decls.extend(declarations(plan, &scop.params)?);
     }

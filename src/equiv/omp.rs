@@ -68,6 +68,9 @@ struct Directive {
     reduced: Vec<(String, String)>,
     /// `#pragma omp atomic` (`update`): on the statement after it.
     atomic: bool,
+    /// `#pragma omp single`: the block after it runs in one thread, the others waiting at
+    /// its end.
+    single: bool,
 }
 
 /// The work-sharing and SIMD loops of `s`'s region, or why its OpenMP directives are refused.
@@ -98,6 +101,7 @@ pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
     }
     let mut out = vec![];
     let mut regions = vec![];
+    let mut singles = vec![];
     let mut atomics = vec![];
     let mut at = from;
     while let Some(k) = text[at..end].find("#pragma omp") {
@@ -109,6 +113,9 @@ pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
         }
         if d.parallel && !d.work_sharing {
             regions.push((d.span.clone(), block(&text, d.end, &d.span)?));
+        }
+        if d.single {
+            singles.push(block(&text, d.end, &d.span)?);
         }
         if d.work_sharing || d.simd {
             let header = next_loop(s, &text, &d)?;
@@ -145,7 +152,8 @@ pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
                 out.iter()
                     .any(|o| o.work_sharing && o.header == l.span.range.start)
             });
-            if inside && shared {
+            let single = singles.iter().any(|b| b.contains(&st.span.range.start));
+            if inside && shared && !single {
                 return Err(Refusal::new(
                     format!(
                         "`{}` is in the parallel region of line {} but in none of its work-sharing loops: every thread runs it",
@@ -153,6 +161,36 @@ pub fn loops(s: &Scop) -> Result<Vec<Loop>, Refusal> {
                     ),
                     Some(&st.span),
                 ));
+            }
+        }
+    }
+    // A variable declared in a parallel region is each thread's own: in each work-sharing
+    // loop of the region that uses it, it is read as a private variable.
+    for (_, range) in &regions {
+        let own: Vec<&str> = (s.arrays.iter())
+            .filter(|a| {
+                a.declared
+                    .as_ref()
+                    .is_some_and(|d| d.file == s.region.file && range.contains(&d.range.start))
+            })
+            .map(|a| a.c_name.as_str())
+            .collect();
+        for l in out
+            .iter_mut()
+            .filter(|l| l.work_sharing && range.contains(&l.header))
+        {
+            for st in &s.statements {
+                if !st.loops.iter().any(|x| x.span.range.start == l.header) {
+                    continue;
+                }
+                for a in &st.accesses {
+                    let c = s
+                        .array(&a.array)
+                        .map_or(a.array.as_str(), |x| x.c_name.as_str());
+                    if own.contains(&c) && !l.private.iter().any(|p| p == c) {
+                        l.private.push(c.to_string());
+                    }
+                }
             }
         }
     }
@@ -223,6 +261,25 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
             private: vec![],
             reduced: vec![],
             atomic: true,
+            single: false,
+        });
+    }
+    if take("single") {
+        if !words.trim().is_empty() {
+            return refuse(format!(
+                "the OpenMP directive `#pragma omp {body}`: `single` is read without clauses (`nowait` would leave out the barrier at its end)"
+            ));
+        }
+        return Ok(Directive {
+            span,
+            end,
+            parallel: false,
+            work_sharing: false,
+            simd: false,
+            private: vec![],
+            reduced: vec![],
+            atomic: false,
+            single: true,
         });
     }
     let parallel = take("parallel");
@@ -282,6 +339,7 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
         private,
         reduced,
         atomic: false,
+        single: false,
     })
 }
 
@@ -398,6 +456,7 @@ fn private_used(s: &Scop, d: &Directive, header: usize) -> Vec<String> {
 fn private_copies(
     p: &Program,
     l: &Loop,
+    all: &[Loop],
     inside: &[(usize, usize)],
     params: &[String],
 ) -> Result<(), Refusal> {
@@ -420,9 +479,19 @@ fn private_copies(
                 &l.pragma,
             );
         }
+        // A read in another loop where the variable is private too sees a write of its own
+        // iteration (checked for that loop), not this loop's.
+        let private_elsewhere = |st: &Stmt| {
+            let loops = &p.scop.statements[st.index].loops;
+            (all.iter()).any(|o| {
+                o.header != l.header
+                    && o.private.iter().any(|v| v == x)
+                    && loops.iter().any(|y| y.span.range.start == o.header)
+            })
+        };
         for (k, st) in p.stmts.iter().enumerate() {
             let reads_x = st.reads.iter().flatten().any(|(a, _)| is_x(a));
-            if reads_x && !inside.iter().any(|(i, _)| *i == k) {
+            if reads_x && !inside.iter().any(|(i, _)| *i == k) && !private_elsewhere(st) {
                 return refuse(
                     "this statement after it reads it: the loop leaves it as it was before".into(),
                     &st.span,
@@ -476,7 +545,7 @@ pub fn race_free(p: &Program, loops: &[Loop], params: &[String]) -> Result<(), R
             })
             .collect();
         updates_only(p, l, &inside)?;
-        private_copies(p, l, &inside, params)?;
+        private_copies(p, l, loops, &inside, params)?;
         let atomic = atomic_updates(p, l, &inside)?;
         let reduced = |array: &str| l.reduced.iter().any(|(x, _)| *x == p.c_name(array));
         // Atomic updates of one array by one operator do not race with one another (their

@@ -276,6 +276,9 @@ pub struct Array {
     /// that every access stays within them: past a row's end an access is the next row's
     /// element, which the subscripts would call another. Empty otherwise.
     pub extents: Vec<Option<aff::LinExpr>>,
+    /// For a variable declared in the region: its declaration (where a parallel region
+    /// makes it each thread's own, for `loopy equiv`).
+    pub declared: Option<SourceSpan>,
 }
 
 impl Array {

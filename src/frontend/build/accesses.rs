@@ -546,6 +546,7 @@ impl<'a> Builder<'a> {
                     storage,
                     elem_type,
                     extents: self.extents_of(array),
+                    declared: self.local_decls.get(array).map(|s| self.span(s)),
                 });
                 self.array_first.insert(array.to_string(), range(span));
             }

@@ -142,6 +142,7 @@ impl<'a> Builder<'a> {
             return Ok(());
         };
         let (array, rank, private_depth) = self.declare_variable(&name, decl, ty)?;
+        self.local_decls.insert(array.clone(), x.span);
         if !ty.persistent {
             inits.declared.push(array.clone());
         }

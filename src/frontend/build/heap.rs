@@ -12,32 +12,51 @@
 //! __builtin_free(buf);
 //! ```
 //!
-//! - A pointer declared with `malloc(…)` (or `__builtin_malloc`) is a buffer of the region,
+//! - A pointer declared with `malloc(…)` (or `__builtin_malloc`, or `aligned_alloc`) is a
+//!   buffer of the region,
 //!   an array with one dimension per level of its declarator, whose elements hold nothing
 //!   known until written: as a local array declared without a value. Its size is not
 //!   read (as with any array, its elements are taken to be within it).
 //! - `free(buf)` ends it and computes nothing.
 //! - `if (__builtin_mul_overflow(a, b, &v)) __builtin_abort();` writes `v` (with a value
 //!   that is not compared: a statement of its own, whose store is refused if a compared
-//!   value reads `v`) and may stop the program; so may `if (!buf) __builtin_abort();`.
+//!   value reads `v`) and may stop the program; so may `if (!buf) __builtin_abort();`
+//!   (after `perror("…");` in a block).
 //!   Such checks are recorded (`Scop::stops`): what the region computes is compared where
 //!   they pass, and `loopy equiv` says so.
 
 use super::*;
 use lang_c::ast::{ArraySize, Declarator, DeclaratorKind, DerivedDeclarator, IfStatement};
 
-/// `abort()` or `__builtin_abort()` as a statement, possibly alone in a block.
+/// `abort()` or `__builtin_abort()` as a statement, possibly in a block after calls of
+/// `perror` with a string literal (a message on the error stream, which touches no
+/// variable).
 fn is_abort(s: &Node<Statement>) -> bool {
     match &s.node {
-        Statement::Compound(items) => match items.as_slice() {
-            [it] => matches!(&it.node, BlockItem::Statement(x) if is_abort(x)),
-            _ => false,
+        Statement::Compound(items) => match items.split_last() {
+            Some((last, before)) => {
+                matches!(&last.node, BlockItem::Statement(x) if is_abort(x))
+                    && before
+                        .iter()
+                        .all(|it| matches!(&it.node, BlockItem::Statement(x) if is_message(x)))
+            }
+            None => false,
         },
         Statement::Expression(Some(e)) => call_name(e).is_some_and(|n| {
             matches!(n, "abort" | "__builtin_abort") && call_args(e).is_some_and(|a| a.is_empty())
         }),
         _ => false,
     }
+}
+
+/// `perror("…");`.
+fn is_message(s: &Node<Statement>) -> bool {
+    let Statement::Expression(Some(e)) = &s.node else {
+        return false;
+    };
+    call_name(e) == Some("perror")
+        && call_args(e)
+            .is_some_and(|a| matches!(a, [x] if matches!(x.node, Expression::StringLiteral(_))))
 }
 
 fn call_name(e: &Node<Expression>) -> Option<&str> {
@@ -57,9 +76,10 @@ fn call_args(e: &Node<Expression>) -> Option<&[Node<Expression>]> {
     }
 }
 
-/// Whether `e` is `malloc(…)` or `__builtin_malloc(…)`.
+/// Whether `e` is `malloc(…)`, `__builtin_malloc(…)` or `aligned_alloc(…, …)` (generated
+/// code's buffer of each thread).
 pub(super) fn is_malloc(e: &Node<Expression>) -> bool {
-    call_name(e).is_some_and(|n| matches!(n, "malloc" | "__builtin_malloc"))
+    call_name(e).is_some_and(|n| matches!(n, "malloc" | "__builtin_malloc" | "aligned_alloc"))
 }
 
 impl<'a> Builder<'a> {

@@ -268,6 +268,8 @@ pub struct Builder<'a> {
     local_names: HashSet<String>,
     /// The element type of each variable declared in the region (model names).
     local_types: HashMap<String, String>,
+    /// The declaration of each variable declared in the region (by model name).
+    local_decls: HashMap<String, Span>,
     /// While above zero, the operands of a comparison are being read: a division by a
     /// positive constant may give quotients (see `affine.rs`).
     in_comparison: usize,
@@ -307,6 +309,7 @@ impl<'a> Builder<'a> {
             array_first: HashMap::new(),
             local_names: HashSet::new(),
             local_types: HashMap::new(),
+            local_decls: HashMap::new(),
             in_comparison: 0,
             quotients: vec![],
             declarations: vec![],
