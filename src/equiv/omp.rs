@@ -9,12 +9,15 @@
 //! it the sequential loop.
 //!
 //! Accepted: `#pragma omp parallel` on a block whose statements all lie in work-sharing
-//! loops, `#pragma omp for`, `#pragma omp parallel for` and `#pragma omp simd` (and `for
+//! loops or in `#pragma omp single` blocks (one thread, then a barrier), with loops
+//! around them that every thread runs alike; a variable declared in the parallel block
+//! is each thread's own, read as private in every work-sharing loop that uses it.
+//! `#pragma omp for`, `#pragma omp parallel for` and `#pragma omp simd` (and `for
 //! simd`), with the clauses `private` and `firstprivate` (below), `schedule`, `num_threads`,
 //! `default(shared)`, on SIMD loops `safelen` and `simdlen` (they only bound how many
 //! iterations run together), and `reduction(+: x)` (or `-`, `*`, `min`, `max`) of a scalar. Anything else
-//! (`nowait`, `collapse`, `aligned`, `single`, `critical`, a statement that every thread
-//! runs) is refused with its span.
+//! (`nowait`, `collapse`, `aligned`, `critical`, a statement that every thread runs) is
+//! refused with its span.
 //!
 //! A reduction's variable is each thread's own and their partial results are combined in
 //! an unspecified order: the loop is the sequential loop *up to the reassociation* of that
