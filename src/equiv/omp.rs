@@ -248,6 +248,18 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
             _ => false,
         }
     };
+    // A directive that is neither a loop nor a region: `atomic` or `single`.
+    let bare = |span: SourceSpan| Directive {
+        span,
+        end,
+        parallel: false,
+        work_sharing: false,
+        simd: false,
+        private: vec![],
+        reduced: vec![],
+        atomic: false,
+        single: false,
+    };
     if take("atomic") {
         take("update");
         if !words.trim().is_empty() {
@@ -256,15 +268,8 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
             ));
         }
         return Ok(Directive {
-            span,
-            end,
-            parallel: false,
-            work_sharing: false,
-            simd: false,
-            private: vec![],
-            reduced: vec![],
             atomic: true,
-            single: false,
+            ..bare(span)
         });
     }
     if take("single") {
@@ -274,15 +279,8 @@ fn directive(s: &Scop, text: &str, start: usize) -> Result<Directive, Refusal> {
             ));
         }
         return Ok(Directive {
-            span,
-            end,
-            parallel: false,
-            work_sharing: false,
-            simd: false,
-            private: vec![],
-            reduced: vec![],
-            atomic: false,
             single: true,
+            ..bare(span)
         });
     }
     let parallel = take("parallel");

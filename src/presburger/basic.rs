@@ -646,20 +646,9 @@ impl Basic {
             let Some(i) = (0..j).find(|&i| self.twin_locals(i, j)) else {
                 continue;
             };
-            let (ci, cj) = (self.col_div(i), self.col_div(j));
+            let cj = self.col_div(j);
             if self.divs[j].is_some() {
-                let onto = |r: &mut Row| {
-                    if cj < r.len() && !r[cj].is_zero() {
-                        let v = std::mem::take(&mut r[cj]);
-                        r[ci] += &v;
-                    }
-                };
-                self.eqs.iter_mut().for_each(onto);
-                self.ineqs.iter_mut().for_each(onto);
-                self.divs
-                    .iter_mut()
-                    .flatten()
-                    .for_each(|d| onto(&mut d.num));
+                self.fold_local_onto(j, i, &mut []);
             } else {
                 self.eqs.retain(|r| r[cj].is_zero());
                 self.ineqs.retain(|r| r[cj].is_zero());
@@ -668,6 +657,25 @@ impl Basic {
             // which also finds a conjunction the merge made empty.
             self.remove_div(j);
         }
+    }
+
+    /// Moves every coefficient of local `j` onto local `i` (its twin: the same value), in
+    /// the rows, the definitions and `extra`; `j` is then unused.
+    fn fold_local_onto(&mut self, j: usize, i: usize, extra: &mut [Row]) {
+        let (ci, cj) = (self.col_div(i), self.col_div(j));
+        let onto = |r: &mut Row| {
+            if cj < r.len() && !r[cj].is_zero() {
+                let v = std::mem::take(&mut r[cj]);
+                r[ci] += &v;
+            }
+        };
+        self.eqs.iter_mut().for_each(onto);
+        self.ineqs.iter_mut().for_each(onto);
+        extra.iter_mut().for_each(onto);
+        self.divs
+            .iter_mut()
+            .flatten()
+            .for_each(|d| onto(&mut d.num));
     }
 
     /// Merges known locals with one definition and drops known locals that nothing uses
@@ -686,19 +694,7 @@ impl Basic {
                 continue;
             };
             let (ci, cj) = (self.col_div(i), self.col_div(j));
-            let onto = |r: &mut Row| {
-                if cj < r.len() && !r[cj].is_zero() {
-                    let v = std::mem::take(&mut r[cj]);
-                    r[ci] += &v;
-                }
-            };
-            self.eqs.iter_mut().for_each(onto);
-            self.ineqs.iter_mut().for_each(onto);
-            extra.iter_mut().for_each(onto);
-            self.divs
-                .iter_mut()
-                .flatten()
-                .for_each(|d| onto(&mut d.num));
+            self.fold_local_onto(j, i, extra);
             // The twin's definition rows are now copies of the first's: one of each stays.
             let defs = self.div_constraints(ci).expect("known");
             let mut kept: Vec<Row> = vec![];
