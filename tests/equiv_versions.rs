@@ -237,3 +237,31 @@ fn a_call_or_test_that_cannot_be_followed_is_refused() {
         );
     }
 }
+
+#[test]
+fn apply_proves_what_it_writes_away_from_the_kernels_folder() {
+    // The written file keeps PolyBench's `#include "trmm.h"`, found beside the kernel.
+    let scratch = common::scratch("equiv-versions", "apply-prove");
+    let (_, src) = kernel("blas", "trmm");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(PB)
+        .join("scripts/trmm.loopy");
+    let out = scratch.join("trmm.c");
+    let u = utilities();
+    let (code, o, e) = loopy(&[
+        "apply",
+        src.to_str().unwrap(),
+        script.to_str().unwrap(),
+        "-I",
+        u.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--prove",
+    ]);
+    assert_eq!(code, 0, "{o}{e}");
+    assert!(
+        e.contains("equivalent: `B` hold the same values")
+            && e.contains("in each version of the region"),
+        "{e}"
+    );
+}

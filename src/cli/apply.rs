@@ -233,10 +233,15 @@ fn apply(a: &ApplyArgs, em: &mut Emitter, written: &mut Option<PathBuf>, budget:
 
 /// `--prove`: the file just written against the original's model.
 fn prove(kernel: &driver::Kernel, out: &Path, a: &ApplyArgs, em: &mut Emitter, budget: u64) -> u8 {
-    let opts = crate::frontend::Options {
+    let mut opts = crate::frontend::Options {
         read_generated: true,
         ..a.cc.options()
     };
+    // The written file keeps the kernel's `#include "…"` lines, which the preprocessor
+    // looks for beside it: the kernel's folder is searched after the user's.
+    if let Some(parent) = a.kernel.parent().filter(|p| !p.as_os_str().is_empty()) {
+        opts.includes.push(parent.to_path_buf());
+    }
     let loaded = driver::Kernel::load_versions(out, &opts);
     if super::spent() {
         return 2;
