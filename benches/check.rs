@@ -1,6 +1,9 @@
 //! `loopy check` and `loopy apply` on every example: time per phase (model, dependences,
 //! script, legality, code generation), median of several runs. `check` is the first four
-//! phases; `apply` runs them too, then generates the code. Run with `cargo bench --bench check`.
+//! phases; `apply` runs them too, then generates the code. Then `apply --prove`'s proof of
+//! the generated code (`loopy equiv` against the original's model: the written file
+//! modelled, then compared), once, beside `check`'s time. Run with `cargo bench --bench
+//! check`.
 
 use loopy::driver::{self, Kernel, Run};
 use loopy::frontend::Options;
@@ -31,9 +34,9 @@ fn main() {
         })
         .collect();
     names.sort();
-    println!("milliseconds, median of {RUNS} runs; check = model + deps + script + legality, apply = check + codegen");
+    println!("milliseconds, median of {RUNS} runs; check = model + deps + script + legality, apply = check + codegen; prove = the proof of the generated code, one run, and its ratio to check");
     println!(
-        "{:<12} {:>7} {:>7} {:>7} {:>8} {:>8} {:>7} {:>7} {:>10}  verdict",
+        "{:<12} {:>7} {:>7} {:>7} {:>8} {:>8} {:>7} {:>7} {:>10} {:>9} {:>7}  verdict",
         "example",
         "model",
         "deps",
@@ -42,7 +45,9 @@ fn main() {
         "codegen",
         "check",
         "apply",
-        "check+apply"
+        "check+apply",
+        "prove",
+        "×check"
     );
     let mut sums = vec![];
     for n in names {
@@ -52,6 +57,7 @@ fn main() {
         let mut phases: [Vec<Duration>; 5] = Default::default();
         let (mut checks, mut applies) = (vec![], vec![]);
         let mut verdict = String::new();
+        let mut file = None;
         for _ in 0..RUNS {
             let t0 = Instant::now();
             let k = Kernel::load(&c, &Options::default())
@@ -75,6 +81,9 @@ fn main() {
             let t4 = Instant::now();
             let g = driver::generate_from_script(&k, &run.interp.state, &s.display().to_string());
             let t5 = Instant::now();
+            if let Ok(g) = &g {
+                file = Some(g.file.clone());
+            }
             verdict = match (v.is_empty(), g) {
                 (true, Ok(g)) => format!(
                     "legal ({} deps, {} lines)",
@@ -96,8 +105,13 @@ fn main() {
         let [m, d, sc, l, g] = phases.map(median);
         let (check, apply) = (median(checks), median(applies));
         sums.push((n.clone(), check + apply));
+        let (proof, proved) = match &file {
+            Some(f) => prove(&c, f),
+            None => (Duration::ZERO, "no code".to_string()),
+        };
+        let ratio = proof.as_secs_f64() / check.as_secs_f64().max(1e-9);
         println!(
-            "{:<12} {:>7} {:>7} {:>7} {:>8} {:>8} {:>7} {:>7} {:>10}  {verdict}",
+            "{:<12} {:>7} {:>7} {:>7} {:>8} {:>8} {:>7} {:>7} {:>10} {:>9} {:>7.1}  {verdict}; {proved}",
             n,
             ms(m),
             ms(d),
@@ -106,7 +120,9 @@ fn main() {
             ms(g),
             ms(check),
             ms(apply),
-            ms(check + apply)
+            ms(check + apply),
+            ms(proof),
+            ratio
         );
     }
     sums.sort_by_key(|x| x.1);
@@ -116,4 +132,37 @@ fn main() {
         ms(sums[sums.len() / 2].1),
         ms(*t)
     );
+}
+
+/// `apply --prove` on the generated `file` of the kernel `c`: the time and the verdict's
+/// first word.
+fn prove(c: &Path, file: &str) -> (Duration, String) {
+    let dir = std::env::temp_dir().join(format!("loopy-bench-prove-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join(c.file_name().unwrap());
+    std::fs::write(&out, file).unwrap();
+    let t0 = Instant::now();
+    let original = Kernel::load(c, &Options::default()).expect("the original");
+    let opts = Options {
+        read_generated: true,
+        includes: c
+            .parent()
+            .map(|p| vec![p.to_path_buf()])
+            .unwrap_or_default(),
+        ..Options::default()
+    };
+    let limit = loopy::presburger::budget::DEFAULT;
+    let said = match Kernel::load_versions(&out, &opts) {
+        Ok(ks) => {
+            let p = driver::prove(&original.scop, &ks, limit, &|_| {});
+            match p.code {
+                0 => "proved".to_string(),
+                _ => p.summary.chars().take(70).collect(),
+            }
+        }
+        Err(e) => format!("not read: {}", e.diagnostic.message),
+    };
+    let t = t0.elapsed();
+    let _ = std::fs::remove_dir_all(&dir);
+    (t, said)
 }

@@ -12,6 +12,34 @@ use crate::script::params::{ModelValues, Settings};
 use crate::verify::{self, Dependence, Program, Violation};
 use std::path::Path;
 
+/// What a proof that generated code computes what the original computes answers
+/// (`apply --prove`, `check --manifest`'s proofs): `loopy equiv`'s exit code (0
+/// equivalent, 1 not, 2 not decided), its one-line summary, and the report of a
+/// difference or a refusal.
+pub struct Proof {
+    pub code: u8,
+    pub summary: String,
+    pub report: Option<Report>,
+}
+
+/// Compares the versions of a file (`Kernel::load_versions`, read with `read_generated`)
+/// with `original`, under a work budget of `limit` steps, telling `on` the phases.
+pub fn prove(original: &Scop, versions: &[Kernel], limit: u64, on: &dyn Fn(&str)) -> Proof {
+    use crate::equiv::{self, report, Verdict};
+    let bs: Vec<&Scop> = versions.iter().map(|k| &k.scop).collect();
+    let (v, first, second) = equiv::check_versions(&[original], &bs, limit, on);
+    let code = match v {
+        Verdict::Equivalent { .. } => 0,
+        Verdict::Different(_) => 1,
+        Verdict::Undecided(_) => 2,
+    };
+    Proof {
+        code,
+        summary: report::summary(&v, first),
+        report: report::report(&v, first, second),
+    }
+}
+
 /// A kernel loaded and modelled, with the texts of the files its spans point into.
 pub struct Kernel {
     pub scop: Scop,

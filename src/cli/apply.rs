@@ -254,22 +254,16 @@ fn prove(kernel: &driver::Kernel, out: &Path, a: &ApplyArgs, em: &mut Emitter, b
         }
     };
     let ticker = super::Ticker::new(format!("proving {}", out.display()));
-    let bs: Vec<_> = others.iter().map(|k| &k.scop).collect();
-    let (v, first, second) =
-        crate::equiv::check_versions(&[&kernel.scop], &bs, budget, &|m| ticker.show(m));
+    let proof = driver::prove(&kernel.scop, &others, budget, &|m| ticker.show(m));
     ticker.clear();
     if super::spent() {
         return 2;
     }
-    eprintln!("{}", crate::equiv::report::summary(&v, first));
-    if let Some(r) = crate::equiv::report::report(&v, first, second) {
-        em.report(&r);
+    eprintln!("{}", proof.summary);
+    if let Some(r) = &proof.report {
+        em.report(r);
     }
-    match v {
-        crate::equiv::Verdict::Equivalent { .. } => 0,
-        crate::equiv::Verdict::Different(_) => 1,
-        crate::equiv::Verdict::Undecided(_) => 2,
-    }
+    proof.code
 }
 
 /// After `--in-place`: the tags are gone, so the script can never be checked against the

@@ -170,16 +170,18 @@ fn prove_entry(
     verdict: &mut CheckVerdict,
     limit: u64,
 ) -> (&'static str, Option<Report>) {
-    use crate::equiv::Verdict;
     match prove_one(&e.kernel, &e.script, &e.opts, &e.settings, limit) {
-        Ok((Verdict::Equivalent { .. }, _)) => ("equivalent", None),
-        Ok((Verdict::Different(_), r)) => ("not-equivalent", r),
-        Ok((Verdict::Undecided(_), Some(r))) | Err(r) => {
+        Ok(p) if p.code == 0 => ("equivalent", None),
+        Ok(p) if p.code == 1 => ("not-equivalent", p.report),
+        Ok(crate::driver::Proof {
+            report: Some(r), ..
+        })
+        | Err(r) => {
             *verdict = CheckVerdict::BadInput(r);
             ("undecided", None)
         }
-        Ok((Verdict::Undecided(u), None)) => {
-            let d = crate::diag::Diagnostic::new(crate::diag::codes::EQUIV_UNDECIDED, u.what);
+        Ok(p) => {
+            let d = crate::diag::Diagnostic::new(crate::diag::codes::EQUIV_UNDECIDED, p.summary);
             *verdict = CheckVerdict::BadInput(Report {
                 diagnostic: d,
                 sources: vec![],
@@ -243,7 +245,7 @@ pub fn prove_one(
     opts: &Options,
     settings: &Settings,
     limit: u64,
-) -> Result<(crate::equiv::Verdict, Option<Report>), Report> {
+) -> Result<crate::driver::Proof, Report> {
     let (k, run) = load_and_run(kernel, script, opts, settings)?;
     let g =
         crate::driver::generate_from_script(&k, &run.interp.state, &script.display().to_string())?;
@@ -269,13 +271,10 @@ pub fn prove_one(
         o.includes.push(parent.to_path_buf());
     }
     let others = crate::driver::Kernel::load_versions(&file, &o)?;
-    let bs: Vec<_> = others.iter().map(|k| &k.scop).collect();
     // A budget of its own (the command's `--budget`), not charged to the manifest's.
-    let (v, first, second) = crate::presburger::budget::suspend(|| {
-        crate::equiv::check_versions(&[&k.scop], &bs, limit, &|_| {})
-    });
-    let r = crate::equiv::report::report(&v, first, second);
-    Ok((v, r))
+    Ok(crate::presburger::budget::suspend(|| {
+        crate::driver::prove(&k.scop, &others, limit, &|_| {})
+    }))
 }
 
 /// Checks one pair, with `settings` for the script's parameters.
