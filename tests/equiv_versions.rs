@@ -30,14 +30,14 @@ fn utilities() -> PathBuf {
         .join("utilities")
 }
 
-/// `loopy apply` of the kernel's fast script into `out`.
-fn apply(src: &Path, k: &str, out: &Path) {
+/// `loopy apply` of the kernel's fast script into `out`, with `more` options.
+fn apply_with(src: &Path, k: &str, out: &Path, more: &[&str]) -> (i32, String, String) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join(PB)
         .join("scripts")
         .join(format!("{k}.loopy"));
     let u = utilities();
-    let (code, o, e) = loopy(&[
+    let mut args = vec![
         "apply",
         src.to_str().unwrap(),
         script.to_str().unwrap(),
@@ -45,7 +45,14 @@ fn apply(src: &Path, k: &str, out: &Path) {
         u.to_str().unwrap(),
         "-o",
         out.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(more);
+    loopy(&args)
+}
+
+/// `loopy apply` of the kernel's fast script into `out`.
+fn apply(src: &Path, k: &str, out: &Path) {
+    let (code, o, e) = apply_with(src, k, out, &[]);
     assert_eq!(code, 0, "{o}{e}");
 }
 
@@ -243,21 +250,8 @@ fn apply_proves_what_it_writes_away_from_the_kernels_folder() {
     // The written file keeps PolyBench's `#include "trmm.h"`, found beside the kernel.
     let scratch = common::scratch("equiv-versions", "apply-prove");
     let (_, src) = kernel("blas", "trmm");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(PB)
-        .join("scripts/trmm.loopy");
     let out = scratch.join("trmm.c");
-    let u = utilities();
-    let (code, o, e) = loopy(&[
-        "apply",
-        src.to_str().unwrap(),
-        script.to_str().unwrap(),
-        "-I",
-        u.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--prove",
-    ]);
+    let (code, o, e) = apply_with(&src, "trmm", &out, &["--prove"]);
     assert_eq!(code, 0, "{o}{e}");
     assert!(
         e.contains("equivalent: `B` hold the same values")

@@ -174,6 +174,10 @@ fn last_writers(
                 continue;
             }
         }
+        #[cfg(test)]
+        if groups.len() > 1 {
+            GROUPED.with(|c| c.set(c.get() + 1));
+        }
         for group in groups {
             if remaining.is_empty() {
                 break;
@@ -203,17 +207,25 @@ thread_local! {
     static TOGETHER: std::cell::Cell<u64> = const { std::cell::Cell::new(TOGETHER_STEPS) };
 }
 
-/// Runs `f` with the optimum over all the candidates of a level capped at `steps` (0:
-/// always group by group), for tests of both ways.
+/// [`TOGETHER_STEPS`], for the tests.
 #[cfg(test)]
 pub(super) const TOGETHER_DEFAULT: u64 = TOGETHER_STEPS;
 
 #[cfg(test)]
-pub(super) fn with_together_steps<T>(steps: u64, f: impl FnOnce() -> T) -> T {
+thread_local! {
+    /// How many levels were taken group by group (for the tests).
+    static GROUPED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `f` with the optimum over all the candidates of a level capped at `steps` (0:
+/// always group by group); with how many levels were taken group by group.
+#[cfg(test)]
+pub(super) fn with_together_steps<T>(steps: u64, f: impl FnOnce() -> T) -> (T, usize) {
     let old = TOGETHER.with(|c| c.replace(steps));
+    GROUPED.with(|c| c.set(0));
     let r = f();
     TOGETHER.with(|c| c.set(old));
-    r
+    (r, GROUPED.with(|c| c.get()))
 }
 
 /// The candidates in groups from the latest to the earliest: where every candidate's time

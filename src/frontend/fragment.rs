@@ -207,17 +207,7 @@ impl<'ast> Visit<'ast> for Uses {
                     }
                 });
             }
-            B::Assign
-            | B::AssignMultiply
-            | B::AssignDivide
-            | B::AssignModulo
-            | B::AssignPlus
-            | B::AssignMinus
-            | B::AssignShiftLeft
-            | B::AssignShiftRight
-            | B::AssignBitwiseAnd
-            | B::AssignBitwiseXor
-            | B::AssignBitwiseOr => {
+            ref op if super::build::is_assignment(op) => {
                 if let Expression::Identifier(id) = &b.lhs.node {
                     self.written.insert(id.node.name.clone());
                 }

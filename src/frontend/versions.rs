@@ -222,7 +222,6 @@ fn effect(e: &Expression, s: &Span) -> Option<Span> {
     struct Effects(Option<Span>);
     impl<'ast> Visit<'ast> for Effects {
         fn visit_expression(&mut self, e: &'ast Expression, span: &'ast Span) {
-            use lang_c::ast::BinaryOperator as B;
             let hit = match e {
                 Expression::Call(_) | Expression::Statement(_) => true,
                 Expression::UnaryOperator(u) => matches!(
@@ -232,20 +231,7 @@ fn effect(e: &Expression, s: &Span) -> Option<Span> {
                         | UnaryOperator::PostIncrement
                         | UnaryOperator::PostDecrement
                 ),
-                Expression::BinaryOperator(b) => matches!(
-                    b.node.operator.node,
-                    B::Assign
-                        | B::AssignMultiply
-                        | B::AssignDivide
-                        | B::AssignModulo
-                        | B::AssignPlus
-                        | B::AssignMinus
-                        | B::AssignShiftLeft
-                        | B::AssignShiftRight
-                        | B::AssignBitwiseAnd
-                        | B::AssignBitwiseXor
-                        | B::AssignBitwiseOr
-                ),
+                Expression::BinaryOperator(b) => super::build::is_assignment(&b.node.operator.node),
                 _ => false,
             };
             if hit && self.0.is_none() {

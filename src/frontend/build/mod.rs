@@ -21,6 +21,7 @@ mod loops;
 mod offsets;
 mod opaque;
 mod prepass;
+pub(crate) use prepass::is_assignment;
 mod statements;
 mod updates;
 mod values;

@@ -95,7 +95,7 @@ impl<'ast> Visit<'ast> for PrePass {
 }
 
 /// `=` or a compound assignment (`+=`, `<<=`, …).
-pub(super) fn is_assignment(op: &BinaryOperator) -> bool {
+pub(crate) fn is_assignment(op: &BinaryOperator) -> bool {
     use BinaryOperator::*;
     matches!(
         op,
