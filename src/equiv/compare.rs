@@ -15,9 +15,10 @@
 use super::dataflow::{Flow, Source};
 use super::program::{Node, Program, Refusal};
 use crate::model::Storage;
+use crate::presburger::basic::Basic;
 use crate::presburger::row::Row;
 use crate::presburger::{Int, Map, Set, Space};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 /// Widen a pair of nodes on the third time it receives new instances.
 const WIDEN_AFTER: usize = 2;
@@ -74,7 +75,7 @@ pub struct Checker<'p> {
     pub fb: &'p Flow,
     acc: HashMap<Key, (Map, usize)>,
     records: Vec<Record>,
-    queue: Vec<usize>,
+    queue: VecDeque<usize>,
 }
 
 impl<'p> Checker<'p> {
@@ -86,7 +87,7 @@ impl<'p> Checker<'p> {
             fb,
             acc: HashMap::new(),
             records: vec![],
-            queue: vec![],
+            queue: Default::default(),
         }
     }
 
@@ -126,10 +127,14 @@ impl<'p> Checker<'p> {
     }
 
     /// Discharges every obligation; the first difference found, if any. `on` is told how
-    /// many are discharged, every [`PROGRESS_EVERY`].
+    /// many are discharged, every [`PROGRESS_EVERY`]. Obligations are taken in the order
+    /// they were made (breadth first): a stencil's time steps spread its obligations by a
+    /// row and a column a step, and taken depth first, one long chain reached a corner
+    /// (`n = 6`, the last step) before the general rows, so that the first relation of a
+    /// pair of nodes, which the widening keeps the constraints of, was that corner.
     pub fn run(&mut self, on: &dyn Fn(usize)) -> Result<Option<Mismatch>, Refusal> {
         let mut done = 0;
-        while let Some(r) = self.queue.pop() {
+        while let Some(r) = self.queue.pop_front() {
             done += 1;
             if done % PROGRESS_EVERY == 0 {
                 on(done);
@@ -164,7 +169,7 @@ impl<'p> Checker<'p> {
             output,
             exact,
         });
-        self.queue.push(self.records.len() - 1);
+        self.queue.push_back(self.records.len() - 1);
     }
 
     fn discharge(&mut self, r: usize) -> Result<Option<Mismatch>, Refusal> {
@@ -583,6 +588,7 @@ fn widen(old: &Map, all: &Map, bound: &Map) -> Map {
     }
     let rows = without_locals(b.eqs(), w);
     let mut cands = rows.clone();
+    cands.extend(shifts(all, w));
     for (x, r1) in rows.iter().enumerate() {
         for r2 in &rows[x + 1..] {
             cands.push(r1.iter().zip(r2).map(|(a, b)| a - b).collect());
@@ -606,5 +612,67 @@ fn widen(old: &Map, all: &Map, bound: &Map) -> Map {
             ineqs.push(r[..w].to_vec());
         }
     }
-    bound.add_constraints(&eqs, &ineqs)
+    let widened = bound.add_constraints(&eqs, &ineqs);
+    match quotient_rows(&b, w, all, widened.space()) {
+        Some(q) => widened.intersect(&q),
+        None => widened,
+    }
+}
+
+/// The rows `y - x - c` for each dimension `x` of the domain and `y` of the range, with
+/// `c` the difference of one pair of `all`: the candidates for a correspondence that is a
+/// shift (`S0[t, i, j] -> S1[t, i + 1, j]`), where the first conjunction says it only
+/// through its quotients (`k = n - 2` and `k' = 128⌊(n - 3)/128⌋ + 127` where `n - 1 =
+/// 128e`).
+fn shifts(all: &Map, w: usize) -> Vec<Row> {
+    let Some(p) = all.sample() else {
+        return vec![];
+    };
+    let (n_in, n_out) = (all.n_in(), all.n_out());
+    let first = w - n_in - n_out;
+    let mut rows = vec![];
+    for x in 0..n_in {
+        for y in 0..n_out {
+            let mut r = vec![Int::ZERO; w];
+            r[first + n_in + y] = Int::ONE;
+            r[first + x] = -Int::ONE;
+            r[0] = &p.coords[x] - &p.coords[n_in + y];
+            rows.push(r);
+        }
+    }
+    rows
+}
+
+/// Most rows over quotients tried by one widening.
+const MAX_QUOTIENT_ROWS: usize = 16;
+
+/// The equalities of `b` over its quotients (`i = 128⌊j/128⌋`: the first row of the tile
+/// that holds column `j`) that every pair of `all` satisfies, as a relation in `space` with
+/// those quotients defined; `None` when there is none or a quotient is not known. Without
+/// them, a pair of statements whose instances meet only on a tile's first row is widened
+/// to every row.
+fn quotient_rows(b: &Basic, w: usize, all: &Map, space: &Space) -> Option<Map> {
+    if (0..b.n_div()).any(|i| b.div(i).is_none()) {
+        return None;
+    }
+    let mut base = b.clone();
+    base.retain_eqs(|_| false);
+    base.retain_ineqs(|r| b.is_div_constraint(r));
+    let over_quotients = |r: &Row| r[w..].iter().any(|v| !v.is_zero()) && !b.is_div_constraint(r);
+    let holds = |eq: &Row| {
+        let mut t = base.clone();
+        t.add_eq(eq.clone());
+        all.is_subset(&Map::from_basic(space.clone(), t))
+    };
+    let eqs: Vec<Row> = (b.eqs().iter())
+        .filter(|r| over_quotients(r))
+        .take(MAX_QUOTIENT_ROWS)
+        .filter(|r| holds(r))
+        .cloned()
+        .collect();
+    if eqs.is_empty() {
+        return None;
+    }
+    base.extend_eqs(eqs);
+    Some(Map::from_basic(space.clone(), base))
 }

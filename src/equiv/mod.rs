@@ -6,6 +6,7 @@
 //! same order. See `docs/equiv.md`.
 
 pub mod compare;
+mod concrete;
 mod counting;
 pub mod dataflow;
 mod omp;
@@ -216,6 +217,15 @@ fn check_unbounded(a: &Scop, b: &Scop, on: &dyn Fn(&str)) -> Verdict {
         let (ga, gb) = (ra.flow(&fa), rb.flow(&fb));
         let found = |m: Mismatch| {
             let m = full_instances(m, (&pa, &ra), (&pb, &rb));
+            // Over a widened recurrence, a difference is looked for where it was found:
+            // both programs run at its parameter values.
+            let m = match m.exact {
+                true => m,
+                false => {
+                    on("running both programs at the difference's parameter values");
+                    concrete::difference(&pa, &pb, &params, &m.params, &outputs).unwrap_or(m)
+                }
+            };
             decide(m, &outputs, &params)
         };
         let mut checker = Checker::new(&qa, &qb, &ga, &gb);

@@ -1,0 +1,314 @@
+//! Both programs run at fixed parameter values on symbolic values: each value stored is a
+//! term (its operation and its operands' terms, the same term for the same computation),
+//! and the outputs' terms are compared element by element. It decides the programs at
+//! those values exactly, with the same notion of "the same computation" as the
+//! comparison of dataflow graphs ([`super::compare`]: the same typed operation, literal
+//! or integer value, on the same inputs). The check uses it where the comparison found a
+//! difference only over a widened recurrence: at the difference's parameter values, a
+//! difference of the outputs here is a real one, with its element and both last writers.
+
+use super::compare::{Instance, Mismatch};
+use super::program::{Node, Program};
+use crate::model::Storage;
+use crate::presburger::{budget, Int, Map};
+use std::collections::HashMap;
+
+/// Most instances the two programs may have together at the values run.
+const MAX_INSTANCES: usize = 1_000_000;
+/// Most steps of the integer core one run takes (enumerating the instances, their
+/// times and their accesses), within what is left of the check's own budget.
+const STEPS: u64 = 20_000_000;
+
+/// A value: an element before the region, a variable of the region read before it is
+/// written (nothing known: never the other program's), a literal, an integer value, or
+/// an operation on terms.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Term {
+    Input(String, String, Vec<Int>),
+    Unknown(usize, String, Vec<Int>),
+    Const(String),
+    Int(Int),
+    Op(String, Vec<u32>),
+}
+
+#[derive(Default)]
+struct Terms {
+    ids: HashMap<Term, u32>,
+    all: Vec<Term>,
+}
+
+impl Terms {
+    fn id(&mut self, t: Term) -> u32 {
+        if let Some(&i) = self.ids.get(&t) {
+            return i;
+        }
+        let i = self.all.len() as u32;
+        self.all.push(t.clone());
+        self.ids.insert(t, i);
+        i
+    }
+
+    /// Where two different terms first differ: the same operation is followed into the
+    /// first pair of operands that differ.
+    fn first_difference(&self, mut x: u32, mut y: u32) -> (u32, u32) {
+        while let (Term::Op(o1, k1), Term::Op(o2, k2)) =
+            (&self.all[x as usize], &self.all[y as usize])
+        {
+            let next = (o1 == o2 && k1.len() == k2.len())
+                .then(|| k1.iter().zip(k2).find(|(a, b)| a != b))
+                .flatten();
+            match next {
+                Some((a, b)) => (x, y) = (*a, *b),
+                None => break,
+            }
+        }
+        (x, y)
+    }
+
+    /// What a term is, for a report.
+    fn describe(&self, i: u32) -> String {
+        match &self.all[i as usize] {
+            Term::Input(a, _, e) => {
+                format!("the value of `{a}{}` before the region", subscripts(e))
+            }
+            Term::Unknown(_, a, _) => format!("`{a}` read before the region writes it"),
+            Term::Const(c) => format!("the literal `{c}`"),
+            Term::Int(v) => format!("the integer {v}"),
+            Term::Op(o, _) => format!("`{o}`"),
+        }
+    }
+}
+
+fn subscripts(e: &[Int]) -> String {
+    e.iter().map(|v| format!("[{v}]")).collect()
+}
+
+/// Where an element's value comes from after a run: its term and the instance that
+/// stored it (`None`: nothing did).
+type Cells = HashMap<(String, Vec<Int>), (u32, Option<Instance>)>;
+
+/// The first output element (of `outputs`, in their order, each array's elements in
+/// lexicographic order) whose value differs after the two programs run at the parameter
+/// values `values` (of `params`), as an exact difference; `None` when every output is the
+/// same there, or when the run is not possible (an instance count past
+/// [`MAX_INSTANCES`], a relation that is not a function, the budget).
+pub(super) fn difference(
+    a: &Program,
+    b: &Program,
+    params: &[String],
+    values: &[Int],
+    outputs: &[String],
+) -> Option<Mismatch> {
+    let steps = budget::left().map_or(STEPS, |l| l.min(STEPS));
+    let run = || {
+        let mut terms = Terms::default();
+        let mut left = MAX_INSTANCES;
+        let ca = run(a, 0, params, values, &mut terms, &mut left)?;
+        let cb = run(b, 1, params, values, &mut terms, &mut left)?;
+        compare(a, b, &ca, &cb, &terms, outputs, values)
+    };
+    budget::with_budget(steps, run).ok().flatten()
+}
+
+fn compare(
+    a: &Program,
+    b: &Program,
+    ca: &Cells,
+    cb: &Cells,
+    terms: &Terms,
+    outputs: &[String],
+    values: &[Int],
+) -> Option<Mismatch> {
+    for (k, o) in outputs.iter().enumerate() {
+        let mut elems: Vec<&Vec<Int>> = (ca.keys().chain(cb.keys()))
+            .filter(|(x, _)| x == o)
+            .map(|(_, e)| e)
+            .collect();
+        elems.sort();
+        elems.dedup();
+        for e in elems {
+            let key = (o.clone(), e.clone());
+            let (x, y) = (ca.get(&key), cb.get(&key));
+            let tx = x.map(|c| c.0);
+            let ty = y.map(|c| c.0);
+            if tx == ty {
+                continue;
+            }
+            let (tx, ty) = match (tx, ty) {
+                (Some(x), Some(y)) => {
+                    let (x, y) = terms.first_difference(x, y);
+                    (Some(x), Some(y))
+                }
+                t => t,
+            };
+            let say = |t: Option<u32>, p: &Program| match t {
+                Some(t) => terms.describe(t),
+                None => format!(
+                    "the value of `{}{}` before the region",
+                    p.c_name(o),
+                    subscripts(e)
+                ),
+            };
+            return Some(Mismatch {
+                exact: true,
+                params: values.to_vec(),
+                output: k,
+                element: Some(e.clone()),
+                left: x.and_then(|c| c.1.clone()),
+                right: y.and_then(|c| c.1.clone()),
+                why: format!(
+                    "{} against {}, where the two programs first differ (both run at these values)",
+                    say(tx, a),
+                    say(ty, b)
+                ),
+            });
+        }
+    }
+    None
+}
+
+/// `m` at the parameter values, as a table from each point of its domain to its one image;
+/// `None` where a point has two.
+fn table(m: &Map, params: &[String], values: &[Int], limit: usize) -> Option<Table> {
+    let mut f = m.clone();
+    for (p, v) in params.iter().zip(values) {
+        if let Some(g) = f.fix_param(p, v) {
+            f = g;
+        }
+    }
+    let n = f.n_in();
+    let pts = f.wrap().try_points(limit).ok()?.ok()?;
+    let mut t = HashMap::with_capacity(pts.len());
+    for mut pt in pts {
+        let image = pt.split_off(n);
+        if t.insert(pt, image).is_some() {
+            return None;
+        }
+    }
+    Some(t)
+}
+
+type Table = HashMap<Vec<Int>, Vec<Int>>;
+
+/// One statement's instances at the values run: each one's time, write and reads.
+struct Instances {
+    time: Table,
+    write: Table,
+    reads: Vec<Option<Table>>,
+}
+
+/// Runs program `p` (side `side`) in the order of its times; the cells it leaves.
+fn run(
+    p: &Program,
+    side: usize,
+    params: &[String],
+    values: &[Int],
+    terms: &mut Terms,
+    left: &mut usize,
+) -> Option<Cells> {
+    let mut all = vec![];
+    let mut order = vec![];
+    for (k, s) in p.stmts.iter().enumerate() {
+        let time = table(&s.time, params, values, *left)?;
+        *left = left.checked_sub(time.len())?;
+        let write = table(&s.write, params, values, time.len())?;
+        let mut reads = vec![];
+        for r in &s.reads {
+            reads.push(match r {
+                Some((_, m)) => Some(table(m, params, values, time.len())?),
+                None => None,
+            });
+        }
+        order.extend(time.iter().map(|(x, t)| (t.clone(), k, x.clone())));
+        all.push(Instances { time, write, reads });
+    }
+    // Two stores of one statement share its time: the inner one first, as listed.
+    order.sort();
+    let mut cells: Cells = HashMap::new();
+    for (_, k, x) in order {
+        let s = &p.stmts[k];
+        let at = &all[k];
+        debug_assert!(at.time.contains_key(&x));
+        let v = value(p, side, k, &x, s.root, at, &cells, params, values, terms)?;
+        let key = (
+            s.write_array.clone(),
+            cell(p, &s.write_array, &x, at.write.get(&x)?),
+        );
+        let who = Instance {
+            stmt: s.index,
+            coords: x.clone(),
+        };
+        cells.insert(key, (v, Some(who)));
+    }
+    Some(cells)
+}
+
+/// The cell of `array`'s element `e` accessed by instance `x`: a variable declared inside
+/// `d` loops is a new one in each of their iterations, so their counters are part of it.
+fn cell(p: &Program, array: &str, x: &[Int], e: &[Int]) -> Vec<Int> {
+    let d = p
+        .scop
+        .array(array)
+        .and_then(|a| a.private_depth)
+        .unwrap_or(0);
+    let mut c = x[..d.min(x.len())].to_vec();
+    c.extend_from_slice(e);
+    c
+}
+
+/// The term of node `n` of statement `k` at instance `x`.
+#[allow(clippy::too_many_arguments)]
+fn value(
+    p: &Program,
+    side: usize,
+    k: usize,
+    x: &[Int],
+    n: usize,
+    at: &Instances,
+    cells: &Cells,
+    params: &[String],
+    values: &[Int],
+    terms: &mut Terms,
+) -> Option<u32> {
+    let s = &p.stmts[k];
+    Some(match &s.nodes[n] {
+        Node::Read(j) => {
+            let (array, _) = s.reads.get(*j)?.as_ref()?;
+            let e = at.reads.get(*j)?.as_ref()?.get(x)?;
+            let key = (array.clone(), cell(p, array, x, e));
+            match cells.get(&key) {
+                Some(c) => c.0,
+                None => {
+                    let x = p.scop.array(array);
+                    let local = x
+                        .is_some_and(|a| a.storage == Storage::Region || a.private_depth.is_some());
+                    let storage = x.map(|a| format!("{:?}", a.storage)).unwrap_or_default();
+                    terms.id(match local {
+                        true => Term::Unknown(side, array.clone(), key.1),
+                        false => Term::Input(p.c_name(array), storage, e.clone()),
+                    })
+                }
+            }
+        }
+        Node::Const(c) => terms.id(Term::Const(c.clone())),
+        Node::Name(name, _) => {
+            let dims = &s.domain.space().range.dims;
+            // As the value's relation reads it (`program::name_map`).
+            let v = match dims.iter().position(|d| d == name) {
+                Some(i) => x.get(i)?.clone(),
+                None => match params.iter().position(|q| q == name) {
+                    Some(i) => values.get(i)?.clone(),
+                    None => Int::ZERO,
+                },
+            };
+            terms.id(Term::Int(v))
+        }
+        Node::Op(o, kids) => {
+            let mut ids = vec![];
+            for &c in kids {
+                ids.push(value(p, side, k, x, c, at, cells, params, values, terms)?);
+            }
+            terms.id(Term::Op(o.clone(), ids))
+        }
+    })
+}
