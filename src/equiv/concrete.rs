@@ -312,3 +312,73 @@ fn value(
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::difference;
+    use crate::equiv::program::Program;
+    use crate::presburger::Int;
+    use crate::testing::scratch;
+
+    fn scop(name: &str, text: &str) -> crate::model::Scop {
+        let f = scratch("equiv-concrete", name).join(format!("{name}.c"));
+        std::fs::write(&f, text).unwrap();
+        let opts = crate::frontend::Options {
+            read_generated: true,
+            ..Default::default()
+        };
+        crate::driver::Kernel::load(&f, &opts).unwrap().scop
+    }
+
+    fn region(body: &str) -> String {
+        format!(
+            "void f(int n, double A[100], double B[100]) {{\n  int i;\n#pragma scop\n{body}\n#pragma endscop\n}}\n"
+        )
+    }
+
+    /// Runs both at `n`: the element that differs, its two writers' lines, and what differs.
+    fn at(test: &str, a: &str, b: &str, n: i64) -> Option<(Vec<Int>, String)> {
+        let sa = scop(&format!("{test}-a"), &region(a));
+        let sb = scop(&format!("{test}-b"), &region(b));
+        let params = vec!["n".to_string()];
+        let (pa, pb) = (
+            Program::new(&sa, &params).unwrap(),
+            Program::new(&sb, &params).unwrap(),
+        );
+        let outputs = pa.outputs();
+        let m = difference(&pa, &pb, &params, &[Int::from(n)], &outputs)?;
+        assert!(m.exact);
+        Some((m.element.unwrap(), m.why))
+    }
+
+    /// A running sum and the same sum with its last update one element short: the same
+    /// below `n = 3` (the loop that is cut does not run), different from there, at the
+    /// last element, where the additions first differ.
+    #[test]
+    fn the_outputs_terms_differ_where_the_programs_do() {
+        let sum = "  for (i = 1; i < n; i++)\n    A[i] = A[i - 1] + B[i];";
+        let cut = "  for (i = 1; i < n; i++)\n    A[i] = A[i - 1] + B[i];\n  for (i = 2; i < n - 1; i++)\n    A[i] = A[i] * 1.0;";
+        assert_eq!(at("sum", sum, sum, 6), None);
+        assert_eq!(at("sum", sum, cut, 2), None);
+        let (e, why) = at("sum", sum, cut, 4).expect("a difference at n = 4");
+        assert_eq!(e, vec![Int::from(2)]);
+        assert!(why.contains("`+ double` against `* double`"), "{why}");
+        // The same operations in another order of their operands.
+        let swapped = "  for (i = 1; i < n; i++)\n    A[i] = B[i] + A[i - 1];";
+        let (e, why) = at("sum", sum, swapped, 2).expect("a difference at n = 2");
+        assert_eq!(e, vec![Int::from(1)]);
+        assert!(why.contains("before the region"), "{why}");
+    }
+
+    /// A buffer of the region read before it is written holds nothing known: never the
+    /// other program's value, even of the same name.
+    #[test]
+    fn a_local_read_before_its_write_is_no_input() {
+        let copy = "  for (i = 0; i < n; i++)\n    A[i] = B[i];";
+        let local = "  double T[n];\n  for (i = 0; i < n; i++)\n    A[i] = T[i];";
+        let (e, why) = at("local", copy, local, 1).expect("a difference");
+        assert_eq!(e, vec![Int::from(0)]);
+        assert!(why.contains("read before the region writes it"), "{why}");
+        assert_eq!(at("local", copy, local, 0), None);
+    }
+}
