@@ -8,8 +8,9 @@
 //! difference of the outputs here is a real one, with its element and both last writers.
 
 use super::compare::{Instance, Mismatch};
+use super::omp;
 use super::program::{Node, Program};
-use crate::model::Storage;
+use crate::model::{Scop, Storage};
 use crate::presburger::{budget, Int, Map};
 use std::collections::HashMap;
 
@@ -110,6 +111,51 @@ pub(super) fn difference(
     budget::with_budget(steps, run).ok().flatten()
 }
 
+/// Parameter values a search for a difference runs both programs at, every parameter the
+/// same value, smallest first: the edges of small tiles and register blocks are crossed
+/// from a few values on.
+const SEARCH_VALUES: &[i64] = &[1, 2, 3, 4, 5, 7, 9, 13, 17, 33];
+
+/// Most steps a search for a difference takes ([`search`]).
+pub(super) const SEARCH_STEPS: u64 = 20_000_000;
+
+/// Where a proof ran out of the work budget: both programs run at each of
+/// [`SEARCH_VALUES`] (every parameter that value, while the instances stay within
+/// [`MAX_INSTANCES`]); the first difference found there, exact, with the outputs'
+/// names. `None` where none is found, where a program has a reduction or atomic updates
+/// on threads (the run reads them in one order, which the threads need not keep), or a
+/// loop the race check does not find free of races.
+pub(super) fn search(a: &Scop, b: &Scop, params: &[String]) -> Option<(Mismatch, Vec<String>)> {
+    let (la, lb) = (omp::loops(a).ok()?, omp::loops(b).ok()?);
+    if la
+        .iter()
+        .chain(&lb)
+        .any(|l| !l.reduced.is_empty() || !l.atomic.is_empty())
+    {
+        return None;
+    }
+    let pa = Program::with_points(a, params, false).ok()?;
+    let pb = Program::with_points(b, params, false).ok()?;
+    omp::race_free(&pa, &la, params).ok()?;
+    omp::race_free(&pb, &lb, params).ok()?;
+    let mut outputs = pa.outputs();
+    for o in pb.outputs() {
+        if !outputs.contains(&o) {
+            outputs.push(o);
+        }
+    }
+    for &v in SEARCH_VALUES {
+        let values = vec![Int::from(v); params.len()];
+        if let Some(m) = difference(&pa, &pb, params, &values, &outputs) {
+            return Some((m, outputs));
+        }
+        if budget::spent() {
+            return None;
+        }
+    }
+    None
+}
+
 fn compare(
     a: &Program,
     b: &Program,
@@ -167,17 +213,93 @@ fn compare(
     None
 }
 
-/// `m` at the parameter values, as a table from each point of its domain to its one image;
-/// `None` where a point has two.
-fn table(m: &Map, params: &[String], values: &[Int], limit: usize) -> Option<Table> {
+/// `m` with the parameters at their values.
+fn fixed<T: Fixable>(m: &T, params: &[String], values: &[Int]) -> T {
     let mut f = m.clone();
     for (p, v) in params.iter().zip(values) {
-        if let Some(g) = f.fix_param(p, v) {
+        if let Some(g) = f.fix(p, v) {
             f = g;
         }
     }
+    f
+}
+
+trait Fixable: Clone {
+    fn fix(&self, p: &str, v: &Int) -> Option<Self>;
+}
+
+impl Fixable for Map {
+    fn fix(&self, p: &str, v: &Int) -> Option<Map> {
+        self.fix_param(p, v)
+    }
+}
+
+impl Fixable for crate::presburger::Set {
+    fn fix(&self, p: &str, v: &Int) -> Option<Self> {
+        self.fix_param(p, v)
+    }
+}
+
+/// Each output of `m` as an affine form `[c, parameters, inputs]` (value `c + a·x`),
+/// where every part says each output by one equality with a unit coefficient, the same
+/// in every part, and has no locals: an access or a time of plain subscripts, evaluated
+/// without enumerating the map.
+fn affine(m: &Map) -> Option<Vec<Vec<Int>>> {
+    let (np, ni, no) = (m.space().n_param(), m.n_in(), m.n_out());
+    let w = 1 + np + ni;
+    let mut forms: Option<Vec<Vec<Int>>> = None;
+    for b in m.parts() {
+        if b.n_div() > 0 {
+            return None;
+        }
+        let mut part = vec![];
+        for j in 0..no {
+            let col = w + j;
+            let others = |r: &[Int]| (0..no).all(|k| k == j || r[w + k].is_zero());
+            let r =
+                (b.eqs().iter()).find(|r| (r[col].is_one() || r[col] == -Int::ONE) && others(r))?;
+            // c·out + rest = 0 with c = ±1: out = -c·rest.
+            let c = r[col].clone();
+            part.push(r[..w].iter().map(|v| -(v * &c)).collect::<Vec<Int>>());
+        }
+        match &forms {
+            None => forms = Some(part),
+            Some(f) if *f == part => {}
+            Some(_) => return None,
+        }
+    }
+    forms
+}
+
+/// `m` at the parameter values on the instances `points`, as a table from each to its one
+/// image: by its affine forms where it has them, else by enumerating it (`None` where an
+/// instance has two images or more points than `points` come out).
+fn table(m: &Map, params: &[String], values: &[Int], points: &[Vec<Int>]) -> Option<Table> {
+    if let Some(forms) = affine(m) {
+        let np = params.len().min(values.len());
+        return Some(
+            (points.iter())
+                .map(|x| {
+                    let image = (forms.iter())
+                        .map(|f| {
+                            let mut v = f[0].clone();
+                            for (k, c) in f[1..1 + np].iter().enumerate() {
+                                v += &(c * &values[k]);
+                            }
+                            for (k, c) in f[1 + np..].iter().enumerate() {
+                                v += &(c * &x[k]);
+                            }
+                            v
+                        })
+                        .collect();
+                    (x.clone(), image)
+                })
+                .collect(),
+        );
+    }
+    let f = fixed(m, params, values);
     let n = f.n_in();
-    let pts = f.wrap().try_points(limit).ok()?.ok()?;
+    let pts = f.wrap().try_points(points.len()).ok()?.ok()?;
     let mut t = HashMap::with_capacity(pts.len());
     for mut pt in pts {
         let image = pt.split_off(n);
@@ -209,13 +331,17 @@ fn run(
     let mut all = vec![];
     let mut order = vec![];
     for (k, s) in p.stmts.iter().enumerate() {
-        let time = table(&s.time, params, values, *left)?;
-        *left = left.checked_sub(time.len())?;
-        let write = table(&s.write, params, values, time.len())?;
+        let dom = fixed(&s.domain, params, values)
+            .try_points(*left)
+            .ok()?
+            .ok()?;
+        *left = left.checked_sub(dom.len())?;
+        let time = table(&s.time, params, values, &dom)?;
+        let write = table(&s.write, params, values, &dom)?;
         let mut reads = vec![];
         for r in &s.reads {
             reads.push(match r {
-                Some((_, m)) => Some(table(m, params, values, time.len())?),
+                Some((_, m)) => Some(table(m, params, values, &dom)?),
                 None => None,
             });
         }

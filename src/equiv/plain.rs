@@ -128,6 +128,18 @@ impl Points {
         }
     }
 
+    /// The instances themselves as their points.
+    pub fn identity(full: &Set) -> Points {
+        Points {
+            full: full.clone(),
+            change: None,
+            counted: full.clone(),
+            map: full.identity(),
+            keep: (0..full.n_dim()).collect(),
+            domain: full.clone(),
+        }
+    }
+
     /// Are the points the instances themselves?
     pub fn is_identity(&self) -> bool {
         self.change.is_none() && self.keep.len() == self.full.n_dim()

@@ -67,6 +67,16 @@ impl<'a> Program<'a> {
     /// The program of `scop`, every set and map over the parameters `params` (a superset
     /// of the scop's, shared by both sides of a check).
     pub fn new(scop: &'a Scop, params: &[String]) -> Result<Program<'a>, Refusal> {
+        Program::with_points(scop, params, true)
+    }
+
+    /// [`Program::new`]; with `reduce` false, each statement's points are its instances
+    /// (nothing projected: what a run on values needs, [`super::concrete`]).
+    pub fn with_points(
+        scop: &'a Scop,
+        params: &[String],
+        reduce: bool,
+    ) -> Result<Program<'a>, Refusal> {
         let depth = scop
             .statements
             .iter()
@@ -80,7 +90,7 @@ impl<'a> Program<'a> {
                 continue;
             }
             let counts = bookkeeping(scop, st, &valued);
-            stmts.extend(statement(scop, k, params, depth, counts)?);
+            stmts.extend(statement(scop, k, params, depth, counts, reduce)?);
         }
         Ok(Program { scop, stmts })
     }
@@ -227,6 +237,7 @@ fn statement(
     params: &[String],
     depth: usize,
     counts: Option<usize>,
+    reduce: bool,
 ) -> Result<Vec<Stmt>, Refusal> {
     let s = &scop.statements[k];
     let span = Some(&s.span);
@@ -324,8 +335,13 @@ fn statement(
         };
         let mut nodes = vec![];
         let root = flatten(&term, &domain, params, &mut nodes);
-        let rels = reads.iter().flatten().map(|(_, r)| r).chain([&write]);
-        let points = Points::new(&domain, &super::counting::subscripts(rels));
+        let points = match reduce {
+            true => {
+                let rels = reads.iter().flatten().map(|(_, r)| r).chain([&write]);
+                Points::new(&domain, &super::counting::subscripts(rels))
+            }
+            false => Points::identity(&domain),
+        };
         out.push(Stmt {
             index: k,
             domain: domain.clone(),
