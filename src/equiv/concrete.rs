@@ -144,6 +144,13 @@ pub(super) fn search(a: &Scop, b: &Scop, params: &[String]) -> Option<(Mismatch,
             outputs.push(o);
         }
     }
+    // An output that one program declares in its region is refused by the check; no run.
+    let local = |p: &Program, o: &str| {
+        (p.scop.array(o)).is_some_and(|x| x.storage == Storage::Region || x.private_depth.is_some())
+    };
+    if outputs.iter().any(|o| local(&pa, o) || local(&pb, o)) {
+        return None;
+    }
     for &v in SEARCH_VALUES {
         let values = vec![Int::from(v); params.len()];
         if let Some(m) = difference(&pa, &pb, params, &values, &outputs) {

@@ -77,8 +77,9 @@ pub fn check_with(a: &Scop, b: &Scop, limit: u64, on: &dyn Fn(&str)) -> Verdict 
             on("running both programs at small parameter values");
             let params = shared_params(a, b);
             let steps = limit.min(concrete::SEARCH_STEPS);
-            let found = budget::with_budget(steps, || concrete::search(a, b, &params));
-            match found.ok().flatten() {
+            let found = (same_shapes(a, b).is_ok())
+                .then(|| budget::with_budget(steps, || concrete::search(a, b, &params)));
+            match found.and_then(Result::ok).flatten() {
                 Some((m, outputs)) => decide(m, &outputs, &params),
                 None => {
                     Verdict::Undecided(Refusal::new(format!("the integer core gave up: {e}"), None))
