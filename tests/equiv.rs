@@ -334,28 +334,8 @@ fn lu_by_4(dir: &Path) -> (PathBuf, PathBuf) {
     let script = dir.join("lu4.loopy");
     std::fs::write(&script, text.replace(from, "tile(L, [4, 4, 4])")).unwrap();
     let (kernel, out) = (ex.join("lu.c"), dir.join("lu4.c"));
-    let (code, o, e) = loopy(&[
-        "apply",
-        kernel.to_str().unwrap(),
-        script.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{o}{e}");
+    common::apply_to(&kernel, &script, &out);
     (kernel, out)
-}
-
-/// What an example kernel's program prints with `N = n`.
-fn run_with_n(src: &Path, n: i64) -> String {
-    let exe = src.with_extension(format!("{n}.exe"));
-    let st = Command::new(cc())
-        .args(["-O0", "-ffp-contract=off", &format!("-DN={n}"), "-o"])
-        .arg(&exe)
-        .arg(src)
-        .status()
-        .unwrap();
-    assert!(st.success(), "{} does not compile", src.display());
-    String::from_utf8(Command::new(&exe).output().unwrap().stdout).unwrap()
 }
 
 /// Tiled LU's updates are a recurrence whose obligations are widened; a difference found
@@ -412,8 +392,8 @@ fn differences_past_a_widened_recurrence_are_run_at_their_values() {
         );
         let (n, _) = witness_sizes(&err).expect("the witness's size");
         assert_ne!(
-            run_with_n(&kernel, n),
-            run_with_n(&mutant, n),
+            run_at(&kernel, &[&format!("-DN={n}")]),
+            run_at(&mutant, &[&format!("-DN={n}")]),
             "{name}: the witness n = {n} shows no difference\n{err}"
         );
     }
@@ -1285,21 +1265,18 @@ fn a_statement_that_never_runs_computes_nothing() {
     pair("dead", SCALED, &dead, Expect::Equivalent);
 }
 
-/// Builds `src` at `-D` sizes and returns what it prints.
+/// Builds `src` at `-D` sizes (into this file's scratch folder) and returns what it prints.
 fn run_at(src: &Path, sizes: &[&str]) -> String {
-    let exe = src.with_extension("exe");
-    let st = Command::new(cc())
-        .args(["-O0", "-ffp-contract=off"])
-        .args(sizes)
-        .arg("-o")
-        .arg(&exe)
-        .arg(src)
-        .status()
-        .expect("the C compiler runs");
-    assert!(st.success(), "{} does not compile", src.display());
-    let out = Command::new(&exe).output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
+    // One executable per build: tests that build one example run side by side.
+    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let k = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("equiv")
+        .join("built");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut flags = vec!["-O0", "-ffp-contract=off"];
+    flags.extend_from_slice(sizes);
+    common::output_of(src, &dir, &k.to_string(), &flags)
 }
 
 #[test]

@@ -10,9 +10,8 @@
 
 mod common;
 
-use common::{compile, loopy};
+use common::loopy;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// `loopy apply` of `examples/K/K.loopy` into `dir`; the kernel and the generated file.
 fn generated(dir: &Path, k: &str) -> (PathBuf, PathBuf) {
@@ -20,16 +19,8 @@ fn generated(dir: &Path, k: &str) -> (PathBuf, PathBuf) {
         .join("examples")
         .join(k);
     let kernel = ex.join(format!("{k}.c"));
-    let script = ex.join(format!("{k}.loopy"));
     let out = dir.join(format!("{k}.c"));
-    let (code, o, e) = loopy(&[
-        "apply",
-        kernel.to_str().unwrap(),
-        script.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{o}{e}");
+    common::apply_to(&kernel, &ex.join(format!("{k}.loopy")), &out);
     (kernel, out)
 }
 
@@ -57,16 +48,12 @@ fn witness_defines(stderr: &str) -> Vec<String> {
         .collect()
 }
 
-/// What `src` prints, built with `defines`.
-fn output(src: &Path, tag: &str, defines: &[String]) -> String {
-    let exe = src.with_extension(format!("{tag}.exe"));
+/// What `src` prints, built into `dir` with `defines`.
+fn output(src: &Path, dir: &Path, tag: &str, defines: &[String]) -> String {
     let mut flags: Vec<&str> = vec!["-O0", "-ffp-contract=off"];
     flags.extend(defines.iter().map(String::as_str));
     flags.push("-lm");
-    compile(src, &exe, &flags, tag);
-    let out = Command::new(&exe).output().unwrap();
-    assert!(out.status.success(), "{} fails", exe.display());
-    String::from_utf8(out.stdout).unwrap()
+    common::output_of(src, dir, tag, &flags)
 }
 
 /// Mutants of one example's generated code: `(name, from, to, changes the output)`.
@@ -97,8 +84,8 @@ fn mutants_where(k: &str, proof: i32, cases: &[(&str, &str, &str, bool)]) {
         assert!(out.starts_with("not equivalent"), "{k} {name}: {out}");
         let d = witness_defines(&err);
         assert_ne!(
-            output(&kernel, "original", &d),
-            output(&mutant, name, &d),
+            output(&kernel, &dir, &format!("original-{name}"), &d),
+            output(&mutant, &dir, name, &d),
             "{k} {name}: no difference at the witness {d:?}\n{err}"
         );
     }

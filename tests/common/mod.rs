@@ -69,6 +69,31 @@ pub fn compile(src: &Path, exe: &Path, flags: &[&str], context: &str) {
     );
 }
 
+/// What `src` prints, built into `dir` (never beside `src`, which may be an example of the
+/// repository) with `flags` (`-D` sizes, `-lm`); `tag` names the executable.
+pub fn output_of(src: &Path, dir: &Path, tag: &str, flags: &[&str]) -> String {
+    let stem = src.file_stem().unwrap_or_default().to_string_lossy();
+    let exe = dir.join(format!("{stem}.{tag}.exe"));
+    compile(src, &exe, flags, tag);
+    let out = std::process::Command::new(&exe)
+        .output()
+        .expect("run the program");
+    assert!(out.status.success(), "{} fails", exe.display());
+    String::from_utf8(out.stdout).expect("text")
+}
+
+/// `loopy apply KERNEL SCRIPT -o OUT`, which must succeed.
+pub fn apply_to(kernel: &Path, script: &Path, out: &Path) {
+    let (code, o, e) = loopy(&[
+        "apply",
+        kernel.to_str().unwrap(),
+        script.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{o}{e}");
+}
+
 /// Compiles the original `orig` (a path from the repository root) and the generated
 /// `file` at each size (`-D` flags, `-O2 -ffp-contract=off`; the generated one with every
 /// warning an error) and requires identical standard output.
