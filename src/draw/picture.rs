@@ -26,15 +26,11 @@ fn i64_of(v: &Int) -> i64 {
 
 /// Fixes every parameter of `s` to its value.
 fn fix_set(s: &Set, params: &[(String, Int)]) -> Set {
-    params
-        .iter()
-        .fold(s.clone(), |s, (n, v)| s.fix_param(n, v).unwrap_or(s))
+    s.fix_params(params.iter().map(|(n, v)| (n.as_str(), v)))
 }
 
 fn fix_map(m: &Map, params: &[(String, Int)]) -> Map {
-    params
-        .iter()
-        .fold(m.clone(), |m, (n, v)| m.fix_param(n, v).unwrap_or(m))
+    m.fix_params(params.iter().map(|(n, v)| (n.as_str(), v)))
 }
 
 /// Pairs (input, output) of a relation.

@@ -14,7 +14,6 @@
 
 use super::dataflow::{Flow, Source};
 use super::program::{Node, Program, Refusal};
-use crate::model::Storage;
 use crate::presburger::basic::Basic;
 use crate::presburger::row::Row;
 use crate::presburger::{Int, Map, Set, Space};
@@ -329,13 +328,8 @@ impl<'p> Checker<'p> {
                 // A variable of the region (on the stack, `static`, on the heap) holds
                 // nothing known before the region writes it: read first, it is never the
                 // other program's value, whatever its name.
-                let local = |p: &Program, a: &str| {
-                    p.scop
-                        .array(a)
-                        .is_some_and(|x| x.storage == Storage::Region || x.private_depth.is_some())
-                };
-                if local(self.a, a1) || local(self.b, a2) {
-                    let name = if local(self.a, a1) { &c1 } else { &c2 };
+                if self.a.is_local(a1) || self.b.is_local(a2) {
+                    let name = if self.a.is_local(a1) { &c1 } else { &c2 };
                     return self.fail(
                         r,
                         &rel,

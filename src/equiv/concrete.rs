@@ -25,7 +25,7 @@ const STEPS: u64 = 20_000_000;
 /// an operation on terms.
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Term {
-    Input(String, String, Vec<Int>),
+    Input(String, Option<Storage>, Vec<Int>),
     Unknown(usize, String, Vec<Int>),
     Const(String),
     Int(Int),
@@ -104,8 +104,14 @@ pub(super) fn difference(
     let run = || {
         let mut terms = Terms::default();
         let mut left = MAX_INSTANCES;
-        let ca = run(a, 0, params, values, &mut terms, &mut left)?;
-        let cb = run(b, 1, params, values, &mut terms, &mut left)?;
+        let on = |p, side| Run {
+            p,
+            side,
+            params,
+            values,
+        };
+        let ca = run(&on(a, 0), &mut terms, &mut left)?;
+        let cb = run(&on(b, 1), &mut terms, &mut left)?;
         compare(a, b, &ca, &cb, &terms, outputs, values)
     };
     budget::with_budget(steps, run).ok().flatten()
@@ -138,19 +144,7 @@ pub(super) fn search(a: &Scop, b: &Scop, params: &[String]) -> Option<(Mismatch,
     let pb = Program::with_points(b, params, false).ok()?;
     omp::race_free(&pa, &la, params).ok()?;
     omp::race_free(&pb, &lb, params).ok()?;
-    let mut outputs = pa.outputs();
-    for o in pb.outputs() {
-        if !outputs.contains(&o) {
-            outputs.push(o);
-        }
-    }
-    // An output that one program declares in its region is refused by the check; no run.
-    let local = |p: &Program, o: &str| {
-        (p.scop.array(o)).is_some_and(|x| x.storage == Storage::Region || x.private_depth.is_some())
-    };
-    if outputs.iter().any(|o| local(&pa, o) || local(&pb, o)) {
-        return None;
-    }
+    let outputs = super::outputs(&pa, &pb).ok()?;
     for &v in SEARCH_VALUES {
         let values = vec![Int::from(v); params.len()];
         if let Some(m) = difference(&pa, &pb, params, &values, &outputs) {
@@ -220,33 +214,6 @@ fn compare(
     None
 }
 
-/// `m` with the parameters at their values.
-fn fixed<T: Fixable>(m: &T, params: &[String], values: &[Int]) -> T {
-    let mut f = m.clone();
-    for (p, v) in params.iter().zip(values) {
-        if let Some(g) = f.fix(p, v) {
-            f = g;
-        }
-    }
-    f
-}
-
-trait Fixable: Clone {
-    fn fix(&self, p: &str, v: &Int) -> Option<Self>;
-}
-
-impl Fixable for Map {
-    fn fix(&self, p: &str, v: &Int) -> Option<Map> {
-        self.fix_param(p, v)
-    }
-}
-
-impl Fixable for crate::presburger::Set {
-    fn fix(&self, p: &str, v: &Int) -> Option<Self> {
-        self.fix_param(p, v)
-    }
-}
-
 /// Each output of `m` as an affine form `[c, parameters, inputs]` (value `c + a·x`),
 /// where every part says each output by one equality with a unit coefficient, the same
 /// in every part, and has no locals: an access or a time of plain subscripts, evaluated
@@ -304,7 +271,7 @@ fn table(m: &Map, params: &[String], values: &[Int], points: &[Vec<Int>]) -> Opt
                 .collect(),
         );
     }
-    let f = fixed(m, params, values);
+    let f = m.fix_params(params.iter().map(String::as_str).zip(values));
     let n = f.n_in();
     let pts = f.wrap().try_points(points.len()).ok()?.ok()?;
     let mut t = HashMap::with_capacity(pts.len());
@@ -326,22 +293,27 @@ struct Instances {
     reads: Vec<Option<Table>>,
 }
 
-/// Runs program `p` (side `side`) in the order of its times; the cells it leaves.
-fn run(
-    p: &Program,
+/// One program run at parameter values: which program (its side, for the terms of its own
+/// variables) and the values of the parameters.
+struct Run<'r> {
+    p: &'r Program<'r>,
     side: usize,
-    params: &[String],
-    values: &[Int],
-    terms: &mut Terms,
-    left: &mut usize,
-) -> Option<Cells> {
+    params: &'r [String],
+    values: &'r [Int],
+}
+
+/// Runs program `r.p` in the order of its times; the cells it leaves.
+fn run(r: &Run, terms: &mut Terms, left: &mut usize) -> Option<Cells> {
+    let (p, params, values) = (r.p, r.params, r.values);
     let mut all = vec![];
     let mut order = vec![];
     for (k, s) in p.stmts.iter().enumerate() {
-        let dom = fixed(&s.domain, params, values)
-            .try_points(*left)
-            .ok()?
-            .ok()?;
+        let dom = (s
+            .domain
+            .fix_params(params.iter().map(String::as_str).zip(values)))
+        .try_points(*left)
+        .ok()?
+        .ok()?;
         *left = left.checked_sub(dom.len())?;
         let time = table(&s.time, params, values, &dom)?;
         let write = table(&s.write, params, values, &dom)?;
@@ -362,7 +334,7 @@ fn run(
         let s = &p.stmts[k];
         let at = &all[k];
         debug_assert!(at.time.contains_key(&x));
-        let v = value(p, side, k, &x, s.root, at, &cells, params, values, terms)?;
+        let v = value(r, (k, &x, at), s.root, &cells, terms)?;
         let key = (
             s.write_array.clone(),
             cell(p, &s.write_array, &x, at.write.get(&x)?),
@@ -389,20 +361,15 @@ fn cell(p: &Program, array: &str, x: &[Int], e: &[Int]) -> Vec<Int> {
     c
 }
 
-/// The term of node `n` of statement `k` at instance `x`.
-#[allow(clippy::too_many_arguments)]
+/// The term of node `n` of statement `k` at instance `x` (whose accesses `at` holds).
 fn value(
-    p: &Program,
-    side: usize,
-    k: usize,
-    x: &[Int],
+    r: &Run,
+    (k, x, at): (usize, &[Int], &Instances),
     n: usize,
-    at: &Instances,
     cells: &Cells,
-    params: &[String],
-    values: &[Int],
     terms: &mut Terms,
 ) -> Option<u32> {
+    let (p, side, params, values) = (r.p, r.side, r.params, r.values);
     let s = &p.stmts[k];
     Some(match &s.nodes[n] {
         Node::Read(j) => {
@@ -412,11 +379,8 @@ fn value(
             match cells.get(&key) {
                 Some(c) => c.0,
                 None => {
-                    let x = p.scop.array(array);
-                    let local = x
-                        .is_some_and(|a| a.storage == Storage::Region || a.private_depth.is_some());
-                    let storage = x.map(|a| format!("{:?}", a.storage)).unwrap_or_default();
-                    terms.id(match local {
+                    let storage = p.scop.array(array).map(|a| a.storage);
+                    terms.id(match p.is_local(array) {
                         true => Term::Unknown(side, array.clone(), key.1),
                         false => Term::Input(p.c_name(array), storage, e.clone()),
                     })
@@ -439,7 +403,7 @@ fn value(
         Node::Op(o, kids) => {
             let mut ids = vec![];
             for &c in kids {
-                ids.push(value(p, side, k, x, c, at, cells, params, values, terms)?);
+                ids.push(value(r, (k, x, at), c, cells, terms)?);
             }
             terms.id(Term::Op(o.clone(), ids))
         }

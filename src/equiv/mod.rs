@@ -225,12 +225,7 @@ fn check_unbounded(a: &Scop, b: &Scop, on: &dyn Fn(&str)) -> Verdict {
             pb.stmts.len()
         ));
         let fb = Flow::new(&pb, &params)?;
-        let mut outputs = pa.outputs();
-        for o in pb.outputs() {
-            if !outputs.contains(&o) {
-                outputs.push(o);
-            }
-        }
+        let outputs = outputs(&pa, &pb)?;
         // The comparison runs on instances without the dimensions the others determine.
         let (ra, rb) = (Reduction::new(&pa), Reduction::new(&pb));
         let (qa, qb) = (ra.program(&pa), rb.program(&pb));
@@ -250,14 +245,6 @@ fn check_unbounded(a: &Scop, b: &Scop, on: &dyn Fn(&str)) -> Verdict {
         };
         let mut checker = Checker::new(&qa, &qb, &ga, &gb);
         for (k, o) in outputs.iter().enumerate() {
-            for q in [&pa, &pb] {
-                if q.scop.array(o).is_some_and(|x| x.private_depth.is_some()) {
-                    return Err(Refusal::new(
-                        format!("`{o}` is declared in the region of one program and not the other"),
-                        None,
-                    ));
-                }
-            }
             let Some(elems) = elements(&[&pa, &pb], o) else {
                 continue;
             };
@@ -307,6 +294,30 @@ fn check_unbounded(a: &Scop, b: &Scop, on: &dyn Fn(&str)) -> Verdict {
         Ok(v) => v,
         Err(r) => Verdict::Undecided(r),
     }
+}
+
+/// The arrays live after either region (each program's [`Program::outputs`]), the first's
+/// first; refused where one is declared inside a loop of either region: each iteration
+/// has its own, and none is left after the region.
+fn outputs(pa: &Program, pb: &Program) -> Result<Vec<String>, Refusal> {
+    let mut outputs = pa.outputs();
+    for o in pb.outputs() {
+        if !outputs.contains(&o) {
+            outputs.push(o);
+        }
+    }
+    for o in &outputs {
+        if [pa, pb]
+            .iter()
+            .any(|q| q.scop.array(o).is_some_and(|x| x.private_depth.is_some()))
+        {
+            return Err(Refusal::new(
+                format!("`{o}` is declared in the region of one program and not the other"),
+                None,
+            ));
+        }
+    }
+    Ok(outputs)
 }
 
 /// A witness's instances with the dimensions the comparison left out.

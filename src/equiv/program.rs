@@ -100,15 +100,19 @@ impl<'a> Program<'a> {
         let mut v: Vec<String> = vec![];
         for s in &self.stmts {
             let a = &s.write_array;
-            let local = self
-                .scop
-                .array(a)
-                .is_some_and(|x| x.storage == Storage::Region || x.private_depth.is_some());
-            if !local && !v.contains(a) {
+            if !self.is_local(a) && !v.contains(a) {
                 v.push(a.clone());
             }
         }
         v
+    }
+
+    /// Is `array` a variable of the region (declared in it, on the stack, `static` or on
+    /// the heap, or inside one of its loops): nothing known before the region writes it,
+    /// and nothing of it left after.
+    pub fn is_local(&self, array: &str) -> bool {
+        (self.scop.array(array))
+            .is_some_and(|x| x.storage == Storage::Region || x.private_depth.is_some())
     }
 
     /// The C name of an array.

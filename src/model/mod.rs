@@ -133,7 +133,7 @@ pub struct HostName {
 
 /// Where the elements of an array (or a scalar) of the region live: what decides whether
 /// two arrays can overlap in memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Storage {
     /// Declared inside the region.
     Region,

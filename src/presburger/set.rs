@@ -447,6 +447,15 @@ macro_rules! common_ops {
                 Some(r)
             }
 
+            /// Fixes each named parameter the space has to its value; the others are left
+            /// alone.
+            pub fn fix_params<'n>(
+                &self,
+                values: impl IntoIterator<Item = (&'n str, &'n Int)>,
+            ) -> $t {
+                (values.into_iter()).fold(self.clone(), |s, (n, v)| s.fix_param(n, v).unwrap_or(s))
+            }
+
             /// Does the union contain this point (parameter values and coordinates)?
             /// (Within a spent work budget: `false`; see [`budget`].)
             pub fn contains(&self, p: &Point) -> bool {

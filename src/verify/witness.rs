@@ -18,12 +18,7 @@ pub struct Instance {
 
 /// Evaluates a function-like map at a point (parameters by name).
 pub(crate) fn eval(m: &Map, params: &[(String, Int)], x: &[Int]) -> Option<Vec<Int>> {
-    let mut m = m.clone();
-    for (n, v) in params {
-        if let Some(f) = m.fix_param(n, v) {
-            m = f;
-        }
-    }
+    let m = m.fix_params(params.iter().map(|(n, v)| (n.as_str(), v)));
     let np = m.space().n_param();
     let mut rows = vec![];
     for (k, v) in x.iter().enumerate() {
