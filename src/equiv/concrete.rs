@@ -3,9 +3,11 @@
 //! and the outputs' terms are compared element by element. It decides the programs at
 //! those values exactly, with the same notion of "the same computation" as the
 //! comparison of dataflow graphs ([`super::compare`]: the same typed operation, literal
-//! or integer value, on the same inputs). The check uses it where the comparison found a
-//! difference only over a widened recurrence: at the difference's parameter values, a
-//! difference of the outputs here is a real one, with its element and both last writers.
+//! or integer value, on the same inputs). The check uses it in two places, and only to
+//! find a real difference, never to say "equivalent": where the comparison found a
+//! difference only over a widened recurrence, at that difference's parameter values
+//! ([`difference`]); and where a proof ran out of the work budget, at small values
+//! ([`search`]). A difference found is given with its element and both last writers.
 
 use super::compare::{Instance, Mismatch};
 use super::omp;
