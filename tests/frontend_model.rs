@@ -563,3 +563,82 @@ fn a_region_ending_in_an_if_without_else() {
     assert_eq!(&src[end - 12..end], "A[i][j] = 0;", "{:?}", s.region);
     assert_eq!(s.region.end_line, 7);
 }
+
+/// `loopy_floord(n, d)` as the preprocessor writes it out in generated code.
+fn floord(n: &str, d: i64) -> String {
+    format!("((({n}) < 0) ? -((-({n}) + ({d}) - 1) / ({d})) : ({n}) / ({d}))")
+}
+
+/// `loopy_ceild(n, d)`, written out.
+fn ceild(n: &str, d: i64) -> String {
+    format!("((({n}) < 0) ? -((-({n})) / ({d})) : (({n}) + ({d}) - 1) / ({d}))")
+}
+
+fn max_of(x: &str, y: &str) -> String {
+    format!("(({x}) > ({y}) ? ({x}) : ({y}))")
+}
+
+fn min_of(x: &str, y: &str) -> String {
+    format!("(({x}) < ({y}) ? ({x}) : ({y}))")
+}
+
+/// The bounds generated code writes (`loopy_floord`, `loopy_ceild`, `loopy_min`,
+/// `loopy_max`, written out) are modelled exactly, numerators of either sign, in loop
+/// bounds, first values and conditions with an `else`; and a tile's bounds give one
+/// polyhedron without divisions (a minimum is both bounds, a rounded division one
+/// quotient, not a piece per sign and per operand).
+#[test]
+fn generated_bounds_are_exact() {
+    let (fl, cl) = (
+        |a: i64, d: i64| a.div_euclid(d),
+        |a: i64, d: i64| -(-a).div_euclid(d),
+    );
+    let lower = max_of(&ceild("i - 3", 4), &floord("m", 2));
+    let upper = min_of(&min_of(&floord("n + i", 4), "m"), &floord("2 * i + 7", 3));
+    let cond = format!("{} >= {}", floord("i + j", 3), max_of("j", "m - 6"));
+    let s = kernel(&format!(
+        "for (i = -9; i <= 9; i++)\n\
+           for (j = {lower}; j <= {upper}; j++)\n\
+             if ({cond}) B[0] = 1; else B[1] = 2;"
+    ));
+    for n in -6..=6 {
+        for m in [-7, -2, 0, 3, 8] {
+            let mut want: [Vec<(i64, i64)>; 2] = [vec![], vec![]];
+            for i in -9..=9 {
+                let lo = cl(i - 3, 4).max(fl(m, 2));
+                let hi = fl(n + i, 4).min(m).min(fl(2 * i + 7, 3));
+                for j in lo..=hi {
+                    let then = fl(i + j, 3) >= j.max(m - 6);
+                    want[usize::from(!then)].push((i, j));
+                }
+            }
+            for (k, want) in want.iter().enumerate() {
+                let d = &s.statements[k].domain;
+                let pts = d
+                    .fix_param("n", &n.into())
+                    .unwrap()
+                    .fix_param("m", &m.into())
+                    .unwrap()
+                    .points(10_000)
+                    .unwrap();
+                let got: Vec<(i64, i64)> = (pts.iter())
+                    .map(|p| (p[0].to_i64().unwrap(), p[1].to_i64().unwrap()))
+                    .collect();
+                assert_eq!(&got, want, "statement {k}, n={n} m={m}");
+            }
+        }
+    }
+    // A tile's loop: `c` up to `floord(n - 1, 4)`, `j` from `max(0, 4c)` to
+    // `min(n - 1, 4c + 3)`: one part, no existential.
+    let tile = kernel(&format!(
+        "for (i = 0; i <= {}; i++)\n\
+           for (j = {}; j <= {}; j++) B[j] = 0;",
+        floord("n - 1", 4),
+        max_of("0", "4 * i"),
+        min_of("n - 1", "4 * i + 3")
+    ));
+    assert_eq!(
+        domains(&tile),
+        ["[n] -> { S0[i, j] : i >= 0 and 4i <= j < n and j <= 4i + 3 }"]
+    );
+}

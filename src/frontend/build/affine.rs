@@ -16,6 +16,50 @@ fn not(why: String) -> Affine<PwAff> {
     Ok(Err(why))
 }
 
+/// A side of a comparison: an expression of the source, or a value already read.
+#[derive(Clone)]
+pub(super) enum Operand<'e> {
+    Node(&'e Node<Expression>),
+    Value(PwAff),
+}
+
+/// `text` without the parentheses that enclose all of it (a node's span can take them).
+fn unparenthesized(mut text: &str) -> &str {
+    loop {
+        let t = text.trim();
+        let Some(inner) = t.strip_prefix('(').and_then(|x| x.strip_suffix(')')) else {
+            return t;
+        };
+        // `(a) + (b)` starts and ends with parentheses that do not enclose it all.
+        let mut depth = 0i32;
+        for c in inner.chars() {
+            depth += match c {
+                '(' => 1,
+                ')' => -1,
+                _ => 0,
+            };
+            if depth < 0 {
+                return t;
+            }
+        }
+        text = inner;
+    }
+}
+
+/// The comparison true exactly where `op` is false.
+fn opposite(op: &BinaryOperator) -> BinaryOperator {
+    use BinaryOperator::*;
+    match op {
+        Less => GreaterOrEqual,
+        GreaterOrEqual => Less,
+        Greater => LessOrEqual,
+        LessOrEqual => Greater,
+        Equals => NotEquals,
+        NotEquals => Equals,
+        other => other.clone(),
+    }
+}
+
 impl<'a> Builder<'a> {
     /// An integer expression as an affine function of the iterators and parameters.
     /// `bound` is set for loop bounds, where a variable the region writes is an error rather
@@ -248,6 +292,15 @@ impl<'a> Builder<'a> {
 
     /// `c ? t : f`: the pieces of `t` where `c` holds and those of `f` where it does not.
     fn aff_conditional(&mut self, c: &Node<ConditionalExpression>, bound: bool) -> Affine<PwAff> {
+        if self.in_comparison > 0 || self.in_subscript() {
+            if let Some((ceil, n, d)) = self.rounded_division(c) {
+                let num = match self.aff(n, bound)? {
+                    Ok(v) => v,
+                    Err(w) => return not(w),
+                };
+                return Ok(self.rounded(&num, &d, ceil));
+            }
+        }
         let cond = match self.condition(&c.node.condition, bound)? {
             Ok(s) => s,
             Err(w) => return not(w),
@@ -260,8 +313,11 @@ impl<'a> Builder<'a> {
             Ok(f) => f,
             Err(w) => return not(w),
         };
-        let yes = Some(cond.clone());
-        let no = Some(self.complement(&cond));
+        let no = match self.negation(&c.node.condition, bound)? {
+            Ok(s) => s,
+            Err(w) => return not(w),
+        };
+        let (yes, no) = (Some(cond), Some(no));
         let mut out = vec![];
         for p in t {
             out.push(Piece {
@@ -280,21 +336,36 @@ impl<'a> Builder<'a> {
 
     /// A condition as a set over the current iterators (`bound`: see [`Builder::aff`]).
     pub(super) fn condition(&mut self, e: &Node<Expression>, bound: bool) -> Affine<Set> {
+        self.condition_as(e, bound, true)
+    }
+
+    /// Where a condition is false, built as directly as where it is true: a comparison by
+    /// the opposite comparison, `&&` and `||` by De Morgan. The expressions are total (a
+    /// conditional's pieces cover both branches, a division's both signs), so this is
+    /// exactly the complement of [`Builder::condition`], without subtracting a set whose
+    /// quotients (`floord` in a generated bound) make the subtraction costly.
+    pub(super) fn negation(&mut self, e: &Node<Expression>, bound: bool) -> Affine<Set> {
+        self.condition_as(e, bound, false)
+    }
+
+    /// Where condition `e` has the truth value `want`.
+    fn condition_as(&mut self, e: &Node<Expression>, bound: bool, want: bool) -> Affine<Set> {
         use BinaryOperator::*;
         match &e.node {
             Expression::BinaryOperator(b) => {
                 let op = b.node.operator.node.clone();
                 match op {
                     LogicalAnd | LogicalOr => {
-                        let l = match self.condition(&b.node.lhs, bound)? {
+                        let l = match self.condition_as(&b.node.lhs, bound, want)? {
                             Ok(l) => l,
                             Err(w) => return Ok(Err(w)),
                         };
-                        let r = match self.condition(&b.node.rhs, bound)? {
+                        let r = match self.condition_as(&b.node.rhs, bound, want)? {
                             Ok(r) => r,
                             Err(w) => return Ok(Err(w)),
                         };
-                        Ok(Ok(if op == LogicalAnd {
+                        // `a && b` is true where both are, false where either is false.
+                        Ok(Ok(if (op == LogicalAnd) == want {
                             l.intersect(&r)
                         } else {
                             l.union(&r)
@@ -303,33 +374,219 @@ impl<'a> Builder<'a> {
                     Less | Greater | LessOrEqual | GreaterOrEqual | Equals | NotEquals => {
                         if matches!(op, Equals | NotEquals) {
                             if let Some(s) = self.divisibility(&b.node.lhs, &b.node.rhs)? {
-                                return Ok(Ok(if op == Equals { s } else { self.complement(&s) }));
+                                let divides = (op == Equals) == want;
+                                return Ok(Ok(if divides { s } else { self.complement(&s) }));
                             }
                         }
-                        self.in_comparison += 1;
-                        let l = self.aff(&b.node.lhs, bound);
-                        let r = self.aff(&b.node.rhs, bound);
-                        self.in_comparison -= 1;
-                        let l = match l? {
-                            Ok(l) => l,
-                            Err(w) => return Ok(Err(w)),
-                        };
-                        let r = match r? {
-                            Ok(r) => r,
-                            Err(w) => return Ok(Err(w)),
-                        };
-                        Ok(Ok(self.compare(&l, &r, &op)))
+                        let op = if want { op } else { opposite(&op) };
+                        let (l, r) = (Operand::Node(&b.node.lhs), Operand::Node(&b.node.rhs));
+                        self.compare_nodes(l, &op, r, bound)
                     }
-                    _ => self.truth(e, bound),
+                    _ => self.truth(e, bound, want),
                 }
             }
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Negate => {
-                Ok(self
-                    .condition(&u.node.operand, bound)?
-                    .map(|s| self.complement(&s)))
+                self.condition_as(&u.node.operand, bound, !want)
             }
-            _ => self.truth(e, bound),
+            _ => self.truth(e, bound, want),
         }
+    }
+
+    /// The comparison `l op r` of two C expressions as a set. A side that is a minimum or
+    /// a maximum (`x < y ? x : y`, as `loopy_min` and `loopy_max` expand) is compared
+    /// operand by operand: `i <= min(x, y)` is `i <= x && i <= y`, `i <= max(x, y)` is
+    /// `i <= x || i <= y`. The same set as comparing the conditional's pieces, without
+    /// the pieces' condition `x < y`, whose quotients (two `floord` bounds compared) need
+    /// existentials that later tests pay for.
+    pub(super) fn compare_nodes<'e>(
+        &mut self,
+        l: Operand<'e>,
+        op: &BinaryOperator,
+        r: Operand<'e>,
+        bound: bool,
+    ) -> Affine<Set> {
+        use BinaryOperator::*;
+        let ordering = matches!(op, Less | LessOrEqual | Greater | GreaterOrEqual);
+        fn extremum<'e>(
+            b: &Builder,
+            o: &Operand<'e>,
+            ordering: bool,
+        ) -> Option<(bool, &'e Node<Expression>, &'e Node<Expression>)> {
+            match o {
+                Operand::Node(e) if ordering => b.extremum(e),
+                _ => None,
+            }
+        }
+        if let Some((min, x, y)) = extremum(self, &r, ordering) {
+            let below = matches!(op, Less | LessOrEqual);
+            let a = match self.compare_nodes(l.clone(), op, Operand::Node(x), bound)? {
+                Ok(a) => a,
+                Err(w) => return Ok(Err(w)),
+            };
+            let b = match self.compare_nodes(l, op, Operand::Node(y), bound)? {
+                Ok(b) => b,
+                Err(w) => return Ok(Err(w)),
+            };
+            // Below a minimum or above a maximum: both; else either.
+            return Ok(Ok(if min == below {
+                a.intersect(&b)
+            } else {
+                a.union(&b)
+            }));
+        }
+        if extremum(self, &l, ordering).is_some() {
+            let flipped = match op {
+                Less => Greater,
+                LessOrEqual => GreaterOrEqual,
+                Greater => Less,
+                _ => LessOrEqual,
+            };
+            return self.compare_nodes(r, &flipped, l, bound);
+        }
+        self.in_comparison += 1;
+        let lv = self.operand(l, bound);
+        let rv = self.operand(r, bound);
+        self.in_comparison -= 1;
+        let lv = match lv? {
+            Ok(x) => x,
+            Err(w) => return Ok(Err(w)),
+        };
+        let rv = match rv? {
+            Ok(x) => x,
+            Err(w) => return Ok(Err(w)),
+        };
+        Ok(Ok(self.compare(&lv, &rv, op)))
+    }
+
+    fn operand(&mut self, o: Operand, bound: bool) -> Affine<PwAff> {
+        match o {
+            Operand::Node(e) => self.aff(e, bound),
+            Operand::Value(v) => Ok(Ok(v)),
+        }
+    }
+
+    /// Whether `e` is a minimum or maximum, or a rounded division, as generated code
+    /// writes them ([`Builder::compare_nodes`] reads it better than its pieces).
+    pub(super) fn shaped(&self, e: &Node<Expression>) -> bool {
+        self.extremum(e).is_some()
+            || matches!(&e.node, Expression::Conditional(c) if self.rounded_division(c).is_some())
+    }
+
+    /// `(true, x, y)` when `e` is the minimum of `x` and `y` written as a conditional
+    /// (`x < y ? x : y`, `x <= y ? x : y`, `y > x ? x : y`, …), `(false, x, y)` for the
+    /// maximum; the branches must be the compared expressions, word for word.
+    fn extremum<'e>(
+        &self,
+        e: &'e Node<Expression>,
+    ) -> Option<(bool, &'e Node<Expression>, &'e Node<Expression>)> {
+        use BinaryOperator::*;
+        let Expression::Conditional(c) = &e.node else {
+            return None;
+        };
+        let Expression::BinaryOperator(b) = &c.node.condition.node else {
+            return None;
+        };
+        let less = match b.node.operator.node {
+            Less | LessOrEqual => true,
+            Greater | GreaterOrEqual => false,
+            _ => return None,
+        };
+        let text = |x: &Node<Expression>| unparenthesized(&self.pre_text(&x.span)).to_string();
+        let (x, y) = (&b.node.lhs, &b.node.rhs);
+        let (t, f) = (&c.node.then_expression, &c.node.else_expression);
+        if text(t) == text(x) && text(f) == text(y) {
+            Some((less, x, y))
+        } else if text(t) == text(y) && text(f) == text(x) {
+            Some((!less, x, y))
+        } else {
+            None
+        }
+    }
+
+    /// `(false, n, d)` where `c` is the rounding-down division of `n` by a positive
+    /// constant `d` as `loopy_floord` expands (`n < 0 ? -((-n + d - 1) / d) : n / d`),
+    /// `(true, n, d)` for `loopy_ceild`'s rounding up (`n < 0 ? -(-n / d) : (n + d - 1) /
+    /// d`); the repeated operands must be the same words.
+    fn rounded_division<'e>(
+        &self,
+        c: &'e Node<ConditionalExpression>,
+    ) -> Option<(bool, &'e Node<Expression>, Int)> {
+        use BinaryOperator::*;
+        let text = |x: &Node<Expression>| unparenthesized(&self.pre_text(&x.span)).to_string();
+        let bin = |x: &'e Node<Expression>, op: BinaryOperator| match &x.node {
+            Expression::BinaryOperator(b) if b.node.operator.node == op => {
+                Some((&*b.node.lhs, &*b.node.rhs))
+            }
+            _ => None,
+        };
+        let neg = |x: &'e Node<Expression>| match &x.node {
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Minus => {
+                Some(&*u.node.operand)
+            }
+            _ => None,
+        };
+        // `n + d - 1`, whose `n` is returned.
+        let up = |x: &'e Node<Expression>, d: &str| {
+            let (sum, one) = bin(x, Minus)?;
+            let (m, dd) = bin(sum, Plus)?;
+            (text(one) == "1" && text(dd) == d).then_some(m)
+        };
+        let (n, zero) = bin(&c.node.condition, Less)?;
+        let (high, d) = bin(&c.node.else_expression, Divide)?;
+        let (low, d2) = bin(neg(&c.node.then_expression)?, Divide)?;
+        let dt = text(d);
+        let k: i64 = dt.parse().ok()?;
+        if text(zero) != "0" || k <= 0 || text(d2) != dt {
+            return None;
+        }
+        let nt = text(n);
+        let same = |x: Option<&Node<Expression>>| x.is_some_and(|x| text(x) == nt);
+        if same(Some(high)) && same(up(low, &dt).and_then(neg)) {
+            return Some((false, n, Int::from(k)));
+        }
+        if same(neg(low)) && same(up(high, &dt)) {
+            return Some((true, n, Int::from(k)));
+        }
+        None
+    }
+
+    /// `floor(num / d)`, or `ceil(num / d)` (`-floor(-num / d)`), as one quotient per piece:
+    /// exact for every sign, so no piece per sign as C's truncating division needs.
+    fn rounded(&mut self, num: &PwAff, d: &Int, ceil: bool) -> Result<PwAff, String> {
+        let mut out = vec![];
+        for p in num {
+            if self
+                .quotients
+                .iter()
+                .any(|(q, _, _)| !p.expr.coeff(q).is_zero())
+            {
+                return Err("a division of a quotient".into());
+            }
+            let n = if ceil { p.expr.neg() } else { p.expr.clone() };
+            let q = LinExpr::var(&self.quotient(&n, d));
+            out.push(Piece {
+                cond: p.cond.clone(),
+                expr: if ceil { q.neg() } else { q },
+            });
+        }
+        Ok(out)
+    }
+
+    /// The name of the quotient `floor(num / d)`: one per numerator and divisor in
+    /// generated code (`j / 16` and `j % 16` share theirs, so that the access needs no
+    /// existential), a new one otherwise.
+    fn quotient(&mut self, num: &LinExpr, d: &Int) -> String {
+        let generated = self.generated.is_some();
+        let same = self
+            .quotients
+            .iter()
+            .find(|(_, n, e)| generated && n == num && e == d)
+            .map(|x| x.0.clone());
+        same.unwrap_or_else(|| {
+            let name = format!("q{}'", self.quotients.len());
+            self.quotients.push((name.clone(), num.clone(), d.clone()));
+            name
+        })
     }
 
     /// `e % k == 0` (either way round) as the set where `k` divides `e`. C's `%` truncates,
@@ -373,15 +630,19 @@ impl<'a> Builder<'a> {
         Ok(None)
     }
 
-    /// An integer used as a condition: true when non-zero.
-    pub(super) fn truth(&mut self, e: &Node<Expression>, bound: bool) -> Affine<Set> {
+    /// An integer used as a condition: where it is non-zero (`want`), or zero.
+    pub(super) fn truth(&mut self, e: &Node<Expression>, bound: bool, want: bool) -> Affine<Set> {
         match self.aff(e, bound)? {
             Ok(v) => {
                 let zero = vec![Piece {
                     cond: None,
                     expr: LinExpr::zero(),
                 }];
-                Ok(Ok(self.compare(&v, &zero, &BinaryOperator::NotEquals)))
+                let op = match want {
+                    true => BinaryOperator::NotEquals,
+                    false => BinaryOperator::Equals,
+                };
+                Ok(Ok(self.compare(&v, &zero, &op)))
             }
             Err(w) => Ok(Err(w)),
         }
@@ -456,22 +717,7 @@ impl<'a> Builder<'a> {
             }
             for sign in [1i64, -1] {
                 let num = p.expr.scale(&Int::from(sign));
-                // One quotient per numerator and divisor in generated code: `j / 16` and
-                // `j % 16` share theirs, so that the access needs no existential.
-                let same = self
-                    .quotients
-                    .iter()
-                    .find(|(_, n, e)| generated && *n == num && e == d)
-                    .map(|x| x.0.clone());
-                let name = match same {
-                    Some(n) => n,
-                    None => {
-                        let name = format!("q{}'", self.quotients.len());
-                        self.quotients.push((name.clone(), num.clone(), d.clone()));
-                        name
-                    }
-                };
-                let q = LinExpr::var(&name);
+                let q = LinExpr::var(&self.quotient(&num, d));
                 // e >= 0 for the first piece, e <= -1 for the second.
                 let side = if sign > 0 {
                     p.expr.clone()

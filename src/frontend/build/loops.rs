@@ -10,6 +10,45 @@ enum Start<'f> {
     Continues(Left),
 }
 
+/// Whether a loop's condition is a conjunction of bounds `c < E`, `c <= E` (or `E > c`,
+/// `E >= c`) on its counter `c`, the other way round for a loop counting down, where no `E`
+/// mentions `c`: then it stays false once it is false, as [`Builder::stays_false`] would
+/// find at more cost (generated wavefronts' `floord` bounds make that test costly).
+fn plain_bound(cond: &Node<Expression>, c: &str, up: bool) -> bool {
+    use BinaryOperator::*;
+    let is_c =
+        |e: &Node<Expression>| matches!(&e.node, Expression::Identifier(id) if id.node.name == c);
+    let Expression::BinaryOperator(b) = &cond.node else {
+        return false;
+    };
+    let (l, r) = (&b.node.lhs, &b.node.rhs);
+    match b.node.operator.node {
+        LogicalAnd => plain_bound(l, c, up) && plain_bound(r, c, up),
+        Less | LessOrEqual if up => is_c(l) && !mentions(r, c),
+        Greater | GreaterOrEqual if up => is_c(r) && !mentions(l, c),
+        Greater | GreaterOrEqual => is_c(l) && !mentions(r, c),
+        Less | LessOrEqual => is_c(r) && !mentions(l, c),
+        _ => false,
+    }
+}
+
+/// Whether expression `e` names the identifier `name` anywhere.
+fn mentions(e: &Node<Expression>, name: &str) -> bool {
+    struct Finds<'n>(&'n str, bool);
+    impl<'ast> lang_c::visit::Visit<'ast> for Finds<'_> {
+        fn visit_identifier(
+            &mut self,
+            id: &'ast lang_c::ast::Identifier,
+            _: &'ast lang_c::span::Span,
+        ) {
+            self.1 |= id.name == self.0;
+        }
+    }
+    let mut f = Finds(name, false);
+    lang_c::visit::Visit::visit_expression(&mut f, &e.node, &e.span);
+    f.1
+}
+
 impl<'a> Builder<'a> {
     /// Models a `for` loop and walks its body, or says why it cannot be modelled (then
     /// nothing has changed). `left`: what the loop just before it left in its counter, for
@@ -41,7 +80,12 @@ impl<'a> Builder<'a> {
         let Some(cond) = &f.condition else {
             return Ok(Err("the loop has no condition".into()));
         };
+        // A minimum, maximum or rounded division (generated code's first values) is read
+        // as the comparison `i >= first` (`<=` counting down), like a division.
+        let shaped = matches!(&start, Start::Value(init)
+            if step.abs().is_one() && self.shaped(init) && !mentions(init, &c_name));
         let (init_pw, divided) = match &start {
+            Start::Value(_) if shaped => (vec![], true),
             Start::Value(init) => match self.aff(init, true)? {
                 Ok(p) => (p, false),
                 Err(why) => match self.divided_start(init, &step)? {
@@ -66,11 +110,15 @@ impl<'a> Builder<'a> {
             b.loops.pop();
             b.scopes.pop();
         };
-        let cond_set = match self.condition(cond, true) {
-            Ok(Ok(c)) => c,
+        let from = match &start {
+            Start::Value(init) if shaped => Some(*init),
+            _ => None,
+        };
+        let (cond_set, fail_set, from) = match self.loop_sets(cond, from, &iterator, &step) {
+            Ok(Ok(sets)) => sets,
             Ok(Err(why)) => {
                 leave(self);
-                return Ok(Err(format!("the condition is not affine: {why}")));
+                return Ok(Err(why));
             }
             Err(d) => {
                 leave(self);
@@ -79,10 +127,14 @@ impl<'a> Builder<'a> {
         };
         let lower = match &start {
             Start::Continues(l) => self.iterations_after(l, &iterator),
+            Start::Value(_) if shaped => aff::add_dim(&self.ctx, &iterator).intersect(&from),
             Start::Value(_) if divided => self.iterations_from_divided(&init_pw, &iterator, &step),
             Start::Value(_) => self.iterations_from(&init_pw, &iterator, &step),
         };
-        if !self.stays_false(&lower, &cond_set, &iterator, step.is_positive()) {
+        let up = step.is_positive();
+        if !plain_bound(cond, &c_name, up)
+            && !self.stays_false(&lower, (&cond_set, &fail_set), &iterator, up)
+        {
             leave(self);
             return Ok(Err(format!(
                 "the condition is not a bound on `{c_name}` (it can become true again after the loop stops)"
@@ -104,9 +156,48 @@ impl<'a> Builder<'a> {
         Ok(Ok((!declared).then(|| Left {
             c_name,
             outer: self.dims(),
-            past: lower.subtract(&cond_set),
+            past: lower.intersect(&fail_set),
             up: step.is_positive(),
         })))
+    }
+
+    /// Where a loop's condition holds, where it fails (built directly: subtracting a
+    /// condition's quotients is costly, as in the `floord` bounds of generated
+    /// wavefronts), and, for a first value `from` that is a minimum, maximum or rounded
+    /// division ([`Builder::shaped`]), the comparison `i >= from` (`<=` counting down);
+    /// the universe without one.
+    fn loop_sets(
+        &mut self,
+        cond: &Node<Expression>,
+        from: Option<&Node<Expression>>,
+        iterator: &str,
+        step: &Int,
+    ) -> Affine<(Set, Set, Set)> {
+        use super::affine::Operand::{Node, Value};
+        let not_affine = |what: &str, why: String| Ok(Err(format!("{what} is not affine: {why}")));
+        let cond_set = match self.condition(cond, true)? {
+            Ok(c) => c,
+            Err(why) => return not_affine("the condition", why),
+        };
+        let fail_set = match self.negation(cond, true)? {
+            Ok(c) => c,
+            Err(why) => return not_affine("the condition", why),
+        };
+        let Some(init) = from else {
+            return Ok(Ok((cond_set, fail_set, self.universe())));
+        };
+        let i = vec![Piece {
+            cond: None,
+            expr: LinExpr::var(iterator),
+        }];
+        let op = match step.is_positive() {
+            true => BinaryOperator::GreaterOrEqual,
+            false => BinaryOperator::LessOrEqual,
+        };
+        match self.compare_nodes(Value(i), &op, Node(init), true)? {
+            Ok(from) => Ok(Ok((cond_set, fail_set, from))),
+            Err(why) => not_affine("the initial value", why),
+        }
     }
 
     /// The iterations of a loop that continues from the value an earlier loop left in its
@@ -338,10 +429,17 @@ impl<'a> Builder<'a> {
     /// Whether the condition stays false once it is false (an upper bound for a loop counting
     /// `up`), as it must, or the loop would stop at its first false test where the domain
     /// goes on.
-    fn stays_false(&self, lower: &Set, cond_set: &Set, iterator: &str, up: bool) -> bool {
+    /// `cond_set` and `fail_set` are where the condition is true and where it is false.
+    fn stays_false(
+        &self,
+        lower: &Set,
+        (cond_set, fail_set): (&Set, &Set),
+        iterator: &str,
+        up: bool,
+    ) -> bool {
         let dims = self.dims();
         let i = LinExpr::var(iterator);
-        let failing = aff::widen_last(&lower.subtract(cond_set), false);
+        let failing = aff::widen_last(&lower.intersect(fail_set), false);
         let holding = aff::widen_last(&lower.intersect(cond_set), true);
         let later = format!("{iterator}'");
         let mut dims2 = dims.clone();

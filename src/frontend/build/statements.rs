@@ -169,7 +169,11 @@ impl<'a> Builder<'a> {
                     let r = self.stmt(&i.node.then_statement);
                     if r.is_ok() {
                         if let Some(e) = &i.node.else_statement {
-                            self.ctx = saved.subtract(&cond);
+                            let no = match self.negation(&i.node.condition, false)? {
+                                Ok(no) => no,
+                                Err(_) => self.universe().subtract(&cond),
+                            };
+                            self.ctx = saved.intersect(&no);
                             let r2 = self.stmt(e);
                             self.ctx = saved;
                             return r2;
