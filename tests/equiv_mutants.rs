@@ -1,6 +1,7 @@
 //! `loopy equiv` on mutants of the code `loopy apply` generates for examples whose proofs
 //! go through recurrences (floyd-warshall's `k` loop, heat-3d's time steps fused and
-//! shifted, mgs's tiles of 16 columns): each generated program is proved; a mutant that
+//! shifted, mgs's tiles of 16 columns, seidel-2d's skewed tiles): each generated program
+//! is proved (but jacobi-2d's wavefronts, whose proof runs out of budget); a mutant that
 //! changes what the program prints is "not equivalent" with a witness, and both programs,
 //! built at the witness's parameter values (the macros of the same names in capitals),
 //! print differently there; a mutant that keeps the computation (two independent loops
@@ -13,14 +14,15 @@ mod common;
 use common::loopy;
 use std::path::{Path, PathBuf};
 
-/// `loopy apply` of `examples/K/K.loopy` into `dir`; the kernel and the generated file.
-fn generated(dir: &Path, k: &str) -> (PathBuf, PathBuf) {
+/// `loopy apply` of `examples/K/SCRIPT.loopy` into `dir`; the kernel and the generated
+/// file.
+fn generated(dir: &Path, k: &str, script: &str) -> (PathBuf, PathBuf) {
     let ex = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("examples")
         .join(k);
     let kernel = ex.join(format!("{k}.c"));
-    let out = dir.join(format!("{k}.c"));
-    common::apply_to(&kernel, &ex.join(format!("{k}.loopy")), &out);
+    let out = dir.join(format!("{script}.c"));
+    common::apply_to(&kernel, &ex.join(format!("{script}.loopy")), &out);
     (kernel, out)
 }
 
@@ -58,13 +60,14 @@ fn output(src: &Path, dir: &Path, tag: &str, defines: &[String]) -> String {
 
 /// Mutants of one example's generated code: `(name, from, to, changes the output)`.
 fn mutants(k: &str, cases: &[(&str, &str, &str, bool)]) {
-    mutants_where(k, 0, cases);
+    mutants_where(k, k, 0, cases);
 }
 
-/// [`mutants`], where `equiv` on the generated code itself exits with `proof`.
-fn mutants_where(k: &str, proof: i32, cases: &[(&str, &str, &str, bool)]) {
-    let dir = common::scratch("equiv-mutants", k);
-    let (kernel, generated) = generated(&dir, k);
+/// [`mutants`] of the code `script` generates, where `equiv` on the generated code itself
+/// exits with `proof`.
+fn mutants_where(k: &str, script: &str, proof: i32, cases: &[(&str, &str, &str, bool)]) {
+    let dir = common::scratch("equiv-mutants", script);
+    let (kernel, generated) = generated(&dir, k, script);
     let (code, out, err) = equiv(&kernel, &generated);
     assert_eq!(code, proof, "{k}: the generated code\n{out}{err}");
     let text = std::fs::read_to_string(&generated).unwrap();
@@ -160,18 +163,35 @@ fn mgs_mutants() {
     );
 }
 
-/// seidel-2d's skewed tiles run out of the work budget before anything is proved; a
-/// difference is then looked for by running both programs at small parameter values, and
-/// a mutant that changes an operand is found there (tsteps = n = 3).
+/// seidel-2d's skewed tiles (its generated bounds compare `floord`s in `loopy_min`s): the
+/// generated code is proved, and a mutant that changes an operand is "not equivalent".
 #[test]
-fn seidel_2d_mutants_are_found_by_running_where_the_proof_runs_out() {
-    mutants_where(
+fn seidel_2d_mutants() {
+    mutants(
         "seidel-2d",
-        2,
         &[(
             "operand",
             "+ A[(-t + 32 * c3 + c7)+1][(t - 32 * c3 + 32 * c5 - c7 + c9)+1]) / 9.0;",
             "+ A[(-t + 32 * c3 + c7)+1][(t - 32 * c3 + 32 * c5 - c7 + c9)]) / 9.0;",
+            true,
+        )],
+    );
+}
+
+/// jacobi-2d's wavefronts of skewed tiles run out of the work budget before anything is
+/// proved (the dataflow over the points of their boundary tiles); a difference is then
+/// looked for by running both programs at small parameter values, and a mutant that
+/// changes an operand is found there (tsteps = n = 4).
+#[test]
+fn jacobi_2d_par_mutants_are_found_by_running_where_the_proof_runs_out() {
+    mutants_where(
+        "jacobi-2d",
+        "jacobi-2d-par",
+        2,
+        &[(
+            "operand",
+            "+ A[(64 * c3 - 2 * t + c9)-1][(256 * c5 - 2 * t + c11)]);",
+            "+ A[(64 * c3 - 2 * t + c9)][(256 * c5 - 2 * t + c11)]);",
             true,
         )],
     );
