@@ -416,7 +416,9 @@ fn latest(
     let Some(times) = times else {
         return Ok(None);
     };
-    let last = lexmax_map(&times.coalesce())?;
+    // Not coalesced first: the optimum splits the union as it needs, and coalescing the
+    // writers' times (18 parts in nussinov's reads) cost more than the optimum over them.
+    let last = lexmax_map(&times)?;
     for (t, c) in cands {
         if c.is_empty() {
             continue;
@@ -466,11 +468,18 @@ impl Flow {
         let mut raw = vec![];
         let pos = Positions::new(p);
         for (k, s) in p.stmts.iter().enumerate() {
-            let mut per = vec![];
-            for r in &s.reads {
-                per.push(match r {
-                    None => vec![],
-                    Some((array, rel)) => {
+            let mut per: Vec<Vec<Source>> = vec![];
+            let texts: Vec<Option<String>> = (s.reads.iter())
+                .map(|r| r.as_ref().map(|(a, m)| format!("{a} {m}")))
+                .collect();
+            for (j, r) in s.reads.iter().enumerate() {
+                // A statement that reads one element twice (nussinov's `max_score` macro
+                // names each operand twice) has the same sources for both reads.
+                let twin = (0..j).find(|&i| texts[i].is_some() && texts[i] == texts[j]);
+                per.push(match (r, twin) {
+                    (None, _) => vec![],
+                    (Some(_), Some(i)) => per[i].clone(),
+                    (Some((array, rel)), None) => {
                         let private = p.scop.array(array).and_then(|a| a.private_depth);
                         last_writers(p, params, &pos, k, rel, array, private)?
                     }
