@@ -324,6 +324,14 @@ fn answer_on_threads_agrees(kernel: &str, case: &str) -> (String, String) {
     ]);
     assert_eq!(code, 0, "{searched}{err}");
     let script = std::fs::read_to_string(&best).unwrap();
+    on_threads_agrees(kernel, &best, &dir, case);
+    let _ = std::fs::remove_dir_all(&dir);
+    (searched, script)
+}
+
+/// `loopy check` accepts `script` on `kernel`, and the generated program, built with
+/// OpenMP into `dir` and run on three threads, prints exactly what the original prints.
+fn on_threads_agrees(kernel: &str, best: &std::path::Path, dir: &std::path::Path, case: &str) {
     let (code, out, err) = loopy(&["check", kernel, best.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let (code, generated, err) = loopy(&["apply", kernel, best.to_str().unwrap()]);
@@ -350,8 +358,63 @@ fn answer_on_threads_agrees(kernel: &str, case: &str) -> (String, String) {
         run(&dir.join("orig")),
         "{case}"
     );
+}
+
+/// For several threads the kernel as it is is a candidate with its outermost parallel
+/// loops marked: jacobi-1d's time loop carries its dependences, so each sweep's own loop,
+/// one further in, is marked instead (the mark on the time loop is refused by the checker,
+/// must-fail); the candidate's program, on three threads, prints what the original prints.
+/// On one thread there is no such candidate.
+#[test]
+fn the_kernel_as_it_is_gets_its_parallel_loops_marked() {
+    let kernel = "examples/jacobi-1d/jacobi-1d.c";
+    let dir = scratch("search_recipe", "own-marks");
+    let search = |threads: &str| {
+        let (code, out, err) = loopy(&[
+            "search",
+            kernel,
+            "--no-bench",
+            "--threads",
+            threads,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{out}{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let own = (v["candidates"].as_array().unwrap().iter())
+            .find(|c| {
+                c["variant"]
+                    .as_str()
+                    .unwrap()
+                    .contains("the kernel as it is, its")
+            })
+            .cloned();
+        own.map(|c| {
+            (
+                c["verdict"].as_str().unwrap().to_string(),
+                c["script"].as_str().unwrap().to_string(),
+            )
+        })
+    };
+    assert_eq!(search("1"), None);
+    let (verdict, script) = search("2").expect("a candidate with marks");
+    assert_eq!(verdict, "legal");
+    assert_commented(&script);
+    let marks: Vec<&str> = script.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(
+        marks,
+        ["parallel(LoopB, 2)", "parallel(LoopA, 2)"],
+        "{script}"
+    );
+    let best = dir.join("own.loopy");
+    std::fs::write(&best, &script).unwrap();
+    on_threads_agrees(kernel, &best, &dir, "jacobi-1d");
+    // The time loop itself carries the sweeps' dependences: refused.
+    let outer = dir.join("outer.loopy");
+    std::fs::write(&outer, "parallel({LoopB, LoopA}, 1)\n").unwrap();
+    let (code, out, err) = loopy(&["check", kernel, outer.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
     let _ = std::fs::remove_dir_all(&dir);
-    (searched, script)
 }
 
 /// Must-fail cases of the row-block recipe, each left out by the checker: where every

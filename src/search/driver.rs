@@ -17,6 +17,7 @@ use super::finish;
 use super::fusion::Outer;
 use super::hoist;
 use super::jam;
+use super::own;
 use super::recipe::{self, BlisSizes, Contraction, Recognised};
 use super::rows;
 use super::schedule::Built;
@@ -713,6 +714,15 @@ impl State<'_, '_, '_> {
         if let Some(&k) = self.seen.get(&text) {
             return Some(k);
         }
+        let verdict = self.judge(&text, limited)?;
+        let k = self.push(il, kind, variant, lines, verdict);
+        self.seen.insert(text, k);
+        Some(k)
+    }
+
+    /// The checker's verdict on a whole script's `text`; `None` when the time limit stopped
+    /// its check (`limited`).
+    fn judge(&mut self, text: &str, limited: bool) -> Option<Verdict> {
         if limited && self.late() {
             self.unchecked += 1;
             return None;
@@ -721,7 +731,7 @@ impl State<'_, '_, '_> {
         let (run, kernel) = (&mut self.run, self.kernel);
         let mut check = || {
             budget::with_budget(self.settings.budget, || {
-                run.apply(kernel, &text, "candidate.loopy", Path::new("."))
+                run.apply(kernel, text, "candidate.loopy", Path::new("."))
                     .map(|()| run.check())
             })
         };
@@ -730,7 +740,7 @@ impl State<'_, '_, '_> {
         } else {
             check()
         };
-        let verdict = match checked {
+        Some(match checked {
             Err(e) if e.cancelled => {
                 self.unchecked += 1;
                 return None;
@@ -744,10 +754,29 @@ impl State<'_, '_, '_> {
                     Verdict::Illegal(r[0].diagnostic.message.clone())
                 }
             },
+        })
+    }
+
+    /// For several threads, the kernel as it is with its outermost parallel loops marked
+    /// ([`own::marks`], each mark judged by the checker, then all together): timed with
+    /// the recipes, not ranked without timing (nothing estimates it). `None` for one
+    /// thread, or where no mark is accepted.
+    fn add_own_marks(&mut self) -> Option<usize> {
+        if !self.settings.parallel {
+            return None;
+        }
+        let names = self.names.clone();
+        let mut legal = |lines: &[String]| {
+            let text = self.whole_script(lines.to_vec()).join("\n") + "\n";
+            self.judge(&text, true) == Some(Verdict::Legal)
         };
-        let k = self.push(il, kind, variant, lines, verdict);
-        self.seen.insert(text, k);
-        Some(k)
+        let lines = own::marks(&names, &mut legal);
+        if lines.is_empty() {
+            return None;
+        }
+        let variant = "the kernel as it is, its outermost parallel loops on the threads";
+        let c = self.add_lines(None, Some(Kind::Recipe), variant.to_string(), lines, true)?;
+        (self.candidates[c].verdict == Verdict::Legal).then_some(c)
     }
 
     /// Times a legal candidate not timed yet, at the screening sizes (`screen`) or at the
@@ -1527,6 +1556,7 @@ impl State<'_, '_, '_> {
     ) -> Phases {
         let bench = self.settings.bench;
         let recipes = self.add_recipes(found);
+        let own_marks = self.add_own_marks();
         let base = self.add_schedules(schedules, interleavings);
         let identity = self.add_identity(own);
         if let Some(m) = &self.model {
@@ -1583,10 +1613,11 @@ impl State<'_, '_, '_> {
         // Phase 1 until a third of the greedy time left has gone (at least one is timed).
         let now = Instant::now();
         let phase1_end = now + greedy_end.saturating_duration_since(now) / 3;
+        let timed_first: Vec<usize> = recipes.iter().copied().chain(own_marks).collect();
         let timed = self.time_representatives(
             schedules,
             &reps,
-            &recipes,
+            &timed_first,
             identity,
             screening,
             (phase1_end, greedy_end),

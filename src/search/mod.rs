@@ -19,6 +19,7 @@ pub mod fusion;
 mod fusion_tests;
 pub mod hoist;
 pub mod jam;
+pub mod own;
 #[cfg(test)]
 mod playoff_tests;
 pub mod recipe;
