@@ -4,7 +4,7 @@
 //! turn, down to [`DEPTH`] loops: what Polly's `-polly-parallel` does to a schedule it
 //! keeps. Every mark is judged alone, then all of them together as one candidate.
 
-use super::script::{shared, Names};
+use super::script::{handles, shared, Names};
 use std::collections::VecDeque;
 
 /// The deepest loop a mark is tried on.
@@ -50,13 +50,7 @@ pub fn marks(names: &Names, legal: &mut dyn FnMut(&[String]) -> bool) -> Vec<Str
 
 /// A `parallel` mark on loop `level` of `group`, after a comment saying what it is for.
 fn mark(names: &Names, group: &[usize], level: usize) -> Vec<String> {
-    let g = match group {
-        [s] => names.handles[*s].clone(),
-        _ => {
-            let h: Vec<&str> = group.iter().map(|&s| names.handles[s].as_str()).collect();
-            format!("{{{}}}", h.join(", "))
-        }
-    };
+    let g = handles(group, names);
     let outer = match level {
         1 => "its outermost loop".to_string(),
         _ => format!("loop {level}, the outer ones carrying dependences"),

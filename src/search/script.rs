@@ -120,7 +120,8 @@ fn group(band: &Band, names: &Names) -> String {
     handles(&band.stmts, names)
 }
 
-fn handles(stmts: &[usize], names: &Names) -> String {
+/// Statements in a script: one handle, or a group `{A, B}`.
+pub(super) fn handles(stmts: &[usize], names: &Names) -> String {
     if stmts.len() == 1 {
         names.handles[stmts[0]].clone()
     } else {

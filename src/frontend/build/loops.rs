@@ -10,28 +10,6 @@ enum Start<'f> {
     Continues(Left),
 }
 
-/// Whether a loop's condition is a conjunction of bounds `c < E`, `c <= E` (or `E > c`,
-/// `E >= c`) on its counter `c`, the other way round for a loop counting down, where no `E`
-/// mentions `c`: then it stays false once it is false, as [`Builder::stays_false`] would
-/// find at more cost (generated wavefronts' `floord` bounds make that test costly).
-fn plain_bound(cond: &Node<Expression>, c: &str, up: bool) -> bool {
-    use BinaryOperator::*;
-    let is_c =
-        |e: &Node<Expression>| matches!(&e.node, Expression::Identifier(id) if id.node.name == c);
-    let Expression::BinaryOperator(b) = &cond.node else {
-        return false;
-    };
-    let (l, r) = (&b.node.lhs, &b.node.rhs);
-    match b.node.operator.node {
-        LogicalAnd => plain_bound(l, c, up) && plain_bound(r, c, up),
-        Less | LessOrEqual if up => is_c(l) && !mentions(r, c),
-        Greater | GreaterOrEqual if up => is_c(r) && !mentions(l, c),
-        Greater | GreaterOrEqual => is_c(l) && !mentions(r, c),
-        Less | LessOrEqual => is_c(r) && !mentions(l, c),
-        _ => false,
-    }
-}
-
 /// Whether expression `e` names the identifier `name` anywhere.
 fn mentions(e: &Node<Expression>, name: &str) -> bool {
     struct Finds<'n>(&'n str, bool);
@@ -132,9 +110,7 @@ impl<'a> Builder<'a> {
             Start::Value(_) => self.iterations_from(&init_pw, &iterator, &step),
         };
         let up = step.is_positive();
-        if !plain_bound(cond, &c_name, up)
-            && !self.stays_false(&lower, (&cond_set, &fail_set), &iterator, up)
-        {
+        if !self.stays_false(&lower, (&cond_set, &fail_set), &iterator, up) {
             leave(self);
             return Ok(Err(format!(
                 "the condition is not a bound on `{c_name}` (it can become true again after the loop stops)"

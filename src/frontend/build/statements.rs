@@ -171,7 +171,7 @@ impl<'a> Builder<'a> {
                         if let Some(e) = &i.node.else_statement {
                             let no = match self.negation(&i.node.condition, false)? {
                                 Ok(no) => no,
-                                Err(_) => self.universe().subtract(&cond),
+                                Err(_) => self.complement(&cond),
                             };
                             self.ctx = saved.intersect(&no);
                             let r2 = self.stmt(e);
