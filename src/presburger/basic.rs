@@ -514,6 +514,24 @@ impl Basic {
         self.divs.push(d);
     }
 
+    /// Moves the unknown locals after the known ones (keeping each group's order), so that
+    /// a definition found for an unknown local may use every known one. Only valid when no
+    /// known local is defined through an unknown one ([`Basic::forget_defs_on_unknown`]).
+    fn unknown_locals_last(&mut self) {
+        let unknown = self.divs.iter().filter(|d| d.is_none()).count();
+        let mut i = 0;
+        for _ in 0..self.n_div() {
+            if i >= self.n_div() - unknown {
+                break;
+            }
+            if self.divs[i].is_none() {
+                self.move_div_last(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
     /// Forgets the definition of every known local that is defined, directly or not,
     /// through an unknown one.
     fn forget_defs_on_unknown(&mut self) {
@@ -570,6 +588,7 @@ impl Basic {
     /// Locals still needed by a known definition are kept.
     pub fn eliminate_locals(&mut self) {
         self.fold_exact_divs();
+        self.fold_congruent_divs();
         self.merge_twin_locals();
         let mut i = self.n_div();
         while i > 0 {
@@ -952,6 +971,47 @@ impl Basic {
         }
     }
 
+    /// Replaces a known local `⌊g/m⌋` by its value where an equality makes `g` a multiple of
+    /// `m` up to a constant: with `g = m·t + c` on the conjunction for some integer
+    /// combination `t` of the columns (read off an equality `e` whose coefficients agree with
+    /// `g`'s modulo `m`), `⌊g/m⌋ = t + ⌊c/m⌋`. Subtracting residues one by one leaves such
+    /// locals behind: `x ≡ 12 (mod 14)` beside `⌊x/14⌋`, `⌊(x − 1)/14⌋`, … each of which is
+    /// then `⌊(x − 12)/14⌋` plus a constant.
+    pub fn fold_congruent_divs(&mut self) {
+        while let Some((i, expr)) = self.congruent_div() {
+            self.substitute(self.col_div(i), &expr);
+            self.remove_div(i);
+        }
+    }
+
+    /// A known local that an equality determines (see [`Basic::fold_congruent_divs`]), and
+    /// its value as a row.
+    fn congruent_div(&self) -> Option<(usize, Row)> {
+        let w = self.width();
+        for i in (0..self.n_div()).rev() {
+            let Some(d) = &self.divs[i] else { continue };
+            let col = self.col_div(i);
+            let g = |c: usize| d.num.get(c).cloned().unwrap_or(Int::ZERO);
+            for e in self.eqs.iter().filter(|e| e[col].is_zero()) {
+                for sign in [Int::ONE, -Int::ONE] {
+                    let diff = |c: usize| g(c) - &sign * &e[c];
+                    if (1..w).any(|c| !diff(c).mod_floor(&d.den).is_zero()) {
+                        continue;
+                    }
+                    // On the conjunction sign·e is zero: g = (g − sign·e), whose columns
+                    // are m·t and whose constant is c.
+                    let expr: Row = (0..w).map(|c| diff(c).div_floor(&d.den)).collect();
+                    let later = expr[col..].iter().any(|v| !v.is_zero());
+                    if later && self.used_by_div(col) {
+                        continue;
+                    }
+                    return Some((i, expr));
+                }
+            }
+        }
+        None
+    }
+
     /// Removes inequalities implied (over the integers) by the others.
     pub fn remove_redundant(&mut self) {
         budget::settle(|| self.try_remove_redundant(), || ())
@@ -1076,6 +1136,7 @@ impl Basic {
         }
         b.eliminate_locals();
         b.forget_defs_on_unknown();
+        b.unknown_locals_last();
         // A local bracketed by a pair of bounds (a tile coordinate, `k - 127 <= 128e <= k`)
         // is its quotient: no projection, no splinters.
         b.define_bracketed_locals();
