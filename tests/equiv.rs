@@ -1349,6 +1349,53 @@ fn loopys_blis_shaped_gemm_is_proved_and_a_wrong_register_row_is_not() {
     assert_ne!(run_at(&wrong, &sizes), original);
 }
 
+#[test]
+fn loopys_doitgen_register_block_is_proved_and_a_wrong_row_operand_is_not() {
+    // doitgen-fast at a small register block, the same on every machine: `sum` expanded
+    // to a heap buffer, 4 rows of one 8-lane vector, the last strip and rows in memory.
+    let dir = tempdir("doitgen-fast");
+    let out = dir.join("doitgen-fast.c");
+    let (code, o, e) = loopy(&[
+        "apply",
+        "examples/doitgen/doitgen.c",
+        "examples/doitgen/doitgen-fast.loopy",
+        "--set",
+        "MR=4",
+        "--set",
+        "W=8",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{o}{e}");
+    let (code, o, e) = loopy(&["equiv", "examples/doitgen/doitgen.c", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{o}{e}");
+    assert!(o.contains("vector operations are free of races"), "{o}");
+    // Row 2 of the register block multiplies row 1's element of A.
+    let text = std::fs::read_to_string(&out).unwrap();
+    let update = "loopy_loopy_sum_x_r2_0 += A[r][(4 * c3 + 2)][s]";
+    assert!(
+        text.contains(update),
+        "the generated register block has moved on"
+    );
+    let wrong = dir.join("doitgen-fast-wrong.c");
+    let shifted = update.replace("4 * c3 + 2", "4 * c3 + 1");
+    std::fs::write(&wrong, text.replacen(update, &shifted, 1)).unwrap();
+    let (code, o, e) = loopy(&[
+        "equiv",
+        "examples/doitgen/doitgen.c",
+        wrong.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{o}{e}");
+    assert!(e.contains("L0801") && e.contains("what differs"), "{e}");
+    let sizes = ["-DNR=3", "-DNQ=9", "-DNP=19"];
+    let original = run_at(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/doitgen/doitgen.c"),
+        &sizes,
+    );
+    assert_eq!(run_at(&out, &sizes), original);
+    assert_ne!(run_at(&wrong, &sizes), original);
+}
+
 /// A buffer on the heap, sized and checked as generated code does it.
 const HEAP: &str = "unsigned long bytes = sizeof(x[0]);
 long m0 = n;

@@ -21,6 +21,7 @@ use super::basic::Basic;
 use super::budget::{self, Budgeted};
 use super::int::Int;
 use super::row::Row;
+use std::collections::HashSet;
 
 /// Most parts a union may have for the pairwise search (quadratic in the number of parts).
 const MAX_PARTS: usize = 24;
@@ -38,15 +39,27 @@ pub fn coalesce(parts: Vec<Basic>) -> Budgeted<Vec<Basic>> {
     if parts.len() > MAX_PARTS {
         return Ok(parts);
     }
-    // Merge until no pair merges: each merge removes a part.
+    // Merge until no pair merges: each merge removes a part. A pair that did not merge
+    // will not merge later either (an attempt depends on its two parts alone), so it is
+    // not tried again after other merges: the parts carry names, a merged one a new name.
+    let mut names: Vec<usize> = (0..parts.len()).collect();
+    let mut fresh = parts.len();
+    let mut apart: HashSet<(usize, usize)> = HashSet::new();
     'outer: loop {
         for i in 0..parts.len() {
             for j in i + 1..parts.len() {
+                if apart.contains(&(names[i], names[j])) {
+                    continue;
+                }
                 if let Some(h) = merge(&parts[i], &parts[j]) {
                     parts[i] = h;
                     parts.remove(j);
+                    names[i] = fresh;
+                    names.remove(j);
+                    fresh += 1;
                     continue 'outer;
                 }
+                apart.insert((names[i], names[j]));
             }
         }
         // An attempt cut short by the enclosing budget answers "no merge": say so.
