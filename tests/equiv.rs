@@ -1279,46 +1279,58 @@ fn run_at(src: &Path, sizes: &[&str]) -> String {
     common::output_of(src, &dir, &k.to_string(), &flags)
 }
 
+/// Applies `script` to `kernel` with `settings` (`NAME=VALUE`), proves the output and
+/// returns its path and text.
+fn apply_and_prove(dir: &Path, kernel: &str, script: &str, settings: &[&str]) -> (PathBuf, String) {
+    let out = dir.join("generated.c");
+    let mut args = vec!["apply", kernel, script];
+    for s in settings {
+        args.extend(["--set", s]);
+    }
+    args.extend(["-o", out.to_str().unwrap()]);
+    let (code, o, e) = loopy(&args);
+    assert_eq!(code, 0, "{o}{e}");
+    let (code, o, e) = loopy(&["equiv", kernel, out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{o}{e}");
+    assert!(o.contains("vector operations are free of races"), "{o}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    (out, text)
+}
+
+/// `text` with its first `from` made `to`, written to `name` in `dir`, is "not equivalent"
+/// to `kernel` with a witness; returns its path.
+fn mutant_is_not_equivalent(
+    dir: &Path,
+    name: &str,
+    kernel: &str,
+    text: &str,
+    from: &str,
+    to: &str,
+) -> PathBuf {
+    assert!(
+        text.contains(from),
+        "the generated code has moved on: no `{from}`"
+    );
+    let wrong = dir.join(name);
+    std::fs::write(&wrong, text.replacen(from, to, 1)).unwrap();
+    let (code, o, e) = loopy(&["equiv", kernel, wrong.to_str().unwrap()]);
+    assert_eq!(code, 1, "{o}{e}");
+    assert!(e.contains("L0801") && e.contains("what differs"), "{e}");
+    wrong
+}
+
 #[test]
 fn loopys_blis_shaped_gemm_is_proved_and_a_wrong_register_row_is_not() {
     // Small blocks, the same on every machine: packed panels of A and B, a register block
     // of 4 rows of one 8-lane vector, offsets, divisions and edge nests.
     let dir = tempdir("gemm-fast");
-    let out = dir.join("gemm-fast.c");
-    let (code, o, e) = loopy(&[
-        "apply",
-        "examples/gemm/gemm.c",
-        "examples/gemm/gemm-fast.loopy",
-        "--set",
-        "MR=4",
-        "--set",
-        "NR=8",
-        "--set",
-        "KC=64",
-        "--set",
-        "MC=16",
-        "--set",
-        "NC=32",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{o}{e}");
-    let (code, o, e) = loopy(&["equiv", "examples/gemm/gemm.c", out.to_str().unwrap()]);
-    assert_eq!(code, 0, "{o}{e}");
-    assert!(o.contains("vector operations are free of races"), "{o}");
+    let kernel = "examples/gemm/gemm.c";
+    let blocks = ["MR=4", "NR=8", "KC=64", "MC=16", "NC=32"];
+    let (out, text) = apply_and_prove(&dir, kernel, "examples/gemm/gemm-fast.loopy", &blocks);
     // Row 1 of the register block stored into row 2.
-    let text = std::fs::read_to_string(&out).unwrap();
     let store = "*(loopy_C_vu *)&C[loopy_C_o0 + 1][loopy_C_o1 + 0] = loopy_C_r1_0;";
-    assert!(
-        text.contains(store),
-        "the generated register block has moved on"
-    );
-    let wrong = dir.join("gemm-fast-wrong.c");
     let shifted = store.replace("loopy_C_o0 + 1", "loopy_C_o0 + 2");
-    std::fs::write(&wrong, text.replacen(store, &shifted, 1)).unwrap();
-    let (code, o, e) = loopy(&["equiv", "examples/gemm/gemm.c", wrong.to_str().unwrap()]);
-    assert_eq!(code, 1, "{o}{e}");
-    assert!(e.contains("L0801") && e.contains("what differs"), "{e}");
+    let wrong = mutant_is_not_equivalent(&dir, "wrong.c", kernel, &text, store, &shifted);
     // A pack's offset one too far is the same shift on both sides of the buffer, but its
     // first element lands before the panel, in the previous panel's last row: refused.
     let offset = "loopy_B_o0 = 64 * c3;";
@@ -1329,11 +1341,7 @@ fn loopys_blis_shaped_gemm_is_proved_and_a_wrong_register_row_is_not() {
         text.replacen(offset, "loopy_B_o0 = 64 * c3 + 1;", 1),
     )
     .unwrap();
-    let (code, o, e) = loopy(&[
-        "equiv",
-        "examples/gemm/gemm.c",
-        shifted_pack.to_str().unwrap(),
-    ]);
+    let (code, o, e) = loopy(&["equiv", kernel, shifted_pack.to_str().unwrap()]);
     assert_eq!(code, 2, "{o}{e}");
     assert!(
         e.contains("`loopy_B` is accessed outside its declared extent 64"),
@@ -1341,10 +1349,7 @@ fn loopys_blis_shaped_gemm_is_proved_and_a_wrong_register_row_is_not() {
     );
     // And running them says the same.
     let sizes = ["-DNI=9", "-DNJ=19", "-DNK=70"];
-    let original = run_at(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/gemm/gemm.c"),
-        &sizes,
-    );
+    let original = run_at(&Path::new(env!("CARGO_MANIFEST_DIR")).join(kernel), &sizes);
     assert_eq!(run_at(&out, &sizes), original);
     assert_ne!(run_at(&wrong, &sizes), original);
 }
@@ -1354,44 +1359,15 @@ fn loopys_doitgen_register_block_is_proved_and_a_wrong_row_operand_is_not() {
     // doitgen-fast at a small register block, the same on every machine: `sum` expanded
     // to a heap buffer, 4 rows of one 8-lane vector, the last strip and rows in memory.
     let dir = tempdir("doitgen-fast");
-    let out = dir.join("doitgen-fast.c");
-    let (code, o, e) = loopy(&[
-        "apply",
-        "examples/doitgen/doitgen.c",
-        "examples/doitgen/doitgen-fast.loopy",
-        "--set",
-        "MR=4",
-        "--set",
-        "W=8",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{o}{e}");
-    let (code, o, e) = loopy(&["equiv", "examples/doitgen/doitgen.c", out.to_str().unwrap()]);
-    assert_eq!(code, 0, "{o}{e}");
-    assert!(o.contains("vector operations are free of races"), "{o}");
+    let kernel = "examples/doitgen/doitgen.c";
+    let script = "examples/doitgen/doitgen-fast.loopy";
+    let (out, text) = apply_and_prove(&dir, kernel, script, &["MR=4", "W=8"]);
     // Row 2 of the register block multiplies row 1's element of A.
-    let text = std::fs::read_to_string(&out).unwrap();
     let update = "loopy_loopy_sum_x_r2_0 += A[r][(4 * c3 + 2)][s]";
-    assert!(
-        text.contains(update),
-        "the generated register block has moved on"
-    );
-    let wrong = dir.join("doitgen-fast-wrong.c");
     let shifted = update.replace("4 * c3 + 2", "4 * c3 + 1");
-    std::fs::write(&wrong, text.replacen(update, &shifted, 1)).unwrap();
-    let (code, o, e) = loopy(&[
-        "equiv",
-        "examples/doitgen/doitgen.c",
-        wrong.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 1, "{o}{e}");
-    assert!(e.contains("L0801") && e.contains("what differs"), "{e}");
+    let wrong = mutant_is_not_equivalent(&dir, "wrong.c", kernel, &text, update, &shifted);
     let sizes = ["-DNR=3", "-DNQ=9", "-DNP=19"];
-    let original = run_at(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/doitgen/doitgen.c"),
-        &sizes,
-    );
+    let original = run_at(&Path::new(env!("CARGO_MANIFEST_DIR")).join(kernel), &sizes);
     assert_eq!(run_at(&out, &sizes), original);
     assert_ne!(run_at(&wrong, &sizes), original);
 }
