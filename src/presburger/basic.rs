@@ -977,7 +977,7 @@ impl Basic {
     /// `g`'s modulo `m`), `⌊g/m⌋ = t + ⌊c/m⌋`. Subtracting residues one by one leaves such
     /// locals behind: `x ≡ 12 (mod 14)` beside `⌊x/14⌋`, `⌊(x − 1)/14⌋`, … each of which is
     /// then `⌊(x − 12)/14⌋` plus a constant.
-    pub fn fold_congruent_divs(&mut self) {
+    fn fold_congruent_divs(&mut self) {
         while let Some((i, expr)) = self.congruent_div() {
             self.substitute(self.col_div(i), &expr);
             self.remove_div(i);
