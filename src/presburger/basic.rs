@@ -587,8 +587,7 @@ impl Basic {
     /// by Fourier–Motzkin when one side of the local's bounds has unit coefficients.
     /// Locals still needed by a known definition are kept.
     pub fn eliminate_locals(&mut self) {
-        self.fold_exact_divs();
-        self.fold_congruent_divs();
+        self.fold_affine_divs(true);
         self.merge_twin_locals();
         let mut i = self.n_div();
         while i > 0 {
@@ -951,48 +950,34 @@ impl Basic {
     /// constant by their value: `floor(7/2)` is 3, `floor((64⌊x/64⌋ + 5)/64)` is `⌊x/64⌋`
     /// (which composing through a tile leaves behind).
     pub fn fold_exact_divs(&mut self) {
-        let mut folded = true;
-        while folded {
-            folded = false;
-            let mut i = self.n_div();
-            while i > 0 {
-                i -= 1;
-                let col = self.col_div(i);
-                let Some(d) = &self.divs[i] else { continue };
-                if d.num[1..].iter().any(|v| !v.mod_floor(&d.den).is_zero()) {
-                    continue;
-                }
-                let mut expr: Row = d.num.iter().map(|v| v.div_floor(&d.den)).collect();
-                expr.resize(self.width(), Int::ZERO);
-                self.substitute(col, &expr);
-                self.remove_div(i);
-                folded = true;
-            }
-        }
+        self.fold_affine_divs(false);
     }
 
-    /// Replaces a known local `⌊g/m⌋` by its value where an equality makes `g` a multiple of
-    /// `m` up to a constant: with `g = m·t + c` on the conjunction for some integer
-    /// combination `t` of the columns (read off an equality `e` whose coefficients agree with
-    /// `g`'s modulo `m`), `⌊g/m⌋ = t + ⌊c/m⌋`. Subtracting residues one by one leaves such
-    /// locals behind: `x ≡ 12 (mod 14)` beside `⌊x/14⌋`, `⌊(x − 1)/14⌋`, … each of which is
-    /// then `⌊(x − 12)/14⌋` plus a constant.
-    fn fold_congruent_divs(&mut self) {
-        while let Some((i, expr)) = self.congruent_div() {
+    /// [`Basic::fold_exact_divs`], and with `by_equalities` also where an equality makes the
+    /// numerator `g` of `⌊g/m⌋` a multiple of `m` up to a constant: with `g = m·t + c` on the
+    /// conjunction for some integer combination `t` of the columns (read off an equality `e`
+    /// whose coefficients agree with `g`'s modulo `m`), `⌊g/m⌋ = t + ⌊c/m⌋`. Subtracting
+    /// residues one by one leaves such locals behind: `x ≡ 12 (mod 14)` beside `⌊x/14⌋`,
+    /// `⌊(x − 1)/14⌋`, … each of which is then `⌊(x − 12)/14⌋` plus a constant.
+    fn fold_affine_divs(&mut self, by_equalities: bool) {
+        while let Some((i, expr)) = self.affine_div(by_equalities) {
             self.substitute(self.col_div(i), &expr);
             self.remove_div(i);
         }
     }
 
-    /// A known local that an equality determines (see [`Basic::fold_congruent_divs`]), and
-    /// its value as a row.
-    fn congruent_div(&self) -> Option<(usize, Row)> {
+    /// A known local whose value is affine (see [`Basic::fold_affine_divs`]), and that value
+    /// as a row.
+    fn affine_div(&self, by_equalities: bool) -> Option<(usize, Row)> {
         let w = self.width();
+        // The zero row: the numerator's own coefficients are multiples of the denominator.
+        let zero = self.zero_row();
+        let eqs = if by_equalities { &self.eqs[..] } else { &[] };
         for i in (0..self.n_div()).rev() {
             let Some(d) = &self.divs[i] else { continue };
             let col = self.col_div(i);
             let g = |c: usize| d.num.get(c).cloned().unwrap_or(Int::ZERO);
-            for e in self.eqs.iter().filter(|e| e[col].is_zero()) {
+            for e in std::iter::once(&zero).chain(eqs.iter().filter(|e| e[col].is_zero())) {
                 for sign in [Int::ONE, -Int::ONE] {
                     let diff = |c: usize| g(c) - &sign * &e[c];
                     if (1..w).any(|c| !diff(c).mod_floor(&d.den).is_zero()) {
