@@ -17,10 +17,11 @@
 //! constraint means the same thing on both sides. Floors left unused by the merged part are
 //! dropped. Parts with locals that have no closed form are left alone.
 
-use super::basic::Basic;
+use super::basic::{Basic, Div};
 use super::budget::{self, Budgeted};
 use super::int::Int;
 use super::row::Row;
+use std::collections::HashMap;
 use std::collections::HashSet;
 
 /// Most parts a union may have for the pairwise search (quadratic in the number of parts).
@@ -209,31 +210,21 @@ fn valid(b: &Basic, r: &Row) -> Budgeted<bool> {
     p.try_is_empty()
 }
 
-/// The parts of a union with those that differ only in the constant of one equality, by
-/// consecutive values, made one: `∪_{c = a..b} { L + c = 0 ∧ C }` is `{ -b <= L <= -a ∧ C }`,
-/// exactly, whatever `L` and `C` are (each part's locals are its own, and the union of the
-/// parts' existentials is the existential of the union). Register rows of generated code
-/// are such parts (`i = 14e + r` for each row `r` of a strip); their union is the strip
-/// (`0 <= i - 14e <= 13`), which the pairwise merge of [`coalesce`] does not find (each
-/// pair alone is not convex) nor tries past [`MAX_PARTS`]. No emptiness test is made.
+/// The parts of a union that differ only in their constants, by steps of one shift, made
+/// one: where part `r` (for `r = 0..=n`) is `{ R_k + r·d_k ⋈ 0 for every row k }` with the
+/// same coefficients and `d_e = 1` for an equality `e`, `r` is `−R_e` on each point, so
+/// the union is `{ R_k − d_k·R_e ⋈ 0 for k ≠ e, 0 <= −R_e <= n }`, exactly, whatever the
+/// rows are (each part's locals are its own, and the union of the parts' existentials is
+/// the existential of the union). Register rows of generated code are such parts (`i =
+/// 14e + r` for each row `r` of a strip, and the row's position among the block's stores
+/// `31 + 2r` in its time); their union is the strip (`0 <= i - 14e <= 13`), which the
+/// pairwise merge of [`coalesce`] does not find (each pair alone is not convex) nor tries
+/// past [`MAX_PARTS`]. No emptiness test is made.
 pub fn merge_shifted(mut parts: Vec<Basic>) -> Vec<Basic> {
-    while let Some((members, k, lo, hi)) = shifted_run(&parts) {
-        let first = members[0];
-        let mut b = parts[first].clone();
-        let (mut eqs, mut ineqs) = (b.eqs().to_vec(), b.ineqs().to_vec());
-        let row = normalized(&eqs.swap_remove(k));
-        // `L + c = 0` for `c` in `lo..=hi`: `L + hi >= 0` and `-L - lo >= 0`.
-        let mut up = row.clone();
-        up[0] = hi;
-        let mut down: Row = row.iter().map(|v| -v).collect();
-        down[0] = -lo;
-        ineqs.push(up);
-        ineqs.push(down);
-        b.set_rows(eqs, ineqs);
-        let mut keep: Vec<Basic> = parts
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| !members.contains(i))
+    while let Some(run) = shifted_run(&parts) {
+        let b = run.merged(&parts[run.members[0]]);
+        let mut keep: Vec<Basic> = (parts.into_iter().enumerate())
+            .filter(|(i, _)| !run.members.contains(i))
             .map(|(_, p)| p)
             .collect();
         keep.push(b);
@@ -250,57 +241,143 @@ fn normalized(r: &Row) -> Row {
     }
 }
 
-/// Two or more parts equal but for the constant of one equality, by consecutive constants:
-/// the parts, the equality's index in the first, and the constants' range.
-fn shifted_run(parts: &[Basic]) -> Option<(Vec<usize>, usize, Int, Int)> {
-    // A part's rows but equality `k`, in a canonical order, with that equality's row
-    // without its constant: what two parts to merge must share.
-    let shape = |b: &Basic, k: usize| {
+/// Equalities and inequalities.
+type Rows = (Vec<Row>, Vec<Row>);
+
+/// A part's rows in a canonical order (equalities normalized; each kind sorted by its
+/// coefficients, then its constant): what two parts to merge must share is `key`, the
+/// rows without their constants; `consts` are the constants, equalities first.
+struct Shape {
+    key: Rows,
+    consts: Vec<Int>,
+}
+
+impl Shape {
+    fn new(b: &Basic) -> Shape {
+        let order = |x: &Row, y: &Row| (&x[1..], &x[0]).cmp(&(&y[1..], &y[0]));
         let mut eqs: Vec<Row> = b.eqs().iter().map(normalized).collect();
-        let mut row = eqs.swap_remove(k);
-        let c = std::mem::replace(&mut row[0], Int::ZERO);
-        eqs.sort();
+        eqs.sort_by(order);
         let mut ineqs = b.ineqs().to_vec();
-        ineqs.sort();
-        ((row, eqs, ineqs), c)
-    };
-    for (i, b) in parts.iter().enumerate() {
-        for k in 0..b.eqs().len() {
-            let (key, c) = shape(b, k);
-            let mut members = vec![(c, i)];
-            for (j, o) in parts.iter().enumerate() {
-                if j == i || o.divs() != b.divs() || o.eqs().len() != b.eqs().len() {
+        ineqs.sort_by(order);
+        let consts = eqs.iter().chain(&ineqs).map(|r| r[0].clone()).collect();
+        let strip = |rows: Vec<Row>| -> Vec<Row> {
+            (rows.into_iter())
+                .map(|mut r| {
+                    r[0] = Int::ZERO;
+                    r
+                })
+                .collect()
+        };
+        Shape {
+            key: (strip(eqs), strip(ineqs)),
+            consts,
+        }
+    }
+}
+
+/// Parts to merge: `members[r]` is part `r` of the run, whose constants are the first's
+/// plus `r·step`; `step` is one at equality `e`.
+struct Run {
+    members: Vec<usize>,
+    e: usize,
+    step: Vec<Int>,
+}
+
+impl Run {
+    /// The union of the run's parts, from its first part.
+    fn merged(&self, first: &Basic) -> Basic {
+        let mut b = first.clone();
+        let Shape { key, consts } = Shape::new(first);
+        let rows: Vec<Row> = (key.0.into_iter().chain(key.1))
+            .zip(consts)
+            .map(|(mut r, c)| {
+                r[0] = c;
+                r
+            })
+            .collect();
+        let n_eq = b.eqs().len();
+        let re = rows[self.e].clone();
+        let shifted = |k: usize| -> Row {
+            (rows[k].iter().zip(&re))
+                .map(|(x, y)| x - &(&self.step[k] * y))
+                .collect()
+        };
+        let eqs = (0..n_eq).filter(|&k| k != self.e).map(shifted).collect();
+        let mut ineqs: Vec<Row> = (n_eq..rows.len()).map(shifted).collect();
+        // `0 <= r = −R_e <= n`.
+        let n = Int::from(self.members.len() as i64 - 1);
+        ineqs.push(re.iter().map(|v| -v).collect());
+        let mut up = re.clone();
+        up[0] = &up[0] + &n;
+        ineqs.push(up);
+        b.set_rows(eqs, ineqs);
+        b
+    }
+}
+
+/// The longest run of two or more parts whose constants step by one shift, one at an
+/// equality (the first such run found among the longest). Parts are grouped by their
+/// divisions and coefficients, then found by their constants: a union of hundreds of
+/// parts is looked through in about as many steps as pairs at consecutive constants.
+fn shifted_run(parts: &[Basic]) -> Option<Run> {
+    let shapes: Vec<Shape> = parts.iter().map(Shape::new).collect();
+    // The groups in the order of their first parts (the answer does not depend on a hash).
+    let mut index: HashMap<(&[Option<Div>], &Rows), usize> = HashMap::new();
+    let mut groups: Vec<Vec<usize>> = vec![];
+    for (i, (b, s)) in parts.iter().zip(&shapes).enumerate() {
+        let g = *index.entry((b.divs(), &s.key)).or_insert_with(|| {
+            groups.push(vec![]);
+            groups.len() - 1
+        });
+        groups[g].push(i);
+    }
+    let mut best: Option<Run> = None;
+    for same in groups.iter().filter(|g| g.len() > 1) {
+        let by_consts: HashMap<&[Int], usize> = (same.iter().rev())
+            .map(|&i| (&shapes[i].consts[..], i))
+            .collect();
+        let n_eq = parts[same[0]].eqs().len();
+        for e in 0..n_eq {
+            // The members by the constant of equality `e`.
+            let mut at_e: HashMap<&Int, Vec<usize>> = HashMap::new();
+            for &i in same {
+                at_e.entry(&shapes[i].consts[e]).or_default().push(i);
+            }
+            for &i in same {
+                let ci = &shapes[i].consts;
+                let Some(next) = at_e.get(&(&ci[e] + &Int::ONE)) else {
                     continue;
+                };
+                for &j in next {
+                    let step: Vec<Int> = (shapes[j].consts.iter().zip(ci))
+                        .map(|(x, y)| x - y)
+                        .collect();
+                    let shift = |c: &[Int], by: i64| -> Vec<Int> {
+                        let by = Int::from(by);
+                        c.iter().zip(&step).map(|(x, d)| x + &(d * &by)).collect()
+                    };
+                    // Only from the run's first part.
+                    if by_consts.contains_key(&shift(ci, -1)[..]) {
+                        continue;
+                    }
+                    let mut members = vec![i, j];
+                    while let Some(&k) = by_consts.get(&shift(ci, members.len() as i64)[..]) {
+                        if members.contains(&k) {
+                            break;
+                        }
+                        members.push(k);
+                    }
+                    if best
+                        .as_ref()
+                        .is_none_or(|b| members.len() > b.members.len())
+                    {
+                        best = Some(Run { members, e, step });
+                    }
                 }
-                if let Some(kj) = (0..o.eqs().len()).find(|&kj| shape(o, kj).0 == key) {
-                    members.push((shape(o, kj).1, j));
-                }
-            }
-            if members.len() < 2 {
-                continue;
-            }
-            members.sort();
-            // The run of consecutive constants that holds part `i`.
-            let at = members.iter().position(|m| m.1 == i).unwrap_or(0);
-            let (mut lo, mut hi) = (at, at);
-            while lo > 0 && &members[lo - 1].0 + &Int::ONE == members[lo].0 {
-                lo -= 1;
-            }
-            while hi + 1 < members.len() && &members[hi].0 + &Int::ONE == members[hi + 1].0 {
-                hi += 1;
-            }
-            if hi > lo {
-                let run: Vec<usize> = members[lo..=hi].iter().map(|m| m.1).collect();
-                let first = run[0];
-                // The equality's index in the run's first part.
-                let kf = (0..parts[first].eqs().len())
-                    .find(|&kf| shape(&parts[first], kf).0 == key)
-                    .unwrap_or(k);
-                return Some((run, kf, members[lo].0.clone(), members[hi].0.clone()));
             }
         }
     }
-    None
+    best
 }
 
 #[cfg(test)]
@@ -336,32 +413,43 @@ mod tests {
     }
 
     /// The rows of a register block, one residue each (`i = 4e + r`, `0 <= e <= 5`, with
-    /// `e` a local without a closed form, as projections leave it), make their strip; rows
-    /// with a gap between them stay apart; the points are the same.
+    /// `e` a local without a closed form, as projections leave it), and each row's
+    /// position among the block's statements (`p = 31 + 2r`), make their strip; rows
+    /// with a gap between them stay apart, and so do parts whose constants do not step
+    /// by one shift or whose coefficients differ; the points are the same.
     #[test]
     fn shifted_equalities() {
         use crate::presburger::{Int, Set, Space, Tuple};
-        let row = |r: i64, extent: i64| {
-            let mut b = Basic::universe(0, 1);
+        // Row `r`: `i = 4e + r`, `0 <= e <= extent`, `p = 31 + slope·r`, `i <= top`.
+        let row = |r: i64, extent: i64, slope: i64, top: i64, coef: i64| {
+            let mut b = Basic::universe(0, 2);
             let e = b.add_local();
             let mut eq = b.zero_row();
             eq[0] = Int::from(-r);
             eq[b.col_dim(0)] = Int::ONE;
             eq[e] = Int::from(-4);
             b.add_eq(eq);
+            let mut pos = b.zero_row();
+            pos[0] = Int::from(-31 - slope * r);
+            pos[b.col_dim(1)] = Int::ONE;
+            b.add_eq(pos);
             let mut lo = b.zero_row();
             lo[e] = Int::ONE;
             b.add_ineq(lo);
             let mut hi = b.zero_row();
             hi[0] = Int::from(extent);
-            hi[e] = Int::from(-1);
+            hi[e] = Int::from(-coef);
             b.add_ineq(hi);
+            let mut cap = b.zero_row();
+            cap[0] = Int::from(top);
+            cap[b.col_dim(0)] = Int::from(-1);
+            b.add_ineq(cap);
             b
         };
         let space = Space {
             params: vec![],
             domain: None,
-            range: Tuple::new(None, &["i"]),
+            range: Tuple::new(None, &["i", "p"]),
         };
         let merged = |parts: Vec<Basic>| {
             let set = Set::from_parts(space.clone(), parts);
@@ -370,11 +458,29 @@ mod tests {
             assert_eq!(pts(&m), pts(&set), "{set}: {m}");
             m.n_basic()
         };
-        assert_eq!(merged((0..4).map(|r| row(r, 5)).collect()), 1);
+        let plain = |r: i64| row(r, 5, 0, 100, 1);
+        assert_eq!(merged((0..4).map(plain).collect()), 1);
         // Rows 0, 1 and 3: the first two are one strip, the third stays.
-        assert_eq!(merged([0, 1, 3].map(|r| row(r, 5)).to_vec()), 2);
-        // Parts that differ elsewhere are left alone.
-        assert_eq!(merged(vec![row(0, 5), row(1, 4)]), 2);
+        assert_eq!(merged([0, 1, 3].map(plain).to_vec()), 2);
+        // Two equalities and an inequality shifted together: the position by two per row,
+        // the last row's cap (`i <= 20 + r`) by one.
+        assert_eq!(
+            merged((0..14).map(|r| row(r, 5, 2, 20 + r, 1)).collect()),
+            1
+        );
+        // An extent shrinking by one per row steps with the row: one part.
+        assert_eq!(merged(vec![row(0, 5, 2, 100, 1), row(1, 4, 2, 100, 1)]), 1);
+        // Constants that do not step by one shift: the longest run is two parts.
+        assert_eq!(
+            merged(vec![
+                row(0, 5, 2, 100, 1),
+                row(1, 4, 2, 100, 1),
+                row(2, 5, 2, 100, 1)
+            ]),
+            2
+        );
+        // Parts whose coefficients differ are left alone.
+        assert_eq!(merged(vec![row(0, 5, 2, 100, 1), row(1, 5, 2, 100, 2)]), 2);
     }
 
     #[test]
