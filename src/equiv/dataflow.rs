@@ -196,16 +196,16 @@ fn last_writers(
     Ok(out)
 }
 
-/// The reads a group of writers answered, simplified, with the parts whose constants step
-/// by one shift (a register block's rows, one residue each) merged into their strip
-/// before they are taken from what is left: taken away part by part, the 28 rows of
-/// doitgen-fast's block splintered what was left by residue (41 million steps for one
-/// read; merged, 3 thousand). Simplified, a skewed tile's pieces whose existentials always
-/// have a value (`x − 255 <= 256e < x`) coalesce: jacobi-2d-par's boundary reads took 6.6
-/// and 34.7 million steps to take 8 such parts away, and 3.1 and 4.9 million to take the
-/// one they make. Exact (`Set::simplify`, `Set::merge_shifted`).
+/// The reads a group of writers answered, with the parts whose constants step by one
+/// shift (a register block's rows, one residue each) merged into their strip before they
+/// are taken from what is left: taken away part by part, the 28 rows of doitgen-fast's
+/// block splintered what was left by residue (41 million steps for one read; merged, 3
+/// thousand). Exact (`Set::merge_shifted`). Not simplified first: jacobi-2d-par's
+/// boundary reads then coalesce (a skewed tile's pieces whose existentials always have a
+/// value, `x − 255 <= 256e < x`), but 2mm-fast's proof ran out of a thousand million
+/// steps where it had taken fewer.
 fn merged(done: Set) -> Set {
-    done.simplify().merge_shifted().coalesce()
+    done.merge_shifted().coalesce()
 }
 
 /// Steps the optimum over all the candidates of a level may take before they are taken
@@ -433,8 +433,11 @@ fn latest(
         }
         let m = c
             .intersect_domain(within)
-            .intersect(&last.apply_range(&p.stmts[*t].time.inverse()))
-            .coalesce();
+            .intersect(&last.apply_range(&p.stmts[*t].time.inverse()));
+        // Not simplified: the comparison widens a recurrence to the constraints of its
+        // first relation as written; simplified here, doitgen-fast's recurrence of `sum`
+        // was widened onto instances whose values differ, and its proof was lost.
+        let m = m.coalesce();
         if !m.is_empty() {
             out.push(Source::Computed { stmt: *t, map: m });
         }

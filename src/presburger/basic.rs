@@ -773,6 +773,21 @@ impl Basic {
                 if self.used_by_div(ci) || self.used_by_div(cj) {
                     return false;
                 }
+                // Necessary, and without a copy: as many rows at each, with the same sums
+                // of their coefficients there and of their constants.
+                let sums = |c: usize| {
+                    let (mut n, mut coef, mut cst) = (0usize, Int::ZERO, Int::ZERO);
+                    let rows = self.eqs.iter().chain(&self.ineqs);
+                    for r in rows.filter(|r| !r[c].is_zero()) {
+                        n += 1;
+                        coef += &r[c];
+                        cst += &r[0];
+                    }
+                    (n, coef, cst)
+                };
+                if sums(ci) != sums(cj) {
+                    return false;
+                }
                 let rows_of = |rows: &[Row], c: usize, swap: bool| -> Option<Vec<Row>> {
                     let mut out = vec![];
                     for r in rows {

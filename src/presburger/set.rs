@@ -254,10 +254,10 @@ macro_rules! common_ops {
                 budget::settle(|| self.try_coalesce(), || self.clone())
             }
 
-            /// The same points, with the parts that differ only in the constant of one
-            /// equality, by consecutive values, made one (`coalesce::merge_shifted`: the
-            /// rows of a register block, one residue each, make their strip). Exact, and
-            /// without emptiness tests.
+            /// The same points, with the parts whose constants step by one shift per
+            /// part, one at an equality, made one (`coalesce::merge_shifted`: the rows of
+            /// a register block, one residue each, make their strip, and so do their
+            /// times). Exact, and without emptiness tests.
             pub fn merge_shifted(&self) -> $t {
                 $t {
                     space: self.space.clone(),
