@@ -431,13 +431,13 @@ fn latest(
         if c.is_empty() {
             continue;
         }
-        let m = c
-            .intersect_domain(within)
-            .intersect(&last.apply_range(&p.stmts[*t].time.inverse()));
         // Not simplified: the comparison widens a recurrence to the constraints of its
         // first relation as written; simplified here, doitgen-fast's recurrence of `sum`
         // was widened onto instances whose values differ, and its proof was lost.
-        let m = m.coalesce();
+        let m = c
+            .intersect_domain(within)
+            .intersect(&last.apply_range(&p.stmts[*t].time.inverse()))
+            .coalesce();
         if !m.is_empty() {
             out.push(Source::Computed { stmt: *t, map: m });
         }

@@ -518,12 +518,11 @@ impl Basic {
     /// a definition found for an unknown local may use every known one. Only valid when no
     /// known local is defined through an unknown one ([`Basic::forget_defs_on_unknown`]).
     fn unknown_locals_last(&mut self) {
-        let unknown = self.divs.iter().filter(|d| d.is_none()).count();
+        let known = self.divs.iter().filter(|d| d.is_some()).count();
         let mut i = 0;
-        for _ in 0..self.n_div() {
-            if i >= self.n_div() - unknown {
-                break;
-            }
+        // Each step passes a known local, or moves an unknown one to the end, which brings
+        // the next known one a place nearer: at most one step per local.
+        while i < known {
             if self.divs[i].is_none() {
                 self.move_div_last(i);
             } else {

@@ -360,11 +360,9 @@ fn shifted_run(parts: &[Basic]) -> Option<Run> {
                     if by_consts.contains_key(&shift(ci, -1)[..]) {
                         continue;
                     }
+                    // Each next part's constant at `e` is one more: never one already in.
                     let mut members = vec![i, j];
                     while let Some(&k) = by_consts.get(&shift(ci, members.len() as i64)[..]) {
-                        if members.contains(&k) {
-                            break;
-                        }
                         members.push(k);
                     }
                     if best
