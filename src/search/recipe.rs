@@ -383,10 +383,15 @@ pub fn script(cs: &[&Contraction], names: &Names, sizes: &BlisSizes, threads: u6
         out.push(
             "# whole MR x NR micro-tiles apart from the edges, which run as written".to_string(),
         );
+        // A square product's two extents are one parameter, named once.
+        let [ni, nj] = &c.extents;
+        let space = if ni == nj {
+            format!("[{ni}]")
+        } else {
+            format!("[{ni}, {nj}]")
+        };
         out.push(format!(
-            "({full}, {rest}) = isplit({h}, [{ni}, {nj}] -> {{[i, k, j] : i < MR*floor({ni}/MR) and j < NR*floor({nj}/NR)}}, 0)",
-            ni = c.extents[0],
-            nj = c.extents[1]
+            "({full}, {rest}) = isplit({h}, {space} -> {{[i, k, j] : i < MR*floor({ni}/MR) and j < NR*floor({nj}/NR)}}, 0)"
         ));
         match &c.scale {
             Some(sc) => {
