@@ -789,23 +789,44 @@ fn the_time_limit_bounds_the_building() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// `--no-bench -o` writes the candidate the search ranks first without timing: the cost
-/// model's cheapest legal schedule, tiled with the first tile size; `loopy check` accepts it.
+/// `--no-bench -o` writes the candidate the search ranks first without timing: on the
+/// product, the BLIS recipe; without recipes, the cost model's cheapest legal schedule,
+/// tiled with the first tile size; `loopy check` accepts each.
 #[test]
 fn no_bench_writes_the_first_by_cost() {
     let d = scratch("search", "no-bench-output");
     let best = d.join("best.loopy");
-    let (code, out, err) = loopy(&[
-        "search",
-        "examples/matmul/matmul.c",
-        "--no-bench",
-        "--tile-sizes",
-        "16,8",
-        "-o",
-        best.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "search",
+            "examples/matmul/matmul.c",
+            "--no-bench",
+            "--tile-sizes",
+            "16,8",
+            "-o",
+            best.to_str().unwrap(),
+            "--format",
+            "json",
+        ];
+        args.extend(extra);
+        loopy(&args)
+    };
+    let (code, out, err) = run(&[]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let first = j["first_by_cost"].as_u64().expect(&out) as usize;
+    let c = &j["candidates"][first];
+    assert_eq!(
+        (&c["kind"], &c["verdict"]),
+        (&"recipe".into(), &"legal".into())
+    );
+    let script = c["script"].as_str().unwrap();
+    assert!(script.contains("gemm_block("), "{script}");
+    let written = std::fs::read_to_string(&best).unwrap();
+    assert!(written.ends_with(&format!("{script}\n")), "{written}");
+    let (code, out, err) = loopy(&["check", "examples/matmul/matmul.c", best.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = run(&["--no-recipes"]);
     assert_eq!(code, 0, "{err}");
     let j: serde_json::Value = serde_json::from_str(&out).unwrap();
     let first = j["first_by_cost"].as_u64().expect(&out) as usize;
