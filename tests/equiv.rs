@@ -1589,3 +1589,53 @@ fn atomic_updates_on_the_threads_are_equivalent_up_to_reassociation() {
         Expect::Different,
     );
 }
+
+/// A register block unrolled by hand: four rows of `C` in four scalar accumulators, each
+/// row's load, update and store written out once per row (the copies are folded into one
+/// statement with a row dimension, docs/equiv.md), the rows past the last whole block
+/// apart. Proved; with one row's copy reading another row of `A`, or storing into
+/// another row of `C`, not equivalent, and the witness names that row's statement.
+#[test]
+fn an_unrolled_register_block_is_folded_and_its_rows_checked() {
+    let block = "for (i = 0; i + 3 < n; i += 4)
+  for (j = 0; j < m; j++) {
+    double r0, r1, r2, r3;
+    r0 = C[i + 0][j] * 0.5;
+    r1 = C[i + 1][j] * 0.5;
+    r2 = C[i + 2][j] * 0.5;
+    r3 = C[i + 3][j] * 0.5;
+    for (k = 0; k < n; k++) {
+      r0 += alpha * A[i + 0][k] * B[k][j];
+      r1 += alpha * A[i + 1][k] * B[k][j];
+      r2 += alpha * A[i + 2][k] * B[k][j];
+      r3 += alpha * A[i + 3][k] * B[k][j];
+    }
+    C[i + 0][j] = r0;
+    C[i + 1][j] = r1;
+    C[i + 2][j] = r2;
+    C[i + 3][j] = r3;
+  }
+for (i = n - n % 4; i < n; i++)
+  for (j = 0; j < m; j++) {
+    C[i][j] *= 0.5;
+    for (k = 0; k < n; k++)
+      C[i][j] += alpha * A[i][k] * B[k][j];
+  }";
+    pair("block", GEMM, block, Expect::Equivalent);
+    let (_, _, _) = pair(
+        "block-row",
+        GEMM,
+        &block.replace("r2 += alpha * A[i + 2][k]", "r2 += alpha * A[i + 1][k]"),
+        Expect::Different,
+    );
+    let dir = tempdir("block-store");
+    let a = write(&dir, "original", GEMM);
+    let b = write(
+        &dir,
+        "store",
+        &block.replace("C[i + 3][j] = r3;", "C[i + 3][j] = r2;"),
+    );
+    let (code, out, err) = equiv(&a, &b);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("r2") || err.contains("r3"), "{err}");
+}

@@ -292,7 +292,7 @@ impl Positions {
 
 /// The value of a map's output dimension `d` when it is one constant over the whole map
 /// (for every parameter value), else `None`.
-fn fixed_dim(m: &Map, d: usize) -> Option<Int> {
+pub(super) fn fixed_dim(m: &Map, d: usize) -> Option<Int> {
     let n = m.n_out();
     let range = m.range().project_out(d + 1, n - d - 1).project_out(0, d);
     let v = range.sample()?.coords.first()?.clone();

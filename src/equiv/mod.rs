@@ -14,6 +14,7 @@ mod plain;
 pub mod program;
 mod reduce;
 pub mod report;
+mod rows;
 pub mod types;
 
 use crate::model::Scop;
@@ -69,8 +70,18 @@ pub struct Witness {
 /// telling `on` what it is doing (a phase, or how many obligations of the
 /// comparison are discharged): for a progress line on long checks.
 pub fn check_with(a: &Scop, b: &Scop, limit: u64, on: &dyn Fn(&str)) -> Verdict {
-    match budget::with_budget(limit, || check_unbounded(a, b, on)) {
-        Ok(v) => v,
+    let first = budget::with_budget(limit, || check_unbounded(a, b, false, on));
+    // Out of budget: again with a register block's unrolled rows folded, where there are
+    // some, under a budget of its own (`rows.rs`).
+    let again = |e| {
+        on("again with the unrolled rows folded");
+        match budget::with_budget(limit, || check_unbounded(a, b, true, on)) {
+            Ok(Some(v)) => Ok(Some(v)),
+            _ => Err(e),
+        }
+    };
+    match first.or_else(again) {
+        Ok(v) => v.expect("a verdict without folding"),
         Err(e) => {
             // Past the budget nothing is proved; a difference may still be found by
             // running both programs at small parameter values.
@@ -203,9 +214,10 @@ fn same_shapes(a: &Scop, b: &Scop) -> Result<(), Refusal> {
     Ok(())
 }
 
-fn check_unbounded(a: &Scop, b: &Scop, on: &dyn Fn(&str)) -> Verdict {
+/// The verdict; with `fold`, `None` where no program has unrolled rows to fold.
+fn check_unbounded(a: &Scop, b: &Scop, fold: bool, on: &dyn Fn(&str)) -> Option<Verdict> {
     let params = shared_params(a, b);
-    let run = || -> Result<Verdict, Refusal> {
+    let run = || -> Result<Option<Verdict>, Refusal> {
         let (la, lb) = (omp::loops(a)?, omp::loops(b)?);
         same_shapes(a, b)?;
         on("reading the statements' instances");
@@ -215,6 +227,18 @@ fn check_unbounded(a: &Scop, b: &Scop, on: &dyn Fn(&str)) -> Verdict {
         on("checking the parallel and vector loops for races");
         omp::race_free(&pa, &la, &params)?;
         omp::race_free(&pb, &lb, &params)?;
+        // A register block's unrolled rows, one statement each, folded into one.
+        let (pa, pb) = match fold {
+            false => (pa, pb),
+            true => {
+                let n = pa.stmts.len() + pb.stmts.len();
+                let (pa, pb) = (rows::fold(pa), rows::fold(pb));
+                if pa.stmts.len() + pb.stmts.len() == n {
+                    return Ok(None);
+                }
+                (pa, pb)
+            }
+        };
         on(&format!(
             "dataflow of the first program ({} statements)",
             pa.stmts.len()
@@ -241,7 +265,7 @@ fn check_unbounded(a: &Scop, b: &Scop, on: &dyn Fn(&str)) -> Verdict {
                     concrete::difference(&pa, &pb, &params, &m.params, &outputs).unwrap_or(m)
                 }
             };
-            decide(m, &outputs, &params)
+            decide(unfolded(m, &pa, &pb), &outputs, &params)
         };
         let mut checker = Checker::new(&qa, &qb, &ga, &gb);
         for (k, o) in outputs.iter().enumerate() {
@@ -252,10 +276,10 @@ fn check_unbounded(a: &Scop, b: &Scop, on: &dyn Fn(&str)) -> Verdict {
             let sa = ra.sources(None, &fa.outputs(&pa, &params, o, &elems)?);
             let sb = rb.sources(None, &fb.outputs(&pb, &params, o, &elems)?);
             if let Some(m) = checker.output(k, &elems, &sa, &sb) {
-                return Ok(found(m));
+                return Ok(Some(found(m)));
             }
         }
-        Ok(
+        Ok(Some(
             match checker.run(&|n| {
                 on(&format!(
                     "comparing the computations ({n} obligations discharged)"
@@ -288,11 +312,11 @@ fn check_unbounded(a: &Scop, b: &Scop, on: &dyn Fn(&str)) -> Verdict {
                     versions: vec![],
                 },
             },
-        )
+        ))
     };
     match run() {
         Ok(v) => v,
-        Err(r) => Verdict::Undecided(r),
+        Err(r) => Some(Verdict::Undecided(r)),
     }
 }
 
@@ -333,6 +357,16 @@ fn full_instances(
             if let Some(full) = at.and_then(|k| r.expand(k, &params, &i.coords)) {
                 i.coords = full;
             }
+        }
+    }
+    m
+}
+
+/// A witness's instances of folded statements as the copies they are.
+fn unfolded(mut m: Mismatch, a: &Program, b: &Program) -> Mismatch {
+    for (side, p) in [(&mut m.left, a), (&mut m.right, b)] {
+        if let Some(i) = side {
+            rows::unfold(p, i);
         }
     }
     m
@@ -510,5 +544,80 @@ mod tests {
                 }
             }
         }
+    }
+    const ROWS: &str = "void f(int n, double A[100][100], double C[100]) {
+  int i, k;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    C[i] = 0.0;
+    for (k = 0; k < n; k++)
+      C[i] += A[i][k];
+  }
+#pragma endscop
+}
+";
+
+    const UNROLLED: &str = "void f(int n, double A[100][100], double C[100]) {
+  int i, k;
+#pragma scop
+  for (i = 0; i + 2 < n; i += 3) {
+    double r0, r1, r2;
+    r0 = 0.0;
+    r1 = 0.0;
+    r2 = 0.0;
+    for (k = 0; k < n; k++) {
+      r0 += A[i + 0][k];
+      r1 += A[i + 1][k];
+      r2 += A[i + 2][k];
+    }
+    C[i + 0] = r0;
+    C[i + 1] = r1;
+    C[i + 2] = r2;
+  }
+  for (i = n - n % 3; i < n; i++) {
+    C[i] = 0.0;
+    for (k = 0; k < n; k++)
+      C[i] += A[i][k];
+  }
+#pragma endscop
+}
+";
+
+    /// Folded, three unrolled rows are one statement each for the loads, updates and
+    /// stores, and the fold is proved; a wrong row is found, and the witness names the
+    /// copy of that row (not the first row's statement the fold is named after).
+    #[test]
+    fn unrolled_rows_are_folded_and_checked_row_by_row() {
+        let (a, b) = (scop("rows", "a", ROWS), scop("rows", "b", UNROLLED));
+        let params = super::shared_params(&a, &b);
+        let pb = super::Program::new(&b, &params).unwrap();
+        let n = pb.stmts.len();
+        let folded = super::rows::fold(pb);
+        assert_eq!(
+            folded.stmts.len(),
+            n - 6,
+            "three groups of three rows, one each"
+        );
+        assert!(folded.stmts.iter().filter(|s| s.rows.len() == 3).count() == 3);
+        let v = super::check_unbounded(&a, &b, true, &|_| {}).expect("folded");
+        assert!(matches!(v, Verdict::Equivalent { .. }), "{v:?}");
+        let wrong = UNROLLED.replace("r2 += A[i + 2][k]", "r2 += A[i + 1][k]");
+        let c = scop("rows", "c", &wrong);
+        let v = super::check_unbounded(&a, &c, true, &|_| {}).expect("folded");
+        let Verdict::Different(w) = v else {
+            panic!("{v:?}")
+        };
+        let named = |i: &Option<super::compare::Instance>| i.as_ref().map(|i| c.stmt_name(i.stmt));
+        let right = named(&w.mismatch.right).expect("an instance");
+        let update = (0..c.statements.len())
+            .find(|&k| c.statements[k].text.contains("r2 += A[i + 1][k]"))
+            .unwrap();
+        let store = (0..c.statements.len())
+            .find(|&k| c.statements[k].text.contains("C[i + 2] = r2"))
+            .unwrap();
+        assert!(
+            right == c.stmt_name(update) || right == c.stmt_name(store),
+            "{right}: {w:?}"
+        );
     }
 }

@@ -54,6 +54,9 @@ pub struct Stmt {
     pub span: SourceSpan,
     /// The instances without the dimensions the others determine.
     pub points: Points,
+    /// A statement folded from unrolled copies (`rows.rs`): the scop's statement of each
+    /// row, its last dimension; empty otherwise.
+    pub rows: Vec<usize>,
 }
 
 /// A region as the equivalence check sees it.
@@ -358,6 +361,7 @@ fn statement(
             copy_of,
             span: s.span.clone(),
             points,
+            rows: vec![],
         });
     }
     Ok(out)
