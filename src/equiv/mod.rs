@@ -620,4 +620,81 @@ mod tests {
             "{right}: {w:?}"
         );
     }
+    const PAIRS: &str = "void f(int n, double A[100][100], double C[100][2]) {
+  int i, k;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    C[i][0] = 0.0;
+    C[i][1] = 0.0;
+    for (k = 0; k < n; k++) {
+      C[i][0] += A[i][k];
+      C[i][1] += A[i][k] * A[i][k];
+    }
+  }
+#pragma endscop
+}
+";
+
+    /// Rows of two parts each (a row's two halves, `r0_0` and `r0_1`): folded by rows,
+    /// two statements a group, not the six parts as one sequence; proved, and a wrong
+    /// half of one row found at that half's statement.
+    #[test]
+    fn rows_of_two_parts_fold_by_rows() {
+        let mut unrolled = String::from(
+            "void f(int n, double A[100][100], double C[100][2]) {\n  int i, k;\n#pragma scop\n",
+        );
+        unrolled += "  for (i = 0; i + 2 < n; i += 3) {\n";
+        unrolled += "    double r0_0, r0_1, r1_0, r1_1, r2_0, r2_1;\n";
+        for r in 0..3 {
+            unrolled += &format!("    r{r}_0 = 0.0;\n    r{r}_1 = 0.0;\n");
+        }
+        unrolled += "    for (k = 0; k < n; k++) {\n";
+        for r in 0..3 {
+            unrolled += &format!("      r{r}_0 += A[i + {r}][k];\n");
+            unrolled += &format!("      r{r}_1 += A[i + {r}][k] * A[i + {r}][k];\n");
+        }
+        unrolled += "    }\n";
+        for r in 0..3 {
+            unrolled += &format!("    C[i + {r}][0] = r{r}_0;\n    C[i + {r}][1] = r{r}_1;\n");
+        }
+        unrolled +=
+            "  }\n  for (i = n - n % 3; i < n; i++) {\n    C[i][0] = 0.0;\n    C[i][1] = 0.0;\n";
+        unrolled += "    for (k = 0; k < n; k++) {\n      C[i][0] += A[i][k];\n";
+        unrolled += "      C[i][1] += A[i][k] * A[i][k];\n    }\n  }\n#pragma endscop\n}\n";
+        let (a, b) = (scop("pairs", "a", PAIRS), scop("pairs", "b", &unrolled));
+        let params = super::shared_params(&a, &b);
+        let pb = super::Program::new(&b, &params).unwrap();
+        let n = pb.stmts.len();
+        let folded = super::rows::fold(pb);
+        // Three groups of two parts by three rows, and the edge's two clearings (one
+        // array, two columns) as one statement of two rows.
+        assert_eq!(folded.stmts.len(), n - 13);
+        assert_eq!(folded.stmts.iter().filter(|s| s.rows.len() == 3).count(), 6);
+        let v = super::check_unbounded(&a, &b, true, &|_| {}).expect("folded");
+        assert!(matches!(v, Verdict::Equivalent { .. }), "{v:?}");
+        let wrong = unrolled.replace(
+            "r1_1 += A[i + 1][k] * A[i + 1][k]",
+            "r1_1 += A[i + 1][k] * A[i + 2][k]",
+        );
+        let c = scop("pairs", "c", &wrong);
+        let v = super::check_unbounded(&a, &c, true, &|_| {}).expect("folded");
+        let Verdict::Different(w) = v else {
+            panic!("{v:?}")
+        };
+        let right = w
+            .mismatch
+            .right
+            .as_ref()
+            .map(|i| c.stmt_name(i.stmt))
+            .expect("an instance");
+        let named = |text: &str| {
+            let k = (0..c.statements.len()).find(|&k| c.statements[k].text.contains(text));
+            c.stmt_name(k.expect(text))
+        };
+        assert!(
+            right == named("r1_1 += A[i + 1][k] * A[i + 2][k]")
+                || right == named("C[i + 1][1] = r1_1"),
+            "{right}: {w:?}"
+        );
+    }
 }

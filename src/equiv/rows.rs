@@ -178,10 +178,14 @@ fn candidates(p: &Program, pos: &[Vec<Option<Int>>]) -> Vec<Copies> {
         s = end;
     }
     // One grouping for all: the loads, updates and stores of a block's variables must
-    // count its rows alike (`families`). The smallest `g` that most groups can take.
+    // count its rows alike (`families`). The smallest `g` that most of the groups with
+    // a family of variables can take (the others need none).
+    let family = |c: &Copies| {
+        (0..c.g).any(|g| (slots(p, c, g).iter()).any(|v| v.iter().any(|x| *x != v[0])))
+    };
     let count = |g: usize| {
-        out.iter()
-            .filter(|(_, o)| o.iter().any(|x| x.0 == g))
+        (out.iter())
+            .filter(|(c, o)| family(c) && o.iter().any(|x| x.0 == g))
             .count()
     };
     let most = (1..=MAX_GROUP).map(count).max().unwrap_or(0);
