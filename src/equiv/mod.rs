@@ -601,6 +601,22 @@ mod tests {
         assert!(folded.stmts.iter().filter(|s| s.rows.len() == 3).count() == 3);
         let v = super::check_unbounded(&a, &b, true, &|_| {}).expect("folded");
         assert!(matches!(v, Verdict::Equivalent { .. }), "{v:?}");
+        // Chains of stores share their time: their statements are no copies, and the
+        // accumulators they write are then no family (touched outside any group), so
+        // nothing folds; the program as it is is still proved.
+        let chained = UNROLLED
+            .replace("double r0, r1, r2;", "double r0, r1, r2, z0, z1, z2;")
+            .replace("r0 = 0.0;", "r0 = z0 = 0.0;")
+            .replace("r1 = 0.0;", "r1 = z1 = 0.0;")
+            .replace("r2 = 0.0;", "r2 = z2 = 0.0;");
+        let d = scop("rows", "d", &chained);
+        let pd = super::Program::new(&d, &params).unwrap();
+        let n = pd.stmts.len();
+        let folded = super::rows::fold(pd);
+        assert_eq!(folded.stmts.len(), n);
+        assert!(super::check_unbounded(&a, &d, true, &|_| {}).is_none());
+        let v = super::check_unbounded(&a, &d, false, &|_| {}).expect("a verdict");
+        assert!(matches!(v, Verdict::Equivalent { .. }), "{v:?}");
         let wrong = UNROLLED.replace("r2 += A[i + 2][k]", "r2 += A[i + 1][k]");
         let c = scop("rows", "c", &wrong);
         let v = super::check_unbounded(&a, &c, true, &|_| {}).expect("folded");

@@ -141,10 +141,19 @@ fn candidates(p: &Program, pos: &[Vec<Option<Int>>]) -> Vec<Copies> {
         2 * loops.iter().take_while(|l| !l.lanes).count()
     };
     let at = |s: usize| pos[s].get(level(s)).cloned().flatten();
+    // The statements of a chain of stores (`a = b = x`) share their time: none is a copy
+    // (a copy's time becomes its row's, and would come before the others').
+    let mut stores: HashMap<usize, usize> = HashMap::new();
+    for st in &p.stmts {
+        *stores.entry(st.index).or_default() += 1;
+    }
+    let single = |s: usize| stores[&p.stmts[s].index] == 1;
     // Whether `t` follows `s` in one loop body.
     let next = |s: usize, t: usize| {
         let l = level(s);
-        level(t) == l
+        single(s)
+            && single(t)
+            && level(t) == l
             && pos[s][..l] == pos[t][..l]
             && matches!((at(s), at(t)), (Some(a), Some(b)) if b == &a + &Int::ONE)
     };
