@@ -1591,12 +1591,12 @@ fn atomic_updates_on_the_threads_are_equivalent_up_to_reassociation() {
 }
 
 /// A register block unrolled by hand: four rows of `C` in four scalar accumulators, each
-/// row's load, update and store written out once per row (the copies are folded into one
-/// statement with a row dimension, docs/equiv.md), the rows past the last whole block
-/// apart. Proved; with one row's copy reading another row of `A`, or storing into
-/// another row of `C`, not equivalent, and the witness names that row's statement.
+/// row's load, update and store written out once per row, the rows past the last whole
+/// block apart. Proved within the budget as it is (the folded second attempt past the
+/// budget has its own tests in `src/equiv/mod.rs`); one row's copy reading another row
+/// of `A`, or storing another row's accumulator, is not equivalent, and running shows it.
 #[test]
-fn an_unrolled_register_block_is_folded_and_its_rows_checked() {
+fn an_unrolled_register_block_is_proved_and_its_wrong_rows_are_not() {
     let block = "for (i = 0; i + 3 < n; i += 4)
   for (j = 0; j < m; j++) {
     double r0, r1, r2, r3;
@@ -1622,20 +1622,16 @@ for (i = n - n % 4; i < n; i++)
       C[i][j] += alpha * A[i][k] * B[k][j];
   }";
     pair("block", GEMM, block, Expect::Equivalent);
-    let (_, _, _) = pair(
+    pair(
         "block-row",
         GEMM,
         &block.replace("r2 += alpha * A[i + 2][k]", "r2 += alpha * A[i + 1][k]"),
         Expect::Different,
     );
-    let dir = tempdir("block-store");
-    let a = write(&dir, "original", GEMM);
-    let b = write(
-        &dir,
-        "store",
+    pair(
+        "block-store",
+        GEMM,
         &block.replace("C[i + 3][j] = r3;", "C[i + 3][j] = r2;"),
+        Expect::Different,
     );
-    let (code, out, err) = equiv(&a, &b);
-    assert_eq!(code, 1, "{out}{err}");
-    assert!(err.contains("r2") || err.contains("r3"), "{err}");
 }

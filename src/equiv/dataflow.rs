@@ -265,7 +265,7 @@ fn by_position(pos: &Positions, cands: &[(usize, Map)], l: usize) -> Vec<Vec<(us
 
 /// The time dimensions of each statement that are one constant (its position among the
 /// statements of a loop body, for every parameter value), `None` where they vary.
-pub(super) struct Positions(Vec<Vec<Option<Int>>>);
+pub(super) struct Positions(pub(super) Vec<Vec<Option<Int>>>);
 
 impl Positions {
     pub fn new(p: &Program) -> Positions {
@@ -292,7 +292,7 @@ impl Positions {
 
 /// The value of a map's output dimension `d` when it is one constant over the whole map
 /// (for every parameter value), else `None`.
-pub(super) fn fixed_dim(m: &Map, d: usize) -> Option<Int> {
+fn fixed_dim(m: &Map, d: usize) -> Option<Int> {
     let n = m.n_out();
     let range = m.range().project_out(d + 1, n - d - 1).project_out(0, d);
     let v = range.sample()?.coords.first()?.clone();

@@ -23,7 +23,7 @@
 //!   is how the unrolled code runs).
 
 use super::compare::Instance;
-use super::dataflow::fixed_dim;
+use super::dataflow::Positions;
 use super::plain::Points;
 use super::program::{Node, Program, Stmt};
 use crate::presburger::{Int, Map, Set, Space, Tuple};
@@ -55,9 +55,7 @@ impl Copies {
 /// The program with its unrolled copies folded (the program as it is where there are
 /// none).
 pub fn fold(mut p: Program) -> Program {
-    let pos: Vec<Vec<Option<Int>>> = (p.stmts.iter())
-        .map(|s| (0..s.time.n_out()).map(|d| fixed_dim(&s.time, d)).collect())
-        .collect();
+    let pos = Positions::new(&p).0;
     let mut found = candidates(&p, &pos);
     // Families of variables consistent across the program, else the group is dropped.
     let renamed = loop {
@@ -230,11 +228,15 @@ fn best_group(p: &Program, a: usize, end: usize) -> Option<Vec<(usize, usize)>> 
         (0..g)
             .map(|h| {
                 let members: Vec<&Stmt> = (0..k).map(|r| &p.stmts[a + r * g + h]).collect();
-                let slots = std::iter::once(unite_rows(&members, &|s| s.write.clone()));
+                let slots = std::iter::once(unite_rows(&members, &|s| s.write.clone(), false));
                 let reads = (0..members[0].reads.len())
                     .filter(|&j| members[0].reads[j].is_some())
                     .map(|j| {
-                        unite_rows(&members, &|s| s.reads[j].as_ref().expect("alike").1.clone())
+                        unite_rows(
+                            &members,
+                            &|s| s.reads[j].as_ref().expect("alike").1.clone(),
+                            false,
+                        )
                     });
                 slots.chain(reads).map(|m| m.n_basic() - 1).sum::<usize>()
             })
@@ -249,13 +251,14 @@ fn best_group(p: &Program, a: usize, end: usize) -> Option<Vec<(usize, usize)>> 
     Some(options)
 }
 
-/// The union over the rows of each copy's map with its row appended, merged where the
-/// copies' constants step with the row.
-fn unite_rows(members: &[&Stmt], f: &dyn Fn(&Stmt) -> Map) -> Map {
+/// The union over the rows of each copy's map with its row appended (and, `indexed`, the
+/// row as the last index of its range: a family of variables), merged where the copies'
+/// constants step with the row.
+fn unite_rows(members: &[&Stmt], f: &dyn Fn(&Stmt) -> Map, indexed: bool) -> Map {
     let mut u: Option<Map> = None;
     for (r, m) in members.iter().enumerate() {
         let params = m.domain.space().params.clone();
-        let x = f(m).product(&row_map(&params, r, false));
+        let x = f(m).product(&row_map(&params, r, indexed));
         u = Some(match u {
             None => x,
             Some(v) => v.union(&x),
@@ -418,20 +421,12 @@ fn folded(members: &[&Stmt], renamed: &HashMap<String, (String, usize)>) -> Stmt
     // The union over the rows of each copy's map with its row appended.
     let unite = |f: &dyn Fn(&Stmt) -> Map, array: Option<&str>| -> Map {
         let indexed = array.is_some_and(|a| renamed.contains_key(a));
-        let mut parts: Option<Map> = None;
-        for (r, m) in members.iter().enumerate() {
-            let x = f(m).product(&row(r, indexed));
-            parts = Some(match parts {
-                None => x,
-                Some(u) => u.union(&x),
-            });
-        }
-        let m = parts.expect("copies");
+        let m = unite_rows(members, f, indexed);
         let mut range = m.space().range.clone();
         if let Some(a) = array {
             range.name = Some(renamed.get(a).map_or(a, |x| x.0.as_str()).to_string());
         }
-        m.with_space_names(tuple.clone(), range).merge_shifted()
+        m.with_space_names(tuple.clone(), range)
     };
     let domain = {
         let mut u: Option<Set> = None;
