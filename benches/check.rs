@@ -5,6 +5,10 @@
 //! modelled, then compared), once, beside `check`'s time. Run with `cargo bench --bench
 //! check`.
 
+// The allocator of the `loopy` binary (src/main.rs), so that these times are the tool's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use loopy::driver::{self, Kernel, Run};
 use loopy::frontend::Options;
 use loopy::script::interp::Interpreter;
