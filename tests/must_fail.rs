@@ -167,6 +167,11 @@ must_refuse!(
     "one loop is marked both `unroll(4)` and `parallel`"
 );
 must_fail!(
+    copy_written_reads_written,
+    "examples/cholesky-pb/cholesky-pb.c",
+    "illegal `copy_written` of `A`: `Lower` (line 69) reads `A[2][0]` between the fill and the write-back"
+);
+must_fail!(
     copy_write_between,
     "tests/must_fail/copy_update.c",
     "illegal `copy` of `B`: `Bump` (line 13) writes `B[0][0]` between the fill and the write-back"

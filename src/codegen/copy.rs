@@ -288,7 +288,47 @@ pub fn rewrite(segs: &[Seg], plan: &CopyPlan, copy: usize) -> Result<Vec<Seg>, S
             plan.c_name
         ));
     }
-    replace(segs, plan, copy)
+    let which = if plan.mark.written_only {
+        written_as(segs, &plan.c_name)
+    } else {
+        Which::All
+    };
+    replace(segs, plan, copy, &which)
+}
+
+/// Which of a statement's accesses to the copied array use the buffer.
+enum Which {
+    All,
+    /// `copy_written`: those written as the statement's write is (its subscripts' segments,
+    /// white space left out), as `plan::copy` accepted them; none when it writes none.
+    Like(Option<Vec<Vec<Seg>>>),
+}
+
+/// The subscripts of the statement's write of `name` when its text begins with it
+/// (`A[..] = …` or a compound assignment), white space left out.
+fn written_as(segs: &[Seg], name: &str) -> Which {
+    let solid: Vec<&Seg> = segs
+        .iter()
+        .filter(|s| !matches!(s, Seg::Space(_)))
+        .collect();
+    let assigns = match solid.get(1..3) {
+        Some([Seg::Punct('='), next]) => !matches!(next, Seg::Punct('=')),
+        Some([Seg::Punct(c), Seg::Punct('=')]) => matches!(c, '+' | '-' | '*' | '/'),
+        _ => false,
+    };
+    match solid.first() {
+        Some(Seg::Access(a)) if a.name == name && assigns => {
+            Which::Like(Some(a.subs.iter().map(|s| squash(&s.segs)).collect()))
+        }
+        _ => Which::Like(None),
+    }
+}
+
+fn squash(segs: &[Seg]) -> Vec<Seg> {
+    segs.iter()
+        .filter(|s| !matches!(s, Seg::Space(_)))
+        .cloned()
+        .collect()
 }
 
 /// The array's accesses of `segs` (not inside its own subscripts), counted in `found`;
@@ -345,12 +385,12 @@ fn buffer_access(seg: &Seg, plan: &CopyPlan, copy: usize) -> Seg {
     })
 }
 
-fn replace(segs: &[Seg], plan: &CopyPlan, copy: usize) -> Result<Vec<Seg>, String> {
+fn replace(segs: &[Seg], plan: &CopyPlan, copy: usize, which: &Which) -> Result<Vec<Seg>, String> {
     let subs = |v: &[Sub]| -> Result<Vec<Sub>, String> {
         v.iter()
             .map(|s| {
                 Ok(Sub {
-                    segs: replace(&s.segs, plan, copy)?,
+                    segs: replace(&s.segs, plan, copy, which)?,
                     ..s.clone()
                 })
             })
@@ -360,9 +400,14 @@ fn replace(segs: &[Seg], plan: &CopyPlan, copy: usize) -> Result<Vec<Seg>, Strin
     let mut k = 0;
     while k < segs.len() {
         let s = &segs[k];
-        let own = match s {
-            Seg::Name(n) => *n == plan.c_name,
-            Seg::Access(a) => a.name == plan.c_name,
+        let own = match (s, which) {
+            (Seg::Name(n), Which::All) => *n == plan.c_name,
+            (Seg::Access(a), Which::All) => a.name == plan.c_name,
+            (Seg::Access(a), Which::Like(Some(own))) => {
+                a.name == plan.c_name
+                    && a.subs.len() == own.len()
+                    && a.subs.iter().zip(own).all(|(s, o)| squash(&s.segs) == *o)
+            }
             _ => false,
         };
         if !own {

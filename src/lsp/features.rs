@@ -298,7 +298,7 @@ pub fn completion(a: &Analysis, at: usize) -> Vec<CompletionItem> {
                 params(&mut out);
             } else if matches!(
                 (op.as_str(), arg),
-                ("copy" | "copy_scaled" | "expand", 2) | ("contract", 0)
+                ("copy" | "copy_scaled" | "copy_written" | "expand", 2) | ("contract", 0)
             ) {
                 if let Some(k) = &a.kernel {
                     for arr in &k.scop.arrays {

@@ -90,6 +90,12 @@ pub const OPS: &[Op] = &[
         loop_args: &[1],
     },
     Op {
+        name: "copy_written",
+        signatures: &["copy_written(l, k, A)", "copy_written(l, k, A, limit)"],
+        doc: "Hold the elements of `A` that the statements write in a local buffer inside loop `k` (registers when small), reading the others from `A`: a row of accumulators across a reduction.",
+        loop_args: &[1],
+    },
+    Op {
         name: "expand",
         signatures: &["expand(l, k, x)", "expand(l, k, x, limit)"],
         doc: "One copy of the reused variable `x` per iteration of loops `1..k`, so that a reordering no longer conflicts on it.",

@@ -111,6 +111,11 @@ pub struct CopyMark {
     /// A scaled copy (`copy_scaled(l, k, A, alpha)`): the scalar (model name) whose
     /// product with each element the buffer holds.
     pub scale: Option<String>,
+    /// `copy_written(l, k, A)`: the buffer holds only the elements the staged pieces write;
+    /// a staged statement's accesses with the subscripts of its own write read and write
+    /// the buffer, its other accesses to `A` read `A` (each must touch none of the written
+    /// elements: `plan::copy`).
+    pub written_only: bool,
 }
 
 /// The default bound on a copy buffer's number of elements: 2^20 (8 MiB of `double`).

@@ -20,7 +20,7 @@ use crate::diag::Diagnostic;
 use crate::model::copy::{
     corner, parametric_extent, width, BufDim, CopyPlan, Corner, Extent, NoExtent, PARAMETRIC_BUDGET,
 };
-use crate::model::state::{outer_of, CopyMark, State};
+use crate::model::state::{outer_of, CopyMark, State, StateAccess};
 use crate::presburger::{budget, Int, Map, Space, Tuple};
 
 fn t_tuple(k: usize) -> Tuple {
@@ -230,6 +230,20 @@ fn nest(plans: &mut [CopyPlan]) -> Result<(), Diagnostic> {
                     )
                     .with_note(note.to_string())
             };
+            if a.mark.written_only || b.mark.written_only {
+                if i < j {
+                    return Err(both(
+                        a,
+                        b,
+                        format!(
+                            "a `copy_written` of `{}` shares its window with another copy of `{}`",
+                            b.c_name, b.c_name
+                        ),
+                        "a `copy_written` buffer holds only the written elements, and its statements read the others from the array itself: no other copy of the array may run inside it or around it",
+                    ));
+                }
+                continue;
+            }
             if a.mark.scale.is_some() || b.mark.scale.is_some() {
                 if i < j {
                     return Err(both(
@@ -385,8 +399,13 @@ fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan,
         .map(|&i| st.pieces[i].pos[k].clone())
         .max()
         .expect("members");
-    let fp = footprint(st, &members, &mark.array, k, rank, false);
     let written = footprint(st, &members, &mark.array, k, rank, true);
+    let fp = if mark.written_only {
+        written_accesses(st, &mark, &members, &c_name, &written)?;
+        written.clone()
+    } else {
+        footprint(st, &members, &mark.array, k, rank, false)
+    };
     if mark.scale.is_some() && !written.is_empty() {
         return Err(refuse(
             &mark,
@@ -426,6 +445,93 @@ fn plan_one(st: &State, mark: CopyMark, members: Vec<usize>) -> Result<CopyPlan,
         factor,
         mark,
     })
+}
+
+/// `copy_written`: the accesses of each staged statement written as its write is (the same
+/// subscripts, token for token: the code generator rewrites exactly those) use the buffer,
+/// its other accesses the array; the verifier checks that those touch no element the
+/// staged pieces write in the same window (`verify::copies`), which it finds by the
+/// accesses' relations: a relation equal to the write's is taken for a buffered access.
+/// So the text must agree: refused where a statement writes the array at two places or
+/// not at the start of its text, where an access is not exact, and where it reads its
+/// write's element through other subscripts (`A[i][j + 0]`), which the text would send to
+/// the array.
+fn written_accesses(
+    st: &State,
+    mark: &CopyMark,
+    members: &[usize],
+    c_name: &str,
+    written: &Map,
+) -> Result<(), Diagnostic> {
+    let rank = written.n_out();
+    let no = |what: String| {
+        refuse(mark, what, "copied here").with_note(
+            "`copy_written` holds the elements the statements write in the buffer and reads the others from the array: each statement's accesses written as its write use the buffer, and every other access must touch no written element",
+        )
+    };
+    for &i in members {
+        let p = &st.pieces[i];
+        let name = &st.stmt_names[p.stmt];
+        let accs: Vec<&StateAccess> = (st.accesses.iter())
+            .filter(|a| a.stmt == p.stmt && a.array == mark.array)
+            .collect();
+        let writes: Vec<&&StateAccess> = accs.iter().filter(|a| a.write).collect();
+        if writes.len() > 1 {
+            return Err(no(format!(
+                "statement {name} writes `{c_name}` at more than one place"
+            )));
+        }
+        if accs.iter().any(|a| !a.exact) {
+            return Err(no(format!(
+                "statement {name} accesses `{c_name}` at subscripts that are not affine"
+            )));
+        }
+        let text = st.texts.get(p.stmt).map(String::as_str).unwrap_or("");
+        let found = crate::model::text::accesses(text, c_name, rank)
+            .map_err(|why| no(format!("statement {name}: {why}")))?;
+        // How many reads the text makes at the write's own subscripts: the others written
+        // as the write is, and the write itself when it is a compound assignment.
+        let expected = match writes.first() {
+            None => 0,
+            Some(_) => {
+                let squash = |v: &[String]| -> Vec<String> {
+                    v.iter()
+                        .map(|s| s.chars().filter(|c| !c.is_whitespace()).collect())
+                        .collect()
+                };
+                let lhs = found
+                    .first()
+                    .filter(|a| text[..a.span.start].trim().is_empty());
+                let after = lhs.map(|a| text[a.span.end..].trim_start()).unwrap_or("");
+                let compound = ["+=", "-=", "*=", "/="]
+                    .iter()
+                    .any(|o| after.starts_with(o));
+                let Some(lhs) = lhs.filter(|_| compound || after.starts_with('=')) else {
+                    return Err(no(format!(
+                        "statement {name} does not begin with its write of `{c_name}`"
+                    )));
+                };
+                let own = squash(&lhs.subs);
+                let same = found[1..].iter().filter(|a| squash(&a.subs) == own).count();
+                same + usize::from(compound)
+            }
+        };
+        let equal = accs
+            .iter()
+            .filter(|a| {
+                !a.write
+                    && writes
+                        .first()
+                        .is_some_and(|w| w.relation.is_equal(&a.relation))
+            })
+            .count();
+        if equal != expected {
+            return Err(no(format!(
+                "statement {name} reads the element it writes through other subscripts"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The copied array's C name and rank, or why it cannot be copied.

@@ -829,7 +829,7 @@ impl Interpreter {
         };
         match name {
             // The third argument names an array of the kernel, not a handle.
-            "copy" | "copy_scaled" => {
+            "copy" | "copy_scaled" | "copy_written" => {
                 self.copy(&ctx)?;
                 return Ok(vec![]);
             }
@@ -1326,7 +1326,7 @@ struct OpCtx<'a> {
 }
 
 /// Built-in operations (the Loopy paper's, plus `move_before`, `tile`, `hoist` and the loop marks).
-pub const BUILTINS: [&str; 14] = [
+pub const BUILTINS: [&str; 15] = [
     "realign",
     "move_before",
     "lift",
@@ -1339,6 +1339,7 @@ pub const BUILTINS: [&str; 14] = [
     "unroll",
     "copy",
     "copy_scaled",
+    "copy_written",
     "expand",
     "contract",
 ];

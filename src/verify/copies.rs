@@ -17,6 +17,11 @@
 //! elements of `F(t)` (the footprint is computed from their own exact accesses), so none
 //! reads outside what was filled.
 //!
+//! `copy_written(l, k, A)` buffers only `W(t)`: a staged statement's accesses with its own
+//! write's subscripts use the buffer, its other accesses use the array. Those other
+//! accesses are checked as unstaged ones are (none may read an element of `W(t)`), and
+//! the unstaged instances against the buffered accesses only.
+//!
 //! Several copies of one array are each checked this way, on the original accesses. The
 //! planner admits only compositions for which that is exact (`plan::copy::nest`): copies
 //! whose windows are apart; a copy nested in one that stages all its pieces (it fills from
@@ -53,6 +58,9 @@ pub struct CopyViolation {
     pub outer: Vec<Int>,
     pub other_time: Vec<Int>,
     pub staged_time: Vec<Int>,
+    /// The other access is a staged statement's own access to the array (`copy_written`:
+    /// one not written as its write, which reads the array).
+    pub other_staged: bool,
 }
 
 fn relation(p: &Program, a: usize) -> Map {
@@ -95,10 +103,37 @@ pub fn check_copies(program: &Program, plans: &[CopyPlan], pieces: &[Piece]) -> 
                 })
                 .collect()
         };
+        // `copy_written`: a staged statement's accesses that use the buffer (its write's
+        // own subscripts), and those that use the array.
+        let buffered = |stmt: usize, buffer: bool| -> Vec<usize> {
+            let all = accesses(stmt);
+            if !plan.mark.written_only {
+                return if buffer { all } else { vec![] };
+            }
+            let write = all
+                .iter()
+                .find(|&&a| program.accesses[a].kind == AccessKind::Write)
+                .map(|&a| relation(program, a));
+            all.into_iter()
+                .filter(|&a| {
+                    write
+                        .as_ref()
+                        .is_some_and(|w| w.is_equal(&relation(program, a)))
+                        == buffer
+                })
+                .collect()
+        };
+        let others = window
+            .iter()
+            .map(|&i| (i, accesses(pieces[i].stmt), false))
+            .chain(
+                plan.members
+                    .iter()
+                    .map(|&i| (i, buffered(pieces[i].stmt, false), true)),
+            );
         let mut best: Option<(Vec<Int>, CopyViolation)> = None;
-        for &yi in &window {
+        for (yi, ay_list, other_staged) in others {
             let y = &pieces[yi];
-            let ay_list = accesses(y.stmt);
             if ay_list.is_empty() {
                 continue;
             }
@@ -109,7 +144,7 @@ pub fn check_copies(program: &Program, plans: &[CopyPlan], pieces: &[Piece]) -> 
                 let same_t = ty.apply_range(&tx.inverse());
                 for &ay in &ay_list {
                     let y_writes = program.accesses[ay].kind == AccessKind::Write;
-                    for ax in accesses(x.stmt) {
+                    for ax in buffered(x.stmt, true) {
                         let x_writes = program.accesses[ax].kind == AccessKind::Write;
                         if !y_writes && !x_writes {
                             continue;
@@ -170,6 +205,7 @@ pub fn check_copies(program: &Program, plans: &[CopyPlan], pieces: &[Piece]) -> 
                                 outer,
                                 other_time,
                                 staged_time,
+                                other_staged,
                             },
                         ));
                     }
@@ -192,8 +228,13 @@ pub fn copy_report(p: &Program, v: &CopyViolation) -> Diagnostic {
     };
     let inst = |s: usize, x: &[Int]| instance_label(p, s, x);
     let verb = |w: bool| if w { "writes" } else { "reads" };
+    let op = if v.mark.written_only {
+        "copy_written"
+    } else {
+        "copy"
+    };
     let mut d = Diagnostic::new(codes::ILLEGAL_COPY, format!(
-        "illegal `copy` of `{array}`: {} {} {elem} between the fill and the write-back of its buffer",
+        "illegal `{op}` of `{array}`: {} {} {elem} between the fill and the write-back of its buffer",
         name_of(p, v.other_stmt),
         verb(v.other_writes),
     ))
@@ -213,11 +254,19 @@ pub fn copy_report(p: &Program, v: &CopyViolation) -> Diagnostic {
         d = d.with_label(
             &o.source,
             o.span.clone(),
-            format!(
-                "{} {} {elem}, not staged",
-                inst(v.other_stmt, &v.other),
-                verb(v.other_writes)
-            ),
+            if v.other_staged {
+                format!(
+                    "{} {} {elem} in the array (not at the subscripts of its write)",
+                    inst(v.other_stmt, &v.other),
+                    verb(v.other_writes)
+                )
+            } else {
+                format!(
+                    "{} {} {elem}, not staged",
+                    inst(v.other_stmt, &v.other),
+                    verb(v.other_writes)
+                )
+            },
         );
     }
     if let Some(o) = &p.stmts[v.staged_stmt].origin {
@@ -238,5 +287,9 @@ pub fn copy_report(p: &Program, v: &CopyViolation) -> Diagnostic {
         v.mark.origin.span.clone(),
         format!("copied here (inside loops 1..{})", v.mark.outer),
     )
-    .with_help("stage that statement too (a group `{A, B}`), copy inside more loops, or move the statement out of the copy's loops")
+    .with_help(if v.other_staged {
+        "with `copy_written`, a staged statement reads the array wherever it does not read its write's own element: copy inside more loops, so that its other accesses meet no element written in the same window, or copy every access with `copy`"
+    } else {
+        "stage that statement too (a group `{A, B}`), copy inside more loops, or move the statement out of the copy's loops"
+    })
 }

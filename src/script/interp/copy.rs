@@ -6,6 +6,10 @@
 //! the rewritten accesses. An array may be copied several times (by different statements,
 //! or at nested levels); `model::copy` decides how the copies compose.
 //!
+//! `copy_written(l, k, A)` / `copy_written(l, k, A, limit)`: the same with a buffer of the
+//! elements the statements write only; their accesses at the subscripts of their own write
+//! use it, their other accesses read `A`, each checked to touch no written element.
+//!
 //! `copy_scaled(l, k, A, s)` / `copy_scaled(l, k, A, s, limit)`: the same with a buffer
 //! that holds `s * A[..]` for a scalar `s` the region never writes; every read of `A` by
 //! the staged statements must be a product with `s` (`s * A[i][k]`), which reads the
@@ -23,12 +27,21 @@ impl Interpreter {
     pub(super) fn copy(&mut self, ctx: &OpCtx) -> Result<(), Diagnostic> {
         let call = ctx.call;
         let scaled = call.name.text == "copy_scaled";
+        let written_only = call.name.text == "copy_written";
         // copy(l, k, A, [limit]) or copy_scaled(l, k, A, s, [limit]).
         let form = if scaled {
             Form {
                 fixed: 4,
                 usage: "(l, k, A, s, [limit])",
                 expected: "expected copy_scaled(l, k, A, s)",
+                op: "copy",
+                limited: "a copy",
+            }
+        } else if written_only {
+            Form {
+                fixed: 3,
+                usage: "(l, k, A, [limit])",
+                expected: "expected copy_written(l, k, A)",
                 op: "copy",
                 limited: "a copy",
             }
@@ -89,6 +102,7 @@ impl Interpreter {
             },
             step: ctx.step,
             scale,
+            written_only,
         };
         for &i in &members {
             self.state.pieces[i].copies.push(mark.clone());
