@@ -819,3 +819,57 @@ fn wavefronts_of_tiles_are_legal_and_print_what_the_original_prints() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The triangular jam recipe (cholesky's rows `U` at a time for the columns left of their
+/// strip, the `U` entries of a column in registers across the dot product, `copy_written`)
+/// on both forms of cholesky: every candidate is legal, has a comment before each step, and
+/// the code `loopy apply` generates prints exactly what the original prints.
+#[test]
+fn the_triangular_jam_recipe_is_legal_and_prints_what_the_original_prints() {
+    for (kernel, name) in [
+        ("examples/cholesky-pb/cholesky-pb.c", "cholesky-pb"),
+        ("examples/cholesky/cholesky.c", "cholesky"),
+    ] {
+        let cands = candidates_with(kernel, "triangular jam", &[]);
+        assert_eq!(cands.len(), 2, "{kernel}: {cands:?}");
+        for needle in [
+            "(LowerMain, LowerRest) = isplit(Lower, [n] -> {[b, i, j] : b >= 1 and U*b - j - 1 >= 0 and n - U*b - U >= 0}, 3)",
+            "unroll(LowerMain, 4, U)",
+            "copy_written({LowerMain, DivMain}, 2, A)",
+        ] {
+            assert!(cands[0].2.contains(needle), "{needle}:\n{}", cands[0].2);
+        }
+        let dir = scratch("search_recipe", &format!("trijam-{name}"));
+        legal_and_printing_the_same(kernel, &cands, &dir);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Where the triangular jam recipe must not be taken: columns that start after the row are
+/// skipped with that reason; rows that read the next column of the row before them are
+/// proposed and every candidate is rejected by the verifier (the jammed rows of a strip
+/// compute that column later); `--no-recipes` leaves the recipe out.
+#[test]
+fn the_triangular_jam_recipe_is_skipped_or_rejected_where_its_precondition_fails() {
+    let kernel = "tests/data/search/not_trijam.c";
+    let cands = candidates_with(kernel, "triangular jam", &[]);
+    let skipped: Vec<_> = cands.iter().filter(|c| c.1 == "error").collect();
+    assert_eq!(skipped.len(), 1, "{cands:?}");
+    assert!(skipped[0].0.contains("on S0"), "{cands:?}");
+    assert!(
+        skipped[0].2.contains("the first column of S0's loop"),
+        "{cands:?}"
+    );
+    let proposed: Vec<_> = cands.iter().filter(|c| c.1 != "error").collect();
+    assert_eq!(proposed.len(), 2, "{cands:?}");
+    for (variant, verdict, _) in &proposed {
+        assert!(variant.contains("on S1 ("), "{cands:?}");
+        assert_eq!(verdict, "illegal", "{cands:?}");
+    }
+    let none = candidates_with(
+        "examples/cholesky-pb/cholesky-pb.c",
+        "triangular jam",
+        &["--no-recipes"],
+    );
+    assert!(none.is_empty(), "{none:?}");
+}

@@ -23,6 +23,7 @@ use super::rows;
 use super::schedule::Built;
 use super::script::{self, Names, Variant};
 use super::split;
+use super::trijam;
 use super::Legal;
 use crate::bench::Job;
 use crate::driver::{Kernel, Run};
@@ -476,6 +477,10 @@ impl State<'_, '_, '_> {
                 self.skip_recipe("row-jam", *st, why);
             }
             self.add_jams(&all.jams, &sizes, &mut legal);
+            for (st, why) in all.trijams.iter().filter_map(|r| r.as_ref().err()) {
+                self.skip_recipe("triangular jam", *st, why);
+            }
+            self.add_trijams(&all.trijams, &sizes, &mut legal);
             self.add_hoists(&all.hoists, &mut legal);
         }
         legal
@@ -563,6 +568,25 @@ impl State<'_, '_, '_> {
                     .collect();
                 let variant = format!("row-jam recipe on {} (U = {u})", on.join(", "));
                 let lines = jam::script(set, &self.names, u);
+                let Some(c) = self.add_lines(None, Some(Kind::Recipe), variant, lines, true) else {
+                    return;
+                };
+                if self.candidates[c].verdict == Verdict::Legal && !legal.contains(&c) {
+                    legal.push(c);
+                }
+            }
+        }
+    }
+
+    /// The triangular row-jam recipe's candidates: for each nest it recognised, one for
+    /// each jam factor the model suggests (one chain a row); the legal ones are added to
+    /// `legal`.
+    fn add_trijams(&mut self, found: &[trijam::Found], sizes: &BlisSizes, legal: &mut Vec<usize>) {
+        for t in found.iter().filter_map(|r| r.as_ref().ok()) {
+            for u in jam::factors(1, sizes.latency, sizes.issue) {
+                let h = &self.names.handles[t.chain];
+                let variant = format!("triangular jam recipe on {h} (U = {u})");
+                let lines = trijam::script(t, &self.names, u);
                 let Some(c) = self.add_lines(None, Some(Kind::Recipe), variant, lines, true) else {
                     return;
                 };
@@ -1257,6 +1281,7 @@ fn recognise_recipes(kernel: &Kernel, run: &Run, names: &Names, limited: Limited
             rows: r,
             splits: split::splits(scop),
             jams: jam::jams(scop, names),
+            trijams: trijam::trijams(scop, names),
             hoists: hoist::hoists(&run.interp.state, program, deps),
         };
     };
@@ -1274,6 +1299,7 @@ struct Found {
     rows: Vec<rows::Found>,
     splits: Vec<split::Split>,
     jams: Vec<jam::Found>,
+    trijams: Vec<trijam::Found>,
     hoists: Vec<hoist::Hoist>,
 }
 

@@ -77,19 +77,24 @@ impl Jam {
     /// machine's `issue` multiply-adds per cycle first, then with one and with two, over the
     /// chains of one row, each a power of two from 2 to 16.
     pub fn factors(&self, latency: u64, issue: u64) -> Vec<u64> {
-        let per_row = (self.chains.len() as u64).max(1);
-        let mut out: Vec<u64> = vec![];
-        for issue in [issue.max(1), 1, 2] {
-            let u = (latency * issue)
-                .div_ceil(per_row)
-                .next_power_of_two()
-                .clamp(2, 16);
-            if !out.contains(&u) {
-                out.push(u);
-            }
-        }
-        out
+        factors(self.chains.len() as u64, latency, issue)
     }
+}
+
+/// The jam factors for `chains` chains a row ([`Jam::factors`]).
+pub(super) fn factors(chains: u64, latency: u64, issue: u64) -> Vec<u64> {
+    let per_row = chains.max(1);
+    let mut out: Vec<u64> = vec![];
+    for issue in [issue.max(1), 1, 2] {
+        let u = (latency * issue)
+            .div_ceil(per_row)
+            .next_power_of_two()
+            .clamp(2, 16);
+        if !out.contains(&u) {
+            out.push(u);
+        }
+    }
+    out
 }
 
 /// One nest's verdict: recognised, or why not (with its first chain statement).
@@ -226,8 +231,16 @@ fn tail(scop: &Scop, names: &Names, parts: &[Part]) -> Result<Option<Tail>, Stri
 
 /// The domain's constraints of statement `s` as `[constant, parameters…, iterators…]` rows
 /// (each equality as two inequalities), or why they cannot be read.
-fn constraints(scop: &Scop, s: usize) -> Result<Vec<Vec<i64>>, String> {
-    let domain = scop.statements[s].domain.align_params(&scop.params);
+pub(super) fn constraints(scop: &Scop, s: usize) -> Result<Vec<Vec<i64>>, String> {
+    set_constraints(&scop.statements[s].domain, &scop.params)
+}
+
+/// [`constraints`] of any set over the kernel's parameters.
+pub(super) fn set_constraints(
+    domain: &crate::presburger::Set,
+    params: &[String],
+) -> Result<Vec<Vec<i64>>, String> {
+    let domain = domain.align_params(params);
     let [b] = domain.parts() else {
         return Err("its domain is a union of several conjunctions".to_string());
     };
@@ -254,14 +267,22 @@ fn constraints(scop: &Scop, s: usize) -> Result<Vec<Vec<i64>>, String> {
 /// The row loop's first row and upper bounds, from the constraints of statement `s`'s
 /// domain on the row `i` alone: one lower bound `i + g >= 0` (the first row is `-g`) and any
 /// number of upper bounds.
-fn row_bounds(scop: &Scop, s: usize) -> Result<(Vec<i64>, Vec<Vec<i64>>), String> {
-    let np = scop.params.len();
+pub(super) fn row_bounds(scop: &Scop, s: usize) -> Result<(Vec<i64>, Vec<Vec<i64>>), String> {
     let depth = scop.statements[s].iterators.len();
+    row_bounds_in(constraints(scop, s)?, scop.params.len(), depth)
+}
+
+/// [`row_bounds`] from a domain's constraint rows over `depth` iterators.
+pub(super) fn row_bounds_in(
+    rows: Vec<Vec<i64>>,
+    np: usize,
+    depth: usize,
+) -> Result<(Vec<i64>, Vec<Vec<i64>>), String> {
     let mut lower: Vec<Vec<i64>> = vec![];
     let mut upper: Vec<Vec<i64>> = vec![];
-    for r in constraints(scop, s)? {
+    for r in rows {
         let a = r[1 + np];
-        if a == 0 || (depth > 1 && r[2 + np] != 0) {
+        if a == 0 || (2 + np..1 + np + depth).any(|c| r[c] != 0) {
             continue;
         }
         let mut row = r[..1 + np].to_vec();
@@ -297,7 +318,7 @@ fn terms(first: &[i64], params: &[String], scale: i64) -> Vec<(i64, String)> {
 }
 
 /// The strip of row `i`: `floor((i - first)/u)`.
-fn strip_of(first: &[i64], params: &[String], i: &str, u: &str) -> String {
+pub(super) fn strip_of(first: &[i64], params: &[String], i: &str, u: &str) -> String {
     let mut t = vec![(1, i.to_string())];
     t.extend(terms(first, params, -1));
     let shifted = linear(&merge(t));
@@ -329,11 +350,16 @@ fn merge(t: Vec<(i64, String)>) -> Vec<(i64, String)> {
 /// The conditions under which strip `b` of `u` rows lies whole inside the row's bounds: its
 /// last row, `first + u*b + u - 1`, satisfies every upper bound (its first row satisfies
 /// the lower bound for every `b >= 0`).
-fn whole_strips(j: &Jam, params: &[String], b: &str, u: &str) -> String {
+pub(super) fn whole_strips(
+    (first, upper): (&[i64], &[Vec<i64>]),
+    params: &[String],
+    b: &str,
+    u: &str,
+) -> String {
     let np = params.len();
     let mut out = vec![];
-    for r in &j.upper {
-        let t = at_strip_row((&r[..=np], r[np + 1]), j, params, (b, u), true);
+    for r in upper {
+        let t = at_strip_row((&r[..=np], r[np + 1]), first, params, (b, u), true);
         out.push(format!("{} >= 0", linear(&merge(t))));
     }
     if out.is_empty() {
@@ -347,13 +373,13 @@ fn whole_strips(j: &Jam, params: &[String], b: &str, u: &str) -> String {
 /// `u` rows, `i = first + u*b`, or at its last (`last`), `first + u*b + u - 1`.
 fn at_strip_row(
     (g, a): (&[i64], i64),
-    j: &Jam,
+    first: &[i64],
     params: &[String],
     (b, u): (&str, &str),
     last: bool,
 ) -> Vec<(i64, String)> {
     let mut t = terms(g, params, 1);
-    t.extend(terms(&j.first, params, a));
+    t.extend(terms(first, params, a));
     t.push((a, format!("{u}*{b}")));
     if last {
         t.push((a, u.to_string()));
@@ -365,12 +391,18 @@ fn at_strip_row(
 /// The columns of the tail's inner loop that every row of strip `b` has: each coupling
 /// constraint at the strip's worst row (its first where the row's coefficient is positive,
 /// its last where it is negative).
-fn strip_columns(j: &Jam, t: &Tail, params: &[String], (b, u): (&str, &str), col: &str) -> String {
+pub(super) fn strip_columns(
+    first: &[i64],
+    coupling: &[Vec<i64>],
+    params: &[String],
+    (b, u): (&str, &str),
+    col: &str,
+) -> String {
     let np = params.len();
     let mut out = vec![];
-    for r in &t.coupling {
+    for r in coupling {
         let (a, c) = (r[np + 1], r[np + 2]);
-        let mut t = at_strip_row((&r[..=np], a), j, params, (b, u), a < 0);
+        let mut t = at_strip_row((&r[..=np], a), first, params, (b, u), a < 0);
         t.push((c, col.to_string()));
         out.push(format!("{} >= 0", linear(&merge(t))));
     }
@@ -504,7 +536,7 @@ fn nest_script(j: &Jam, names: &Names, u: &str, out: &mut Vec<String>) {
             format!("unroll({g}, 3, {u})"),
         ]);
     }
-    let whole = whole_strips(j, &names.params, &w.b, u);
+    let whole = whole_strips((&j.first, &j.upper), &names.params, &w.b, u);
     let (full, part) = (
         w.name(format!("Full{}", j.stmts()[0])),
         w.name(format!("Part{}", j.stmts()[0])),
@@ -534,7 +566,7 @@ fn split_tail(
     let x = names.handles[t.stmt].clone();
     let (main, other) = (w.name(format!("{x}Main")), w.name(format!("{x}Rest")));
     let its = &names.iterators[t.stmt];
-    let cond = strip_columns(j, t, &names.params, (&w.b, u), &its[1]);
+    let cond = strip_columns(&j.first, &t.coupling, &names.params, (&w.b, u), &its[1]);
     out.extend([
         format!("# the columns of {x} that every row of the strip has, apart from the others"),
         format!(

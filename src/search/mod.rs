@@ -33,5 +33,6 @@ pub mod split;
 pub mod traffic;
 #[cfg(test)]
 mod traffic_tests;
+pub mod trijam;
 
 pub use space::Legal;
