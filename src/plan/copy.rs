@@ -230,30 +230,28 @@ fn nest(plans: &mut [CopyPlan]) -> Result<(), Diagnostic> {
                     )
                     .with_note(note.to_string())
             };
-            if a.mark.written_only || b.mark.written_only {
+            // Copies whose buffers are not plain images of the array's elements share
+            // their window with no other copy of the array.
+            let alone = [
+                (a.mark.written_only || b.mark.written_only).then_some((
+                    "a `copy_written`",
+                    "a `copy_written` buffer holds only the written elements, and its statements read the others from the array itself: no other copy of the array may run inside it or around it",
+                )),
+                (a.mark.scale.is_some() || b.mark.scale.is_some()).then_some((
+                    "a scaled copy",
+                    "a scaled copy's buffer holds products, not the array's elements: no other copy of the array may run inside it or around it",
+                )),
+            ];
+            if let Some((what, note)) = alone.into_iter().flatten().next() {
                 if i < j {
                     return Err(both(
                         a,
                         b,
                         format!(
-                            "a `copy_written` of `{}` shares its window with another copy of `{}`",
+                            "{what} of `{}` shares its window with another copy of `{}`",
                             b.c_name, b.c_name
                         ),
-                        "a `copy_written` buffer holds only the written elements, and its statements read the others from the array itself: no other copy of the array may run inside it or around it",
-                    ));
-                }
-                continue;
-            }
-            if a.mark.scale.is_some() || b.mark.scale.is_some() {
-                if i < j {
-                    return Err(both(
-                        a,
-                        b,
-                        format!(
-                            "a scaled copy of `{}` shares its window with another copy of `{}`",
-                            b.c_name, b.c_name
-                        ),
-                        "a scaled copy's buffer holds products, not the array's elements: no other copy of the array may run inside it or around it",
+                        note,
                     ));
                 }
                 continue;
