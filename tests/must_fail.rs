@@ -169,7 +169,7 @@ must_refuse!(
 must_fail!(
     copy_written_reads_written,
     "examples/cholesky-pb/cholesky-pb.c",
-    "illegal `copy_written` of `A`: `Lower` (line 69) reads `A[2][0]` between the fill and the write-back"
+    "illegal `copy_written` of `A`: `Lower` (line 76) reads `A[2][0]` between the fill and the write-back"
 );
 must_fail!(
     copy_write_between,
