@@ -223,50 +223,51 @@ pub fn script(t: &TriJam, names: &Names, u: u64) -> Vec<String> {
         format!("# {s}'s columns left of a whole strip after the first, apart from the others"),
         split(&s, &s_main, &s_rest),
     ];
-    let staged = match t.after {
-        Some(a) => {
-            let d = names.handles[a].clone();
-            let (d_main, d_rest) = (
-                pick(&format!("{d}Main"), &mut taken),
-                pick(&format!("{d}Rest"), &mut taken),
-            );
-            out.extend([
-                format!("# {d}'s the same"),
-                split(&d, &d_main, &d_rest),
-                format!("# those columns of {d} right after {s}'s, in the column loop"),
-                format!("move_before({d_main}, {s_rest})"),
-                "# their column loop apart, before the strip's rows run one by one".to_string(),
-                format!("realign({d_main}, {s_rest}, 1)"),
-                "# the loop of the strip's rows".to_string(),
-                format!("{main} = lift({s_main}, 2)"),
-                "# the columns outside it".to_string(),
-                format!("interchange({main}, 2, 3)"),
-                format!("# {s} and {d} apart inside a column"),
-                format!("realign({s_main}, {d_main}, 2)"),
-                format!("# {k} outside the strip's rows: {uname} chains side by side"),
-                format!("interchange({s_main}, 3, 4)"),
-                format!("# the {uname} rows unrolled"),
-                format!("unroll({s_main}, 4, {uname})"),
-                format!("# and {d}'s too"),
-                format!("unroll({d_main}, 3, {uname})"),
-            ]);
+    // The statement after the chain in the column loop, split alike and kept right after
+    // it; then the jammed columns' loop apart from the rest of the strip's rows.
+    let after = t.after.map(|a| {
+        let d = names.handles[a].clone();
+        let parts = (
+            pick(&format!("{d}Main"), &mut taken),
+            pick(&format!("{d}Rest"), &mut taken),
+        );
+        (d, parts)
+    });
+    let mut last = s_main.clone();
+    if let Some((d, (d_main, d_rest))) = &after {
+        out.extend([
+            format!("# {d}'s the same"),
+            split(d, d_main, d_rest),
+            format!("# those columns of {d} right after {s}'s, in the column loop"),
+            format!("move_before({d_main}, {s_rest})"),
+        ]);
+        last = d_main.clone();
+    }
+    out.extend([
+        "# their column loop apart, before the strip's rows run one by one".to_string(),
+        format!("realign({last}, {s_rest}, 1)"),
+        "# the loop of the strip's rows".to_string(),
+        format!("{main} = lift({s_main}, 2)"),
+        "# the columns outside it".to_string(),
+        format!("interchange({main}, 2, 3)"),
+    ]);
+    if let Some((d, (d_main, _))) = &after {
+        out.push(format!("# {s} and {d} apart inside a column"));
+        out.push(format!("realign({s_main}, {d_main}, 2)"));
+    }
+    out.extend([
+        format!("# {k} outside the strip's rows: {uname} chains side by side"),
+        format!("interchange({s_main}, 3, 4)"),
+        format!("# the {uname} rows unrolled"),
+        format!("unroll({s_main}, 4, {uname})"),
+    ]);
+    let staged = match &after {
+        Some((d, (d_main, _))) => {
+            out.push(format!("# and {d}'s too"));
+            out.push(format!("unroll({d_main}, 3, {uname})"));
             format!("{{{s_main}, {d_main}}}")
         }
-        None => {
-            out.extend([
-                "# their column loop apart, before the strip's rows run one by one".to_string(),
-                format!("realign({s_main}, {s_rest}, 1)"),
-                "# the loop of the strip's rows".to_string(),
-                format!("{main} = lift({s_main}, 2)"),
-                "# the columns outside it".to_string(),
-                format!("interchange({main}, 2, 3)"),
-                format!("# {k} outside the strip's rows: {uname} chains side by side"),
-                format!("interchange({s_main}, 3, 4)"),
-                format!("# the {uname} rows unrolled"),
-                format!("unroll({s_main}, 4, {uname})"),
-            ]);
-            s_main.clone()
-        }
+        None => s_main.clone(),
     };
     out.extend([
         format!("# the {uname} elements of a column in registers across {k}"),
