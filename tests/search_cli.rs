@@ -251,6 +251,15 @@ fn screening_then_finalists() {
         cands.iter().any(|c| c["screen_speedup"].is_number()),
         "{out}"
     );
+    // Every candidate says why it has no timing at the sizes asked for (one timed only at
+    // the screening sizes too); a candidate timed there has no reason.
+    for c in cands {
+        assert_eq!(c["speedup"].is_number(), c["reason"].is_null(), "{c}");
+        if c["speedup"].is_null() && c["screen_speedup"].is_number() {
+            let r = c["reason"].as_str().unwrap();
+            assert!(r.contains("screen"), "{r}");
+        }
+    }
     // The recipes are timed at the sizes given, not screened (a screened recipe could lose
     // to any candidate timed there): the BLIS recipe on Mult among them.
     let recipes = |c: &&serde_json::Value| c["kind"] == "recipe";

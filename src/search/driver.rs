@@ -162,11 +162,20 @@ impl Candidate {
         self.kind.map_or("identity", Kind::name)
     }
 
-    /// Why it has no timing, on one line: its verdict's message, or why it was not timed
-    /// (`None` when it was timed).
+    /// Why it has no timing at the sizes asked for, on one line: its verdict's message, or
+    /// why it was not timed there (`None` when it was timed there). A candidate timed only
+    /// at the screening sizes says so.
     pub fn reason(&self, bench: bool) -> Option<String> {
-        if self.timing.is_some() || self.screen.is_some() {
+        if self.timing.is_some() {
             return None;
+        }
+        if let Some(s) = &self.screen {
+            return Some(self.not_timed.clone().unwrap_or_else(|| {
+                format!(
+                    "timed only at the screening sizes ({:.2}x): not among the best screened                      candidates timed at the sizes asked for (--finalists)",
+                    s.speedup
+                )
+            }));
         }
         if let Some(m) = self.verdict.message() {
             return Some(m.to_string());
