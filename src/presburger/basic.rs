@@ -1483,6 +1483,7 @@ impl Basic {
                 n
             };
             budget::tick(1)?;
+            let before = pieces.len();
             let mut p = acc.clone();
             p.ineqs.push(neg(&r));
             if !p.try_is_empty()? {
@@ -1500,7 +1501,9 @@ impl Basic {
             } else {
                 acc.ineqs.push(r);
             }
-            if acc.try_is_empty()? {
+            // Where no piece lies outside `r`, `acc` already satisfied it and is the same
+            // set as before: its emptiness is known (not tested again).
+            if pieces.len() > before && acc.try_is_empty()? {
                 break;
             }
         }
