@@ -701,8 +701,14 @@ impl Basic {
     /// conjunctions again and again (a parametric optimum over many parts) repeats one
     /// floor in every part it meets, and each copy makes every later test harder.
     pub fn tidy_known_locals(&mut self, extra: &mut [Row]) {
+        self.tidy_known_locals_from(0, extra)
+    }
+
+    /// [`Basic::tidy_known_locals`] for the locals from the `first`-th on: those before it
+    /// keep their columns.
+    fn tidy_known_locals_from(&mut self, first: usize, extra: &mut [Row]) {
         let mut j = self.n_div();
-        while j > 0 {
+        while j > first {
             j -= 1;
             let known = |b: &Self, k: usize| b.divs[k].is_some();
             let Some(i) =
@@ -730,7 +736,7 @@ impl Basic {
             }
         }
         let mut i = self.n_div();
-        while i > 0 {
+        while i > first {
             i -= 1;
             let col = self.col_div(i);
             if self.divs[i].is_none() || self.used_by_div(col) {
@@ -1468,14 +1474,21 @@ impl Basic {
             out
         };
         let mut pieces = vec![];
-        let mut negatable: Vec<(Row, bool)> =
-            constraints_eq.iter().map(|r| (lift(r), true)).collect();
-        negatable.extend(
+        let mut rows: Vec<Row> = constraints_eq.iter().map(lift).collect();
+        let n_eq = rows.len();
+        rows.extend(
             all_ineqs
                 .iter()
                 .filter(|r| !other.is_div_constraint(r))
-                .map(|r| (lift(r), false)),
+                .map(lift),
         );
+        // A local of `other` that `self` has already (the same floor: a part that was
+        // itself the difference from a part with it) is one local, not two: every copy
+        // would make each emptiness test below harder, and the pieces carry them on.
+        // `self`'s columns stay as they are, first in every piece (a quast's values are
+        // rows over them).
+        acc.tidy_known_locals_from(shift, &mut rows);
+        let negatable = rows.into_iter().enumerate().map(|(k, r)| (r, k < n_eq));
         for (r, is_eq) in negatable {
             let neg = |r: &Row| -> Row {
                 let mut n: Row = r.iter().map(|v| -v).collect();
@@ -1483,6 +1496,11 @@ impl Basic {
                 n
             };
             budget::tick(1)?;
+            // A constraint `acc` states already (a row of the same coefficients that is at
+            // least as tight) leaves nothing outside it: no emptiness test.
+            if acc.states(&r, is_eq) {
+                continue;
+            }
             let before = pieces.len();
             let mut p = acc.clone();
             p.ineqs.push(neg(&r));
@@ -1508,6 +1526,36 @@ impl Basic {
             }
         }
         Ok(pieces)
+    }
+
+    /// Does one of the rows imply `r >= 0` (`r = 0` when `is_eq`) as it is written: an
+    /// inequality of the same coefficients and a constant no larger, or an equality of the
+    /// same coefficients or their negation? A syntactic test, for the difference.
+    fn states(&self, r: &Row, is_eq: bool) -> bool {
+        let same = |q: &Row| q[1..] == r[1..];
+        let opposite = |q: &Row| q[1..].iter().zip(&r[1..]).all(|(a, b)| *a == -b);
+        // On `q = 0`: `r = r0 - q0` where `q` has `r`'s coefficients, `r0 + q0` where it
+        // has their negation.
+        let by_eq = |q: &Row| {
+            if same(q) {
+                Some(&r[0] - &q[0])
+            } else if opposite(q) {
+                Some(&r[0] + &q[0])
+            } else {
+                None
+            }
+        };
+        if is_eq {
+            return self
+                .eqs
+                .iter()
+                .any(|q| by_eq(q).is_some_and(|d| d.is_zero()));
+        }
+        self.ineqs.iter().any(|q| same(q) && q[0] <= r[0])
+            || self
+                .eqs
+                .iter()
+                .any(|q| by_eq(q).is_some_and(|d| !d.is_negative()))
     }
 
     /// The lexicographically smallest values of the first `n` columns after the constant
@@ -1714,4 +1762,45 @@ fn describe_problem(p: &Problem) -> String {
     b.eqs = p.eqs.clone();
     b.ineqs = p.ineqs.clone();
     b.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::presburger::parse_set;
+
+    /// Taking away a union of parts that each have the floor of what is left keeps one
+    /// local for that floor in each piece (the pieces of one part's difference meet the
+    /// floor again in the next part), leaves `self`'s columns first in every piece, and
+    /// the points are the right ones.
+    #[test]
+    fn subtraction_keeps_one_local_per_floor() {
+        let whole = "{ [i, j] : 2*floor((i + 1)/2) = i + 1 and 0 <= i < 12 and 0 <= j < 7 }";
+        let part = |k: usize| {
+            format!(
+                "2*floor((i + 1)/2) = i + 1 and j = {k} and i <= {}",
+                2 * k + 1
+            )
+        };
+        let away: Vec<String> = (0..6).map(part).collect();
+        let a = parse_set(whole, &[]).unwrap();
+        let b = parse_set(&format!("{{ [i, j] : {} }}", away.join(" or ")), &[]).unwrap();
+        let got: Vec<Vec<i64>> = (a.subtract(&b).points(1000).unwrap().iter())
+            .map(|p| p.iter().map(|v| v.to_i64().unwrap()).collect())
+            .collect();
+        let expect: Vec<Vec<i64>> = (0..12)
+            .flat_map(|i| (0..7).map(move |j| vec![i, j]))
+            .filter(|v| v[0] % 2 == 1 && !(v[1] < 6 && v[0] <= 2 * v[1] + 1))
+            .collect();
+        assert_eq!(got, expect);
+        // One conjunction minus another with the same floor: the pieces have that floor
+        // once, in the first conjunction's column.
+        let x = &a.parts()[0];
+        let y = parse_set(&format!("{{ [i, j] : {} }}", away[2]), &[]).unwrap();
+        let pieces = x.subtract(&y.parts()[0]);
+        assert!(!pieces.is_empty());
+        for piece in pieces {
+            assert_eq!(piece.n_div(), x.n_div(), "{piece:?}");
+            assert_eq!(piece.divs()[..], x.divs()[..]);
+        }
+    }
 }
