@@ -1456,6 +1456,17 @@ impl Basic {
 
     /// [`Basic::subtract`], or the refusal of the work budget.
     pub fn try_subtract(&self, other: &Basic) -> Budgeted<Vec<Basic>> {
+        self.subtract_pieces(other, false)
+    }
+
+    /// Whether some point of `self` is outside `other`: [`Basic::try_subtract`] up to its
+    /// first piece.
+    pub fn try_sticks_out_of(&self, other: &Basic) -> Budgeted<bool> {
+        Ok(!self.subtract_pieces(other, true)?.is_empty())
+    }
+
+    /// The pieces of `self ∖ other`, each non-empty; with `first`, only the first found.
+    fn subtract_pieces(&self, other: &Basic, first: bool) -> Budgeted<Vec<Basic>> {
         debug_assert!(other.divs.iter().all(|d| d.is_some()));
         // acc = self ∧ (other's locals with their definitions)
         let mut defs_only = other.clone();
@@ -1521,6 +1532,10 @@ impl Basic {
             }
             // Where no piece lies outside `r`, `acc` already satisfied it and is the same
             // set as before: its emptiness is known (not tested again).
+            if first && !pieces.is_empty() {
+                pieces.truncate(1);
+                break;
+            }
             if pieces.len() > before && acc.try_is_empty()? {
                 break;
             }

@@ -324,7 +324,17 @@ macro_rules! common_ops {
 
             /// [`Self::is_subset`], or the refusal of the work budget.
             pub fn try_is_subset(&self, other: &$t) -> Budgeted<bool> {
-                self.try_subtract(other)?.try_is_empty()
+                budget::operation(
+                    "subset test",
+                    || self.to_string(),
+                    || {
+                        check_shape(&self.space, &other.space, "is_subset");
+                        let params = self.space.merged_params(&other.space);
+                        let a = self.align_params(&params);
+                        let b = other.align_params(&params);
+                        parts_within(a.parts, &b.parts)
+                    },
+                )
             }
 
             /// Same points for all parameter values. (Within a spent work budget: `true`;
@@ -519,6 +529,44 @@ fn check_shape(a: &Space, b: &Space, op: &str) {
         a.dim_names(),
         b.dim_names()
     );
+}
+
+/// Whether every point of `parts` is in the union of `within`: the difference taken
+/// part by part, where the last part taken away stops at the first point left over (every
+/// piece of a difference is non-empty).
+fn parts_within(parts: Vec<Basic>, within: &[Basic]) -> Budgeted<bool> {
+    let mut cur = parts;
+    let mut away = vec![];
+    for y in within {
+        away.extend(y.try_make_divs_known()?);
+    }
+    for (k, y) in away.iter().enumerate() {
+        let last = k + 1 == away.len();
+        let mut next = vec![];
+        for x in &cur {
+            if last {
+                if x.try_sticks_out_of(y)? {
+                    return Ok(false);
+                }
+            } else {
+                next.extend(x.try_subtract(y)?);
+            }
+        }
+        if last {
+            return Ok(true);
+        }
+        cur = next;
+        if cur.is_empty() {
+            return Ok(true);
+        }
+    }
+    // Nothing to take away: a subset where there is no point.
+    for x in &cur {
+        if !x.try_is_empty()? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 fn basic_subset(a: &Basic, b: &Basic) -> Budgeted<bool> {
