@@ -150,12 +150,16 @@ macro_rules! common_ops {
                 budget::settle(|| self.try_intersect(other), || self.empty_with(other))
             }
 
+            /// `self` and `other` over the same parameters (the checked shapes of `op`).
+            fn aligned_with(&self, other: &$t, op: &str) -> ($t, $t) {
+                check_shape(&self.space, &other.space, op);
+                let params = self.space.merged_params(&other.space);
+                (self.align_params(&params), other.align_params(&params))
+            }
+
             /// [`Self::intersect`], or the refusal of the work budget.
             pub fn try_intersect(&self, other: &$t) -> Budgeted<$t> {
-                check_shape(&self.space, &other.space, "intersect");
-                let params = self.space.merged_params(&other.space);
-                let a = self.align_params(&params);
-                let b = other.align_params(&params);
+                let (a, b) = self.aligned_with(other, "intersect");
                 let mut parts = vec![];
                 for x in &a.parts {
                     for y in &b.parts {
@@ -182,10 +186,7 @@ macro_rules! common_ops {
                     "difference",
                     || self.to_string(),
                     || {
-                        check_shape(&self.space, &other.space, "subtract");
-                        let params = self.space.merged_params(&other.space);
-                        let a = self.align_params(&params);
-                        let b = other.align_params(&params);
+                        let (a, b) = self.aligned_with(other, "subtract");
                         let mut cur: Vec<Basic> = a.parts;
                         for y in &b.parts {
                             for yk in y.try_make_divs_known()? {
@@ -328,10 +329,7 @@ macro_rules! common_ops {
                     "subset test",
                     || self.to_string(),
                     || {
-                        check_shape(&self.space, &other.space, "is_subset");
-                        let params = self.space.merged_params(&other.space);
-                        let a = self.align_params(&params);
-                        let b = other.align_params(&params);
+                        let (a, b) = self.aligned_with(other, "is_subset");
                         parts_within(a.parts, &b.parts)
                     },
                 )
