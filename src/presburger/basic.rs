@@ -1530,12 +1530,12 @@ impl Basic {
             } else {
                 acc.ineqs.push(r);
             }
-            // Where no piece lies outside `r`, `acc` already satisfied it and is the same
-            // set as before: its emptiness is known (not tested again).
             if first && !pieces.is_empty() {
                 pieces.truncate(1);
                 break;
             }
+            // Where no piece lies outside `r`, `acc` already satisfied it and is the same
+            // set as before: its emptiness is known (not tested again).
             if pieces.len() > before && acc.try_is_empty()? {
                 break;
             }
