@@ -426,7 +426,10 @@ macro_rules! common_ops {
                                 if i != j
                                     && keep[j]
                                     && keep[i]
-                                    && basic_subset(&parts[i], &parts[j])?
+                                    && parts_within(
+                                        vec![parts[i].clone()],
+                                        std::slice::from_ref(&parts[j]),
+                                    )?
                                 {
                                     keep[i] = false;
                                 }
@@ -559,26 +562,6 @@ fn parts_within(parts: Vec<Basic>, within: &[Basic]) -> Budgeted<bool> {
         }
     }
     // Nothing to take away: a subset where there is no point.
-    for x in &cur {
-        if !x.try_is_empty()? {
-            return Ok(false);
-        }
-    }
-    Ok(true)
-}
-
-fn basic_subset(a: &Basic, b: &Basic) -> Budgeted<bool> {
-    let mut cur = vec![a.clone()];
-    for y in &b.try_make_divs_known()? {
-        let mut next: Vec<Basic> = vec![];
-        for x in &cur {
-            next.extend(x.try_subtract(y)?);
-        }
-        if next.is_empty() {
-            return Ok(true);
-        }
-        cur = next;
-    }
     for x in &cur {
         if !x.try_is_empty()? {
             return Ok(false);
