@@ -582,6 +582,21 @@ impl Basic {
         ok
     }
 
+    /// One part of a union made tidy (rows normalised, locals eliminated where exact and
+    /// cheap); `None` when it is found empty, by its rows or, with `test_empty`, by an
+    /// exact emptiness test. One step, besides the test's.
+    pub fn try_tidied(mut self, test_empty: bool) -> Budgeted<Option<Basic>> {
+        budget::tick(1)?;
+        if !self.normalize() {
+            return Ok(None);
+        }
+        self.eliminate_locals();
+        if !self.normalize() || (test_empty && self.try_is_empty()?) {
+            return Ok(None);
+        }
+        Ok(Some(self))
+    }
+
     /// Eliminates locals where that is exact and cheap: by a unit-coefficient equality, or
     /// by Fourier–Motzkin when one side of the local's bounds has unit coefficients.
     /// Locals still needed by a known definition are kept.

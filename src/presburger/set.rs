@@ -232,13 +232,7 @@ macro_rules! common_ops {
             fn tidy_parts(&self, test_empty: bool) -> Budgeted<$t> {
                 let mut parts = Vec::with_capacity(self.parts.len());
                 for b in &self.parts {
-                    budget::tick(1)?;
-                    let mut b = b.clone();
-                    if !b.normalize() {
-                        continue;
-                    }
-                    b.eliminate_locals();
-                    if b.normalize() && !(test_empty && b.try_is_empty()?) {
+                    if let Some(b) = b.clone().try_tidied(test_empty)? {
                         parts.push(b);
                     }
                 }
@@ -1256,26 +1250,40 @@ impl Map {
                 let f = self.align_params(&params);
                 let g = next.align_params(&params);
                 let (a, b, c) = (f.n_in(), f.n_out(), g.n_out());
-                let mut parts = vec![];
-                for x in &f.parts {
-                    for y in &g.parts {
-                        let mut x = x.clone();
-                        x.insert_dims(a + b, c);
+                // Each pair is tidied as it is formed: a composition of two unions of
+                // many parts has as many pairs as the product, nearly all empty, and
+                // holding them all before tidying them took most of its time (allocation).
+                let ys: Vec<Basic> = (g.parts.iter())
+                    .map(|y| {
                         let mut y = y.clone();
                         y.insert_dims(0, a);
-                        let z = x.intersect(&y).project_dims(a, b);
-                        parts.push(z);
+                        y
+                    })
+                    .collect();
+                let mut parts = vec![];
+                for x in &f.parts {
+                    let mut x = x.clone();
+                    x.insert_dims(a + b, c);
+                    for y in &ys {
+                        let mut z = x.intersect(y);
+                        // Empty by its equalities or bounds alone: nothing to project.
+                        if !z.normalize() {
+                            budget::tick(1)?;
+                            continue;
+                        }
+                        if let Some(z) = z.project_dims(a, b).try_tidied(true)? {
+                            parts.push(z);
+                        }
                     }
                 }
-                Map {
+                Ok(Map {
                     space: Space {
                         params,
                         domain: f.space.domain.clone(),
                         range: g.space.range.clone(),
                     },
                     parts,
-                }
-                .try_tidy()
+                })
             },
         )
     }
