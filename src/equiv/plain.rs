@@ -10,9 +10,7 @@ use crate::presburger::{budget, Int, Map, Set};
 
 /// Does every point of `map` satisfy `row ≥ 0` (over `[1, params, dims]`)?
 pub fn holds(map: &Map, row: &[Int]) -> bool {
-    let mut neg: Vec<Int> = row.iter().map(|v| -v).collect();
-    neg[0] = &neg[0] - &Int::ONE;
-    map.add_constraints(&[], &[neg]).is_empty()
+    map.satisfies(row)
 }
 
 /// `set` as one set without divisions where there is one (see [`without_divisions`]).

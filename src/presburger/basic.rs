@@ -1558,6 +1558,22 @@ impl Basic {
         Ok(pieces)
     }
 
+    /// Does every point satisfy `r >= 0` (`r` over `[1, params, dims]`, or over all
+    /// columns)? Exact: a row the conjunction states (see [`Basic::states`]) needs no
+    /// test; otherwise the conjunction with `r < 0` is tested for emptiness.
+    pub fn try_satisfies(&self, r: &[Int]) -> Budgeted<bool> {
+        let mut r = r.to_vec();
+        r.resize(self.width(), Int::ZERO);
+        if self.states(&r, false) {
+            return Ok(true);
+        }
+        let mut neg: Row = r.iter().map(|v| -v).collect();
+        neg[0] -= &Int::ONE;
+        let mut b = self.clone();
+        b.ineqs.push(neg);
+        b.try_is_empty()
+    }
+
     /// Does one of the rows imply `r >= 0` (`r = 0` when `is_eq`) as it is written: an
     /// inequality of the same coefficients and a constant no larger, or an equality of the
     /// same coefficients or their negation? A syntactic test, for the difference.
@@ -1831,6 +1847,44 @@ mod tests {
         for piece in pieces {
             assert_eq!(piece.n_div(), x.n_div(), "{piece:?}");
             assert_eq!(piece.divs()[..], x.divs()[..]);
+        }
+    }
+
+    #[test]
+    fn a_row_holds_where_stated_implied_or_tested() {
+        use crate::presburger::{row::Row, Int};
+        // Rows over [1, n, i, j].
+        let row = |v: [i64; 4]| -> Row { v.iter().map(|&x| Int::from(x)).collect() };
+        let s = parse_set(
+            "[n] -> { [i, j] : 0 <= i < n and 2*floor(j/2) = j and 0 <= j <= i }",
+            &[],
+        )
+        .unwrap();
+        // Stated: i >= 0, and the looser i + 3 >= 0.
+        assert!(s.satisfies(&row([0, 0, 1, 0])));
+        assert!(s.satisfies(&row([3, 0, 1, 0])));
+        // Implied, not stated: n - j - 1 >= 0; and j even makes i - j >= 0 hold, not i - j >= 1.
+        assert!(s.satisfies(&row([-1, 1, 0, -1])));
+        assert!(!s.satisfies(&row([-1, 0, 1, -1])));
+        // j = 0 is a point: j - 1 >= 0 does not hold.
+        assert!(!s.satisfies(&row([-1, 0, 0, 1])));
+        let brute = |r: &Row| {
+            (0..6).all(|n: i64| {
+                (0..n).all(|i| {
+                    (0..=i).filter(|j| j % 2 == 0).all(|j| {
+                        let v = [1, n, i, j];
+                        (0..4).map(|k| r[k].to_i64().unwrap() * v[k]).sum::<i64>() >= 0
+                    })
+                })
+            })
+        };
+        for r in [
+            row([0, 0, 1, 0]),
+            row([-1, 1, 0, -1]),
+            row([-1, 0, 1, -1]),
+            row([0, 0, 1, -1]),
+        ] {
+            assert_eq!(s.satisfies(&r), brute(&r), "{r:?}");
         }
     }
 }

@@ -115,6 +115,29 @@ macro_rules! common_ops {
                 &self.parts
             }
 
+            /// Does every point satisfy `row >= 0` (over `[1, params, dims]`)? Exact, for
+            /// all parameter values; a part that states the row as written is not tested.
+            /// (Within a spent work budget: `true`; see [`budget`].)
+            pub fn satisfies(&self, row: &[Int]) -> bool {
+                budget::settle(|| self.try_satisfies(row), || true)
+            }
+
+            /// [`Self::satisfies`], or the refusal of the work budget.
+            pub fn try_satisfies(&self, row: &[Int]) -> Budgeted<bool> {
+                budget::operation(
+                    "emptiness test",
+                    || self.to_string(),
+                    || {
+                        for b in &self.parts {
+                            if !b.try_satisfies(row)? {
+                                return Ok(false);
+                            }
+                        }
+                        Ok(true)
+                    },
+                )
+            }
+
             /// Number of conjunctions in the union.
             pub fn n_basic(&self) -> usize {
                 self.parts.len()
