@@ -562,7 +562,7 @@ fn widen(old: &Map, all: &Map, bound: &Map) -> Map {
         return bound.clone();
     };
     let w = 1 + first.n_param() + first.n_dim();
-    let holds = |r: &[Int]| super::plain::holds(all, r);
+    let holds = |r: &[Int]| all.satisfies(r);
     let mut eqs = vec![];
     let mut ineqs = vec![];
     // Inequalities that hold with equality (a local's definition at a known parity:

@@ -8,11 +8,6 @@
 use super::counting;
 use crate::presburger::{budget, Int, Map, Set};
 
-/// Does every point of `map` satisfy `row ≥ 0` (over `[1, params, dims]`)?
-pub fn holds(map: &Map, row: &[Int]) -> bool {
-    map.satisfies(row)
-}
-
 /// `set` as one set without divisions where there is one (see [`without_divisions`]).
 pub fn plain_set(set: &Set, bound: Option<&Set>) -> Set {
     let bound = bound.map(|b| Map::from_set(b, 0));
@@ -32,7 +27,7 @@ pub fn without_divisions(map: &Map, bound: Option<&Map>) -> Map {
         return map;
     }
     let w = 1 + map.space().n_param() + map.n_in() + map.n_out();
-    let holds = |r: &[Int]| holds(&map, r);
+    let holds = |r: &[Int]| map.satisfies(r);
     let plain = |r: &Vec<Int>| r[w..].iter().all(Int::is_zero);
     let (mut eqs, mut ineqs) = (vec![], vec![]);
     for b in parts {
@@ -337,7 +332,7 @@ fn plain_through(
         }
         f
     };
-    let holds = |r: &[Int]| holds(&full, &lift(r));
+    let holds = |r: &[Int]| full.satisfies(&lift(r));
     let (mut eqs, mut ineqs) = (vec![], vec![]);
     for (eq, r) in cands {
         let minus: Vec<Int> = r.iter().map(|v| -v).collect();
